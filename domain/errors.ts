@@ -1,0 +1,51 @@
+// The error codes and their HTTP statuses (spec: Errors; ARCHITECTURE.md: Error codes and statuses).
+// Errors are typed values thrown from the rule that knows; api/ translates them to HTTP in one place.
+
+export const ERROR_STATUS = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  VALIDATION_FAILED: 422,
+  CONFLICT: 409,
+  APPROVAL_REQUIRED: 409,
+  QUOTA_EXCEEDED: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  INSUFFICIENT_CREDITS: 402,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  SPONSOR_NOT_CONFIGURED: 503,
+  BILLING_NOT_CONFIGURED: 503,
+  PROVIDER_NOT_CONFIGURED: 503,
+  PAYMENT_PROVIDER_ERROR: 502,
+  PROVIDER_ERROR: 502,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export type ErrorDetail = { path?: string; message: string; [key: string]: unknown };
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | Record<string, unknown>;
+  constructor(code: ErrorCode, message: string, details: ErrorDetail[] | Record<string, unknown> = []) {
+    super(message);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.details = details;
+  }
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function isServiceError(value: unknown): value is ServiceError {
+  return value instanceof ServiceError || (typeof value === 'object' && value !== null && (value as { name?: string }).name === 'ServiceError' && typeof (value as { code?: unknown }).code === 'string');
+}
+
+/** An assertion failure is a bug: reported as INTERNAL, never swallowed (STYLE.md). */
+export function invariant(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new ServiceError('INTERNAL', `invariant violated: ${message}`);
+}
