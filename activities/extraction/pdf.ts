@@ -1,0 +1,81 @@
+// PDF text layer reading with pdfjs-dist's legacy build for Node. Text layer only: never OCR, never guess (ARCHITECTURE.md: PDF).
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { MAX_PDF_PAGES } from '../../domain/intake/sources.ts';
+
+export type PdfReadResult =
+  | { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> }
+  | { ok: false; reason: string };
+
+type TextItem = { str: string; hasEOL: boolean; transform: number[]; width: number; height: number };
+
+/** Reads every page's text layer as lines in content order; a page with no text gives no lines. */
+export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
+  // pdfjs transfers the buffer it is given; hand it a copy so the caller's bytes stay intact.
+  const task = getDocument({
+    data: bytes.slice(),
+    verbosity: 0,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    stopAtErrors: false,
+  });
+  try {
+    let document: Awaited<typeof task.promise>;
+    try {
+      document = await task.promise;
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'PasswordException') return { ok: false, reason: 'the PDF is encrypted with a password; remove the password and upload it again' };
+      if (name === 'InvalidPDFException') return { ok: false, reason: 'the PDF structure is damaged and could not be read' };
+      return { ok: false, reason: 'the PDF could not be opened' };
+    }
+    if (document.numPages > MAX_PDF_PAGES) {
+      return { ok: false, reason: `the PDF has ${document.numPages} pages; MAX_PDF_PAGES is ${MAX_PDF_PAGES}; split it into smaller files` };
+    }
+    const pages: Array<{ page: number; lines: string[] }> = [];
+    for (let number = 1; number <= document.numPages; number++) {
+      const page = await document.getPage(number);
+      const content = await page.getTextContent();
+      pages.push({ page: number, lines: itemsToLines(content.items.filter((item): item is TextItem => 'str' in item)) });
+      page.cleanup();
+    }
+    return { ok: true, page_count: document.numPages, pages };
+  } catch {
+    return { ok: false, reason: 'the PDF could not be read: a page failed to parse' };
+  } finally {
+    await task.destroy();
+  }
+}
+
+// Content order is kept; a new line starts at an end-of-line mark or when the baseline moves.
+function itemsToLines(items: TextItem[]): string[] {
+  const lines: string[] = [];
+  let current = '';
+  let last: TextItem | null = null;
+  const flush = () => {
+    const line = current.replace(/\s+$/u, '');
+    lines.push(line);
+    current = '';
+  };
+  for (const item of items) {
+    if (last !== null && current !== '') {
+      const font_size = Math.abs(item.transform[3] ?? item.height) || item.height || 10;
+      const baseline_moved = Math.abs((item.transform[5] ?? 0) - (last.transform[5] ?? 0)) > font_size * 0.5;
+      if (baseline_moved) flush();
+      else {
+        const gap = (item.transform[4] ?? 0) - ((last.transform[4] ?? 0) + last.width);
+        if (gap > font_size * 0.15 && !/\s$/u.test(current) && !/^\s/u.test(item.str)) current += ' ';
+      }
+    }
+    current += item.str;
+    last = item;
+    if (item.hasEOL) {
+      flush();
+      last = null;
+    }
+  }
+  if (current !== '') flush();
+  // Trailing empty lines carry nothing citable.
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+  return lines;
+}
