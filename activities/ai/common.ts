@@ -1,0 +1,152 @@
+// Shared types, limits and failure mapping for the AI gateway (ARCHITECTURE.md: AI and literature).
+// Failures are Temporal ApplicationFailures so Temporal owns retrying: the SDKs' own retries are off.
+import { ApplicationFailure } from '@temporalio/common';
+import type { Static, TSchema } from 'typebox';
+
+export const AI_PROVIDERS = ['openai', 'anthropic', 'google', 'offline'] as const;
+export type AiProvider = (typeof AI_PROVIDERS)[number];
+/** spec: Provider key — the three hosted providers (provider_a/b/c). */
+export const HOSTED_AI_PROVIDERS = ['openai', 'anthropic', 'google'] as const;
+export type HostedAiProvider = (typeof HOSTED_AI_PROVIDERS)[number];
+
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+/** Upper bound on max_output_tokens a caller may ask for. */
+export const MAX_OUTPUT_TOKENS_LIMIT = 32_000;
+/** One provider call may take this long before it counts as unavailable (retryable). */
+export const DEFAULT_AI_TIMEOUT_MS = 300_000;
+/** System text plus prompt above this size is refused before any call. */
+export const MAX_PROMPT_CHARS = 1_000_000;
+
+/** The `type` of every ApplicationFailure the gateway throws; workflows match on these. */
+export const AI_FAILURE_TYPES = {
+  /** 401/403 from the provider: the key is wrong or lacks access. Not retryable. */
+  auth_rejected: 'ProviderAuthRejected',
+  /** 408/409/429/5xx, timeouts and connection errors. Retryable; nothing is charged. */
+  unavailable: 'ProviderUnavailable',
+  /** Other 4xx: the provider refused the request (unknown model, unsupported schema). Not retryable. */
+  request_rejected: 'ProviderRequestRejected',
+  /** The reply was not JSON or did not match the schema. Not retryable. */
+  output_invalid: 'ProviderOutputInvalid',
+  /** No model, no key or a bad request shape: a deployment or caller problem. Not retryable. */
+  not_configured: 'ProviderNotConfigured',
+} as const;
+export type AiFailureType = (typeof AI_FAILURE_TYPES)[keyof typeof AI_FAILURE_TYPES];
+
+export type TokenUsage = { input_tokens: number; output_tokens: number };
+
+export type StructuredCallRequest<S extends TSchema> = {
+  provider: AiProvider;
+  /** The deployment's model for this provider; never guessed (spec: Provider keys). */
+  model: string;
+  /** The hosted provider's key (the service's or the organization's); unused by `offline`. Never logged. */
+  api_key?: string;
+  /** The SDK's base URL as the provider documents it (openai: ends in /v1). Defaults to the public endpoint. */
+  base_url?: string;
+  system: string;
+  prompt: string;
+  schema: S;
+  /** Name for the schema/tool (letters, digits, _ and -, at most 64). */
+  schema_name: string;
+  /** The deterministic heuristic for this task; required for `offline`, ignored otherwise. */
+  offline?: () => Static<S> | Promise<Static<S>>;
+  max_output_tokens?: number;
+  timeout_ms?: number;
+  /** Cancels the call (e.g. Temporal's activity cancellation signal). */
+  abort_signal?: AbortSignal;
+};
+
+export type StructuredCallResult<T> = {
+  object: T;
+  usage: TokenUsage;
+  provider: AiProvider;
+  model: string;
+  duration_ms: number;
+  /** true for `offline`: a deterministic heuristic, not a model (ARCHITECTURE.md: AI and literature). */
+  heuristic: boolean;
+};
+
+/** What an adapter returns before the gateway validates it. */
+export type RawStructuredReply = { value: unknown; usage: TokenUsage };
+
+export type AdapterRequest = {
+  model: string;
+  api_key: string;
+  base_url?: string;
+  system: string;
+  prompt: string;
+  json_schema: Record<string, unknown>;
+  schema_name: string;
+  max_output_tokens: number;
+  timeout_ms: number;
+  abort_signal?: AbortSignal;
+};
+
+export function nonRetryable(type: AiFailureType, message: string, details: Record<string, unknown>): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true, details: [details] });
+}
+
+/** Removes every occurrence of the key (and longer fragments of it) from text we did not write. */
+export function redactKey(text: string, api_key: string | undefined): string {
+  if (!api_key || api_key.length < 4) return text;
+  return text.split(api_key).join('[redacted]');
+}
+
+const RETRY_AFTER_MAX_SECONDS = 600;
+
+function retryAfterSeconds(headers: Headers | Record<string, string> | undefined): number | undefined {
+  if (!headers) return undefined;
+  const raw = headers instanceof Headers ? headers.get('retry-after') : (headers['retry-after'] ?? undefined);
+  if (!raw) return undefined;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds < 0) return undefined;
+  return Math.min(seconds, RETRY_AFTER_MAX_SECONDS);
+}
+
+/**
+ * Maps an HTTP status from a provider to the gateway's failure. The provider's own message is left out
+ * for auth failures (providers echo parts of the key there) and redacted elsewhere.
+ */
+export function failureForStatus(
+  provider: HostedAiProvider,
+  status: number,
+  provider_message: string,
+  api_key: string,
+  headers?: Headers | Record<string, string>,
+): ApplicationFailure {
+  const details = { provider, status };
+  if (status === 401 || status === 403) {
+    return nonRetryable(
+      AI_FAILURE_TYPES.auth_rejected,
+      `${provider} rejected the API key (${status}); check the key stored for ${provider} or the deployment's key`,
+      details,
+    );
+  }
+  const said = redactKey(provider_message, api_key).slice(0, 300);
+  if (status === 408 || status === 409 || status === 429 || status >= 500) {
+    const seconds = retryAfterSeconds(headers);
+    return ApplicationFailure.create({
+      type: AI_FAILURE_TYPES.unavailable,
+      message: `${provider} is unavailable (${status}${status === 429 ? ', rate limited' : ''}); the call will be retried${said ? `: ${said}` : ''}`,
+      nonRetryable: false,
+      details: [details],
+      ...(seconds !== undefined ? { nextRetryDelay: seconds * 1000 } : {}),
+    });
+  }
+  return nonRetryable(AI_FAILURE_TYPES.request_rejected, `${provider} refused the request (${status})${said ? `: ${said}` : ''}`, details);
+}
+
+/** A call that never got an HTTP status: connection refused, DNS, timeout. Retryable. */
+export function failureForTransport(provider: HostedAiProvider, cause: unknown, api_key: string): ApplicationFailure {
+  const name = cause instanceof Error ? cause.name : 'Error';
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return ApplicationFailure.create({
+    type: AI_FAILURE_TYPES.unavailable,
+    message: `${provider} could not be reached (${name}); the call will be retried: ${redactKey(message, api_key).slice(0, 300)}`,
+    nonRetryable: false,
+    details: [{ provider, status: null }],
+  });
+}
+
+export function outputInvalid(provider: AiProvider, message: string): ApplicationFailure {
+  return nonRetryable(AI_FAILURE_TYPES.output_invalid, `${provider} returned output that does not match the schema: ${message}`, { provider });
+}

@@ -1,0 +1,98 @@
+// The AI gateway: one structured-output call against a TypeBox schema, returning the checked object and
+// token usage (issue 3 item 6; ARCHITECTURE.md: AI and literature). Keys are passed in, used only in the
+// SDK's auth header, and never logged, put in prompts or echoed in errors (spec: Provider key).
+import type { Static, TSchema } from 'typebox';
+import { callAnthropic } from './anthropic.ts';
+import {
+  AI_FAILURE_TYPES,
+  AI_PROVIDERS,
+  type AdapterRequest,
+  DEFAULT_AI_TIMEOUT_MS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  type HostedAiProvider,
+  MAX_OUTPUT_TOKENS_LIMIT,
+  MAX_PROMPT_CHARS,
+  nonRetryable,
+  type RawStructuredReply,
+  type StructuredCallRequest,
+  type StructuredCallResult,
+} from './common.ts';
+import { callGoogle } from './google.ts';
+import { callOffline } from './offline.ts';
+import { callOpenAi } from './openai.ts';
+import { checkAgainstSchema, toProviderJsonSchema } from './schema.ts';
+
+export {
+  AI_FAILURE_TYPES,
+  AI_PROVIDERS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  HOSTED_AI_PROVIDERS,
+  MAX_OUTPUT_TOKENS_LIMIT,
+  MAX_PROMPT_CHARS,
+} from './common.ts';
+export type { AiFailureType, AiProvider, HostedAiProvider, StructuredCallRequest, StructuredCallResult, TokenUsage } from './common.ts';
+export { OFFLINE_MODEL_LABEL, estimateTokens } from './offline.ts';
+
+const ADAPTERS: Record<HostedAiProvider, (request: AdapterRequest) => Promise<RawStructuredReply>> = {
+  openai: callOpenAi,
+  anthropic: callAnthropic,
+  google: callGoogle,
+};
+
+const SCHEMA_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+function refuse(provider: string, message: string): never {
+  throw nonRetryable(AI_FAILURE_TYPES.not_configured, message, { provider });
+}
+
+function checkRequest<S extends TSchema>(request: StructuredCallRequest<S>): number {
+  if (!AI_PROVIDERS.includes(request.provider)) refuse(String(request.provider), `unknown AI provider "${String(request.provider)}"; use one of ${AI_PROVIDERS.join(', ')}`);
+  // spec: Provider keys — no model is guessed
+  if (!request.model || request.model.trim() === '') refuse(request.provider, `no model is configured for ${request.provider}`);
+  if (!SCHEMA_NAME_PATTERN.test(request.schema_name)) refuse(request.provider, 'schema_name must be 1 to 64 letters, digits, _ or -');
+  const chars = request.system.length + request.prompt.length;
+  if (chars > MAX_PROMPT_CHARS) refuse(request.provider, `the prompt is ${chars} characters; the limit is MAX_PROMPT_CHARS (${MAX_PROMPT_CHARS})`);
+  const max_output_tokens = request.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  if (!Number.isInteger(max_output_tokens) || max_output_tokens < 1 || max_output_tokens > MAX_OUTPUT_TOKENS_LIMIT) {
+    refuse(request.provider, `max_output_tokens must be an integer from 1 to MAX_OUTPUT_TOKENS_LIMIT (${MAX_OUTPUT_TOKENS_LIMIT})`);
+  }
+  return max_output_tokens;
+}
+
+/**
+ * One structured-output call. Returns the object (checked against `schema`), token usage and timing.
+ * Throws Temporal ApplicationFailures typed by AI_FAILURE_TYPES: auth, bad request, invalid output and
+ * missing configuration are non-retryable; 408/409/429/5xx and transport errors are retryable
+ * ('ProviderUnavailable'), so Temporal retries and the credit saga charges nothing for the failed attempt.
+ */
+export async function callStructured<S extends TSchema>(request: StructuredCallRequest<S>): Promise<StructuredCallResult<Static<S>>> {
+  const max_output_tokens = checkRequest(request);
+  const started_ms = performance.now();
+  let reply: RawStructuredReply;
+  if (request.provider === 'offline') {
+    reply = await callOffline(request.system, request.prompt, request.offline);
+  } else {
+    if (!request.api_key) refuse(request.provider, `no API key is available for ${request.provider}`);
+    reply = await ADAPTERS[request.provider]({
+      model: request.model,
+      api_key: request.api_key,
+      base_url: request.base_url,
+      system: request.system,
+      prompt: request.prompt,
+      json_schema: toProviderJsonSchema(request.schema),
+      schema_name: request.schema_name,
+      max_output_tokens,
+      timeout_ms: request.timeout_ms ?? DEFAULT_AI_TIMEOUT_MS,
+      abort_signal: request.abort_signal,
+    });
+  }
+  const object = checkAgainstSchema<Static<S>>(request.provider, request.schema, reply.value);
+  return {
+    object,
+    usage: reply.usage,
+    provider: request.provider,
+    model: request.model,
+    duration_ms: Math.round(performance.now() - started_ms),
+    heuristic: request.provider === 'offline',
+  };
+}
