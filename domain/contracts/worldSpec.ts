@@ -1,0 +1,271 @@
+// WorldSpec 1.0.0: a care-pathway world for discrete-event simulation (spec: WorldSpec and run; Versioning).
+// ResourceSpec (experimental) describes one resource of a world on its own, so authoring tools can draft resources
+// separately; a WorldSpec embeds the same shape in `resources`.
+// Field lists are not shown in the spec; the shapes below follow issue 6 item 1 and are documented in docs/simulation.md.
+import { type Static, Type } from 'typebox';
+
+export const WORLD_SPEC_VERSION = '1.0.0';
+export const RESOURCE_SPEC_VERSION = '0.1.0-experimental';
+
+const Id = Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'lower-case identifier (letters, digits, underscore)' });
+const Text = (maxLength = 2000) => Type.String({ minLength: 1, maxLength });
+
+// A numeric parameter is either a literal number or the name of a setting, so variants can change it.
+export const Parameter = Type.Union([Type.Number(), Type.Object({ setting: Id }, { additionalProperties: false })], {
+  description: 'a number in the unit the field expects, or {setting: name} to use a setting (converted from its unit)',
+});
+
+export const TIME_UNITS = ['minutes', 'hours', 'days'] as const;
+export const TimeUnit = Type.Union(TIME_UNITS.map((unit) => Type.Literal(unit)));
+
+export const SettingSource = Type.Union([
+  Type.Object({ kind: Type.Literal('user_declared'), note: Type.Optional(Text()) }, { additionalProperties: false }),
+  Type.Object({ kind: Type.Literal('literature'), reference: Text(1000), note: Type.Optional(Text()) }, { additionalProperties: false }),
+  Type.Object({ kind: Type.Literal('assumption'), rationale: Text() }, { additionalProperties: false }),
+]);
+
+export const Setting = Type.Object(
+  {
+    value: Type.Number(),
+    unit: Type.String({ minLength: 1, maxLength: 40, description: 'minutes|hours|days, per_minute|per_hour|per_day, probability, count, fraction, or a currency code such as GBP' }),
+    source: SettingSource,
+    description: Type.Optional(Text()),
+  },
+  { additionalProperties: false },
+);
+
+export const Distribution = Type.Union([
+  Type.Object({ dist: Type.Literal('fixed'), value: Parameter }, { additionalProperties: false }),
+  Type.Object({ dist: Type.Literal('exponential'), mean: Parameter }, { additionalProperties: false }),
+  Type.Object({ dist: Type.Literal('uniform'), min: Parameter, max: Parameter }, { additionalProperties: false }),
+  Type.Object({ dist: Type.Literal('triangular'), min: Parameter, mode: Parameter, max: Parameter }, { additionalProperties: false }),
+  Type.Object({ dist: Type.Literal('lognormal'), mean: Parameter, sd: Parameter }, { additionalProperties: false }),
+  Type.Object({ dist: Type.Literal('gamma'), shape: Parameter, scale: Parameter }, { additionalProperties: false }),
+  Type.Object(
+    { dist: Type.Literal('empirical'), values: Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 10000 }), weights: Type.Optional(Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 10000 })) },
+    { additionalProperties: false },
+  ),
+]);
+
+export const AttributeAssignment = Type.Object(
+  {
+    name: Id,
+    values: Type.Array(Type.Object({ value: Type.Union([Type.String({ maxLength: 64 }), Type.Number()]), probability: Parameter }, { additionalProperties: false }), { minItems: 1, maxItems: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+const arrivalCommon = {
+  id: Id,
+  to_step: Id,
+  attributes: Type.Optional(Type.Array(AttributeAssignment, { maxItems: 20 })),
+};
+
+export const Arrival = Type.Union([
+  Type.Object({ ...arrivalCommon, kind: Type.Literal('poisson'), rate: Parameter }, { additionalProperties: false }),
+  Type.Object(
+    {
+      ...arrivalCommon,
+      kind: Type.Literal('scheduled'),
+      times: Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 10000, description: 'arrival times in the world time unit, within one period' }),
+      period: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'repeat the times every period (world time unit)' })),
+      batch_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...arrivalCommon,
+      kind: Type.Literal('rate_table'),
+      rates_per_hour: Type.Array(Type.Array(Type.Number({ minimum: 0 }), { minItems: 24, maxItems: 24 }), {
+        minItems: 7,
+        maxItems: 7,
+        description: '7 rows (Monday..Sunday) x 24 hours of arrivals per hour; time 0 is Monday 00:00',
+      }),
+      scale: Type.Optional(Parameter),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+export const Shift = Type.Object(
+  {
+    days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { minItems: 1, maxItems: 7, description: '0 = Monday' }),
+    start_hour: Type.Integer({ minimum: 0, maximum: 23 }),
+    end_hour: Type.Integer({ minimum: 1, maximum: 24 }),
+    capacity: Parameter,
+  },
+  { additionalProperties: false },
+);
+
+export const ResourceSpec = Type.Object(
+  {
+    id: Id,
+    label: Type.Optional(Text(200)),
+    capacity: Parameter,
+    shifts: Type.Optional(Type.Array(Shift, { minItems: 1, maxItems: 100, description: 'when given, capacity in each hour is the sum of the shifts covering it (0 outside shifts)' })),
+  },
+  { $id: 'https://crucible.dev/schemas/ResourceSpec/0.1.0-experimental', additionalProperties: false, description: 'ResourceSpec (experimental): a resource of a world' },
+);
+
+export const StepRef = Type.Object({ step: Id, at: Type.Union([Type.Literal('enter'), Type.Literal('start'), Type.Literal('end'), Type.Literal('renege')]) }, { additionalProperties: false });
+
+export const Step = Type.Union([
+  Type.Object(
+    {
+      id: Id,
+      kind: Type.Literal('service'),
+      resource: Id,
+      duration: Distribution,
+      queue: Type.Optional(Type.Union([Type.Literal('fifo'), Type.Literal('priority')])),
+      priority_attribute: Type.Optional(Id),
+      renege_after: Type.Optional(Parameter),
+      renege_to: Type.Optional(Id),
+      next: Id,
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object({ id: Id, kind: Type.Literal('delay'), duration: Distribution, next: Id }, { additionalProperties: false }),
+  Type.Object(
+    {
+      id: Id,
+      kind: Type.Literal('branch'),
+      by: Type.Literal('probability'),
+      options: Type.Array(Type.Object({ probability: Parameter, next: Id }, { additionalProperties: false }), { minItems: 1, maxItems: 50 }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      id: Id,
+      kind: Type.Literal('branch'),
+      by: Type.Literal('attribute'),
+      attribute: Id,
+      options: Type.Array(Type.Object({ equals: Type.Union([Type.String({ maxLength: 64 }), Type.Number()]), next: Id }, { additionalProperties: false }), { minItems: 1, maxItems: 50 }),
+      otherwise: Id,
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object({ id: Id, kind: Type.Literal('exit') }, { additionalProperties: false }),
+]);
+
+export const TimeWindow = Type.Object(
+  { start: Type.Number({ minimum: 0 }), end: Type.Number({ exclusiveMinimum: 0 }) },
+  { additionalProperties: false, description: 'world time units; defaults to [warm_up, horizon]' },
+);
+
+const measureCommon = { id: Id, label: Type.Optional(Text(200)), window: Type.Optional(TimeWindow) };
+
+export const Measure = Type.Union([
+  Type.Object(
+    {
+      ...measureCommon,
+      kind: Type.Literal('time_between'),
+      from: StepRef,
+      to: StepRef,
+      unit: TimeUnit,
+      denominator: Type.Literal('entity'),
+      censoring: Type.Union([Type.Literal('exclude'), Type.Literal('at_horizon')]),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      ...measureCommon,
+      kind: Type.Literal('count'),
+      event: StepRef,
+      unit: Type.Union([Type.Literal('count'), Type.Literal('count_per_arrival'), Type.Literal('count_per_day')]),
+      denominator: Type.Union([Type.Literal('replication'), Type.Literal('arrival'), Type.Literal('day')]),
+      censoring: Type.Literal('none'),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { ...measureCommon, kind: Type.Literal('utilisation'), resource: Id, unit: Type.Literal('fraction'), denominator: Type.Literal('capacity_time'), censoring: Type.Literal('none') },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { ...measureCommon, kind: Type.Literal('queue_length'), resource: Id, unit: Type.Literal('entities'), denominator: Type.Literal('time'), censoring: Type.Literal('none') },
+    { additionalProperties: false },
+  ),
+]);
+
+export const Variant = Type.Object(
+  {
+    id: Id,
+    label: Text(200),
+    role: Type.Union([Type.Literal('baseline'), Type.Literal('treatment')]),
+    changes: Type.Array(Type.Object({ setting: Id, value: Type.Number(), rationale: Type.Optional(Text()) }, { additionalProperties: false }), { maxItems: 100 }),
+  },
+  { additionalProperties: false },
+);
+
+const Amount = Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'null when unknown: totals that need it stay undefined' });
+
+export const CostRate = Type.Object(
+  { id: Id, measure: Id, label: Type.Optional(Text(200)), low: Amount, base: Amount, high: Amount, source: SettingSource },
+  { additionalProperties: false, description: 'prices one count measure: cost per counted event' },
+);
+
+export const AdditionalCost = Type.Object(
+  {
+    id: Id,
+    label: Text(200),
+    variants: Type.Array(Id, { minItems: 1, maxItems: 20 }),
+    per: Type.Union([Type.Literal('replication'), Type.Literal('day')]),
+    low: Amount,
+    base: Amount,
+    high: Amount,
+    source: SettingSource,
+  },
+  { additionalProperties: false },
+);
+
+export const CostScenarios = Type.Object(
+  {
+    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+    rates: Type.Array(CostRate, { minItems: 1, maxItems: 100 }),
+    additional_costs: Type.Optional(Type.Array(AdditionalCost, { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const WorldSpec = Type.Object(
+  {
+    contract: Type.Literal('WorldSpec'),
+    version: Type.Literal(WORLD_SPEC_VERSION),
+    name: Text(200),
+    description: Type.Optional(Text(4000)),
+    synthetic: Type.Optional(Type.Literal(true)),
+    time_unit: TimeUnit,
+    horizon: Type.Number({ exclusiveMinimum: 0 }),
+    warm_up: Type.Number({ minimum: 0 }),
+    replications: Type.Integer({ minimum: 1 }),
+    seed: Type.Integer({ minimum: 0, maximum: 4294967295 }),
+    settings: Type.Record(Id, Setting),
+    arrivals: Type.Array(Arrival, { minItems: 1, maxItems: 50 }),
+    resources: Type.Array(ResourceSpec, { maxItems: 100 }),
+    steps: Type.Array(Step, { minItems: 1, maxItems: 500 }),
+    measured: Type.Array(Measure, { minItems: 1, maxItems: 100 }),
+    variants: Type.Array(Variant, { minItems: 1, maxItems: 20 }),
+    cost_scenarios: Type.Optional(CostScenarios),
+  },
+  { $id: 'https://crucible.dev/schemas/WorldSpec/1.0.0', additionalProperties: false },
+);
+
+export type Parameter = Static<typeof Parameter>;
+export type SettingSource = Static<typeof SettingSource>;
+export type Setting = Static<typeof Setting>;
+export type Distribution = Static<typeof Distribution>;
+export type Arrival = Static<typeof Arrival>;
+export type ResourceSpec = Static<typeof ResourceSpec>;
+export type Shift = Static<typeof Shift>;
+export type StepRef = Static<typeof StepRef>;
+export type Step = Static<typeof Step>;
+export type Measure = Static<typeof Measure>;
+export type Variant = Static<typeof Variant>;
+export type CostRate = Static<typeof CostRate>;
+export type AdditionalCost = Static<typeof AdditionalCost>;
+export type CostScenarios = Static<typeof CostScenarios>;
+export type WorldSpec = Static<typeof WorldSpec>;
+export type TimeUnit = (typeof TIME_UNITS)[number];

@@ -1,0 +1,930 @@
+// The discrete-event engine: event scheduling over a binary heap held in typed arrays (spec: What the service does 4).
+// Deterministic for a seed. Ties are broken by (time, event priority, insertion sequence): at one instant capacity
+// changes come first, then service ends (freeing servers), then delay ends, then reneges, then arrivals; events of the
+// same kind run in the order they were scheduled.
+import { ServiceError } from '../errors.ts';
+import { EVENT_TRACE_CAP_PER_VARIANT, MAX_ENTITIES_IN_SYSTEM, MAX_EVENTS_PER_REPLICATION } from './limits.ts';
+import {
+  ARRIVAL_POISSON,
+  ARRIVAL_RATE_TABLE,
+  type CompiledDistribution,
+  type CompiledModel,
+  compileModel,
+  DIST_EMPIRICAL,
+  DIST_EXPONENTIAL,
+  DIST_FIXED,
+  DIST_GAMMA,
+  DIST_LOGNORMAL,
+  DIST_TRIANGULAR,
+  DIST_UNIFORM,
+  HOURS_PER_WEEK,
+  MEASURE_COUNT,
+  MEASURE_QUEUE_LENGTH,
+  MEASURE_TIME_BETWEEN,
+  MEASURE_UTILISATION,
+  MOMENT_END,
+  MOMENT_ENTER,
+  MOMENT_RENEGE,
+  MOMENT_START,
+  HOOK_COUNT,
+  HOOK_TO,
+  STEP_BRANCH_ATTRIBUTE,
+  STEP_BRANCH_PROBABILITY,
+  STEP_DELAY,
+  STEP_EXIT,
+  STEP_SERVICE,
+} from './model.ts';
+import { RandomStream } from './random.ts';
+import type { WorldSpec } from '../contracts/worldSpec.ts';
+
+export const ENGINE_VERSION = 'crucible-des 1.0.0';
+
+// Event kinds double as tie-break priorities (lower runs first at the same time).
+const EVENT_SHIFT = 0;
+const EVENT_SERVICE_END = 1;
+const EVENT_DELAY_END = 2;
+const EVENT_RENEGE = 3;
+const EVENT_ARRIVAL = 4;
+const PRIORITY_SCALE = 2 ** 44; // sequence numbers stay below 2^44, so priority * 2^44 + sequence is exact in a double
+
+const STATE_FREE = 0;
+const STATE_WAITING = 1;
+const STATE_IN_SERVICE = 2;
+const STATE_IN_DELAY = 3;
+const STATE_MOVING = 4;
+
+export type TraceEvent = {
+  sequence: number;
+  time: number;
+  kind: 'arrival' | 'enter' | 'queue' | 'start' | 'end' | 'renege' | 'leave' | 'capacity';
+  entity: number | null;
+  step: string | null;
+  resource: string | null;
+  value: number | null;
+};
+
+export type MeasureObservation = {
+  measure_id: string;
+  /** the replication's value in the measure's unit and denominator, null when nothing was observed */
+  value: number | null;
+  /** observations behind the value (entities for time_between, events for count) */
+  observations: number;
+  /** time_between: entities that passed `from` in the window but had not reached `to` by the horizon */
+  censored: number;
+  /** what was still waiting at the end, beside the measure: censored entities, queue length or entities in the system */
+  still_waiting_at_end: number;
+};
+
+export type EventCounts = {
+  events_total: number;
+  arrivals: number;
+  service_starts: number;
+  service_ends: number;
+  delay_ends: number;
+  reneges: number;
+  exits: number;
+  capacity_changes: number;
+};
+
+export type ReplicationResult = {
+  variant_id: string;
+  replication_index: number;
+  measures: MeasureObservation[];
+  event_counts: EventCounts;
+  /** entries into each step, by step id */
+  step_entries: Record<string, number>;
+  /** arrivals inside each measure's default window (warm-up to horizon) */
+  arrivals_after_warm_up: number;
+  in_system_at_end: number;
+  trace: TraceEvent[] | null;
+  trace_truncated: boolean;
+};
+
+export type ReplicationOptions = {
+  variant_id: string;
+  replication_index: number;
+  /** keep up to this many trace events (0 = none); at most EVENT_TRACE_CAP_PER_VARIANT */
+  trace_limit?: number;
+};
+
+/** Runs one replication of one variant. Pure and deterministic: same world, variant and index give the same result. */
+export function runReplication(world: WorldSpec, options: ReplicationOptions, compiled?: CompiledModel): ReplicationResult {
+  const model = compiled ?? compileModel(world, options.variant_id);
+  const traceLimit = Math.min(options.trace_limit ?? 0, EVENT_TRACE_CAP_PER_VARIANT);
+  return new Replication(model, options.replication_index, traceLimit).run();
+}
+
+class Replication {
+  readonly model: CompiledModel;
+  readonly replicationIndex: number;
+  now = 0;
+  readonly horizon: number;
+
+  // Event heap: parallel typed arrays; key2 = priority * 2^44 + sequence.
+  heapTime: Float64Array;
+  heapKey: Float64Array;
+  heapKind: Int32Array;
+  heapA: Int32Array;
+  heapB: Int32Array;
+  heapSize = 0;
+  sequence = 0;
+
+  // Entities: a free list over typed arrays that grow by doubling.
+  entityCapacity = 1024;
+  entityStep: Int32Array;
+  entityState: Int32Array;
+  entityToken: Int32Array;
+  entityArrival: Float64Array;
+  entityAttributes: Float64Array;
+  entityMarks: Float64Array;
+  freeList: Int32Array;
+  freeCount = 0;
+  nextEntity = 0;
+  live = 0;
+  tokenCounter = 0;
+  readonly attributeCount: number;
+  readonly markSlots: number;
+
+  // Resources.
+  busy: Int32Array;
+  capacity: Int32Array;
+  queueLength: Int32Array;
+  queues: (FifoQueue | PriorityQueue)[];
+  resourceLastTime: Float64Array;
+  resourceMeasures: Int32Array[];
+  capacityChangeHours: Int32Array[];
+  capacityChangeCursor: Int32Array;
+
+  // Streams: one per random source, seeded by (world seed, replication, source name).
+  durationStreams: (RandomStream | null)[];
+  branchStreams: (RandomStream | null)[];
+  arrivalStreams: RandomStream[];
+  attributeStreams: RandomStream[][];
+  scheduledCursor: Int32Array;
+  scheduledCycle: Int32Array;
+
+  // Measure accumulators.
+  measureSum: Float64Array;
+  measureCount: Float64Array;
+  measureArea: Float64Array;
+  measureCapacityArea: Float64Array;
+  measureArrivals: Float64Array;
+  arrivalsAfterWarmUp = 0;
+
+  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0 };
+  stepEntries: Float64Array;
+  trace: TraceEvent[] | null;
+  traceLimit: number;
+  traceTruncated = false;
+
+  constructor(model: CompiledModel, replicationIndex: number, traceLimit: number) {
+    this.model = model;
+    this.replicationIndex = replicationIndex;
+    this.horizon = model.horizon;
+    const heapCapacity = 1024;
+    this.heapTime = new Float64Array(heapCapacity);
+    this.heapKey = new Float64Array(heapCapacity);
+    this.heapKind = new Int32Array(heapCapacity);
+    this.heapA = new Int32Array(heapCapacity);
+    this.heapB = new Int32Array(heapCapacity);
+
+    this.attributeCount = model.attributeNames.length;
+    this.markSlots = model.markSlots;
+    const n = this.entityCapacity;
+    this.entityStep = new Int32Array(n);
+    this.entityState = new Int32Array(n);
+    this.entityToken = new Int32Array(n);
+    this.entityArrival = new Float64Array(n);
+    this.entityAttributes = new Float64Array(n * this.attributeCount).fill(Number.NaN);
+    this.entityMarks = new Float64Array(n * this.markSlots).fill(Number.NaN);
+    this.freeList = new Int32Array(n);
+
+    const resources = model.resources;
+    const r = resources.length;
+    this.busy = new Int32Array(r);
+    this.capacity = new Int32Array(r);
+    this.queueLength = new Int32Array(r);
+    this.queues = resources.map((resource) => (resource.usesPriority ? new PriorityQueue() : new FifoQueue()));
+    this.resourceLastTime = new Float64Array(r);
+    this.resourceMeasures = resources.map((_, index) =>
+      Int32Array.from(model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : []))),
+    );
+    this.capacityChangeHours = resources.map((resource) => {
+      const byHour = resource.capacityByHour;
+      if (!byHour) return new Int32Array(0);
+      const changes: number[] = [];
+      for (let hour = 0; hour < HOURS_PER_WEEK; hour++) if (byHour[hour] !== byHour[(hour + HOURS_PER_WEEK - 1) % HOURS_PER_WEEK]) changes.push(hour);
+      return Int32Array.from(changes);
+    });
+    this.capacityChangeCursor = new Int32Array(r);
+
+    const seed = model.seed;
+    this.durationStreams = model.steps.map((step) => (step.duration ? new RandomStream(seed, replicationIndex, `step:${step.id}:duration`) : null));
+    this.branchStreams = model.steps.map((step) => (step.kind === STEP_BRANCH_PROBABILITY ? new RandomStream(seed, replicationIndex, `step:${step.id}:branch`) : null));
+    this.arrivalStreams = model.arrivals.map((arrival) => new RandomStream(seed, replicationIndex, `arrival:${arrival.id}`));
+    this.attributeStreams = model.arrivals.map((arrival) => arrival.attributes.map((assignment) => new RandomStream(seed, replicationIndex, assignment.source)));
+    this.scheduledCursor = new Int32Array(model.arrivals.length);
+    this.scheduledCycle = new Int32Array(model.arrivals.length);
+
+    const m = model.measures.length;
+    this.measureSum = new Float64Array(m);
+    this.measureCount = new Float64Array(m);
+    this.measureArea = new Float64Array(m);
+    this.measureCapacityArea = new Float64Array(m);
+    this.measureArrivals = new Float64Array(m);
+    this.stepEntries = new Float64Array(model.steps.length);
+    this.traceLimit = traceLimit;
+    this.trace = traceLimit > 0 ? [] : null;
+  }
+
+  // ---- event heap ----
+
+  schedule(time: number, kind: number, a: number, b: number): void {
+    if (time > this.horizon) return; // never processed: the run ends at the horizon
+    if (this.heapSize === this.heapTime.length) this.growHeap();
+    const key = kind * PRIORITY_SCALE + this.sequence++;
+    const heapTime = this.heapTime;
+    const heapKey = this.heapKey;
+    let index = this.heapSize++;
+    // Sift up with a hole.
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      const parentTime = heapTime[parent]!;
+      if (parentTime < time || (parentTime === time && heapKey[parent]! < key)) break;
+      heapTime[index] = parentTime;
+      heapKey[index] = heapKey[parent]!;
+      this.heapKind[index] = this.heapKind[parent]!;
+      this.heapA[index] = this.heapA[parent]!;
+      this.heapB[index] = this.heapB[parent]!;
+      index = parent;
+    }
+    heapTime[index] = time;
+    heapKey[index] = key;
+    this.heapKind[index] = kind;
+    this.heapA[index] = a;
+    this.heapB[index] = b;
+  }
+
+  growHeap(): void {
+    const size = this.heapTime.length * 2;
+    const grow = <T extends Float64Array | Int32Array>(array: T, make: (n: number) => T): T => {
+      const next = make(size);
+      next.set(array);
+      return next;
+    };
+    this.heapTime = grow(this.heapTime, (n) => new Float64Array(n));
+    this.heapKey = grow(this.heapKey, (n) => new Float64Array(n));
+    this.heapKind = grow(this.heapKind, (n) => new Int32Array(n));
+    this.heapA = grow(this.heapA, (n) => new Int32Array(n));
+    this.heapB = grow(this.heapB, (n) => new Int32Array(n));
+  }
+
+  /** Removes the root; the caller has read it. */
+  popRoot(): void {
+    const size = --this.heapSize;
+    if (size === 0) return;
+    const heapTime = this.heapTime;
+    const heapKey = this.heapKey;
+    const heapKind = this.heapKind;
+    const heapA = this.heapA;
+    const heapB = this.heapB;
+    const time = heapTime[size]!;
+    const key = heapKey[size]!;
+    const kind = heapKind[size]!;
+    const a = heapA[size]!;
+    const b = heapB[size]!;
+    let index = 0;
+    const half = size >> 1;
+    while (index < half) {
+      let child = 2 * index + 1;
+      const right = child + 1;
+      if (right < size && (heapTime[right]! < heapTime[child]! || (heapTime[right] === heapTime[child] && heapKey[right]! < heapKey[child]!))) child = right;
+      const childTime = heapTime[child]!;
+      if (time < childTime || (time === childTime && key < heapKey[child]!)) break;
+      heapTime[index] = childTime;
+      heapKey[index] = heapKey[child]!;
+      heapKind[index] = heapKind[child]!;
+      heapA[index] = heapA[child]!;
+      heapB[index] = heapB[child]!;
+      index = child;
+    }
+    heapTime[index] = time;
+    heapKey[index] = key;
+    heapKind[index] = kind;
+    heapA[index] = a;
+    heapB[index] = b;
+  }
+
+  // ---- main loop ----
+
+  run(): ReplicationResult {
+    const model = this.model;
+    for (let r = 0; r < model.resources.length; r++) this.initialiseCapacity(r);
+    model.arrivals.forEach((arrival, index) => {
+      if (arrival.kind === ARRIVAL_POISSON || arrival.kind === ARRIVAL_RATE_TABLE) this.scheduleNextRandomArrival(index, 0);
+      else this.scheduleNextScheduledArrival(index);
+    });
+
+    const horizon = this.horizon;
+    let events = 0;
+    while (this.heapSize > 0) {
+      const time = this.heapTime[0]!;
+      if (time > horizon) break;
+      const kind = this.heapKind[0]!;
+      const a = this.heapA[0]!;
+      const b = this.heapB[0]!;
+      this.popRoot();
+      this.now = time;
+      if (++events > MAX_EVENTS_PER_REPLICATION) {
+        throw new ServiceError('VALIDATION_FAILED', `replication exceeded MAX_EVENTS_PER_REPLICATION (${MAX_EVENTS_PER_REPLICATION}); shorten the horizon or lower the arrival rates`, [
+          { path: '/horizon', message: `more than ${MAX_EVENTS_PER_REPLICATION} events in one replication` },
+        ]);
+      }
+      switch (kind) {
+        case EVENT_ARRIVAL:
+          this.onArrival(a);
+          break;
+        case EVENT_SERVICE_END:
+          this.onServiceEnd(a);
+          break;
+        case EVENT_DELAY_END:
+          this.onDelayEnd(a);
+          break;
+        case EVENT_RENEGE:
+          this.onRenege(a, b);
+          break;
+        case EVENT_SHIFT:
+          this.onCapacityChange(a, b);
+          break;
+      }
+    }
+    this.counts.events_total = events;
+    this.now = horizon;
+    return this.finish();
+  }
+
+  // ---- arrivals ----
+
+  scheduleNextRandomArrival(index: number, from: number): void {
+    const arrival = this.model.arrivals[index]!;
+    const stream = this.arrivalStreams[index]!;
+    if (arrival.kind === ARRIVAL_POISSON) {
+      if (arrival.rate > 0) this.schedule(from - Math.log(stream.uniform()) / arrival.rate, EVENT_ARRIVAL, index, 0);
+      return;
+    }
+    // Non-homogeneous Poisson by inversion of the integrated hourly rate.
+    const rates = arrival.ratesByHour!;
+    const hourLength = this.model.unitsPerHour;
+    let remaining = -Math.log(stream.uniform());
+    let time = from;
+    let hour = Math.floor(time / hourLength);
+    for (let guard = 0; guard < 2 * HOURS_PER_WEEK + 1 || time <= this.horizon; guard++) {
+      if (time > this.horizon) return;
+      const rate = rates[hour % HOURS_PER_WEEK]!;
+      const end = (hour + 1) * hourLength;
+      const mass = rate * (end - time);
+      if (mass >= remaining && rate > 0) {
+        this.schedule(time + remaining / rate, EVENT_ARRIVAL, index, 0);
+        return;
+      }
+      remaining -= mass;
+      time = end;
+      hour++;
+    }
+  }
+
+  scheduleNextScheduledArrival(index: number): void {
+    const arrival = this.model.arrivals[index]!;
+    const times = arrival.times!;
+    let cursor = this.scheduledCursor[index]!;
+    if (cursor >= times.length) {
+      if (!Number.isFinite(arrival.period)) return;
+      cursor = 0;
+      this.scheduledCycle[index]!++;
+    }
+    this.scheduledCursor[index] = cursor + 1;
+    this.schedule(this.scheduledCycle[index]! * arrival.period + times[cursor]!, EVENT_ARRIVAL, index, 0);
+  }
+
+  onArrival(index: number): void {
+    const arrival = this.model.arrivals[index]!;
+    if (arrival.kind === ARRIVAL_POISSON || arrival.kind === ARRIVAL_RATE_TABLE) this.scheduleNextRandomArrival(index, this.now);
+    else this.scheduleNextScheduledArrival(index);
+    for (let unit = 0; unit < arrival.batchSize; unit++) {
+      const entity = this.allocateEntity();
+      this.counts.arrivals++;
+      const assignments = arrival.attributes;
+      for (let k = 0; k < assignments.length; k++) {
+        const assignment = assignments[k]!;
+        const u = this.attributeStreams[index]![k]!.uniform();
+        this.entityAttributes[entity * this.attributeCount + assignment.attribute] = assignment.codes[pick(assignment.cumulative, u)]!;
+      }
+      if (this.now >= this.model.warmUp) this.arrivalsAfterWarmUp++;
+      const measures = this.model.measures;
+      for (let m = 0; m < measures.length; m++) {
+        const measure = measures[m]!;
+        if (this.now >= measure.windowStart && this.now < measure.windowEnd) this.measureArrivals[m]!++;
+      }
+      if (this.trace) this.record('arrival', entity, null, null, null);
+      this.enterStep(entity, arrival.toStep);
+    }
+  }
+
+  // ---- entities ----
+
+  allocateEntity(): number {
+    let entity: number;
+    if (this.freeCount > 0) entity = this.freeList[--this.freeCount]!;
+    else {
+      if (this.nextEntity === this.entityCapacity) this.growEntities();
+      entity = this.nextEntity++;
+    }
+    if (++this.live > MAX_ENTITIES_IN_SYSTEM) {
+      throw new ServiceError('VALIDATION_FAILED', `more than MAX_ENTITIES_IN_SYSTEM (${MAX_ENTITIES_IN_SYSTEM}) entities were in the system at once; the pathway cannot keep up with its arrivals`, [
+        { path: '/arrivals', message: `more than ${MAX_ENTITIES_IN_SYSTEM} entities at once` },
+      ]);
+    }
+    this.entityArrival[entity] = this.now;
+    this.entityState[entity] = STATE_MOVING;
+    const attributes = this.attributeCount;
+    for (let k = 0; k < attributes; k++) this.entityAttributes[entity * attributes + k] = Number.NaN;
+    const slots = this.markSlots;
+    for (let k = 0; k < slots; k++) this.entityMarks[entity * slots + k] = Number.NaN;
+    return entity;
+  }
+
+  releaseEntity(entity: number): void {
+    this.entityState[entity] = STATE_FREE;
+    this.freeList[this.freeCount++] = entity;
+    this.live--;
+  }
+
+  growEntities(): void {
+    const size = this.entityCapacity * 2;
+    const growInt = (array: Int32Array, n: number) => {
+      const next = new Int32Array(n);
+      next.set(array);
+      return next;
+    };
+    const growFloat = (array: Float64Array, n: number) => {
+      const next = new Float64Array(n).fill(Number.NaN);
+      next.set(array);
+      return next;
+    };
+    this.entityStep = growInt(this.entityStep, size);
+    this.entityState = growInt(this.entityState, size);
+    this.entityToken = growInt(this.entityToken, size);
+    this.entityArrival = growFloat(this.entityArrival, size);
+    this.freeList = growInt(this.freeList, size);
+    this.entityAttributes = growFloat(this.entityAttributes, size * this.attributeCount);
+    this.entityMarks = growFloat(this.entityMarks, size * this.markSlots);
+    this.entityCapacity = size;
+  }
+
+  /** Moves an entity into a step and on through instantaneous steps until it waits, is served, is delayed or leaves. */
+  enterStep(entity: number, stepIndex: number): void {
+    const steps = this.model.steps;
+    let current = stepIndex;
+    for (;;) {
+      const step = steps[current]!;
+      this.entityStep[entity] = current;
+      this.stepEntries[current]!++;
+      this.hook(entity, current, MOMENT_ENTER);
+      if (this.trace) this.record('enter', entity, step.id, null, null);
+      switch (step.kind) {
+        case STEP_SERVICE: {
+          const resource = step.resource;
+          if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
+          else this.enqueue(entity, current);
+          return;
+        }
+        case STEP_DELAY:
+          this.entityState[entity] = STATE_IN_DELAY;
+          this.schedule(this.now + this.sample(step.duration!, this.durationStreams[current]!), EVENT_DELAY_END, entity, 0);
+          return;
+        case STEP_BRANCH_PROBABILITY:
+          current = step.branchNext![pick(step.branchCumulative!, this.branchStreams[current]!.uniform())]!;
+          break;
+        case STEP_BRANCH_ATTRIBUTE: {
+          const value = this.entityAttributes[entity * this.attributeCount + step.attribute];
+          const equals = step.equals!;
+          let next = step.otherwise;
+          for (let k = 0; k < equals.length; k++) {
+            if (equals[k] === value) {
+              next = step.branchNext![k]!;
+              break;
+            }
+          }
+          current = next;
+          break;
+        }
+        default:
+          this.counts.exits++;
+          this.leave(entity);
+          return;
+      }
+    }
+  }
+
+  leave(entity: number): void {
+    if (this.trace) this.record('leave', entity, null, null, null);
+    this.releaseEntity(entity);
+  }
+
+  // ---- service ----
+
+  startService(entity: number, stepIndex: number): void {
+    const step = this.model.steps[stepIndex]!;
+    const resource = step.resource;
+    this.touch(resource);
+    this.busy[resource]!++;
+    this.entityState[entity] = STATE_IN_SERVICE;
+    this.counts.service_starts++;
+    this.hook(entity, stepIndex, MOMENT_START);
+    if (this.trace) this.record('start', entity, step.id, this.model.resources[resource]!.id, null);
+    this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
+  }
+
+  enqueue(entity: number, stepIndex: number): void {
+    const step = this.model.steps[stepIndex]!;
+    const resource = step.resource;
+    this.touch(resource);
+    this.queueLength[resource]!++;
+    this.entityState[entity] = STATE_WAITING;
+    const token = ++this.tokenCounter;
+    this.entityToken[entity] = token;
+    const priority = step.priorityAttribute >= 0 ? this.entityAttributes[entity * this.attributeCount + step.priorityAttribute]! : 0;
+    this.queues[resource]!.push(entity, token, Number.isNaN(priority) ? Number.MAX_VALUE : priority, this.sequence);
+    if (this.trace) this.record('queue', entity, step.id, this.model.resources[resource]!.id, this.queueLength[resource]!);
+    if (step.renegeAfter !== Number.POSITIVE_INFINITY) this.schedule(this.now + step.renegeAfter, EVENT_RENEGE, entity, token);
+  }
+
+  onServiceEnd(entity: number): void {
+    const stepIndex = this.entityStep[entity]!;
+    const step = this.model.steps[stepIndex]!;
+    const resource = step.resource;
+    this.counts.service_ends++;
+    this.hook(entity, stepIndex, MOMENT_END);
+    if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
+    this.touch(resource);
+    this.busy[resource]!--;
+    // Free the server for the next in line before the finished entity moves on (as SimPy's release does).
+    this.dispatch(resource);
+    this.entityState[entity] = STATE_MOVING;
+    this.enterStep(entity, step.next);
+  }
+
+  dispatch(resource: number): void {
+    const queue = this.queues[resource]!;
+    while (this.queueLength[resource]! > 0 && this.busy[resource]! < this.capacity[resource]!) {
+      const entity = queue.pop(this.entityToken, this.entityState);
+      if (entity < 0) break;
+      this.touch(resource);
+      this.queueLength[resource]!--;
+      this.startService(entity, this.entityStep[entity]!);
+    }
+  }
+
+  onDelayEnd(entity: number): void {
+    const stepIndex = this.entityStep[entity]!;
+    const step = this.model.steps[stepIndex]!;
+    this.counts.delay_ends++;
+    this.hook(entity, stepIndex, MOMENT_END);
+    if (this.trace) this.record('end', entity, step.id, null, null);
+    this.entityState[entity] = STATE_MOVING;
+    this.enterStep(entity, step.next);
+  }
+
+  onRenege(entity: number, token: number): void {
+    // Stale when the entity already started service (its token changes only when it queues again).
+    if (this.entityState[entity] !== STATE_WAITING || this.entityToken[entity] !== token) return;
+    const stepIndex = this.entityStep[entity]!;
+    const step = this.model.steps[stepIndex]!;
+    const resource = step.resource;
+    this.touch(resource);
+    this.queueLength[resource]!--;
+    this.entityState[entity] = STATE_MOVING; // the queue entry is now dead and skipped lazily
+    this.entityToken[entity] = 0;
+    this.counts.reneges++;
+    this.hook(entity, stepIndex, MOMENT_RENEGE);
+    if (this.trace) this.record('renege', entity, step.id, this.model.resources[resource]!.id, null);
+    if (step.renegeTo >= 0) this.enterStep(entity, step.renegeTo);
+    else this.leave(entity);
+  }
+
+  // ---- capacity ----
+
+  initialiseCapacity(resource: number): void {
+    const spec = this.model.resources[resource]!;
+    if (!spec.capacityByHour) {
+      this.capacity[resource] = spec.capacity;
+      return;
+    }
+    this.capacity[resource] = spec.capacityByHour[0]!;
+    if (this.capacityChangeHours[resource]!.length > 0) this.scheduleCapacityChange(resource, 0);
+  }
+
+  /** Schedules the first capacity change strictly after the absolute hour `afterHour` (hour 0 = Monday 00:00). */
+  scheduleCapacityChange(resource: number, afterHour: number): void {
+    const changes = this.capacityChangeHours[resource]!;
+    const week = Math.floor(afterHour / HOURS_PER_WEEK);
+    let next = (week + 1) * HOURS_PER_WEEK + changes[0]!;
+    for (let k = 0; k < changes.length; k++) {
+      const candidate = week * HOURS_PER_WEEK + changes[k]!;
+      if (candidate > afterHour) {
+        next = candidate;
+        break;
+      }
+    }
+    this.schedule(next * this.model.unitsPerHour, EVENT_SHIFT, resource, next);
+  }
+
+  onCapacityChange(resource: number, hour: number): void {
+    this.touch(resource);
+    this.capacity[resource] = this.model.resources[resource]!.capacityByHour![hour % HOURS_PER_WEEK]!;
+    this.counts.capacity_changes++;
+    if (this.trace) this.record('capacity', null, null, this.model.resources[resource]!.id, this.capacity[resource]!);
+    this.scheduleCapacityChange(resource, hour);
+    this.dispatch(resource);
+  }
+
+  // ---- measures ----
+
+  hook(entity: number, stepIndex: number, moment: number): void {
+    const hooks = this.model.hooks[stepIndex * 4 + moment]!;
+    if (hooks.length === 0) return;
+    const measures = this.model.measures;
+    const now = this.now;
+    for (let k = 0; k < hooks.length; k++) {
+      const code = hooks[k]!;
+      const m = code >> 2;
+      const role = code & 3;
+      const measure = measures[m]!;
+      if (role === HOOK_COUNT) {
+        if (now >= measure.windowStart && now < measure.windowEnd) this.measureCount[m]!++;
+        continue;
+      }
+      // time_between: the `from` moment marks the entity (inside the window), the `to` moment records the interval.
+      const slot = entity * this.markSlots + measure.markSlot;
+      if (role === HOOK_TO) {
+        const mark = this.entityMarks[slot]!;
+        if (mark === mark) {
+          this.measureSum[m]! += (now - mark) * measure.timeFactor;
+          this.measureCount[m]!++;
+          this.entityMarks[slot] = Number.NaN;
+        }
+      } else if (now >= measure.windowStart && now < measure.windowEnd) this.entityMarks[slot] = now;
+    }
+  }
+
+  /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window. */
+  touch(resource: number): void {
+    const measures = this.resourceMeasures[resource]!;
+    const last = this.resourceLastTime[resource]!;
+    const now = this.now;
+    if (now === last) return;
+    for (let k = 0; k < measures.length; k++) {
+      const m = measures[k]!;
+      const measure = this.model.measures[m]!;
+      const low = last > measure.windowStart ? last : measure.windowStart;
+      const high = now < measure.windowEnd ? now : measure.windowEnd;
+      if (high <= low) continue;
+      if (measure.kind === MEASURE_UTILISATION) {
+        this.measureArea[m]! += this.busy[resource]! * (high - low);
+        this.measureCapacityArea[m]! += this.capacity[resource]! * (high - low);
+      } else this.measureArea[m]! += this.queueLength[resource]! * (high - low);
+    }
+    this.resourceLastTime[resource] = now;
+  }
+
+  // ---- sampling ----
+
+  sample(distribution: CompiledDistribution, stream: RandomStream): number {
+    switch (distribution.kind) {
+      case DIST_EXPONENTIAL:
+        return -distribution.a * Math.log(stream.uniform());
+      case DIST_FIXED:
+        return distribution.a;
+      case DIST_UNIFORM:
+        return distribution.a + (distribution.b - distribution.a) * stream.uniform();
+      case DIST_TRIANGULAR: {
+        const { a: min, b: mode, c: max } = distribution;
+        const u = stream.uniform();
+        const split = (mode - min) / (max - min);
+        return u < split ? min + Math.sqrt(u * (max - min) * (mode - min)) : max - Math.sqrt((1 - u) * (max - min) * (max - mode));
+      }
+      case DIST_LOGNORMAL:
+        return Math.exp(distribution.a + distribution.b * stream.normal());
+      case DIST_GAMMA:
+        return stream.gamma(distribution.a, distribution.b);
+      case DIST_EMPIRICAL:
+        return distribution.values![pick(distribution.cumulative!, stream.uniform())]!;
+    }
+    return distribution.a;
+  }
+
+  // ---- trace and results ----
+
+  record(kind: TraceEvent['kind'], entity: number | null, step: string | null, resource: string | null, value: number | null): void {
+    const trace = this.trace!;
+    if (trace.length >= this.traceLimit) {
+      this.traceTruncated = true;
+      return;
+    }
+    trace.push({ sequence: trace.length, time: this.now, kind, entity, step, resource, value });
+  }
+
+  finish(): ReplicationResult {
+    const model = this.model;
+    for (let r = 0; r < model.resources.length; r++) this.touch(r);
+    // Entities still marked at the horizon are censored for their time_between measures.
+    const censored = new Float64Array(model.measures.length);
+    let inSystem = 0;
+    for (let entity = 0; entity < this.nextEntity; entity++) {
+      if (this.entityState[entity] === STATE_FREE) continue;
+      inSystem++;
+      model.measures.forEach((measure, m) => {
+        if (measure.kind !== MEASURE_TIME_BETWEEN) return;
+        const mark = this.entityMarks[entity * this.markSlots + measure.markSlot]!;
+        if (mark !== mark) return;
+        censored[m]!++;
+        if (measure.censorAtHorizon) {
+          this.measureSum[m]! += (this.horizon - mark) * measure.timeFactor;
+          this.measureCount[m]!++;
+        }
+      });
+    }
+    const measures: MeasureObservation[] = model.measures.map((measure, m) => {
+      const length = measure.windowEnd - measure.windowStart;
+      let value: number | null = null;
+      let observations = this.measureCount[m]!;
+      let stillWaiting = inSystem;
+      switch (measure.kind) {
+        case MEASURE_TIME_BETWEEN:
+          value = observations > 0 ? this.measureSum[m]! / observations : null;
+          stillWaiting = censored[m]!;
+          break;
+        case MEASURE_COUNT:
+          if (measure.denominator === 'replication') value = observations;
+          else if (measure.denominator === 'arrival') value = this.measureArrivals[m]! > 0 ? observations / this.measureArrivals[m]! : null;
+          else value = observations / ((length / model.unitsPerHour) / 24);
+          break;
+        case MEASURE_UTILISATION:
+          value = this.measureCapacityArea[m]! > 0 ? this.measureArea[m]! / this.measureCapacityArea[m]! : null;
+          observations = 1;
+          stillWaiting = this.queueLength[measure.resource]!;
+          break;
+        case MEASURE_QUEUE_LENGTH:
+          value = this.measureArea[m]! / length;
+          observations = 1;
+          stillWaiting = this.queueLength[measure.resource]!;
+          break;
+      }
+      return { measure_id: measure.id, value, observations, censored: censored[m]!, still_waiting_at_end: stillWaiting };
+    });
+    const stepEntries: Record<string, number> = {};
+    model.steps.forEach((step, index) => {
+      stepEntries[step.id] = this.stepEntries[index]!;
+    });
+    return {
+      variant_id: model.variantId,
+      replication_index: this.replicationIndex,
+      measures,
+      event_counts: { ...this.counts },
+      step_entries: stepEntries,
+      arrivals_after_warm_up: this.arrivalsAfterWarmUp,
+      in_system_at_end: inSystem,
+      trace: this.trace,
+      trace_truncated: this.traceTruncated,
+    };
+  }
+}
+
+/** Index of the first cumulative weight above u (binary search; cumulative ends at 1). */
+function pick(cumulative: Float64Array, u: number): number {
+  let low = 0;
+  let high = cumulative.length - 1;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (u < cumulative[middle]!) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+class FifoQueue {
+  entities = new Int32Array(256);
+  tokens = new Int32Array(256);
+  head = 0;
+  size = 0;
+
+  push(entity: number, token: number, _priority: number, _sequence: number): void {
+    if (this.size === this.entities.length) this.grow();
+    const mask = this.entities.length - 1;
+    const slot = (this.head + this.size) & mask;
+    this.entities[slot] = entity;
+    this.tokens[slot] = token;
+    this.size++;
+  }
+
+  /** Next live entity, skipping entries left by reneging; -1 when none. */
+  pop(entityToken: Int32Array, entityState: Int32Array): number {
+    const mask = this.entities.length - 1;
+    while (this.size > 0) {
+      const entity = this.entities[this.head]!;
+      const token = this.tokens[this.head]!;
+      this.head = (this.head + 1) & mask;
+      this.size--;
+      if (entityState[entity] === STATE_WAITING && entityToken[entity] === token) return entity;
+    }
+    return -1;
+  }
+
+  grow(): void {
+    const size = this.entities.length * 2;
+    const entities = new Int32Array(size);
+    const tokens = new Int32Array(size);
+    const mask = this.entities.length - 1;
+    for (let k = 0; k < this.size; k++) {
+      entities[k] = this.entities[(this.head + k) & mask]!;
+      tokens[k] = this.tokens[(this.head + k) & mask]!;
+    }
+    this.entities = entities;
+    this.tokens = tokens;
+    this.head = 0;
+  }
+}
+
+/** Lower priority value first, then arrival order at the queue. */
+class PriorityQueue {
+  priority = new Float64Array(256);
+  order = new Float64Array(256);
+  entities = new Int32Array(256);
+  tokens = new Int32Array(256);
+  size = 0;
+
+  push(entity: number, token: number, priority: number, sequence: number): void {
+    if (this.size === this.entities.length) this.grow();
+    let index = this.size++;
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      if (this.priority[parent]! < priority || (this.priority[parent] === priority && this.order[parent]! < sequence)) break;
+      this.move(parent, index);
+      index = parent;
+    }
+    this.priority[index] = priority;
+    this.order[index] = sequence;
+    this.entities[index] = entity;
+    this.tokens[index] = token;
+  }
+
+  pop(entityToken: Int32Array, entityState: Int32Array): number {
+    while (this.size > 0) {
+      const entity = this.entities[0]!;
+      const token = this.tokens[0]!;
+      const size = --this.size;
+      if (size > 0) {
+        const priority = this.priority[size]!;
+        const order = this.order[size]!;
+        const lastEntity = this.entities[size]!;
+        const lastToken = this.tokens[size]!;
+        let index = 0;
+        for (;;) {
+          let child = 2 * index + 1;
+          if (child >= size) break;
+          const right = child + 1;
+          if (right < size && (this.priority[right]! < this.priority[child]! || (this.priority[right] === this.priority[child] && this.order[right]! < this.order[child]!))) child = right;
+          if (priority < this.priority[child]! || (priority === this.priority[child] && order < this.order[child]!)) break;
+          this.move(child, index);
+          index = child;
+        }
+        this.priority[index] = priority;
+        this.order[index] = order;
+        this.entities[index] = lastEntity;
+        this.tokens[index] = lastToken;
+      }
+      if (entityState[entity] === STATE_WAITING && entityToken[entity] === token) return entity;
+    }
+    return -1;
+  }
+
+  move(from: number, to: number): void {
+    this.priority[to] = this.priority[from]!;
+    this.order[to] = this.order[from]!;
+    this.entities[to] = this.entities[from]!;
+    this.tokens[to] = this.tokens[from]!;
+  }
+
+  grow(): void {
+    const size = this.entities.length * 2;
+    const copy = <T extends Float64Array | Int32Array>(array: T, make: (n: number) => T): T => {
+      const next = make(size);
+      next.set(array);
+      return next;
+    };
+    this.priority = copy(this.priority, (n) => new Float64Array(n));
+    this.order = copy(this.order, (n) => new Float64Array(n));
+    this.entities = copy(this.entities, (n) => new Int32Array(n));
+    this.tokens = copy(this.tokens, (n) => new Int32Array(n));
+  }
+}

@@ -1,0 +1,380 @@
+// Compiles a valid WorldSpec and one variant into flat numbers the engine can run fast: parameters resolved
+// (settings changed by the variant applied, units converted to the world time unit), ids turned into indices.
+import { ServiceError } from '../errors.ts';
+import type { Distribution, Parameter, StepRef, WorldSpec } from '../contracts/worldSpec.ts';
+import { toWorldUnit, unitsPerHour } from './units.ts';
+
+export const STEP_SERVICE = 0;
+export const STEP_DELAY = 1;
+export const STEP_BRANCH_PROBABILITY = 2;
+export const STEP_BRANCH_ATTRIBUTE = 3;
+export const STEP_EXIT = 4;
+
+export const DIST_FIXED = 0;
+export const DIST_EXPONENTIAL = 1;
+export const DIST_UNIFORM = 2;
+export const DIST_TRIANGULAR = 3;
+export const DIST_LOGNORMAL = 4;
+export const DIST_GAMMA = 5;
+export const DIST_EMPIRICAL = 6;
+
+export const MOMENT_ENTER = 0;
+export const MOMENT_START = 1;
+export const MOMENT_END = 2;
+export const MOMENT_RENEGE = 3;
+export const MOMENTS = ['enter', 'start', 'end', 'renege'] as const;
+
+export const HOOK_COUNT = 0;
+export const HOOK_FROM = 1;
+export const HOOK_TO = 2;
+
+export const ARRIVAL_POISSON = 0;
+export const ARRIVAL_SCHEDULED = 1;
+export const ARRIVAL_RATE_TABLE = 2;
+
+export const HOURS_PER_WEEK = 168;
+
+export type CompiledDistribution = {
+  kind: number;
+  /** fixed: value; exponential: mean; uniform: min; triangular: min; lognormal: mu (log scale); gamma: shape */
+  a: number;
+  /** uniform: max; triangular: mode; lognormal: sigma (log scale); gamma: scale */
+  b: number;
+  /** triangular: max */
+  c: number;
+  /** empirical: cumulative weights (last = 1) and their values */
+  cumulative: Float64Array | null;
+  values: Float64Array | null;
+  /** expected value in world time units, for the estimate */
+  mean: number;
+};
+
+export type CompiledStep = {
+  id: string;
+  kind: number;
+  next: number;
+  resource: number;
+  duration: CompiledDistribution | null;
+  priorityAttribute: number;
+  renegeAfter: number;
+  /** step index after reneging, or -1: the entity leaves the system */
+  renegeTo: number;
+  branchCumulative: Float64Array | null;
+  branchNext: Int32Array | null;
+  attribute: number;
+  equals: Float64Array | null;
+  otherwise: number;
+};
+
+export type CompiledArrival = {
+  id: string;
+  kind: number;
+  toStep: number;
+  /** poisson: arrivals per world time unit */
+  rate: number;
+  /** scheduled: sorted times within the period; period (Infinity when not repeating); batch size */
+  times: Float64Array | null;
+  period: number;
+  batchSize: number;
+  /** rate table: arrivals per world time unit for each hour of the week (Monday 00:00 first) */
+  ratesByHour: Float64Array | null;
+  attributes: { attribute: number; cumulative: Float64Array; codes: Float64Array; source: string }[];
+};
+
+export type CompiledResource = {
+  id: string;
+  /** capacity for each hour of the week, or null when constant */
+  capacityByHour: Int32Array | null;
+  capacity: number;
+  usesPriority: boolean;
+};
+
+export const MEASURE_TIME_BETWEEN = 0;
+export const MEASURE_COUNT = 1;
+export const MEASURE_UTILISATION = 2;
+export const MEASURE_QUEUE_LENGTH = 3;
+
+export type CompiledMeasure = {
+  id: string;
+  kind: number;
+  windowStart: number;
+  windowEnd: number;
+  resource: number;
+  /** time_between: slot in the per-entity mark table */
+  markSlot: number;
+  censorAtHorizon: boolean;
+  /** factor from world time units to the measure's unit (time_between) */
+  timeFactor: number;
+  denominator: string;
+};
+
+export type CompiledModel = {
+  world: WorldSpec;
+  variantId: string;
+  variantIndex: number;
+  seed: number;
+  horizon: number;
+  warmUp: number;
+  unitsPerHour: number;
+  steps: CompiledStep[];
+  arrivals: CompiledArrival[];
+  resources: CompiledResource[];
+  attributeNames: string[];
+  /** attribute name -> string value -> numeric code (numbers keep their own value) */
+  attributeCodes: Map<string, Map<string, number>>;
+  measures: CompiledMeasure[];
+  markSlots: number;
+  /** hooks[step * 4 + moment] = measure * 4 + role (HOOK_COUNT, HOOK_FROM, HOOK_TO) for each measure touched at that moment */
+  hooks: Int32Array[];
+};
+
+function fail(message: string): never {
+  throw new ServiceError('VALIDATION_FAILED', message, [{ path: '', message }]);
+}
+
+/** Setting values under a variant: the baseline values with the variant's changes applied. */
+export function settingValues(world: WorldSpec, variantId: string): Map<string, { value: number; unit: string }> {
+  const variant = world.variants.find((candidate) => candidate.id === variantId);
+  if (!variant) fail(`variant '${variantId}' does not exist in this world`);
+  const values = new Map<string, { value: number; unit: string }>();
+  for (const [name, setting] of Object.entries(world.settings)) values.set(name, { value: setting.value, unit: setting.unit });
+  for (const change of variant.changes) {
+    const setting = values.get(change.setting);
+    if (setting) values.set(change.setting, { value: change.value, unit: setting.unit });
+  }
+  return values;
+}
+
+export function compileModel(world: WorldSpec, variantId: string): CompiledModel {
+  const variantIndex = world.variants.findIndex((variant) => variant.id === variantId);
+  if (variantIndex < 0) fail(`variant '${variantId}' does not exist in this world`);
+  const values = settingValues(world, variantId);
+  const resolve = (parameter: Parameter): number => {
+    if (typeof parameter === 'number') return parameter;
+    const setting = values.get(parameter.setting);
+    if (!setting) fail(`setting '${parameter.setting}' does not exist`);
+    return toWorldUnit(setting.value, setting.unit, world.time_unit);
+  };
+
+  const stepIndex = new Map(world.steps.map((step, index) => [step.id, index]));
+  const resourceIndex = new Map(world.resources.map((resource, index) => [resource.id, index]));
+  const stepOf = (id: string): number => stepIndex.get(id) ?? fail(`step '${id}' does not exist`);
+
+  const attributeNames: string[] = [];
+  const attributeCodes = new Map<string, Map<string, number>>();
+  const attributeOf = (name: string): number => {
+    let index = attributeNames.indexOf(name);
+    if (index < 0) {
+      index = attributeNames.push(name) - 1;
+      attributeCodes.set(name, new Map());
+    }
+    return index;
+  };
+  const codeOf = (name: string, value: string | number): number => {
+    if (typeof value === 'number') return value;
+    const codes = attributeCodes.get(name)!;
+    let code = codes.get(value);
+    // Strings get negative codes so they never collide with numeric attribute values used for priority.
+    if (code === undefined) {
+      code = -1 - codes.size;
+      codes.set(value, code);
+    }
+    return code;
+  };
+
+  const arrivals: CompiledArrival[] = world.arrivals.map((arrival) => {
+    const attributes = (arrival.attributes ?? []).map((assignment) => {
+      const attribute = attributeOf(assignment.name);
+      const cumulative = cumulate(assignment.values.map((value) => resolve(value.probability)));
+      const codes = Float64Array.from(assignment.values.map((value) => codeOf(assignment.name, value.value)));
+      return { attribute, cumulative, codes, source: `arrival:${arrival.id}:attribute:${assignment.name}` };
+    });
+    const base = { id: arrival.id, toStep: stepOf(arrival.to_step), rate: 0, times: null, period: Number.POSITIVE_INFINITY, batchSize: 1, ratesByHour: null, attributes };
+    if (arrival.kind === 'poisson') return { ...base, kind: ARRIVAL_POISSON, rate: resolve(arrival.rate) };
+    if (arrival.kind === 'scheduled') {
+      return { ...base, kind: ARRIVAL_SCHEDULED, times: Float64Array.from(arrival.times).sort(), period: arrival.period ?? Number.POSITIVE_INFINITY, batchSize: arrival.batch_size ?? 1 };
+    }
+    const scale = arrival.scale === undefined ? 1 : resolve(arrival.scale);
+    const perUnit = unitsPerHour(world.time_unit);
+    const ratesByHour = new Float64Array(HOURS_PER_WEEK);
+    for (let day = 0; day < 7; day++) for (let hour = 0; hour < 24; hour++) ratesByHour[day * 24 + hour] = ((arrival.rates_per_hour[day]?.[hour] ?? 0) * scale) / perUnit;
+    return { ...base, kind: ARRIVAL_RATE_TABLE, ratesByHour };
+  });
+  // Branches by attribute may name values no arrival assigns; they still need codes.
+  for (const step of world.steps) if (step.kind === 'branch' && step.by === 'attribute') attributeOf(step.attribute);
+
+  const usesPriority = new Set(world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')));
+  const resources: CompiledResource[] = world.resources.map((resource) => {
+    let capacityByHour: Int32Array | null = null;
+    if (resource.shifts) {
+      capacityByHour = new Int32Array(HOURS_PER_WEEK);
+      for (const shift of resource.shifts) {
+        const capacity = Math.round(resolve(shift.capacity));
+        for (const day of shift.days) for (let hour = shift.start_hour; hour < shift.end_hour; hour++) capacityByHour[day * 24 + hour]! += capacity;
+      }
+    }
+    return { id: resource.id, capacityByHour, capacity: Math.round(resolve(resource.capacity)), usesPriority: usesPriority.has(resource.id) };
+  });
+
+  const steps: CompiledStep[] = world.steps.map((step) => {
+    const compiled: CompiledStep = {
+      id: step.id,
+      kind: STEP_EXIT,
+      next: -1,
+      resource: -1,
+      duration: null,
+      priorityAttribute: -1,
+      renegeAfter: Number.POSITIVE_INFINITY,
+      renegeTo: -1,
+      branchCumulative: null,
+      branchNext: null,
+      attribute: -1,
+      equals: null,
+      otherwise: -1,
+    };
+    switch (step.kind) {
+      case 'service':
+        compiled.kind = STEP_SERVICE;
+        compiled.next = stepOf(step.next);
+        compiled.resource = resourceIndex.get(step.resource) ?? fail(`resource '${step.resource}' does not exist`);
+        compiled.duration = compileDistribution(step.duration, resolve);
+        if (step.queue === 'priority' && step.priority_attribute) compiled.priorityAttribute = attributeOf(step.priority_attribute);
+        if (step.renege_after !== undefined) compiled.renegeAfter = resolve(step.renege_after);
+        if (step.renege_to !== undefined) compiled.renegeTo = stepOf(step.renege_to);
+        break;
+      case 'delay':
+        compiled.kind = STEP_DELAY;
+        compiled.next = stepOf(step.next);
+        compiled.duration = compileDistribution(step.duration, resolve);
+        break;
+      case 'branch':
+        if (step.by === 'probability') {
+          compiled.kind = STEP_BRANCH_PROBABILITY;
+          compiled.branchCumulative = cumulate(step.options.map((option) => resolve(option.probability)));
+          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+        } else {
+          compiled.kind = STEP_BRANCH_ATTRIBUTE;
+          compiled.attribute = attributeOf(step.attribute);
+          compiled.equals = Float64Array.from(step.options.map((option) => codeOf(step.attribute, option.equals)));
+          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+          compiled.otherwise = stepOf(step.otherwise);
+        }
+        break;
+      case 'exit':
+        compiled.kind = STEP_EXIT;
+        break;
+    }
+    return compiled;
+  });
+
+  const hookLists: number[][] = world.steps.flatMap(() => [[], [], [], []]);
+  const hookAt = (ref: StepRef, measure: number, role: number) => hookLists[stepOf(ref.step) * 4 + MOMENTS.indexOf(ref.at)]!.push(measure * 4 + role);
+  let markSlots = 0;
+  const measures: CompiledMeasure[] = world.measured.map((measure, index) => {
+    const windowStart = measure.window?.start ?? world.warm_up;
+    const windowEnd = measure.window?.end ?? world.horizon;
+    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator };
+    switch (measure.kind) {
+      case 'time_between': {
+        // `to` before `from`: an entity passing the same moment again closes its previous interval first.
+        hookAt(measure.to, index, HOOK_TO);
+        hookAt(measure.from, index, HOOK_FROM);
+        const timeFactor = toWorldUnit(1, world.time_unit, measure.unit);
+        return { ...base, kind: MEASURE_TIME_BETWEEN, markSlot: markSlots++, censorAtHorizon: measure.censoring === 'at_horizon', timeFactor };
+      }
+      case 'count':
+        hookAt(measure.event, index, HOOK_COUNT);
+        return { ...base, kind: MEASURE_COUNT };
+      case 'utilisation':
+        return { ...base, kind: MEASURE_UTILISATION, resource: resourceIndex.get(measure.resource) ?? fail(`resource '${measure.resource}' does not exist`) };
+      case 'queue_length':
+        return { ...base, kind: MEASURE_QUEUE_LENGTH, resource: resourceIndex.get(measure.resource) ?? fail(`resource '${measure.resource}' does not exist`) };
+    }
+    return fail('unknown measure kind');
+  });
+
+  return {
+    world,
+    variantId,
+    variantIndex,
+    seed: world.seed,
+    horizon: world.horizon,
+    warmUp: world.warm_up,
+    unitsPerHour: unitsPerHour(world.time_unit),
+    steps,
+    arrivals,
+    resources,
+    attributeNames,
+    attributeCodes,
+    measures,
+    markSlots,
+    hooks: hookLists.map((list) => Int32Array.from(list)),
+  };
+}
+
+function cumulate(weights: number[]): Float64Array {
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  const out = new Float64Array(weights.length);
+  let running = 0;
+  weights.forEach((weight, index) => {
+    running += weight;
+    out[index] = total > 0 ? running / total : (index + 1) / weights.length;
+  });
+  out[weights.length - 1] = 1;
+  return out;
+}
+
+function compileDistribution(distribution: Distribution, resolve: (parameter: Parameter) => number): CompiledDistribution {
+  const out: CompiledDistribution = { kind: DIST_FIXED, a: 0, b: 0, c: 0, cumulative: null, values: null, mean: 0 };
+  switch (distribution.dist) {
+    case 'fixed':
+      out.a = resolve(distribution.value);
+      out.mean = out.a;
+      break;
+    case 'exponential':
+      out.kind = DIST_EXPONENTIAL;
+      out.a = resolve(distribution.mean);
+      out.mean = out.a;
+      break;
+    case 'uniform':
+      out.kind = DIST_UNIFORM;
+      out.a = resolve(distribution.min);
+      out.b = resolve(distribution.max);
+      out.mean = (out.a + out.b) / 2;
+      break;
+    case 'triangular':
+      out.kind = DIST_TRIANGULAR;
+      out.a = resolve(distribution.min);
+      out.b = resolve(distribution.mode);
+      out.c = resolve(distribution.max);
+      out.mean = (out.a + out.b + out.c) / 3;
+      break;
+    case 'lognormal': {
+      // Given as the mean and sd of the duration itself; converted to the log-scale mu and sigma.
+      const mean = resolve(distribution.mean);
+      const sd = resolve(distribution.sd);
+      const sigmaSquared = Math.log(1 + (sd * sd) / (mean * mean));
+      out.kind = DIST_LOGNORMAL;
+      out.a = Math.log(mean) - sigmaSquared / 2;
+      out.b = Math.sqrt(sigmaSquared);
+      out.mean = mean;
+      break;
+    }
+    case 'gamma':
+      out.kind = DIST_GAMMA;
+      out.a = resolve(distribution.shape);
+      out.b = resolve(distribution.scale);
+      out.mean = out.a * out.b;
+      break;
+    case 'empirical': {
+      out.kind = DIST_EMPIRICAL;
+      const weights = distribution.weights ?? distribution.values.map(() => 1);
+      out.cumulative = cumulate(weights);
+      out.values = Float64Array.from(distribution.values);
+      const total = weights.reduce((sum, weight) => sum + weight, 0);
+      out.mean = distribution.values.reduce((sum, value, index) => sum + value * (weights[index] ?? 0), 0) / (total || 1);
+      break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,449 @@
+// validateWorld: every problem of a WorldSpec, each with a JSON pointer and a message (spec: Public endpoints, validate).
+// Schema problems first, then semantic checks; the semantic checks guard every access so a half-broken document
+// still gets all the problems that can be found, not just the first.
+import { WorldSpec } from '../contracts/worldSpec.ts';
+import { escapePointer, type Problem, schemaProblems } from './schemaProblems.ts';
+import { type Dimension, dimensionOf, toWorldUnit } from './units.ts';
+
+export type { Problem } from './schemaProblems.ts';
+export type ValidationResult = { valid: boolean; problems: Problem[] };
+
+/** Tolerance for probabilities that must sum to 1. */
+export const PROBABILITY_SUM_TOLERANCE = 1e-9;
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const isId = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+const DIMENSION_WORDS: Record<Dimension, string> = {
+  time: 'a time unit (minutes, hours, days)',
+  rate: 'a rate unit (per_minute, per_hour, per_day)',
+  probability: 'probability',
+  count: 'count',
+  dimensionless: 'a dimensionless unit (fraction, ratio, dimensionless)',
+  currency: 'a currency code',
+};
+
+// Which moments a measure may name at each kind of step (spec: WorldSpec measured results).
+const MOMENTS_BY_KIND: Record<string, string[]> = { service: ['enter', 'start', 'end', 'renege'], delay: ['enter', 'end'], branch: ['enter'], exit: ['enter'] };
+
+export function validateWorld(input: unknown): ValidationResult {
+  const problems = schemaProblems(WorldSpec, input);
+  if (isObject(input)) semanticProblems(input, problems);
+  else if (problems.length === 0) problems.push({ pointer: '', message: 'a WorldSpec must be a JSON object' });
+  return { valid: problems.length === 0, problems: dedupe(problems) };
+}
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.pointer}\u0000${problem.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+type Context = {
+  world: Json;
+  settings: Json;
+  problems: Problem[];
+  variants: Json[];
+  timeUnit: string;
+};
+
+function semanticProblems(world: Json, problems: Problem[]): void {
+  const settings = isObject(world.settings) ? world.settings : {};
+  const variants = asArray(world.variants).filter(isObject);
+  const timeUnit = typeof world.time_unit === 'string' ? world.time_unit : 'minutes';
+  const context: Context = { world, settings, problems, variants, timeUnit };
+
+  // Horizon after warm-up (spec: validate, "horizon not after warm-up").
+  if (typeof world.horizon === 'number' && typeof world.warm_up === 'number' && !(world.horizon > world.warm_up)) {
+    problems.push({ pointer: '/horizon', message: `horizon (${world.horizon}) must be after the warm-up (${world.warm_up})` });
+  }
+
+  for (const [name, setting] of Object.entries(settings)) {
+    if (!isObject(setting) || typeof setting.unit !== 'string') continue;
+    if (dimensionOf(setting.unit) === null) {
+      problems.push({ pointer: `/settings/${escapePointer(name)}/unit`, message: `unknown unit '${setting.unit}': use minutes, hours, days, per_minute, per_hour, per_day, probability, count, fraction or a currency code` });
+    }
+  }
+
+  const steps = asArray(world.steps);
+  const stepIndex = new Map<string, number>();
+  steps.forEach((step, index) => {
+    if (!isObject(step) || !isId(step.id)) return;
+    if (stepIndex.has(step.id)) problems.push({ pointer: `/steps/${index}/id`, message: `duplicate step id '${step.id}'` });
+    else stepIndex.set(step.id, index);
+  });
+  const resources = asArray(world.resources);
+  const resourceIds = new Set<string>();
+  resources.forEach((resource, index) => {
+    if (!isObject(resource) || !isId(resource.id)) return;
+    if (resourceIds.has(resource.id)) problems.push({ pointer: `/resources/${index}/id`, message: `duplicate resource id '${resource.id}'` });
+    resourceIds.add(resource.id);
+  });
+  checkDuplicateIds(asArray(world.arrivals), '/arrivals', 'arrival', problems);
+  checkDuplicateIds(asArray(world.measured), '/measured', 'measure', problems);
+  checkDuplicateIds(variants, '/variants', 'variant', problems);
+
+  const stepRef = (value: unknown, pointer: string) => {
+    if (isId(value) && !stepIndex.has(value)) problems.push({ pointer, message: `refers to step '${value}', which does not exist` });
+  };
+
+  // Attributes assigned by arrivals, with their kinds of value.
+  const attributes = new Map<string, Set<string>>();
+  asArray(world.arrivals).forEach((arrival, index) => {
+    if (!isObject(arrival)) return;
+    const base = `/arrivals/${index}`;
+    stepRef(arrival.to_step, `${base}/to_step`);
+    if (arrival.kind === 'poisson') parameter(context, arrival.rate, `${base}/rate`, 'rate', { min: 0 });
+    if (arrival.kind === 'rate_table') {
+      if (arrival.scale !== undefined) parameter(context, arrival.scale, `${base}/scale`, 'dimensionless', { min: 0 });
+      const total = asArray(arrival.rates_per_hour).flatMap(asArray).reduce((sum: number, rate) => sum + (typeof rate === 'number' ? rate : 0), 0);
+      if (Array.isArray(arrival.rates_per_hour) && total <= 0) problems.push({ pointer: `${base}/rates_per_hour`, message: 'every rate is zero: this source never produces an arrival' });
+    }
+    if (arrival.kind === 'scheduled' && typeof arrival.period === 'number') {
+      asArray(arrival.times).forEach((time, timeIndex) => {
+        if (typeof time === 'number' && time >= (arrival.period as number)) problems.push({ pointer: `${base}/times/${timeIndex}`, message: `time ${time} is not inside the period (${arrival.period})` });
+      });
+    }
+    asArray(arrival.attributes).forEach((assignment, assignmentIndex) => {
+      if (!isObject(assignment) || !isId(assignment.name)) return;
+      const pointer = `${base}/attributes/${assignmentIndex}`;
+      const kinds = attributes.get(assignment.name) ?? new Set<string>();
+      attributes.set(assignment.name, kinds);
+      const values = asArray(assignment.values).filter(isObject);
+      for (const value of values) kinds.add(typeof value.value);
+      probabilitySum(context, values.map((value) => value.probability), values.map((_, i) => `${pointer}/values/${i}/probability`), pointer, `probabilities of attribute '${assignment.name}'`);
+    });
+  });
+
+  steps.forEach((step, index) => {
+    if (!isObject(step)) return;
+    const base = `/steps/${index}`;
+    if (step.kind === 'service' || step.kind === 'delay') {
+      stepRef(step.next, `${base}/next`);
+      distribution(context, step.duration, `${base}/duration`);
+    }
+    if (step.kind === 'service') {
+      if (isId(step.resource) && !resourceIds.has(step.resource)) problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
+      if (step.renege_after !== undefined) parameter(context, step.renege_after, `${base}/renege_after`, 'time', { min: 0 });
+      if (step.renege_to !== undefined) {
+        stepRef(step.renege_to, `${base}/renege_to`);
+        if (step.renege_after === undefined) problems.push({ pointer: `${base}/renege_to`, message: 'renege_to needs renege_after (the maximum wait)' });
+      }
+      if (step.queue === 'priority') {
+        if (!isId(step.priority_attribute)) problems.push({ pointer: `${base}/priority_attribute`, message: 'a priority queue needs priority_attribute (lower values are served first)' });
+      }
+      if (isId(step.priority_attribute)) {
+        const kinds = attributes.get(step.priority_attribute);
+        if (!kinds) problems.push({ pointer: `${base}/priority_attribute`, message: `attribute '${step.priority_attribute}' is not assigned by any arrival` });
+        else if (kinds.has('string')) problems.push({ pointer: `${base}/priority_attribute`, message: `attribute '${step.priority_attribute}' must have numeric values to order a priority queue` });
+        if (step.queue !== 'priority') problems.push({ pointer: `${base}/queue`, message: "priority_attribute is set but queue is not 'priority'" });
+      }
+    }
+    if (step.kind === 'branch') {
+      const options = asArray(step.options).filter(isObject);
+      options.forEach((option, optionIndex) => stepRef(option.next, `${base}/options/${optionIndex}/next`));
+      if (step.by === 'probability') {
+        probabilitySum(context, options.map((option) => option.probability), options.map((_, i) => `${base}/options/${i}/probability`), `${base}/options`, `branch probabilities of step '${String(step.id)}'`);
+      }
+      if (step.by === 'attribute') {
+        stepRef(step.otherwise, `${base}/otherwise`);
+        if (isId(step.attribute) && !attributes.has(step.attribute)) problems.push({ pointer: `${base}/attribute`, message: `attribute '${step.attribute}' is not assigned by any arrival` });
+      }
+    }
+  });
+
+  reachability(world, steps, stepIndex, problems);
+
+  const horizon = typeof world.horizon === 'number' ? world.horizon : Number.POSITIVE_INFINITY;
+  const measureKinds = new Map<string, string>();
+  asArray(world.measured).forEach((measure, index) => {
+    if (!isObject(measure)) return;
+    const base = `/measured/${index}`;
+    if (isId(measure.id) && typeof measure.kind === 'string') measureKinds.set(measure.id, measure.kind);
+    const moment = (ref: unknown, pointer: string) => {
+      if (!isObject(ref) || !isId(ref.step)) return;
+      const at = stepIndex.get(ref.step);
+      if (at === undefined) {
+        problems.push({ pointer: `${pointer}/step`, message: `refers to step '${ref.step}', which does not exist` });
+        return;
+      }
+      const target = steps[at] as Json;
+      const allowed = MOMENTS_BY_KIND[String(target.kind)] ?? [];
+      if (typeof ref.at === 'string' && !allowed.includes(ref.at)) problems.push({ pointer: `${pointer}/at`, message: `a ${String(target.kind)} step has no '${ref.at}' moment (allowed: ${allowed.join(', ')})` });
+      if (ref.at === 'renege' && target.renege_after === undefined) problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no renege_after, so nobody reneges there` });
+    };
+    if (measure.kind === 'time_between') {
+      moment(measure.from, `${base}/from`);
+      moment(measure.to, `${base}/to`);
+    }
+    if (measure.kind === 'count') {
+      moment(measure.event, `${base}/event`);
+      const expected: Record<string, string> = { replication: 'count', arrival: 'count_per_arrival', day: 'count_per_day' };
+      if (typeof measure.denominator === 'string' && typeof measure.unit === 'string' && expected[measure.denominator] !== measure.unit) {
+        problems.push({ pointer: `${base}/unit`, message: `unit '${measure.unit}' does not match denominator '${measure.denominator}' (expected '${expected[measure.denominator]}')` });
+      }
+    }
+    if ((measure.kind === 'utilisation' || measure.kind === 'queue_length') && isId(measure.resource) && !resourceIds.has(measure.resource)) {
+      problems.push({ pointer: `${base}/resource`, message: `refers to resource '${measure.resource}', which does not exist` });
+    }
+    if (isObject(measure.window) && typeof measure.window.start === 'number' && typeof measure.window.end === 'number') {
+      if (!(measure.window.end > measure.window.start)) problems.push({ pointer: `${base}/window`, message: 'window end must be after its start' });
+      if (measure.window.end > horizon) problems.push({ pointer: `${base}/window/end`, message: `window ends after the horizon (${horizon})` });
+    }
+  });
+
+  // Variants: one baseline, at least one treatment, changes name existing settings in range.
+  const baselines = variants.filter((variant) => variant.role === 'baseline');
+  if (Array.isArray(world.variants) && baselines.length !== 1) problems.push({ pointer: '/variants', message: `exactly one variant must have role 'baseline' (found ${baselines.length})` });
+  if (Array.isArray(world.variants) && !variants.some((variant) => variant.role === 'treatment')) problems.push({ pointer: '/variants', message: "at least one variant must have role 'treatment'" });
+  asArray(world.variants).forEach((variant, index) => {
+    if (!isObject(variant)) return;
+    const seen = new Set<string>();
+    asArray(variant.changes).forEach((change, changeIndex) => {
+      if (!isObject(change) || !isId(change.setting)) return;
+      const pointer = `/variants/${index}/changes/${changeIndex}`;
+      if (seen.has(change.setting)) problems.push({ pointer: `${pointer}/setting`, message: `setting '${change.setting}' is changed twice in this variant` });
+      seen.add(change.setting);
+      const setting = settings[change.setting];
+      if (!isObject(setting)) problems.push({ pointer: `${pointer}/setting`, message: `refers to setting '${change.setting}', which does not exist` });
+      else if (typeof change.value === 'number' && typeof setting.unit === 'string') {
+        const dimension = dimensionOf(setting.unit);
+        if (dimension === 'probability' && (change.value < 0 || change.value > 1)) problems.push({ pointer: `${pointer}/value`, message: 'a probability must be between 0 and 1' });
+        if (dimension !== null && dimension !== 'currency' && change.value < 0) problems.push({ pointer: `${pointer}/value`, message: 'must not be negative' });
+      }
+    });
+  });
+
+  resources.forEach((resource, index) => {
+    if (!isObject(resource)) return;
+    parameter(context, resource.capacity, `/resources/${index}/capacity`, 'count', { min: 0, integer: true });
+    asArray(resource.shifts).forEach((shift, shiftIndex) => {
+      if (!isObject(shift)) return;
+      const pointer = `/resources/${index}/shifts/${shiftIndex}`;
+      parameter(context, shift.capacity, `${pointer}/capacity`, 'count', { min: 0, integer: true });
+      if (typeof shift.start_hour === 'number' && typeof shift.end_hour === 'number' && !(shift.end_hour > shift.start_hour)) problems.push({ pointer: `${pointer}/end_hour`, message: 'end_hour must be after start_hour' });
+    });
+  });
+
+  const cost = world.cost_scenarios;
+  if (isObject(cost)) {
+    asArray(cost.rates).forEach((rate, index) => {
+      if (!isObject(rate)) return;
+      const pointer = `/cost_scenarios/rates/${index}`;
+      if (isId(rate.measure)) {
+        const kind = measureKinds.get(rate.measure);
+        if (kind === undefined) problems.push({ pointer: `${pointer}/measure`, message: `refers to measure '${rate.measure}', which does not exist` });
+        else if (kind !== 'count') problems.push({ pointer: `${pointer}/measure`, message: `measure '${rate.measure}' is a ${kind} measure; only count measures can be priced` });
+      }
+      lowBaseHigh(rate, pointer, problems);
+    });
+    const variantIds = new Set(variants.map((variant) => variant.id));
+    asArray(cost.additional_costs).forEach((extra, index) => {
+      if (!isObject(extra)) return;
+      const pointer = `/cost_scenarios/additional_costs/${index}`;
+      asArray(extra.variants).forEach((id, variantIndex) => {
+        if (isId(id) && !variantIds.has(id)) problems.push({ pointer: `${pointer}/variants/${variantIndex}`, message: `refers to variant '${id}', which does not exist` });
+      });
+      lowBaseHigh(extra, pointer, problems);
+    });
+  }
+}
+
+function lowBaseHigh(item: Json, pointer: string, problems: Problem[]): void {
+  const { low, base, high } = item;
+  if (typeof low === 'number' && typeof base === 'number' && low > base) problems.push({ pointer: `${pointer}/low`, message: 'low must not exceed base' });
+  if (typeof base === 'number' && typeof high === 'number' && base > high) problems.push({ pointer: `${pointer}/high`, message: 'high must not be below base' });
+}
+
+function checkDuplicateIds(items: unknown[], base: string, noun: string, problems: Problem[]): void {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    if (!isObject(item) || !isId(item.id)) return;
+    if (seen.has(item.id)) problems.push({ pointer: `${base}/${index}/id`, message: `duplicate ${noun} id '${item.id}'` });
+    seen.add(item.id);
+  });
+}
+
+type Range = { min?: number; max?: number; integer?: boolean; positive?: boolean };
+
+/**
+ * Checks one parameter: the setting exists and its unit fits the expected dimension, and the value (baseline and
+ * under every variant that changes it) is in range. Returns the baseline value in world units, or null.
+ */
+function parameter(context: Context, value: unknown, pointer: string, dimension: Dimension, range: Range): number | null {
+  const { problems, settings } = context;
+  if (typeof value === 'number') {
+    checkRange(value, pointer, range, problems, '');
+    return value;
+  }
+  if (!isObject(value) || !isId(value.setting)) return null;
+  const setting = settings[value.setting];
+  if (!isObject(setting)) {
+    problems.push({ pointer: `${pointer}/setting`, message: `refers to setting '${value.setting}', which does not exist` });
+    return null;
+  }
+  if (typeof setting.unit !== 'string' || typeof setting.value !== 'number') return null;
+  const actual = dimensionOf(setting.unit);
+  if (actual !== null && actual !== dimension) {
+    problems.push({ pointer: `${pointer}/setting`, message: `unit mismatch: setting '${value.setting}' is in '${setting.unit}' but this field needs ${DIMENSION_WORDS[dimension]}` });
+    return null;
+  }
+  if (actual === null) return null;
+  const world = toWorldUnit(setting.value, setting.unit, context.timeUnit as 'minutes');
+  checkRange(world, pointer, range, problems, ` (setting '${value.setting}')`);
+  context.variants.forEach((variant, variantIndex) => {
+    asArray(variant.changes).forEach((change, changeIndex) => {
+      if (isObject(change) && change.setting === value.setting && typeof change.value === 'number') {
+        checkRange(toWorldUnit(change.value, setting.unit as string, context.timeUnit as 'minutes'), `/variants/${variantIndex}/changes/${changeIndex}/value`, range, problems, ` (used at ${pointer})`);
+      }
+    });
+  });
+  return world;
+}
+
+function checkRange(value: number, pointer: string, range: Range, problems: Problem[], suffix: string): void {
+  if (range.min !== undefined && value < range.min) problems.push({ pointer, message: `must be at least ${range.min}${suffix}` });
+  if (range.positive && value <= 0) problems.push({ pointer, message: `must be greater than 0${suffix}` });
+  if (range.max !== undefined && value > range.max) problems.push({ pointer, message: `must be at most ${range.max}${suffix}` });
+  if (range.integer && !Number.isInteger(value)) problems.push({ pointer, message: `must be a whole number${suffix}` });
+}
+
+function distribution(context: Context, value: unknown, pointer: string): void {
+  if (!isObject(value)) return;
+  const time = (key: string, range: Range = { min: 0 }) => parameter(context, value[key], `${pointer}/${key}`, 'time', range);
+  switch (value.dist) {
+    case 'fixed':
+      time('value');
+      break;
+    case 'exponential':
+      time('mean', { positive: true });
+      break;
+    case 'uniform': {
+      const min = time('min');
+      const max = time('max');
+      if (min !== null && max !== null && min > max) context.problems.push({ pointer: `${pointer}/max`, message: 'max must not be below min' });
+      break;
+    }
+    case 'triangular': {
+      const min = time('min');
+      const mode = time('mode');
+      const max = time('max');
+      if (min !== null && mode !== null && max !== null && !(min <= mode && mode <= max && min < max)) context.problems.push({ pointer: `${pointer}/mode`, message: 'needs min <= mode <= max and min < max' });
+      break;
+    }
+    case 'lognormal':
+      time('mean', { positive: true });
+      time('sd');
+      break;
+    case 'gamma':
+      parameter(context, value.shape, `${pointer}/shape`, 'dimensionless', { positive: true });
+      time('scale', { positive: true });
+      break;
+    case 'empirical':
+      if (Array.isArray(value.weights) && Array.isArray(value.values) && value.weights.length !== value.values.length) {
+        context.problems.push({ pointer: `${pointer}/weights`, message: `needs one weight per value (${value.values.length})` });
+      }
+      if (Array.isArray(value.weights) && value.weights.every((weight) => weight === 0)) context.problems.push({ pointer: `${pointer}/weights`, message: 'at least one weight must be positive' });
+      break;
+  }
+}
+
+/** Probabilities must sum to 1 in the baseline and under every variant (spec: validate, "branch probabilities not summing to 1"). */
+function probabilitySum(context: Context, values: unknown[], pointers: string[], pointer: string, what: string): void {
+  const baseline: (number | null)[] = values.map((value, index) => parameter(context, value, pointers[index]!, 'probability', { min: 0, max: 1 }));
+  if (baseline.some((value) => value === null)) return;
+  const sum = (numbers: number[]) => numbers.reduce((total, value) => total + value, 0);
+  const total = sum(baseline as number[]);
+  if (Math.abs(total - 1) > PROBABILITY_SUM_TOLERANCE) context.problems.push({ pointer, message: `${what} sum to ${round(total)}, not 1` });
+  context.variants.forEach((variant, variantIndex) => {
+    const changes = asArray(variant.changes).filter(isObject);
+    const changed = values.map((value, index) => {
+      if (isObject(value) && isId(value.setting)) {
+        const change = changes.find((candidate) => candidate.setting === value.setting);
+        if (change && typeof change.value === 'number') return change.value;
+      }
+      return baseline[index]!;
+    });
+    const variantTotal = sum(changed);
+    if (Math.abs(variantTotal - total) > 0 && Math.abs(variantTotal - 1) > PROBABILITY_SUM_TOLERANCE) {
+      context.problems.push({ pointer: `/variants/${variantIndex}/changes`, message: `under variant '${String(variant.id)}' the ${what} sum to ${round(variantTotal)}, not 1` });
+    }
+  });
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+function successors(step: Json): { next: unknown; pointer: string }[] {
+  const out: { next: unknown; pointer: string }[] = [];
+  if (step.kind === 'service' || step.kind === 'delay') out.push({ next: step.next, pointer: 'next' });
+  if (step.kind === 'service' && step.renege_to !== undefined) out.push({ next: step.renege_to, pointer: 'renege_to' });
+  if (step.kind === 'branch') {
+    asArray(step.options).forEach((option, index) => {
+      if (isObject(option)) out.push({ next: option.next, pointer: `options/${index}/next` });
+    });
+    if (step.by === 'attribute') out.push({ next: step.otherwise, pointer: 'otherwise' });
+  }
+  return out;
+}
+
+function reachability(world: Json, steps: unknown[], stepIndex: Map<string, number>, problems: Problem[]): void {
+  const reached = new Set<number>();
+  const queue: number[] = [];
+  for (const arrival of asArray(world.arrivals)) {
+    if (isObject(arrival) && isId(arrival.to_step)) {
+      const index = stepIndex.get(arrival.to_step);
+      if (index !== undefined && !reached.has(index)) {
+        reached.add(index);
+        queue.push(index);
+      }
+    }
+  }
+  while (queue.length > 0) {
+    const step = steps[queue.shift()!];
+    if (!isObject(step)) continue;
+    for (const { next } of successors(step)) {
+      const index = isId(next) ? stepIndex.get(next) : undefined;
+      if (index !== undefined && !reached.has(index)) {
+        reached.add(index);
+        queue.push(index);
+      }
+    }
+  }
+  steps.forEach((step, index) => {
+    if (isObject(step) && isId(step.id) && stepIndex.get(step.id) === index && !reached.has(index)) {
+      problems.push({ pointer: `/steps/${index}`, message: `step '${step.id}' is unreachable: no arrival or step leads to it` });
+    }
+  });
+  // Every reachable step must be able to reach an exit; otherwise entities would circulate forever.
+  const exits = new Set<number>();
+  steps.forEach((step, index) => {
+    if (isObject(step) && step.kind === 'exit') exits.add(index);
+  });
+  if (steps.length > 0 && exits.size === 0) problems.push({ pointer: '/steps', message: "the pathway has no 'exit' step" });
+  const canExit = new Set<number>(exits);
+  let changed = true;
+  while (changed) {
+    changed = false;
+    steps.forEach((step, index) => {
+      if (canExit.has(index) || !isObject(step)) return;
+      if (successors(step).some(({ next }) => isId(next) && canExit.has(stepIndex.get(next) ?? -1))) {
+        canExit.add(index);
+        changed = true;
+      }
+    });
+  }
+  if (exits.size > 0) {
+    for (const index of reached) {
+      const step = steps[index];
+      if (!canExit.has(index) && isObject(step)) problems.push({ pointer: `/steps/${index}`, message: `step '${String(step.id)}' never leads to an exit` });
+    }
+  }
+}
