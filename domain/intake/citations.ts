@@ -1,0 +1,120 @@
+// Citation checking for a confirmed IntakeSpec (spec: IntakeSpec; issue 4 item 6).
+// A citation stays only if its source was processed, belongs to the project, the lines exist and the quote is in them word for word.
+import { type Citation, citationsWithPaths, type IntakeSpec } from '../contracts/intakeSpec.ts';
+import { invariant } from '../errors.ts';
+import type { SourceStatus } from './sources.ts';
+
+/** What the caller knows about one cited source. `lines` are the stored numbered lines (line n is lines[n-1]). */
+export type CitationSource = { status: SourceStatus; belongs_to_project: boolean; lines: string[] | null };
+/** Returns undefined for an id that does not exist. */
+export type CitationLookup = (source_id: string) => CitationSource | undefined;
+
+export const CITATION_DROP_REASONS = ['source_not_in_project', 'source_not_processed', 'line_range_invalid', 'lines_out_of_range', 'quote_not_in_lines'] as const;
+export type CitationDropReason = (typeof CITATION_DROP_REASONS)[number];
+
+/** A dropped citation. The quote is not echoed back: it may hold text the service must not repeat. */
+export type DroppedCitation = {
+  path: string; // JSON pointer into the submitted document
+  source_id: string;
+  line_start: number;
+  line_end: number;
+  reason: CitationDropReason;
+  message: string;
+};
+export type DroppedClaim = { path: string; reason: 'no_valid_citation'; message: string };
+
+export type CitationCheck = {
+  spec: IntakeSpec; // the cleaned document: failing citations removed, claims left without a citation removed
+  dropped: DroppedCitation[];
+  dropped_claims: DroppedClaim[];
+  citations_kept: number;
+};
+
+/** Collapses every run of whitespace to one space and trims: the only normalization a quote gets (spec: IntakeSpec). */
+export function normalizeWhitespace(text: string): string {
+  return text.replace(/\s+/gu, ' ').trim();
+}
+
+const WORD = /[\p{L}\p{N}]/u;
+
+/** True when `quote` appears in `passage` word for word (whitespace normalized), not starting or ending inside a word. */
+export function quoteAppearsIn(quote: string, passage: string): boolean {
+  const needle = normalizeWhitespace(quote);
+  const haystack = normalizeWhitespace(passage);
+  if (needle.length === 0) return false;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
+    const before = haystack[at - 1];
+    const after = haystack[at + needle.length];
+    const starts_clean = !(before !== undefined && WORD.test(before) && WORD.test(needle[0]!));
+    const ends_clean = !(after !== undefined && WORD.test(after) && WORD.test(needle[needle.length - 1]!));
+    if (starts_clean && ends_clean) return true;
+  }
+  return false;
+}
+
+function checkOne(citation: Citation, lookup: CitationLookup): { reason: CitationDropReason; message: string } | null {
+  const source = lookup(citation.source_id);
+  // Unknown and foreign ids get one answer, so the check never reveals another project's sources.
+  if (source === undefined || !source.belongs_to_project) return { reason: 'source_not_in_project', message: 'the cited source is not a source of this project' };
+  if (source.status !== 'processed' || source.lines === null) {
+    return { reason: 'source_not_processed', message: `the cited source has status ${source.status}; only processed sources can be cited` };
+  }
+  if (citation.line_end < citation.line_start) return { reason: 'line_range_invalid', message: 'line_end is before line_start' };
+  if (citation.line_end > source.lines.length) {
+    return { reason: 'lines_out_of_range', message: `the source has ${source.lines.length} lines; lines ${citation.line_start}-${citation.line_end} do not exist` };
+  }
+  const passage = source.lines.slice(citation.line_start - 1, citation.line_end).join('\n');
+  if (!quoteAppearsIn(citation.quote, passage)) {
+    return { reason: 'quote_not_in_lines', message: `the quote does not appear word for word in lines ${citation.line_start}-${citation.line_end}` };
+  }
+  return null;
+}
+
+/**
+ * Checks every citation in `spec` (which must already be schema-valid) against the project's sources.
+ * Failing citations are removed and listed with their reason; a claim left with no citation is removed and listed
+ * in dropped_claims (a claim must cite: spec: IntakeSpec). Other statements keep their text without the citation.
+ * Paths refer to the submitted document.
+ */
+export function checkCitations(spec: IntakeSpec, lookup: CitationLookup): CitationCheck {
+  const cleaned = structuredClone(spec);
+  const dropped: DroppedCitation[] = [];
+  const failing = new Set<string>();
+  let citations_kept = 0;
+  for (const { path, citation } of citationsWithPaths(spec)) {
+    const problem = checkOne(citation, lookup);
+    if (problem === null) citations_kept++;
+    else {
+      failing.add(path);
+      dropped.push({ path, source_id: citation.source_id, line_start: citation.line_start, line_end: citation.line_end, ...problem });
+    }
+  }
+  // Remove failing citations from the clone by walking the same paths the check used.
+  for (const { path, citation } of citationsWithPaths(cleaned)) {
+    if (failing.has(path)) (citation as Citation & { drop?: true }).drop = true;
+  }
+  const keep = (holder: { citations: Citation[] } | null) => {
+    if (holder) holder.citations = holder.citations.filter((citation) => !(citation as Citation & { drop?: true }).drop);
+  };
+  keep(cleaned.problem);
+  keep(cleaned.proposed_solution);
+  cleaned.intended_users.forEach(keep);
+  keep(cleaned.care_setting);
+  keep(cleaned.stage);
+  cleaned.claims.forEach(keep);
+  cleaned.evidence_offered.forEach(keep);
+  cleaned.risks.forEach(keep);
+  for (const key of ['proposed_user', 'buyer', 'budget_owner', 'current_alternative', 'value_hypothesis'] as const) keep(cleaned.business[key]);
+  cleaned.business.dependencies.forEach(keep);
+  keep(cleaned.care_pathway.description);
+  cleaned.care_pathway.steps.forEach(keep);
+
+  const dropped_claims: DroppedClaim[] = [];
+  cleaned.claims = cleaned.claims.filter((claim, index) => {
+    if (claim.citations.length > 0) return true;
+    dropped_claims.push({ path: `/claims/${index}`, reason: 'no_valid_citation', message: 'the claim has no citation that passed the check; it was removed' });
+    return false;
+  });
+  invariant(citationsWithPaths(cleaned).length === citations_kept, 'kept citations match the cleaned document');
+  return { spec: cleaned, dropped, dropped_claims, citations_kept };
+}
