@@ -4,7 +4,7 @@
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export const ID_PREFIXES = [
-  'usr', 'org', 'mem', 'tok', 'ses', 'proj', 'idem', 'acct', 'txn', 'key', 'use', 'src', 'ext', 'drf', 'int',
+  'req', 'usr', 'org', 'mem', 'tok', 'ses', 'proj', 'idem', 'acct', 'txn', 'key', 'use', 'src', 'ext', 'drf', 'int',
   'plan', 'rev', 'lit', 'wrev', 'run', 'evt', 'exp', 'sess', 'inst', 'prog', 'enr', 'code', 'pi', 'whk',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];

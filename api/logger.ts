@@ -1,0 +1,37 @@
+// pino logs with redaction: authorization headers, cookies and any field named like api_key, password, token,
+// secret or code are replaced wherever they appear (issue 2 item 3). Query strings are logged without values.
+import { pino, type Logger, type DestinationStream } from 'pino';
+
+export const REDACTED_KEY = /(authorization|cookie|api[_-]?key|password|passwd|token|secret|code|signature)/i;
+
+function scrub(value: unknown, depth: number): unknown {
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1));
+  if (value instanceof Error) return { type: value.name, message: value.message, code: (value as { code?: unknown }).code };
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    out[key] = REDACTED_KEY.test(key) && !/^(status_?code|error_?code|code_?path)$/i.test(key) && key !== 'code' ? '[redacted]' : scrub(inner, depth + 1);
+  }
+  return out;
+}
+
+/** Keeps only the path of a URL: query values may carry signed tokens or codes. */
+export function safePath(url: string): string {
+  const index = url.indexOf('?');
+  if (index < 0) return url;
+  const names = [...new URLSearchParams(url.slice(index + 1)).keys()];
+  return `${url.slice(0, index)}?${names.map((name) => `${name}=…`).join('&')}`;
+}
+
+export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
+  return pino(
+    {
+      level: options.level ?? 'info',
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+      formatters: { log: (object) => scrub(object, 0) as Record<string, unknown> },
+    },
+    options.destination,
+  );
+}

@@ -1,0 +1,181 @@
+// Sign-in, sign-out, the current user, and API tokens (issue 2 item 4; spec: Authentication).
+import { Type } from 'typebox';
+import { normalizeEmail, SCOPES, type Scope } from '../../domain/accounts/rules.ts';
+import { ServiceError } from '../../domain/errors.ts';
+import {
+  createApiToken,
+  createSession,
+  findUser,
+  findUserByEmail,
+  listApiTokens,
+  listMemberships,
+  membershipRole,
+  revokeApiToken,
+  revokeSession,
+} from '../../store/accounts/accounts.ts';
+import { verifyPassword } from '../../store/secrets.ts';
+import { requireAuth, requireUserSession, SESSION_COOKIE, signSession } from '../auth.ts';
+import type { AppDeps } from '../context.ts';
+import { page, paging, readJsonBody, validate } from '../http.ts';
+import type { RouteDef } from '../registry.ts';
+import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
+
+const SignIn = Type.Object(
+  { email: Type.String({ minLength: 3, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+const SessionOut = Type.Object({ token: Type.String(), token_type: Type.Literal('Bearer'), expires_at: Timestamp, user_id: Id('usr') });
+const MeOut = Type.Object({
+  user: Type.Object({ id: Id('usr'), email: Type.String(), created_at: Timestamp }),
+  memberships: Type.Array(Type.Object({ org_id: Id('org'), org_name: Type.String(), role: Type.String(), created_at: Timestamp })),
+  auth: Type.Object({ kind: Type.String(), scopes: Type.Array(Type.String()), org_id: Type.Optional(Type.String()) }),
+});
+const ScopeSchema = Type.Union(SCOPES.map((s) => Type.Literal(s)));
+const CreateToken = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    org_id: Type.String({ minLength: 1, maxLength: 64 }),
+    scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true }),
+  },
+  { additionalProperties: false },
+);
+const TokenOut = Type.Object({
+  id: Id('tok'),
+  name: Type.String(),
+  org_id: Id('org'),
+  scopes: Type.Array(Type.String()),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+  revoked_at: Type.Union([Timestamp, Type.Null()]),
+  last_used_at: Type.Union([Timestamp, Type.Null()]),
+});
+const TokenCreated = Type.Object({ token: TokenOut, secret: Type.String({ description: 'shown once; store it safely' }) });
+
+const invalidSignIn = () => new ServiceError('UNAUTHENTICATED', 'The email or password is wrong.');
+
+export function accountRoutes(deps: AppDeps): RouteDef[] {
+  const { db, config } = deps;
+  return [
+    {
+      method: 'post',
+      path: '/v1/auth/sessions',
+      operation_id: 'signIn',
+      summary: 'Sign in with email and password; returns a user-session JWT and sets it as an HttpOnly cookie',
+      tag: 'accounts',
+      auth: 'public',
+      body: SignIn,
+      responses: { 201: { description: 'signed in', schema: SessionOut } },
+      handler: async (ctx) => {
+        const body = validate(SignIn, await readJsonBody(ctx));
+        let email: string;
+        try {
+          email = normalizeEmail(body.email);
+        } catch {
+          await verifyPassword(body.password, null);
+          throw invalidSignIn();
+        }
+        const user = await findUserByEmail(db, email);
+        // Unknown email and wrong password take the same path and give the same 401.
+        const ok = await verifyPassword(body.password, user?.password_hash ?? null);
+        if (!user || !ok) throw invalidSignIn();
+        const session = await db.transaction((tx) => createSession(tx, user.id, config.session_lifetime_seconds));
+        const token = await signSession(deps, user.id, session.id, config.session_lifetime_seconds);
+        ctx.cookies.set(SESSION_COOKIE, token, {
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: config.public_url?.startsWith('https:') ?? false,
+          maxAge: config.session_lifetime_seconds * 1000,
+          path: '/',
+        });
+        ctx.status = 201;
+        ctx.body = { token, token_type: 'Bearer', expires_at: session.expires_at, user_id: user.id };
+      },
+    },
+    {
+      method: 'delete',
+      path: '/v1/auth/sessions/current',
+      operation_id: 'signOut',
+      summary: 'Sign out: ends the current user session',
+      tag: 'accounts',
+      auth: 'session',
+      responses: { 204: { description: 'signed out' } },
+      handler: async (ctx) => {
+        const auth = requireUserSession(ctx);
+        await revokeSession(db, auth.session_id);
+        ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', maxAge: 0, path: '/' });
+        ctx.status = 204;
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/me',
+      operation_id: 'getMe',
+      summary: 'The signed-in user and their memberships',
+      tag: 'accounts',
+      auth: 'user',
+      scope: 'read',
+      responses: { 200: { description: 'the user', schema: MeOut } },
+      handler: async (ctx) => {
+        const auth = requireAuth(ctx);
+        const user = await findUser(db, auth.user_id);
+        if (!user) throw new ServiceError('UNAUTHENTICATED', 'The user no longer exists; sign in again.');
+        let memberships = await listMemberships(db, auth.user_id);
+        if (auth.kind === 'token') memberships = memberships.filter((m) => m.org_id === auth.org_id);
+        ctx.body = { user, memberships, auth: { kind: auth.kind, scopes: auth.scopes, ...(auth.kind === 'token' ? { org_id: auth.org_id } : {}) } };
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/me/api-tokens',
+      operation_id: 'createApiToken',
+      summary: 'Create an API token for one organization (user session only); the secret is returned once',
+      tag: 'accounts',
+      auth: 'session',
+      role: 'member of org_id',
+      body: CreateToken,
+      responses: { 201: { description: 'created', schema: TokenCreated } },
+      handler: async (ctx) => {
+        const session = requireUserSession(ctx);
+        const body = validate(CreateToken, await readJsonBody(ctx));
+        const name = body.name.trim();
+        if (!name) throw new ServiceError('VALIDATION_FAILED', 'name must not be blank.', [{ path: '/name', message: 'must not be blank' }]);
+        const role = await membershipRole(db, body.org_id, session.user_id);
+        if (!role) throw new ServiceError('NOT_FOUND', `Organization ${body.org_id} was not found.`);
+        const created = await db.transaction((tx) => createApiToken(tx, { user_id: session.user_id, org_id: body.org_id, name, scopes: body.scopes as Scope[] }));
+        ctx.status = 201;
+        ctx.body = created;
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/me/api-tokens',
+      operation_id: 'listApiTokens',
+      summary: 'List your API tokens (never their secrets)',
+      tag: 'accounts',
+      auth: 'user',
+      scope: 'read',
+      query: PageQuery,
+      responses: { 200: { description: 'tokens', schema: Page(TokenOut) } },
+      handler: async (ctx) => {
+        const auth = requireAuth(ctx);
+        const { offset, limit } = paging(ctx);
+        ctx.body = page(await listApiTokens(db, auth.user_id, offset, limit), offset, limit);
+      },
+    },
+    {
+      method: 'delete',
+      path: '/v1/me/api-tokens/{id}',
+      operation_id: 'revokeApiToken',
+      summary: 'Revoke one of your API tokens',
+      tag: 'accounts',
+      auth: 'session',
+      responses: { 200: { description: 'revoked', schema: TokenOut } },
+      handler: async (ctx) => {
+        const session = requireUserSession(ctx);
+        const revoked = await revokeApiToken(db, session.user_id, ctx.params.id);
+        if (!revoked) throw new ServiceError('NOT_FOUND', `API token ${ctx.params.id} was not found.`);
+        ctx.body = revoked;
+      },
+    },
+  ];
+}

@@ -1,0 +1,7 @@
+import type { AppDeps } from '../context.ts';
+import type { RouteDef } from '../registry.ts';
+import { accountRoutes } from './accounts.ts';
+import { projectRoutes } from './projects.ts';
+import { publicRoutes } from './public.ts';
+
+export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes];

@@ -1,0 +1,94 @@
+// Projects (spec: Projects, worlds, runs endpoints; issue 2 item 5).
+import type { Context } from 'koa';
+import { Type } from 'typebox';
+import { trimmedName, type Scope } from '../../domain/accounts/rules.ts';
+import { ServiceError } from '../../domain/errors.ts';
+import { createProject, findProject, listProjects, type ProjectView } from '../../store/projects/projects.ts';
+import { authorizeOrg, requireScope } from '../auth.ts';
+import type { AppDeps } from '../context.ts';
+import { page, paging, readJsonBody, validate } from '../http.ts';
+import { idempotent, respond } from '../idempotency.ts';
+import type { RouteDef } from '../registry.ts';
+import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
+
+export const TITLE_LENGTH_MAX = 200;
+
+const CreateProject = Type.Object(
+  { title: Type.String({ maxLength: 1000 }), org_id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
+export const ProjectOut = Type.Object({ id: Id('proj'), org_id: Id('org'), title: Type.String(), created_by: Type.String(), created_at: Timestamp });
+
+/** Loads a project the caller may act on; another organization's project is a plain 404. */
+export async function loadProject(deps: AppDeps, ctx: Context, id: string, scope: Scope): Promise<ProjectView> {
+  const project = await findProject(deps.db, id);
+  const what = `Project ${id}`;
+  if (!project) {
+    requireScope(ctx, scope);
+    throw new ServiceError('NOT_FOUND', `${what} was not found.`);
+  }
+  await authorizeOrg(deps, ctx, project.org_id, { scope, not_found: what });
+  return project;
+}
+
+export function projectRoutes(deps: AppDeps): RouteDef[] {
+  const { db } = deps;
+  return [
+    {
+      method: 'post',
+      path: '/v1/projects',
+      operation_id: 'createProject',
+      summary: 'Create a project in an organization',
+      tag: 'projects',
+      auth: 'user',
+      scope: 'write',
+      role: 'member',
+      idempotency: 'optional',
+      body: CreateProject,
+      responses: { 201: { description: 'created', schema: ProjectOut } },
+      handler: async (ctx) => {
+        const body = validate(CreateProject, await readJsonBody(ctx));
+        const title = trimmedName(body.title, 'title', TITLE_LENGTH_MAX);
+        const { auth } = await authorizeOrg(deps, ctx, body.org_id, { scope: 'write' });
+        const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: body.org_id, hashed_body: body }, async (tx) => ({
+          status: 201,
+          body: await createProject(tx, { org_id: body.org_id, title, created_by: auth.user_id }),
+        }));
+        respond(ctx, outcome);
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/projects/{id}',
+      operation_id: 'getProject',
+      summary: 'Read one project',
+      tag: 'projects',
+      auth: 'user',
+      scope: 'read',
+      role: 'member',
+      responses: { 200: { description: 'the project', schema: ProjectOut } },
+      handler: async (ctx) => {
+        ctx.body = await loadProject(deps, ctx, ctx.params.id, 'read');
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/projects',
+      operation_id: 'listProjects',
+      summary: "List an organization's projects, newest first",
+      tag: 'projects',
+      auth: 'user',
+      scope: 'read',
+      role: 'member',
+      query: { org_id: { schema: Type.String(), required: true, description: 'the organization' }, ...PageQuery },
+      responses: { 200: { description: 'projects', schema: Page(ProjectOut) } },
+      handler: async (ctx) => {
+        const org_id = typeof ctx.query.org_id === 'string' ? ctx.query.org_id : '';
+        const { offset, limit } = paging(ctx);
+        if (!org_id) throw new ServiceError('VALIDATION_FAILED', 'Pass the organization as ?org_id=org_….', [{ path: '/query/org_id', message: 'is required' }]);
+        await authorizeOrg(deps, ctx, org_id, { scope: 'read' });
+        ctx.body = page(await listProjects(db, org_id, offset, limit), offset, limit);
+      },
+    },
+  ];
+}

@@ -1,0 +1,179 @@
+// Public discovery, no token: health, model catalog, OpenAPI, schemas, prompts (issue 2 items 3 and 7).
+import { Type } from 'typebox';
+import { CONTRACTS } from '../../domain/contracts/registry.ts';
+import { ServiceError } from '../../domain/errors.ts';
+import { PROMPTS } from '../../domain/prompts/registry.ts';
+import { AI_PROVIDERS } from '../../runtime/config.ts';
+import type { AppDeps } from '../context.ts';
+import { buildOpenApi } from '../openapi.ts';
+import type { RouteDef } from '../registry.ts';
+
+const PROVIDER_PURPOSE = 'structured drafting (intake, review) and support judging';
+export const OFFLINE_MODEL = 'offline-heuristic-1';
+
+export function modelCatalog(deps: AppDeps) {
+  const { config } = deps;
+  const price = config.ai_credits_per_1k_tokens;
+  return {
+    hosted_provider: config.hosted_provider,
+    providers: [
+      ...AI_PROVIDERS.map((provider) => ({
+        provider,
+        model: config.models[provider],
+        purpose: PROVIDER_PURPOSE,
+        configured: config.models[provider] !== null,
+        hosted: config.hosted_provider === provider,
+        kind: 'ai',
+        // The service's own key is used only for the hosted provider; a customer's key (byok) costs 0 credits.
+        hosted_inference_credits_per_1k_tokens: config.hosted_provider === provider ? price : null,
+        byok_credits_per_1k_tokens: 0,
+      })),
+      {
+        provider: 'offline',
+        model: OFFLINE_MODEL,
+        purpose: 'extractive intake drafting and lexical support judging',
+        configured: true,
+        hosted: config.hosted_provider === 'offline',
+        kind: 'heuristic',
+        description: 'A deterministic heuristic, not AI: it copies sentences from your sources and judges support by word overlap. No network call is made.',
+        hosted_inference_credits_per_1k_tokens: config.hosted_provider === 'offline' ? price : null,
+        byok_credits_per_1k_tokens: null,
+      },
+    ],
+  };
+}
+
+export function publicRoutes(deps: AppDeps): RouteDef[] {
+  const { db, temporal } = deps;
+  let openapi: Record<string, unknown> | null = null;
+  return [
+    {
+      method: 'get',
+      path: '/v1/health',
+      operation_id: 'getHealth',
+      summary: 'Database, Temporal and worker health',
+      tag: 'public',
+      auth: 'public',
+      responses: {
+        200: { description: 'all ok' },
+        503: { description: 'something is down' },
+      },
+      handler: async (ctx) => {
+        const checks: Record<string, { ok: boolean; detail?: string }> = {};
+        try {
+          await db.query('select 1');
+          checks.database = { ok: true, detail: db.kind };
+        } catch (error) {
+          checks.database = { ok: false, detail: (error as Error).message };
+        }
+        if (!temporal) {
+          checks.temporal = { ok: false, detail: 'not connected' };
+          checks.worker = { ok: false, detail: 'not connected' };
+        } else {
+          try {
+            await temporal.client.workflowService.getSystemInfo({});
+            checks.temporal = { ok: true, detail: temporal.namespace };
+            const queue = await temporal.client.workflowService.describeTaskQueue({
+              namespace: temporal.namespace,
+              taskQueue: { name: temporal.task_queue },
+              taskQueueType: 1,
+            });
+            const pollers = queue.pollers?.length ?? 0;
+            checks.worker = { ok: pollers > 0, detail: `${pollers} poller(s) on task queue ${temporal.task_queue}` };
+          } catch (error) {
+            checks.temporal ??= { ok: false, detail: (error as Error).message };
+            checks.worker = { ok: false, detail: 'unknown: Temporal is unreachable' };
+          }
+        }
+        const ok = Object.values(checks).every((c) => c.ok);
+        ctx.status = ok ? 200 : 503;
+        ctx.body = { status: ok ? 'ok' : 'degraded', checks };
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/models',
+      operation_id: 'listModels',
+      summary: 'Public model catalog: per provider the model, purpose, whether configured, and the hosted-inference credit price',
+      tag: 'public',
+      auth: 'public',
+      responses: { 200: { description: 'catalog' } },
+      handler: async (ctx) => {
+        ctx.body = modelCatalog(deps);
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/openapi.json',
+      operation_id: 'getOpenApi',
+      summary: 'The OpenAPI 3.1 document of every route',
+      tag: 'public',
+      auth: 'public',
+      responses: { 200: { description: 'OpenAPI document' } },
+      handler: async (ctx) => {
+        openapi ??= buildOpenApi((await import('../app.ts')).createApp(deps).routes, deps.config.public_url);
+        ctx.body = openapi;
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/schemas',
+      operation_id: 'listSchemas',
+      summary: 'Named contracts with name and version',
+      tag: 'public',
+      auth: 'public',
+      responses: { 200: { description: 'contracts', schema: Type.Object({ data: Type.Array(Type.Object({ name: Type.String(), version: Type.String() })) }) } },
+      handler: async (ctx) => {
+        ctx.body = {
+          data: CONTRACTS.map((c) => ({ name: c.name, version: c.version, experimental: c.experimental ?? false, description: c.description, url: `/v1/schemas/${c.name}` })),
+        };
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/schemas/{name}',
+      operation_id: 'getSchema',
+      summary: 'The JSON Schema of one named contract',
+      tag: 'public',
+      auth: 'public',
+      responses: { 200: { description: 'JSON Schema', content_type: 'application/schema+json' } },
+      handler: async (ctx) => {
+        const contract = CONTRACTS.find((c) => c.name === ctx.params.name);
+        if (!contract) throw new ServiceError('NOT_FOUND', `No contract named ${ctx.params.name}; see /v1/schemas for the list.`);
+        ctx.body = {
+          $schema: 'https://json-schema.org/draft/2020-12/schema',
+          title: contract.name,
+          'x-contract-version': contract.version,
+          ...(contract.experimental ? { 'x-experimental': true } : {}),
+          ...JSON.parse(JSON.stringify(contract.schema)),
+        };
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/prompts',
+      operation_id: 'listPrompts',
+      summary: 'The prompts the service sends to AI providers',
+      tag: 'public',
+      auth: 'public',
+      responses: { 200: { description: 'prompts' } },
+      handler: async (ctx) => {
+        ctx.body = { data: PROMPTS.map((p) => ({ id: p.id, version: p.version, purpose: p.purpose, url: `/v1/prompts/${p.id}` })) };
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/prompts/{id}',
+      operation_id: 'getPrompt',
+      summary: 'One prompt, whole, so your own assistant can draft the same way',
+      tag: 'public',
+      auth: 'public',
+      responses: { 200: { description: 'prompt' } },
+      handler: async (ctx) => {
+        const prompt = PROMPTS.find((p) => p.id === ctx.params.id);
+        if (!prompt) throw new ServiceError('NOT_FOUND', `No prompt ${ctx.params.id}; see /v1/prompts for the list.`);
+        ctx.body = prompt;
+      },
+    },
+  ];
+}

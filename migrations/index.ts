@@ -1,0 +1,5 @@
+// The ordered list of migrations, applied on start and by `crucible-server migrate`.
+// Each room appends its own file; names are stable and never renamed once landed.
+import { Migration0001Foundation } from './0001_foundation.ts';
+
+export const migrationsList = [{ name: '0001_foundation', class: Migration0001Foundation }];

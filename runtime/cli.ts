@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// crucible-server: start | api | worker | migrate | operator <command> (issue 2 item 2).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLogger } from '../api/logger.ts';
+import { openDatabase } from '../store/db.ts';
+import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './config.ts';
+import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';
+import { startService } from './service.ts';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const USAGE = `usage: crucible-server <start|api|worker|migrate|operator> …
+  start      the whole service on embedded defaults (PGlite under .data/, a local Temporal dev server, worker, API)
+  api        the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)
+  worker     the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)
+  migrate    apply database migrations
+  operator   operator commands (create-user, create-org, add-member, bootstrap, …)`;
+
+function parseFlags(argv: string[]): Record<string, string | boolean> {
+  const flags: Record<string, string | boolean> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument "${arg}"`);
+    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+    if (inline !== undefined) flags[name] = inline;
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) flags[name] = argv[++i]!;
+    else flags[name] = true;
+  }
+  return flags;
+}
+
+async function readStdin(): Promise<string | undefined> {
+  if (process.stdin.isTTY) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+}
+
+async function firstStart(config: Config, db: Awaited<ReturnType<typeof openDatabase>>): Promise<void> {
+  const row = await db.one<{ n: number }>('select count(*)::int as n from users');
+  if ((row?.n ?? 0) > 0) return;
+  const result = await runOperator(db, { command: 'bootstrap', flags: { email: 'admin@localhost.localdomain', org: 'My organization' } });
+  say('');
+  say('First start: created a user and an organization. Sign in with (shown once):');
+  say(`  email:    ${result.email}`);
+  say(`  password: ${result.password}`);
+  say(`  org_id:   ${result.org_id}`);
+  say(`  curl -s -X POST ${config.public_url ?? `http://127.0.0.1:${config.port}`}/v1/auth/sessions -H 'content-type: application/json' \\`);
+  say(`       -d '{"email":"${result.email}","password":"<the password above>"}'`);
+  say('');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === 'help') {
+    say(USAGE);
+    return command ? 0 : 2;
+  }
+  const config = loadConfig();
+  const logger = createLogger({ level: config.log_level });
+  switch (command) {
+    case 'start': {
+      const local = ensureLocalSecrets(config, say);
+      const service = await startService({ config: local, logger, mode: 'all', operator_socket: true, say });
+      await firstStart(local, service.db);
+      say(`Crucible is running.`);
+      say(`  API:         ${service.api_url}   (health: ${service.api_url}/v1/health)`);
+      say(`  Temporal UI: ${service.ui_url ?? `(external Temporal at ${service.temporal_address})`}`);
+      say(`  Data:        ${local.database_url ? 'PostgreSQL (DATABASE_URL)' : join(local.data_dir, 'pg')}  (secrets and Temporal state in ${local.data_dir})`);
+      say('Press Ctrl+C to stop.');
+      const signal = await waitForSignal();
+      say(`${signal}: draining the worker, closing the database, stopping Temporal…`);
+      await service.stop();
+      say('stopped.');
+      return 0;
+    }
+    case 'api':
+    case 'worker': {
+      if (!config.database_url || !config.temporal_address) {
+        throw new ConfigError(`crucible-server ${command} runs against PostgreSQL and an external Temporal: set DATABASE_URL and TEMPORAL_ADDRESS (use "start" for the embedded default).`);
+      }
+      const checked = ensureLocalSecrets(config);
+      const service = await startService({ config: checked, logger, mode: command });
+      say(command === 'api' ? `API listening on ${service.api_url}` : `worker polling task queue ${config.temporal_task_queue} at ${config.temporal_address}`);
+      await waitForSignal();
+      await service.stop();
+      return 0;
+    }
+    case 'migrate': {
+      const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
+      try {
+        const applied = await db.migrate();
+        say(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'operator': {
+      const [name, ...flagArgs] = rest;
+      if (!name) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, …');
+      const args: OperatorArgs = { command: name, flags: parseFlags(flagArgs) };
+      if (name === 'create-user') args.stdin = await readStdin();
+      let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);
+      if (result === null) {
+        if (!config.database_url && !existsSync(config.data_dir)) say(`(creating a new embedded database in ${config.data_dir})`);
+        const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
+        try {
+          await db.migrate();
+          result = await runOperator(db, args);
+        } finally {
+          await db.close();
+        }
+      }
+      if (args.flags.json) say(JSON.stringify(result));
+      else for (const [key, value] of Object.entries(result)) say(`${key}: ${value}`);
+      return 0;
+    }
+    default:
+      say(USAGE);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    else if ((error as { name?: string }).name === 'ServiceError') process.stderr.write(`error: ${(error as Error).message}\n`);
+    else process.stderr.write(`crucible-server failed: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  },
+);

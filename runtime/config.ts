@@ -1,0 +1,176 @@
+// One module reads and validates the environment at start and fails fast with a clear message
+// (ARCHITECTURE.md: Configuration). Everything is optional for the embedded default.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export const AI_PROVIDERS = ['openai', 'anthropic', 'google'] as const;
+export type HostedProvider = (typeof AI_PROVIDERS)[number];
+export type AiProvider = HostedProvider | 'offline';
+
+export type Config = {
+  database_url: string | null;
+  data_dir: string;
+  temporal_address: string | null;
+  temporal_namespace: string;
+  temporal_tls: boolean;
+  temporal_task_queue: string;
+  temporal_ui_port: number;
+  host: string;
+  port: number;
+  public_url: string | null;
+  log_level: string;
+  sponsor_api_enabled: boolean;
+  billing_enabled: boolean;
+  master_key: Buffer | null;
+  session_secret: Buffer | null;
+  session_lifetime_seconds: number;
+  models: Record<HostedProvider, string | null>;
+  provider_base_urls: Record<HostedProvider, string | null>;
+  hosted_provider: AiProvider;
+  hosted_api_key: string | null;
+  ai_credits_per_1k_tokens: number;
+  europe_pmc_base_url: string;
+  stripe_secret_key: string | null;
+  stripe_webhook_secret: string | null;
+  stripe_api_base: string | null;
+};
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function bool(env: Env, name: string, fallback: boolean, problems: string[]): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  problems.push(`${name} must be true or false (got "${raw}")`);
+  return fallback;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+    return fallback;
+  }
+  return value;
+}
+
+function url(env: Env, name: string, problems: string[], protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  try {
+    const parsed = new URL(raw);
+    if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+    return raw.replace(/\/+$/, '');
+  } catch {
+    problems.push(`${name} must be a ${protocols.join(' or ')} URL`);
+    return null;
+  }
+}
+
+function key32(env: Env, name: string, problems: string[]): Buffer | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  const decoded = Buffer.from(raw, 'base64');
+  if (decoded.length !== 32 || decoded.toString('base64').replace(/=+$/, '') !== raw.trim().replace(/=+$/, '')) {
+    problems.push(`${name} must be 32 bytes encoded as base64 (generate one with: openssl rand -base64 32)`);
+    return null;
+  }
+  return decoded;
+}
+
+function text(env: Env, name: string): string | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : raw;
+}
+
+/** Reads the environment. Throws ConfigError listing every bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const databaseUrl = url(env, 'DATABASE_URL', problems, ['postgres:', 'postgresql:']);
+  const port = int(env, 'PORT', 8080, 0, 65535, problems);
+  const hosted = (env.CRUCIBLE_HOSTED_AI_PROVIDER ?? '').trim() || null;
+  if (hosted !== null && !['openai', 'anthropic', 'google', 'offline'].includes(hosted)) {
+    problems.push(`CRUCIBLE_HOSTED_AI_PROVIDER must be one of openai, anthropic, google, offline (got "${hosted}")`);
+  }
+  const models = {
+    openai: text(env, 'CRUCIBLE_OPENAI_MODEL'),
+    anthropic: text(env, 'CRUCIBLE_ANTHROPIC_MODEL'),
+    google: text(env, 'CRUCIBLE_GOOGLE_MODEL'),
+  };
+  const hostedProvider = (hosted ?? 'offline') as AiProvider;
+  const hostedApiKey = text(env, 'CRUCIBLE_HOSTED_AI_API_KEY');
+  if (hostedProvider !== 'offline' && !models[hostedProvider]) {
+    problems.push(`CRUCIBLE_HOSTED_AI_PROVIDER is ${hostedProvider} but CRUCIBLE_${hostedProvider.toUpperCase()}_MODEL is not set; no model is guessed`);
+  }
+  if (hostedProvider !== 'offline' && !hostedApiKey) {
+    problems.push(`CRUCIBLE_HOSTED_AI_PROVIDER is ${hostedProvider} but CRUCIBLE_HOSTED_AI_API_KEY is not set`);
+  }
+  const config: Config = {
+    database_url: databaseUrl,
+    data_dir: resolve(env.CRUCIBLE_DATA_DIR || '.data'),
+    temporal_address: text(env, 'TEMPORAL_ADDRESS'),
+    temporal_namespace: env.TEMPORAL_NAMESPACE || 'default',
+    temporal_tls: bool(env, 'TEMPORAL_TLS', false, problems),
+    temporal_task_queue: env.CRUCIBLE_TASK_QUEUE || 'crucible',
+    temporal_ui_port: int(env, 'CRUCIBLE_TEMPORAL_UI_PORT', 8233, 0, 65535, problems),
+    host: env.HOST || '127.0.0.1',
+    port,
+    public_url: url(env, 'CRUCIBLE_PUBLIC_URL', problems, ['http:', 'https:']),
+    log_level: env.LOG_LEVEL || 'info',
+    sponsor_api_enabled: bool(env, 'SERVICE_SPONSOR_API_ENABLED', false, problems),
+    billing_enabled: bool(env, 'SERVICE_BILLING_ENABLED', false, problems),
+    master_key: key32(env, 'SERVICE_MASTER_KEY', problems),
+    session_secret: key32(env, 'CRUCIBLE_SESSION_SECRET', problems),
+    session_lifetime_seconds: int(env, 'CRUCIBLE_SESSION_LIFETIME_SECONDS', 4 * 3600, 60, 24 * 3600, problems),
+    models,
+    provider_base_urls: {
+      openai: url(env, 'CRUCIBLE_OPENAI_BASE_URL', problems, ['http:', 'https:']),
+      anthropic: url(env, 'CRUCIBLE_ANTHROPIC_BASE_URL', problems, ['http:', 'https:']),
+      google: url(env, 'CRUCIBLE_GOOGLE_BASE_URL', problems, ['http:', 'https:']),
+    },
+    hosted_provider: hostedProvider,
+    hosted_api_key: hostedApiKey,
+    ai_credits_per_1k_tokens: int(env, 'CRUCIBLE_AI_CREDITS_PER_1K_TOKENS', 1, 0, 1_000_000, problems),
+    europe_pmc_base_url:
+      url(env, 'CRUCIBLE_EUROPE_PMC_BASE_URL', problems, ['http:', 'https:']) ?? 'https://www.ebi.ac.uk/europepmc/webservices/rest',
+    stripe_secret_key: text(env, 'STRIPE_SECRET_KEY'),
+    stripe_webhook_secret: text(env, 'STRIPE_WEBHOOK_SECRET'),
+    stripe_api_base: url(env, 'CRUCIBLE_STRIPE_API_BASE', problems, ['http:', 'https:']),
+  };
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {
+    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.log_level}")`);
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return config;
+}
+
+/**
+ * The embedded default keeps its generated secrets in the data directory (mode 0600) and says so.
+ * With DATABASE_URL set (several api/worker processes), the secrets must come from the environment.
+ */
+export function ensureLocalSecrets(config: Config, say: (line: string) => void = () => {}): Config {
+  const missing = (['master_key', 'session_secret'] as const).filter((name) => config[name] === null);
+  if (missing.length === 0) return config;
+  if (config.database_url) {
+    throw new ConfigError(
+      `Invalid configuration:\n  - with DATABASE_URL set, ${missing.map((m) => (m === 'master_key' ? 'SERVICE_MASTER_KEY' : 'CRUCIBLE_SESSION_SECRET')).join(' and ')} must be set (32 bytes, base64) so every process shares them`,
+    );
+  }
+  mkdirSync(config.data_dir, { recursive: true });
+  const next = { ...config };
+  for (const name of missing) {
+    const file = resolve(config.data_dir, name === 'master_key' ? 'master.key' : 'session.key');
+    if (!existsSync(file)) {
+      writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+      say(`generated ${name === 'master_key' ? 'SERVICE_MASTER_KEY' : 'CRUCIBLE_SESSION_SECRET'} in ${file} (mode 0600); keep it outside the database`);
+    }
+    next[name] = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  }
+  return next;
+}

@@ -1,0 +1,158 @@
+// The composition root: database, migrations, Temporal (dev server or external), worker, API.
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
+import { Runtime, type WorkflowBundle, type Worker } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { createApp } from '../api/app.ts';
+import type { AppDeps } from '../api/context.ts';
+import { openDatabase, type Db } from '../store/db.ts';
+import type { Config } from './config.ts';
+import { serveOperatorSocket } from './operator.ts';
+import { findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
+import { createWorker } from './worker.ts';
+
+export type ServiceHandle = {
+  api_url: string | null;
+  ui_url: string | null;
+  temporal_address: string;
+  db: Db;
+  client: Client;
+  deps: AppDeps | null;
+  stop(): Promise<void>;
+};
+
+let runtimeInstalled = false;
+/** Temporal's core logs go through pino at warn level, so they are redacted like ours. */
+export function installTemporalRuntime(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const forward = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) =>
+    logger[level]({ temporal: meta }, message);
+  Runtime.install({
+    logger: {
+      log: (level, message, meta) => forward(level === 'ERROR' ? 'error' : level === 'WARN' ? 'warn' : 'debug')(message, meta),
+      trace: () => {},
+      debug: () => {},
+      info: forward('debug'),
+      warn: forward('warn'),
+      error: forward('error'),
+    },
+    telemetryOptions: { logging: { forward: {}, filter: 'WARN' } },
+    // Our own signal handler drains the worker, closes the database and stops the dev server in order.
+    shutdownSignals: [],
+  });
+}
+
+export const MAINTENANCE_SCHEDULE_ID = 'crucible-maintenance';
+
+async function ensureMaintenanceSchedule(client: Client, task_queue: string): Promise<void> {
+  try {
+    await client.schedule.create({
+      scheduleId: MAINTENANCE_SCHEDULE_ID,
+      spec: { intervals: [{ every: '1 hour' }] },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+      action: { type: 'startWorkflow', workflowType: 'maintenanceWorkflow', taskQueue: task_queue, args: [] },
+    });
+  } catch (error) {
+    if ((error as Error).name !== 'ScheduleAlreadyRunning') throw error;
+  }
+}
+
+export async function startService(options: {
+  config: Config;
+  logger: Logger;
+  mode: 'all' | 'api' | 'worker';
+  /** Overrides for tests: an existing Temporal address, a shared workflow bundle, an in-memory database. */
+  temporal_address?: string;
+  bundle?: WorkflowBundle;
+  pglite_dir?: string;
+  operator_socket?: boolean;
+  say?: (line: string) => void;
+}): Promise<ServiceHandle> {
+  const { config, logger } = options;
+  const say = options.say ?? (() => {});
+  installTemporalRuntime(logger);
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        logger.error({ err: error }, 'error during shutdown');
+      }
+    }
+  };
+  try {
+    if (!config.database_url) mkdirSync(config.data_dir, { recursive: true });
+    const db = await openDatabase({ database_url: config.database_url, pglite_dir: options.pglite_dir ?? join(config.data_dir, 'pg') });
+    cleanups.push(() => db.close());
+    if (options.mode !== 'worker' || !config.database_url) {
+      const applied = await db.migrate();
+      if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
+    }
+
+    let address = options.temporal_address ?? config.temporal_address;
+    let devServer: DevServer | null = null;
+    if (!address) {
+      const cli = await findTemporalCli({ say });
+      if (!cli) throw new Error('No Temporal CLI found and Go is not available to build it; set TEMPORAL_CLI or TEMPORAL_ADDRESS.');
+      devServer = await startDevServer({
+        cli,
+        db_file: join(config.data_dir, 'temporal.db'),
+        port: Number(process.env.CRUCIBLE_TEMPORAL_PORT) || undefined,
+        ui_port: config.temporal_ui_port || undefined,
+      });
+      cleanups.push(() => devServer!.stop());
+      address = devServer.address;
+    }
+    const connection = await Connection.connect({ address, tls: config.temporal_tls || undefined });
+    cleanups.push(() => connection.close());
+    const client = new Client({ connection, namespace: config.temporal_namespace });
+
+    let worker: Worker | null = null;
+    if (options.mode !== 'api') {
+      const created = await createWorker({ config, db, logger, address, bundle: options.bundle });
+      worker = created.worker;
+      const running = worker.run();
+      cleanups.push(async () => {
+        if (worker!.getState() === 'RUNNING') worker!.shutdown();
+        await running;
+        await created.connection.close();
+      });
+      await ensureMaintenanceSchedule(client, config.temporal_task_queue);
+    }
+
+    let api_url: string | null = null;
+    let deps: AppDeps | null = null;
+    if (options.mode !== 'worker') {
+      deps = { config, db, logger, temporal: { client, task_queue: config.temporal_task_queue, namespace: config.temporal_namespace } };
+      const { app } = createApp(deps);
+      const server: Server = createServer(app.callback());
+      server.requestTimeout = 120_000;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, resolve);
+      });
+      const { port } = server.address() as AddressInfo;
+      api_url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+      cleanups.push(
+        () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      );
+    }
+    if (options.operator_socket && !config.database_url) {
+      const socket = await serveOperatorSocket(db, config.data_dir);
+      cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+    }
+    return { api_url, ui_url: devServer?.ui_url ?? null, temporal_address: address, db, client, deps, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

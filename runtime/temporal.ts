@@ -1,0 +1,139 @@
+// Finding (or building) the Temporal CLI and running its dev server (ARCHITECTURE.md: Testing).
+// Order: TEMPORAL_CLI, `temporal` on PATH, the user cache, `go install` into the cache, else null
+// (callers may then let @temporalio/testing download it).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
+import { Connection } from '@temporalio/client';
+
+export const TEMPORAL_CLI_VERSION = '1.5.1';
+/** How long we wait for a freshly started dev server to answer. */
+export const DEV_SERVER_START_TIMEOUT_MS = 60_000;
+
+const run = promisify(execFile);
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function temporalCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'crucible', 'temporal', TEMPORAL_CLI_VERSION);
+}
+
+/** Returns the path of a usable Temporal CLI, building it with Go into the cache when needed. */
+export async function findTemporalCli(options: { build?: boolean; say?: (line: string) => void } = {}): Promise<string | null> {
+  const env = process.env;
+  if (env.TEMPORAL_CLI) {
+    if (!executable(env.TEMPORAL_CLI)) throw new Error(`TEMPORAL_CLI=${env.TEMPORAL_CLI} is not an executable file`);
+    return env.TEMPORAL_CLI;
+  }
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir && executable(join(dir, 'temporal'))) return join(dir, 'temporal');
+  }
+  const cached = join(temporalCacheDir(env), 'temporal');
+  if (executable(cached)) return cached;
+  if (options.build === false) return null;
+  const go = ['go', '/usr/local/go/bin/go'].find((candidate) => candidate === 'go' || existsSync(candidate));
+  try {
+    await run(go ?? 'go', ['version']);
+  } catch {
+    return null;
+  }
+  mkdirSync(temporalCacheDir(env), { recursive: true });
+  options.say?.(`building the Temporal CLI v${TEMPORAL_CLI_VERSION} with Go into ${temporalCacheDir(env)} (first run only; takes minutes)…`);
+  await run(go ?? 'go', ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
+    env: { ...env, GOBIN: temporalCacheDir(env) },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return executable(cached) ? cached : null;
+}
+
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type DevServer = { address: string; ui_url: string | null; process: ChildProcess; stop(): Promise<void> };
+
+/** Starts `temporal server start-dev` on free ports (or those given) and waits until it answers. */
+export async function startDevServer(options: {
+  cli: string;
+  db_file?: string;
+  port?: number;
+  ui_port?: number | null;
+  log?: (line: string) => void;
+}): Promise<DevServer> {
+  const port = options.port || (await freePort());
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--namespace', 'default'];
+  if (options.db_file) args.push('--db-filename', options.db_file);
+  let ui_url: string | null = null;
+  if (options.ui_port === null) args.push('--headless');
+  else {
+    const ui_port = options.ui_port || (await freePort());
+    args.push('--ui-port', String(ui_port));
+    ui_url = `http://127.0.0.1:${ui_port}`;
+  }
+  args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
+  const child = spawn(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const address = `127.0.0.1:${port}`;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`the Temporal dev server exited with code ${code} before it was ready:\n${output}`))),
+  );
+  const deadline = Date.now() + DEV_SERVER_START_TIMEOUT_MS;
+  const ready = (async () => {
+    for (;;) {
+      try {
+        const connection = await Connection.connect({ address, connectTimeout: 1000 });
+        await connection.workflowService.getSystemInfo({});
+        await connection.close();
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer within ${DEV_SERVER_START_TIMEOUT_MS} ms: ${(error as Error).message}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  })();
+  try {
+    await Promise.race([ready, exited]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  exited.catch(() => {});
+  return {
+    address,
+    ui_url,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}

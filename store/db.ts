@@ -1,0 +1,112 @@
+// The database handle: PGlite (in-process PostgreSQL, data under .data/pg) by default, PostgreSQL when DATABASE_URL is set.
+// One SQL dialect, one set of migrations (ARCHITECTURE.md: persistence). Rooms run SQL through `Tx` inside `transaction`.
+import type { MikroORM as CoreORM } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import { Migrator } from '@mikro-orm/migrations';
+import { ServiceError } from '../domain/errors.ts';
+import { migrationsList } from '../migrations/index.ts';
+import { entities } from './entities.ts';
+
+export type DatabaseKind = 'pglite' | 'postgresql';
+
+export type Tx = {
+  em: SqlEntityManager;
+  /** Runs SQL with `?` placeholders and returns the rows. */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  one<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
+};
+
+export type Db = Tx & {
+  kind: DatabaseKind;
+  orm: CoreORM;
+  /** One transaction; the callback's SQL commits together or not at all. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>, options?: { isolation?: 'serializable' | 'repeatable read' }): Promise<T>;
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+};
+
+export type DatabaseOptions = { database_url: string | null; pglite_dir: string | null; pool_max?: number };
+
+function wrap(em: SqlEntityManager): Tx {
+  return {
+    em,
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      return (await em.execute(sql, params as unknown[], 'all')) as T[];
+    },
+    async one<T>(sql: string, params: readonly unknown[] = []) {
+      const rows = (await em.execute(sql, params as unknown[], 'all')) as T[];
+      return rows[0];
+    },
+  };
+}
+
+const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
+/** Serialization failures and deadlocks are retried a bounded number of times. */
+export const TRANSACTION_RETRY_LIMIT = 8;
+
+export async function openDatabase(options: DatabaseOptions): Promise<Db> {
+  let orm: CoreORM;
+  let kind: DatabaseKind;
+  const common = {
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, tableName: 'schema_migrations', silent: true },
+    allowGlobalContext: false,
+    debug: false,
+  };
+  if (options.database_url) {
+    const { MikroORM } = await import('@mikro-orm/postgresql');
+    kind = 'postgresql';
+    orm = (await MikroORM.init({
+      ...common,
+      clientUrl: options.database_url,
+      pool: { min: 0, max: options.pool_max ?? 10 },
+    } as never)) as unknown as CoreORM;
+  } else {
+    const { MikroORM } = await import('@mikro-orm/pglite');
+    kind = 'pglite';
+    orm = (await MikroORM.init({
+      ...common,
+      dbName: options.pglite_dir ?? 'memory://',
+    } as never)) as unknown as CoreORM;
+  }
+  const root = orm.em as unknown as SqlEntityManager;
+  const base = wrap(root.fork() as SqlEntityManager);
+  const db: Db = {
+    ...base,
+    kind,
+    orm,
+    async transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: { isolation?: 'serializable' | 'repeatable read' }) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await (root.fork() as SqlEntityManager).transactional((em) => fn(wrap(em as SqlEntityManager)), {
+            isolationLevel: txOptions?.isolation,
+          });
+        } catch (error) {
+          const code = (error as { code?: string }).code;
+          if (code && RETRYABLE_SQLSTATES.has(code) && attempt < TRANSACTION_RETRY_LIMIT) continue;
+          throw error;
+        }
+      }
+    },
+    async migrate() {
+      const migrator = orm.migrator as unknown as { up(): Promise<{ name: string }[]> };
+      const done = await migrator.up();
+      return done.map((m) => m.name);
+    },
+    async close() {
+      await orm.close(true);
+    },
+  };
+  return db;
+}
+
+/** Maps a unique violation to a ServiceError a caller can show. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+export function notFound(what: string): ServiceError {
+  return new ServiceError('NOT_FOUND', `${what} was not found`);
+}

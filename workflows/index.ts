@@ -1,0 +1,2 @@
+// Every workflow the worker runs; one file per process.
+export { maintenanceWorkflow } from './maintenance.ts';
