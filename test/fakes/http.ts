@@ -17,7 +17,8 @@ export type RecordedRequest = {
   body: unknown;
 };
 
-export type FakeReply = { status: number; headers?: Record<string, string>; body?: unknown; text?: string };
+/** `destroy: true` drops the connection without a reply, like a service that is down. */
+export type FakeReply = { status: number; headers?: Record<string, string>; body?: unknown; text?: string; destroy?: boolean };
 
 export type FakeHandler = (request: RecordedRequest) => FakeReply | Promise<FakeReply>;
 
@@ -54,6 +55,10 @@ function flatHeaders(request: IncomingMessage): Record<string, string> {
 }
 
 function send(response: ServerResponse, reply: FakeReply): void {
+  if (reply.destroy) {
+    response.socket?.destroy();
+    return;
+  }
   const headers: Record<string, string> = { ...(reply.headers ?? {}) };
   let payload = '';
   if (reply.text !== undefined) {
