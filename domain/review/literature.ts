@@ -236,7 +236,7 @@ export function normalizeLicence(value: string | null | undefined): string | nul
     .trim()
     .replace(/^(creative commons|creativecommons)\s*/, 'cc ')
     .replace(/[\s_]+/g, '-')
-    .replace(/-?\d+(\.\d+)*$/, '')
+    .replace(/-\d+(\.\d+)*$/, '')
     .replace(/-+/g, '-')
     .replace(/^-|-$/g, '');
   if (name === '') return null;
