@@ -1,0 +1,32 @@
+// One Temporal dev server and one workflow bundle for the whole test run, found by the same code `start` uses.
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { findTemporalCli, startDevServer } from '../../runtime/temporal.ts';
+import { bundleWorkflows } from '../../runtime/worker.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporal_address: string;
+    temporal_cli: string;
+    workflow_bundle_path: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const cli = await findTemporalCli({ say: (line) => process.stderr.write(`${line}\n`) });
+  if (!cli) throw new Error('No Temporal CLI: install Go or set TEMPORAL_CLI');
+  const server = await startDevServer({ cli, ui_port: null });
+  const dir = mkdtempSync(join(tmpdir(), 'crucible-bundle-'));
+  const bundle = await bundleWorkflows();
+  const path = join(dir, 'workflows.js');
+  writeFileSync(path, bundle.code);
+  project.provide('temporal_address', server.address);
+  project.provide('temporal_cli', cli);
+  project.provide('workflow_bundle_path', path);
+  return async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
