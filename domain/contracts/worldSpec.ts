@@ -16,7 +16,7 @@ export const Parameter = Type.Union([Type.Number(), Type.Object({ setting: Id },
 });
 
 export const TIME_UNITS = ['minutes', 'hours', 'days'] as const;
-export const TimeUnit = Type.Union(TIME_UNITS.map((unit) => Type.Literal(unit)));
+export const TimeUnit = Type.Union([Type.Literal('minutes'), Type.Literal('hours'), Type.Literal('days')]);
 
 export const SettingSource = Type.Union([
   Type.Object({ kind: Type.Literal('user_declared'), note: Type.Optional(Text()) }, { additionalProperties: false }),

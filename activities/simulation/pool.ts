@@ -1,0 +1,142 @@
+// A worker-thread pool that runs the replications of a world on every core (issue 6 item 3).
+// The caller sees each completed replication through `onReplication` and may stop between replications (budget,
+// wall clock). An AbortSignal stops dispatching at once; a replication already running is not interrupted, and its
+// result is discarded when it arrives (spec: Run states, "an already-running in-process calculation is not forcibly
+// interrupted"; a late completion never overwrites canceled).
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
+import { type ErrorCode, ServiceError } from '../../domain/errors.ts';
+import { type ReplicationJob, type ReplicationResult, replicationJobs, type RunProgress } from '../../domain/simulation/index.ts';
+import type { WorkerResponse } from './worker.ts';
+
+/** Upper bound on worker threads, whatever the machine reports. */
+export const MAX_POOL_THREADS = 64;
+
+export type PoolOptions = {
+  /** default: every replication of every variant, replication-major (see replicationJobs) */
+  jobs?: ReplicationJob[];
+  /** default: os.availableParallelism(), at most MAX_POOL_THREADS and never more than the jobs */
+  threads?: number;
+  signal?: AbortSignal;
+  /** called once per kept result, in completion order; return 'stop' to dispatch nothing more */
+  onReplication?: (progress: RunProgress) => 'stop' | undefined | Promise<'stop' | undefined>;
+};
+
+export type PoolRun = {
+  /** kept results, sorted in job order */
+  results: ReplicationResult[];
+  outcome: 'completed' | 'stopped' | 'aborted';
+  events_simulated: number;
+  wall_ms: number;
+  threads: number;
+  /** resolves when every replication that was running at stop/abort has finished; its events were computed but discarded */
+  settled: Promise<{ events_discarded: number; replications_discarded: number }>;
+};
+
+export function defaultThreadCount(): number {
+  return Math.max(1, Math.min(availableParallelism(), MAX_POOL_THREADS));
+}
+
+export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {}): Promise<PoolRun> {
+  const jobs = options.jobs ?? replicationJobs(world);
+  const threads = Math.max(1, Math.min(options.threads ?? defaultThreadCount(), MAX_POOL_THREADS, jobs.length || 1));
+  const started = performance.now();
+  const order = new Map(jobs.map((job, index) => [`${job.variant_id}\u0000${job.replication_index}`, index]));
+
+  return new Promise<PoolRun>((resolve, reject) => {
+    const workers: Worker[] = [];
+    const results: ReplicationResult[] = [];
+    let next = 0;
+    let inFlight = 0;
+    let events = 0;
+    let done = false;
+    let outcome: PoolRun['outcome'] = 'completed';
+    let discardedEvents = 0;
+    let discardedReplications = 0;
+    let resolveSettled: (value: { events_discarded: number; replications_discarded: number }) => void = () => {};
+    const settled = new Promise<{ events_discarded: number; replications_discarded: number }>((settle) => {
+      resolveSettled = settle;
+    });
+    const idle: Worker[] = [];
+    const jobsById = new Map<number, ReplicationJob>();
+
+    const finish = (kind: PoolRun['outcome']) => {
+      if (done) return;
+      done = true;
+      outcome = kind;
+      options.signal?.removeEventListener('abort', onAbort);
+      results.sort((a, b) => order.get(`${a.variant_id}\u0000${a.replication_index}`)! - order.get(`${b.variant_id}\u0000${b.replication_index}`)!);
+      resolve({ results, outcome, events_simulated: events, wall_ms: performance.now() - started, threads, settled });
+      maybeSettle();
+    };
+    const maybeSettle = () => {
+      if (!done || inFlight > 0) return;
+      for (const worker of workers) void worker.terminate();
+      resolveSettled({ events_discarded: discardedEvents, replications_discarded: discardedReplications });
+    };
+    const fail = (error: unknown) => {
+      if (done) return;
+      done = true;
+      options.signal?.removeEventListener('abort', onAbort);
+      for (const worker of workers) void worker.terminate();
+      resolveSettled({ events_discarded: discardedEvents, replications_discarded: discardedReplications });
+      reject(error);
+    };
+    const onAbort = () => finish('aborted');
+
+    const dispatch = () => {
+      while (!done && idle.length > 0 && next < jobs.length) {
+        const worker = idle.pop()!;
+        const id = next++;
+        jobsById.set(id, jobs[id]!);
+        inFlight++;
+        worker.postMessage({ id, job: jobs[id]! });
+      }
+      if (!done && inFlight === 0 && next >= jobs.length) finish('completed');
+    };
+
+    const onMessage = (worker: Worker) => async (message: WorkerResponse) => {
+      inFlight--;
+      jobsById.delete(message.id);
+      if (!message.ok) {
+        const { error } = message;
+        fail(error.name === 'ServiceError' && error.code ? new ServiceError(error.code as ErrorCode, error.message, (error.details ?? []) as never) : new Error(error.message));
+        return;
+      }
+      if (done) {
+        // Stopped or aborted while this replication ran: computed, not kept.
+        discardedEvents += message.result.event_counts.events_total;
+        discardedReplications++;
+        maybeSettle();
+        return;
+      }
+      results.push(message.result);
+      events += message.result.event_counts.events_total;
+      idle.push(worker);
+      try {
+        const verdict = await options.onReplication?.({ result: message.result, completed: results.length, total: jobs.length, events_simulated: events });
+        if (verdict === 'stop') finish('stopped');
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      dispatch();
+      maybeSettle();
+    };
+
+    if (options.signal?.aborted) {
+      finish('aborted');
+      return;
+    }
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    for (let index = 0; index < threads; index++) {
+      const worker = new Worker(new URL('./worker.ts', import.meta.url), { workerData: { world } });
+      worker.on('message', onMessage(worker));
+      worker.on('error', fail);
+      workers.push(worker);
+      idle.push(worker);
+    }
+    dispatch();
+  });
+}

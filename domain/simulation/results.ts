@@ -1,0 +1,314 @@
+// Results of a run, all pure: summaries per measure and variant, paired comparisons under common random numbers,
+// synthetic findings, cost reports and the bounded event trace (spec: WorldSpec and run; issue 6 item 5).
+import type { Comparison, CostReport, Finding, MetricComparison, MetricSummary } from '../contracts/runResults.ts';
+import { RUN_RESULTS_VERSION } from '../contracts/runResults.ts';
+import type { Measure, WorldSpec } from '../contracts/worldSpec.ts';
+import type { ReplicationResult, TraceEvent } from './engine.ts';
+import { EVENT_TRACE_CAP_PER_VARIANT } from './limits.ts';
+import { minutesPer } from './units.ts';
+
+// Two-sided 95% Student t quantiles for 1..30 degrees of freedom.
+const T_975 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048,
+  2.045, 2.042,
+];
+
+/** The 0.975 quantile of Student's t (table to 30 degrees of freedom, Cornish-Fisher expansion beyond). */
+export function tQuantile975(degreesOfFreedom: number): number {
+  if (degreesOfFreedom < 1) return Number.NaN;
+  if (degreesOfFreedom <= 30) return T_975[Math.floor(degreesOfFreedom) - 1]!;
+  const z = 1.959963984540054;
+  const d = degreesOfFreedom;
+  return z + (z ** 3 + z) / (4 * d) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * d * d) + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * d ** 3);
+}
+
+export type SampleStatistics = { n: number; mean: number | null; sd: number | null; low: number | null; high: number | null; median: number | null; p90: number | null };
+
+/** Mean, sample sd, t-based 95% interval of the mean, median and p90 (linear interpolation between order statistics). */
+export function describe(values: number[]): SampleStatistics {
+  const n = values.length;
+  if (n === 0) return { n, mean: null, sd: null, low: null, high: null, median: null, p90: null };
+  const mean = values.reduce((sum, value) => sum + value, 0) / n;
+  const sd = n > 1 ? Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (n - 1)) : null;
+  const half = sd === null ? null : (tQuantile975(n - 1) * sd) / Math.sqrt(n);
+  const sorted = [...values].sort((a, b) => a - b);
+  return { n, mean, sd, low: half === null ? null : mean - half, high: half === null ? null : mean + half, median: quantile(sorted, 0.5), p90: quantile(sorted, 0.9) };
+}
+
+function quantile(sorted: number[], probability: number): number {
+  const position = (sorted.length - 1) * probability;
+  const below = Math.floor(position);
+  const above = Math.min(below + 1, sorted.length - 1);
+  return sorted[below]! + (sorted[above]! - sorted[below]!) * (position - below);
+}
+
+function sortedResults(results: ReplicationResult[], variantId: string): ReplicationResult[] {
+  return results.filter((result) => result.variant_id === variantId).sort((a, b) => a.replication_index - b.replication_index);
+}
+
+/**
+ * One MetricSummary per measure and variant. The statistics are over replications: each replication contributes
+ * its value of the measure (e.g. its mean wait), so n is the number of replications with a value.
+ */
+export function summarize(world: WorldSpec, results: ReplicationResult[]): MetricSummary[] {
+  const out: MetricSummary[] = [];
+  for (const variant of world.variants) {
+    const runs = sortedResults(results, variant.id);
+    world.measured.forEach((measure, index) => {
+      const observations = runs.map((run) => run.measures[index]!);
+      const values = observations.map((observation) => observation.value).filter((value): value is number => value !== null);
+      const stats = describe(values);
+      out.push({
+        contract: 'MetricSummary',
+        version: RUN_RESULTS_VERSION,
+        measure_id: measure.id,
+        variant_id: variant.id,
+        kind: measure.kind,
+        unit: measure.unit,
+        denominator: measure.denominator,
+        n: stats.n,
+        mean: stats.mean,
+        sd: stats.sd,
+        interval_95: { low: stats.low, high: stats.high, level: 0.95 },
+        median: stats.median,
+        p90: stats.p90,
+        censored_count: observations.reduce((sum, observation) => sum + observation.censored, 0),
+        still_waiting_at_end_mean: observations.length > 0 ? observations.reduce((sum, observation) => sum + observation.still_waiting_at_end, 0) / observations.length : null,
+        observations_total: observations.reduce((sum, observation) => sum + observation.observations, 0),
+        replications_without_value: observations.length - values.length,
+        synthetic: true,
+      });
+    });
+  }
+  return out;
+}
+
+export const COMPARISON_METHOD =
+  'paired differences (treatment minus baseline) per replication index; both variants use the same random streams per replication (common random numbers); 95% interval from Student t over pairs';
+
+/** Paired baseline/treatment differences per measure and treatment (spec: /v1/experiments/compare returns `metrics`). */
+export function compare(world: WorldSpec, results: ReplicationResult[]): Comparison {
+  const baseline = world.variants.find((variant) => variant.role === 'baseline');
+  if (!baseline) return { metrics: [], method: COMPARISON_METHOD };
+  const baselineRuns = new Map(sortedResults(results, baseline.id).map((run) => [run.replication_index, run]));
+  const metrics: MetricComparison[] = [];
+  for (const treatment of world.variants.filter((variant) => variant.role === 'treatment')) {
+    const treatmentRuns = sortedResults(results, treatment.id);
+    world.measured.forEach((measure, index) => {
+      const differences: { replication_index: number; difference: number }[] = [];
+      const baselineValues: number[] = [];
+      const treatmentValues: number[] = [];
+      for (const run of treatmentRuns) {
+        const pair = baselineRuns.get(run.replication_index);
+        const treated = run.measures[index]!.value;
+        const base = pair?.measures[index]!.value ?? null;
+        if (treated === null || base === null) continue;
+        differences.push({ replication_index: run.replication_index, difference: treated - base });
+        baselineValues.push(base);
+        treatmentValues.push(treated);
+      }
+      const stats = describe(differences.map((pair) => pair.difference));
+      metrics.push({
+        measure_id: measure.id,
+        baseline_variant_id: baseline.id,
+        treatment_variant_id: treatment.id,
+        unit: measure.unit,
+        n_pairs: differences.length,
+        mean_baseline: describe(baselineValues).mean,
+        mean_treatment: describe(treatmentValues).mean,
+        mean_difference: stats.mean,
+        sd_difference: stats.sd,
+        interval_95: { low: stats.low, high: stats.high, level: 0.95 },
+        differences,
+        synthetic: true,
+      });
+    });
+  }
+  return { metrics, method: COMPARISON_METHOD };
+}
+
+function format(value: number | null, digits = 3): string {
+  if (value === null) return 'undefined';
+  return Number(value.toPrecision(digits)).toString();
+}
+
+function measureWords(measure: Measure): string {
+  return measure.label ?? measure.id.replaceAll('_', ' ');
+}
+
+/** Findings: one sentence each with the numbers behind it, all labelled synthetic. */
+export function findings(world: WorldSpec, summaries: MetricSummary[], comparison: Comparison, costs?: CostReport | null): Finding[] {
+  const out: Finding[] = [];
+  const measureById = new Map(world.measured.map((measure) => [measure.id, measure]));
+  const variantLabel = new Map(world.variants.map((variant) => [variant.id, variant.label]));
+  const push = (finding: Omit<Finding, 'contract' | 'version' | 'id' | 'label'>) =>
+    out.push({ contract: 'Finding', version: RUN_RESULTS_VERSION, id: `finding_${out.length + 1}`, label: 'synthetic', ...finding });
+  for (const summary of summaries) {
+    const measure = measureById.get(summary.measure_id)!;
+    push({
+      kind: 'summary',
+      measure_id: summary.measure_id,
+      variant_id: summary.variant_id,
+      sentence: `In the synthetic model, ${variantLabel.get(summary.variant_id)} has a mean ${measureWords(measure)} of ${format(summary.mean)} ${summary.unit} (95% interval ${format(summary.interval_95.low)} to ${format(summary.interval_95.high)}; ${summary.n} replications).`,
+      numbers: { mean: summary.mean, interval_low: summary.interval_95.low, interval_high: summary.interval_95.high, n: summary.n },
+    });
+    if (summary.censored_count > 0) {
+      push({
+        kind: 'censoring',
+        measure_id: summary.measure_id,
+        variant_id: summary.variant_id,
+        sentence: `${summary.censored_count} entities in ${variantLabel.get(summary.variant_id)} had not completed ${measureWords(measure)} by the horizon (${(measure as { censoring: string }).censoring === 'at_horizon' ? 'counted up to the horizon' : 'excluded from the mean'}).`,
+        numbers: { censored_count: summary.censored_count, still_waiting_at_end_mean: summary.still_waiting_at_end_mean },
+      });
+    }
+  }
+  for (const metric of comparison.metrics) {
+    const measure = measureById.get(metric.measure_id)!;
+    const excludesZero = metric.interval_95.low !== null && metric.interval_95.high !== null && (metric.interval_95.low > 0 || metric.interval_95.high < 0);
+    push({
+      kind: 'difference',
+      measure_id: metric.measure_id,
+      variant_id: metric.treatment_variant_id,
+      sentence: `In the synthetic model, ${variantLabel.get(metric.treatment_variant_id)} changes the mean ${measureWords(measure)} by ${format(metric.mean_difference)} ${metric.unit} against ${variantLabel.get(metric.baseline_variant_id)} (95% interval ${format(metric.interval_95.low)} to ${format(metric.interval_95.high)}; ${metric.n_pairs} paired replications${excludesZero ? '' : '; the interval includes no difference'}).`,
+      numbers: { mean_difference: metric.mean_difference, interval_low: metric.interval_95.low, interval_high: metric.interval_95.high, n_pairs: metric.n_pairs },
+    });
+  }
+  for (const variant of costs?.variants ?? []) {
+    push({
+      kind: 'cost',
+      measure_id: null,
+      variant_id: variant.variant_id,
+      sentence:
+        variant.total.base === null
+          ? `The modelled cost of ${variantLabel.get(variant.variant_id)} is undefined: ${variant.undefined_reasons.join('; ')}.`
+          : `The modelled cost of ${variantLabel.get(variant.variant_id)} is ${format(variant.total.base, 6)} ${costs!.currency} per replication (low ${format(variant.total.low, 6)}, high ${format(variant.total.high, 6)}), additional costs reported apart.`,
+      numbers: { low: variant.total.low, base: variant.total.base, high: variant.total.high },
+    });
+  }
+  return out;
+}
+
+export const COST_BASIS = 'mean count of each priced event per replication (inside the measure window) times the rate; additional costs are per replication or per day of the window, reported apart';
+
+/**
+ * Cost report per variant: low/base/high totals from count measures times sourced rates. A null rate leaves the total
+ * null with its reason, never zero (spec: cost_scenarios, "unknown costs leave totals undefined").
+ */
+export function costReport(world: WorldSpec, results: ReplicationResult[]): CostReport | null {
+  const scenarios = world.cost_scenarios;
+  if (!scenarios) return null;
+  const measureIndex = new Map(world.measured.map((measure, index) => [measure.id, index]));
+  const levels = ['low', 'base', 'high'] as const;
+  const windowDays = (measure?: Measure) => {
+    const start = measure?.window?.start ?? world.warm_up;
+    const end = measure?.window?.end ?? world.horizon;
+    return ((end - start) * minutesPer(world.time_unit)) / 1440;
+  };
+  return {
+    currency: scenarios.currency,
+    basis: COST_BASIS,
+    synthetic: true,
+    variants: world.variants.map((variant) => {
+      const runs = sortedResults(results, variant.id);
+      const reasons: string[] = [];
+      const total = { low: 0 as number | null, base: 0 as number | null, high: 0 as number | null };
+      if (runs.length === 0) reasons.push(`no completed replications of variant '${variant.id}'`);
+      const lines = scenarios.rates.map((rate) => {
+        const index = measureIndex.get(rate.measure);
+        const counts = index === undefined ? [] : runs.map((run) => run.measures[index]!.observations);
+        const meanCount = counts.length > 0 ? counts.reduce((sum, value) => sum + value, 0) / counts.length : null;
+        const cost = { low: null as number | null, base: null as number | null, high: null as number | null };
+        for (const level of levels) {
+          const value = rate[level];
+          if (value === null) {
+            reasons.push(`the ${level} rate '${rate.id}' is unknown (${describeSource(rate.source)})`);
+            total[level] = null;
+          } else if (meanCount === null) total[level] = null;
+          else {
+            cost[level] = meanCount * value;
+            if (total[level] !== null) total[level] = total[level]! + cost[level]!;
+          }
+        }
+        return { rate_id: rate.id, measure_id: rate.measure, mean_count: meanCount, rate: { low: rate.low, base: rate.base, high: rate.high }, cost, source: rate.source };
+      });
+      const additionalReasons: string[] = [];
+      const additionalTotal = { low: 0 as number | null, base: 0 as number | null, high: 0 as number | null };
+      const additional = (scenarios.additional_costs ?? [])
+        .filter((extra) => extra.variants.includes(variant.id))
+        .map((extra) => {
+          const cost = { low: null as number | null, base: null as number | null, high: null as number | null };
+          for (const level of levels) {
+            const value = extra[level];
+            if (value === null) {
+              additionalReasons.push(`the ${level} amount of additional cost '${extra.id}' is unknown (${describeSource(extra.source)})`);
+              additionalTotal[level] = null;
+              continue;
+            }
+            cost[level] = extra.per === 'day' ? value * windowDays() : value;
+            if (additionalTotal[level] !== null) additionalTotal[level] = additionalTotal[level]! + cost[level]!;
+          }
+          return { id: extra.id, label: extra.label, per: extra.per, cost, source: extra.source };
+        });
+      return {
+        variant_id: variant.id,
+        lines,
+        total,
+        undefined_reasons: [...new Set(reasons)],
+        additional_costs: additional,
+        additional_total: additional.length > 0 ? additionalTotal : { low: 0, base: 0, high: 0 },
+        additional_undefined_reasons: [...new Set(additionalReasons)],
+      };
+    }),
+  };
+}
+
+function describeSource(source: { kind: string; reference?: string; rationale?: string; note?: string }): string {
+  if (source.kind === 'literature') return `source: ${source.reference}`;
+  if (source.kind === 'assumption') return `assumption: ${source.rationale}`;
+  return `user declared${source.note ? `: ${source.note}` : ''}`;
+}
+
+export type StoredTraceEvent = TraceEvent & { variant_id: string; replication_index: number };
+
+export type EventTrace = {
+  /** every event of replication 0 of each variant, up to the cap per variant, in variant then time order */
+  events: StoredTraceEvent[];
+  cap_per_variant: number;
+  truncated_variants: string[];
+  /** per-replication event counts of every replication */
+  replication_counts: { variant_id: string; replication_index: number; events_total: number; arrivals: number; exits: number; reneges: number }[];
+  description: string;
+};
+
+export const EVENT_TRACE_DESCRIPTION = `every state change (arrival, enter, queue, start, end, renege, leave, capacity) of replication 0 of each variant, up to ${EVENT_TRACE_CAP_PER_VARIANT} per variant, plus per-replication event counts of all replications`;
+
+/** Builds the stored trace from replication results (run replication 0 with trace_limit = EVENT_TRACE_CAP_PER_VARIANT). */
+export function eventTrace(world: WorldSpec, results: ReplicationResult[]): EventTrace {
+  const events: StoredTraceEvent[] = [];
+  const truncated: string[] = [];
+  for (const variant of world.variants) {
+    const first = results.find((result) => result.variant_id === variant.id && result.replication_index === 0);
+    if (!first?.trace) continue;
+    for (const event of first.trace.slice(0, EVENT_TRACE_CAP_PER_VARIANT)) events.push({ ...event, variant_id: variant.id, replication_index: 0 });
+    if (first.trace_truncated) truncated.push(variant.id);
+  }
+  const order = new Map(world.variants.map((variant, index) => [variant.id, index]));
+  const replicationCounts = [...results]
+    .sort((a, b) => (order.get(a.variant_id) ?? 0) - (order.get(b.variant_id) ?? 0) || a.replication_index - b.replication_index)
+    .map((result) => ({
+      variant_id: result.variant_id,
+      replication_index: result.replication_index,
+      events_total: result.event_counts.events_total,
+      arrivals: result.event_counts.arrivals,
+      exits: result.event_counts.exits,
+      reneges: result.event_counts.reneges,
+    }));
+  return { events, cap_per_variant: EVENT_TRACE_CAP_PER_VARIANT, truncated_variants: truncated, replication_counts: replicationCounts, description: EVENT_TRACE_DESCRIPTION };
+}
+
+/** One page of stored trace events (spec: run events `limit`, `offset`, `next_offset`, `events_included`). */
+export function pageEvents(events: StoredTraceEvent[], limit: number, offset: number): { events: StoredTraceEvent[]; next_offset: number | null; events_included: number } {
+  const page = events.slice(offset, offset + limit);
+  const next = offset + page.length;
+  return { events: page, next_offset: next < events.length ? next : null, events_included: events.length };
+}

@@ -1,0 +1,44 @@
+// The single-thread path of a run and the job order shared with the worker pool.
+// Jobs go replication-major (replication 0 of every variant, then replication 1, ...), so a run stopped early by its
+// budget, wall clock or a cancel still holds complete baseline/treatment pairs for comparison.
+import type { WorldSpec } from '../contracts/worldSpec.ts';
+import { type ReplicationResult, runReplication } from './engine.ts';
+import { EVENT_TRACE_CAP_PER_VARIANT, MAX_REPLICATIONS } from './limits.ts';
+import { type CompiledModel, compileModel } from './model.ts';
+
+export type ReplicationJob = { variant_id: string; replication_index: number; trace_limit: number };
+
+/** Every replication of every variant, in dispatch order; replication 0 of each variant carries the event trace. */
+export function replicationJobs(world: WorldSpec, replications = world.replications): ReplicationJob[] {
+  const jobs: ReplicationJob[] = [];
+  const count = Math.min(replications, MAX_REPLICATIONS);
+  for (let replication = 0; replication < count; replication++) {
+    for (const variant of world.variants) jobs.push({ variant_id: variant.id, replication_index: replication, trace_limit: replication === 0 ? EVENT_TRACE_CAP_PER_VARIANT : 0 });
+  }
+  return jobs;
+}
+
+export type RunProgress = { result: ReplicationResult; completed: number; total: number; events_simulated: number };
+
+/**
+ * Runs jobs one after another on this thread. `onReplication` sees each result and may return 'stop' (budget reached,
+ * wall clock, cancel) to end the run between replications.
+ */
+export function runSequential(world: WorldSpec, options: { jobs?: ReplicationJob[]; onReplication?: (progress: RunProgress) => 'stop' | undefined } = {}): ReplicationResult[] {
+  const jobs = options.jobs ?? replicationJobs(world);
+  const models = new Map<string, CompiledModel>();
+  const results: ReplicationResult[] = [];
+  let events = 0;
+  for (const job of jobs) {
+    let model = models.get(job.variant_id);
+    if (!model) {
+      model = compileModel(world, job.variant_id);
+      models.set(job.variant_id, model);
+    }
+    const result = runReplication(world, job, model);
+    results.push(result);
+    events += result.event_counts.events_total;
+    if (options.onReplication?.({ result, completed: results.length, total: jobs.length, events_simulated: events }) === 'stop') break;
+  }
+  return results;
+}
