@@ -37,7 +37,7 @@ function firstErrorOffset(text: string): number {
     if (text.startsWith(word, index)) index += word.length;
     else fail();
   };
-  const string = () => {
+  const readString = () => {
     index++; // opening quote
     while (index < text.length) {
       const char = text[index]!;
@@ -48,11 +48,11 @@ function firstErrorOffset(text: string): number {
       if (char < ' ') fail();
       if (char === '\\') {
         index++;
-        const escape = text[index];
-        if (escape === 'u') {
+        const escaped = text[index];
+        if (escaped === 'u') {
           if (!/^[0-9a-fA-F]{4}$/.test(text.slice(index + 1, index + 5))) fail();
           index += 5;
-        } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) index++;
+        } else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) index++;
         else fail();
       } else index++;
     }
@@ -77,7 +77,7 @@ function firstErrorOffset(text: string): number {
       for (;;) {
         space();
         if (text[index] !== '"') fail();
-        string();
+        readString();
         space();
         if (text[index] !== ':') fail();
         index++;
@@ -107,12 +107,12 @@ function firstErrorOffset(text: string): number {
         } else fail();
       }
     }
-    if (char === '"') return string();
-    if (char === 't') return literal('true');
-    if (char === 'f') return literal('false');
-    if (char === 'n') return literal('null');
-    if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) return number();
-    fail();
+    if (char === '"') readString();
+    else if (char === 't') literal('true');
+    else if (char === 'f') literal('false');
+    else if (char === 'n') literal('null');
+    else if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) number();
+    else fail();
   };
   try {
     value(0);

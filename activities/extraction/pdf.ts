@@ -14,7 +14,6 @@ export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
   const task = getDocument({
     data: bytes.slice(),
     verbosity: 0,
-    isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
     stopAtErrors: false,
@@ -36,7 +35,7 @@ export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
     for (let number = 1; number <= document.numPages; number++) {
       const page = await document.getPage(number);
       const content = await page.getTextContent();
-      pages.push({ page: number, lines: itemsToLines(content.items.filter((item): item is TextItem => 'str' in item)) });
+      pages.push({ page: number, lines: itemsToLines(content.items.flatMap((item) => ('str' in item ? [item as unknown as TextItem] : []))) });
       page.cleanup();
     }
     return { ok: true, page_count: document.numPages, pages };

@@ -68,7 +68,7 @@ export type Claim = Static<typeof Claim>;
 
 export const Stage = Type.Object(
   {
-    value: Type.Union([...PROJECT_STAGES.map((stage) => Type.Literal(stage)), Type.Null()], {
+    value: Type.Union([Type.Enum(PROJECT_STAGES), Type.Null()], {
       description: 'idea: nothing built; prototype: something runs but not in care; pilot: used with real users in a limited trial; deployed: in routine use. null: not stated',
     }),
     provenance: Provenance,
@@ -165,10 +165,12 @@ export type IntakeSpec = Static<typeof IntakeSpec>;
 /** Validation errors as ServiceError details (`{path, message}`); empty when valid. Never echoes field values. */
 export function intakeSpecErrors(value: unknown): ErrorDetail[] {
   if (Value.Check(IntakeSpec, value)) return lineRangeErrors(value);
+  const seen = new Set<string>();
   return Value.Errors(IntakeSpec, value)
     .filter((error) => error.keyword !== 'boolean')
-    .slice(0, 50)
-    .map((error) => ({ path: error.instancePath || '/', message: error.message }));
+    .map((error) => ({ path: error.instancePath || '/', message: error.message }))
+    .filter((error) => !seen.has(`${error.path} ${error.message}`) && seen.add(`${error.path} ${error.message}`) !== undefined)
+    .slice(0, 50);
 }
 
 /** Throws VALIDATION_FAILED with per-field details unless `value` is a valid IntakeSpec 1.0.0. */
@@ -191,22 +193,34 @@ export function citationsWithPaths(spec: IntakeSpec): Array<{ path: string; cita
   const out: Array<{ path: string; citation: Citation }> = [];
   const visit = (path: string, holder: { citations: Citation[] } | null) => {
     if (!holder) return;
-    holder.citations.forEach((citation, index) => out.push({ path: `${path}/citations/${index}`, citation }));
+    for (const [index, citation] of holder.citations.entries()) out.push({ path: `${path}/citations/${index}`, citation });
   };
   visit('/problem', spec.problem);
   visit('/proposed_solution', spec.proposed_solution);
-  spec.intended_users.forEach((s, i) => visit(`/intended_users/${i}`, s));
+  spec.intended_users.forEach((s, i) => {
+    visit(`/intended_users/${i}`, s);
+  });
   visit('/care_setting', spec.care_setting);
   visit('/stage', spec.stage);
-  spec.claims.forEach((s, i) => visit(`/claims/${i}`, s));
-  spec.evidence_offered.forEach((s, i) => visit(`/evidence_offered/${i}`, s));
-  spec.risks.forEach((s, i) => visit(`/risks/${i}`, s));
+  spec.claims.forEach((s, i) => {
+    visit(`/claims/${i}`, s);
+  });
+  spec.evidence_offered.forEach((s, i) => {
+    visit(`/evidence_offered/${i}`, s);
+  });
+  spec.risks.forEach((s, i) => {
+    visit(`/risks/${i}`, s);
+  });
   for (const key of ['proposed_user', 'buyer', 'budget_owner', 'current_alternative', 'value_hypothesis'] as const) {
     visit(`/business/${key}`, spec.business[key]);
   }
-  spec.business.dependencies.forEach((s, i) => visit(`/business/dependencies/${i}`, s));
+  spec.business.dependencies.forEach((s, i) => {
+    visit(`/business/dependencies/${i}`, s);
+  });
   visit('/care_pathway/description', spec.care_pathway.description);
-  spec.care_pathway.steps.forEach((s, i) => visit(`/care_pathway/steps/${i}`, s));
+  spec.care_pathway.steps.forEach((s, i) => {
+    visit(`/care_pathway/steps/${i}`, s);
+  });
   return out;
 }
 

@@ -104,7 +104,10 @@ export function isPossibleSsn(value: string): boolean {
 
 type Rule = { kind: FindingKind; pattern: RegExp; group?: number; accept?: (value: string, line: string) => boolean };
 
-const PLACEHOLDER = /^(?:[*x.#_-]+|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_]+%|\$[A-Z_]+|(?:your|my|example|sample|placeholder|changeme|redacted|none|null|undefined|true|false)\b.*)$/i;
+// Values that stand for a secret rather than being one: masks, templates, variable references, ENV_NAMES.
+const PLACEHOLDER = /^(?:[*x.#_-]+|[<{$%[(].*|(?:your|my|example|sample|placeholder|changeme|redacted|none|null|undefined|true|false)\b.*)$/i;
+const ENV_NAME = /^[A-Z0-9]+(?:_[A-Z0-9]+)+$/;
+const notPlaceholder = (value: string) => !PLACEHOLDER.test(value) && !ENV_NAME.test(value);
 
 const SECRET_RULES: Rule[] = [
   { kind: 'private_key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g },
@@ -128,17 +131,17 @@ const SECRET_RULES: Rule[] = [
   { kind: 'token', pattern: /\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)/g, group: 1 },
   {
     kind: 'password',
-    pattern: /\b(?:password|passwd|passphrase|pwd|pass)\b["']?\s*(?::=|=>|[:=])\s*["']?([^\s"'`,;]{4,})/gi,
+    pattern: /(?<![A-Za-z])(?:password|passwd|passphrase|pwd|pass)\b["']?\s*(?::=|=>|[:=])\s*["']?([^\s"'`,;]{4,})/gi,
     group: 1,
-    accept: (value) => !PLACEHOLDER.test(value),
+    accept: notPlaceholder,
   },
   {
     kind: 'token',
-    pattern: /\b(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|secret)\b["']?\s*(?::=|=>|[:=])\s*["']?([A-Za-z0-9_./+=-]{12,})/gi,
+    pattern: /(?<![A-Za-z])(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|secret)\b["']?\s*(?::=|=>|[:=])\s*["']?([A-Za-z0-9_./+=-]{12,})/gi,
     group: 1,
-    accept: (value) => !PLACEHOLDER.test(value),
+    accept: notPlaceholder,
   },
-  { kind: 'password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:([^\s@/]{3,})@/gi, group: 1, accept: (value) => !PLACEHOLDER.test(value) },
+  { kind: 'password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:([^\s@/]{3,})@/gi, group: 1, accept: notPlaceholder },
 ];
 
 const SECRET_CONTEXT = /\b(?:key|secret|token|credential|password|passwd|auth|api|private|bearer|signature)\b/i;

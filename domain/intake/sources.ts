@@ -26,7 +26,7 @@ export type FindingKind = (typeof FINDING_KINDS)[number];
 
 export const Finding = Type.Object(
   {
-    kind: Type.Union(FINDING_KINDS.map((kind) => Type.Literal(kind))),
+    kind: Type.Enum(FINDING_KINDS),
     category: Type.Union([Type.Literal('secret'), Type.Literal('patient_identifier')]),
     line: Type.Integer({ minimum: 1 }),
     masked: Type.String({ description: 'the value with most characters replaced by *; never the value itself' }),
@@ -54,8 +54,8 @@ export const SourceSummary = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),
-    status: Type.Union(SOURCE_STATUSES.map((status) => Type.Literal(status))),
-    kind: Type.Union(SOURCE_KINDS.map((kind) => Type.Literal(kind))),
+    status: Type.Enum(SOURCE_STATUSES),
+    kind: Type.Enum(SOURCE_KINDS),
     content_type: Type.Union([Type.String(), Type.Null()]),
     size_bytes: Type.Integer({ minimum: 0 }),
     line_count: Type.Integer({ minimum: 0 }),

@@ -113,8 +113,9 @@ export async function buildPdf(pages: PdfPage[]): Promise<Uint8Array> {
   const image = await document.embedPng(buildPng(64, 64));
   for (const spec of pages) {
     const page = document.addPage([595, 842]);
-    if (spec.kind === 'text') spec.lines.forEach((line, index) => page.drawText(line, { x: 50, y: 790 - index * 16, size: 11, font }));
-    else page.drawImage(image, { x: 50, y: 300, width: 400, height: 400 });
+    if (spec.kind === 'text') {
+      for (const [index, line] of spec.lines.entries()) page.drawText(line, { x: 50, y: 790 - index * 16, size: 11, font });
+    } else page.drawImage(image, { x: 50, y: 300, width: 400, height: 400 });
   }
   return document.save({ useObjectStreams: false });
 }

@@ -1,0 +1,214 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ExtractedSource, extractSources } from '../../activities/extraction.ts';
+import { assertIntakeSpec, citedSourceIds, type IntakeSpec, IntakeSpec as IntakeSpecSchema, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
+import { isServiceError } from '../../domain/errors.ts';
+import { type CitationLookup, checkCitations, quoteAppearsIn } from '../../domain/intake/citations.ts';
+import { draftIntakeOffline, OFFLINE_DRAFT_LABEL } from '../../domain/intake/offlineDraft.ts';
+import { buildIntakeDraftUserMessage, INTAKE_DRAFT_PROMPT, MAX_DRAFT_INPUT_CHARS } from '../../domain/prompts/intakeDraft.ts';
+import { awsKeyFile, jsonFile, markdownFile, mixedPdf, PROJECT_BRIEF_TXT, textFile, textLayerPdf } from '../support/corpus.ts';
+
+let processed: ExtractedSource[];
+let excluded: ExtractedSource;
+let lookup: CitationLookup;
+
+beforeAll(async () => {
+  const files = [textFile(), markdownFile(), jsonFile(), await textLayerPdf(), await mixedPdf(), awsKeyFile()];
+  const sources = await extractSources(files.map((file) => file.input));
+  processed = sources.filter((source) => source.status === 'processed');
+  excluded = sources.find((source) => source.status === 'excluded_for_privacy')!;
+  expect(processed).toHaveLength(5);
+  const by_id = new Map(sources.map((source) => [source.id, source]));
+  lookup = (id) => {
+    const source = by_id.get(id);
+    return source && { status: source.status, belongs_to_project: true, lines: source.lines };
+  };
+});
+
+function emptySpec(): IntakeSpec {
+  return {
+    version: '1.0.0',
+    problem: null,
+    proposed_solution: null,
+    intended_users: [],
+    care_setting: null,
+    stage: { value: null, provenance: 'user_declared', citations: [] },
+    claims: [],
+    evidence_offered: [],
+    risks: [],
+    unknowns: [],
+    business: { proposed_user: null, buyer: null, budget_owner: null, current_alternative: null, dependencies: [], value_hypothesis: null },
+    care_pathway: { status: 'none', description: null, steps: [] },
+  };
+}
+
+describe('IntakeSpec 1.0.0 schema', () => {
+  it('publishes $id IntakeSpec and accepts a minimal document', () => {
+    expect((IntakeSpecSchema as { $id?: string }).$id).toBe('IntakeSpec');
+    expect(intakeSpecErrors(emptySpec())).toEqual([]);
+  });
+
+  it('refuses provenance observed, an unknown stage and a claim without citations, naming the fields', () => {
+    const observed = emptySpec() as unknown as Record<string, any>;
+    observed.problem = { text: 'Waits are long', provenance: 'observed', citations: [] };
+    expect(intakeSpecErrors(observed).map((error) => error.path)).toContain('/problem/provenance');
+    const stage = emptySpec() as unknown as Record<string, any>;
+    stage.stage.value = 'scaling';
+    expect(intakeSpecErrors(stage).map((error) => error.path)).toContain('/stage/value');
+    const spec = emptySpec() as unknown as Record<string, any>;
+    spec.claims = [{ text: 'Cuts waits', topic: 'operational', provenance: 'user_declared', citations: [] }];
+    expect(intakeSpecErrors(spec)).toEqual([{ path: '/claims/0/citations', message: 'must not have fewer than 1 items' }]);
+    try {
+      assertIntakeSpec(spec);
+      expect.unreachable();
+    } catch (error) {
+      expect(isServiceError(error) && error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+
+  it('refuses a citation whose line_end is before line_start', () => {
+    const spec = emptySpec();
+    spec.problem = { text: 'x', provenance: 'user_declared', citations: [{ source_id: 'src_a', line_start: 5, line_end: 4, quote: 'x' }] };
+    expect(intakeSpecErrors(spec)).toEqual([{ path: '/problem/citations/0/line_end', message: 'must be >= line_start' }]);
+  });
+});
+
+describe('checkCitations', () => {
+  it('keeps a true quote and drops a fabricated one with the reason', () => {
+    const brief = processed.find((source) => source.name === 'brief.txt')!;
+    const true_line = PROJECT_BRIEF_TXT.split('\n').findIndex((line) => line.includes('reduces time to triage')) + 1;
+    const spec = emptySpec();
+    spec.claims = [
+      {
+        text: 'The app cuts triage time by 40%.',
+        topic: 'operational',
+        provenance: 'user_declared',
+        citations: [{ source_id: brief.id, line_start: true_line, line_end: true_line, quote: 'the app   reduces time to triage by 40%' }],
+      },
+      {
+        text: 'The app halves mortality.',
+        topic: 'clinical',
+        provenance: 'user_declared',
+        citations: [{ source_id: brief.id, line_start: true_line, line_end: true_line, quote: 'the app halves mortality' }],
+      },
+    ];
+    const result = checkCitations(spec, lookup);
+    expect(result.spec.claims.map((claim) => claim.text)).toEqual(['The app cuts triage time by 40%.']);
+    expect(result.dropped).toEqual([
+      {
+        path: '/claims/1/citations/0',
+        source_id: brief.id,
+        line_start: true_line,
+        line_end: true_line,
+        reason: 'quote_not_in_lines',
+        message: `the quote does not appear word for word in lines ${true_line}-${true_line}`,
+      },
+    ]);
+    expect(result.dropped_claims).toEqual([{ path: '/claims/1', reason: 'no_valid_citation', message: expect.any(String) }]);
+    expect(result.citations_kept).toBe(1);
+    expect(intakeSpecErrors(result.spec)).toEqual([]);
+  });
+
+  it('drops citations of excluded, unknown or foreign sources and of lines that do not exist', () => {
+    const brief = processed[0]!;
+    const spec = emptySpec();
+    const cite = (source_id: string, line_start: number, line_end: number, quote: string) => ({ source_id, line_start, line_end, quote });
+    spec.risks = [
+      {
+        text: 'risk',
+        provenance: 'user_declared',
+        citations: [
+          cite(excluded.id, 1, 1, 'Deployment notes for the triage service'),
+          cite('src_doesnotexist', 1, 1, 'anything'),
+          cite(brief.id, 1, brief.line_count + 1, 'Project brief'),
+          cite(brief.id, 1, 1, 'Project brief: FastTrack Referral'),
+        ],
+      },
+    ];
+    const foreign: CitationLookup = (id) => (id === brief.id ? { ...lookup(id)!, belongs_to_project: false } : lookup(id));
+    expect(checkCitations(spec, lookup).dropped.map((drop) => drop.reason)).toEqual(['source_not_processed', 'source_not_in_project', 'lines_out_of_range']);
+    expect(checkCitations(spec, lookup).spec.risks[0]!.citations).toHaveLength(1);
+    expect(checkCitations(spec, foreign).dropped.map((drop) => drop.reason)).toEqual([
+      'source_not_processed', 'source_not_in_project', 'source_not_in_project', 'source_not_in_project',
+    ]);
+  });
+
+  it('never echoes a quote in the dropped list', () => {
+    const spec = emptySpec();
+    spec.problem = { text: 'x', provenance: 'user_declared', citations: [{ source_id: excluded.id, line_start: 2, line_end: 2, quote: 'secret-looking quote text' }] };
+    expect(JSON.stringify(checkCitations(spec, lookup).dropped)).not.toContain('secret-looking');
+  });
+
+  it('matches word for word with only whitespace normalized, across lines, never inside a word', () => {
+    expect(quoteAppearsIn('wait  too\nlong', 'patients wait too\n long for review')).toBe(true);
+    expect(quoteAppearsIn('Wait too long', 'patients wait too long')).toBe(false); // case is not normalized
+    expect(quoteAppearsIn('wait too lon', 'patients wait too long')).toBe(false); // ends inside a word
+    expect(quoteAppearsIn('atients wait', 'patients wait too long')).toBe(false); // starts inside a word
+    expect(quoteAppearsIn('wait, too long', 'patients wait too long')).toBe(false); // punctuation is not whitespace
+  });
+});
+
+describe('offline drafter', () => {
+  it('drafts a schema-valid IntakeSpec whose every citation passes checkCitations', () => {
+    const spec = draftIntakeOffline(processed);
+    expect(intakeSpecErrors(spec)).toEqual([]);
+    const result = checkCitations(spec, lookup);
+    expect(result.dropped).toEqual([]);
+    expect(result.dropped_claims).toEqual([]);
+    expect(result.citations_kept).toBeGreaterThan(8);
+    expect(spec.drafted_by).toEqual(OFFLINE_DRAFT_LABEL);
+  });
+
+  it('finds the labelled facts of the corpus and cites their lines', () => {
+    const spec = draftIntakeOffline(processed);
+    expect(spec.problem?.text).toBe('patients referred for suspected skin cancer wait too long for a specialist review in primary care.');
+    expect(spec.proposed_solution?.text).toMatch(/^an app that lets GP practice nurses/);
+    expect(spec.stage.value).toBe('prototype');
+    expect(spec.business.buyer?.text).toBe('the integrated care board commissioning dermatology services.');
+    expect(spec.care_setting?.text).toBe('General practice surgeries in one integrated care system');
+    expect(spec.care_pathway.status).toBe('described');
+    expect(spec.care_pathway.steps.map((step) => step.order)).toEqual([1, 2, 3]);
+    expect(spec.claims.some((claim) => claim.text.includes('reduces time to triage by 40%'))).toBe(true);
+    for (const claim of spec.claims) expect(claim.provenance).toBe('user_declared');
+    expect(JSON.stringify(spec)).not.toContain('"observed"');
+  });
+
+  it('lists what it cannot find as unknowns instead of guessing', () => {
+    const spec = draftIntakeOffline([{ id: 'src_x', name: 'note', status: 'processed', lines: ['A short note about nothing in particular.'] }]);
+    expect(spec.problem).toBeNull();
+    expect(spec.stage.value).toBeNull();
+    expect(spec.unknowns.map((unknown) => unknown.field)).toEqual(expect.arrayContaining(['problem', 'stage', 'business.buyer', 'care_pathway']));
+    expect(intakeSpecErrors(spec)).toEqual([]);
+  });
+
+  it('is deterministic', () => {
+    expect(draftIntakeOffline(processed)).toEqual(draftIntakeOffline(processed));
+  });
+
+  it('refuses a source that is not processed', () => {
+    expect(() => draftIntakeOffline([{ id: excluded.id, name: excluded.name, status: excluded.status, lines: excluded.quarantined_lines }])).toThrow(/processed/);
+  });
+});
+
+describe('drafting prompt', () => {
+  it('is published with id, version, purpose, system and instructions', () => {
+    expect(INTAKE_DRAFT_PROMPT).toMatchObject({ id: 'intake-draft', version: '1.0.0' });
+    expect(INTAKE_DRAFT_PROMPT.instructions).toContain('user_declared');
+    expect(INTAKE_DRAFT_PROMPT.purpose.length).toBeGreaterThan(20);
+  });
+
+  it('numbers the lines of processed sources under their ids', () => {
+    const message = buildIntakeDraftUserMessage(processed);
+    for (const source of processed) expect(message).toContain(`<source id="${source.id}"`);
+    expect(message).toContain('3| Problem: patients referred');
+    expect(citedSourceIds(draftIntakeOffline(processed)).every((id) => message.includes(id))).toBe(true);
+  });
+
+  it('refuses to build a message holding an excluded source', () => {
+    expect(() => buildIntakeDraftUserMessage([...processed, excluded])).toThrow(/only processed sources/);
+  });
+
+  it('refuses sources longer than MAX_DRAFT_INPUT_CHARS, naming the limit', () => {
+    const lines = Array.from({ length: 10_000 }, () => 'x'.repeat(80));
+    expect(() => buildIntakeDraftUserMessage([{ id: 'src_big', name: 'big', status: 'processed', lines }])).toThrow(`MAX_DRAFT_INPUT_CHARS is ${MAX_DRAFT_INPUT_CHARS}`);
+  });
+});
