@@ -213,11 +213,16 @@ function nearby(lines: string[], line_index: number, test: RegExp): boolean {
  */
 export function screenLinesForHits(lines: string[]): ScreeningHit[] {
   const hits: ScreeningHit[] = [];
+  const by_line = new Map<number, ScreeningHit[]>(); // overlap checks stay per line, so a file full of findings stays linear
   const add = (kind: FindingKind, line_index: number, start: number, value: string) => {
-    hits.push({ kind, line: line_index + 1, column_start: start, column_end: start + value.length, masked: maskFor(kind, value) });
+    const hit = { kind, line: line_index + 1, column_start: start, column_end: start + value.length, masked: maskFor(kind, value) };
+    hits.push(hit);
+    const on_line = by_line.get(hit.line);
+    if (on_line) on_line.push(hit);
+    else by_line.set(hit.line, [hit]);
   };
   const covered = (line_index: number, start: number, end: number) =>
-    hits.some((hit) => hit.line === line_index + 1 && hit.column_start < end && start < hit.column_end);
+    (by_line.get(line_index + 1) ?? []).some((hit) => hit.column_start < end && start < hit.column_end);
 
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!;
@@ -288,9 +293,13 @@ export function screenLinesForHits(lines: string[]): ScreeningHit[] {
  */
 export function findingsFromHits(hits: ScreeningHit[]): { findings: Finding[]; findings_not_listed: number } {
   const kept: ScreeningHit[] = [];
+  const kept_by_line = new Map<number, ScreeningHit[]>();
   for (const hit of hits) {
-    const overlaps = kept.some((other) => other.line === hit.line && other.column_start < hit.column_end && hit.column_start < other.column_end);
-    if (!overlaps) kept.push(hit);
+    const on_line = kept_by_line.get(hit.line) ?? [];
+    if (on_line.some((other) => other.column_start < hit.column_end && hit.column_start < other.column_end)) continue;
+    on_line.push(hit);
+    kept_by_line.set(hit.line, on_line);
+    kept.push(hit);
   }
   kept.sort((a, b) => a.line - b.line || a.column_start - b.column_start);
   const findings = kept.slice(0, MAX_FINDINGS_PER_SOURCE).map((hit) => ({
