@@ -118,3 +118,12 @@ export function checkCitations(spec: IntakeSpec, lookup: CitationLookup): Citati
   invariant(citationsWithPaths(cleaned).length === citations_kept, 'kept citations match the cleaned document');
   return { spec: cleaned, dropped, dropped_claims, citations_kept };
 }
+
+/** A lookup over sources already loaded by the caller; ids not in the list are unknown (dropped as source_not_in_project). */
+export function citationLookupFrom(sources: Array<{ id: string; status: SourceStatus; lines: string[] | null; belongs_to_project: boolean }>): CitationLookup {
+  const by_id = new Map(sources.map((source) => [source.id, source]));
+  return (source_id) => {
+    const source = by_id.get(source_id);
+    return source && { status: source.status, belongs_to_project: source.belongs_to_project, lines: source.lines };
+  };
+}

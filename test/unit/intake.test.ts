@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type ExtractedSource, extractSources } from '../../activities/extraction.ts';
 import { assertIntakeSpec, citedSourceIds, type IntakeSpec, IntakeSpec as IntakeSpecSchema, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
 import { isServiceError } from '../../domain/errors.ts';
-import { type CitationLookup, checkCitations, quoteAppearsIn } from '../../domain/intake/citations.ts';
+import { type CitationLookup, checkCitations, citationLookupFrom, quoteAppearsIn } from '../../domain/intake/citations.ts';
 import { draftIntakeOffline, OFFLINE_DRAFT_LABEL } from '../../domain/intake/offlineDraft.ts';
 import { buildIntakeDraftUserMessage, INTAKE_DRAFT_PROMPT, MAX_DRAFT_INPUT_CHARS } from '../../domain/prompts/intakeDraft.ts';
 import { awsKeyFile, jsonFile, markdownFile, mixedPdf, PROJECT_BRIEF_TXT, textFile, textLayerPdf } from '../support/corpus.ts';
@@ -17,11 +17,7 @@ beforeAll(async () => {
   processed = sources.filter((source) => source.status === 'processed');
   excluded = sources.find((source) => source.status === 'excluded_for_privacy')!;
   expect(processed).toHaveLength(5);
-  const by_id = new Map(sources.map((source) => [source.id, source]));
-  lookup = (id) => {
-    const source = by_id.get(id);
-    return source && { status: source.status, belongs_to_project: true, lines: source.lines };
-  };
+  lookup = citationLookupFrom(sources.map((source) => ({ ...source, belongs_to_project: true })));
 });
 
 function emptySpec(): IntakeSpec {
