@@ -1,0 +1,93 @@
+// `crucible-server start` on embedded defaults: serves health with database and Temporal ok, stops cleanly on SIGTERM
+// leaving nothing running, and a second start reuses the data and the cached Temporal binary.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../runtime/temporal.ts';
+import { eventually } from '../support/harness.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'crucible-start-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+type Started = { child: ChildProcess; output: () => string; url: string };
+
+async function start(): Promise<Started> {
+  const port = await freePort();
+  const env = { ...process.env, CRUCIBLE_DATA_DIR: dataDir, PORT: String(port), CRUCIBLE_TEMPORAL_UI_PORT: String(await freePort()) };
+  delete env.DATABASE_URL;
+  delete env.TEMPORAL_ADDRESS;
+  const child = spawn(process.execPath, ['runtime/cli.ts', 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk.toString();
+  });
+  await eventually(async () => output.includes('Press Ctrl+C to stop.') || child.exitCode !== null, 180_000, 'the service to start');
+  expect(child.exitCode, output).toBeNull();
+  return { child, output: () => output, url: `http://127.0.0.1:${port}` };
+}
+
+async function stop(started: Started): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
+  started.child.kill('SIGTERM');
+  return exited;
+}
+
+function devServersFor(dir: string): string {
+  try {
+    return execFileSync('pgrep', ['-af', join(dir, 'temporal.db')]).toString();
+  } catch {
+    return '';
+  }
+}
+
+function operator(args: string[]): string {
+  const env = { ...process.env, CRUCIBLE_DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  return execFileSync(process.execPath, ['runtime/cli.ts', 'operator', ...args], { env }).toString();
+}
+
+describe('crucible-server start', () => {
+  it('runs everything on embedded defaults and stops cleanly, then starts again on the same data', async () => {
+    const first = await start();
+    expect(first.output()).toContain('First start');
+    expect(first.output()).toContain('Temporal UI: http://127.0.0.1:');
+    expect(first.output()).toContain(join(dataDir, 'pg'));
+    const password = /password: (\S+)/.exec(first.output())![1]!;
+    const health = await eventually(async () => {
+      const response = await fetch(`${first.url}/v1/health`);
+      const body = (await response.json()) as { checks: Record<string, { ok: boolean }> };
+      return response.status === 200 && body.checks.worker!.ok ? body : null;
+    });
+    expect(health.checks.database!.ok).toBe(true);
+    expect(health.checks.temporal!.ok).toBe(true);
+    expect(devServersFor(dataDir)).not.toBe('');
+    // Operator commands reach the running service's PGlite over its local socket…
+    const whileRunning = JSON.parse(operator(['bootstrap', '--email', 'ops@example.org', '--org', 'Ops', '--json']));
+    expect(whileRunning).toMatchObject({ email: 'ops@example.org', user_id: expect.stringMatching(/^usr_/), org_id: expect.stringMatching(/^org_/) });
+    expect(whileRunning.password).toEqual(expect.any(String));
+    expect(await stop(first)).toBe(0);
+    expect(first.output()).toContain('stopped.');
+    expect(devServersFor(dataDir)).toBe('');
+
+    // …and open the database directly while it is stopped; bootstrap creates only what is missing.
+    const whileStopped = JSON.parse(operator(['bootstrap', '--email', 'ops@example.org', '--org', 'Ops', '--json']));
+    expect(whileStopped).toEqual({ user_id: whileRunning.user_id, email: 'ops@example.org', org_id: whileRunning.org_id });
+
+    const second = await start();
+    expect(second.output()).not.toContain('First start');
+    expect(second.output()).not.toContain('building the Temporal CLI');
+    const signIn = await fetch(`${second.url}/v1/auth/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@localhost.localdomain', password }),
+    });
+    expect(signIn.status).toBe(201);
+    expect(await stop(second)).toBe(0);
+    expect(devServersFor(dataDir)).toBe('');
+  }, 300_000);
+});
