@@ -1,10 +1,12 @@
 // Every activity the worker registers. Each room adds its group here.
+import { aiActivities } from './aiCall.ts';
 import type { ActivityDeps } from './deps.ts';
 import { maintenanceActivities } from './maintenance.ts';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...maintenanceActivities(deps),
+    ...aiActivities(deps),
   };
 }
 

@@ -2,6 +2,7 @@ import type { AppDeps } from '../context.ts';
 import type { RouteDef } from '../registry.ts';
 import { accountRoutes } from './accounts.ts';
 import { projectRoutes } from './projects.ts';
+import { providerKeyRoutes } from './providerKeys.ts';
 import { publicRoutes } from './public.ts';
 
-export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes];
+export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes];

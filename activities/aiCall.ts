@@ -1,0 +1,151 @@
+// The one activity through which every AI call is made (issue 3 items 6–7): it chooses the provider (the
+// organization's own key or the deployment's hosted provider), decrypts a stored key here and only here (spec: Provider
+// key), calls the gateway, and records the call in ai_usage once per activity execution. It does not touch the ledger:
+// the calling workflow adds `credits_charged` to its meter (workflows/credits.ts).
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { Value } from 'typebox/value';
+import { AI_CALL_FAILURE_TYPES, AiCallInput, type AiCallResult } from '../domain/ai/call.ts';
+import type { AiCallProvider, ByokProvider } from '../domain/ai/keys.ts';
+import { aiCallCredits } from '../domain/ai/pricing.ts';
+import { aiSchema, offlineTask } from '../domain/ai/registry.ts';
+import { providerKeyMissing, providerNotConfigured } from '../store/keys/availability.ts';
+import { ProviderKeyDecryptionError } from '../store/keys/crypto.ts';
+import { openLiveProviderKey } from '../store/keys/keys.ts';
+import { recordAiUsage } from '../store/keys/usage.ts';
+import { redactKey } from './ai/common.ts';
+import { callStructured, OFFLINE_MODEL_LABEL } from './ai/gateway.ts';
+import type { ActivityDeps } from './deps.ts';
+
+function fail(type: string, message: string, details: Record<string, unknown> = {}): never {
+  throw ApplicationFailure.create({ type, message, nonRetryable: true, details: [details] });
+}
+
+type Route = { provider: AiCallProvider; model: string; byok: boolean; key_id: string | null; api_key: string | undefined };
+
+/** The activity execution that makes the call: a retry of it has the same three ids. */
+function currentCall(): { workflow_id: string; run_id: string; activity_id: string } {
+  let info: ReturnType<typeof Context.current>['info'];
+  try {
+    info = Context.current().info;
+  } catch {
+    fail(AI_CALL_FAILURE_TYPES.bad_input, 'callModel runs only as a Temporal activity: its usage row is keyed by the activity execution');
+  }
+  const { workflowId, runId } = info.workflowExecution ?? { workflowId: '', runId: '' };
+  return { workflow_id: workflowId ?? '', run_id: runId ?? '', activity_id: info.activityId };
+}
+
+export function aiActivities(deps: ActivityDeps) {
+  const { config, db, logger } = deps;
+
+  async function route(input: AiCallInput): Promise<Route> {
+    if (input.byok_provider) {
+      const provider: ByokProvider = input.byok_provider;
+      const model = config.models[provider];
+      // spec: Provider keys endpoints — no model is guessed; fail before any call.
+      if (!model) {
+        const error = providerNotConfigured(provider, true);
+        fail(AI_CALL_FAILURE_TYPES.provider_not_configured, error.message, { provider });
+      }
+      let opened: { key_id: string; api_key: string } | undefined;
+      try {
+        opened = await openLiveProviderKey(db, config.master_key, input.org_id, provider);
+      } catch (error) {
+        if (error instanceof ProviderKeyDecryptionError) fail(AI_CALL_FAILURE_TYPES.key_undecryptable, error.message, { provider });
+        throw error;
+      }
+      if (!opened) fail(AI_CALL_FAILURE_TYPES.key_missing, providerKeyMissing(provider, input.org_id).message, { provider });
+      return { provider, model, byok: true, key_id: opened.key_id, api_key: opened.api_key };
+    }
+    const provider = config.hosted_provider;
+    if (provider === 'offline') return { provider, model: OFFLINE_MODEL_LABEL, byok: false, key_id: null, api_key: undefined };
+    const model = config.models[provider];
+    if (!model || !config.hosted_api_key) {
+      fail(AI_CALL_FAILURE_TYPES.provider_not_configured, providerNotConfigured(provider, false).message, { provider });
+    }
+    return { provider, model, byok: false, key_id: null, api_key: config.hosted_api_key };
+  }
+
+  return {
+    /** One structured-output call, metered. Returns the checked object, token usage and credits_charged (0 for BYOK). */
+    async callModel(input: AiCallInput): Promise<AiCallResult> {
+      if (!Value.Check(AiCallInput, input)) {
+        const first = [...Value.Errors(AiCallInput, input)][0];
+        fail(AI_CALL_FAILURE_TYPES.bad_input, `callModel input is invalid: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim());
+      }
+      const schema = aiSchema(input.schema_name);
+      if (!schema) fail(AI_CALL_FAILURE_TYPES.bad_input, `no AI schema is registered as "${input.schema_name}"; register it with registerAiSchema`);
+      const call = currentCall();
+      const chosen = await route(input);
+      const heuristic = chosen.provider === 'offline' ? offlineTask(input.task) : undefined;
+      if (chosen.provider === 'offline' && !heuristic) {
+        fail(AI_CALL_FAILURE_TYPES.bad_input, `no offline heuristic is registered for task "${input.task}"; register it with registerOfflineTask`, {
+          provider: 'offline',
+        });
+      }
+      let result: Awaited<ReturnType<typeof callStructured>>;
+      try {
+        result = await callStructured({
+          provider: chosen.provider,
+          model: chosen.model,
+          api_key: chosen.api_key,
+          base_url: chosen.provider === 'offline' ? undefined : (config.provider_base_urls[chosen.provider] ?? undefined),
+          system: input.system,
+          prompt: input.prompt,
+          schema,
+          schema_name: input.schema_name,
+          offline: heuristic ? () => heuristic(input.offline_input) : undefined,
+          max_output_tokens: input.max_output_tokens,
+          abort_signal: Context.current().cancellationSignal,
+        });
+      } catch (error) {
+        // The gateway's failures are already typed and key-free; anything else is redacted before it reaches history.
+        if (error instanceof ApplicationFailure) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        throw ApplicationFailure.create({
+          type: 'AiCallError',
+          message: `the ${chosen.provider} call failed: ${redactKey(message, chosen.api_key)}`,
+          nonRetryable: false,
+          details: [{ provider: chosen.provider }],
+        });
+      }
+      const credits_charged = aiCallCredits({
+        byok: chosen.byok,
+        input_tokens: result.usage.input_tokens,
+        output_tokens: result.usage.output_tokens,
+        credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
+      });
+      const { usage, recorded_now } = await recordAiUsage(db, {
+        org_id: input.org_id,
+        provider: chosen.provider,
+        model: chosen.model,
+        byok: chosen.byok,
+        key_id: chosen.key_id,
+        input_tokens: result.usage.input_tokens,
+        output_tokens: result.usage.output_tokens,
+        duration_ms: result.duration_ms,
+        subject: input.subject,
+        task: input.task,
+        credits_charged,
+        call,
+      });
+      logger.info(
+        { usage_id: usage.id, org_id: input.org_id, provider: usage.provider, model: usage.model, byok: usage.byok, task: input.task, recorded_now },
+        'ai call metered',
+      );
+      // A retried execution returns the first recorded figures, so the workflow's meter counts the call once.
+      return {
+        object: result.object,
+        usage_id: usage.id,
+        provider: usage.provider,
+        model: usage.model,
+        byok: usage.byok,
+        heuristic: result.heuristic,
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        duration_ms: usage.duration_ms,
+        credits_charged: usage.credits_charged,
+      };
+    },
+  };
+}

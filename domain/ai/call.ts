@@ -1,0 +1,62 @@
+// The AI-call activity's input and output (issue 3 items 6–7). Pure and serializable: workflows build the input and
+// read the output; the schema and the offline heuristic travel by name (domain/ai/registry.ts).
+import { Type, type Static } from 'typebox';
+import { BYOK_PROVIDERS, type AiCallProvider } from './keys.ts';
+
+export const AI_CALL_SUBJECT_KIND_MAX = 32;
+
+export const AiCallInput = Type.Object(
+  {
+    org_id: Type.String({ minLength: 1, maxLength: 64 }),
+    /** The evaluation subject the call is metered against (a project's intake draft, review, session, ...). */
+    subject: Type.Object(
+      {
+        project_id: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()]),
+        kind: Type.String({ minLength: 1, maxLength: AI_CALL_SUBJECT_KIND_MAX }),
+        id: Type.String({ minLength: 1, maxLength: 64 }),
+      },
+      { additionalProperties: false },
+    ),
+    /** What the call does ('intake_draft', 'review_judge', ...): names the offline heuristic and labels the usage row. */
+    task: Type.String({ pattern: '^[a-z][a-z0-9_.-]{0,63}$' }),
+    /** The organization's own key for this provider (spec: Provider keys endpoints), or null for the deployment's provider. */
+    byok_provider: Type.Union([...BYOK_PROVIDERS.map((p) => Type.Literal(p)), Type.Null()]),
+    system: Type.String(),
+    prompt: Type.String(),
+    /** A schema registered with registerAiSchema. */
+    schema_name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    /** Handed to the offline heuristic registered for `task` when the offline provider answers. */
+    offline_input: Type.Optional(Type.Unknown()),
+    max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+export type AiCallInput = Static<typeof AiCallInput>;
+
+export type AiCallResult<T = unknown> = {
+  /** The reply, checked against the registered schema. */
+  object: T;
+  usage_id: string;
+  provider: AiCallProvider;
+  model: string;
+  byok: boolean;
+  /** true when the offline heuristic answered (ARCHITECTURE.md: AI and literature). */
+  heuristic: boolean;
+  input_tokens: number;
+  output_tokens: number;
+  duration_ms: number;
+  /** What the calling workflow adds to its meter (0 for BYOK); the activity does not touch the ledger. */
+  credits_charged: number;
+};
+
+/** The `type` of the ApplicationFailures callModel throws before reaching the gateway (the gateway's own: AI_FAILURE_TYPES). */
+export const AI_CALL_FAILURE_TYPES = {
+  /** The chosen provider has no configured model (503 at the API). Not retryable. */
+  provider_not_configured: 'PROVIDER_NOT_CONFIGURED',
+  /** byok_provider is set but the organization has no live key for it (422 at the API). Not retryable. */
+  key_missing: 'ProviderKeyMissing',
+  /** The stored key could not be decrypted (wrong SERVICE_MASTER_KEY or altered row). Not retryable. */
+  key_undecryptable: 'ProviderKeyUndecryptable',
+  /** The input is malformed, the schema is not registered, or no offline heuristic exists for the task. Not retryable. */
+  bad_input: 'AiCallInvalid',
+} as const;

@@ -1,0 +1,60 @@
+// Provider keys at rest (spec: Provider key): AES-256-GCM under SERVICE_MASTER_KEY, which lives outside the database.
+// A fresh 96-bit nonce per key; the organization id and key id are additional authenticated data, so a ciphertext
+// copied to another row or organization fails to decrypt instead of yielding another tenant's key.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+export const PROVIDER_KEY_CIPHER = 'aes-256-gcm';
+export const PROVIDER_KEY_NONCE_BYTES = 12;
+export const PROVIDER_KEY_TAG_BYTES = 16;
+export const MASTER_KEY_BYTES = 32;
+/** Versioned so a future scheme (another AAD layout, key rotation) can be told apart. */
+const AAD_PREFIX = 'crucible/provider-key/v1';
+
+export type SealedKey = { ciphertext: Buffer; nonce: Buffer; auth_tag: Buffer };
+export type KeyBinding = { org_id: string; key_id: string };
+
+/** Raised when a stored key cannot be opened: never returns garbage, never carries key material. */
+export class ProviderKeyDecryptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderKeyDecryptionError';
+  }
+}
+
+function aad(binding: KeyBinding): Buffer {
+  return Buffer.from(`${AAD_PREFIX}\u0000${binding.org_id}\u0000${binding.key_id}`, 'utf8');
+}
+
+function checkMasterKey(master_key: Buffer | null): Buffer {
+  if (!master_key || master_key.length !== MASTER_KEY_BYTES) {
+    throw new ProviderKeyDecryptionError(`SERVICE_MASTER_KEY is not set or is not ${MASTER_KEY_BYTES} bytes; provider keys cannot be sealed or opened`);
+  }
+  return master_key;
+}
+
+export function sealProviderKey(master_key: Buffer | null, binding: KeyBinding, api_key: string): SealedKey {
+  const nonce = randomBytes(PROVIDER_KEY_NONCE_BYTES);
+  const cipher = createCipheriv(PROVIDER_KEY_CIPHER, checkMasterKey(master_key), nonce, { authTagLength: PROVIDER_KEY_TAG_BYTES });
+  cipher.setAAD(aad(binding));
+  const ciphertext = Buffer.concat([cipher.update(api_key, 'utf8'), cipher.final()]);
+  return { ciphertext, nonce, auth_tag: cipher.getAuthTag() };
+}
+
+/** Opens a sealed key. A wrong master key, another row's binding or an altered column throws ProviderKeyDecryptionError. */
+export function openProviderKey(master_key: Buffer | null, binding: KeyBinding, sealed: SealedKey): string {
+  const key = checkMasterKey(master_key);
+  if (sealed.nonce.length !== PROVIDER_KEY_NONCE_BYTES || sealed.auth_tag.length !== PROVIDER_KEY_TAG_BYTES) {
+    throw new ProviderKeyDecryptionError(`provider key ${binding.key_id} is stored with a malformed nonce or tag; store the key again`);
+  }
+  try {
+    const decipher = createDecipheriv(PROVIDER_KEY_CIPHER, key, sealed.nonce, { authTagLength: PROVIDER_KEY_TAG_BYTES });
+    decipher.setAAD(aad(binding));
+    decipher.setAuthTag(sealed.auth_tag);
+    return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
+  } catch {
+    // GCM authentication failed: the one message that fits every cause, without echoing anything stored.
+    throw new ProviderKeyDecryptionError(
+      `provider key ${binding.key_id} of ${binding.org_id} could not be decrypted: SERVICE_MASTER_KEY is not the key it was stored under, or the stored row was altered; restore the original SERVICE_MASTER_KEY or store the provider key again`,
+    );
+  }
+}
