@@ -31,7 +31,6 @@ import {
   STEP_BRANCH_ATTRIBUTE,
   STEP_BRANCH_PROBABILITY,
   STEP_DELAY,
-  STEP_EXIT,
   STEP_SERVICE,
 } from './model.ts';
 import { RandomStream } from './random.ts';
@@ -668,7 +667,7 @@ class Replication {
       const slot = entity * this.markSlots + measure.markSlot;
       if (role === HOOK_TO) {
         const mark = this.entityMarks[slot]!;
-        if (mark === mark) {
+        if (!Number.isNaN(mark)) {
           this.measureSum[m]! += (now - mark) * measure.timeFactor;
           this.measureCount[m]!++;
           this.entityMarks[slot] = Number.NaN;
@@ -686,8 +685,8 @@ class Replication {
     for (let k = 0; k < measures.length; k++) {
       const m = measures[k]!;
       const measure = this.model.measures[m]!;
-      const low = last > measure.windowStart ? last : measure.windowStart;
-      const high = now < measure.windowEnd ? now : measure.windowEnd;
+      const low = Math.max(last, measure.windowStart);
+      const high = Math.min(now, measure.windowEnd);
       if (high <= low) continue;
       if (measure.kind === MEASURE_UTILISATION) {
         this.measureArea[m]! += this.busy[resource]! * (high - low);
@@ -746,7 +745,7 @@ class Replication {
       model.measures.forEach((measure, m) => {
         if (measure.kind !== MEASURE_TIME_BETWEEN) return;
         const mark = this.entityMarks[entity * this.markSlots + measure.markSlot]!;
-        if (mark !== mark) return;
+        if (Number.isNaN(mark)) return;
         censored[m]!++;
         if (measure.censorAtHorizon) {
           this.measureSum[m]! += (this.horizon - mark) * measure.timeFactor;

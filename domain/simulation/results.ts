@@ -101,7 +101,7 @@ export function compare(world: WorldSpec, results: ReplicationResult[]): Compari
       for (const run of treatmentRuns) {
         const pair = baselineRuns.get(run.replication_index);
         const treated = run.measures[index]!.value;
-        const base = pair?.measures[index]!.value ?? null;
+        const base = pair ? pair.measures[index]!.value : null;
         if (treated === null || base === null) continue;
         differences.push({ replication_index: run.replication_index, difference: treated - base });
         baselineValues.push(base);

@@ -29,12 +29,20 @@ export function schemaProblems(schema: unknown, value: unknown, pointer = ''): P
 }
 
 function walk(schema: Json, value: unknown, pointer: string, problems: Problem[]): void {
-  if (Array.isArray(schema.anyOf)) return walkUnion(schema, schema.anyOf as Json[], value, pointer, problems);
-  if (schema.type === 'object' && isObject(value)) return walkObject(schema, value, pointer, problems);
+  if (Array.isArray(schema.anyOf)) {
+    walkUnion(schema, schema.anyOf as Json[], value, pointer, problems);
+    return;
+  }
+  if (schema.type === 'object' && isObject(value)) {
+    walkObject(schema, value, pointer, problems);
+    return;
+  }
   if (schema.type === 'array' && Array.isArray(value)) {
     if (typeof schema.minItems === 'number' && value.length < schema.minItems) problems.push({ pointer, message: `must have at least ${schema.minItems} items` });
     if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) problems.push({ pointer, message: `must have at most ${schema.maxItems} items` });
-    if (isObject(schema.items)) value.forEach((item, index) => walk(schema.items as Json, item, `${pointer}/${index}`, problems));
+    if (isObject(schema.items)) {
+      for (const [index, item] of value.entries()) walk(schema.items as Json, item, `${pointer}/${index}`, problems);
+    }
     return;
   }
   for (const error of Value.Errors(schema as never, value)) problems.push({ pointer: pointer + error.instancePath, message: error.message });

@@ -147,7 +147,7 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     }
     if (step.kind === 'branch') {
       const options = asArray(step.options).filter(isObject);
-      options.forEach((option, optionIndex) => stepRef(option.next, `${base}/options/${optionIndex}/next`));
+      for (const [optionIndex, option] of options.entries()) stepRef(option.next, `${base}/options/${optionIndex}/next`);
       if (step.by === 'probability') {
         probabilitySum(context, options.map((option) => option.probability), options.map((_, i) => `${base}/options/${i}/probability`), `${base}/options`, `branch probabilities of step '${String(step.id)}'`);
       }

@@ -1,0 +1,97 @@
+// Benchmark: engine events per second on an M/M/c world, one thread and the pool on all cores, beside SimPy running
+// the same model (same servers, rates and horizon) in the same run. Not a timed test; prints ratios.
+// Run: node_modules/.bin/node bench/simulation.ts
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defaultThreadCount, runReplicationsOnPool } from '../activities/simulation/pool.ts';
+import { compileModel, type ReplicationJob, runReplication } from '../domain/simulation/index.ts';
+import { queueWorld } from '../test/support/worlds.ts';
+
+export const BENCH_SERVERS = 5;
+export const BENCH_ARRIVALS_PER_MINUTE = 4;
+export const BENCH_MEAN_SERVICE_MINUTES = 1;
+export const BENCH_HORIZON_MINUTES = 100_000;
+export const BENCH_SINGLE_THREAD_REPLICATIONS = 10;
+/** The bar of issue 6: at least 20 times SimPy per core. */
+export const REQUIRED_RATIO_PER_CORE = 20;
+
+export type BenchFigures = {
+  engine_single_thread_events_per_second: number;
+  engine_pool_events_per_second: number;
+  pool_threads: number;
+  simpy_events_per_second: number | null;
+  ratio_single_thread: number | null;
+  ratio_pool_per_core: number | null;
+  ratio_pool_total: number | null;
+};
+
+function python(): string | null {
+  for (const candidate of ['/usr/bin/python3', 'python3']) {
+    try {
+      execFileSync(candidate, ['-c', 'import simpy'], { stdio: 'ignore' });
+      return candidate;
+    } catch {}
+  }
+  return null;
+}
+
+export async function main(): Promise<BenchFigures> {
+  const world = queueWorld({
+    servers: BENCH_SERVERS,
+    arrivals_per_minute: BENCH_ARRIVALS_PER_MINUTE,
+    mean_service_minutes: BENCH_MEAN_SERVICE_MINUTES,
+    horizon_minutes: BENCH_HORIZON_MINUTES,
+    warm_up_minutes: 0,
+    replications: BENCH_SINGLE_THREAD_REPLICATIONS,
+  });
+  console.log(`M/M/${BENCH_SERVERS}: ${BENCH_ARRIVALS_PER_MINUTE} arrivals/min, mean service ${BENCH_MEAN_SERVICE_MINUTES} min, horizon ${BENCH_HORIZON_MINUTES} min`);
+  console.log('events = arrivals + service ends (the engine counts its heap events; SimPy is counted the same way)');
+
+  // One thread: a warm-up replication for the JIT, then timed replications.
+  const model = compileModel(world, 'baseline');
+  runReplication(world, { variant_id: 'baseline', replication_index: 999 }, model);
+  let events = 0;
+  let started = performance.now();
+  for (let replication = 0; replication < BENCH_SINGLE_THREAD_REPLICATIONS; replication++) events += runReplication(world, { variant_id: 'baseline', replication_index: replication }, model).event_counts.events_total;
+  const singleSeconds = (performance.now() - started) / 1000;
+  const single = events / singleSeconds;
+  console.log(`engine, 1 thread: ${events} events in ${singleSeconds.toFixed(3)} s = ${Math.round(single).toLocaleString('en')} events/s`);
+
+  // Pool: every core, the same replications spread over threads; wall time includes starting the workers.
+  const threads = defaultThreadCount();
+  const jobs: ReplicationJob[] = [];
+  for (let replication = 0; replication < BENCH_SINGLE_THREAD_REPLICATIONS * threads; replication++) jobs.push({ variant_id: 'baseline', replication_index: replication, trace_limit: 0 });
+  started = performance.now();
+  const pool = await runReplicationsOnPool(world, { jobs, threads });
+  const poolSeconds = (performance.now() - started) / 1000;
+  const pooled = pool.events_simulated / poolSeconds;
+  console.log(`engine, pool of ${threads} threads: ${pool.events_simulated} events in ${poolSeconds.toFixed(3)} s = ${Math.round(pooled).toLocaleString('en')} events/s`);
+
+  let simpy: number | null = null;
+  const interpreter = python();
+  const script = fileURLToPath(new URL('./simpy_mmc.py', import.meta.url));
+  if (interpreter && existsSync(script)) {
+    const output = execFileSync(interpreter, [script, String(BENCH_SERVERS), String(BENCH_ARRIVALS_PER_MINUTE), String(BENCH_MEAN_SERVICE_MINUTES), String(BENCH_HORIZON_MINUTES), '1'], { encoding: 'utf8' });
+    const figures = JSON.parse(output.trim()) as { equivalent_events: number; simpy_events: number | null; wall_seconds: number };
+    simpy = figures.equivalent_events / figures.wall_seconds;
+    console.log(`SimPy ${'(python3-simpy3)'}: ${figures.equivalent_events} events in ${figures.wall_seconds.toFixed(3)} s = ${Math.round(simpy).toLocaleString('en')} events/s (SimPy's own scheduler events: ${figures.simpy_events})`);
+  } else console.log('SimPy not found: install python3-simpy3 (flock /tmp/apt.lock apt-get install -y python3-simpy3)');
+
+  const result: BenchFigures = {
+    engine_single_thread_events_per_second: single,
+    engine_pool_events_per_second: pooled,
+    pool_threads: threads,
+    simpy_events_per_second: simpy,
+    ratio_single_thread: simpy ? single / simpy : null,
+    ratio_pool_per_core: simpy ? pooled / threads / simpy : null,
+    ratio_pool_total: simpy ? pooled / simpy : null,
+  };
+  if (simpy) {
+    console.log(`ratio, 1 thread vs SimPy: ${result.ratio_single_thread!.toFixed(1)}x (bar: ${REQUIRED_RATIO_PER_CORE}x per core) ${result.ratio_single_thread! >= REQUIRED_RATIO_PER_CORE ? 'MET' : 'NOT MET'}`);
+    console.log(`ratio, pool per core vs SimPy: ${result.ratio_pool_per_core!.toFixed(1)}x; pool on ${threads} cores vs SimPy on one: ${result.ratio_pool_total!.toFixed(1)}x`);
+  }
+  return result;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { runReplicationsOnPool } from '../../activities/simulation/pool.ts';
+import { replicationJobs, runSequential } from '../../domain/simulation/index.ts';
+import { queueWorld } from '../support/worlds.ts';
+
+const world = queueWorld({ servers: 2, arrivals_per_minute: 1.6, mean_service_minutes: 1, treatment_mean_service_minutes: 0.9, horizon_minutes: 10_000, warm_up_minutes: 500, replications: 6 });
+
+describe('worker-thread pool', () => {
+  it('returns the same results as the single-thread path, in job order', async () => {
+    const pooled = await runReplicationsOnPool(world, { threads: 2 });
+    expect(pooled.outcome).toBe('completed');
+    expect(pooled.threads).toBe(2);
+    expect(JSON.stringify(pooled.results)).toBe(JSON.stringify(runSequential(world)));
+    expect(await pooled.settled).toEqual({ events_discarded: 0, replications_discarded: 0 });
+  });
+
+  it('stops dispatching when the callback says stop, keeping complete results only', async () => {
+    const seen: number[] = [];
+    const run = await runReplicationsOnPool(world, {
+      threads: 2,
+      onReplication: (progress) => {
+        seen.push(progress.completed);
+        return progress.completed >= 3 ? 'stop' : undefined;
+      },
+    });
+    expect(run.outcome).toBe('stopped');
+    expect(run.results.length).toBe(3);
+    expect(run.events_simulated).toBe(run.results.reduce((sum, result) => sum + result.event_counts.events_total, 0));
+    const settled = await run.settled;
+    expect(settled.replications_discarded).toBeLessThanOrEqual(1);
+  });
+
+  it('on abort dispatches nothing more and discards a replication that finishes afterwards', async () => {
+    const controller = new AbortController();
+    const run = await runReplicationsOnPool(world, {
+      threads: 2,
+      signal: controller.signal,
+      onReplication: (progress) => {
+        if (progress.completed === 1) controller.abort();
+        return undefined;
+      },
+    });
+    expect(run.outcome).toBe('aborted');
+    expect(run.results.length).toBe(1);
+    const settled = await run.settled;
+    // The other thread was running when the abort came: it finished, and its result was not kept.
+    expect(settled.replications_discarded).toBe(1);
+    expect(run.results.length).toBe(1);
+    expect(replicationJobs(world).length).toBe(12);
+  });
+
+  it('turns an error thrown in a worker into a rejected run', async () => {
+    await expect(runReplicationsOnPool(world, { threads: 1, jobs: [{ variant_id: 'nonexistent', replication_index: 0, trace_limit: 0 }] })).rejects.toThrow(/variant 'nonexistent' does not exist/);
+  });
+});

@@ -1,0 +1,117 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { unzipSync, strFromU8 } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { Value } from 'typebox/value';
+import { zipExport } from '../../activities/simulation/export.ts';
+import { Finding, MetricSummary, RunManifest } from '../../domain/contracts/runResults.ts';
+import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
+import {
+  buildExportFiles,
+  buildManifest,
+  compare,
+  costReport,
+  estimateRun,
+  EXPORT_FILE_NAMES,
+  eventTrace,
+  findings,
+  replicationJobs,
+  runSequential,
+  summarize,
+  validateWorld,
+} from '../../domain/simulation/index.ts';
+import { queueWorld } from '../support/worlds.ts';
+
+const samplesDirectory = new URL('../../samples/worlds/', import.meta.url);
+const sampleNames = readdirSync(samplesDirectory).filter((name) => name.endsWith('.json'));
+const loadSample = (name: string) => JSON.parse(readFileSync(new URL(name, samplesDirectory), 'utf8')) as WorldSpec;
+
+/** The test queue world priced per consultation; the treatment's rate for the low scenario is unknown. */
+function pricedWorld(lowRate: number | null): WorldSpec {
+  const world = queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1, horizon_minutes: 2_000, warm_up_minutes: 100, replications: 3 });
+  world.cost_scenarios = {
+    currency: 'GBP',
+    rates: [{ id: 'consultation', measure: 'seen', low: lowRate, base: 40, high: 60, source: { kind: 'literature', reference: 'Example unit cost table, 2024' } }],
+    additional_costs: [{ id: 'licence', label: 'software licence', variants: ['treatment'], per: 'replication', low: 100, base: 200, high: null, source: { kind: 'assumption', rationale: 'quote pending' } }],
+  };
+  return world;
+}
+
+describe('sample worlds', () => {
+  it('ships four sample worlds, at least one with cost_scenarios', () => {
+    expect(sampleNames.length).toBe(4);
+    expect(sampleNames.some((name) => loadSample(name).cost_scenarios !== undefined)).toBe(true);
+  });
+
+  it.each(sampleNames)('%s validates, estimates runnable and runs baseline and treatment', (name) => {
+    const world = loadSample(name);
+    expect(validateWorld(world)).toEqual({ valid: true, problems: [] });
+    expect(estimateRun(world).runnable).toBe(true);
+    expect(world.variants.some((variant) => variant.role === 'treatment')).toBe(true);
+    const results = runSequential(world, { jobs: replicationJobs(world, 2) });
+    expect(results.length).toBe(2 * world.variants.length);
+    const summaries = summarize(world, results);
+    expect(summaries.length).toBe(world.measured.length * world.variants.length);
+    for (const summary of summaries) expect(Value.Check(MetricSummary, summary)).toBe(true);
+    expect(results.every((result) => result.event_counts.arrivals > 0)).toBe(true);
+  });
+});
+
+describe('cost report', () => {
+  it('leaves a total undefined with the reason when a rate is unknown, never zero', () => {
+    const world = pricedWorld(null);
+    const results = runSequential(world);
+    const report = costReport(world, results)!;
+    const baseline = report.variants.find((variant) => variant.variant_id === 'baseline')!;
+    expect(baseline.total.low).toBeNull();
+    expect(baseline.undefined_reasons).toEqual(["the low rate 'consultation' is unknown (source: Example unit cost table, 2024)"]);
+    const meanSeen = results.filter((result) => result.variant_id === 'baseline').reduce((sum, result) => sum + result.measures[4]!.observations, 0) / 3;
+    expect(baseline.total.base).toBeCloseTo(meanSeen * 40, 6);
+    expect(baseline.total.high).toBeCloseTo(meanSeen * 60, 6);
+  });
+
+  it('keeps additional costs apart from the priced events', () => {
+    const world = pricedWorld(20);
+    const report = costReport(world, runSequential(world))!;
+    const treatment = report.variants.find((variant) => variant.variant_id === 'treatment')!;
+    const baseline = report.variants.find((variant) => variant.variant_id === 'baseline')!;
+    expect(treatment.total.base).toBe(baseline.total.base); // the treatment changes nothing, and the licence is not in the total
+    expect(treatment.additional_total).toEqual({ low: 100, base: 200, high: null });
+    expect(treatment.additional_undefined_reasons[0]).toContain("'licence'");
+    expect(baseline.additional_costs).toEqual([]);
+  });
+});
+
+describe('findings and export', () => {
+  it('labels every finding synthetic with its sentence and numbers', () => {
+    const world = pricedWorld(20);
+    const results = runSequential(world);
+    const list = findings(world, summarize(world, results), compare(world, results), costReport(world, results));
+    expect(list.length).toBeGreaterThan(world.measured.length);
+    for (const finding of list) {
+      expect(Value.Check(Finding, finding)).toBe(true);
+      expect(finding.label).toBe('synthetic');
+      expect(finding.sentence.length).toBeGreaterThan(20);
+    }
+    expect(list.some((finding) => finding.kind === 'difference' && finding.numbers.mean_difference === 0)).toBe(true);
+  });
+
+  it('builds a ZIP that opens and holds manifest, world, metrics, findings, cost report, events and the HTML report', () => {
+    const world = pricedWorld(20);
+    const results = runSequential(world);
+    const summaries = summarize(world, results);
+    const comparison = compare(world, results);
+    const costs = costReport(world, results);
+    const manifest = buildManifest({ run_id: 'run_test', world_revision_id: 'wrev_test', world, results, status: 'succeeded', started_at: new Date('2026-01-01T00:00:00Z'), finished_at: new Date('2026-01-01T00:00:02Z'), credits_reserved: 5, credits_used: 1 });
+    expect(Value.Check(RunManifest, manifest)).toBe(true);
+    expect(manifest.replications_completed).toBe(6);
+    const files = buildExportFiles({ manifest, world, summaries, comparison, findings: findings(world, summaries, comparison, costs), cost_report: costs, trace: eventTrace(world, results) });
+    const unzipped = unzipSync(zipExport(files));
+    expect(Object.keys(unzipped).sort()).toEqual([...EXPORT_FILE_NAMES].sort());
+    expect(JSON.parse(strFromU8(unzipped['manifest.json']!)).run_id).toBe('run_test');
+    expect(strFromU8(unzipped['metrics.csv']!).split('\n')[0]).toContain('ci95_low');
+    const html = strFromU8(unzipped['report.html']!);
+    expect(html).toContain('<svg');
+    expect(html).toContain('Synthetic results');
+    expect(strFromU8(unzipped['events.csv']!).split('\n').length).toBeGreaterThan(100);
+  });
+});
