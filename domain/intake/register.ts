@@ -1,0 +1,29 @@
+// Registers the intake room's published parts: the IntakeSpec contract (/v1/schemas/IntakeSpec), the drafting prompt
+// (/v1/prompts/intake-draft), the AI output schema and the offline drafter. Imported by api/routes/intake.ts (API process)
+// and activities/intake.ts (worker process), so each process has them. Registering twice is a no-op.
+import { registerAiSchema, registerOfflineTask } from '../ai/registry.ts';
+import { INTAKE_SPEC_VERSION, IntakeSpec } from '../contracts/intakeSpec.ts';
+import { registerContract } from '../contracts/registry.ts';
+import { type DraftSource, INTAKE_DRAFT_PROMPT } from '../prompts/intakeDraft.ts';
+import { registerPrompt } from '../prompts/registry.ts';
+import { draftIntakeOffline } from './offlineDraft.ts';
+
+export const INTAKE_SPEC_SCHEMA_NAME = 'IntakeSpec';
+export const INTAKE_DRAFT_TASK = 'intake-draft';
+
+/** What the offline drafter receives as `offline_input`: the processed sources only. */
+export type IntakeDraftOfflineInput = { sources: DraftSource[] };
+
+function offlineIntakeDraft(input: unknown): IntakeSpec {
+  return draftIntakeOffline((input as IntakeDraftOfflineInput).sources);
+}
+
+registerContract({
+  name: INTAKE_SPEC_SCHEMA_NAME,
+  version: INTAKE_SPEC_VERSION,
+  description: "Structured intake of a health-technology project: every claim cites processed source lines; statements from the user's documents are user_declared.",
+  schema: IntakeSpec,
+});
+registerPrompt({ ...INTAKE_DRAFT_PROMPT, output_schema: `/v1/schemas/${INTAKE_SPEC_SCHEMA_NAME}` });
+registerAiSchema(INTAKE_SPEC_SCHEMA_NAME, IntakeSpec);
+registerOfflineTask(INTAKE_DRAFT_TASK, offlineIntakeDraft);

@@ -1,0 +1,132 @@
+// Intake drafting runs: the row the API reads and the workflow moves through its states (ARCHITECTURE.md: How a request flows 3).
+import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
+import type { DroppedCitation, DroppedClaim } from '../../domain/intake/citations.ts';
+import { newId } from '../../domain/ids.ts';
+import { iso, isoRequired } from '../../domain/time.ts';
+import type { Tx } from '../db.ts';
+import { parseJson } from './sources.ts';
+
+export const DRAFT_STATUSES = ['queued', 'drafting', 'succeeded', 'failed', 'canceled'] as const;
+export type DraftStatus = (typeof DRAFT_STATUSES)[number];
+export const TERMINAL_DRAFT_STATUSES: readonly DraftStatus[] = ['succeeded', 'failed', 'canceled'];
+
+export type DraftUsage = {
+  provider: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  credits_charged: number;
+};
+export type DraftError = { code: string; message: string };
+
+export type DraftView = {
+  id: string;
+  project_id: string;
+  org_id: string;
+  source_ids: string[];
+  skipped_source_ids: string[];
+  byok_provider: string | null;
+  status: DraftStatus;
+  credits_max: number;
+  spec: IntakeSpec | null;
+  dropped_citations: { citations: DroppedCitation[]; claims: DroppedClaim[] } | null;
+  usage: DraftUsage | null;
+  error: DraftError | null;
+  created_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+};
+
+function view(row: Record<string, unknown>): DraftView {
+  return {
+    id: row.id as string,
+    project_id: row.project_id as string,
+    org_id: row.org_id as string,
+    source_ids: parseJson<string[]>(row.source_ids),
+    skipped_source_ids: parseJson<string[]>(row.skipped_source_ids) ?? [],
+    byok_provider: (row.byok_provider as string | null) ?? null,
+    status: row.status as DraftStatus,
+    credits_max: Number(row.credits_max),
+    spec: parseJson<IntakeSpec | null>(row.spec) ?? null,
+    dropped_citations: parseJson<DraftView['dropped_citations']>(row.dropped_citations) ?? null,
+    usage: parseJson<DraftUsage | null>(row.usage) ?? null,
+    error: parseJson<DraftError | null>(row.error) ?? null,
+    created_by: row.created_by as string,
+    created_at: isoRequired(row.created_at),
+    started_at: iso(row.started_at),
+    finished_at: iso(row.finished_at),
+  };
+}
+
+export async function createDraft(
+  tx: Tx,
+  input: {
+    project_id: string;
+    org_id: string;
+    source_ids: string[];
+    skipped_source_ids: string[];
+    byok_provider: string | null;
+    credits_max: number;
+    created_by: string;
+  },
+): Promise<DraftView> {
+  const [row] = await tx.query(
+    `insert into intake_drafts (id, project_id, org_id, source_ids, skipped_source_ids, byok_provider, status, credits_max, created_by)
+     values (?, ?, ?, ?::jsonb, ?::jsonb, ?, 'queued', ?, ?) returning *`,
+    [
+      newId('drf'),
+      input.project_id,
+      input.org_id,
+      JSON.stringify(input.source_ids),
+      JSON.stringify(input.skipped_source_ids),
+      input.byok_provider,
+      input.credits_max,
+      input.created_by,
+    ],
+  );
+  return view(row!);
+}
+
+export async function findDraft(tx: Tx, id: string): Promise<DraftView | undefined> {
+  const row = await tx.one('select * from intake_drafts where id = ?', [id]);
+  return row && view(row);
+}
+
+/** queued → drafting; returns the row as it is afterwards (a terminal row stays as it was: safe to retry). */
+export async function markDraftStarted(tx: Tx, id: string): Promise<DraftView | undefined> {
+  await tx.query(`update intake_drafts set status = 'drafting', started_at = coalesce(started_at, now()), updated_at = now() where id = ? and status = 'queued'`, [id]);
+  return findDraft(tx, id);
+}
+
+/** drafting → succeeded with the checked spec; a no-op when the row already left drafting. */
+export async function markDraftSucceeded(
+  tx: Tx,
+  input: { id: string; spec: IntakeSpec; dropped: { citations: DroppedCitation[]; claims: DroppedClaim[] }; usage: DraftUsage },
+): Promise<DraftView | undefined> {
+  await tx.query(
+    `update intake_drafts set status = 'succeeded', spec = ?::jsonb, dropped_citations = ?::jsonb, usage = ?::jsonb, error = null,
+       finished_at = now(), updated_at = now()
+     where id = ? and status in ('queued', 'drafting')`,
+    [JSON.stringify(input.spec), JSON.stringify(input.dropped), JSON.stringify(input.usage), input.id],
+  );
+  return findDraft(tx, input.id);
+}
+
+/** queued/drafting → failed or canceled, with what is known of the usage; a no-op on a terminal row. */
+export async function markDraftEnded(
+  tx: Tx,
+  input: { id: string; status: 'failed' | 'canceled'; error: DraftError | null; usage: DraftUsage | null },
+): Promise<DraftView | undefined> {
+  await tx.query(
+    `update intake_drafts set status = ?, error = ?::jsonb, usage = coalesce(?::jsonb, usage), finished_at = now(), updated_at = now()
+     where id = ? and status in ('queued', 'drafting')`,
+    [input.status, input.error === null ? null : JSON.stringify(input.error), input.usage === null ? null : JSON.stringify(input.usage), input.id],
+  );
+  return findDraft(tx, input.id);
+}
+
+export async function listDrafts(tx: Tx, project_id: string, offset: number, limit: number): Promise<DraftView[]> {
+  const rows = await tx.query('select * from intake_drafts where project_id = ? order by created_at desc, id desc offset ? limit ?', [project_id, offset, limit + 1]);
+  return rows.map(view);
+}
