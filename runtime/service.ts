@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
-import { Runtime, type WorkflowBundle, type Worker } from '@temporalio/worker';
+import { Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createApp } from '../api/app.ts';
 import type { AppDeps } from '../api/context.ts';
@@ -67,7 +67,7 @@ export async function startService(options: {
   mode: 'all' | 'api' | 'worker';
   /** Overrides for tests: an existing Temporal address, a shared workflow bundle, an in-memory database. */
   temporal_address?: string;
-  bundle?: WorkflowBundle;
+  bundle?: WorkerOptions['workflowBundle'];
   pglite_dir?: string;
   operator_socket?: boolean;
   say?: (line: string) => void;

@@ -1,6 +1,6 @@
 // The Temporal worker: registers every workflow and activity on the task queue.
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities/index.ts';
 import type { Db } from '../store/db.ts';
@@ -24,7 +24,7 @@ export async function createWorker(options: {
   logger: Logger;
   address: string;
   task_queue?: string;
-  bundle?: WorkflowBundle;
+  bundle?: WorkerOptions['workflowBundle'];
 }): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: options.address, tls: options.config.temporal_tls || undefined });
   const worker = await Worker.create({

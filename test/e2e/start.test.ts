@@ -15,7 +15,7 @@ type Started = { child: ChildProcess; output: () => string; url: string };
 
 async function start(): Promise<Started> {
   const port = await freePort();
-  const env = { ...process.env, CRUCIBLE_DATA_DIR: dataDir, PORT: String(port), CRUCIBLE_TEMPORAL_UI_PORT: String(await freePort()) };
+  const env: NodeJS.ProcessEnv = { ...process.env, CRUCIBLE_DATA_DIR: dataDir, PORT: String(port), CRUCIBLE_TEMPORAL_UI_PORT: String(await freePort()) };
   delete env.DATABASE_URL;
   delete env.TEMPORAL_ADDRESS;
   const child = spawn(process.execPath, ['runtime/cli.ts', 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -46,7 +46,7 @@ function devServersFor(dir: string): string {
 }
 
 function operator(args: string[]): string {
-  const env = { ...process.env, CRUCIBLE_DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, CRUCIBLE_DATA_DIR: dataDir };
   delete env.DATABASE_URL;
   return execFileSync(process.execPath, ['runtime/cli.ts', 'operator', ...args], { env }).toString();
 }

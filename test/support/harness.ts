@@ -102,7 +102,7 @@ export async function http<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${service.url}${path}`, { method, headers, body: body as BodyInit | undefined });
+  const response = await fetch(`${service.url}${path}`, { method, headers, body: body as RequestInit['body'] });
   const text = await response.text();
   let parsed: unknown = text;
   try {
