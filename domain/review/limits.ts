@@ -1,0 +1,45 @@
+// Named limits of the concept review (STYLE.md: every growing thing has a limit) and the credit estimate they bound.
+// The estimate is the reservation the review runs under, so it is computed from the same limits the prompts obey.
+import { MAX_CLAIMS_PER_DIMENSION } from '../contracts/conceptReview.ts';
+import { DIMENSION_IDS } from './dimensions.ts';
+
+/** Records asked from Europe PMC for one review. */
+export const REVIEW_SEARCH_LIMIT = 25;
+/** Characters of one record's text (open full text, else its abstract) shown to the drafter. */
+export const MAX_RECORD_CHARS_IN_DRAFT_PROMPT = 3500;
+/** The whole drafting request (system + user message); records beyond it are left out of the prompt. */
+export const MAX_DRAFT_PROMPT_CHARS = 100_000;
+export const DRAFT_MAX_OUTPUT_TOKENS = 12_000;
+/** Characters of a claim and of a quote (the draft schema's maxLength). */
+export const MAX_DRAFT_CLAIM_CHARS = 600;
+export const MAX_DRAFT_QUOTE_CHARS = 600;
+/** One judging request (system + user message). */
+export const MAX_JUDGE_PROMPT_CHARS = 4000;
+export const JUDGE_MAX_OUTPUT_TOKENS = 256;
+/** Claims one review can carry, so judge calls are bounded too. */
+export const MAX_CLAIMS_PER_REVIEW = DIMENSION_IDS.length * MAX_CLAIMS_PER_DIMENSION;
+/** Conservative characters per token for estimating (providers' tokenizers give fewer tokens than chars/3 on prose). */
+export const ESTIMATE_CHARS_PER_TOKEN = 3;
+
+/** Upper estimate of tokens for one review: one drafting call at its limits plus one judging call per possible claim. */
+export function reviewTokenEstimate(): { draft_tokens: number; judge_tokens: number; total_tokens: number } {
+  const draft_tokens = Math.ceil(MAX_DRAFT_PROMPT_CHARS / ESTIMATE_CHARS_PER_TOKEN) + DRAFT_MAX_OUTPUT_TOKENS;
+  const judge_tokens = MAX_CLAIMS_PER_REVIEW * (Math.ceil(MAX_JUDGE_PROMPT_CHARS / ESTIMATE_CHARS_PER_TOKEN) + JUDGE_MAX_OUTPUT_TOKENS);
+  return { draft_tokens, judge_tokens, total_tokens: draft_tokens + judge_tokens };
+}
+
+/** Credits reserved for a review run with hosted inference (BYOK costs 0: spec What the service does 7). */
+export function reviewCreditsEstimate(credits_per_1k_tokens: number): number {
+  if (!Number.isInteger(credits_per_1k_tokens) || credits_per_1k_tokens < 0) throw new Error('credits_per_1k_tokens must be a non-negative integer');
+  return Math.ceil((reviewTokenEstimate().total_tokens * credits_per_1k_tokens) / 1000);
+}
+
+export function reviewCostBasis(credits_per_1k_tokens: number): string {
+  const t = reviewTokenEstimate();
+  return (
+    `upper estimate: one drafting call (${t.draft_tokens} tokens: up to ${MAX_DRAFT_PROMPT_CHARS} prompt characters at ${ESTIMATE_CHARS_PER_TOKEN} characters per token ` +
+    `plus ${DRAFT_MAX_OUTPUT_TOKENS} output tokens) and up to ${MAX_CLAIMS_PER_REVIEW} judging calls (${t.judge_tokens} tokens), ` +
+    `at ${credits_per_1k_tokens} credit(s) per 1,000 tokens of hosted inference. This is reserved at the start and settled at actual usage; ` +
+    'with your own provider key (byok_provider) the review costs 0 credits.'
+  );
+}
