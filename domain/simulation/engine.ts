@@ -169,6 +169,9 @@ class Replication {
   measureCapacityArea: Float64Array;
   measureArrivals: Float64Array;
   arrivalsAfterWarmUp = 0;
+  readonly perArrivalMeasures: Int32Array;
+  readonly measures: CompiledModel['measures'];
+  readonly steps: CompiledModel['steps'];
 
   counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0 };
   stepEntries: Float64Array;
@@ -231,6 +234,9 @@ class Replication {
     this.measureArea = new Float64Array(m);
     this.measureCapacityArea = new Float64Array(m);
     this.measureArrivals = new Float64Array(m);
+    this.measures = model.measures;
+    this.steps = model.steps;
+    this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
     this.stepEntries = new Float64Array(model.steps.length);
     this.traceLimit = traceLimit;
     this.trace = traceLimit > 0 ? [] : null;
@@ -419,9 +425,10 @@ class Replication {
         this.entityAttributes[entity * this.attributeCount + assignment.attribute] = assignment.codes[pick(assignment.cumulative, u)]!;
       }
       if (this.now >= this.model.warmUp) this.arrivalsAfterWarmUp++;
-      const measures = this.model.measures;
-      for (let m = 0; m < measures.length; m++) {
-        const measure = measures[m]!;
+      const perArrival = this.perArrivalMeasures;
+      for (let k = 0; k < perArrival.length; k++) {
+        const m = perArrival[k]!;
+        const measure = this.measures[m]!;
         if (this.now >= measure.windowStart && this.now < measure.windowEnd) this.measureArrivals[m]!++;
       }
       if (this.trace) this.record('arrival', entity, null, null, null);
@@ -482,7 +489,7 @@ class Replication {
 
   /** Moves an entity into a step and on through instantaneous steps until it waits, is served, is delayed or leaves. */
   enterStep(entity: number, stepIndex: number): void {
-    const steps = this.model.steps;
+    const steps = this.steps;
     let current = stepIndex;
     for (;;) {
       const step = steps[current]!;
@@ -533,7 +540,7 @@ class Replication {
   // ---- service ----
 
   startService(entity: number, stepIndex: number): void {
-    const step = this.model.steps[stepIndex]!;
+    const step = this.steps[stepIndex]!;
     const resource = step.resource;
     this.touch(resource);
     this.busy[resource]!++;
@@ -545,7 +552,7 @@ class Replication {
   }
 
   enqueue(entity: number, stepIndex: number): void {
-    const step = this.model.steps[stepIndex]!;
+    const step = this.steps[stepIndex]!;
     const resource = step.resource;
     this.touch(resource);
     this.queueLength[resource]!++;
@@ -560,7 +567,7 @@ class Replication {
 
   onServiceEnd(entity: number): void {
     const stepIndex = this.entityStep[entity]!;
-    const step = this.model.steps[stepIndex]!;
+    const step = this.steps[stepIndex]!;
     const resource = step.resource;
     this.counts.service_ends++;
     this.hook(entity, stepIndex, MOMENT_END);
@@ -586,7 +593,7 @@ class Replication {
 
   onDelayEnd(entity: number): void {
     const stepIndex = this.entityStep[entity]!;
-    const step = this.model.steps[stepIndex]!;
+    const step = this.steps[stepIndex]!;
     this.counts.delay_ends++;
     this.hook(entity, stepIndex, MOMENT_END);
     if (this.trace) this.record('end', entity, step.id, null, null);
@@ -598,7 +605,7 @@ class Replication {
     // Stale when the entity already started service (its token changes only when it queues again).
     if (this.entityState[entity] !== STATE_WAITING || this.entityToken[entity] !== token) return;
     const stepIndex = this.entityStep[entity]!;
-    const step = this.model.steps[stepIndex]!;
+    const step = this.steps[stepIndex]!;
     const resource = step.resource;
     this.touch(resource);
     this.queueLength[resource]!--;
@@ -652,7 +659,7 @@ class Replication {
   hook(entity: number, stepIndex: number, moment: number): void {
     const hooks = this.model.hooks[stepIndex * 4 + moment]!;
     if (hooks.length === 0) return;
-    const measures = this.model.measures;
+    const measures = this.measures;
     const now = this.now;
     for (let k = 0; k < hooks.length; k++) {
       const code = hooks[k]!;
@@ -684,7 +691,7 @@ class Replication {
     if (now === last) return;
     for (let k = 0; k < measures.length; k++) {
       const m = measures[k]!;
-      const measure = this.model.measures[m]!;
+      const measure = this.measures[m]!;
       const low = Math.max(last, measure.windowStart);
       const high = Math.min(now, measure.windowEnd);
       if (high <= low) continue;
