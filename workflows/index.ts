@@ -1,2 +1,3 @@
 // Every workflow the worker runs; one file per process.
 export { maintenanceWorkflow } from './maintenance.ts';
+export { aiCallTestWorkflow } from './testing-ai.ts';
