@@ -1,9 +1,11 @@
 // The ordered list of migrations, applied on start and by `crucible-server migrate`.
 // Each room appends its own file; names are stable and never renamed once landed.
 import { Migration0001Foundation } from './0001_foundation.ts';
+import { Migration0002Credits } from './0002_credits.ts';
 import { Migration0003ProviderKeys } from './0003_provider_keys.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
+  { name: '0002_credits', class: Migration0002Credits },
   { name: '0003_provider_keys', class: Migration0003ProviderKeys },
 ];
