@@ -5,6 +5,7 @@ import type { WorldSpec } from '../contracts/worldSpec.ts';
 import {
   creditsForEvents,
   EVENTS_PER_CREDIT,
+  MAX_ENTITIES_IN_SYSTEM,
   MAX_EVENTS_PER_REPLICATION,
   MAX_EVENTS_PER_RUN,
   MAX_HORIZON_DAYS,
@@ -51,7 +52,7 @@ function expectedArrivals(model: CompiledModel): number[] {
  * Expected heap events per entity entering each arrival's first step: visits to steps propagated through branches
  * (attribute branches split evenly, an upper-bound-friendly guess), capped at 10_000 passes to stop on cycles.
  */
-function eventsPerEntity(model: CompiledModel, start: number): number {
+function expectedVisits(model: CompiledModel, start: number): Float64Array {
   const visits = new Float64Array(model.steps.length);
   let frontier = new Float64Array(model.steps.length);
   frontier[start] = 1;
@@ -75,6 +76,10 @@ function eventsPerEntity(model: CompiledModel, start: number): number {
     frontier = next;
     if (mass < 1e-9) break;
   }
+  return visits;
+}
+
+function eventsPerEntity(model: CompiledModel, visits: Float64Array): number {
   let events = 1; // the arrival
   model.steps.forEach((step, index) => {
     // A service visit costs its end event (plus a renege event when it can renege); a delay its end event.
@@ -82,6 +87,27 @@ function eventsPerEntity(model: CompiledModel, start: number): number {
     if (step.kind === STEP_DELAY) events += visits[index]!;
   });
   return events;
+}
+
+/** Entities in the system at the horizon: time-average by Little's law plus the queue growth of resources with load above capacity. */
+function estimateEntities(model: CompiledModel, flowPerUnit: Float64Array): number {
+  let entities = 0;
+  const work = new Float64Array(model.resources.length);
+  model.steps.forEach((step, index) => {
+    if (!step.duration) return;
+    entities += flowPerUnit[index]! * step.duration.mean;
+    if (step.kind === STEP_SERVICE && !Number.isFinite(step.renegeAfter)) work[step.resource]! += flowPerUnit[index]! * step.duration.mean;
+  });
+  model.resources.forEach((resource, index) => {
+    const capacity = resource.capacityByHour ? resource.capacityByHour.reduce((sum, value) => sum + value, 0) / HOURS_PER_WEEK : resource.capacity;
+    const overload = work[index]! - capacity;
+    // Offered work above capacity piles up as waiting entities (servers-worth of work per time unit, in entities via mean duration).
+    if (overload > 0) {
+      const meanDuration = model.steps.filter((step) => step.kind === STEP_SERVICE && step.resource === index).reduce((max, step) => Math.max(max, step.duration!.mean), 0) || 1;
+      entities += (overload / meanDuration) * model.horizon;
+    }
+  });
+  return entities;
 }
 
 export function estimateRun(world: unknown): RunEstimate {
@@ -101,9 +127,17 @@ export function estimateRun(world: unknown): RunEstimate {
     const model = compileModel(spec, variant.id);
     const arrivals = expectedArrivals(model);
     let events = 0;
+    // Entities in the system (Little's law: flow x mean time per step), plus the backlog of overloaded resources.
+    const flowPerUnit = new Float64Array(model.steps.length);
     model.arrivals.forEach((arrival, arrivalIndex) => {
-      events += arrivals[arrivalIndex]! * eventsPerEntity(model, arrival.toStep);
+      const visits = expectedVisits(model, arrival.toStep);
+      events += arrivals[arrivalIndex]! * eventsPerEntity(model, visits);
+      for (let step = 0; step < visits.length; step++) flowPerUnit[step]! += (visits[step]! * arrivals[arrivalIndex]!) / model.horizon;
     });
+    const entities = estimateEntities(model, flowPerUnit);
+    if (entities > MAX_ENTITIES_IN_SYSTEM) {
+      issues.push({ pointer: `/variants/${index}`, message: `about ${Math.round(entities)} entities in the system at once under '${variant.id}' (some resources are overloaded); MAX_ENTITIES_IN_SYSTEM is ${MAX_ENTITIES_IN_SYSTEM}` });
+    }
     // Capacity changes: at most one per hour per resource with shifts.
     for (const resource of model.resources) if (resource.capacityByHour) events += model.horizon / model.unitsPerHour;
     events = Math.ceil(events);

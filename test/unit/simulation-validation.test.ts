@@ -137,3 +137,14 @@ describe('estimateRun', () => {
     expect(estimate.issues.map((issue) => issue.pointer)).toContain('/horizon');
   });
 });
+
+describe('estimateRun entity limit', () => {
+  it('refuses a world whose queue grows past MAX_ENTITIES_IN_SYSTEM and names the limit', () => {
+    // 10 arrivals per minute to one server serving one per minute: about 9 more entities every minute.
+    const world = queueWorld({ servers: 1, arrivals_per_minute: 10, mean_service_minutes: 1, horizon_minutes: 200_000, replications: 1 });
+    const estimate = estimateRun(world);
+    expect(estimate.runnable).toBe(false);
+    expect(estimate.issues.some((issue) => issue.message.includes('MAX_ENTITIES_IN_SYSTEM'))).toBe(true);
+    expect(estimateRun(queueWorld({ servers: 1, arrivals_per_minute: 0.9, mean_service_minutes: 1, horizon_minutes: 200_000, replications: 1 })).runnable).toBe(true);
+  });
+});
