@@ -6,7 +6,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aiActivities } from '../../activities/aiCall.ts';
-import type { AiCallInput } from '../../domain/ai/call.ts';
+import type { AiCallInput, AiCallResult } from '../../domain/ai/call.ts';
 import { registerAiSchema } from '../../domain/ai/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
@@ -68,7 +68,7 @@ function activityEnv(overrides: { activityId?: string; workflowId?: string; runI
   );
 }
 
-function activities(master_key?: Buffer) {
+function activities(master_key?: Buffer): { callModel: (input: AiCallInput) => Promise<AiCallResult> } {
   const deps = service.service.deps!;
   return aiActivities({ config: master_key ? { ...deps.config, master_key } : deps.config, db: service.db, logger: deps.logger });
 }
