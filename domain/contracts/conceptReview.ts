@@ -11,7 +11,7 @@ export const CONCEPT_REVIEW_VERSION = '1.0.0';
 export const MAX_REVIEW_TEXT_CHARS = 4000;
 export const MAX_QUOTE_CHARS = 1000;
 /** Evidence claims kept per dimension; the drafter is told this limit. */
-export const MAX_CLAIMS_PER_DIMENSION = 5;
+export const MAX_CLAIMS_PER_DIMENSION = 3;
 export const MAX_QUESTIONS_PER_DIMENSION = 8;
 export const MAX_EXPERIMENTS_PER_DIMENSION = 8;
 /** Records kept in one review's citation record. */

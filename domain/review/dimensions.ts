@@ -42,7 +42,7 @@ export const DIMENSIONS: readonly DimensionDefinition[] = [
     name: 'Need',
     asks: 'Is there evidence that the problem exists, is frequent or severe, and is unmet by current care?',
     source: SPEC,
-    keywords: ['prevalence', 'incidence', 'burden', 'unmet', 'delay', 'waiting', 'mortality', 'morbidity', 'need', 'problem', 'admission'],
+    keywords: ['prevalence', 'incidence', 'burden', 'unmet', 'delay', 'waiting', 'mortality', 'morbidity', 'need', 'problem', 'admission', 'admissions', 'readmission', 'readmissions', 'hospitalisation', 'hospitalization'],
     questions: ['How many people in the intended setting experience {topic}, and how often?', 'What happens today when the problem is not solved, and who bears the cost?'],
     next_experiments: ['Pull a month of local activity data to count how often {topic} occurs.', 'Interview five people who live with the problem about their last occurrence.'],
   },

@@ -8,18 +8,21 @@ export const REVIEW_SEARCH_LIMIT = 25;
 /** Characters of one record's text (open full text, else its abstract) shown to the drafter. */
 export const MAX_RECORD_CHARS_IN_DRAFT_PROMPT = 3500;
 /** The whole drafting request (system + user message); records beyond it are left out of the prompt. */
-export const MAX_DRAFT_PROMPT_CHARS = 100_000;
+export const MAX_DRAFT_PROMPT_CHARS = 80_000;
 export const DRAFT_MAX_OUTPUT_TOKENS = 12_000;
 /** Characters of a claim and of a quote (the draft schema's maxLength). */
 export const MAX_DRAFT_CLAIM_CHARS = 600;
 export const MAX_DRAFT_QUOTE_CHARS = 600;
 /** One judging request (system + user message). */
-export const MAX_JUDGE_PROMPT_CHARS = 4000;
+export const MAX_JUDGE_PROMPT_CHARS = 3000;
 export const JUDGE_MAX_OUTPUT_TOKENS = 256;
 /** Claims one review can carry, so judge calls are bounded too. */
 export const MAX_CLAIMS_PER_REVIEW = DIMENSION_IDS.length * MAX_CLAIMS_PER_DIMENSION;
-/** Conservative characters per token for estimating (providers' tokenizers give fewer tokens than chars/3 on prose). */
-export const ESTIMATE_CHARS_PER_TOKEN = 3;
+/**
+ * The reservation assumes at most one token per this many characters. Tokenizers average about 4 on English; 2 leaves room
+ * for other scripts, so settlement at actual usage stays inside the reservation (as intake drafting does).
+ */
+export const ESTIMATE_CHARS_PER_TOKEN = 2;
 
 /** Upper estimate of tokens for one review: one drafting call at its limits plus one judging call per possible claim. */
 export function reviewTokenEstimate(): { draft_tokens: number; judge_tokens: number; total_tokens: number } {

@@ -1,0 +1,129 @@
+// Evidence verification (issue 5 item 6), the offline heuristics and the assembled ConceptReview 1.0.0.
+import { describe, expect, it } from 'vitest';
+import { Value } from 'typebox/value';
+import { jatsToPlainText } from '../../activities/literature.ts';
+import { ConceptReview } from '../../domain/contracts/conceptReview.ts';
+import { planEvaluations } from '../../domain/planning/planner.ts';
+import { ConceptReviewDraft } from '../../domain/prompts/reviewDraft.ts';
+import { buildReviewJudgeUserMessage, reviewJudgeSystem } from '../../domain/prompts/reviewJudge.ts';
+import { buildReviewDraftUserMessage, reviewDraftSystem } from '../../domain/prompts/reviewDraft.ts';
+import { DIMENSION_IDS, DIMENSIONS } from '../../domain/review/dimensions.ts';
+import { type EuropePmcResult, toLiteratureRecord } from '../../domain/review/literature.ts';
+import { MAX_DRAFT_PROMPT_CHARS, MAX_JUDGE_PROMPT_CHARS } from '../../domain/review/limits.ts';
+import { draftReviewOffline, judgeSupportOffline } from '../../domain/review/offline.ts';
+import { assembleConceptReview, finalizeClaims, precheckClaims, quoteAppearsIn, type RetrievedRecord } from '../../domain/review/verify.ts';
+import { fiveLiteratureRecords, ideaStageIntake, OPEN_SENTENCE, SCRIPTED_EXPECTED, scriptedDraft } from '../support/reviewFixtures.ts';
+
+function retrieved(): RetrievedRecord[] {
+  return fiveLiteratureRecords().map((fake) => {
+    const record = toLiteratureRecord(fake.result as EuropePmcResult);
+    const open = record.status === 'included' && record.full_text_access === 'open_licence' && fake.full_text_xml ? jatsToPlainText(fake.full_text_xml) : null;
+    return { record, open_text: open };
+  });
+}
+
+function keysDeep(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) keysDeep(item, out);
+  else if (value !== null && typeof value === 'object') for (const [key, inner] of Object.entries(value)) out.push(key, ...keysDeep(inner, []));
+  return out;
+}
+
+describe('evidence verification', () => {
+  it('matches quotes with whitespace normalized only', () => {
+    expect(quoteAppearsIn('reduced  heart\nfailure', 'Monitoring reduced heart failure readmissions')).toBe(true);
+    expect(quoteAppearsIn('Reduced heart failure', 'Monitoring reduced heart failure readmissions')).toBe(false);
+    expect(quoteAppearsIn('reduced heart-failure', 'Monitoring reduced heart failure readmissions')).toBe(false);
+    expect(quoteAppearsIn('   ', 'anything')).toBe(false);
+  });
+
+  it('gives each claim the check that failed and supports only claims passing all three', () => {
+    const records = retrieved();
+    const prechecked = precheckClaims(scriptedDraft(), records);
+    expect(prechecked.filter((c) => c.failed_check === null).map((c) => c.claim_id)).toEqual(SCRIPTED_EXPECTED.judge_order);
+    const judgements = SCRIPTED_EXPECTED.judge_order.map((claim_id) => ({ claim_id, agrees: claim_id !== 'feasibility.1', reason: 'scripted' }));
+    const claims = finalizeClaims(prechecked, judgements);
+    const byId = Object.fromEntries(claims.map((c) => [c.claim_id, c]));
+    expect(byId['need.1']).toMatchObject({ supported: true, failed_check: null, checks: { record_retrieved: true, quote_found: true, judge_agrees: true } });
+    expect(byId['users.1']).toMatchObject({ supported: false, failed_check: 'quote_not_found' });
+    expect(byId['workflow_fit.1']).toMatchObject({ supported: false, failed_check: 'unverified_record', record_id: null, quote: '' });
+    expect(byId['equity.1']).toMatchObject({ supported: false, failed_check: 'unverified_record', record_id: 'MED:9999' });
+    expect(byId['feasibility.1']).toMatchObject({ supported: false, failed_check: 'judge_disagrees' });
+    expect(byId['adoption.1']).toMatchObject({ supported: false, failed_check: 'support_not_verified', checks: { quote_found: null } });
+    expect(byId['evaluation_plan.1']).toMatchObject({ supported: true });
+
+    const plan = planEvaluations({ intake: ideaStageIntake(), intake_revision: 1, credits_per_1k_tokens: 1 });
+    const label = { provider: 'openai', model: 'fake', heuristic: false, prompt_id: 'review-draft' };
+    const review = assembleConceptReview({
+      review_id: 'rev_x', project_id: 'proj_x', plan_id: 'plan_x', plan, draft: scriptedDraft(), claims, retrieved: records,
+      query: 'q', searched_at: new Date(0).toISOString(), drafted_by: label, judged_by: { ...label, prompt_id: 'review-judge' },
+    });
+    expect(Value.Check(ConceptReview, review)).toBe(true);
+    expect(review.evidence_summary).toEqual({ claims_total: 7, claims_supported: 2, failed_checks: SCRIPTED_EXPECTED.failed_checks });
+    expect(review.dimensions.map((d) => d.id)).toEqual([...DIMENSION_IDS]);
+    expect(review.dimensions.every((d) => d.label === 'ai_hypothesis')).toBe(true);
+    // retracted records never appear as evidence: listed as excluded in the citation record only
+    const evidenceIds = review.dimensions.flatMap((d) => d.evidence_claims.map((c) => c.record_id));
+    expect(evidenceIds).not.toContain('MED:1001');
+    expect(evidenceIds).not.toContain('MED:1002');
+    expect(review.literature.records.filter((r) => r.status === 'excluded').map((r) => [r.record_id, r.exclusion_reason])).toEqual([
+      ['MED:1001', 'retracted_publication'],
+      ['MED:1002', 'retraction_notice'],
+    ]);
+    expect(review.literature.records.find((r) => r.record_id === 'MED:1003')?.notes.join(' ')).toMatch(/correction/);
+    expect(review.literature.records.find((r) => r.record_id === 'MED:1005')?.full_text).toBe('support_not_verified');
+    expect(review.disclaimer).toMatch(/not a verified finding and not advice/);
+    expect(review.disclaimer).toMatch(/demand, willingness to pay, revenue or clinical benefit/);
+    expect(review.business_questions.buyer.status).toBe('unknown');
+    expect(keysDeep(review).filter((k) => /score|viab|rating/i.test(k))).toEqual([]);
+  });
+});
+
+describe('the 13 dimensions', () => {
+  it('are the eight named by the spec plus five with a framework source each', () => {
+    expect(DIMENSIONS).toHaveLength(13);
+    expect(DIMENSION_IDS.slice(0, 8)).toEqual(['need', 'users', 'workflow_fit', 'safety_scope', 'equity', 'feasibility', 'adoption', 'evaluation_plan']);
+    for (const d of DIMENSIONS.slice(8)) expect(d.source).toMatch(/NICE|DTAC|NASSS/);
+  });
+});
+
+describe('offline heuristics', () => {
+  it('drafts deterministically, quoting sentences verbatim from open texts only, and all pass checks 1 and 2', () => {
+    const records = retrieved();
+    const intake = ideaStageIntake();
+    const draftRecords = records
+      .filter((r) => r.record.status === 'included')
+      .map((r) => ({ record_id: r.record.record_id, title: r.record.title, year: r.record.year, journal: r.record.journal, text_kind: r.open_text ? ('open_full_text' as const) : ('abstract' as const), text: r.open_text ?? r.record.abstract ?? '', notes: r.record.notes }));
+    const { prompt, records: kept } = buildReviewDraftUserMessage({ intake, records: draftRecords });
+    expect(prompt).toContain('<record id="MED:1004" text="open_full_text"');
+    expect(prompt).toContain('<record id="MED:1005" text="abstract"');
+    const input = { topic: intake.problem!.text, problem: intake.problem!.text, solution: null, stage: 'idea', records: kept };
+    const draft = draftReviewOffline(input);
+    expect(JSON.stringify(draftReviewOffline(input))).toBe(JSON.stringify(draft));
+    expect(Value.Check(ConceptReviewDraft, draft)).toBe(true);
+    const claims = draft.dimensions.flatMap((d) => d.evidence_claims);
+    expect(claims.length).toBeGreaterThan(0);
+    expect(claims.some((c) => c.quote === OPEN_SENTENCE)).toBe(true);
+    expect(claims.every((c) => c.record_id !== 'MED:1005')).toBe(true);
+    const prechecked = precheckClaims(draft, records);
+    expect(prechecked.every((c) => c.failed_check === null)).toBe(true);
+    expect(prechecked.every((c) => judgeSupportOffline({ claim: c.claim, quote: c.quote, record_title: '' }).verdict === 'supports')).toBe(true);
+  });
+
+  it('judges support by word overlap', () => {
+    expect(judgeSupportOffline({ claim: 'Monitoring reduced readmissions', quote: 'Remote monitoring reduced readmissions by 20 percent', record_title: 't' }).verdict).toBe('supports');
+    const no = judgeSupportOffline({ claim: 'The app doubles revenue for clinics', quote: 'Remote monitoring reduced readmissions', record_title: 't' });
+    expect(no.verdict).toBe('does_not_support');
+    expect(no.reason).toMatch(/not AI/);
+  });
+});
+
+describe('prompts', () => {
+  it('keep the drafting and judging requests inside their limits', () => {
+    const long = { record_id: 'MED:1', title: 'T', year: 2020, journal: null, text_kind: 'open_full_text' as const, text: 'word '.repeat(5000), notes: [] };
+    const { prompt, records } = buildReviewDraftUserMessage({ intake: ideaStageIntake(), records: Array.from({ length: 60 }, (_, i) => ({ ...long, record_id: `MED:${i}` })) });
+    expect(reviewDraftSystem().length + prompt.length).toBeLessThanOrEqual(MAX_DRAFT_PROMPT_CHARS);
+    expect(records.length).toBeLessThan(60);
+    const judge = buildReviewJudgeUserMessage({ claim: 'c'.repeat(5000), quote: 'q'.repeat(5000), record_title: 't' });
+    expect(reviewJudgeSystem().length + judge.length).toBeLessThanOrEqual(MAX_JUDGE_PROMPT_CHARS);
+  });
+});
