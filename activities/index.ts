@@ -1,11 +1,13 @@
 // Every activity the worker registers. Each room adds its group here.
 import { aiActivities } from './aiCall.ts';
 import type { ActivityDeps } from './deps.ts';
+import { ledgerActivities } from './ledger.ts';
 import { maintenanceActivities } from './maintenance.ts';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...maintenanceActivities(deps),
+    ...ledgerActivities(deps),
     ...aiActivities(deps),
   };
 }

@@ -135,3 +135,6 @@ export async function sendOperatorCommand(data_dir: string, args: OperatorArgs):
     });
   });
 }
+
+// Credit commands (grant-credits); merged here so every caller of runOperator (CLI, socket, tests) has them.
+Object.assign(OPERATOR_COMMANDS, (await import('./operator-credits.ts')).CREDIT_OPERATOR_COMMANDS);

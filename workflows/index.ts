@@ -1,3 +1,4 @@
 // Every workflow the worker runs; one file per process.
 export { maintenanceWorkflow } from './maintenance.ts';
 export { aiCallTestWorkflow } from './testing-ai.ts';
+export { creditSagaProbeWorkflow, creditSettleRetryProbeWorkflow } from './testing.ts';

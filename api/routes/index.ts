@@ -1,9 +1,10 @@
 import type { AppDeps } from '../context.ts';
 import type { RouteDef } from '../registry.ts';
 import { accountRoutes } from './accounts.ts';
+import { creditRoutes } from './credits.ts';
 import { intakeRoutes } from './intake.ts';
 import { projectRoutes } from './projects.ts';
 import { providerKeyRoutes } from './providerKeys.ts';
 import { publicRoutes } from './public.ts';
 
-export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes];
+export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes];

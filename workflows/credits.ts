@@ -1,0 +1,95 @@
+// Metered work inside a workflow: the credit saga (issue 3 item 4; ARCHITECTURE.md: How a request flows, step 4).
+//
+//   reserve(credits_max) → work(meter) → settle(meter.used())
+//   work fails            → release (compensation: nothing is charged) → rethrow
+//   workflow cancelled    → settle(meter.used()) in a non-cancellable scope → rethrow the cancellation
+//
+// Intake drafting, review, runs and sessions call `meteredWork` around the part that costs credits and call
+// `meter.add(credits)` after each step that used some (e.g. an AI call's `credits_charged`). Transfer ids come from
+// `transfer_id_base` (derive it from the resource id, e.g. `run_…`), so a replayed or retried workflow writes the same
+// ledger rows: `<base>:reserve`, `<base>:settle`, `<base>:release`. Deterministic: imports only the workflow SDK and types.
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { ledgerActivities, ReserveCreditsResult } from '../activities/ledger.ts';
+import type { Subject } from '../domain/credits/rules.ts';
+
+type LedgerActivities = ReturnType<typeof ledgerActivities>;
+
+// Ledger writes are idempotent and must eventually land: retried without an attempt limit, non-retryable types stop.
+const { reserveCredits, settleCredits, releaseCredits } = proxyActivities<LedgerActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+});
+
+export type MeteredWorkInput = {
+  /** Unique per metered piece of work and stable across replays (e.g. `run_…` or `rev_…:draft`). */
+  transfer_id_base: string;
+  org_id: string;
+  subject: Subject;
+  /** The most the work may use; reserved up front (402 INSUFFICIENT_CREDITS when not covered). */
+  credits_max: number;
+  reason: string;
+  caused_by: string;
+};
+
+export type Meter = {
+  reservation: ReserveCreditsResult;
+  /** Records credits the work used; more than credits_max in total is a bug (fails with CREDITS_BUDGET_EXCEEDED). */
+  add(credits: number): void;
+  used(): number;
+  remaining(): number;
+};
+
+/** The failure type `meter.add` throws when the work would use more than it reserved. */
+export const CREDITS_BUDGET_EXCEEDED = 'CREDITS_BUDGET_EXCEEDED';
+
+export function meteredTransferIds(base: string): { reserve: string; settle: string; release: string } {
+  return { reserve: `${base}:reserve`, settle: `${base}:settle`, release: `${base}:release` };
+}
+
+export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Meter) => Promise<T>): Promise<T> {
+  const ids = meteredTransferIds(input.transfer_id_base);
+  // An INSUFFICIENT_CREDITS failure here leaves nothing to compensate: it propagates as is.
+  // Non-cancellable: a reservation that committed is always known to this workflow, so it is always resolved.
+  const reservation = await CancellationScope.nonCancellable(() =>
+    reserveCredits({
+      transfer_id: ids.reserve,
+      org_id: input.org_id,
+      subject: input.subject,
+      credits: input.credits_max,
+      reason: input.reason,
+      caused_by: input.caused_by,
+    }),
+  );
+  let credits_used = 0;
+  const meter: Meter = {
+    reservation,
+    add(credits: number) {
+      if (!Number.isSafeInteger(credits) || credits < 0) throw ApplicationFailure.nonRetryable(`meter.add needs a non-negative integer, got ${credits}`, 'INTERNAL');
+      if (credits_used + credits > input.credits_max) {
+        throw ApplicationFailure.nonRetryable(
+          `The work used ${credits_used + credits} credits, more than the ${input.credits_max} reserved; check meter.remaining() before spending.`,
+          CREDITS_BUDGET_EXCEEDED,
+        );
+      }
+      credits_used += credits;
+    },
+    used: () => credits_used,
+    remaining: () => input.credits_max - credits_used,
+  };
+  let result: T;
+  try {
+    result = await work(meter);
+  } catch (error) {
+    if (isCancellation(error)) {
+      // spec: What the service does 6 — a cancelled job pays for what it used, even while the workflow is cancelled.
+      await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used }));
+    } else {
+      // spec: What the service does 6 — work that fails because of the service is not charged.
+      await CancellationScope.nonCancellable(() => releaseCredits({ transfer_id: ids.release, reservation_id: reservation.reservation_id }));
+    }
+    throw error;
+  }
+  // Outside the try: a settlement that fails must never turn into a release of work that succeeded.
+  await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used }));
+  return result;
+}
