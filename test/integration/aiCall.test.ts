@@ -70,6 +70,7 @@ describe('hosted provider calls (openai as the deployment provider)', () => {
     const usage = await http(service, 'GET', `/v1/orgs/${owner.org_id}/usage`, { token: owner.session });
     expect(usage.body.data[0]).toMatchObject({ id: result.usage_id, credits_charged: 7, byok: false, provider: 'openai' });
     expect(openai.requests.at(-1)!.headers.authorization).toBe(`Bearer ${HOSTED_KEY}`);
+    expect(service.logs.join('\n')).not.toContain(HOSTED_KEY.slice(-16));
   });
 
   it('retries a 429 through Temporal and records and prices the call once', async () => {

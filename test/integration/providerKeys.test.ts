@@ -158,6 +158,16 @@ describe('storing and listing provider keys', () => {
     expect(live).toEqual([{ id: second.body.id }]);
   });
 
+  it('keeps one live key per provider when keys are added concurrently', async () => {
+    const org = await signedInOwner(service, 'concurrent');
+    const responses = await Promise.all(Array.from({ length: 6 }, (_, i) => addKey(org, { provider: 'openai', label: `k${i}`, api_key: newKey() })));
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    const live = await service.db.query('select id from provider_keys where org_id = ? and revoked_at is null', [org.org_id]);
+    expect(live).toHaveLength(1);
+    const destroyed = await service.db.query('select id from provider_keys where org_id = ? and revoked_at is not null and ciphertext is null', [org.org_id]);
+    expect(destroyed).toHaveLength(5);
+  });
+
   it('refuses a malformed key with 422 without echoing it', async () => {
     const key = `sk-has space-${randomBytes(12).toString('hex')}`;
     keysUsed.push(key);
