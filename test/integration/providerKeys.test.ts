@@ -218,7 +218,7 @@ describe('BYOK calls through callModel', () => {
     expect((await addKey(org, { provider: 'openai', label: 'mine', api_key: key })).status).toBe(201);
     openai.expected_api_key = key;
     const before = openai.requests.length;
-    const result = await activityEnv().run(activities().callModel, input(org.org_id, 'openai'));
+    const result = (await activityEnv().run(activities().callModel, input(org.org_id, 'openai'))) as AiCallResult;
     expect(result).toMatchObject({
       object: { verdict: 'supports', reason: 'the quote states it' },
       provider: 'openai',
@@ -314,8 +314,8 @@ describe('BYOK calls through callModel', () => {
     expect(first.type).toBe('ProviderUnavailable');
     expect(first.nonRetryable).toBe(false);
     expect(await service.db.query('select id from ai_usage where org_id = ?', [org.org_id])).toHaveLength(0);
-    const second = await activityEnv({ ...ids, attempt: 2 }).run(activities().callModel, input(org.org_id, 'openai'));
-    const third = await activityEnv({ ...ids, attempt: 3 }).run(activities().callModel, input(org.org_id, 'openai'));
+    const second = (await activityEnv({ ...ids, attempt: 2 }).run(activities().callModel, input(org.org_id, 'openai'))) as AiCallResult;
+    const third = (await activityEnv({ ...ids, attempt: 3 }).run(activities().callModel, input(org.org_id, 'openai'))) as AiCallResult;
     expect(third.usage_id).toBe(second.usage_id);
     expect(third.input_tokens).toBe(40);
     const rows = await service.db.query('select input_tokens from ai_usage where org_id = ?', [org.org_id]);
