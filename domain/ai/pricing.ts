@@ -12,3 +12,14 @@ export function aiCallCredits(input: { byok: boolean; input_tokens: number; outp
   // Integer arithmetic: tokens × price stays far below 2^53 for any call the gateway allows.
   return Math.ceil((tokens * input.credits_per_1k_tokens) / 1000);
 }
+
+/**
+ * The most one hosted call can cost, for a reservation before the call: byte-level tokenizers emit at most one token per
+ * UTF-8 byte, so input tokens ≤ the prompt's UTF-8 bytes; output tokens ≤ max_output_tokens. BYOK costs 0.
+ */
+export function aiCallCreditsMax(input: { byok: boolean; system: string; prompt: string; max_output_tokens: number; credits_per_1k_tokens: number }): number {
+  if (input.byok) return 0;
+  const encoder = new TextEncoder();
+  const input_tokens = encoder.encode(input.system).length + encoder.encode(input.prompt).length;
+  return aiCallCredits({ byok: false, input_tokens, output_tokens: input.max_output_tokens, credits_per_1k_tokens: input.credits_per_1k_tokens });
+}

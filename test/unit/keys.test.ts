@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { checkProviderKey, lastFour, PROVIDER_KEY_LENGTH_MAX, PROVIDER_KEY_LENGTH_MIN } from '../../domain/ai/keys.ts';
-import { aiCallCredits } from '../../domain/ai/pricing.ts';
+import { aiCallCredits, aiCallCreditsMax } from '../../domain/ai/pricing.ts';
 import { aiSchema, offlineTask, registerAiSchema, registerOfflineTask } from '../../domain/ai/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { openProviderKey, ProviderKeyDecryptionError, sealProviderKey } from '../../store/keys/crypto.ts';
@@ -93,6 +93,14 @@ describe('pricing an AI call', () => {
     expect(aiCallCredits({ byok: false, input_tokens: 1000, output_tokens: 0, credits_per_1k_tokens: 3 })).toBe(3);
     expect(aiCallCredits({ byok: false, input_tokens: 1000, output_tokens: 1, credits_per_1k_tokens: 3 })).toBe(4);
     expect(aiCallCredits({ byok: false, input_tokens: 0, output_tokens: 0, credits_per_1k_tokens: 5 })).toBe(0);
+  });
+
+  it('bounds a hosted call from above by its prompt bytes plus max_output_tokens, for the reservation', () => {
+    const bound = aiCallCreditsMax({ byok: false, system: 'ab', prompt: 'é'.repeat(499), max_output_tokens: 1000, credits_per_1k_tokens: 2 });
+    // 2 + 998 bytes + 1000 output tokens = 2000 tokens × 2 / 1000
+    expect(bound).toBe(4);
+    expect(bound).toBeGreaterThanOrEqual(aiCallCredits({ byok: false, input_tokens: 600, output_tokens: 1000, credits_per_1k_tokens: 2 }));
+    expect(aiCallCreditsMax({ byok: true, system: 'a', prompt: 'b', max_output_tokens: 10, credits_per_1k_tokens: 2 })).toBe(0);
   });
 
   it('charges nothing for a call with the organization key', () => {
