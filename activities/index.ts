@@ -1,6 +1,7 @@
 // Every activity the worker registers. Each room adds its group here.
 import { aiActivities } from './aiCall.ts';
 import type { ActivityDeps } from './deps.ts';
+import { intakeActivities } from './intake.ts';
 import { ledgerActivities } from './ledger.ts';
 import { maintenanceActivities } from './maintenance.ts';
 
@@ -9,6 +10,7 @@ export function createActivities(deps: ActivityDeps) {
     ...maintenanceActivities(deps),
     ...ledgerActivities(deps),
     ...aiActivities(deps),
+    ...intakeActivities(deps),
   };
 }
 

@@ -20,6 +20,7 @@ import {
   SOURCE_STATUSES,
 } from '../../domain/intake/sources.ts';
 import { buildIntakeDraftUserMessage, numberLines } from '../../domain/prompts/intakeDraft.ts';
+import { assertCanCover } from '../../store/credits/ledger.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
 import { createDraft, DRAFT_STATUSES, type DraftView, findDraft } from '../../store/intake/drafts.ts';
 import { createIntakeRevision, getIntakeRevision, type IntakeRevisionView, listIntakeRevisions } from '../../store/intake/revisions.ts';
@@ -548,7 +549,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         await assertAiAvailable({ config, db }, project.org_id, byok_provider);
         const texts = await processedSourceLines(db, project.org_id, processed);
         const prompt = buildIntakeDraftUserMessage(texts); // throws 422 naming MAX_DRAFT_INPUT_CHARS
-        const credits_max = intakeDraftCreditsBound({ prompt_chars: prompt.length, byok: byok_provider !== null, credits_per_1k_tokens: config.ai_credits_per_1k_tokens });
+        const credits_max = intakeDraftCreditsBound({ prompt, byok: byok_provider !== null, credits_per_1k_tokens: config.ai_credits_per_1k_tokens });
         await assertCreditsCover(deps, project.org_id, credits_max);
         const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
           await lockProject(tx, project.id);
@@ -688,9 +689,8 @@ async function loadSource(deps: AppDeps, ctx: Context, id: string) {
   return source;
 }
 
-/** 402 INSUFFICIENT_CREDITS unless the organization's balance covers the reservation (0 needs nothing). */
+/** 402 INSUFFICIENT_CREDITS unless the organization's balance covers the reservation (0, the org's own key, needs nothing). */
 async function assertCreditsCover(deps: AppDeps, org_id: string, credits: number): Promise<void> {
   if (credits === 0) return;
-  void deps;
-  void org_id;
+  await assertCanCover(deps.db, org_id, credits);
 }

@@ -1,7 +1,7 @@
 // Registers the intake room's published parts: the IntakeSpec contract (/v1/schemas/IntakeSpec), the drafting prompt
 // (/v1/prompts/intake-draft), the AI output schema and the offline drafter. Imported by api/routes/intake.ts (API process)
 // and activities/intake.ts (worker process), so each process has them. Registering twice is a no-op.
-import { aiCallCredits } from '../ai/pricing.ts';
+import { aiCallCreditsMax } from '../ai/pricing.ts';
 import { registerAiSchema, registerOfflineTask } from '../ai/registry.ts';
 import { INTAKE_SPEC_VERSION, IntakeSpec } from '../contracts/intakeSpec.ts';
 import { registerContract } from '../contracts/registry.ts';
@@ -33,19 +33,22 @@ registerOfflineTask(INTAKE_DRAFT_TASK, offlineIntakeDraft);
 
 /** Output tokens allowed for one drafted IntakeSpec. */
 export const INTAKE_DRAFT_MAX_OUTPUT_TOKENS = 16_000;
-/**
- * The reservation assumes at most one token per this many characters of input. Real tokenizers average about 4 for
- * English; 2 leaves room for other scripts, so settlement (at actual usage) stays inside the reservation.
- */
-export const INTAKE_DRAFT_CHARS_PER_TOKEN_BOUND = 2;
 
 /** The system message sent with every draft: the published prompt's system text and instructions, as served. */
 export function intakeDraftSystem(): string {
   return `${INTAKE_DRAFT_PROMPT.system}\n\n${INTAKE_DRAFT_PROMPT.instructions}`;
 }
 
-/** Upper bound of the credits one drafting call can cost: reserved before it starts (spec: Credits). 0 with the org's own key. */
-export function intakeDraftCreditsBound(input: { prompt_chars: number; byok: boolean; credits_per_1k_tokens: number }): number {
-  const input_tokens = Math.ceil((intakeDraftSystem().length + input.prompt_chars) / INTAKE_DRAFT_CHARS_PER_TOKEN_BOUND);
-  return aiCallCredits({ byok: input.byok, input_tokens, output_tokens: INTAKE_DRAFT_MAX_OUTPUT_TOKENS, credits_per_1k_tokens: input.credits_per_1k_tokens });
+/**
+ * Upper bound of the credits one drafting call can cost, reserved before it starts (spec: What the service does 6):
+ * input tokens at most the prompt's UTF-8 bytes, output at most INTAKE_DRAFT_MAX_OUTPUT_TOKENS. 0 with the org's own key.
+ */
+export function intakeDraftCreditsBound(input: { prompt: string; byok: boolean; credits_per_1k_tokens: number }): number {
+  return aiCallCreditsMax({
+    byok: input.byok,
+    system: intakeDraftSystem(),
+    prompt: input.prompt,
+    max_output_tokens: INTAKE_DRAFT_MAX_OUTPUT_TOKENS,
+    credits_per_1k_tokens: input.credits_per_1k_tokens,
+  });
 }

@@ -1,0 +1,101 @@
+// Intake drafting activities: move the draft row through its states and read the processed sources for the prompt
+// (issue 4 item 4). Each is safe to retry: state changes only apply from the states they leave.
+import { ApplicationFailure } from '@temporalio/common';
+import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
+import { checkCitations, citationLookupFrom } from '../domain/intake/citations.ts';
+import { INTAKE_DRAFT_PROMPT, type DraftSource } from '../domain/prompts/intakeDraft.ts';
+import { type DraftError, type DraftStatus, type DraftUsage, markDraftEnded, markDraftStarted, markDraftSucceeded } from '../store/intake/drafts.ts';
+import { citedSources, processedSourceLines } from '../store/intake/sources.ts';
+import { citedSourceIds } from '../domain/contracts/intakeSpec.ts';
+import type { ActivityDeps } from './deps.ts';
+
+export type { DraftError, DraftUsage };
+// The worker process needs the IntakeSpec AI schema and the offline drafter registered before callModel runs.
+import '../domain/intake/register.ts';
+
+export type IntakeDraftJob = {
+  draft_id: string;
+  status: DraftStatus;
+  org_id: string;
+  project_id: string;
+  byok_provider: 'openai' | 'anthropic' | 'google' | null;
+  credits_max: number;
+  created_by: string;
+};
+
+/** Failure types these activities throw (non-retryable: a retry cannot fix them). */
+export const INTAKE_FAILURE_TYPES = { draft_missing: 'IntakeDraftMissing', no_sources: 'IntakeSourcesUnavailable' } as const;
+
+export function intakeActivities(deps: ActivityDeps) {
+  const { db, logger } = deps;
+  return {
+    /** queued → drafting; returns the job (a terminal draft comes back as it is, and the workflow stops). */
+    async startIntakeDraft(input: { draft_id: string }): Promise<IntakeDraftJob> {
+      const draft = await db.transaction((tx) => markDraftStarted(tx, input.draft_id));
+      if (!draft) throw ApplicationFailure.create({ type: INTAKE_FAILURE_TYPES.draft_missing, message: `intake draft ${input.draft_id} does not exist`, nonRetryable: true });
+      return {
+        draft_id: draft.id,
+        status: draft.status,
+        org_id: draft.org_id,
+        project_id: draft.project_id,
+        byok_provider: draft.byok_provider as IntakeDraftJob['byok_provider'],
+        credits_max: draft.credits_max,
+        created_by: draft.created_by,
+      };
+    },
+
+    /**
+     * The draft's sources that are processed and belong to its project, numbered-line ready. Only processed sources are
+     * ever read here (spec: only readable, unflagged sources are sent to an AI provider): the query filters on it and
+     * every row is asserted again before it leaves.
+     */
+    async loadIntakeDraftSources(input: { draft_id: string }): Promise<DraftSource[]> {
+      const draft = await db.one<{ org_id: string; project_id: string; source_ids: unknown }>('select org_id, project_id, source_ids from intake_drafts where id = ?', [
+        input.draft_id,
+      ]);
+      if (!draft) throw ApplicationFailure.create({ type: INTAKE_FAILURE_TYPES.draft_missing, message: `intake draft ${input.draft_id} does not exist`, nonRetryable: true });
+      const ids = (typeof draft.source_ids === 'string' ? JSON.parse(draft.source_ids) : draft.source_ids) as string[];
+      const sources = (await processedSourceLines(db, draft.org_id, ids)).filter((source) => source.project_id === draft.project_id);
+      for (const source of sources) {
+        if (source.status !== 'processed') throw ApplicationFailure.create({ type: 'INTERNAL', message: `source ${source.id} is not processed`, nonRetryable: true });
+      }
+      if (sources.length === 0) {
+        throw ApplicationFailure.create({
+          type: INTAKE_FAILURE_TYPES.no_sources,
+          message: 'none of the requested sources is a processed source of this project any more',
+          nonRetryable: true,
+        });
+      }
+      return sources.map((source) => ({ id: source.id, name: source.name, status: source.status, lines: source.lines }));
+    },
+
+    /** Checks the drafted document's citations against the project's sources, stores it and marks the draft succeeded. */
+    async completeIntakeDraft(input: { draft_id: string; spec: IntakeSpec; usage: DraftUsage; heuristic: boolean }): Promise<{ citations_dropped: number }> {
+      return db.transaction(async (tx) => {
+        const draft = await tx.one<{ org_id: string; project_id: string }>('select org_id, project_id from intake_drafts where id = ?', [input.draft_id]);
+        if (!draft) throw ApplicationFailure.create({ type: INTAKE_FAILURE_TYPES.draft_missing, message: `intake draft ${input.draft_id} does not exist`, nonRetryable: true });
+        const cited = await citedSources(tx, { org_id: draft.org_id, project_id: draft.project_id, ids: citedSourceIds(input.spec) });
+        const check = checkCitations(input.spec, citationLookupFrom([...cited].map(([id, source]) => ({ id, ...source }))));
+        // A model's draft is labelled with who made it; the offline heuristic labels its own.
+        const spec: IntakeSpec = input.heuristic
+          ? check.spec
+          : {
+              ...check.spec,
+              drafted_by: {
+                provider: input.usage.provider,
+                model: input.usage.model,
+                method: `structured output for the ${INTAKE_DRAFT_PROMPT.id} prompt ${INTAKE_DRAFT_PROMPT.version}`,
+              },
+            };
+        await markDraftSucceeded(tx, { id: input.draft_id, spec, dropped: { citations: check.dropped, claims: check.dropped_claims }, usage: input.usage });
+        logger.info({ draft_id: input.draft_id, citations_kept: check.citations_kept, citations_dropped: check.dropped.length }, 'intake draft stored');
+        return { citations_dropped: check.dropped.length };
+      });
+    },
+
+    /** queued/drafting → failed or canceled; a no-op on a draft that already ended. */
+    async endIntakeDraft(input: { draft_id: string; status: 'failed' | 'canceled'; error: DraftError | null; usage: DraftUsage | null }): Promise<void> {
+      await db.transaction((tx) => markDraftEnded(tx, { id: input.draft_id, status: input.status, error: input.error, usage: input.usage }));
+    },
+  };
+}

@@ -1,0 +1,270 @@
+// The intake-drafting workflow on the real service and Temporal dev server: the offline provider drafts and settles
+// credits; a fake OpenAI records every request so we can prove no quarantined text reaches a provider; failures release.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTAKE_SPEC_VERSION, type IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
+import { balances, grantCredits } from '../../store/credits/ledger.ts';
+import type { AiFake } from '../fakes/http.ts';
+import { startFakeOpenAi } from '../fakes/openai.ts';
+import { nhsNumberFile, PROJECT_BRIEF_TXT, ssnFile, textFile, markdownFile, VALID_NHS_NUMBER, US_SSN, type CorpusFile } from '../support/corpus.ts';
+import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+
+async function newProject(service: TestService, user: TestUser, title = 'FastTrack Referral'): Promise<string> {
+  const created = await http(service, 'POST', '/v1/projects', { token: user.session, body: { title, org_id: user.org_id } });
+  expect(created.status).toBe(201);
+  return created.body.id;
+}
+
+async function extract(service: TestService, user: TestUser, project_id: string, files: CorpusFile[]): Promise<Map<string, any>> {
+  const form = new FormData();
+  form.append('project_id', project_id);
+  for (const file of files) {
+    if (file.input.kind !== 'file') throw new Error('files only');
+    form.append('files', new Blob([file.input.bytes as Uint8Array<ArrayBuffer>], { type: file.input.content_type ?? 'text/plain' }), file.input.filename);
+  }
+  const response = await fetch(`${service.url}/v1/intakes/extract`, { method: 'POST', headers: { authorization: `Bearer ${user.session}` }, body: form });
+  expect(response.status).toBe(201);
+  const body = (await response.json()) as { sources: any[] };
+  return new Map(body.sources.map((source) => [source.name, source]));
+}
+
+async function grant(service: TestService, org_id: string, credits: number): Promise<void> {
+  await service.db.transaction((tx) => grantCredits(tx, { org_id, credits, reason: 'intake test grant', caused_by: 'test' }));
+}
+
+async function finished(service: TestService, user: TestUser, draft_id: string): Promise<any> {
+  return eventually(
+    async () => {
+      const read = await http(service, 'GET', `/v1/intake-drafts/${draft_id}`, { token: user.session });
+      return ['succeeded', 'failed', 'canceled'].includes(read.body.status) ? read.body : null;
+    },
+    60_000,
+    `draft ${draft_id} to finish`,
+  );
+}
+
+describe('drafting with the offline provider (the embedded default)', () => {
+  let service: TestService;
+  let owner: TestUser;
+  let stranger: TestUser;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    owner = await signedInOwner(service, 'draft-owner');
+    stranger = await signedInOwner(service, 'draft-stranger');
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('drafts an IntakeSpec whose citations hold, and settles exactly the credits it charged', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile(), markdownFile(), nhsNumberFile()]);
+    await grant(service, owner.org_id, 1000);
+    const before = await balances(service.db, owner.org_id);
+    const ids = ['brief.txt', 'pathway.md', 'audit.txt'].map((name) => sources.get(name).id);
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: ids } });
+    expect(started.status).toBe(202);
+    expect(started.body.status).toBe('queued');
+    expect(started.body.source_ids).toEqual(ids.slice(0, 2));
+    expect(started.body.skipped_source_ids).toEqual([ids[2]]); // quarantined: never sent
+    expect(started.body.credits_reserved).toBeGreaterThan(0);
+
+    const draft = await finished(service, owner, started.body.id);
+    expect(draft.status).toBe('succeeded');
+    expect(draft.error).toBeNull();
+    const spec = draft.spec as IntakeSpec;
+    expect(spec.version).toBe(INTAKE_SPEC_VERSION);
+    expect(spec.drafted_by?.provider).toBe('offline');
+    expect(draft.dropped_citations).toEqual([]);
+    expect(spec.problem?.citations[0]?.source_id).toBe(ids[0]);
+    const cited = new Set(JSON.stringify(spec).match(/src_[0-9a-z]+/g));
+    expect(cited.has(ids[2])).toBe(false);
+    expect(JSON.stringify(draft)).not.toContain(VALID_NHS_NUMBER);
+
+    expect(draft.usage).toMatchObject({ provider: 'offline', input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
+    expect(draft.usage.credits_charged).toBeGreaterThan(0);
+    const after = await balances(service.db, owner.org_id);
+    expect(before.available_credits - after.available_credits).toBe(draft.usage.credits_charged);
+    expect(after.reserved_credits).toBe(0);
+
+    // The draft, confirmed as is, keeps every citation.
+    const confirmed = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, { token: owner.session, body: { spec, draft_id: draft.id } });
+    expect(confirmed.status).toBe(201);
+    expect(confirmed.body.dropped_citations).toEqual([]);
+    expect(confirmed.body.draft_id).toBe(draft.id);
+  });
+
+  it('starts one draft and one workflow for a repeated request with the same Idempotency-Key', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    await grant(service, owner.org_id, 100);
+    const headers = { 'idempotency-key': `parse-${randomBytes(4).toString('hex')}` };
+    const body = { source_ids: [sources.get('brief.txt').id] };
+    const first = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body, headers });
+    const again = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body, headers });
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect((await finished(service, owner, first.body.id)).status).toBe('succeeded');
+    const handle = service.service.client.workflow.getHandle(`intake-draft-${first.body.id}`);
+    expect(await handle.result()).toEqual({ status: 'succeeded' });
+    // One run under the deterministic id: the replay's start was a no-op.
+    const runs = [];
+    for await (const run of service.service.client.workflow.list({ query: `WorkflowId = 'intake-draft-${first.body.id}'` })) runs.push(run);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('refuses when no requested source is processed, naming them, and sends nothing', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [nhsNumberFile(), ssnFile()]);
+    const ids = [sources.get('audit.txt').id, sources.get('enrolment.txt').id];
+    const response = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: ids } });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toContain(ids[0]);
+    expect(response.body.message).toContain(ids[1]);
+    expect(response.body.message).toContain('excluded_for_privacy');
+  });
+
+  it('answers 402 when the balance cannot cover the reservation', async () => {
+    const poor = await signedInOwner(service, 'poor');
+    const project_id = await newProject(service, poor);
+    const sources = await extract(service, poor, project_id, [textFile()]);
+    const response = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: poor.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    expect(response.status).toBe(402);
+    expect(response.body.code).toBe('INSUFFICIENT_CREDITS');
+  });
+
+  it('answers 503 PROVIDER_NOT_CONFIGURED for a byok provider with no model configured', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    const response = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [sources.get('brief.txt').id], byok_provider: 'anthropic' },
+    });
+    expect(response.status).toBe(503);
+    expect(response.body.code).toBe('PROVIDER_NOT_CONFIGURED');
+  });
+
+  it("answers another organization with 404 on drafts and on the project's parse", async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    await grant(service, owner.org_id, 100);
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    expect((await http(service, 'GET', `/v1/intake-drafts/${started.body.id}`, { token: stranger.session })).status).toBe(404);
+    expect((await http(service, 'GET', '/v1/intake-drafts/drf_doesnotexist', { token: stranger.session })).status).toBe(404);
+    const foreign = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: stranger.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    expect(foreign.status).toBe(404);
+    await finished(service, owner, started.body.id);
+  });
+});
+
+describe('drafting with a hosted provider (fake OpenAI recording every request)', () => {
+  const HOSTED_KEY = `sk-hosted-${randomBytes(20).toString('hex')}`;
+  let service: TestService;
+  let openai: AiFake;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    openai = await startFakeOpenAi({ expected_api_key: HOSTED_KEY });
+    service = await startTestService({
+      env: {
+        CRUCIBLE_HOSTED_AI_PROVIDER: 'openai',
+        CRUCIBLE_HOSTED_AI_API_KEY: HOSTED_KEY,
+        CRUCIBLE_OPENAI_MODEL: 'gpt-intake-test',
+        CRUCIBLE_OPENAI_BASE_URL: openai.base_url,
+      },
+    });
+    owner = await signedInOwner(service, 'hosted-draft');
+    await grant(service, owner.org_id, 10_000);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await openai?.close();
+  });
+
+  it('sends only processed text: no quarantined source reaches the provider, and fabricated citations in the draft are dropped', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile(), nhsNumberFile(), ssnFile()]);
+    const brief_id = sources.get('brief.txt').id;
+    const audit_id = sources.get('audit.txt').id;
+    const spec = {
+      version: INTAKE_SPEC_VERSION,
+      problem: { text: 'Patients wait too long', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 3, line_end: 3, quote: 'wait too long for a specialist review' }] },
+      proposed_solution: null,
+      intended_users: [],
+      care_setting: null,
+      stage: { value: 'prototype', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 6, line_end: 6, quote: 'working prototype' }] },
+      claims: [
+        { text: 'Faster triage', topic: 'operational', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 7, line_end: 7, quote: 'reduces time to triage by 40%' }] },
+        { text: 'Invented', topic: 'clinical', provenance: 'user_declared', citations: [{ source_id: audit_id, line_start: 2, line_end: 2, quote: 'referred on the urgent pathway' }] },
+      ],
+      evidence_offered: [],
+      risks: [],
+      unknowns: [],
+      business: { proposed_user: null, buyer: null, budget_owner: null, current_alternative: null, dependencies: [], value_hypothesis: null },
+      care_pathway: { status: 'none', description: null, steps: [] },
+    };
+    openai.script.enqueue({ object: spec, usage: { input_tokens: 3000, output_tokens: 1200 } });
+    const before = await balances(service.db, owner.org_id);
+    const requests_before = openai.requests.length;
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [brief_id, audit_id, sources.get('enrolment.txt').id] },
+    });
+    expect(started.status).toBe(202);
+    const draft = await finished(service, owner, started.body.id);
+    expect(draft.status).toBe('succeeded');
+
+    const sent = openai.requests.slice(requests_before);
+    expect(sent).toHaveLength(1);
+    const body_text = sent.map((request) => request.body_text).join('\n');
+    expect(body_text).toContain(brief_id);
+    expect(body_text).toContain(JSON.stringify(PROJECT_BRIEF_TXT.split('\n')[2]).slice(1, -1)); // the processed text did go
+    for (const quarantined of [nhsNumberFile(), ssnFile()]) {
+      const text = new TextDecoder().decode((quarantined.input as { bytes: Uint8Array }).bytes);
+      for (const line of text.split('\n')) expect(body_text).not.toContain(line);
+    }
+    expect(body_text).not.toContain(VALID_NHS_NUMBER);
+    expect(body_text).not.toContain(US_SSN);
+    expect(body_text).not.toContain(audit_id);
+
+    expect(draft.spec.claims).toHaveLength(1);
+    expect(draft.dropped_citations).toEqual([expect.objectContaining({ path: '/claims/1/citations/0', source_id: audit_id, reason: 'source_not_processed' })]);
+    expect(draft.dropped_claims).toEqual([expect.objectContaining({ path: '/claims/1' })]);
+    expect(draft.spec.drafted_by).toMatchObject({ provider: 'openai', model: 'gpt-intake-test' });
+    expect(draft.usage).toEqual({ provider: 'openai', model: 'gpt-intake-test', input_tokens: 3000, output_tokens: 1200, credits_charged: 5 });
+    const after = await balances(service.db, owner.org_id);
+    expect(before.available_credits - after.available_credits).toBe(5);
+    expect(service.logs.join('\n')).not.toContain(VALID_NHS_NUMBER);
+  });
+
+  it('marks the draft failed and charges nothing when the provider refuses the request', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    openai.script.enqueue({ error_status: 400, message: 'fake bad request' });
+    const before = await balances(service.db, owner.org_id);
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    expect(started.status).toBe(202);
+    const draft = await finished(service, owner, started.body.id);
+    expect(draft.status).toBe('failed');
+    expect(draft.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+    expect(draft.spec).toBeNull();
+    const after = await balances(service.db, owner.org_id);
+    expect(after.available_credits).toBe(before.available_credits);
+    expect(after.reserved_credits).toBe(0);
+  });
+
+  it('answers 422 naming the provider when byok_provider has no stored key', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    const requests_before = openai.requests.length;
+    const response = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [sources.get('brief.txt').id], byok_provider: 'openai' },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toContain('openai');
+    expect(openai.requests.length).toBe(requests_before);
+  });
+});
