@@ -4,6 +4,7 @@ import type { ActivityDeps } from './deps.ts';
 import { intakeActivities } from './intake.ts';
 import { ledgerActivities } from './ledger.ts';
 import { maintenanceActivities } from './maintenance.ts';
+import { reviewActivities } from './review.ts';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps) {
     ...ledgerActivities(deps),
     ...aiActivities(deps),
     ...intakeActivities(deps),
+    ...reviewActivities(deps),
   };
 }
 

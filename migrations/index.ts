@@ -4,10 +4,12 @@ import { Migration0001Foundation } from './0001_foundation.ts';
 import { Migration0002Credits } from './0002_credits.ts';
 import { Migration0003ProviderKeys } from './0003_provider_keys.ts';
 import { Migration0004Intake } from './0004_intake.ts';
+import { Migration0005Review } from './0005_review.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
   { name: '0002_credits', class: Migration0002Credits },
   { name: '0003_provider_keys', class: Migration0003ProviderKeys },
   { name: '0004_intake', class: Migration0004Intake },
+  { name: '0005_review', class: Migration0005Review },
 ];

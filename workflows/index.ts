@@ -3,3 +3,4 @@ export { maintenanceWorkflow } from './maintenance.ts';
 export { aiCallTestWorkflow } from './testing-ai.ts';
 export { creditSagaProbeWorkflow, creditSettleRetryProbeWorkflow } from './testing.ts';
 export { intakeDraftWorkflow } from './intakeDraft.ts';
+export { conceptReviewWorkflow } from './conceptReview.ts';

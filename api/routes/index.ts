@@ -5,6 +5,8 @@ import { creditRoutes } from './credits.ts';
 import { intakeRoutes } from './intake.ts';
 import { projectRoutes } from './projects.ts';
 import { providerKeyRoutes } from './providerKeys.ts';
+import { planRoutes } from './plans.ts';
 import { publicRoutes } from './public.ts';
+import { reviewRoutes } from './reviews.ts';
 
-export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes];
+export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes];

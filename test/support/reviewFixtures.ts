@@ -174,3 +174,20 @@ export const SCRIPTED_EXPECTED = {
   /** Judge calls happen in dimension order for claims that pass checks 1 and 2: need, feasibility, evaluation_plan. */
   judge_order: ['need.1', 'feasibility.1', 'evaluation_plan.1'],
 } as const;
+
+/** The intake as a user would confirm it without source files: citations left out, claims (which need one) dropped. */
+export function withoutCitations(spec: IntakeSpec): IntakeSpec {
+  const copy = structuredClone(spec) as IntakeSpec;
+  const strip = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(strip);
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'citations' && Array.isArray(inner)) (value as Record<string, unknown>)[key] = [];
+        else strip(inner);
+      }
+    }
+  };
+  strip(copy);
+  copy.claims = [];
+  return copy;
+}

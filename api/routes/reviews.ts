@@ -1,0 +1,223 @@
+// Concept reviews (spec: What the service does 3; ConceptReview; endpoints reviews). Starting one needs a plan that
+// recommends it and either an explicit hosted_inference approval or the organization's own key (byok_provider);
+// otherwise 409 APPROVAL_REQUIRED, nothing charged, no workflow started.
+import type { Context } from 'koa';
+import { Type } from 'typebox';
+import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
+import { ConceptReview } from '../../domain/contracts/conceptReview.ts';
+import { ServiceError } from '../../domain/errors.ts';
+import { decisionFor } from '../../domain/planning/planner.ts';
+import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
+import '../../domain/review/register.ts';
+import { CONCEPT_REVIEW_WORKFLOW, conceptReviewWorkflowId, REVIEW_STATES, type ReviewState } from '../../domain/review/states.ts';
+import { assertCanCover } from '../../store/credits/ledger.ts';
+import { assertAiAvailable } from '../../store/keys/availability.ts';
+import { findPlan } from '../../store/review/plans.ts';
+import { createReview, findReview, type ReviewRow, reviewUsage } from '../../store/review/reviews.ts';
+import { authorizeOrg, requireAuth } from '../auth.ts';
+import type { AppDeps } from '../context.ts';
+import { readJsonBody, validate } from '../http.ts';
+import { idempotent, respond } from '../idempotency.ts';
+import type { RouteDef } from '../registry.ts';
+import { Credits, Id, Timestamp } from '../schemas.ts';
+import { loadProject } from './projects.ts';
+
+/** spec: States and transitions — review states are not shown there; these are ours (docs/review.md). */
+export const REVIEW_STATE_DESCRIPTIONS: Record<ReviewState, string> = {
+  queued: 'accepted; the workflow has not started its first step yet',
+  searching: 'searching Europe PMC, checking retractions and corrections, reading openly licensed full text',
+  drafting: 'the model (or the offline heuristic) is drafting the 13 dimensions from the intake and the retrieved records',
+  verifying: 'checking every evidence claim: record retrieved, quote in the open text, judge agrees',
+  succeeded: 'done; the ConceptReview is in `review` and can be downloaded',
+  failed: 'stopped by a failure (see `failure`); the credit reservation was released, nothing was charged',
+  canceled: 'canceled; credits used up to then were settled',
+};
+
+const StartReview = Type.Object(
+  {
+    plan_id: Type.String({ minLength: 1, maxLength: 64 }),
+    byok_provider: Type.Optional(
+      Type.Union([...BYOK_PROVIDERS.map((p) => Type.Literal(p)), Type.Null()], { description: "run the AI steps with the organization's own key for this provider (0 credits)" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ReviewOut = Type.Object({
+  id: Id('rev'),
+  project_id: Id('proj'),
+  org_id: Id('org'),
+  plan_id: Id('plan'),
+  status: Type.Union(REVIEW_STATES.map((s) => Type.Literal(s))),
+  status_description: Type.String(),
+  byok_provider: Type.Union([...BYOK_PROVIDERS.map((p) => Type.Literal(p)), Type.Null()]),
+  credits_reserved: Credits,
+  credits_used: Type.Union([Credits, Type.Null()], { description: 'settled credits once finished; 0 with byok_provider or when failed' }),
+  usage: Type.Object({ calls: Type.Integer(), input_tokens: Type.Integer(), output_tokens: Type.Integer() }, { description: 'AI calls metered for this review' }),
+  literature_query: Type.Union([Type.String(), Type.Null()]),
+  failure: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  created_by: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  finished_at: Type.Union([Timestamp, Type.Null()]),
+  review: Type.Union([ConceptReview, Type.Null()], { description: 'the ConceptReview once succeeded' }),
+});
+
+async function reviewView(deps: AppDeps, row: ReviewRow) {
+  const usage = await reviewUsage(deps.db, row.id);
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    org_id: row.org_id,
+    plan_id: row.plan_id,
+    status: row.status,
+    status_description: REVIEW_STATE_DESCRIPTIONS[row.status],
+    byok_provider: row.byok_provider,
+    credits_reserved: row.credits_reserved,
+    credits_used: row.credits_used,
+    usage: { calls: usage.calls, input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
+    literature_query: row.literature_query,
+    failure: row.failure,
+    created_by: row.created_by,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    finished_at: row.finished_at,
+    review: row.status === 'succeeded' ? row.result : null,
+  };
+}
+
+/** A review the caller may read; another organization's review is a plain 404. */
+async function loadReview(deps: AppDeps, ctx: Context, id: string): Promise<ReviewRow> {
+  const row = await findReview(deps.db, id);
+  const what = `Review ${id}`;
+  if (!row) {
+    requireAuth(ctx);
+    throw new ServiceError('NOT_FOUND', `${what} was not found.`);
+  }
+  await authorizeOrg(deps, ctx, row.org_id, { scope: 'read', not_found: what });
+  return row;
+}
+
+/** Starts the review workflow; a second start for the same review is a no-op (deterministic id, USE_EXISTING). */
+export async function startReviewWorkflow(deps: AppDeps, review_id: string): Promise<void> {
+  if (!deps.temporal) return; // the row stays queued
+  try {
+    await deps.temporal.client.workflow.start(CONCEPT_REVIEW_WORKFLOW, {
+      taskQueue: deps.temporal.task_queue,
+      workflowId: conceptReviewWorkflowId(review_id),
+      args: [{ review_id }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+  } catch (error) {
+    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return; // finished already
+    throw error;
+  }
+}
+
+export function reviewRoutes(deps: AppDeps): RouteDef[] {
+  const { db, config } = deps;
+  return [
+    {
+      method: 'post',
+      path: '/v1/projects/{id}/reviews',
+      operation_id: 'startReview',
+      summary:
+        'Start a concept and evidence review for a plan that recommends it; needs hosted_inference approved on the plan or byok_provider. Credits are reserved at the start and settled at actual usage.',
+      tag: 'review',
+      auth: 'user',
+      scope: 'run',
+      role: 'member',
+      idempotency: 'optional',
+      body: StartReview,
+      responses: {
+        201: { description: 'the review, queued; poll GET /v1/reviews/{review_id}', schema: ReviewOut },
+        402: { description: 'INSUFFICIENT_CREDITS: the reservation is not covered' },
+        409: { description: 'APPROVAL_REQUIRED (no hosted_inference approval and no byok_provider) or CONFLICT (the plan skips the review)' },
+        503: { description: 'PROVIDER_NOT_CONFIGURED' },
+      },
+      handler: async (ctx) => {
+        const project = await loadProject(deps, ctx, ctx.params.id, 'run');
+        const body = validate(StartReview, await readJsonBody(ctx));
+        const byok_provider: ByokProvider | null = body.byok_provider ?? null;
+        const auth = requireAuth(ctx);
+        const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: project.org_id, hashed_body: { project_id: project.id, plan_id: body.plan_id, byok_provider } }, async (tx) => {
+          const plan = await findPlan(tx, project.id, body.plan_id);
+          if (!plan) throw new ServiceError('NOT_FOUND', `Evaluation plan ${body.plan_id} of project ${project.id} was not found.`, [{ path: '/plan_id', message: 'no such plan in this project' }]);
+          const decision = decisionFor(plan.plan, 'concept_and_evidence_review');
+          if (decision.decision !== 'recommended') {
+            throw new ServiceError('CONFLICT', `Plan ${plan.id} does not recommend a concept review: ${decision.explanation}`, [{ path: '/plan_id', message: 'the plan skips the review' }]);
+          }
+          // spec: "No call implicitly approves processing" — hosted inference needs its explicit approval.
+          if (byok_provider === null && !plan.approvals.some((a) => a.scope === 'hosted_inference')) {
+            throw new ServiceError(
+              'APPROVAL_REQUIRED',
+              `Plan ${plan.id} has no hosted_inference approval. Approve it with POST /v1/projects/${project.id}/evaluation-plans/${plan.id}/approve {"scope": "hosted_inference"}, or start the review with your own key ("byok_provider"). Nothing was charged.`,
+              [{ path: '/byok_provider', message: 'approve hosted_inference on the plan or give byok_provider' }],
+            );
+          }
+          await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
+          const credits_reserved = byok_provider ? 0 : reviewCreditsEstimate(config.ai_credits_per_1k_tokens);
+          if (credits_reserved > 0) await assertCanCover(tx, project.org_id, credits_reserved);
+          const row = await createReview(tx, { project_id: project.id, org_id: project.org_id, plan_id: plan.id, byok_provider, credits_reserved, created_by: auth.user_id });
+          return { status: 201, body: await reviewViewIn(tx, row) };
+        });
+        // Started after the commit, on replays too: the deterministic id makes a second start a no-op.
+        await startReviewWorkflow(deps, (outcome.body as { id: string }).id);
+        respond(ctx, outcome);
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/reviews/{review_id}',
+      operation_id: 'getReview',
+      summary: 'Poll a review: its state (queued, searching, drafting, verifying, succeeded, failed, canceled) and, once succeeded, the ConceptReview',
+      tag: 'review',
+      auth: 'user',
+      scope: 'read',
+      role: 'member',
+      responses: { 200: { description: 'the review', schema: ReviewOut } },
+      handler: async (ctx) => {
+        ctx.body = await reviewView(deps, await loadReview(deps, ctx, ctx.params.review_id));
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/reviews/{review_id}/download',
+      operation_id: 'downloadReview',
+      summary: 'The whole review with its citation record as a JSON attachment',
+      tag: 'review',
+      auth: 'user',
+      scope: 'read',
+      role: 'member',
+      responses: {
+        200: { description: 'attachment: the review, every retrieved record (excluded ones with their reason) and every claim with its checks', content_type: 'application/json' },
+        409: { description: 'the review has not succeeded (CONFLICT)' },
+      },
+      handler: async (ctx) => {
+        const row = await loadReview(deps, ctx, ctx.params.review_id);
+        if (row.status !== 'succeeded' || !row.result) {
+          throw new ServiceError('CONFLICT', `Review ${row.id} is ${row.status}; it can be downloaded once it has succeeded.`, { status: row.status });
+        }
+        const view = await reviewView(deps, row);
+        const claims = row.result.dimensions.flatMap((d) => d.evidence_claims.map((c) => ({ dimension: d.id, ...c })));
+        ctx.set('Content-Disposition', `attachment; filename="concept-review-${row.id}.json"`);
+        ctx.type = 'application/json';
+        ctx.body = {
+          ...view,
+          citation_record: {
+            index: row.result.literature.index,
+            query: row.result.literature.query,
+            searched_at: row.result.literature.searched_at,
+            records: row.result.literature.records,
+            claims,
+          },
+        };
+      },
+    },
+  ];
+}
+
+async function reviewViewIn(tx: Parameters<typeof reviewUsage>[0], row: ReviewRow) {
+  return reviewView({ db: tx } as unknown as AppDeps, row);
+}

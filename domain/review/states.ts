@@ -1,0 +1,30 @@
+// Review states and their transitions (spec: States and transitions — review states "not shown"; decided here and
+// documented in docs/review.md). queued → searching → drafting → verifying → succeeded; any unfinished state →
+// failed or canceled. Finished states never change.
+export const REVIEW_STATES = ['queued', 'searching', 'drafting', 'verifying', 'succeeded', 'failed', 'canceled'] as const;
+export type ReviewState = (typeof REVIEW_STATES)[number];
+export const FINISHED_REVIEW_STATES: readonly ReviewState[] = ['succeeded', 'failed', 'canceled'];
+
+const NEXT: Record<ReviewState, readonly ReviewState[]> = {
+  queued: ['searching', 'failed', 'canceled'],
+  searching: ['drafting', 'failed', 'canceled'],
+  drafting: ['verifying', 'failed', 'canceled'],
+  verifying: ['succeeded', 'failed', 'canceled'],
+  succeeded: [],
+  failed: [],
+  canceled: [],
+};
+
+export function canMoveReview(from: ReviewState, to: ReviewState): boolean {
+  return NEXT[from].includes(to);
+}
+
+export function isFinished(state: ReviewState): boolean {
+  return FINISHED_REVIEW_STATES.includes(state);
+}
+
+/** The workflow type and its deterministic id (ARCHITECTURE.md: How a request flows, step 3). */
+export const CONCEPT_REVIEW_WORKFLOW = 'conceptReviewWorkflow';
+export function conceptReviewWorkflowId(review_id: string): string {
+  return `review-${review_id}`;
+}
