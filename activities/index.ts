@@ -4,6 +4,7 @@ import type { ActivityDeps } from './deps.ts';
 import { intakeActivities } from './intake.ts';
 import { ledgerActivities } from './ledger.ts';
 import { maintenanceActivities } from './maintenance.ts';
+import { runActivities } from './runs.ts';
 import { reviewActivities } from './review.ts';
 
 export function createActivities(deps: ActivityDeps) {
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps) {
     ...maintenanceActivities(deps),
     ...ledgerActivities(deps),
     ...aiActivities(deps),
+    ...runActivities(deps),
     ...intakeActivities(deps),
     ...reviewActivities(deps),
   };

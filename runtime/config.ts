@@ -34,6 +34,8 @@ export type Config = {
   stripe_secret_key: string | null;
   stripe_webhook_secret: string | null;
   stripe_api_base: string | null;
+  /** a world run that reaches this wall-clock time ends timed_out with the replications it completed (issue 6 item 4) */
+  run_wall_clock_limit_seconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -142,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripe_secret_key: text(env, 'STRIPE_SECRET_KEY'),
     stripe_webhook_secret: text(env, 'STRIPE_WEBHOOK_SECRET'),
     stripe_api_base: url(env, 'CRUCIBLE_STRIPE_API_BASE', problems, ['http:', 'https:']),
+    run_wall_clock_limit_seconds: int(env, 'CRUCIBLE_RUN_WALL_CLOCK_LIMIT_SECONDS', 600, 1, 86_400, problems),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.log_level}")`);

@@ -4,3 +4,4 @@ export { aiCallTestWorkflow } from './testing-ai.ts';
 export { creditSagaProbeWorkflow, creditSettleRetryProbeWorkflow } from './testing.ts';
 export { intakeDraftWorkflow } from './intakeDraft.ts';
 export { conceptReviewWorkflow } from './conceptReview.ts';
+export { worldRunWorkflow } from './worldRun.ts';

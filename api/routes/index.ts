@@ -7,6 +7,8 @@ import { projectRoutes } from './projects.ts';
 import { providerKeyRoutes } from './providerKeys.ts';
 import { planRoutes } from './plans.ts';
 import { publicRoutes } from './public.ts';
+import { runRoutes } from './runs.ts';
+import { worldRoutes } from './worlds.ts';
 import { reviewRoutes } from './reviews.ts';
 
-export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes];
+export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes];

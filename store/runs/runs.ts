@@ -1,0 +1,314 @@
+// World runs: the run row (the source of truth the API reads), its completed replications and its bounded event trace.
+// Every status change is a conditional update on the expected prior state, so a worker finishing late never overwrites
+// canceled (spec: Run states — worker completion preserves a canceled state).
+import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
+import type { ReplicationResult, StoredTraceEvent } from '../../domain/simulation/index.ts';
+import { newId } from '../../domain/ids.ts';
+import { iso, isoRequired } from '../../domain/time.ts';
+import type { Db, Tx } from '../db.ts';
+
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'timed_out', 'canceled', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+/** States in which results (summaries, events, comparison, export) can be read (spec: Run states). */
+export const RESULT_STATUSES: readonly RunStatus[] = ['succeeded', 'timed_out'];
+export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running'];
+export type StopReason = 'budget' | 'wall_clock';
+
+/**
+ * The estimate is an expectation, not a bound: a run may simulate somewhat more events than expected. The reservation
+ * (the run's spending cap) adds this headroom to the estimate, never above the budget the user authorized.
+ */
+export const RUN_RESERVE_HEADROOM_PERCENT = 25;
+
+/** Credits reserved for a run: the estimate plus headroom, capped by the budget limit. */
+export function runReservation(budget_limit_credits: number, credits_estimate: number): number {
+  return Math.min(budget_limit_credits, Math.ceil((credits_estimate * (100 + RUN_RESERVE_HEADROOM_PERCENT)) / 100));
+}
+
+export type RunView = {
+  run_id: string;
+  org_id: string;
+  project_id: string;
+  world_revision_id: string;
+  status: RunStatus;
+  budget_limit_credits: number;
+  credits_estimate: number;
+  events_estimate: number;
+  credits_reserved: number;
+  /** null until the credits are settled (after the run ends) */
+  credits_used: number | null;
+  replications_requested: number;
+  replications_completed: number;
+  /** events of the kept (stored) replications */
+  events_simulated: number;
+  /** events computed but not kept: replications finishing after a cancel or a stop, charged as work done */
+  events_discarded: number;
+  stop_reason: StopReason | null;
+  wall_clock_limit_seconds: number;
+  error: { code: string; message: string } | null;
+  results_available: boolean;
+  created_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  settled_at: string | null;
+};
+
+function json<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+const RUN_SELECT = `select r.*,
+  (select count(*) from run_replications x where x.run_id = r.id) as replications_completed,
+  (select coalesce(sum(x.events_total), 0) from run_replications x where x.run_id = r.id) as events_simulated
+  from runs r`;
+
+function view(row: Record<string, unknown>): RunView {
+  const status = row.status as RunStatus;
+  return {
+    run_id: row.id as string,
+    org_id: row.org_id as string,
+    project_id: row.project_id as string,
+    world_revision_id: row.world_revision_id as string,
+    status,
+    budget_limit_credits: Number(row.budget_limit_credits),
+    credits_estimate: Number(row.credits_estimate),
+    events_estimate: Number(row.events_estimate),
+    credits_reserved: Number(row.credits_reserved),
+    credits_used: row.credits_used === null || row.credits_used === undefined ? null : Number(row.credits_used),
+    replications_requested: Number(row.replications_requested),
+    replications_completed: Number(row.replications_completed ?? 0),
+    events_simulated: Number(row.events_simulated ?? 0),
+    events_discarded: Number(row.events_discarded),
+    stop_reason: (row.stop_reason as StopReason | null) ?? null,
+    wall_clock_limit_seconds: Number(row.wall_clock_limit_seconds),
+    error: row.error ? json<{ code: string; message: string }>(row.error) : null,
+    results_available: RESULT_STATUSES.includes(status),
+    created_by: row.created_by as string,
+    created_at: isoRequired(row.created_at),
+    started_at: iso(row.started_at),
+    finished_at: iso(row.finished_at),
+    settled_at: iso(row.settled_at),
+  };
+}
+
+export async function createRun(
+  tx: Tx,
+  input: {
+    org_id: string;
+    project_id: string;
+    world_revision_id: string;
+    budget_limit_credits: number;
+    credits_estimate: number;
+    events_estimate: number;
+    credits_reserved: number;
+    replications_requested: number;
+    wall_clock_limit_seconds: number;
+    created_by: string;
+  },
+): Promise<RunView> {
+  const id = newId('run');
+  await tx.query(
+    `insert into runs (id, org_id, project_id, world_revision_id, status, budget_limit_credits, credits_estimate, events_estimate, credits_reserved,
+       replications_requested, wall_clock_limit_seconds, created_by)
+     values (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      id,
+      input.org_id,
+      input.project_id,
+      input.world_revision_id,
+      input.budget_limit_credits,
+      input.credits_estimate,
+      input.events_estimate,
+      input.credits_reserved,
+      input.replications_requested,
+      input.wall_clock_limit_seconds,
+      input.created_by,
+    ],
+  );
+  return (await getRun(tx, id))!;
+}
+
+export async function getRun(tx: Tx, id: string): Promise<RunView | undefined> {
+  const row = await tx.one(`${RUN_SELECT} where r.id = ?`, [id]);
+  return row && view(row);
+}
+
+/** A project's runs, newest first; fetches limit+1 rows for `page()`. */
+export async function listRuns(tx: Tx, project_id: string, offset: number, limit: number): Promise<RunView[]> {
+  const rows = await tx.query(`${RUN_SELECT} where r.project_id = ? order by r.created_at desc, r.id desc offset ? limit ?`, [project_id, offset, limit + 1]);
+  return rows.map(view);
+}
+
+/**
+ * Cancels a queued or running run (conditional on that prior state). A run canceled while queued never reserved
+ * anything, so it is settled at 0 at once; a running one is settled by its workflow. Returns null when the run was in
+ * another state.
+ */
+export async function cancelRun(tx: Tx, id: string): Promise<RunView | null> {
+  const rows = await tx.query(
+    `update runs set status = 'canceled', finished_at = now(), updated_at = now(),
+       credits_used = case when status = 'queued' then 0 else credits_used end,
+       settled_at = case when status = 'queued' then now() else settled_at end
+     where id = ? and status in ('queued', 'running') returning id`,
+    [id],
+  );
+  return rows.length === 0 ? null : ((await getRun(tx, id)) ?? null);
+}
+
+export type RunStart = {
+  started: boolean;
+  status: RunStatus;
+  org_id: string;
+  project_id: string;
+  credits_reserved: number;
+  created_by: string;
+};
+
+/** queued -> running (only from queued). A retried activity finds the run running already and reports it started. */
+export async function markRunning(db: Db, id: string): Promise<RunStart> {
+  return db.transaction(async (tx) => {
+    await tx.query(`update runs set status = 'running', started_at = coalesce(started_at, now()), updated_at = now() where id = ? and status = 'queued'`, [id]);
+    const row = await tx.one<Record<string, unknown>>('select * from runs where id = ?', [id]);
+    if (!row) throw new Error(`run ${id} does not exist`);
+    const status = row.status as RunStatus;
+    return {
+      started: status === 'running',
+      status,
+      org_id: row.org_id as string,
+      project_id: row.project_id as string,
+      credits_reserved: Number(row.credits_reserved),
+      created_by: row.created_by as string,
+    };
+  });
+}
+
+/** What the run activity needs: the world, the cap, the clock and what is stored already. */
+export async function loadRunWork(db: Db, id: string) {
+  const row = await db.one<Record<string, unknown>>(
+    `select r.status, r.credits_reserved, r.started_at, r.wall_clock_limit_seconds, r.world_revision_id, w.spec
+     from runs r join world_revisions w on w.id = r.world_revision_id where r.id = ?`,
+    [id],
+  );
+  if (!row) throw new Error(`run ${id} does not exist`);
+  const stored = await db.query<{ variant_id: string; replication_index: number; events_total: string | number }>(
+    'select variant_id, replication_index, events_total from run_replications where run_id = ?',
+    [id],
+  );
+  return {
+    status: row.status as RunStatus,
+    credits_reserved: Number(row.credits_reserved),
+    started_at: isoRequired(row.started_at ?? new Date()),
+    wall_clock_limit_seconds: Number(row.wall_clock_limit_seconds),
+    world: json<WorldSpec>(row.spec),
+    stored: stored.map((s) => ({ variant_id: s.variant_id, replication_index: Number(s.replication_index), events_total: Number(s.events_total) })),
+  };
+}
+
+export async function runStatus(db: Tx, id: string): Promise<RunStatus | undefined> {
+  const row = await db.one<{ status: RunStatus }>('select status from runs where id = ?', [id]);
+  return row?.status;
+}
+
+/**
+ * Stores one completed replication (and, for replication 0, its trace) while the run is running. Returns 'stored' when
+ * kept (also when a retried attempt stored it already) and 'not_running' when the run left running (canceled): a late
+ * result is discarded, never written over a canceled run. The run row is share-locked so a cancel waits for this commit.
+ */
+export async function recordReplication(db: Db, run_id: string, variant_order: number, result: ReplicationResult): Promise<'stored' | 'not_running'> {
+  return db.transaction(async (tx) => {
+    const run = await tx.one<{ status: RunStatus }>('select status from runs where id = ? for share', [run_id]);
+    if (run?.status !== 'running') return 'not_running';
+    const { trace, ...kept } = result;
+    const inserted = await tx.query(
+      `insert into run_replications (run_id, variant_id, replication_index, events_total, result) values (?, ?, ?, ?, ?::jsonb)
+       on conflict do nothing returning run_id`,
+      [run_id, result.variant_id, result.replication_index, result.event_counts.events_total, JSON.stringify({ ...kept, trace: null })],
+    );
+    if (inserted.length > 0 && trace && trace.length > 0) {
+      await tx.query(
+        `insert into run_events (run_id, variant_order, "position", variant_id, replication_index, "sequence", "time", kind, entity, step, resource, "value")
+         select ?, ?, e."position", ?, ?, e."sequence", e."time", e.kind, e.entity, e.step, e.resource, e."value"
+         from jsonb_to_recordset(?::jsonb) as e("position" integer, "sequence" bigint, "time" double precision, kind text, entity integer, step text, resource text, "value" double precision)
+         on conflict do nothing`,
+        [run_id, variant_order, result.variant_id, result.replication_index, JSON.stringify(trace.map((event, position) => ({ position, ...event })))],
+      );
+    }
+    return 'stored';
+  });
+}
+
+/** Adds events computed but not kept (late results after a cancel or stop); they count as work done. */
+export async function addDiscardedEvents(db: Tx, run_id: string, events: number): Promise<void> {
+  if (events > 0) await db.query('update runs set events_discarded = events_discarded + ?, updated_at = now() where id = ?', [events, run_id]);
+}
+
+export async function recordStopReason(db: Tx, run_id: string, stop_reason: StopReason | null): Promise<void> {
+  await db.query('update runs set stop_reason = ?, updated_at = now() where id = ?', [stop_reason, run_id]);
+}
+
+export type RunUsage = { events_simulated: number; events_discarded: number; replications_completed: number; stop_reason: StopReason | null };
+
+export async function runUsage(db: Tx, run_id: string): Promise<RunUsage> {
+  const run = await getRun(db, run_id);
+  if (!run) throw new Error(`run ${run_id} does not exist`);
+  return { events_simulated: run.events_simulated, events_discarded: run.events_discarded, replications_completed: run.replications_completed, stop_reason: run.stop_reason };
+}
+
+/**
+ * Ends a run after its credits settled: the status moves only from running (a canceled run stays canceled, whatever the
+ * worker reports); credits_used and settled_at are facts of the ledger and are always recorded. Returns the final status.
+ */
+export async function finishRun(
+  db: Db,
+  input: { run_id: string; status: 'succeeded' | 'timed_out' | 'canceled' | 'failed'; credits_used: number; error?: { code: string; message: string } | null },
+): Promise<RunStatus> {
+  return db.transaction(async (tx) => {
+    await tx.query(`update runs set status = ?, finished_at = coalesce(finished_at, now()), error = ?::jsonb, updated_at = now() where id = ? and status = 'running'`, [
+      input.status,
+      input.error ? JSON.stringify(input.error) : null,
+      input.run_id,
+    ]);
+    await tx.query('update runs set credits_used = ?, settled_at = coalesce(settled_at, now()), updated_at = now() where id = ?', [input.credits_used, input.run_id]);
+    const row = await tx.one<{ status: RunStatus }>('select status from runs where id = ?', [input.run_id]);
+    return row!.status;
+  });
+}
+
+/** The kept replications of a run (traces not included), in job order: replication-major, variants in world order. */
+export async function loadReplications(db: Tx, run_id: string, variant_ids: string[]): Promise<ReplicationResult[]> {
+  const rows = await db.query<{ result: unknown }>('select result from run_replications where run_id = ? order by replication_index, variant_id', [run_id]);
+  const order = new Map(variant_ids.map((id, index) => [id, index]));
+  return rows
+    .map((row) => json<ReplicationResult>(row.result))
+    .sort((a, b) => a.replication_index - b.replication_index || (order.get(a.variant_id) ?? 0) - (order.get(b.variant_id) ?? 0));
+}
+
+function traceEvent(row: Record<string, unknown>): StoredTraceEvent {
+  return {
+    variant_id: row.variant_id as string,
+    replication_index: Number(row.replication_index),
+    sequence: Number(row.sequence),
+    time: Number(row.time),
+    kind: row.kind as StoredTraceEvent['kind'],
+    entity: row.entity === null ? null : Number(row.entity),
+    step: (row.step as string | null) ?? null,
+    resource: (row.resource as string | null) ?? null,
+    value: row.value === null ? null : Number(row.value),
+  };
+}
+
+const EVENT_COLUMNS = 'variant_id, replication_index, "sequence", "time", kind, entity, step, resource, "value"';
+
+/** One page of the stored trace in its total order (variant order, then position) and the number of stored events. */
+export async function pageRunEvents(db: Tx, run_id: string, offset: number, limit: number): Promise<{ events: StoredTraceEvent[]; events_included: number }> {
+  const total = await db.one<{ n: string | number }>('select count(*) as n from run_events where run_id = ?', [run_id]);
+  const rows = await db.query(`select ${EVENT_COLUMNS} from run_events where run_id = ? order by variant_order, "position" offset ? limit ?`, [run_id, offset, limit]);
+  return { events: rows.map(traceEvent), events_included: Number(total?.n ?? 0) };
+}
+
+/** Every stored trace event (bounded by EVENT_TRACE_CAP_PER_VARIANT per variant), for the export. */
+export async function allRunEvents(db: Tx, run_id: string): Promise<StoredTraceEvent[]> {
+  const rows = await db.query(`select ${EVENT_COLUMNS} from run_events where run_id = ? order by variant_order, "position"`, [run_id]);
+  return rows.map(traceEvent);
+}
