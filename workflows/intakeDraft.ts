@@ -38,7 +38,8 @@ function failureOf(error: unknown): DraftError {
 }
 
 export async function intakeDraftWorkflow(input: IntakeDraftWorkflowInput): Promise<IntakeDraftWorkflowResult> {
-  const job = await startIntakeDraft({ draft_id: input.draft_id });
+  // Non-cancellable: once the row says drafting, this workflow must be the one to end it.
+  const job = await CancellationScope.nonCancellable(() => startIntakeDraft({ draft_id: input.draft_id }));
   if (job.status !== 'drafting') return { status: job.status }; // ended already (a replayed start): nothing to do
   let usage: DraftUsage | null = null;
   const draft = async (meter: Meter | null) => {

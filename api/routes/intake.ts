@@ -22,7 +22,7 @@ import {
 import { buildIntakeDraftUserMessage, numberLines } from '../../domain/prompts/intakeDraft.ts';
 import { assertCanCover } from '../../store/credits/ledger.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
-import { createDraft, DRAFT_STATUSES, type DraftView, findDraft } from '../../store/intake/drafts.ts';
+import { createDraft, DRAFT_STATUSES, type DraftView, findDraft, markQueuedDraftCanceled, TERMINAL_DRAFT_STATUSES } from '../../store/intake/drafts.ts';
 import { createIntakeRevision, getIntakeRevision, type IntakeRevisionView, listIntakeRevisions } from '../../store/intake/revisions.ts';
 import {
   attachSourcesToProject,
@@ -399,6 +399,16 @@ async function startDraftWorkflow(deps: AppDeps, draft_id: string): Promise<void
   }
 }
 
+/** Asks the drafting workflow to stop; a workflow that already finished (or never started) needs nothing. */
+async function requestDraftCancellation(deps: AppDeps, draft_id: string): Promise<void> {
+  if (!deps.temporal) return;
+  try {
+    await deps.temporal.client.workflow.getHandle(intakeDraftWorkflowId(draft_id)).cancel();
+  } catch (error) {
+    if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
+  }
+}
+
 function dedupe(ids: string[]): string[] {
   return [...new Set(ids)];
 }
@@ -590,6 +600,38 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         }
         await authorizeOrg(deps, ctx, draft.org_id, { scope: 'read', not_found: what });
         ctx.body = draftOut(draft);
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/intake-drafts/{id}/cancel',
+      operation_id: 'cancelIntakeDraft',
+      summary: 'Cancel a drafting run: a queued draft ends at once; a running one stops and pays only for what it used',
+      tag: 'intake',
+      auth: 'user',
+      scope: 'write',
+      role: 'member',
+      responses: {
+        200: { description: 'the draft as it is now (canceled, or drafting while the workflow stops)', schema: DraftOut },
+        409: { description: 'CONFLICT: the draft already ended' },
+      },
+      handler: async (ctx) => {
+        const id = ctx.params.id;
+        const draft = await findDraft(db, id);
+        const what = `Intake draft ${id}`;
+        if (!draft) {
+          requireScope(ctx, 'write');
+          throw new ServiceError('NOT_FOUND', `${what} was not found.`);
+        }
+        await authorizeOrg(deps, ctx, draft.org_id, { scope: 'write', not_found: what });
+        if (TERMINAL_DRAFT_STATUSES.includes(draft.status)) {
+          throw new ServiceError('CONFLICT', `${what} already ended with status ${draft.status}; nothing to cancel.`, { status: draft.status });
+        }
+        // A queued draft has reserved and used nothing: it ends here. A drafting one is stopped by its workflow,
+        // which settles what was used and marks the row canceled (the workflow is the only writer once it started).
+        const ended = await db.transaction((tx) => markQueuedDraftCanceled(tx, id));
+        await requestDraftCancellation(deps, id);
+        ctx.body = draftOut(ended ?? (await findDraft(db, id))!);
       },
     },
     {

@@ -126,6 +126,15 @@ export async function markDraftEnded(
   return findDraft(tx, input.id);
 }
 
+/** queued → canceled, only while nothing started: returns the row when it changed, else undefined. */
+export async function markQueuedDraftCanceled(tx: Tx, id: string): Promise<DraftView | undefined> {
+  const rows = await tx.query(
+    `update intake_drafts set status = 'canceled', error = ?::jsonb, finished_at = now(), updated_at = now() where id = ? and status = 'queued' returning *`,
+    [JSON.stringify({ code: 'CANCELED', message: 'the draft was canceled before it started' }), id],
+  );
+  return rows[0] && view(rows[0]);
+}
+
 export async function listDrafts(tx: Tx, project_id: string, offset: number, limit: number): Promise<DraftView[]> {
   const rows = await tx.query('select * from intake_drafts where project_id = ? order by created_at desc, id desc offset ? limit ?', [project_id, offset, limit + 1]);
   return rows.map(view);

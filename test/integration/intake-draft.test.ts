@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTAKE_SPEC_VERSION, type IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
-import type { AiFake } from '../fakes/http.ts';
+import { type AiFake, type FakeServer, startFakeServer } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { nhsNumberFile, PROJECT_BRIEF_TXT, ssnFile, textFile, markdownFile, VALID_NHS_NUMBER, US_SSN, type CorpusFile } from '../support/corpus.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
@@ -266,5 +266,76 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     expect(response.status).toBe(422);
     expect(response.body.message).toContain('openai');
     expect(openai.requests.length).toBe(requests_before);
+  });
+});
+
+describe('canceling a draft', () => {
+  const HOSTED_KEY = `sk-hosted-${randomBytes(20).toString('hex')}`;
+  let service: TestService;
+  let owner: TestUser;
+  let slow: FakeServer;
+  let release_replies: () => void = () => {};
+  const replies_released = new Promise<void>((resolve) => {
+    release_replies = resolve;
+  });
+
+  beforeAll(async () => {
+    // An OpenAI chat-completions endpoint that holds every reply until the test releases it: a model still thinking.
+    slow = await startFakeServer(async (request) => {
+      await replies_released;
+      const model = (request.body as { model?: string } | undefined)?.model ?? 'unknown';
+      return {
+        status: 200,
+        body: {
+          id: 'chatcmpl-slow',
+          object: 'chat.completion',
+          created: 1_700_000_000,
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content: '{}', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        },
+      };
+    });
+    service = await startTestService({
+      env: {
+        CRUCIBLE_HOSTED_AI_PROVIDER: 'openai',
+        CRUCIBLE_HOSTED_AI_API_KEY: HOSTED_KEY,
+        CRUCIBLE_OPENAI_MODEL: 'gpt-slow-test',
+        CRUCIBLE_OPENAI_BASE_URL: `${slow.url}/v1`,
+      },
+    });
+    owner = await signedInOwner(service, 'cancel');
+    await grant(service, owner.org_id, 10_000);
+  });
+  afterAll(async () => {
+    release_replies();
+    await service?.stop();
+    await slow?.close();
+  });
+
+  it('stops a running draft: it ends canceled and the reservation is settled at what was used (nothing)', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    const before = await balances(service.db, owner.org_id);
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    expect(started.status).toBe(202);
+    await eventually(async () => slow.requests.length > 0, 30_000, 'the model call to be in flight');
+    const held = await balances(service.db, owner.org_id);
+    expect(held.reserved_credits).toBe(started.body.credits_reserved);
+
+    const canceled = await http(service, 'POST', `/v1/intake-drafts/${started.body.id}/cancel`, { token: owner.session });
+    expect(canceled.status).toBe(200);
+    const draft = await finished(service, owner, started.body.id);
+    expect(draft.status).toBe('canceled');
+    expect(draft.error.code).toBe('CANCELED');
+    const after = await eventually(async () => {
+      const now = await balances(service.db, owner.org_id);
+      return now.reserved_credits === 0 ? now : null;
+    });
+    expect(after.available_credits).toBe(before.available_credits);
+
+    const again = await http(service, 'POST', `/v1/intake-drafts/${started.body.id}/cancel`, { token: owner.session });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('CONFLICT');
   });
 });
