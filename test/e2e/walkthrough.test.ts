@@ -7,7 +7,7 @@ import { eventually, http, signIn, signedInOwner, startTestService, type TestSer
 import { fiveLiteratureRecords } from '../support/reviewFixtures.ts';
 
 /** The paragraph the walkthrough pastes. */
-export const WALKTHROUGH_PARAGRAPH = [
+const WALKTHROUGH_PARAGRAPH = [
   'Problem: heart failure patients are readmitted to hospital within 30 days of discharge.',
   'Our solution: a remote monitoring app that nurses use to review daily weight and symptoms.',
   'Intended users: heart failure nurses in community care.',

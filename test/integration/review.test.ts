@@ -3,13 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { ConceptReview } from '../../domain/contracts/conceptReview.ts';
-import { EvidenceJudgement } from '../../domain/prompts/reviewJudge.ts';
+import type { EvidenceJudgement } from '../../domain/prompts/reviewJudge.ts';
 import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
-import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { apiToken, eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { fiveLiteratureRecords, ideaStageIntake, RECORD_IDS, SCRIPTED_EXPECTED, scriptedDraft, withoutCitations } from '../support/reviewFixtures.ts';
 
 let service: TestService;
@@ -264,7 +264,7 @@ describe('concept reviews', () => {
   it('needs the run scope and a recommending plan', async () => {
     const project_id = await projectWithIntake(owner, 'Scopes');
     const plan = await newPlan(project_id);
-    const token = await (await import('../support/harness.ts')).apiToken(service, owner, ['read', 'write']);
+    const token = await apiToken(service, owner, ['read', 'write']);
     const refused = await http(service, 'POST', `/v1/projects/${project_id}/reviews`, { token, body: { plan_id: plan.id } });
     expect(refused.status).toBe(403);
     const missing = await http(service, 'POST', `/v1/projects/${project_id}/reviews`, { token: owner.session, body: { plan_id: 'plan_doesnotexist' } });
