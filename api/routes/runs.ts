@@ -495,7 +495,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         requireResults(run);
         const expires_at_seconds = Math.floor(Date.now() / 1000) + EXPORT_LINK_LIFETIME_SECONDS;
         const token = signExportToken(config.session_secret!, { run_id: run.run_id, org_id: run.org_id, expires_at_seconds });
-        const base = config.public_url ?? ctx.origin;
+        // Behind a proxy set CRUCIBLE_PUBLIC_URL; otherwise the link points back at the host the caller used.
+        const base = config.public_url ?? `${ctx.protocol}://${ctx.host}`;
         ctx.body = { url: `${base}/v1/exports/${token}`, expires_at: new Date(expires_at_seconds * 1000).toISOString() };
       },
     },
