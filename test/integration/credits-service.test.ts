@@ -2,7 +2,7 @@
 // Runs on PGlite, or on a fresh PostgreSQL database when DATABASE_URL is set.
 import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { type ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerActivities } from '../../activities/ledger.ts';
 import type { Subject } from '../../domain/credits/rules.ts';
@@ -34,6 +34,12 @@ function start(workflow: 'creditSagaProbeWorkflow' | 'creditSettleRetryProbeWork
   return service.service.client.workflow.start(workflow, { taskQueue: service.task_queue, workflowId: unique(workflow), args: [input] });
 }
 
+/** The ApplicationFailure an activity threw, under the workflow failure and its activity failure. */
+function rootCause(failure: unknown): ApplicationFailure {
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  return (failure as WorkflowFailedError).cause!.cause as ApplicationFailure;
+}
+
 const kinds = (entries: TransferView[]) => entries.map((e) => `${e.kind}:${e.credits}:${e.status}`);
 
 describe('metered work in a workflow', () => {
@@ -61,8 +67,7 @@ describe('metered work in a workflow', () => {
       () => null,
       (error: unknown) => error,
     );
-    expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect(((failure as WorkflowFailedError).cause?.cause as ApplicationFailure).type).toBe('PROVIDER_ERROR');
+    expect(rootCause(failure).type).toBe('PROVIDER_ERROR');
     expect(await balances(service.db, owner.org_id)).toMatchObject({ available_credits: 100, reserved_credits: 0 });
     expect(kinds(await listLedger(service.db, owner.org_id, 0, 10))).toEqual(['release:30:posted', 'reservation:30:voided', 'grant:100:posted']);
   });
@@ -71,8 +76,7 @@ describe('metered work in a workflow', () => {
     const owner = await fundedOrg(5);
     const base = unique('run_short');
     const handle = await start('creditSagaProbeWorkflow', { transfer_id_base: base, org_id: owner.org_id, subject: subjectFor(base), credits_max: 20, steps_credits: [1] });
-    const failure = (await handle.result().catch((error: unknown) => error)) as WorkflowFailedError;
-    const cause = failure.cause?.cause as ApplicationFailure;
+    const cause = rootCause(await handle.result().catch((error: unknown) => error));
     expect(cause.type).toBe('INSUFFICIENT_CREDITS');
     expect(cause.nonRetryable).toBe(true);
     expect(cause.message).toMatch(/5 available.*needs 20/);
