@@ -16,7 +16,7 @@ import type { ReviewState } from '../domain/review/states.ts';
 import { type Judgement, type ModelLabel, type PrecheckedClaim, assembleConceptReview, finalizeClaims, precheckClaims } from '../domain/review/verify.ts';
 import { getIntakeRevision } from '../store/intake/revisions.ts';
 import { findPlan } from '../store/review/plans.ts';
-import { type ReviewFailure, type StoredRecord, findReview, moveReview, reviewRecords, storeReviewRecords } from '../store/review/reviews.ts';
+import { type ReviewFailure, type StoredRecord, findReview, moveReview, queuedReviewIds, reviewRecords, storeReviewRecords } from '../store/review/reviews.ts';
 import type { ActivityDeps } from './deps.ts';
 import { fetchOpenAccessText, searchLiterature } from './literature.ts';
 
@@ -48,6 +48,11 @@ export function reviewActivities(deps: ActivityDeps) {
   }
 
   return {
+    /** Reviews left queued longer than `older_than_ms` (their workflow may never have started): for the reconciler. */
+    async queuedReviewsToStart(input: { older_than_ms: number; limit: number }): Promise<string[]> {
+      return queuedReviewIds(db, input.older_than_ms, input.limit);
+    },
+
     async loadReviewContext(input: { review_id: string }): Promise<ReviewContext> {
       const review = (await findReview(db, input.review_id)) ?? missing(`review ${input.review_id} does not exist`);
       return {

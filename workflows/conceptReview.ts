@@ -6,16 +6,17 @@
 //   → succeeded: the ConceptReview stored → settle credits at actual usage.
 // A failure (Europe PMC down after retries, a provider refusing) marks the review failed and releases the reservation;
 // a cancellation settles what was used and marks it canceled. BYOK reviews reserve nothing (they cost 0 credits).
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, ParentClosePolicy, isCancellation, proxyActivities, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { AiCallResult } from '../domain/ai/call.ts';
 import { type ConceptReviewDraft, REVIEW_DRAFT_SCHEMA_NAME, REVIEW_DRAFT_TASK } from '../domain/prompts/reviewDraft.ts';
 import { type EvidenceJudgement, REVIEW_JUDGE_SCHEMA_NAME, REVIEW_JUDGE_TASK } from '../domain/prompts/reviewJudge.ts';
 import { DRAFT_MAX_OUTPUT_TOKENS, JUDGE_MAX_OUTPUT_TOKENS } from '../domain/review/limits.ts';
+import { conceptReviewWorkflowId } from '../domain/review/states.ts';
 import type { Judgement } from '../domain/review/verify.ts';
 import { type Meter, meteredWork } from './credits.ts';
 
-const { loadReviewContext, markReview, prepareReviewDraft, prepareReviewJudging, completeReview } = proxyActivities<Activities>({
+const { queuedReviewsToStart, loadReviewContext, markReview, prepareReviewDraft, prepareReviewJudging, completeReview } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', maximumAttempts: 20 },
 });
@@ -144,4 +145,31 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
     await markReview({ review_id: review.review_id, status: 'failed', failure: failureOf(error), credits_used: 0 });
     return { status: 'failed' };
   }
+}
+
+/** A review still queued after this long is (re)started by the reconciler; a running one is left alone. */
+export const QUEUED_REVIEW_RESTART_AFTER_MS = 5 * 60 * 1000;
+/** Reviews (re)started per reconciler pass. */
+export const QUEUED_REVIEWS_PER_PASS = 100;
+
+/**
+ * The reviews' reconciler (ARCHITECTURE.md: How a request flows, step 3), for the maintenance schedule to run (as a
+ * child workflow or by calling it): starts the workflow of every review left queued, as an abandoned child with the review's deterministic id; one already started is skipped.
+ */
+export async function reconcileQueuedReviewsWorkflow(): Promise<{ started: number }> {
+  const ids = await queuedReviewsToStart({ older_than_ms: QUEUED_REVIEW_RESTART_AFTER_MS, limit: QUEUED_REVIEWS_PER_PASS });
+  let started = 0;
+  for (const review_id of ids) {
+    try {
+      await startChild(conceptReviewWorkflow, {
+        workflowId: conceptReviewWorkflowId(review_id),
+        args: [{ review_id }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+      started += 1;
+    } catch (error) {
+      if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+    }
+  }
+  return { started };
 }

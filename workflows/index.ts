@@ -3,5 +3,5 @@ export { maintenanceWorkflow } from './maintenance.ts';
 export { aiCallTestWorkflow } from './testing-ai.ts';
 export { creditSagaProbeWorkflow, creditSettleRetryProbeWorkflow } from './testing.ts';
 export { intakeDraftWorkflow } from './intakeDraft.ts';
-export { conceptReviewWorkflow } from './conceptReview.ts';
+export { conceptReviewWorkflow, reconcileQueuedReviewsWorkflow } from './conceptReview.ts';
 export { worldRunWorkflow } from './worldRun.ts';

@@ -6,6 +6,7 @@ import { ConceptReview } from '../../domain/contracts/conceptReview.ts';
 import type { EvidenceJudgement } from '../../domain/prompts/reviewJudge.ts';
 import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
+import { createReview } from '../../store/review/reviews.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
@@ -271,5 +272,24 @@ describe('concept reviews', () => {
     expect(missing.status).toBe(404);
     const stranger_try = await http(service, 'POST', `/v1/projects/${project_id}/reviews`, { token: stranger.session, body: { plan_id: plan.id } });
     expect(stranger_try.status).toBe(404);
+  });
+
+  it('starts a review left queued (its workflow never started) from the reconciler, once', async () => {
+    const project_id = await projectWithIntake(owner, 'Reconciled');
+    const plan = await newPlan(project_id);
+    const row = await service.db.transaction(async (tx) => {
+      const created = await createReview(tx, { project_id, org_id: owner.org_id, plan_id: plan.id, byok_provider: null, credits_reserved: 0, created_by: owner.user_id });
+      await tx.query("update reviews set created_at = now() - interval '1 hour' where id = ?", [created.id]);
+      return created;
+    });
+    const run = (id: string) =>
+      service.service.client.workflow.execute('reconcileQueuedReviewsWorkflow', { taskQueue: service.task_queue, workflowId: id, args: [] }) as Promise<{ started: number }>;
+    openai.script.enqueue({ object: scriptedDraft(), usage: DRAFT_USAGE });
+    const first = await run(`reconcile-a-${row.id}`);
+    expect(first.started).toBeGreaterThanOrEqual(1);
+    const done = await finished(row.id);
+    expect(done.status).toBe('succeeded');
+    expect(await reviewWorkflows()).toContain(`review-${row.id}`);
+    expect((await run(`reconcile-b-${row.id}`)).started).toBe(0);
   });
 });
