@@ -359,7 +359,10 @@ function readMultipart(ctx: Context): Promise<ExtractRequest> {
 async function readExtractRequest(ctx: Context): Promise<ExtractRequest> {
   const type = (ctx.get('content-type') || '').toLowerCase();
   if (type.startsWith('multipart/form-data')) return readMultipart(ctx);
-  const body = validate(ExtractJson, await readJsonBody(ctx, MAX_BYTES_PER_REQUEST + MULTIPART_OVERHEAD_BYTES_MAX));
+  const raw = await readJsonBody(ctx, MAX_BYTES_PER_REQUEST + MULTIPART_OVERHEAD_BYTES_MAX).catch((error: unknown) => {
+    throw (error as ServiceError).code === 'PAYLOAD_TOO_LARGE' ? requestTooLarge() : error; // name the limit that applies
+  });
+  const body = validate(ExtractJson, raw);
   const texts = Array.isArray(body.text) ? body.text : [body.text];
   return { org_id: body.org_id, project_id: body.project_id, inputs: texts.map((text) => ({ kind: 'text', text })) };
 }

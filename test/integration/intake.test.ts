@@ -231,6 +231,13 @@ describe('extraction limits', () => {
     expect(listed.body.data.some((source: any) => source.name.startsWith('part-'))).toBe(false);
   });
 
+  it('refuses a JSON body above MAX_BYTES_PER_REQUEST with 413 naming the limit', async () => {
+    const texts = Array.from({ length: 3 }, () => 'c'.repeat(MAX_BYTES_PER_SOURCE - 10));
+    const response = await http(service, 'POST', '/v1/intakes/extract', { token: owner.session, body: { text: texts, org_id: owner.org_id } });
+    expect(response.status).toBe(413);
+    expect(response.body.message).toContain('MAX_BYTES_PER_REQUEST');
+  });
+
   it('refuses an unknown form field', async () => {
     const response = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'org_id', value: owner.org_id }, { field: 'colour', value: 'blue' }, textFile().input]);
     expect(response.status).toBe(422);
