@@ -339,3 +339,32 @@ describe('canceling a draft', () => {
     expect(again.body.code).toBe('CONFLICT');
   });
 });
+
+describe('canceling a draft no worker has picked up', () => {
+  let service: TestService;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    service = await startTestService({ mode: 'api' }); // no worker: the workflow is started but never runs
+    owner = await signedInOwner(service, 'cancel-queued');
+    await grant(service, owner.org_id, 1000);
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('ends a queued draft at once, with nothing reserved or charged', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    const before = await balances(service.db, owner.org_id);
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    expect(started.body.status).toBe('queued');
+    const canceled = await http(service, 'POST', `/v1/intake-drafts/${started.body.id}/cancel`, { token: owner.session });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.status).toBe('canceled');
+    expect(canceled.body.started_at).toBeNull();
+    const handle = service.service.client.workflow.getHandle(`intake-draft-${started.body.id}`);
+    expect((await handle.describe()).status.name).not.toBe('COMPLETED');
+    expect(await balances(service.db, owner.org_id)).toEqual(before);
+  });
+});
