@@ -28,6 +28,10 @@ const Approve = Type.Object(
   { additionalProperties: false },
 );
 
+// The contract carries $id 'EvaluationPlan'; inline copies in the OpenAPI document go without it (one $id per document).
+const { $id: _plan_id, ...EvaluationPlanInline } = JSON.parse(JSON.stringify(EvaluationPlan)) as Record<string, unknown>;
+const EvaluationPlanDoc = Type.Unsafe<unknown>(EvaluationPlanInline);
+
 export const PlanOut = Type.Object({
   id: Id('plan'),
   project_id: Id('proj'),
@@ -36,7 +40,7 @@ export const PlanOut = Type.Object({
   created_by: Type.String(),
   created_at: Timestamp,
   approvals: Type.Array(Type.Object({ scope: Type.String(), approved_by: Type.String(), approved_at: Timestamp })),
-  plan: EvaluationPlan,
+  plan: EvaluationPlanDoc,
 });
 
 /** A plan of a project the caller may act on; another project's or organization's plan is a plain 404. */

@@ -43,6 +43,10 @@ const StartReview = Type.Object(
   { additionalProperties: false },
 );
 
+// The contract carries $id 'ConceptReview'; inline copies in the OpenAPI document go without it (one $id per document).
+const { $id: _review_id, ...ConceptReviewInline } = JSON.parse(JSON.stringify(ConceptReview)) as Record<string, unknown>;
+const ConceptReviewDoc = Type.Unsafe<unknown>(ConceptReviewInline);
+
 export const ReviewOut = Type.Object({
   id: Id('rev'),
   project_id: Id('proj'),
@@ -60,7 +64,7 @@ export const ReviewOut = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   finished_at: Type.Union([Timestamp, Type.Null()]),
-  review: Type.Union([ConceptReview, Type.Null()], { description: 'the ConceptReview once succeeded' }),
+  review: Type.Union([ConceptReviewDoc, Type.Null()], { description: 'the ConceptReview once succeeded' }),
 });
 
 async function reviewView(deps: AppDeps, row: ReviewRow) {
