@@ -199,24 +199,6 @@ async function lockAccounts(tx: Tx, ids: string[]): Promise<Map<string, Account>
 
 type Delta = { debits_pending: number; debits_posted: number; credits_pending: number; credits_posted: number };
 
-/** Applies per-account deltas in one statement; the rows are already locked by `lockAccounts`. */
-async function applyDeltas(tx: Tx, deltas: Map<string, Delta>): Promise<void> {
-  if (deltas.size === 0) return;
-  const values: unknown[] = [];
-  const tuples: string[] = [];
-  for (const [id, d] of [...deltas].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    tuples.push('(?::text, ?::bigint, ?::bigint, ?::bigint, ?::bigint)');
-    values.push(id, d.debits_pending, d.debits_posted, d.credits_pending, d.credits_posted);
-  }
-  await tx.query(
-    `update credit_accounts a set
-       debits_pending = a.debits_pending + v.dpe, debits_posted = a.debits_posted + v.dpo,
-       credits_pending = a.credits_pending + v.cpe, credits_posted = a.credits_posted + v.cpo
-     from (values ${tuples.join(', ')}) as v(id, dpe, dpo, cpe, cpo) where a.id = v.id`,
-    values,
-  );
-}
-
 function addDelta(deltas: Map<string, Delta>, id: string, change: Partial<Delta>): void {
   const d = deltas.get(id) ?? { debits_pending: 0, debits_posted: 0, credits_pending: 0, credits_posted: 0 };
   d.debits_pending += change.debits_pending ?? 0;
@@ -228,14 +210,36 @@ function addDelta(deltas: Map<string, Delta>, id: string, change: Partial<Delta>
 
 type Leg = { leg_no: number; debit_account_id: string; credit_account_id: string; amount: number; program_id: string | null };
 
-async function insertLegs(tx: Tx, transfer_id: string, legs: Leg[]): Promise<void> {
-  if (legs.length === 0) return;
-  const values: unknown[] = [];
-  for (const leg of legs) values.push(transfer_id, leg.leg_no, leg.debit_account_id, leg.credit_account_id, leg.amount, leg.program_id);
-  await tx.query(
-    `insert into credit_legs (transfer_id, leg_no, debit_account_id, credit_account_id, amount, program_id) values ${legs.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
-    values,
-  );
+/**
+ * Inserts legs, applies the account deltas (rows already locked by `lockAccounts`) and runs one more statement, all in
+ * one round trip: data-modifying CTEs, so a hot account's lock is held for as short a time as possible.
+ */
+async function writeLegsAndDeltas(tx: Tx, transfer_id: string, legs: Leg[], deltas: Map<string, Delta>, extra?: { sql: string; params: unknown[] }): Promise<void> {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (legs.length > 0) {
+    parts.push(
+      `legs as (insert into credit_legs (transfer_id, leg_no, debit_account_id, credit_account_id, amount, program_id) values ${legs.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')})`,
+    );
+    for (const leg of legs) params.push(transfer_id, leg.leg_no, leg.debit_account_id, leg.credit_account_id, leg.amount, leg.program_id);
+  }
+  if (deltas.size > 0) {
+    const tuples: string[] = [];
+    for (const [id, d] of [...deltas].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      tuples.push('(?::text, ?::bigint, ?::bigint, ?::bigint, ?::bigint)');
+      params.push(id, d.debits_pending, d.debits_posted, d.credits_pending, d.credits_posted);
+    }
+    parts.push(`balances as (update credit_accounts a set
+       debits_pending = a.debits_pending + v.dpe, debits_posted = a.debits_posted + v.dpo,
+       credits_pending = a.credits_pending + v.cpe, credits_posted = a.credits_posted + v.cpo
+     from (values ${tuples.join(', ')}) as v(id, dpe, dpo, cpe, cpo) where a.id = v.id)`);
+  }
+  if (extra) {
+    parts.push(`extra as (${extra.sql})`);
+    params.push(...extra.params);
+  }
+  if (parts.length === 0) return;
+  await tx.query(`with ${parts.join(', ')} select 1`, params);
 }
 
 type NewTransfer = {
@@ -324,13 +328,15 @@ async function postTransfer(tx: Tx, input: PostedInput): Promise<TransferView> {
   if (!SYSTEM_ACCOUNT_KINDS.includes(debit.kind) && spendable(debit) < input.amount) {
     throw insufficientCredits(spendable(debit), input.amount, input.debit_label);
   }
-  await insertLegs(tx, id, [
-    { leg_no: 1, debit_account_id: input.debit_account_id, credit_account_id: input.credit_account_id, amount: input.amount, program_id: input.program_id },
-  ]);
   const deltas = new Map<string, Delta>();
   addDelta(deltas, input.debit_account_id, { debits_posted: input.amount });
   addDelta(deltas, input.credit_account_id, { credits_posted: input.amount });
-  await applyDeltas(tx, deltas);
+  await writeLegsAndDeltas(
+    tx,
+    id,
+    [{ leg_no: 1, debit_account_id: input.debit_account_id, credit_account_id: input.credit_account_id, amount: input.amount, program_id: input.program_id }],
+    deltas,
+  );
   return (await findTransfer(tx, id))!;
 }
 
@@ -529,13 +535,12 @@ export async function reserve(
     amount: draw.credits,
     program_id: draw.program_id,
   }));
-  await insertLegs(tx, id, legs);
   const deltas = new Map<string, Delta>();
   for (const leg of legs) {
     addDelta(deltas, leg.debit_account_id, { debits_pending: leg.amount });
     addDelta(deltas, leg.credit_account_id, { credits_pending: leg.amount });
   }
-  await applyDeltas(tx, deltas);
+  await writeLegsAndDeltas(tx, id, legs, deltas);
   return {
     reservation_id: id,
     status: 'pending',
@@ -571,14 +576,24 @@ async function resolve(
     if (existing.reservation_id !== input.reservation_id || view.kind !== asked || view.credits_posted !== credits_used) throw reusedTransferId(input.transfer_id, existing);
     return view;
   };
-  const already = await findTransfer(tx, id);
-  if (already) return replay(already);
-  const reservation = await tx.one<TransferRow>('select * from credit_transfers where id = ? for update', [input.reservation_id]);
-  if (reservation?.kind !== 'reservation') throw new ServiceError('NOT_FOUND', `Reservation ${input.reservation_id} was not found.`);
+  // The reservation row is the lock every resolution of it queues on; its legs come along in the same round trip.
+  const reservation = await tx.one<TransferRow & { leg_rows: unknown }>(
+    `select t.*, (select json_agg(json_build_object('leg_no', l.leg_no, 'debit_account_id', l.debit_account_id, 'credit_account_id', l.credit_account_id,
+       'amount', l.amount, 'program_id', l.program_id) order by l.leg_no) from credit_legs l where l.transfer_id = t.id) as leg_rows
+     from credit_transfers t where t.id = ? for update of t`,
+    [input.reservation_id],
+  );
+  if (reservation?.kind !== 'reservation') {
+    const existing = await findTransfer(tx, id);
+    if (existing) throw reusedTransferId(input.transfer_id, existing);
+    throw new ServiceError('NOT_FOUND', `Reservation ${input.reservation_id} was not found.`);
+  }
   if (reservation.status !== 'pending') {
     const resolver = await tx.one<{ id: string }>('select id from credit_transfers where pending_id = ?', [input.reservation_id]);
-    // A concurrent call with the same transfer id committed while this one waited for the reservation's lock.
+    // Resolved by this very transfer id: a retried or concurrent call finds what the first one committed.
     if (resolver?.id === id) return replay((await findTransfer(tx, id))!);
+    const existing = await findTransfer(tx, id);
+    if (existing) throw reusedTransferId(input.transfer_id, existing);
     throw new ServiceError('CONFLICT', `Reservation ${input.reservation_id} was already ${reservation.status === 'posted' ? 'settled' : 'released'} by ${resolver?.id}; it resolves once.`, {
       reservation_id: input.reservation_id,
       resolved_by: resolver?.id ?? null,
@@ -591,14 +606,17 @@ async function resolve(
       { path: '/credits_used', message: `must be at most ${reserved}` },
     ]);
   }
-  const legRows = await tx.query<{ leg_no: number; debit_account_id: string; credit_account_id: string; amount: unknown; program_id: string | null }>(
-    'select leg_no, debit_account_id, credit_account_id, amount, program_id from credit_legs where transfer_id = ? order by leg_no',
-    [input.reservation_id],
-  );
+  const legRows = (typeof reservation.leg_rows === 'string' ? JSON.parse(reservation.leg_rows) : reservation.leg_rows) as {
+    leg_no: number;
+    debit_account_id: string;
+    credit_account_id: string;
+    amount: unknown;
+    program_id: string | null;
+  }[];
   const legs = legRows.map((l) => ({ ...l, amount: credits(l.amount) }));
   const plan = planSettlement(legs.map((l) => ({ leg_no: l.leg_no, credits: l.amount })), credits_used);
   const kind = credits_used > 0 ? 'settlement' : 'release';
-  await insertTransfer(tx, {
+  const inserted = await insertTransfer(tx, {
     id,
     transfer_key: input.transfer_id,
     kind,
@@ -612,6 +630,8 @@ async function resolve(
     subject: reservation.subject_kind ? { project_id: reservation.subject_project_id!, kind: reservation.subject_kind, id: reservation.subject_id! } : null,
     caused_by: input.caused_by ?? reservation.caused_by,
   });
+  // The id is taken while the reservation is still pending: it names some other ledger write.
+  if (!inserted) throw reusedTransferId(input.transfer_id, (await findTransfer(tx, id))!);
   await lockAccounts(tx, legs.flatMap((l) => [l.debit_account_id, l.credit_account_id]));
   const deltas = new Map<string, Delta>();
   const posted: Leg[] = [];
@@ -622,9 +642,10 @@ async function resolve(
     // The settlement's legs keep the reservation's leg numbers, so each posting names the balance it came from.
     if (step.credits_posted > 0) posted.push({ ...leg, amount: step.credits_posted });
   }
-  await insertLegs(tx, id, posted);
-  await applyDeltas(tx, deltas);
-  await tx.query(`update credit_transfers set status = ?, resolved_at = now() where id = ?`, [kind === 'settlement' ? 'posted' : 'voided', input.reservation_id]);
+  await writeLegsAndDeltas(tx, id, posted, deltas, {
+    sql: 'update credit_transfers set status = ?, resolved_at = now() where id = ?',
+    params: [kind === 'settlement' ? 'posted' : 'voided', input.reservation_id],
+  });
   return { transfer_id: id, reservation_id: input.reservation_id, kind, credits_posted: credits_used, credits_voided: reserved - credits_used };
 }
 
