@@ -8,6 +8,7 @@ import { ConceptReviewDraft } from '../../domain/prompts/reviewDraft.ts';
 import { buildReviewJudgeUserMessage, reviewJudgeSystem } from '../../domain/prompts/reviewJudge.ts';
 import { buildReviewDraftUserMessage, reviewDraftSystem } from '../../domain/prompts/reviewDraft.ts';
 import { DIMENSION_IDS, DIMENSIONS } from '../../domain/review/dimensions.ts';
+import { canMoveReview, FINISHED_REVIEW_STATES, REVIEW_STATES } from '../../domain/review/states.ts';
 import { type EuropePmcResult, toLiteratureRecord } from '../../domain/review/literature.ts';
 import { MAX_DRAFT_PROMPT_CHARS, MAX_JUDGE_PROMPT_CHARS } from '../../domain/review/limits.ts';
 import { draftReviewOffline, judgeSupportOffline } from '../../domain/review/offline.ts';
@@ -125,5 +126,17 @@ describe('prompts', () => {
     expect(records.length).toBeLessThan(60);
     const judge = buildReviewJudgeUserMessage({ claim: 'c'.repeat(5000), quote: 'q'.repeat(5000), record_title: 't' });
     expect(reviewJudgeSystem().length + judge.length).toBeLessThanOrEqual(MAX_JUDGE_PROMPT_CHARS);
+  });
+});
+
+describe('review states', () => {
+  it('move forward through searching, drafting and verifying, and never leave a finished state', () => {
+    expect(canMoveReview('queued', 'searching')).toBe(true);
+    expect(canMoveReview('searching', 'drafting')).toBe(true);
+    expect(canMoveReview('drafting', 'verifying')).toBe(true);
+    expect(canMoveReview('verifying', 'succeeded')).toBe(true);
+    expect(canMoveReview('queued', 'succeeded')).toBe(false);
+    expect(canMoveReview('drafting', 'searching')).toBe(false);
+    for (const from of FINISHED_REVIEW_STATES) for (const to of REVIEW_STATES) expect(canMoveReview(from, to)).toBe(false);
   });
 });
