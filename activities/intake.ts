@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import { checkCitations, citationLookupFrom } from '../domain/intake/citations.ts';
 import { INTAKE_DRAFT_PROMPT, type DraftSource } from '../domain/prompts/intakeDraft.ts';
-import { type DraftError, type DraftStatus, type DraftUsage, markDraftEnded, markDraftStarted, markDraftSucceeded } from '../store/intake/drafts.ts';
+import { type DraftError, type DraftStatus, type DraftUsage, markDraftEnded, markDraftStarted, markDraftSucceeded, queuedDraftIds } from '../store/intake/drafts.ts';
 import { citedSources, processedSourceLines } from '../store/intake/sources.ts';
 import { citedSourceIds } from '../domain/contracts/intakeSpec.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -91,6 +91,11 @@ export function intakeActivities(deps: ActivityDeps) {
         logger.info({ draft_id: input.draft_id, citations_kept: check.citations_kept, citations_dropped: check.dropped.length }, 'intake draft stored');
         return { citations_dropped: check.dropped.length };
       });
+    },
+
+    /** Drafts left queued (for the reconciler): their workflow may never have started. */
+    async queuedIntakeDraftsToStart(input: { older_than_ms: number; limit: number }): Promise<string[]> {
+      return queuedDraftIds(db, input.older_than_ms, input.limit);
     },
 
     /** queued/drafting → failed or canceled; a no-op on a draft that already ended. */

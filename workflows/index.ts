@@ -2,6 +2,6 @@
 export { maintenanceWorkflow } from './maintenance.ts';
 export { aiCallTestWorkflow } from './testing-ai.ts';
 export { creditSagaProbeWorkflow, creditSettleRetryProbeWorkflow } from './testing.ts';
-export { intakeDraftWorkflow } from './intakeDraft.ts';
+export { intakeDraftWorkflow, reconcileQueuedIntakeDraftsWorkflow } from './intakeDraft.ts';
 export { conceptReviewWorkflow, reconcileQueuedReviewsWorkflow } from './conceptReview.ts';
 export { worldRunWorkflow } from './worldRun.ts';

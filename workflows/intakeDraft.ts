@@ -3,7 +3,7 @@
 //   mark the draft drafting → reserve credits → read the processed sources → build the prompt → call the model
 //   → settle credits at actual usage → check citations, store the draft and mark it succeeded.
 // A failure marks the draft failed and releases the reservation; a cancellation settles what was used and marks it canceled.
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { DraftError, DraftUsage } from '../activities/intake.ts';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
@@ -11,7 +11,7 @@ import { INTAKE_DRAFT_MAX_OUTPUT_TOKENS, INTAKE_DRAFT_TASK, INTAKE_SPEC_SCHEMA_N
 import { buildIntakeDraftUserMessage } from '../domain/prompts/intakeDraft.ts';
 import { type Meter, meteredWork } from './credits.ts';
 
-const { startIntakeDraft, loadIntakeDraftSources, completeIntakeDraft, endIntakeDraft } = proxyActivities<Activities>({
+const { startIntakeDraft, loadIntakeDraftSources, completeIntakeDraft, endIntakeDraft, queuedIntakeDraftsToStart } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', maximumAttempts: 20 },
 });
@@ -99,4 +99,27 @@ export async function intakeDraftWorkflow(input: IntakeDraftWorkflowInput): Prom
     await endIntakeDraft({ draft_id: job.draft_id, status: 'failed', error: failureOf(error), usage });
     return { status: 'failed' };
   }
+}
+
+/** A draft still queued after this long is (re)started by the reconciler; one whose workflow runs is left alone. */
+export const QUEUED_DRAFT_RESTART_AFTER_MS = 5 * 60 * 1000;
+/** Drafts (re)started per reconciler pass. */
+export const QUEUED_DRAFTS_PER_PASS = 100;
+
+/**
+ * The drafts' reconciler (ARCHITECTURE.md: How a request flows, step 3), for the maintenance schedule to run: starts the
+ * workflow of every draft left queued, as an abandoned child under the draft's deterministic id; one already started is skipped.
+ */
+export async function reconcileQueuedIntakeDraftsWorkflow(input: { older_than_ms?: number } = {}): Promise<{ started: number }> {
+  const ids = await queuedIntakeDraftsToStart({ older_than_ms: input.older_than_ms ?? QUEUED_DRAFT_RESTART_AFTER_MS, limit: QUEUED_DRAFTS_PER_PASS });
+  let started = 0;
+  for (const draft_id of ids) {
+    try {
+      await startChild(intakeDraftWorkflow, { workflowId: `intake-draft-${draft_id}`, args: [{ draft_id }], parentClosePolicy: ParentClosePolicy.ABANDON });
+      started += 1;
+    } catch (error) {
+      if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+    }
+  }
+  return { started };
 }

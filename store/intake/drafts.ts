@@ -135,6 +135,15 @@ export async function markQueuedDraftCanceled(tx: Tx, id: string): Promise<Draft
   return rows[0] && view(rows[0]);
 }
 
+/** Drafts still queued after `older_than_ms` (their workflow may never have started), oldest first. */
+export async function queuedDraftIds(tx: Tx, older_than_ms: number, limit: number): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    `select id from intake_drafts where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at, id limit ?`,
+    [older_than_ms, limit],
+  );
+  return rows.map((row) => row.id);
+}
+
 export async function listDrafts(tx: Tx, project_id: string, offset: number, limit: number): Promise<DraftView[]> {
   const rows = await tx.query('select * from intake_drafts where project_id = ? order by created_at desc, id desc offset ? limit ?', [project_id, offset, limit + 1]);
   return rows.map(view);

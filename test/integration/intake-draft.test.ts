@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTAKE_SPEC_VERSION, type IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
+import { createDraft } from '../../store/intake/drafts.ts';
 import { type AiFake, type FakeServer, startFakeServer } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { nhsNumberFile, PROJECT_BRIEF_TXT, ssnFile, textFile, markdownFile, VALID_NHS_NUMBER, US_SSN, type CorpusFile } from '../support/corpus.ts';
@@ -113,6 +114,31 @@ describe('drafting with the offline provider (the embedded default)', () => {
     const runs = [];
     for await (const run of service.service.client.workflow.list({ query: `WorkflowId = 'intake-draft-${first.body.id}'` })) runs.push(run);
     expect(runs).toHaveLength(1);
+  });
+
+  it('starts a draft whose workflow never started, through the reconciler', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    await grant(service, owner.org_id, 100);
+    // A draft row committed without its workflow, as after a crash between the commit and the start.
+    const orphan = await service.db.transaction((tx) =>
+      createDraft(tx, {
+        project_id,
+        org_id: owner.org_id,
+        source_ids: [sources.get('brief.txt').id],
+        skipped_source_ids: [],
+        byok_provider: null,
+        credits_max: 100,
+        created_by: owner.user_id,
+      }),
+    );
+    const result = await service.service.client.workflow.execute('reconcileQueuedIntakeDraftsWorkflow', {
+      taskQueue: service.task_queue,
+      workflowId: `reconcile-intake-${randomBytes(4).toString('hex')}`,
+      args: [{ older_than_ms: 0 }],
+    });
+    expect(result.started).toBeGreaterThanOrEqual(1);
+    expect((await finished(service, owner, orphan.id)).status).toBe('succeeded');
   });
 
   it('refuses when no requested source is processed, naming them, and sends nothing', async () => {
