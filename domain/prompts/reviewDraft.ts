@@ -8,6 +8,11 @@ import { DIMENSION_IDS, DIMENSIONS } from '../review/dimensions.ts';
 import { MAX_DRAFT_CLAIM_CHARS, MAX_DRAFT_PROMPT_CHARS, MAX_DRAFT_QUOTE_CHARS, MAX_RECORD_CHARS_IN_DRAFT_PROMPT } from '../review/limits.ts';
 
 export const REVIEW_DRAFT_SCHEMA_NAME = 'ConceptReviewDraft';
+/**
+ * The draft schema accepts a few more list items than the review keeps, so a model that writes one question or claim
+ * too many is trimmed (first ones kept) rather than failing the whole review as invalid output.
+ */
+export const MAX_DRAFT_LIST_ITEMS_ACCEPTED = 12;
 export const REVIEW_DRAFT_TASK = 'review-draft';
 
 /** What the model returns: per dimension a summary, questions, next experiments and evidence claims citing records. */
@@ -18,8 +23,8 @@ export const ConceptReviewDraft = Type.Object(
         {
           id: Type.Enum(DIMENSION_IDS),
           summary: Type.String({ maxLength: 2000 }),
-          questions: Type.Array(Type.String({ maxLength: 600 }), { maxItems: MAX_QUESTIONS_PER_DIMENSION }),
-          next_experiments: Type.Array(Type.String({ maxLength: 600 }), { maxItems: MAX_EXPERIMENTS_PER_DIMENSION }),
+          questions: Type.Array(Type.String({ maxLength: 600 }), { maxItems: MAX_DRAFT_LIST_ITEMS_ACCEPTED }),
+          next_experiments: Type.Array(Type.String({ maxLength: 600 }), { maxItems: MAX_DRAFT_LIST_ITEMS_ACCEPTED }),
           evidence_claims: Type.Array(
             Type.Object(
               {
@@ -29,7 +34,7 @@ export const ConceptReviewDraft = Type.Object(
               },
               { additionalProperties: false },
             ),
-            { maxItems: MAX_CLAIMS_PER_DIMENSION },
+            { maxItems: MAX_DRAFT_LIST_ITEMS_ACCEPTED },
           ),
         },
         { additionalProperties: false },

@@ -9,7 +9,7 @@ export const REVIEW_SEARCH_LIMIT = 25;
 export const MAX_RECORD_CHARS_IN_DRAFT_PROMPT = 3500;
 /** The whole drafting request (system + user message); records beyond it are left out of the prompt. */
 export const MAX_DRAFT_PROMPT_CHARS = 80_000;
-export const DRAFT_MAX_OUTPUT_TOKENS = 12_000;
+export const DRAFT_MAX_OUTPUT_TOKENS = 16_000;
 /** Characters of a claim and of a quote (the draft schema's maxLength). */
 export const MAX_DRAFT_CLAIM_CHARS = 600;
 export const MAX_DRAFT_QUOTE_CHARS = 600;
