@@ -6,8 +6,9 @@ import type { RouteDef } from './registry.ts';
 
 export const API_VERSION = '1.0.0-beta';
 
+/** Inlined schemas drop `$id`/`$schema`: a contract used by several operations would otherwise declare one id twice. */
 function plain(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' || key === '$schema' ? undefined : value)) as Record<string, unknown>;
 }
 
 export function buildOpenApi(routes: RouteDef[], server_url: string | null): Record<string, unknown> {
