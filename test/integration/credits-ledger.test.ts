@@ -104,6 +104,13 @@ describe('grants, reservations, settlement and release', () => {
     await expect(reused).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
+  it('answers an unknown organization or reservation with NOT_FOUND', async () => {
+    const missing = db.transaction((tx) => reserve(tx, { transfer_id: newId('txn'), org_id: 'org_missing', subject: subject(), credits: 1, reason: 'r', caused_by: 'test' }));
+    await expect(missing).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const nothing = db.transaction((tx) => settle(tx, { transfer_id: newId('txn'), reservation_id: 'txn_nosuchreservation', credits_used: 0 }));
+    await expect(nothing).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('refuses to settle more than was reserved', async () => {
     const org_id = await newOrg();
     await db.transaction((tx) => grantCredits(tx, { org_id, credits: 10, reason: 'r', caused_by: 'test' }));
