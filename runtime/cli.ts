@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // crucible-server: start | api | worker | migrate | operator <command> (issue 2 item 2).
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../api/logger.ts';
 import { openDatabase } from '../store/db.ts';
@@ -94,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'migrate': {
+      if (!config.database_url) mkdirSync(config.data_dir, { recursive: true });
       const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
       try {
         const applied = await db.migrate();
@@ -110,7 +111,10 @@ async function main(argv: string[]): Promise<number> {
       if (name === 'create-user') args.stdin = await readStdin();
       let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);
       if (result === null) {
-        if (!config.database_url && !existsSync(config.data_dir)) say(`(creating a new embedded database in ${config.data_dir})`);
+        if (!config.database_url && !existsSync(config.data_dir)) {
+          say(`(creating a new embedded database in ${config.data_dir})`);
+          mkdirSync(config.data_dir, { recursive: true });
+        }
         const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
         try {
           await db.migrate();
