@@ -112,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
       let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);
       if (result === null) {
         if (!config.database_url && !existsSync(config.data_dir)) {
-          say(`(creating a new embedded database in ${config.data_dir})`);
+          process.stderr.write(`(creating a new embedded database in ${config.data_dir})\n`);
           mkdirSync(config.data_dir, { recursive: true });
         }
         const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
