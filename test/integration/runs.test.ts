@@ -296,7 +296,7 @@ describe('events, comparison and export of a finished run', () => {
     let included = -1;
     let pages = 0;
     while (offset !== null) {
-      const response = await http(service, 'GET', `/v1/runs/${run_id}/events?limit=997&offset=${offset}`, { token: owner.session });
+      const response: { status: number; body: any } = await http(service, 'GET', `/v1/runs/${run_id}/events?limit=997&offset=${offset}`, { token: owner.session });
       expect(response.status).toBe(200);
       included = response.body.events_included;
       seen.push(...response.body.events);
