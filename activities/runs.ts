@@ -10,6 +10,7 @@ import {
   finishRun,
   loadRunWork,
   markRunning,
+  queuedRunIds,
   type RunStart,
   type RunStatus,
   type RunUsage,
@@ -35,6 +36,10 @@ export function runActivities(deps: ActivityDeps) {
   const { db, logger } = deps;
   return {
     /** queued -> running; reports whether this run is to be worked on (a run canceled while queued is not). */
+    async queuedRunsToStart(input: { older_than_ms: number; limit: number }): Promise<string[]> {
+      return queuedRunIds(deps.db, input.older_than_ms, input.limit);
+    },
+
     async startRun(input: { run_id: string }): Promise<RunStart> {
       return markRunning(db, input.run_id);
     },

@@ -52,7 +52,7 @@ async function ensureMaintenanceSchedule(client: Client, task_queue: string): Pr
   try {
     await client.schedule.create({
       scheduleId: MAINTENANCE_SCHEDULE_ID,
-      spec: { intervals: [{ every: '1 hour' }] },
+      spec: { intervals: [{ every: '1 minute' }] },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
       action: { type: 'startWorkflow', workflowType: 'maintenanceWorkflow', taskQueue: task_queue, args: [] },
     });

@@ -4,4 +4,4 @@ export { aiCallTestWorkflow } from './testing-ai.ts';
 export { creditSagaProbeWorkflow, creditSettleRetryProbeWorkflow } from './testing.ts';
 export { intakeDraftWorkflow, reconcileQueuedIntakeDraftsWorkflow } from './intakeDraft.ts';
 export { conceptReviewWorkflow, reconcileQueuedReviewsWorkflow } from './conceptReview.ts';
-export { worldRunWorkflow } from './worldRun.ts';
+export { reconcileQueuedRunsWorkflow, worldRunWorkflow } from './worldRun.ts';

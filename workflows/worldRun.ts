@@ -3,7 +3,7 @@
 //   → record the end state (only from running, so canceled stays canceled).
 // A cancel settles the work done (discarded replications included); a failure caused by the service releases the
 // reservation and ends failed. Deterministic: imports only the workflow SDK, pure domain code and activity types.
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { runActivities } from '../activities/runs.ts';
 import { creditsForEvents } from '../domain/simulation/limits.ts';
 import { meteredWork } from './credits.ts';
@@ -80,4 +80,27 @@ export async function worldRunWorkflow(input: { run_id: string }): Promise<{ sta
     const final = await rowActivities.finishRun({ run_id, status: 'failed', credits_used: 0, error: failureOf(error) });
     return { status: final, credits_used: 0 };
   }
+}
+
+/** A run still queued after this long is (re)started by the reconciler; one whose workflow runs is left alone. */
+export const QUEUED_RUN_RESTART_AFTER_MS = 5 * 60 * 1000;
+/** Runs (re)started per reconciler pass. */
+export const QUEUED_RUNS_PER_PASS = 100;
+
+/**
+ * The runs' reconciler (ARCHITECTURE.md: How a request flows, step 3), run by the maintenance schedule: starts the workflow
+ * of every run left queued (its row committed but its start lost), as an abandoned child under the run's deterministic id.
+ */
+export async function reconcileQueuedRunsWorkflow(input: { older_than_ms?: number } = {}): Promise<{ started: number }> {
+  const ids = await rowActivities.queuedRunsToStart({ older_than_ms: input.older_than_ms ?? QUEUED_RUN_RESTART_AFTER_MS, limit: QUEUED_RUNS_PER_PASS });
+  let started = 0;
+  for (const run_id of ids) {
+    try {
+      await startChild(worldRunWorkflow, { workflowId: `run-${run_id}`, args: [{ run_id }], parentClosePolicy: ParentClosePolicy.ABANDON });
+      started += 1;
+    } catch (error) {
+      if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+    }
+  }
+  return { started };
 }

@@ -129,6 +129,15 @@ export async function createRun(
   return (await getRun(tx, id))!;
 }
 
+/** Runs still queued after `older_than_ms`: their workflow may never have started (the maintenance reconciler starts them). */
+export async function queuedRunIds(tx: Tx, older_than_ms: number, limit: number): Promise<string[]> {
+  const rows = await tx.query(`select id from runs where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`, [
+    older_than_ms,
+    limit,
+  ]);
+  return rows.map((r) => r.id as string);
+}
+
 export async function getRun(tx: Tx, id: string): Promise<RunView | undefined> {
   const row = await tx.one(`${RUN_SELECT} where r.id = ?`, [id]);
   return row && view(row);
