@@ -12,7 +12,7 @@ import { type LiteratureRecord, includedRecords, literatureQueryLadder } from '.
 import { REVIEW_SEARCH_LIMIT } from '../domain/review/limits.ts';
 import type { OfflineDraftInput } from '../domain/review/offline.ts';
 import '../domain/review/register.ts';
-import type { ReviewState } from '../domain/review/states.ts';
+import { isFinished, type ReviewState } from '../domain/review/states.ts';
 import { type Judgement, type ModelLabel, type PrecheckedClaim, assembleConceptReview, finalizeClaims, precheckClaims } from '../domain/review/verify.ts';
 import { getIntakeRevision } from '../store/intake/revisions.ts';
 import { findPlan } from '../store/review/plans.ts';
@@ -97,6 +97,9 @@ export function reviewActivities(deps: ActivityDeps) {
       }
       const query = used.join(' || ');
       await db.transaction(async (tx) => {
+        // A search still running when the review was canceled (or failed) finishes here without touching the ended row.
+        const current = await tx.one<{ status: ReviewState }>('select status from reviews where id = ? for update', [input.review_id]);
+        if (!current || isFinished(current.status)) return;
         await storeReviewRecords(tx, input.review_id, stored);
         await tx.query('update reviews set literature_query = ?, searched_at = now(), updated_at = now() where id = ?', [query, input.review_id]);
       });

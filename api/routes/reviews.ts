@@ -9,12 +9,12 @@ import { ServiceError } from '../../domain/errors.ts';
 import { decisionFor } from '../../domain/planning/planner.ts';
 import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
 import '../../domain/review/register.ts';
-import { CONCEPT_REVIEW_WORKFLOW, conceptReviewWorkflowId, REVIEW_STATES, type ReviewState } from '../../domain/review/states.ts';
+import { CONCEPT_REVIEW_WORKFLOW, conceptReviewWorkflowId, isFinished, REVIEW_STATES, type ReviewState } from '../../domain/review/states.ts';
 import { assertCanCover } from '../../store/credits/ledger.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
 import { findPlan } from '../../store/review/plans.ts';
-import { createReview, findReview, type ReviewRow, reviewUsage } from '../../store/review/reviews.ts';
-import { authorizeOrg, requireAuth } from '../auth.ts';
+import { cancelQueuedReview, createReview, findReview, type ReviewRow, reviewUsage } from '../../store/review/reviews.ts';
+import { authorizeOrg, requireAuth, requireScope } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { readJsonBody, validate } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
@@ -30,7 +30,7 @@ export const REVIEW_STATE_DESCRIPTIONS: Record<ReviewState, string> = {
   verifying: 'checking every evidence claim: record retrieved, quote in the open text, judge agrees',
   succeeded: 'done; the ConceptReview is in `review` and can be downloaded',
   failed: 'stopped by a failure (see `failure`); the credit reservation was released, nothing was charged',
-  canceled: 'canceled; credits used up to then were settled',
+  canceled: 'canceled (POST /v1/reviews/{review_id}/cancel); credits used up to then were settled, nothing for a review canceled while queued',
 };
 
 const StartReview = Type.Object(
@@ -100,6 +100,16 @@ async function loadReview(deps: AppDeps, ctx: Context, id: string): Promise<Revi
   }
   await authorizeOrg(deps, ctx, row.org_id, { scope: 'read', not_found: what });
   return row;
+}
+
+/** Asks the review workflow to stop; one that already finished (or never started) needs nothing. */
+async function requestReviewCancellation(deps: AppDeps, review_id: string): Promise<void> {
+  if (!deps.temporal) return;
+  try {
+    await deps.temporal.client.workflow.getHandle(conceptReviewWorkflowId(review_id)).cancel();
+  } catch (error) {
+    if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
+  }
 }
 
 /** Starts the review workflow; a second start for the same review is a no-op (deterministic id, USE_EXISTING). */
@@ -183,6 +193,41 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
       responses: { 200: { description: 'the review', schema: ReviewOut } },
       handler: async (ctx) => {
         ctx.body = await reviewView(deps, await loadReview(deps, ctx, ctx.params.review_id));
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/reviews/{review_id}/cancel',
+      operation_id: 'cancelReview',
+      summary:
+        'Cancel a review: a queued one ends canceled at once (nothing charged); a running one (searching, drafting, verifying) is stopped through its workflow, which settles the credits used so far and records canceled',
+      tag: 'review',
+      auth: 'user',
+      scope: 'run',
+      role: 'member',
+      responses: {
+        200: { description: 'the review as it is now: canceled, or still searching/drafting/verifying until its workflow records canceled (poll GET /v1/reviews/{review_id})', schema: ReviewOut },
+        409: { description: 'CONFLICT: the review already ended (succeeded, failed or canceled); details.status names the state' },
+      },
+      handler: async (ctx) => {
+        const id = ctx.params.review_id;
+        const what = `Review ${id}`;
+        const found = await findReview(db, id);
+        if (!found) {
+          requireScope(ctx, 'run');
+          throw new ServiceError('NOT_FOUND', `${what} was not found.`);
+        }
+        // Same checks as starting a review: scope run, then tenant (another organization's review is a plain 404), then role.
+        await authorizeOrg(deps, ctx, found.org_id, { scope: 'run', role: 'member', not_found: what });
+        if (isFinished(found.status)) {
+          throw new ServiceError('CONFLICT', `${what} already ended with status ${found.status}; nothing to cancel.`, { status: found.status });
+        }
+        // A queued review has used nothing: it ends here, conditionally (from queued only). A running one belongs to its
+        // workflow, which settles what was used and marks the row canceled; it is asked to stop in both cases, so a
+        // workflow that had just started (or starts later and finds the row canceled) does no work.
+        const ended = await db.transaction((tx) => cancelQueuedReview(tx, id));
+        await requestReviewCancellation(deps, id);
+        ctx.body = await reviewView(deps, ended ?? (await findReview(db, id))!);
       },
     },
     {

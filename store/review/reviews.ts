@@ -4,7 +4,7 @@ import type { ConceptReview } from '../../domain/contracts/conceptReview.ts';
 import { invariant } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { LiteratureRecord } from '../../domain/review/literature.ts';
-import { REVIEW_STATES, type ReviewState, canMoveReview } from '../../domain/review/states.ts';
+import { REVIEW_STATES, type ReviewState, canMoveReview, isFinished } from '../../domain/review/states.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
 
@@ -87,7 +87,8 @@ export async function moveReview(
   const current = await tx.one('select * from reviews where id = ? for update', [id]);
   invariant(current !== undefined, `review ${id} exists`);
   const from = current.status as ReviewState;
-  if (from !== to && !canMoveReview(from, to)) return row(current);
+  // A finished review is frozen, fields included: e.g. the workflow's late `canceled` after the API canceled it while queued.
+  if (from === to ? isFinished(from) : !canMoveReview(from, to)) return row(current);
   const finished = to === 'succeeded' || to === 'failed' || to === 'canceled';
   const [r] = await tx.query(
     `update reviews set status = ?, updated_at = now(),
@@ -106,6 +107,19 @@ export async function moveReview(
     ],
   );
   return row(r!);
+}
+
+/**
+ * Cancels a review that is still queued, in one conditional update: nothing was reserved or used, so credits_used is 0.
+ * Returns undefined when the review had already left `queued` (its workflow owns it then and records the cancellation).
+ */
+export async function cancelQueuedReview(tx: Tx, id: string): Promise<ReviewRow | undefined> {
+  const [r] = await tx.query(
+    `update reviews set status = 'canceled', failure = ?::jsonb, credits_used = 0, finished_at = now(), updated_at = now()
+     where id = ? and status = 'queued' returning *`,
+    [JSON.stringify({ code: 'CANCELED', message: 'the review was canceled before it started; nothing was charged' }), id],
+  );
+  return r && row(r);
 }
 
 /** Reviews still queued and older than `older_than_ms`: candidates for the reconciler to (re)start. */

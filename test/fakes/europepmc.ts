@@ -104,14 +104,17 @@ export type FakeEuropePmc = FakeServer & {
   down: EuropePmcDownMode;
   searches(): RecordedRequest[];
   fullTextRequests(): RecordedRequest[];
+  /** Holds every reply (requests are still recorded on arrival) until the returned release() is called. */
+  hold(): () => void;
 };
 
 const BASE_PATH = '/europepmc/webservices/rest';
 const FULL_TEXT_PATH = /^\/europepmc\/webservices\/rest\/(PMC\d+)\/fullTextXML$/;
 
 export async function startFakeEuropePmc(records: FakeEuropePmcRecord[] = []): Promise<FakeEuropePmc> {
-  const state: { down: EuropePmcDownMode; records: FakeEuropePmcRecord[] } = { down: false, records };
-  const handle = (request: RecordedRequest): FakeReply => {
+  const state: { down: EuropePmcDownMode; records: FakeEuropePmcRecord[]; held: Promise<void> | null } = { down: false, records, held: null };
+  const handle = async (request: RecordedRequest): Promise<FakeReply> => {
+    if (state.held) await state.held;
     if (state.down === 'connection_closed') return { status: 0, destroy: true };
     if (state.down === 'status_503') return { status: 503, text: '<html><body>Service Temporarily Unavailable</body></html>', headers: { 'content-type': 'text/html' } };
     if (request.method !== 'GET') return { status: 405, text: 'Method Not Allowed' };
@@ -142,6 +145,16 @@ export async function startFakeEuropePmc(records: FakeEuropePmcRecord[] = []): P
     },
     searches: () => server.requests.filter((request) => request.path.endsWith('/search')),
     fullTextRequests: () => server.requests.filter((request) => request.path.endsWith('/fullTextXML')),
+    hold: () => {
+      let release = () => {};
+      state.held = new Promise<void>((resolve) => {
+        release = () => {
+          state.held = null;
+          resolve();
+        };
+      });
+      return release;
+    },
   };
 }
 
