@@ -6,7 +6,7 @@
 //   → succeeded: the ConceptReview stored → settle credits at actual usage.
 // A failure (Europe PMC down after retries, a provider refusing) marks the review failed and releases the reservation;
 // a cancellation settles what was used and marks it canceled. BYOK reviews reserve nothing (they cost 0 credits).
-import { ApplicationFailure, CancellationScope, ParentClosePolicy, isCancellation, proxyActivities, startChild } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { AiCallResult } from '../domain/ai/call.ts';
 import { type ConceptReviewDraft, REVIEW_DRAFT_SCHEMA_NAME, REVIEW_DRAFT_TASK } from '../domain/prompts/reviewDraft.ts';
@@ -15,6 +15,7 @@ import { DRAFT_MAX_OUTPUT_TOKENS, JUDGE_MAX_OUTPUT_TOKENS } from '../domain/revi
 import { conceptReviewWorkflowId } from '../domain/review/states.ts';
 import type { Judgement } from '../domain/review/verify.ts';
 import { type Meter, meteredWork } from './credits.ts';
+import { startQueued } from './reconcile.ts';
 
 const { queuedReviewsToStart, loadReviewContext, markReview, prepareReviewDraft, prepareReviewJudging, completeReview } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -158,18 +159,5 @@ export const QUEUED_REVIEWS_PER_PASS = 100;
  */
 export async function reconcileQueuedReviewsWorkflow(): Promise<{ started: number }> {
   const ids = await queuedReviewsToStart({ older_than_ms: QUEUED_REVIEW_RESTART_AFTER_MS, limit: QUEUED_REVIEWS_PER_PASS });
-  let started = 0;
-  for (const review_id of ids) {
-    try {
-      await startChild(conceptReviewWorkflow, {
-        workflowId: conceptReviewWorkflowId(review_id),
-        args: [{ review_id }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-      });
-      started += 1;
-    } catch (error) {
-      if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
-    }
-  }
-  return { started };
+  return startQueued(ids, conceptReviewWorkflow, (review_id) => ({ workflowId: conceptReviewWorkflowId(review_id), input: { review_id } }));
 }

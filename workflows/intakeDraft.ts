@@ -3,13 +3,14 @@
 //   mark the draft drafting → reserve credits → read the processed sources → build the prompt → call the model
 //   → settle credits at actual usage → check citations, store the draft and mark it succeeded.
 // A failure marks the draft failed and releases the reservation; a cancellation settles what was used and marks it canceled.
-import { ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { DraftError, DraftUsage } from '../activities/intake.ts';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import { INTAKE_DRAFT_MAX_OUTPUT_TOKENS, INTAKE_DRAFT_TASK, INTAKE_SPEC_SCHEMA_NAME, intakeDraftSystem } from '../domain/intake/register.ts';
 import { buildIntakeDraftUserMessage } from '../domain/prompts/intakeDraft.ts';
 import { type Meter, meteredWork } from './credits.ts';
+import { startQueued } from './reconcile.ts';
 
 const { startIntakeDraft, loadIntakeDraftSources, completeIntakeDraft, endIntakeDraft, queuedIntakeDraftsToStart } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -112,14 +113,5 @@ export const QUEUED_DRAFTS_PER_PASS = 100;
  */
 export async function reconcileQueuedIntakeDraftsWorkflow(input: { older_than_ms?: number } = {}): Promise<{ started: number }> {
   const ids = await queuedIntakeDraftsToStart({ older_than_ms: input.older_than_ms ?? QUEUED_DRAFT_RESTART_AFTER_MS, limit: QUEUED_DRAFTS_PER_PASS });
-  let started = 0;
-  for (const draft_id of ids) {
-    try {
-      await startChild(intakeDraftWorkflow, { workflowId: `intake-draft-${draft_id}`, args: [{ draft_id }], parentClosePolicy: ParentClosePolicy.ABANDON });
-      started += 1;
-    } catch (error) {
-      if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
-    }
-  }
-  return { started };
+  return startQueued(ids, intakeDraftWorkflow, (draft_id) => ({ workflowId: `intake-draft-${draft_id}`, input: { draft_id } }));
 }

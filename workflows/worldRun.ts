@@ -3,10 +3,11 @@
 //   → record the end state (only from running, so canceled stays canceled).
 // A cancel settles the work done (discarded replications included); a failure caused by the service releases the
 // reservation and ends failed. Deterministic: imports only the workflow SDK, pure domain code and activity types.
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { runActivities } from '../activities/runs.ts';
 import { creditsForEvents } from '../domain/simulation/limits.ts';
 import { meteredWork } from './credits.ts';
+import { startQueued } from './reconcile.ts';
 
 type RunActivities = ReturnType<typeof runActivities>;
 type RunUsage = Awaited<ReturnType<RunActivities['readRunUsage']>>;
@@ -93,14 +94,5 @@ export const QUEUED_RUNS_PER_PASS = 100;
  */
 export async function reconcileQueuedRunsWorkflow(input: { older_than_ms?: number } = {}): Promise<{ started: number }> {
   const ids = await rowActivities.queuedRunsToStart({ older_than_ms: input.older_than_ms ?? QUEUED_RUN_RESTART_AFTER_MS, limit: QUEUED_RUNS_PER_PASS });
-  let started = 0;
-  for (const run_id of ids) {
-    try {
-      await startChild(worldRunWorkflow, { workflowId: `run-${run_id}`, args: [{ run_id }], parentClosePolicy: ParentClosePolicy.ABANDON });
-      started += 1;
-    } catch (error) {
-      if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
-    }
-  }
-  return { started };
+  return startQueued(ids, worldRunWorkflow, (run_id) => ({ workflowId: `run-${run_id}`, input: { run_id } }));
 }
