@@ -6,7 +6,7 @@
 //   → succeeded: the ConceptReview stored → settle credits at actual usage.
 // A failure (Europe PMC down after retries, a provider refusing) marks the review failed and releases the reservation;
 // a cancellation settles what was used and marks it canceled. BYOK reviews reserve nothing (they cost 0 credits).
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { AiCallResult } from '../domain/ai/call.ts';
 import { type ConceptReviewDraft, REVIEW_DRAFT_SCHEMA_NAME, REVIEW_DRAFT_TASK } from '../domain/prompts/reviewDraft.ts';
@@ -67,10 +67,15 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
       meter?.add(result.credits_charged);
       used += result.credits_charged;
     };
-    await markReview({ review_id: review.review_id, status: 'searching' });
+    // A row canceled (or ended) outside this workflow stops the work: the saga then settles what was used.
+    const advance = async (status: 'searching' | 'drafting' | 'verifying') => {
+      const now = await markReview({ review_id: review.review_id, status });
+      if (now.status !== status) throw new CancelledFailure(`review ${review.review_id} is ${now.status}; stopping`);
+    };
+    await advance('searching');
     await searchReviewLiterature({ review_id: review.review_id });
 
-    await markReview({ review_id: review.review_id, status: 'drafting' });
+    await advance('drafting');
     const request = await prepareReviewDraft({ review_id: review.review_id });
     const drafted = await callModel({
       org_id: review.org_id,
@@ -86,7 +91,7 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
     spend(drafted);
     const draft = drafted.object as ConceptReviewDraft;
 
-    await markReview({ review_id: review.review_id, status: 'verifying' });
+    await advance('verifying');
     const judging = await prepareReviewJudging({ review_id: review.review_id, draft });
     const judgements: Judgement[] = [];
     let judged_by: ReturnType<typeof label> | null = null;
