@@ -257,12 +257,16 @@ type NewTransfer = {
   caused_by: string;
 };
 
-/** Inserts the transfer row first: a concurrent or retried write with the same id waits here, then finds it. */
+/**
+ * Inserts the transfer row first: a concurrent or retried write with the same id waits here, then finds it.
+ * Every unique index is an arbiter (no conflict target): with `(id)` alone, two racing inserts of one transfer could
+ * pass the id check and collide on the non-arbiter transfer_key index, raising instead of waiting.
+ */
 async function insertTransfer(tx: Tx, t: NewTransfer): Promise<boolean> {
   const row = await tx.one(
     `insert into credit_transfers (id, transfer_key, kind, status, amount, available_change, org_id, program_id, pending_id, reason,
        subject_project_id, subject_kind, subject_id, caused_by)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing returning id`,
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning id`,
     [
       t.id,
       t.transfer_key,

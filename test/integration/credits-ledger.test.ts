@@ -189,6 +189,24 @@ describe('concurrency', () => {
     await expectBooksBalance();
   });
 
+  it('answers concurrent writes of one transfer id with one reservation or a clear refusal, never a raw database error', async () => {
+    const orgs = [await newOrg(), await newOrg()];
+    for (const org_id of orgs) await db.transaction((tx) => grantCredits(tx, { org_id, credits: 100, reason: 'race', caused_by: 'test' }));
+    const transfer_id = `${orgs[0]}:same-id`;
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        db.transaction((tx) => reserve(tx, { transfer_id, org_id: orgs[i % 2]!, subject: subject(), credits: 5, reason: 'race', caused_by: 'test' })),
+      ),
+    );
+    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => codeOf((o as PromiseRejectedResult).reason));
+    expect(new Set(refused).size <= 1 && refused.every((code) => code === 'CONFLICT')).toBe(true);
+    const won = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ reservation_id: string }>).value.reservation_id);
+    expect(new Set(won).size).toBe(1);
+    const reserved = (await balances(db, orgs[0]!)).reserved_credits + (await balances(db, orgs[1]!)).reserved_credits;
+    expect(reserved).toBe(5);
+    await expectBooksBalance();
+  });
+
   type Op =
     | { op: 'grant'; org: number; credits: number }
     | { op: 'allocate'; org: number; credits: number }
