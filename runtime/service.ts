@@ -11,7 +11,7 @@ import type { AppDeps } from '../api/context.ts';
 import { openDatabase, type Db } from '../store/db.ts';
 import type { Config } from './config.ts';
 import { serveOperatorSocket } from './operator.ts';
-import { findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
+import { downloadedDevServer, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
 import { createWorker } from './worker.ts';
 
 export type ServiceHandle = {
@@ -98,13 +98,11 @@ export async function startService(options: {
     let devServer: DevServer | null = null;
     if (!address) {
       const cli = await findTemporalCli({ say });
-      if (!cli) throw new Error('No Temporal CLI found and Go is not available to build it; set TEMPORAL_CLI or TEMPORAL_ADDRESS.');
-      devServer = await startDevServer({
-        cli,
-        db_file: join(config.data_dir, 'temporal.db'),
-        port: Number(process.env.CRUCIBLE_TEMPORAL_PORT) || undefined,
-        ui_port: config.temporal_ui_port || undefined,
-      });
+      const db_file = join(config.data_dir, 'temporal.db');
+      const port = Number(process.env.CRUCIBLE_TEMPORAL_PORT) || undefined;
+      devServer = cli
+        ? await startDevServer({ cli, db_file, port, ui_port: config.temporal_ui_port || undefined })
+        : await downloadedDevServer({ db_file, port, ui_port: config.temporal_ui_port || undefined, say });
       cleanups.push(() => devServer!.stop());
       address = devServer.address;
     }

@@ -70,7 +70,7 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
-export type DevServer = { address: string; ui_url: string | null; process: ChildProcess; stop(): Promise<void> };
+export type DevServer = { address: string; ui_url: string | null; process: ChildProcess | null; stop(): Promise<void> };
 
 /** Starts `temporal server start-dev` on free ports (or those given) and waits until it answers. */
 export async function startDevServer(options: {
@@ -135,5 +135,32 @@ export async function startDevServer(options: {
       await gone;
       clearTimeout(timer);
     },
+  };
+}
+
+/**
+ * Last resort when no CLI is found and Go cannot build one: let @temporalio/testing download the dev server into the
+ * same cache directory and run it (ARCHITECTURE.md: Testing). It is a development dependency, so it is loaded only here.
+ */
+export async function downloadedDevServer(options: { db_file: string; port?: number; ui_port?: number; say?: (line: string) => void }): Promise<DevServer> {
+  options.say?.('no Temporal CLI and no Go: downloading the Temporal dev server with @temporalio/testing…');
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const ui_port = options.ui_port || (await freePort());
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'cached-download', downloadDir: temporalCacheDir() },
+      ip: '127.0.0.1',
+      port: options.port,
+      dbFilename: options.db_file,
+      ui: true,
+      uiPort: ui_port,
+      namespace: 'default',
+    },
+  });
+  return {
+    address: env.address,
+    ui_url: `http://127.0.0.1:${ui_port}`,
+    process: null,
+    stop: () => env.teardown(),
   };
 }

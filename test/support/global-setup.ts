@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { findTemporalCli, startDevServer } from '../../runtime/temporal.ts';
+import { downloadedDevServer, findTemporalCli, startDevServer } from '../../runtime/temporal.ts';
 import { bundleWorkflows } from '../../runtime/worker.ts';
 
 declare module 'vitest' {
@@ -15,15 +15,15 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  const cli = await findTemporalCli({ say: (line) => process.stderr.write(`${line}\n`) });
-  if (!cli) throw new Error('No Temporal CLI: install Go or set TEMPORAL_CLI');
-  const server = await startDevServer({ cli, ui_port: null });
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const cli = await findTemporalCli({ say });
   const dir = mkdtempSync(join(tmpdir(), 'crucible-bundle-'));
+  const server = cli ? await startDevServer({ cli, ui_port: null }) : await downloadedDevServer({ db_file: join(dir, 'temporal.db'), say });
   const bundle = await bundleWorkflows();
   const path = join(dir, 'workflows.js');
   writeFileSync(path, bundle.code);
   project.provide('temporal_address', server.address);
-  project.provide('temporal_cli', cli);
+  project.provide('temporal_cli', cli ?? 'downloaded by @temporalio/testing');
   project.provide('workflow_bundle_path', path);
   return async () => {
     await server.stop();
