@@ -120,8 +120,11 @@ export function runActivities(deps: ActivityDeps) {
         const pool = await runReplicationsOnPool(world, { jobs, signal: controller.signal, onReplication: ({ result }) => keep(result) });
         const settled = await pool.settled;
         // Everything this attempt computed but did not store: the replication that would pass the budget, results that
-        // arrived after a stop or cancel, and replications still running then.
-        await addDiscardedEvents(db, input.run_id, eventsComputed - eventsStoredNow + settled.events_discarded);
+        // arrived after a stop or cancel, and replications still running then. It is work done for the user only when the
+        // budget, the wall clock or the user's cancel stopped it; an attempt Temporal abandoned (heartbeat timeout, worker
+        // shutdown: the row is still running) is the service's loss, and the retry recomputes those replications uncharged.
+        const userStopped = stop === 'budget' || stop === 'wall_clock' || (stop === 'canceled' && (await runStatus(db, input.run_id)) !== 'running');
+        if (userStopped) await addDiscardedEvents(db, input.run_id, eventsComputed - eventsStoredNow + settled.events_discarded);
         // `stop` is set from callbacks; read it through a cast so the compiler does not narrow it to its initial null.
         const outcome: RunReplicationsResult['outcome'] = (stop as StopReason | 'canceled' | null) ?? 'completed';
         if (outcome === 'budget' || outcome === 'wall_clock') await recordStopReason(db, input.run_id, outcome);

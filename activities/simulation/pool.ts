@@ -60,6 +60,7 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
     });
     const idle: Worker[] = [];
     const jobsById = new Map<number, ReplicationJob>();
+    let callbacksPending = 0;
 
     const finish = (kind: PoolRun['outcome']) => {
       if (done) return;
@@ -71,7 +72,7 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
       maybeSettle();
     };
     const maybeSettle = () => {
-      if (!done || inFlight > 0) return;
+      if (!done || inFlight > 0 || callbacksPending > 0) return;
       for (const worker of workers) void worker.terminate();
       resolveSettled({ events_discarded: discardedEvents, replications_discarded: discardedReplications });
     };
@@ -93,7 +94,7 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
         inFlight++;
         worker.postMessage({ id, job: jobs[id]! });
       }
-      if (!done && inFlight === 0 && next >= jobs.length) finish('completed');
+      if (!done && inFlight === 0 && callbacksPending === 0 && next >= jobs.length) finish('completed');
     };
 
     const onMessage = (worker: Worker) => async (message: WorkerResponse) => {
@@ -114,13 +115,18 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
       results.push(message.result);
       events += message.result.event_counts.events_total;
       idle.push(worker);
+      // The run completes only when every callback has finished too (a caller's callback stores the result).
+      callbacksPending++;
+      let verdict: 'stop' | undefined;
       try {
-        const verdict = await options.onReplication?.({ result: message.result, completed: results.length, total: jobs.length, events_simulated: events });
-        if (verdict === 'stop') finish('stopped');
+        verdict = await options.onReplication?.({ result: message.result, completed: results.length, total: jobs.length, events_simulated: events });
       } catch (error) {
+        callbacksPending--;
         fail(error);
         return;
       }
+      callbacksPending--;
+      if (verdict === 'stop') finish('stopped');
       dispatch();
       maybeSettle();
     };

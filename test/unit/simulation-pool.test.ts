@@ -14,6 +14,31 @@ describe('worker-thread pool', () => {
     expect(await pooled.settled).toEqual({ events_discarded: 0, replications_discarded: 0 });
   });
 
+  it('completes only after every callback has finished, even when an early callback is the slowest', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let finished = 0;
+    let first = true;
+    const pending = runReplicationsOnPool(world, {
+      threads: 2,
+      onReplication: async (progress) => {
+        if (first) {
+          first = false;
+          await gate; // the first result's callback (a database write, in the run activity) is still running…
+        }
+        finished += 1;
+        // …when the others complete: release it on the next turn of the event loop, after every other replication reported.
+        if (progress.completed === progress.total) setImmediate(release);
+        return undefined;
+      },
+    });
+    const run = await pending;
+    expect(run.outcome).toBe('completed');
+    expect(finished).toBe(run.results.length);
+  });
+
   it('stops dispatching when the callback says stop, keeping complete results only', async () => {
     const seen: number[] = [];
     const run = await runReplicationsOnPool(world, {
