@@ -559,12 +559,13 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
           );
         }
         const byok_provider: ByokProvider | null = body.byok_provider ?? null;
-        await assertAiAvailable({ config, db }, project.org_id, byok_provider);
         const texts = await processedSourceLines(db, project.org_id, processed);
         const prompt = buildIntakeDraftUserMessage(texts); // throws 422 naming MAX_DRAFT_INPUT_CHARS
         const credits_max = intakeDraftCreditsBound({ prompt, byok: byok_provider !== null, credits_per_1k_tokens: config.ai_credits_per_1k_tokens });
-        await assertCreditsCover(deps, project.org_id, credits_max);
         const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
+          // Checked inside the idempotent transaction: a replay returns the original answer, not today's balance.
+          await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
+          if (credits_max > 0) await assertCanCover(tx, project.org_id, credits_max);
           await lockProject(tx, project.id);
           await attachSourcesToProject(tx, { org_id: project.org_id, project_id: project.id, ids: processed });
           const draft = await createDraft(tx, {
@@ -734,8 +735,3 @@ async function loadSource(deps: AppDeps, ctx: Context, id: string) {
   return source;
 }
 
-/** 402 INSUFFICIENT_CREDITS unless the organization's balance covers the reservation (0, the org's own key, needs nothing). */
-async function assertCreditsCover(deps: AppDeps, org_id: string, credits: number): Promise<void> {
-  if (credits === 0) return;
-  await assertCanCover(deps.db, org_id, credits);
-}

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTAKE_SPEC_VERSION, type IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
-import { balances, grantCredits } from '../../store/credits/ledger.ts';
+import { adjustCredits, balances, grantCredits } from '../../store/credits/ledger.ts';
 import { createDraft } from '../../store/intake/drafts.ts';
 import { type AiFake, type FakeServer, startFakeServer } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
@@ -108,6 +108,12 @@ describe('drafting with the offline provider (the embedded default)', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
     expect((await finished(service, owner, first.body.id)).status).toBe('succeeded');
+    // Spend the whole balance: a replay still returns the original answer, not a 402 for today's balance.
+    const left = (await balances(service.db, owner.org_id)).available_credits;
+    if (left > 0) await service.db.transaction((tx) => adjustCredits(tx, { org_id: owner.org_id, credits_change: -left, reason: 'drain', caused_by: 'test' }));
+    const later = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body, headers });
+    expect(later.status, JSON.stringify(later.body)).toBe(202);
+    expect(later.body.id).toBe(first.body.id);
     const handle = service.service.client.workflow.getHandle(`intake-draft-${first.body.id}`);
     expect(await handle.result()).toEqual({ status: 'succeeded' });
     // One run under the deterministic id: the replay's start was a no-op.
