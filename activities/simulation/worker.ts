@@ -1,7 +1,11 @@
 // Worker thread of the simulation pool: compiles the world once per variant and runs the replications it is sent.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import { type CompiledModel, compileModel, type ReplicationJob, runReplication } from '../../domain/simulation/index.ts';
+// Only the engine and the model compiler: the room's index also loads validation, results and export code (and
+// TypeBox), which every thread would otherwise parse at start-up for nothing.
+import { runReplication } from '../../domain/simulation/engine.ts';
+import { type CompiledModel, compileModel } from '../../domain/simulation/model.ts';
+import type { ReplicationJob } from '../../domain/simulation/run.ts';
 
 export type WorkerRequest = { id: number; job: ReplicationJob };
 export type WorkerResponse = { id: number; ok: true; result: ReturnType<typeof runReplication>; wall_ms: number } | { id: number; ok: false; error: { name: string; code?: string; message: string; details?: unknown } };
