@@ -2,9 +2,10 @@
 // citation checks, and gapless revision numbering under concurrency (issue 4 acceptance).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtractionInput } from '../../activities/extraction.ts';
-import { INTAKE_SPEC_VERSION, type IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
+import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import { MAX_BYTES_PER_REQUEST, MAX_BYTES_PER_SOURCE, MAX_SOURCES_PER_REQUEST } from '../../domain/intake/sources.ts';
 import { buildCorpus, type CorpusFile, PROJECT_BRIEF_TXT, textFile } from '../support/corpus.ts';
+import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
 import { apiToken, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 
 let service: TestService;
@@ -33,23 +34,6 @@ async function newProject(user: TestUser, title = 'FastTrack Referral'): Promise
 
 function statement(text: string, citations: IntakeSpec['claims'][number]['citations'] = []) {
   return { text, provenance: 'user_declared' as const, citations };
-}
-
-function emptySpec(): IntakeSpec {
-  return {
-    version: INTAKE_SPEC_VERSION,
-    problem: null,
-    proposed_solution: null,
-    intended_users: [],
-    care_setting: null,
-    stage: { value: null, provenance: 'user_declared', citations: [] },
-    claims: [],
-    evidence_offered: [],
-    risks: [],
-    unknowns: [],
-    business: { proposed_user: null, buyer: null, budget_owner: null, current_alternative: null, dependencies: [], value_hypothesis: null },
-    care_pathway: { status: 'none', description: null, steps: [] },
-  };
 }
 
 beforeAll(async () => {
@@ -260,7 +244,7 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
   });
 
   it('keeps a true quote, drops a fabricated one and reports it', async () => {
-    const spec = emptySpec();
+    const spec = emptyIntakeSpec();
     const true_quote = 'the app reduces time to triage by 40%';
     spec.claims = [
       { text: 'Reduces time to triage', topic: 'operational', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 7, line_end: 7, quote: true_quote }] },
@@ -292,7 +276,7 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
   it('drops citations of a quarantined source, of lines that do not exist and of sources outside the project', async () => {
     const other_project = await newProject(owner, 'Other');
     const elsewhere = await http(service, 'POST', '/v1/intakes/extract', { token: owner.session, body: { text: 'Problem: referrals are slow.', project_id: other_project } });
-    const spec = emptySpec();
+    const spec = emptyIntakeSpec();
     spec.risks = [
       statement('risk a', [{ source_id: quarantined_id, line_start: 1, line_end: 1, quote: 'Referral audit' }]),
       statement('risk b', [{ source_id: brief_id, line_start: 90, line_end: 91, quote: 'Problem' }]),
@@ -308,7 +292,7 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
   it('attaches a cited organization-level source to the project on confirmation', async () => {
     const org_level = await http(service, 'POST', '/v1/intakes/extract', { token: owner.session, body: { text: 'Care setting: community pharmacies.', org_id: owner.org_id } });
     const source_id = org_level.body.sources[0].id;
-    const spec = emptySpec();
+    const spec = emptyIntakeSpec();
     spec.care_setting = statement('community pharmacies', [{ source_id, line_start: 1, line_end: 1, quote: 'community pharmacies.' }]);
     const response = await http(service, 'POST', `/v1/projects/${confirm_project}/intakes`, { token: owner.session, body: { spec } });
     expect(response.body.dropped_citations).toEqual([]);
@@ -316,7 +300,7 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
   });
 
   it('refuses an invalid document with 422 and one detail per field', async () => {
-    const spec = { ...emptySpec(), stage: { value: 'growth', provenance: 'observed', citations: [] } };
+    const spec = { ...emptyIntakeSpec(), stage: { value: 'growth', provenance: 'observed', citations: [] } };
     const response = await http(service, 'POST', `/v1/projects/${confirm_project}/intakes`, { token: owner.session, body: { spec } });
     expect(response.status).toBe(422);
     const paths = response.body.details.map((detail: any) => detail.path);
@@ -326,8 +310,8 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
 
   it('replays a confirmation sent again with the same Idempotency-Key', async () => {
     const headers = { 'idempotency-key': `confirm-${confirm_project}` };
-    const first = await http(service, 'POST', `/v1/projects/${confirm_project}/intakes`, { token: owner.session, body: { spec: emptySpec() }, headers });
-    const again = await http(service, 'POST', `/v1/projects/${confirm_project}/intakes`, { token: owner.session, body: { spec: emptySpec() }, headers });
+    const first = await http(service, 'POST', `/v1/projects/${confirm_project}/intakes`, { token: owner.session, body: { spec: emptyIntakeSpec() }, headers });
+    const again = await http(service, 'POST', `/v1/projects/${confirm_project}/intakes`, { token: owner.session, body: { spec: emptyIntakeSpec() }, headers });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.revision).toBe(first.body.revision);
@@ -336,7 +320,7 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
   it('answers another organization with 404 on intakes', async () => {
     expect((await http(service, 'GET', `/v1/projects/${confirm_project}/intakes`, { token: stranger.session })).status).toBe(404);
     expect((await http(service, 'GET', `/v1/projects/${confirm_project}/intakes/1`, { token: stranger.session })).status).toBe(404);
-    const post = await http(service, 'POST', `/v1/projects/${confirm_project}/intakes`, { token: stranger.session, body: { spec: emptySpec() } });
+    const post = await http(service, 'POST', `/v1/projects/${confirm_project}/intakes`, { token: stranger.session, body: { spec: emptyIntakeSpec() } });
     expect(post.status).toBe(404);
   });
 
@@ -344,7 +328,7 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
     const fresh = await newProject(owner, 'Concurrent');
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, index) => {
-        const spec = emptySpec();
+        const spec = emptyIntakeSpec();
         spec.unknowns = [{ field: 'business.buyer', question: `question ${index}` }];
         return http(service, 'POST', `/v1/projects/${fresh}/intakes`, { token: owner.session, body: { spec } });
       }),

@@ -1,7 +1,7 @@
 // Provider keys over the real service: roles, listings that show four characters at most, revocation that destroys the
 // ciphertext, BYOK calls through the callModel activity against fake providers, and the key in no log, error or request.
 import { randomBytes } from 'node:crypto';
-import { ApplicationFailure, type Logger } from '@temporalio/common';
+import type { Logger } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { startFakeAnthropic } from '../fakes/anthropic.ts';
 import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { apiToken, http, signedInMember, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { applicationFailureOf } from '../support/failures.ts';
 
 const Verdict = Type.Object({ verdict: Type.String(), reason: Type.String() }, { additionalProperties: false });
 registerAiSchema('ProviderKeysTestVerdict', Verdict);
@@ -83,16 +84,6 @@ function input(org_id: string, byok_provider: AiCallInput['byok_provider']): AiC
     prompt: 'Claim: X. Quote: "X happened".',
     schema_name: 'ProviderKeysTestVerdict',
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApplicationFailure);
-    return error as ApplicationFailure;
-  }
-  throw new Error('expected the call to fail');
 }
 
 async function addKey(user: TestUser, body: Record<string, unknown>, token = user.session) {
@@ -249,7 +240,7 @@ describe('BYOK calls through callModel', () => {
     expect(await storedRow(created.body.id)).toMatchObject({ ciphertext: null, nonce: null, auth_tag: null });
 
     const before = openai.requests.length;
-    const error = await failure(activityEnv().run(activities().callModel, input(org.org_id, 'openai')));
+    const error = await applicationFailureOf(activityEnv().run(activities().callModel, input(org.org_id, 'openai')));
     expect(error.type).toBe('ProviderKeyMissing');
     expect(error.nonRetryable).toBe(true);
     expect(error.message).toMatch(/no live openai key/);
@@ -264,7 +255,7 @@ describe('BYOK calls through callModel', () => {
   it('answers PROVIDER_NOT_CONFIGURED for a provider without a model, before any request reaches it', async () => {
     const org = await signedInOwner(service, 'unconfigured');
     expect((await addKey(org, { provider: 'anthropic', label: 'a', api_key: newKey() })).status).toBe(201);
-    const error = await failure(activityEnv().run(activities().callModel, input(org.org_id, 'anthropic')));
+    const error = await applicationFailureOf(activityEnv().run(activities().callModel, input(org.org_id, 'anthropic')));
     expect(error.type).toBe('PROVIDER_NOT_CONFIGURED');
     expect(error.nonRetryable).toBe(true);
     expect(error.message).toMatch(/anthropic/);
@@ -279,7 +270,7 @@ describe('BYOK calls through callModel', () => {
     const key = newKey();
     expect((await addKey(org, { provider: 'openai', label: 'k', api_key: key })).status).toBe(201);
     const before = openai.requests.length;
-    const error = await failure(activityEnv().run(activities(randomBytes(32)).callModel, input(org.org_id, 'openai')));
+    const error = await applicationFailureOf(activityEnv().run(activities(randomBytes(32)).callModel, input(org.org_id, 'openai')));
     expect(error.type).toBe('ProviderKeyUndecryptable');
     expect(error.nonRetryable).toBe(true);
     expect(error.message).toMatch(/could not be decrypted: SERVICE_MASTER_KEY is not the key it was stored under/);
@@ -292,7 +283,7 @@ describe('BYOK calls through callModel', () => {
     const key = newKey();
     expect((await addKey(org, { provider: 'openai', label: 'wrong', api_key: key })).status).toBe(201);
     openai.expected_api_key = `${key}-not-this-one`;
-    const error = await failure(activityEnv().run(activities().callModel, input(org.org_id, 'openai')));
+    const error = await applicationFailureOf(activityEnv().run(activities().callModel, input(org.org_id, 'openai')));
     expect(error.type).toBe('ProviderAuthRejected');
     expect(error.nonRetryable).toBe(true);
     expect(error.message).toMatch(/openai rejected the API key/);
@@ -310,7 +301,7 @@ describe('BYOK calls through callModel', () => {
     openai.script.enqueue({ error_status: 429 }, { object: { verdict: 'supports', reason: 'r' }, usage: { input_tokens: 40, output_tokens: 2 } });
     openai.script.enqueue({ object: { verdict: 'supports', reason: 'r' }, usage: { input_tokens: 999, output_tokens: 999 } });
     const ids = { workflowId: `retry-${org.org_id}`, runId: 'run-retry', activityId: '7' };
-    const first = await failure(activityEnv({ ...ids, attempt: 1 }).run(activities().callModel, input(org.org_id, 'openai')));
+    const first = await applicationFailureOf(activityEnv({ ...ids, attempt: 1 }).run(activities().callModel, input(org.org_id, 'openai')));
     expect(first.type).toBe('ProviderUnavailable');
     expect(first.nonRetryable).toBe(false);
     expect(await service.db.query('select id from ai_usage where org_id = ?', [org.org_id])).toHaveLength(0);

@@ -1,5 +1,6 @@
 // Named builders for the review room's tests: confirmed IntakeSpecs at different stages, literature records, model drafts.
 import type { IntakeSpec, Statement } from '../../domain/contracts/intakeSpec.ts';
+import { emptyIntakeSpec } from './intakeSpecs.ts';
 import { type FakeEuropePmcRecord, europePmcRecord } from '../fakes/europepmc.ts';
 import type { ConceptReviewDraft } from '../../domain/prompts/reviewDraft.ts';
 import { DIMENSION_IDS } from '../../domain/review/dimensions.ts';
@@ -12,28 +13,11 @@ export function said(text: string, source?: { source_id: string; line: number })
   };
 }
 
-function base(): IntakeSpec {
-  return {
-    version: '1.0.0',
-    problem: null,
-    proposed_solution: null,
-    intended_users: [],
-    care_setting: null,
-    stage: { value: null, provenance: 'user_declared', citations: [] },
-    claims: [],
-    evidence_offered: [],
-    risks: [],
-    unknowns: [],
-    business: { proposed_user: null, buyer: null, budget_owner: null, current_alternative: null, dependencies: [], value_hypothesis: null },
-    care_pathway: { status: 'none', description: null, steps: [] },
-  };
-}
-
 /** An idea pasted as a paragraph: problem, solution, users and setting, no pathway, most business facts unknown. */
 export function ideaStageIntake(): IntakeSpec {
   const src = 'src_idea';
   return {
-    ...base(),
+    ...emptyIntakeSpec(),
     problem: said('Heart failure patients are readmitted to hospital within 30 days', { source_id: src, line: 1 }),
     proposed_solution: said('remote monitoring app', { source_id: src, line: 2 }),
     intended_users: [said('heart failure nurses', { source_id: src, line: 3 })],
@@ -81,7 +65,7 @@ export function prototypeWithPathwayIntake(): IntakeSpec {
 
 /** A confirmed intake that names nothing searchable. */
 export function emptyIntake(): IntakeSpec {
-  return base();
+  return emptyIntakeSpec();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // The AI gateway against local fakes of each provider's HTTP API, driven through the official SDKs.
-import { ApplicationFailure } from '@temporalio/common';
+import type { ApplicationFailure } from '@temporalio/common';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AI_FAILURE_TYPES, type AiProvider, callStructured, estimateTokens, type HostedAiProvider } from '../../activities/ai/gateway.ts';
@@ -7,6 +7,7 @@ import { startFakeAnthropic } from '../fakes/anthropic.ts';
 import { startFakeGoogle } from '../fakes/google.ts';
 import type { AiFake, RecordedRequest } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
+import { applicationFailureOf } from '../support/failures.ts';
 
 const Verdict = Type.Object(
   {
@@ -19,16 +20,6 @@ const Verdict = Type.Object(
 const API_KEY = 'sk-test-4f1c9a7e2b8d6035-secret';
 const SYSTEM = 'You judge whether a quote supports a claim.';
 const PROMPT = 'Claim: remote monitoring reduces admissions. Quote: "admissions fell by 20%".';
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApplicationFailure);
-    return error as ApplicationFailure;
-  }
-  throw new Error('expected the call to fail');
-}
 
 /** Everything a failure would carry into Temporal history or a log line. */
 function failureText(failure: ApplicationFailure): string {
@@ -153,7 +144,7 @@ for (const harness of harnesses) {
     it('turns a rejected key into a non-retryable failure naming the provider and never the key', async () => {
       const wrong_key = 'sk-wrong-9b7e5c3a1f2d4e6a-secret';
       const before = fake.requests.length;
-      const failure = await failureOf(call({ api_key: wrong_key }));
+      const failure = await applicationFailureOf(call({ api_key: wrong_key }));
       expect(failure.nonRetryable).toBe(true);
       expect(failure.type).toBe(AI_FAILURE_TYPES.auth_rejected);
       expect(failure.message).toContain(`${harness.provider} rejected the API key (401)`);
@@ -166,7 +157,7 @@ for (const harness of harnesses) {
       it(`turns ${status} into a retryable ProviderUnavailable failure after exactly one attempt (Temporal retries, not the SDK)`, async () => {
         const before = fake.requests.length;
         fake.script.enqueue({ error_status: status, message: `busy, key was ${API_KEY}` });
-        const failure = await failureOf(call());
+        const failure = await applicationFailureOf(call());
         expect(failure.nonRetryable).toBe(false);
         expect(failure.type).toBe(AI_FAILURE_TYPES.unavailable);
         expect(failure.message).toContain(`${harness.provider} is unavailable (${status}`);
@@ -177,7 +168,7 @@ for (const harness of harnesses) {
 
     it('rejects an object that does not match the schema as non-retryable invalid output', async () => {
       fake.script.enqueue({ object: { verdict: 'maybe', reason: '' } });
-      const failure = await failureOf(call());
+      const failure = await applicationFailureOf(call());
       expect(failure.nonRetryable).toBe(true);
       expect(failure.type).toBe(AI_FAILURE_TYPES.output_invalid);
       expect(failure.message).toContain(`${harness.provider} returned output that does not match the schema`);
@@ -191,7 +182,7 @@ describe('gateway edge cases', () => {
     const fake = await startFakeOpenAi();
     try {
       fake.script.enqueue({ raw_text: 'Sure! Here is your JSON: {' });
-      const failure = await failureOf(
+      const failure = await applicationFailureOf(
         callStructured({ provider: 'openai', model: 'gpt-test-1', api_key: API_KEY, base_url: fake.base_url, system: SYSTEM, prompt: PROMPT, schema: Verdict, schema_name: 'JudgeVerdict' }),
       );
       expect(failure.type).toBe(AI_FAILURE_TYPES.output_invalid);
@@ -204,7 +195,7 @@ describe('gateway edge cases', () => {
   it('treats Gemini’s 400 API_KEY_INVALID as a rejected key', async () => {
     const fake = await startFakeGoogle({ expected_api_key: API_KEY, invalid_key_status: 400 });
     try {
-      const failure = await failureOf(
+      const failure = await applicationFailureOf(
         callStructured({ provider: 'google', model: 'gemini-test-1', api_key: 'AIza-wrong-key-123456', base_url: fake.base_url, system: SYSTEM, prompt: PROMPT, schema: Verdict, schema_name: 'JudgeVerdict' }),
       );
       expect(failure.nonRetryable).toBe(true);
@@ -220,7 +211,7 @@ describe('gateway edge cases', () => {
     const fake = await startFakeAnthropic();
     const base_url = fake.base_url;
     await fake.close();
-    const failure = await failureOf(
+    const failure = await applicationFailureOf(
       callStructured({ provider: 'anthropic', model: 'claude-test-1', api_key: API_KEY, base_url, system: SYSTEM, prompt: PROMPT, schema: Verdict, schema_name: 'JudgeVerdict' }),
     );
     expect(failure.nonRetryable).toBe(false);
@@ -232,10 +223,10 @@ describe('gateway edge cases', () => {
     const fake = await startFakeOpenAi();
     try {
       const base = { provider: 'openai' as const, base_url: fake.base_url, system: SYSTEM, prompt: PROMPT, schema: Verdict, schema_name: 'JudgeVerdict' };
-      const noModel = await failureOf(callStructured({ ...base, model: '', api_key: API_KEY }));
+      const noModel = await applicationFailureOf(callStructured({ ...base, model: '', api_key: API_KEY }));
       expect(noModel.type).toBe(AI_FAILURE_TYPES.not_configured);
       expect(noModel.message).toContain('no model is configured for openai');
-      const noKey = await failureOf(callStructured({ ...base, model: 'gpt-test-1' }));
+      const noKey = await applicationFailureOf(callStructured({ ...base, model: 'gpt-test-1' }));
       expect(noKey.type).toBe(AI_FAILURE_TYPES.not_configured);
       expect(noKey.nonRetryable).toBe(true);
       expect(fake.requests).toHaveLength(0);
@@ -291,7 +282,7 @@ describe('offline provider', () => {
   });
 
   it('validates the heuristic’s result against the schema', async () => {
-    const failure = await failureOf(
+    const failure = await applicationFailureOf(
       callStructured({ provider: 'offline', model: 'offline-heuristic', system: SYSTEM, prompt: PROMPT, schema: Verdict, schema_name: 'JudgeVerdict', offline: () => ({ verdict: 'unsure', reason: 'x' }) as never }),
     );
     expect(failure.type).toBe(AI_FAILURE_TYPES.output_invalid);

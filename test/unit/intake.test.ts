@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ExtractedSource, extractSources } from '../../activities/extraction.ts';
-import { assertIntakeSpec, citedSourceIds, type IntakeSpec, IntakeSpec as IntakeSpecSchema, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
+import { assertIntakeSpec, citedSourceIds, IntakeSpec as IntakeSpecSchema, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
 import { isServiceError } from '../../domain/errors.ts';
 import { type CitationLookup, checkCitations, citationLookupFrom, quoteAppearsIn } from '../../domain/intake/citations.ts';
 import { draftIntakeOffline, OFFLINE_DRAFT_LABEL } from '../../domain/intake/offlineDraft.ts';
 import { buildIntakeDraftUserMessage, INTAKE_DRAFT_PROMPT, MAX_DRAFT_INPUT_CHARS } from '../../domain/prompts/intakeDraft.ts';
+import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
 import { awsKeyFile, jsonFile, markdownFile, mixedPdf, PROJECT_BRIEF_TXT, textFile, textLayerPdf } from '../support/corpus.ts';
 
 let processed: ExtractedSource[];
@@ -20,37 +21,20 @@ beforeAll(async () => {
   lookup = citationLookupFrom(sources.map((source) => ({ ...source, belongs_to_project: true })));
 });
 
-function emptySpec(): IntakeSpec {
-  return {
-    version: '1.0.0',
-    problem: null,
-    proposed_solution: null,
-    intended_users: [],
-    care_setting: null,
-    stage: { value: null, provenance: 'user_declared', citations: [] },
-    claims: [],
-    evidence_offered: [],
-    risks: [],
-    unknowns: [],
-    business: { proposed_user: null, buyer: null, budget_owner: null, current_alternative: null, dependencies: [], value_hypothesis: null },
-    care_pathway: { status: 'none', description: null, steps: [] },
-  };
-}
-
 describe('IntakeSpec 1.0.0 schema', () => {
   it('publishes $id IntakeSpec and accepts a minimal document', () => {
     expect((IntakeSpecSchema as { $id?: string }).$id).toBe('IntakeSpec');
-    expect(intakeSpecErrors(emptySpec())).toEqual([]);
+    expect(intakeSpecErrors(emptyIntakeSpec())).toEqual([]);
   });
 
   it('refuses provenance observed, an unknown stage and a claim without citations, naming the fields', () => {
-    const observed = emptySpec() as unknown as Record<string, any>;
+    const observed = emptyIntakeSpec() as unknown as Record<string, any>;
     observed.problem = { text: 'Waits are long', provenance: 'observed', citations: [] };
     expect(intakeSpecErrors(observed).map((error) => error.path)).toContain('/problem/provenance');
-    const stage = emptySpec() as unknown as Record<string, any>;
+    const stage = emptyIntakeSpec() as unknown as Record<string, any>;
     stage.stage.value = 'scaling';
     expect(intakeSpecErrors(stage).map((error) => error.path)).toContain('/stage/value');
-    const spec = emptySpec() as unknown as Record<string, any>;
+    const spec = emptyIntakeSpec() as unknown as Record<string, any>;
     spec.claims = [{ text: 'Cuts waits', topic: 'operational', provenance: 'user_declared', citations: [] }];
     expect(intakeSpecErrors(spec)).toEqual([{ path: '/claims/0/citations', message: 'must not have fewer than 1 items' }]);
     try {
@@ -62,7 +46,7 @@ describe('IntakeSpec 1.0.0 schema', () => {
   });
 
   it('refuses a citation whose line_end is before line_start', () => {
-    const spec = emptySpec();
+    const spec = emptyIntakeSpec();
     spec.problem = { text: 'x', provenance: 'user_declared', citations: [{ source_id: 'src_a', line_start: 5, line_end: 4, quote: 'x' }] };
     expect(intakeSpecErrors(spec)).toEqual([{ path: '/problem/citations/0/line_end', message: 'must be >= line_start' }]);
   });
@@ -72,7 +56,7 @@ describe('checkCitations', () => {
   it('keeps a true quote and drops a fabricated one with the reason', () => {
     const brief = processed.find((source) => source.name === 'brief.txt')!;
     const true_line = PROJECT_BRIEF_TXT.split('\n').findIndex((line) => line.includes('reduces time to triage')) + 1;
-    const spec = emptySpec();
+    const spec = emptyIntakeSpec();
     spec.claims = [
       {
         text: 'The app cuts triage time by 40%.',
@@ -106,7 +90,7 @@ describe('checkCitations', () => {
 
   it('drops citations of excluded, unknown or foreign sources and of lines that do not exist', () => {
     const brief = processed[0]!;
-    const spec = emptySpec();
+    const spec = emptyIntakeSpec();
     const cite = (source_id: string, line_start: number, line_end: number, quote: string) => ({ source_id, line_start, line_end, quote });
     spec.risks = [
       {
@@ -129,7 +113,7 @@ describe('checkCitations', () => {
   });
 
   it('never echoes a quote in the dropped list', () => {
-    const spec = emptySpec();
+    const spec = emptyIntakeSpec();
     spec.problem = { text: 'x', provenance: 'user_declared', citations: [{ source_id: excluded.id, line_start: 2, line_end: 2, quote: 'secret-looking quote text' }] };
     expect(JSON.stringify(checkCitations(spec, lookup).dropped)).not.toContain('secret-looking');
   });

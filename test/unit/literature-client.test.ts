@@ -1,9 +1,9 @@
 // The Europe PMC client against a local fake Europe PMC speaking the REST API's JSON and JATS.
-import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchOpenAccessText, LITERATURE_FAILURE_TYPES, searchLiterature } from '../../activities/literature.ts';
 import { buildLiteratureQuery, includedRecords, type LiteratureRecord } from '../../domain/review/literature.ts';
 import { europePmcRecord, type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
+import { applicationFailureOf } from '../support/failures.ts';
 
 const OPEN_QUOTE = 'Hospital admissions fell by 20% in the remote monitoring group.';
 
@@ -15,16 +15,6 @@ function library() {
     europePmcRecord({ pmid: '104', title: 'Remote monitoring in primary care: a randomized trial', pmcid: 'PMC104', license: 'cc by', open_access: true, body_paragraphs: [OPEN_QUOTE, 'Adherence was high.'] }),
     europePmcRecord({ pmid: '105', title: 'A closed-access trial of telemonitoring', pmcid: 'PMC105', open_access: false }),
   ];
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApplicationFailure);
-    return error as ApplicationFailure;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('Europe PMC client', () => {
@@ -95,7 +85,7 @@ describe('Europe PMC client', () => {
 
   it('refuses a limit above the named maximum before any request', async () => {
     const before = fake.requests.length;
-    const failure = await failureOf(searchLiterature({ base_url: fake.base_url, query, limit: 101 }));
+    const failure = await applicationFailureOf(searchLiterature({ base_url: fake.base_url, query, limit: 101 }));
     expect(failure.nonRetryable).toBe(true);
     expect(failure.message).toContain('MAX_LITERATURE_SEARCH_LIMIT (100)');
     expect(fake.requests).toHaveLength(before);
@@ -113,7 +103,7 @@ describe('Europe PMC down', () => {
 
   it('gives a retryable LiteratureUnavailable failure on 503', async () => {
     fake.down = 'status_503';
-    const failure = await failureOf(searchLiterature({ base_url: fake.base_url, query: '"asthma"', limit: 5 }));
+    const failure = await applicationFailureOf(searchLiterature({ base_url: fake.base_url, query: '"asthma"', limit: 5 }));
     expect(failure.nonRetryable).toBe(false);
     expect(failure.type).toBe(LITERATURE_FAILURE_TYPES.unavailable);
     expect(failure.message).toContain('Europe PMC is unavailable (503)');
@@ -121,7 +111,7 @@ describe('Europe PMC down', () => {
 
   it('gives a retryable failure when the connection is dropped', async () => {
     fake.down = 'connection_closed';
-    const failure = await failureOf(searchLiterature({ base_url: fake.base_url, query: '"asthma"', limit: 5 }));
+    const failure = await applicationFailureOf(searchLiterature({ base_url: fake.base_url, query: '"asthma"', limit: 5 }));
     expect(failure.nonRetryable).toBe(false);
     expect(failure.type).toBe(LITERATURE_FAILURE_TYPES.unavailable);
     expect(failure.message).toContain('Europe PMC could not be reached');
@@ -131,7 +121,7 @@ describe('Europe PMC down', () => {
     const gone = await startFakeEuropePmc();
     const base_url = gone.base_url;
     await gone.close();
-    const failure = await failureOf(searchLiterature({ base_url, query: '"asthma"', limit: 5 }));
+    const failure = await applicationFailureOf(searchLiterature({ base_url, query: '"asthma"', limit: 5 }));
     expect(failure.nonRetryable).toBe(false);
     expect(failure.type).toBe(LITERATURE_FAILURE_TYPES.unavailable);
   });
@@ -140,7 +130,7 @@ describe('Europe PMC down', () => {
     fake.down = false;
     const [, , , open] = await searchLiterature({ base_url: fake.base_url, query: '"asthma"', limit: 5 });
     fake.down = 'status_503';
-    const failure = await failureOf(fetchOpenAccessText({ base_url: fake.base_url, record: open! }));
+    const failure = await applicationFailureOf(fetchOpenAccessText({ base_url: fake.base_url, record: open! }));
     expect(failure.nonRetryable).toBe(false);
     expect(failure.message).toContain('full text of PMC104');
   });
