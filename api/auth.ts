@@ -109,3 +109,22 @@ export async function authorizeOrg(
   }
   return { auth, role };
 }
+
+/**
+ * The check for an object owned by an organization: `row` as loaded (undefined when missing). A missing object and
+ * another organization's object give the same 404, after the scope check, so neither reveals which it is.
+ */
+export async function authorizeOwned<T extends { org_id: string }>(
+  deps: AppDeps,
+  ctx: Context,
+  what: string,
+  row: T | undefined | null,
+  options: { scope: Scope; role?: Role },
+): Promise<T> {
+  if (!row) {
+    requireScope(ctx, options.scope);
+    throw new ServiceError('NOT_FOUND', `${what} was not found.`);
+  }
+  await authorizeOrg(deps, ctx, row.org_id, { ...options, not_found: what });
+  return row;
+}

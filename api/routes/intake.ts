@@ -11,13 +11,10 @@ import { ServiceError, type ErrorDetail } from '../../domain/errors.ts';
 import { citationLookupFrom, checkCitations } from '../../domain/intake/citations.ts';
 import { intakeDraftCreditsBound } from '../../domain/intake/register.ts';
 import {
-  Finding,
   MAX_BYTES_PER_REQUEST,
   MAX_BYTES_PER_SOURCE,
   MAX_SOURCES_PER_REQUEST,
-  PdfReport,
-  SOURCE_KINDS,
-  SOURCE_STATUSES,
+  SourceSummary,
 } from '../../domain/intake/sources.ts';
 import { buildIntakeDraftUserMessage, numberLines } from '../../domain/prompts/intakeDraft.ts';
 import { assertCanCover } from '../../store/credits/ledger.ts';
@@ -34,7 +31,7 @@ import {
   processedSourceLines,
 } from '../../store/intake/sources.ts';
 import { lockProject } from '../../store/projects/projects.ts';
-import { authorizeOrg, requireScope } from '../auth.ts';
+import { authorizeOrg, authorizeOwned, requireScope } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { page, paging, readJsonBody, validate } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
@@ -83,21 +80,12 @@ const ExtractMultipart = Type.Object({
   ...OwnerFields,
 });
 
+/** The stored source as returned: the extraction summary (never the text) plus whose it is and when it was read. */
 export const SourceOut = Type.Object({
+  ...SourceSummary.properties,
   id: Id('src'),
   org_id: Id('org'),
   project_id: Type.Union([Id('proj'), Type.Null()]),
-  name: Type.String(),
-  status: Type.Enum(SOURCE_STATUSES),
-  kind: Type.Enum(SOURCE_KINDS),
-  content_type: Type.Union([Type.String(), Type.Null()]),
-  size_bytes: Type.Integer({ minimum: 0 }),
-  line_count: Type.Integer({ minimum: 0 }),
-  findings: Type.Array(Finding, { description: 'kind, line and masked value; never the value itself' }),
-  findings_not_listed: Type.Integer({ minimum: 0 }),
-  reason: Type.Union([Type.String(), Type.Null()]),
-  pdf: Type.Union([PdfReport, Type.Null()]),
-  conversion_prompt: Type.Union([Type.String(), Type.Null()]),
   created_by: Type.String(),
   created_at: Timestamp,
 });
@@ -596,14 +584,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       responses: { 200: { description: 'the draft', schema: DraftOut } },
       handler: async (ctx) => {
         const id = ctx.params.id;
-        const draft = await findDraft(db, id);
-        const what = `Intake draft ${id}`;
-        if (!draft) {
-          requireScope(ctx, 'read');
-          throw new ServiceError('NOT_FOUND', `${what} was not found.`);
-        }
-        await authorizeOrg(deps, ctx, draft.org_id, { scope: 'read', not_found: what });
-        ctx.body = draftOut(draft);
+        ctx.body = draftOut(await authorizeOwned(deps, ctx, `Intake draft ${id}`, await findDraft(db, id), { scope: 'read' }));
       },
     },
     {
@@ -621,13 +602,8 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       },
       handler: async (ctx) => {
         const id = ctx.params.id;
-        const draft = await findDraft(db, id);
         const what = `Intake draft ${id}`;
-        if (!draft) {
-          requireScope(ctx, 'write');
-          throw new ServiceError('NOT_FOUND', `${what} was not found.`);
-        }
-        await authorizeOrg(deps, ctx, draft.org_id, { scope: 'write', not_found: what });
+        const draft = await authorizeOwned(deps, ctx, what, await findDraft(db, id), { scope: 'write' });
         if (TERMINAL_DRAFT_STATUSES.includes(draft.status)) {
           throw new ServiceError('CONFLICT', `${what} already ended with status ${draft.status}; nothing to cancel.`, { status: draft.status });
         }
@@ -725,13 +701,6 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
 }
 
 async function loadSource(deps: AppDeps, ctx: Context, id: string) {
-  const source = await findSource(deps.db, id);
-  const what = `Intake source ${id}`;
-  if (!source) {
-    requireScope(ctx, 'read');
-    throw new ServiceError('NOT_FOUND', `${what} was not found.`);
-  }
-  await authorizeOrg(deps, ctx, source.org_id, { scope: 'read', not_found: what });
-  return source;
+  return authorizeOwned(deps, ctx, `Intake source ${id}`, await findSource(deps.db, id), { scope: 'read' });
 }
 

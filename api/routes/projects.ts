@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { trimmedName, type Scope } from '../../domain/accounts/rules.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { createProject, findProject, listProjects, type ProjectView } from '../../store/projects/projects.ts';
-import { authorizeOrg, requireScope } from '../auth.ts';
+import { authorizeOrg, authorizeOwned } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { page, paging, readJsonBody, validate } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
@@ -21,14 +21,7 @@ export const ProjectOut = Type.Object({ id: Id('proj'), org_id: Id('org'), title
 
 /** Loads a project the caller may act on; another organization's project is a plain 404. */
 export async function loadProject(deps: AppDeps, ctx: Context, id: string, scope: Scope): Promise<ProjectView> {
-  const project = await findProject(deps.db, id);
-  const what = `Project ${id}`;
-  if (!project) {
-    requireScope(ctx, scope);
-    throw new ServiceError('NOT_FOUND', `${what} was not found.`);
-  }
-  await authorizeOrg(deps, ctx, project.org_id, { scope, not_found: what });
-  return project;
+  return authorizeOwned(deps, ctx, `Project ${id}`, await findProject(deps.db, id), { scope });
 }
 
 export function projectRoutes(deps: AppDeps): RouteDef[] {

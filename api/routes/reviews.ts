@@ -14,7 +14,7 @@ import { assertCanCover } from '../../store/credits/ledger.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
 import { findPlan } from '../../store/review/plans.ts';
 import { cancelQueuedReview, createReview, findReview, type ReviewRow, reviewUsage } from '../../store/review/reviews.ts';
-import { authorizeOrg, requireAuth, requireScope } from '../auth.ts';
+import { authorizeOwned, requireAuth } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { readJsonBody, validate } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
@@ -92,14 +92,7 @@ async function reviewView(deps: AppDeps, row: ReviewRow) {
 
 /** A review the caller may read; another organization's review is a plain 404. */
 async function loadReview(deps: AppDeps, ctx: Context, id: string): Promise<ReviewRow> {
-  const row = await findReview(deps.db, id);
-  const what = `Review ${id}`;
-  if (!row) {
-    requireAuth(ctx);
-    throw new ServiceError('NOT_FOUND', `${what} was not found.`);
-  }
-  await authorizeOrg(deps, ctx, row.org_id, { scope: 'read', not_found: what });
-  return row;
+  return authorizeOwned(deps, ctx, `Review ${id}`, await findReview(deps.db, id), { scope: 'read' });
 }
 
 /** Asks the review workflow to stop; one that already finished (or never started) needs nothing. */
@@ -212,13 +205,8 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
       handler: async (ctx) => {
         const id = ctx.params.review_id;
         const what = `Review ${id}`;
-        const found = await findReview(db, id);
-        if (!found) {
-          requireScope(ctx, 'run');
-          throw new ServiceError('NOT_FOUND', `${what} was not found.`);
-        }
         // Same checks as starting a review: scope run, then tenant (another organization's review is a plain 404), then role.
-        await authorizeOrg(deps, ctx, found.org_id, { scope: 'run', role: 'member', not_found: what });
+        const found = await authorizeOwned(deps, ctx, what, await findReview(db, id), { scope: 'run', role: 'member' });
         if (isFinished(found.status)) {
           throw new ServiceError('CONFLICT', `${what} already ended with status ${found.status}; nothing to cancel.`, { status: found.status });
         }

@@ -37,7 +37,7 @@ import {
 } from '../../store/runs/runs.ts';
 import type { WorldRevisionView } from '../../store/worlds/worlds.ts';
 import { getWorldRevision } from '../../store/worlds/worlds.ts';
-import { authorizeOrg, requireScope } from '../auth.ts';
+import { authorizeOwned, requireScope } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { page, paging, readJsonBody, validate } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
@@ -138,14 +138,7 @@ export const worldRunWorkflowId = (run_id: string) => `run-${run_id}`;
 
 /** Loads a run the caller may act on; another organization's run is a plain 404. */
 async function loadRun(deps: AppDeps, ctx: Context, id: string, scope: Scope): Promise<RunView> {
-  const what = `Run ${id}`;
-  const run = id.length <= 64 ? await getRun(deps.db, id) : undefined;
-  if (!run) {
-    requireScope(ctx, scope);
-    throw new ServiceError('NOT_FOUND', `${what} was not found.`);
-  }
-  await authorizeOrg(deps, ctx, run.org_id, { scope, not_found: what });
-  return run;
+  return authorizeOwned(deps, ctx, `Run ${id}`, id.length <= 64 ? await getRun(deps.db, id) : undefined, { scope });
 }
 
 function requireResults(run: RunView): void {

@@ -8,7 +8,7 @@ import { ServiceError } from '../../domain/errors.ts';
 import { validateWorld } from '../../domain/simulation/index.ts';
 import '../../domain/simulation/register.ts';
 import { createWorldRevision, getWorldRevision, listWorldRevisions, type WorldRevisionView } from '../../store/worlds/worlds.ts';
-import { authorizeOrg, requireScope } from '../auth.ts';
+import { authorizeOwned, requireScope } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { JSON_BODY_LIMIT_BYTES, page, paging, readJsonBody } from '../http.ts';
 import type { RouteDef } from '../registry.ts';
@@ -34,14 +34,7 @@ export const WorldRevisionOut = Type.Object({ ...WorldRevisionSummaryOut.propert
 
 /** Loads a world revision the caller may act on; another organization's revision is a plain 404. */
 export async function loadWorldRevision(deps: AppDeps, ctx: Context, id: string, scope: Scope): Promise<WorldRevisionView> {
-  const what = `World revision ${id}`;
-  const revision = id.length <= 64 ? await getWorldRevision(deps.db, id) : undefined;
-  if (!revision) {
-    requireScope(ctx, scope);
-    throw new ServiceError('NOT_FOUND', `${what} was not found.`);
-  }
-  await authorizeOrg(deps, ctx, revision.org_id, { scope, not_found: what });
-  return revision;
+  return authorizeOwned(deps, ctx, `World revision ${id}`, id.length <= 64 ? await getWorldRevision(deps.db, id) : undefined, { scope });
 }
 
 export function worldRoutes(deps: AppDeps): RouteDef[] {
