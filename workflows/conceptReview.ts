@@ -62,9 +62,9 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
   const subject = { project_id: review.project_id, kind: 'review' as const, id: review.review_id };
   let used = 0;
 
-  const work = async (meter: Meter | null) => {
+  const work = async (meter: Meter) => {
     const spend = (result: AiCallResult) => {
-      meter?.add(result.credits_charged);
+      meter.add(result.credits_charged);
       used += result.credits_charged;
     };
     // A row canceled (or ended) outside this workflow stops the work: the saga then settles what was used.
@@ -123,20 +123,18 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
   };
 
   try {
-    const outcome =
-      review.credits_reserved > 0
-        ? await meteredWork(
-            {
-              transfer_id_base: review.review_id,
-              org_id: review.org_id,
-              subject,
-              credits_max: review.credits_reserved,
-              reason: 'concept and evidence review',
-              caused_by: review.review_id,
-            },
-            work,
-          )
-        : await work(null); // the organization's own key (or a free deployment): nothing to reserve
+    // With the organization's own key (or a free deployment) credits_reserved is 0 and nothing is reserved.
+    const outcome = await meteredWork(
+      {
+        transfer_id_base: review.review_id,
+        org_id: review.org_id,
+        subject,
+        credits_max: review.credits_reserved,
+        reason: 'concept and evidence review',
+        caused_by: review.review_id,
+      },
+      work,
+    );
     // After settlement, so a review that shows succeeded has its credits settled (spec: What the service does 6).
     await markReview({ review_id: review.review_id, status: 'succeeded', credits_used: used });
     return { status: 'succeeded', claims_supported: outcome.claims_supported };

@@ -32,7 +32,8 @@ export type MeteredWorkInput = {
 };
 
 export type Meter = {
-  reservation: ReserveCreditsResult;
+  /** null when credits_max is 0 (the organization's own provider key, a free deployment): nothing is reserved. */
+  reservation: ReserveCreditsResult | null;
   /** Records credits the work used; more than credits_max in total is a bug (fails with CREDITS_BUDGET_EXCEEDED). */
   add(credits: number): void;
   used(): number;
@@ -46,7 +47,28 @@ export function meteredTransferIds(base: string): { reserve: string; settle: str
   return { reserve: `${base}:reserve`, settle: `${base}:settle`, release: `${base}:release` };
 }
 
+function meterFor(credits_max: number, reservation: ReserveCreditsResult | null): Meter {
+  let credits_used = 0;
+  return {
+    reservation,
+    add(credits: number) {
+      if (!Number.isSafeInteger(credits) || credits < 0) throw ApplicationFailure.nonRetryable(`meter.add needs a non-negative integer, got ${credits}`, 'INTERNAL');
+      if (credits_used + credits > credits_max) {
+        throw ApplicationFailure.nonRetryable(
+          `The work used ${credits_used + credits} credits, more than the ${credits_max} reserved; check meter.remaining() before spending.`,
+          CREDITS_BUDGET_EXCEEDED,
+        );
+      }
+      credits_used += credits;
+    },
+    used: () => credits_used,
+    remaining: () => credits_max - credits_used,
+  };
+}
+
 export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Meter) => Promise<T>): Promise<T> {
+  // Work that may cost nothing (BYOK) reserves nothing and writes no ledger rows; its meter still refuses any charge.
+  if (input.credits_max === 0) return work(meterFor(0, null));
   const ids = meteredTransferIds(input.transfer_id_base);
   // An INSUFFICIENT_CREDITS failure here leaves nothing to compensate: it propagates as is.
   // Non-cancellable: a reservation that committed is always known to this workflow, so it is always resolved.
@@ -60,29 +82,14 @@ export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Mete
       caused_by: input.caused_by,
     }),
   );
-  let credits_used = 0;
-  const meter: Meter = {
-    reservation,
-    add(credits: number) {
-      if (!Number.isSafeInteger(credits) || credits < 0) throw ApplicationFailure.nonRetryable(`meter.add needs a non-negative integer, got ${credits}`, 'INTERNAL');
-      if (credits_used + credits > input.credits_max) {
-        throw ApplicationFailure.nonRetryable(
-          `The work used ${credits_used + credits} credits, more than the ${input.credits_max} reserved; check meter.remaining() before spending.`,
-          CREDITS_BUDGET_EXCEEDED,
-        );
-      }
-      credits_used += credits;
-    },
-    used: () => credits_used,
-    remaining: () => input.credits_max - credits_used,
-  };
+  const meter = meterFor(input.credits_max, reservation);
   let result: T;
   try {
     result = await work(meter);
   } catch (error) {
     if (isCancellation(error)) {
       // spec: What the service does 6 — a cancelled job pays for what it used, even while the workflow is cancelled.
-      await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used }));
+      await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used: meter.used() }));
     } else {
       // spec: What the service does 6 — work that fails because of the service is not charged.
       await CancellationScope.nonCancellable(() => releaseCredits({ transfer_id: ids.release, reservation_id: reservation.reservation_id }));
@@ -90,6 +97,6 @@ export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Mete
     throw error;
   }
   // Outside the try: a settlement that fails must never turn into a release of work that succeeded.
-  await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used }));
+  await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used: meter.used() }));
   return result;
 }

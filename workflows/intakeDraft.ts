@@ -43,7 +43,7 @@ export async function intakeDraftWorkflow(input: IntakeDraftWorkflowInput): Prom
   const job = await CancellationScope.nonCancellable(() => startIntakeDraft({ draft_id: input.draft_id }));
   if (job.status !== 'drafting') return { status: job.status }; // ended already (a replayed start): nothing to do
   let usage: DraftUsage | null = null;
-  const draft = async (meter: Meter | null) => {
+  const draft = async (meter: Meter) => {
     const sources = await loadIntakeDraftSources({ draft_id: job.draft_id });
     let prompt: string;
     try {
@@ -69,24 +69,22 @@ export async function intakeDraftWorkflow(input: IntakeDraftWorkflowInput): Prom
       output_tokens: result.output_tokens,
       credits_charged: result.credits_charged,
     };
-    meter?.add(result.credits_charged);
+    meter.add(result.credits_charged);
     return { spec: result.object as IntakeSpec, usage, heuristic: result.heuristic };
   };
   try {
-    const drafted =
-      job.credits_max > 0
-        ? await meteredWork(
-            {
-              transfer_id_base: job.draft_id,
-              org_id: job.org_id,
-              subject: { project_id: job.project_id, kind: 'intake_draft', id: job.draft_id },
-              credits_max: job.credits_max,
-              reason: 'intake draft',
-              caused_by: job.created_by,
-            },
-            draft,
-          )
-        : await draft(null); // the organization's own key (or a free deployment): nothing to reserve
+    // With the organization's own key (or a free deployment) credits_max is 0 and nothing is reserved.
+    const drafted = await meteredWork(
+      {
+        transfer_id_base: job.draft_id,
+        org_id: job.org_id,
+        subject: { project_id: job.project_id, kind: 'intake_draft', id: job.draft_id },
+        credits_max: job.credits_max,
+        reason: 'intake draft',
+        caused_by: job.created_by,
+      },
+      draft,
+    );
     // After settlement: a draft reads succeeded only once its credits are settled.
     await completeIntakeDraft({ draft_id: job.draft_id, ...drafted });
     return { status: 'succeeded' };

@@ -52,6 +52,19 @@ describe('metered work in a workflow', () => {
     expect(kinds(await listLedger(service.db, owner.org_id, 0, 10))).toEqual(['settlement:7:posted', 'reservation:20:posted', 'grant:100:posted']);
   });
 
+  it("reserves and writes nothing for work that may cost nothing (the organization's own key), and refuses any charge", async () => {
+    const owner = await fundedOrg(100);
+    const free = unique('run_free');
+    const handle = await start('creditSagaProbeWorkflow', { transfer_id_base: free, org_id: owner.org_id, subject: subjectFor(free), credits_max: 0, steps_credits: [0, 0] });
+    expect(await handle.result()).toEqual({ credits_used: 0 });
+    expect(kinds(await listLedger(service.db, owner.org_id, 0, 10))).toEqual(['grant:100:posted']);
+    const charged = unique('run_free_charged');
+    const refused = await start('creditSagaProbeWorkflow', { transfer_id_base: charged, org_id: owner.org_id, subject: subjectFor(charged), credits_max: 0, steps_credits: [1] });
+    const failure = await refused.result().catch((error) => error);
+    expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'CREDITS_BUDGET_EXCEEDED' });
+    expect(await balances(service.db, owner.org_id)).toMatchObject({ available_credits: 100, reserved_credits: 0 });
+  });
+
   it('releases the reservation when the work fails with a service error, leaving the balance unchanged', async () => {
     const owner = await fundedOrg(100);
     const base = unique('run_fail');

@@ -278,7 +278,8 @@ describe('concept reviews', () => {
     const project_id = await projectWithIntake(owner, 'Reconciled');
     const plan = await newPlan(project_id);
     const row = await service.db.transaction(async (tx) => {
-      const created = await createReview(tx, { project_id, org_id: owner.org_id, plan_id: plan.id, byok_provider: null, credits_reserved: 0, created_by: owner.user_id });
+      // As POST /v1/projects/{id}/reviews commits it for hosted inference (reserving its estimate), without the workflow start.
+      const created = await createReview(tx, { project_id, org_id: owner.org_id, plan_id: plan.id, byok_provider: null, credits_reserved: reviewCreditsEstimate(1), created_by: owner.user_id });
       await tx.query("update reviews set created_at = now() - interval '1 hour' where id = ?", [created.id]);
       return created;
     });
