@@ -3,6 +3,7 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 
 export const REDACTED_KEY = /(authorization|cookie|api[_-]?key|password|passwd|token|secret|code|signature)/i;
+const NOT_SECRET_KEY = /^(status_?code|error_?code)$/i;
 
 function scrub(value: unknown, depth: number): unknown {
   if (depth > 8 || value === null || typeof value !== 'object') return value;
@@ -10,7 +11,8 @@ function scrub(value: unknown, depth: number): unknown {
   if (value instanceof Error) return { type: value.name, message: value.message, code: (value as { code?: unknown }).code };
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    out[key] = REDACTED_KEY.test(key) && !/^(status_?code|error_?code|code_?path)$/i.test(key) && key !== 'code' ? '[redacted]' : scrub(inner, depth + 1);
+    // A redemption code, a password or a key is redacted whatever it is nested in; our own error and status codes are not.
+    out[key] = REDACTED_KEY.test(key) && !NOT_SECRET_KEY.test(key) ? '[redacted]' : scrub(inner, depth + 1);
   }
   return out;
 }

@@ -1,0 +1,41 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, safePath } from '../../api/logger.ts';
+
+function capture() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(chunk.toString());
+      callback();
+    },
+  });
+  return { logger: createLogger({ destination }), lines };
+}
+
+describe('log redaction', () => {
+  it('redacts credentials, keys, passwords, tokens, secrets and codes at any depth, and keeps error and status codes', () => {
+    const { logger, lines } = capture();
+    logger.info(
+      {
+        req: { headers: { authorization: 'Bearer sekret-bearer', cookie: 'crucible_session=sekret-cookie' } },
+        body: { api_key: 'sk-sekret-key', nested: { password: 'sekret-pass', refresh_token: 'sekret-token', code: 'SEKRET-CODE' } },
+        list: [{ client_secret: 'sekret-client' }],
+        error_code: 'VALIDATION_FAILED',
+        status_code: 422,
+      },
+      'request',
+    );
+    const line = lines.join('');
+    for (const value of ['sekret-bearer', 'sekret-cookie', 'sk-sekret-key', 'sekret-pass', 'sekret-token', 'SEKRET-CODE', 'sekret-client']) {
+      expect(line).not.toContain(value);
+    }
+    expect(line).toContain('"error_code":"VALIDATION_FAILED"');
+    expect(line).toContain('"status_code":422');
+  });
+
+  it('logs query strings without their values', () => {
+    expect(safePath('/v1/exports/abc?token=sekret&x=1')).toBe('/v1/exports/abc?token=…&x=…');
+    expect(safePath('/v1/projects')).toBe('/v1/projects');
+  });
+});
