@@ -18,7 +18,7 @@ import { getIntakeRevision } from '../store/intake/revisions.ts';
 import { findPlan } from '../store/review/plans.ts';
 import { type ReviewFailure, type StoredRecord, findReview, moveReview, queuedReviewIds, reviewRecords, storeReviewRecords } from '../store/review/reviews.ts';
 import type { ActivityDeps } from './deps.ts';
-import { fetchOpenAccessText, searchLiterature } from './literature.ts';
+import { fetchOpenAccessText, searchLiterature } from '../integrations/europepmc/client.ts';
 
 export type ReviewContext = {
   review_id: string;

@@ -21,7 +21,7 @@ import {
   type StopReason,
 } from '../store/runs/runs.ts';
 import type { ActivityDeps } from './deps.ts';
-import { runReplicationsOnPool } from './simulation/pool.ts';
+import { runReplicationsOnPool } from '../compute/simulation/pool.ts';
 
 /** How often the run activity heartbeats (and looks at the run row for a cancel made while Temporal was unreachable). */
 export const RUN_HEARTBEAT_INTERVAL_MS = 1000;

@@ -5,7 +5,7 @@ import { ServiceError, isServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
-import { safePath } from './logger.ts';
+import { safePath } from '../runtime/logger.ts';
 import { koaPath, type RouteDef } from './registry.ts';
 import { routeModules } from './routes/index.ts';
 

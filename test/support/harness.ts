@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../runtime/logger.ts';
 import { loadConfig, type Config } from '../../runtime/config.ts';
 import { runOperator } from '../../runtime/operator.ts';
 import { startService, type ServiceHandle } from '../../runtime/service.ts';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { unzipSync, strFromU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
-import { zipExport } from '../../activities/simulation/export.ts';
+import { zipExport } from '../../compute/simulation/export.ts';
 import { Finding, MetricSummary, RunManifest } from '../../domain/contracts/runResults.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import {
@@ -21,7 +21,7 @@ import {
 } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
 
-const samplesDirectory = new URL('../../samples/worlds/', import.meta.url);
+const samplesDirectory = new URL('../../samples/worlds', import.meta.url);
 const sampleNames = readdirSync(samplesDirectory).filter((name) => name.endsWith('.json'));
 const loadSample = (name: string) => JSON.parse(readFileSync(new URL(name, samplesDirectory), 'utf8')) as WorldSpec;
 
