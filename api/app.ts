@@ -18,7 +18,8 @@ function envelope(ctx: Context, error: ServiceError): void {
 
 export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
   const app = new Koa({ proxy: false });
-  const routes: RouteDef[] = routeModules.flatMap((module) => module(deps));
+  const routes: RouteDef[] = [];
+  routes.push(...routeModules.flatMap((module) => module(deps, () => routes)));
   const router = new Router();
   for (const route of routes) {
     router[route.method](koaPath(route.path), async (ctx: Context) => {

@@ -8,6 +8,13 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { JOB_SEARCH_ATTRIBUTES } from '../domain/jobs.ts';
+
+/** The `--search-attribute Name=Keyword` flags that register the jobs' search attributes on a dev server (docs/operators.md). */
+export function searchAttributeFlags(): string[] {
+  return Object.values(JOB_SEARCH_ATTRIBUTES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]);
+}
 
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 /** How long we wait for a freshly started dev server to answer. */
@@ -81,7 +88,7 @@ export async function startDevServer(options: {
   log?: (line: string) => void;
 }): Promise<DevServer> {
   const port = options.port || (await freePort());
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--namespace', 'default'];
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--namespace', 'default', ...searchAttributeFlags()];
   if (options.db_file) args.push('--db-filename', options.db_file);
   let ui_url: string | null = null;
   if (options.ui_port === null) args.push('--headless');
@@ -155,6 +162,7 @@ export async function downloadedDevServer(options: { db_file: string; port?: num
       ui: true,
       uiPort: ui_port,
       namespace: 'default',
+      searchAttributes: Object.values(JOB_SEARCH_ATTRIBUTES).map((name) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD)),
     },
   });
   return {

@@ -8,7 +8,7 @@ import { ledgerActivities } from '../../activities/ledger.ts';
 import type { Subject } from '../../domain/credits/rules.ts';
 import { runOperator } from '../../runtime/operator.ts';
 import { balances, listLedger, type TransferView } from '../../store/credits/ledger.ts';
-import { creditProbeStateQuery } from '../../workflows/testing.ts';
+import { creditProbeStateQuery } from '../support/workflows/credits.ts';
 import { apiToken, eventually, http, signedInMember, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 
 let service: TestService;
