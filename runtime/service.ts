@@ -12,7 +12,7 @@ import { openDatabase, type Db } from '../store/db.ts';
 import { MAINTENANCE_INTERVAL_MINUTES, MAINTENANCE_SCHEDULE_ID, MAINTENANCE_WORKFLOW_TYPE } from '../domain/jobs.ts';
 import { type Config, DEFAULT_TASK_QUEUE } from './config.ts';
 import { serveOperatorSocket } from './operator.ts';
-import { downloadedDevServer, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
+import { downloadedDevServer, ensureJobSearchAttributes, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
 import { createWorker, type ExtraActivities } from './worker.ts';
 
 export type ServiceHandle = {
@@ -127,6 +127,7 @@ export async function startService(options: {
     const connection = await Connection.connect({ address, tls: config.temporal_tls || undefined });
     cleanups.push(() => connection.close());
     const client = new Client({ connection, namespace: config.temporal_namespace });
+    await ensureJobSearchAttributes(connection, config.temporal_namespace);
 
     let worker: Worker | null = null;
     if (options.mode !== 'api') {
