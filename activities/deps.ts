@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AiProvider, HostedAiProvider } from '../domain/ai/providers.ts';
+import type { JobTemporal } from '../integrations/temporal/jobs.ts';
 import type { Db } from '../store/db.ts';
 
 /**
@@ -17,4 +18,10 @@ export type ActivityConfig = {
 };
 
 /** What activities need: they touch the world only through these. */
-export type ActivityDeps = { config: ActivityConfig; db: Db; logger: Logger };
+export type ActivityDeps = {
+  config: ActivityConfig;
+  db: Db;
+  logger: Logger;
+  /** Where the maintenance reconcilers start jobs: the service's client and this worker's task queue. */
+  jobs: JobTemporal | null;
+};

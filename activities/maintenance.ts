@@ -1,7 +1,7 @@
 // Housekeeping run by the maintenance schedule (one workflow per tick, workflows/maintenance.ts): idempotency records
 // past retention, and the reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every
 // row left queued, through the same startJob the routes use, so nothing stays queued forever.
-import { Context } from '@temporalio/activity';
+import { ServiceError } from '../domain/errors.ts';
 import type { JobKind } from '../domain/jobs.ts';
 import { type JobStart, type JobTemporal, startJob } from '../integrations/temporal/jobs.ts';
 import { purgeIdempotencyRecords } from '../store/idempotency.ts';
@@ -42,8 +42,8 @@ export function maintenanceActivities(deps: ActivityDeps) {
 
     /** Starts the workflow of every row of `kind` queued longer than older_than_ms; one already started or finished is skipped. */
     async reconcileQueuedJobs(input: { kind: ReconciledKind; older_than_ms?: number }): Promise<{ started: number }> {
-      const context = Context.current();
-      const temporal: JobTemporal = { client: context.client, task_queue: context.info.taskQueue };
+      const temporal = deps.jobs;
+      if (!temporal) throw new ServiceError('INTERNAL', 'the reconciler runs on a worker without a Temporal client');
       const reconciler = reconcilers[input.kind];
       const rows = await reconciler.queued(deps.db, input.older_than_ms ?? QUEUED_JOB_RESTART_AFTER_MS, QUEUED_JOBS_PER_PASS_MAX);
       let started = 0;

@@ -131,7 +131,7 @@ export async function startService(options: {
 
     let worker: Worker | null = null;
     if (options.mode !== 'api') {
-      const created = await createWorker({ config, db, logger, address, bundle: options.bundle, extra_activities: options.extra_activities });
+      const created = await createWorker({ config, db, logger, address, bundle: options.bundle, extra_activities: options.extra_activities, client });
       worker = created.worker;
       const running = worker.run();
       cleanups.push(async () => {

@@ -130,7 +130,7 @@ describe('metered work in a workflow', () => {
 
   it('returns the first result when the same ledger activity runs twice with one transfer id', async () => {
     const owner = await fundedOrg(30);
-    const activities = ledgerActivities({ db: service.db, config: service.config, logger: undefined as never });
+    const activities = ledgerActivities({ db: service.db, config: service.config, logger: undefined as never, jobs: null });
     const input = { transfer_id: unique('twice:reserve'), org_id: owner.org_id, subject: subjectFor('run_twice'), credits: 12, reason: 'twice', caused_by: 'test' };
     const first = await activities.reserveCredits(input);
     expect(await activities.reserveCredits(input)).toEqual(first);

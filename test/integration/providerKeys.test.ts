@@ -71,7 +71,7 @@ function activityEnv(overrides: { activityId?: string; workflowId?: string; runI
 
 function activities(master_key?: Buffer): { callModel: (input: AiCallInput) => Promise<AiCallResult> } {
   const deps = service.service.deps!;
-  return aiActivities({ config: master_key ? { ...deps.config, master_key } : deps.config, db: service.db, logger: deps.logger });
+  return aiActivities({ config: master_key ? { ...deps.config, master_key } : deps.config, db: service.db, logger: deps.logger, jobs: null });
 }
 
 function input(org_id: string, byok_provider: AiCallInput['byok_provider']): AiCallInput {
