@@ -21,7 +21,7 @@ import {
 } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
 
-const samplesDirectory = new URL('../../samples/worlds', import.meta.url);
+const samplesDirectory = new URL('../../samples/worlds/', import.meta.url);
 const sampleNames = readdirSync(samplesDirectory).filter((name) => name.endsWith('.json'));
 const loadSample = (name: string) => JSON.parse(readFileSync(new URL(name, samplesDirectory), 'utf8')) as WorldSpec;
 
