@@ -109,8 +109,9 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
     work,
   );
   if (outcome.status === 'succeeded') {
-    // After settlement, so a review that shows succeeded has its credits settled (spec: What the service does 6).
-    await markReview({ review_id: review.review_id, status: 'succeeded', credits_used: outcome.credits_settled });
+    // After settlement, so a review that shows succeeded has its credits settled (spec: What the service does 6);
+    // non-cancellable, so a cancel arriving now cannot leave a settled review unrecorded.
+    await CancellationScope.nonCancellable(() => markReview({ review_id: review.review_id, status: 'succeeded', credits_used: outcome.credits_settled }));
     return { status: 'succeeded', claims_supported: outcome.value.claims_supported };
   }
   if (outcome.status === 'canceled') {

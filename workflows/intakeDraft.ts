@@ -65,8 +65,9 @@ export async function intakeDraftWorkflow(input: IntakeDraftWorkflowInput): Prom
     draft,
   );
   if (outcome.status === 'succeeded') {
-    // After settlement: a draft reads succeeded only once its credits are settled.
-    await completeIntakeDraft({ draft_id: job.draft_id, ...outcome.value });
+    // After settlement: a draft reads succeeded only once its credits are settled; non-cancellable, so a cancel
+    // arriving now cannot leave a settled draft unrecorded.
+    await CancellationScope.nonCancellable(() => completeIntakeDraft({ draft_id: job.draft_id, ...outcome.value }));
     return { status: 'succeeded' };
   }
   if (outcome.status === 'canceled') {

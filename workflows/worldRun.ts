@@ -52,7 +52,8 @@ export async function worldRunWorkflow(input: { run_id: string }): Promise<{ sta
   );
   if (outcome.status === 'succeeded') {
     const status = outcome.value === 'completed' ? 'succeeded' : outcome.value === 'canceled' ? 'canceled' : 'timed_out';
-    const final = await rowActivities.finishRun({ run_id, status, credits_used: outcome.credits_settled });
+    // Non-cancellable: the credits are settled, so the row records the end even when a cancel arrives now.
+    const final = await CancellationScope.nonCancellable(() => rowActivities.finishRun({ run_id, status, credits_used: outcome.credits_settled }));
     return { status: final, credits_used: outcome.credits_settled };
   }
   if (outcome.status === 'canceled') {
