@@ -105,8 +105,12 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'operator': {
-      const [name, ...flagArgs] = rest;
-      if (!name) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, …');
+      const [first, ...others] = rest;
+      if (!first) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, …');
+      // Two-word commands (pack bind, purchase flagged): the second word is not a flag.
+      const sub = others[0] !== undefined && !others[0].startsWith('--') ? others.shift() : undefined;
+      const name = sub ? `${first} ${sub}` : first;
+      const flagArgs = others;
       const args: OperatorArgs = { command: name, flags: parseFlags(flagArgs) };
       if (name === 'create-user') args.stdin = await readStdin();
       let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);
@@ -118,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
         const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
         try {
           await db.migrate();
-          result = await runOperator(db, args);
+          result = await runOperator(db, { ...args, config });
         } finally {
           await db.close();
         }
