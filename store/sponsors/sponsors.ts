@@ -238,6 +238,11 @@ export async function revokeCode(tx: Tx, code_id: string): Promise<CodeRow | und
   return row && code(row);
 }
 
+export async function findCodeByDigest(tx: Tx, digest: string): Promise<CodeRow | undefined> {
+  const row = await tx.one('select * from sponsor_codes where digest = ?', [digest]);
+  return row && code(row);
+}
+
 /** The code with this digest, locked (its use count changes in the same transaction). */
 export async function lockCodeByDigest(tx: Tx, digest: string): Promise<CodeRow | undefined> {
   const row = await tx.one('select * from sponsor_codes where digest = ? for update', [digest]);
@@ -301,4 +306,13 @@ export async function allocatedToRecipient(tx: Tx, program_id: string, org_id: s
     [program_id, org_id],
   );
   return int(row?.n ?? 0);
+}
+
+/** What the program's pool can still allocate (posted in, less posted and held out). */
+export async function poolBalance(tx: Tx, program_id: string): Promise<number> {
+  const row = await tx.one<{ n: unknown }>(
+    `select credits_posted - debits_posted - debits_pending as n from credit_accounts where kind = 'program_pool' and program_id = ?`,
+    [program_id],
+  );
+  return row ? int(row.n) : 0;
 }
