@@ -105,12 +105,12 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'operator': {
-      const [first, ...others] = rest;
-      if (!first) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, …');
-      // Two-word commands (pack bind, purchase flagged): the second word is not a flag.
-      const sub = others[0] !== undefined && !others[0].startsWith('--') ? others.shift() : undefined;
-      const name = sub ? `${first} ${sub}` : first;
-      const flagArgs = others;
+      // A command is one word or two (`institution create`): the words before the first flag.
+      const words: string[] = [];
+      while (words.length < 2 && rest[words.length] !== undefined && !rest[words.length]!.startsWith('--')) words.push(rest[words.length]!);
+      const name = words.join(' ');
+      const flagArgs = rest.slice(words.length);
+      if (!name) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, institution create, …');
       const args: OperatorArgs = { command: name, flags: parseFlags(flagArgs) };
       if (name === 'create-user') args.stdin = await readStdin();
       let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);

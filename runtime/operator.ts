@@ -146,5 +146,8 @@ export async function sendOperatorCommand(data_dir: string, args: OperatorArgs):
 // Credit commands (grant-credits); merged here so every caller of runOperator (CLI, socket, tests) has them.
 Object.assign(OPERATOR_COMMANDS, (await import('./operator-credits.ts')).CREDIT_OPERATOR_COMMANDS);
 
+// Sponsor provisioning commands (institution, sponsor-admin, program fund, code issue/revoke): two-word names.
+Object.assign(OPERATOR_COMMANDS, (await import('./operator-sponsors.ts')).SPONSOR_OPERATOR_COMMANDS);
+
 // Billing commands (pack bind/list/retire, purchase flagged/refunded).
 Object.assign(OPERATOR_COMMANDS, (await import('./operator-billing.ts')).BILLING_OPERATOR_COMMANDS);

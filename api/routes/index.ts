@@ -11,5 +11,6 @@ import { publicRoutes } from './public.ts';
 import { runRoutes } from './runs.ts';
 import { worldRoutes } from './worlds.ts';
 import { reviewRoutes } from './reviews.ts';
+import { sponsorRoutes } from './sponsors.ts';
 
-export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes, billingRoutes];
+export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes, sponsorRoutes, billingRoutes];
