@@ -17,7 +17,7 @@ export const checkoutEventSignal = defineSignal<[CheckoutSignal]>('checkoutEvent
 
 /** After the session's expiry the provider may take a while to report it; the workflow looks again this much later. */
 export const AFTER_EXPIRY_RECHECK_MS = 10 * 60_000;
-/** Timer checks per run before it leaves a still-pending intent to the next webhook. */
+/** Checks after the expiry before a run leaves a still-pending intent to the next webhook. */
 export const TIMER_CHECKS_MAX = 3;
 
 export async function checkoutWorkflow(input: { intent_id: string }): Promise<{ status: string }> {
@@ -40,11 +40,16 @@ export async function checkoutWorkflow(input: { intent_id: string }): Promise<{ 
         if (result) status = result.status;
       }
     } else {
-      timer_checks += 1;
       const result = await reconcileCheckout({ intent_id: input.intent_id, trigger: 'timer' });
       if (result) status = result.status;
-      if (status === 'pending' && timer_checks >= TIMER_CHECKS_MAX) break;
-      timer_at = Date.now() < timing.expires_at_ms ? timing.expires_at_ms : Date.now() + AFTER_EXPIRY_RECHECK_MS;
+      const now = Date.now();
+      if (now < timing.expires_at_ms) {
+        timer_at = timing.reconcile_after_ms !== null ? Math.min(now + timing.reconcile_after_ms, timing.expires_at_ms) : timing.expires_at_ms;
+      } else {
+        timer_checks += 1;
+        if (status === 'pending' && timer_checks >= TIMER_CHECKS_MAX) break;
+        timer_at = now + AFTER_EXPIRY_RECHECK_MS;
+      }
     }
     if (status !== 'pending' && queue.length === 0) break;
   }
