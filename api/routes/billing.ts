@@ -17,6 +17,7 @@ import { hasPrefix } from '../../domain/ids.ts';
 import { providerError, stripeClient, verifiedEvent } from '../../integrations/stripe/client.ts';
 import type { Config } from '../../runtime/config.ts';
 import { createIntent, findIntent, findPack, listPacks, saveSession, type IntentRow, type PackRow } from '../../store/billing/billing.ts';
+import { findInstitution, findProgram, isSponsorAdmin } from '../../store/sponsors/sponsors.ts';
 import { authorizeOrg, authorizeOwned } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { readRawBody } from '../http.ts';
@@ -103,6 +104,25 @@ export async function currentPrice(config: Config, pack: Pick<PackRow, 'price_id
   return checkPrice(price as never, config.stripe_live_mode);
 }
 
+/**
+ * spec: Authentication, Purchases — program funding needs an assigned institution administrator (else 404, like an
+ * inaccessible program), a verified institution (APPROVAL_REQUIRED) and an unclosed, unexpired program (CONFLICT);
+ * a draft program may be funded.
+ */
+async function authorizeProgramFunding(deps: AppDeps, user_id: string, program_id: string): Promise<void> {
+  const program = hasPrefix(program_id, 'prog') ? await findProgram(deps.db, program_id) : undefined;
+  if (!program || !(await isSponsorAdmin(deps.db, program.institution_id, user_id))) {
+    throw new ServiceError('NOT_FOUND', `Program ${program_id} was not found.`);
+  }
+  const institution = await findInstitution(deps.db, program.institution_id);
+  if (!institution?.verified_at) {
+    throw new ServiceError('APPROVAL_REQUIRED', 'The institution has no verification record yet; an operator verifies it before its programs can be funded.');
+  }
+  if (program.status === 'closed' || Date.parse(program.ends_at) <= Date.now()) {
+    throw new ServiceError('CONFLICT', `Program ${program_id} is ${program.status === 'closed' ? 'closed' : 'past its end date'}; it cannot be funded.`, { reason: 'program_closed' });
+  }
+}
+
 async function startCheckoutWorkflow(deps: AppDeps, intent_id: string, trigger: ReconcileTrigger, session_id: string): Promise<void> {
   if (!deps.temporal) return;
   await deps.temporal.client.workflow.signalWithStart(CHECKOUT_WORKFLOW, {
@@ -141,13 +161,13 @@ export function billingRoutes(deps: AppDeps): RouteDef[] {
       method: 'post',
       path: '/v1/billing/checkout',
       operation_id: 'startCheckout',
-      summary: 'Start buying a credit pack for an organization: saves the intent, returns the checkout link',
+      summary: 'Start buying a credit pack for an organization or a sponsor program: saves the intent, returns the checkout link',
       tag: 'billing',
       feature: 'billing',
       auth: 'session',
       scope: 'write',
       role: 'admin',
-      audience: 'signed-in owner or admin of the organization (API tokens cannot pay)',
+      audience: 'signed-in owner or admin of the organization, or an assigned administrator of the program\'s verified institution (API tokens cannot pay)',
       idempotency: 'required',
       idempotency_namespace: 'billing',
       body: Checkout,
@@ -156,23 +176,22 @@ export function billingRoutes(deps: AppDeps): RouteDef[] {
         if ((body.org_id === undefined) === (body.program_id === undefined)) {
           throw new ServiceError('VALIDATION_FAILED', 'Name exactly one owner: org_id or program_id.', [{ path: '/', message: 'needs exactly one of org_id, program_id' }]);
         }
+        let owner: { owner_id: string; org_id: string | null; program_id: string | null };
         if (body.program_id !== undefined) {
-          throw new ServiceError('VALIDATION_FAILED', 'Program funding is not available on this deployment yet; buy for an organization (org_id).', [
-            { path: '/program_id', message: 'program funding is not available' },
-          ]);
+          await authorizeProgramFunding(deps, auth.user_id, body.program_id);
+          owner = { owner_id: body.program_id, org_id: null, program_id: body.program_id };
+        } else {
+          await authorizeOrg(deps, ctx, body.org_id!);
+          owner = { owner_id: body.org_id!, org_id: body.org_id!, program_id: null };
         }
-        const org_id = body.org_id!;
-        await authorizeOrg(deps, ctx, org_id);
         const pack = await findPack(db, body.pack_key);
         if (!pack) throw new ServiceError('VALIDATION_FAILED', `No pack ${body.pack_key} is on sale; GET /v1/billing/packs lists them.`, [{ path: '/pack_key', message: 'is not a pack on sale' }]);
         const return_url = checkReturnUrl(config.billing_return_url, config.stripe_live_mode);
         const price = await currentPrice(config, pack);
         // spec: Checkout rules — the intent is saved (committed with the replay record) before the provider call.
-        const saved = await idempotent(db, ctx, { owner_id: org_id, hashed_body: body }, async (tx) => {
+        const saved = await idempotent(db, ctx, { owner_id: owner.owner_id, hashed_body: body }, async (tx) => {
           const intent = await createIntent(tx, {
-            owner_id: org_id,
-            org_id,
-            program_id: null,
+            ...owner,
             pack_key: pack.pack_key,
             price_id: pack.price_id,
             amount: price.amount,
@@ -229,9 +248,18 @@ export function billingRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'admin',
       responses: { 200: { description: 'the purchase', schema: PurchaseOut } },
-      handler: async (ctx, { params }) => {
+      handler: async (ctx, { params, auth }) => {
         const row = await findIntent(db, params.intent_id);
         const what = `Purchase ${params.intent_id}`;
+        if (row?.program_id) {
+          // A program's purchase: its institution's administrators, signed in; still readable once the program closed or expired.
+          const program = await findProgram(db, row.program_id);
+          if (auth.kind !== 'session' || !program || !(await isSponsorAdmin(db, program.institution_id, auth.user_id))) {
+            throw new ServiceError('NOT_FOUND', `${what} was not found.`);
+          }
+          ctx.body = purchaseView(row);
+          return;
+        }
         const owned = await authorizeOwned(deps, ctx, what, row?.org_id ? (row as IntentRow & { org_id: string }) : undefined);
         ctx.body = purchaseView(owned);
       },

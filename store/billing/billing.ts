@@ -4,7 +4,8 @@ import { grantTransferKey, NEW_INTENTS_PER_HOUR_MAX, type IntentStatus, type Rec
 import { ServiceError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { iso } from '../../domain/time.ts';
-import { grantCredits } from '../credits/ledger.ts';
+import { fundProgramPool, grantCredits } from '../credits/ledger.ts';
+import { findProgram } from '../sponsors/sponsors.ts';
 import type { Tx } from '../db.ts';
 
 export type PackRow = { pack_key: string; title: string; price_id: string; credits: number; live_mode: boolean; created_at: string; retired_at: string | null };
@@ -199,18 +200,19 @@ export async function applyReconciliation(
   return { intent_id: row.id, status, outcome, transaction_id };
 }
 
-/** The grant of an organization's purchase; the transfer key makes a second attempt find the first. */
+/**
+ * The grant of a purchase: to the organization's own credits, or to the program's pool (spec: Checkout rules — funding
+ * approves and allocates nothing). The transfer key makes a second attempt find the first.
+ */
 async function grantIntent(tx: Tx, row: IntentRow): Promise<string> {
-  if (!row.org_id) throw new ServiceError('INTERNAL', `invariant violated: intent ${row.id} has no organization and no program grant`);
-  const granted = await grantCredits(tx, {
-    org_id: row.org_id,
-    credits: row.credits,
-    reason: `purchase of pack ${row.pack_key} (${row.id})`,
-    caused_by: `billing:${row.id}`,
-    kind: 'purchase',
-    transfer_id: grantTransferKey(row.id),
-  });
-  return granted.id;
+  const common = { credits: row.credits, reason: `purchase of pack ${row.pack_key} (${row.id})`, caused_by: `billing:${row.id}`, kind: 'purchase' as const, transfer_id: grantTransferKey(row.id) };
+  if (row.program_id) {
+    const program = await findProgram(tx, row.program_id);
+    if (!program) throw new ServiceError('INTERNAL', `invariant violated: intent ${row.id} names a missing program`);
+    return (await fundProgramPool(tx, { program_id: program.id, ends_at: program.ends_at, ...common })).id;
+  }
+  if (!row.org_id) throw new ServiceError('INTERNAL', `invariant violated: intent ${row.id} has no owner`);
+  return (await grantCredits(tx, { org_id: row.org_id, ...common })).id;
 }
 
 export async function listFlaggedIntents(tx: Tx): Promise<IntentRow[]> {
