@@ -7,6 +7,8 @@ import { createApp } from '../../api/app.ts';
 import { createLogger } from '../../api/logger.ts';
 import { NEW_INTENTS_PER_HOUR_MAX } from '../../domain/billing/rules.ts';
 import { runOperator } from '../../runtime/operator.ts';
+import { allocateCredits } from '../../store/credits/ledger.ts';
+import { createProgram, findProgram, poolBalance, setProgramStatus } from '../../store/sponsors/sponsors.ts';
 import { startStripeFake, type StripeFake } from '../fakes/stripe.ts';
 import { apiToken, eventually, http, signedInMember, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 
@@ -356,5 +358,53 @@ describe('events and the purchase-intent state table', () => {
     const ignored = await http(service, 'POST', '/v1/billing/stripe/webhook', { raw: bare.body, headers: { 'content-type': 'application/json', 'stripe-signature': bare.signature } });
     expect(ignored.status).toBe(200);
     expect(ignored.body.ignored).toBe('session without an intent');
+  });
+});
+
+describe('program funding', () => {
+  it('a purchase for a draft program of a verified institution funds its pool, which allocation then draws from', async () => {
+    const admin = await signedInOwner(service, 'sponsor');
+    const institution = (await runOperator(service.db, { command: 'institution create', flags: { name: `Institution ${admin.email}` } })) as { institution_id: string };
+    await runOperator(service.db, { command: 'sponsor-admin assign', flags: { institution: institution.institution_id, email: admin.email } });
+    const program = await service.db.transaction((tx) =>
+      createProgram(tx, {
+        institution_id: institution.institution_id,
+        name: 'Pilot',
+        starts_at: new Date().toISOString(),
+        ends_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+        per_recipient_cap: 1000,
+        max_recipients: 10,
+        eligible_email_domains: [],
+        requires_approval: false,
+        report_min_cohort: 10,
+        created_by: admin.user_id,
+      }),
+    );
+    const body = { pack_key: 'starter', program_id: program.id };
+    const unverified = await checkout(admin, body);
+    expect(unverified.status).toBe(409);
+    expect(unverified.body.code).toBe('APPROVAL_REQUIRED');
+    await runOperator(service.db, { command: 'institution verify', flags: { id: institution.institution_id, date: new Date().toISOString() } });
+    expect((await checkout(owner, body)).status).toBe(404);
+    const token = await apiToken(service, admin, ['read', 'write']);
+    expect((await checkout(admin, body, 'prog-token', token)).status).toBe(403);
+    const started = await checkout(admin, body, 'prog-1');
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    stripe.markPaid(started.body.session_id);
+    await deliver('checkout.session.completed', started.body.session_id);
+    const done = await waitFor(admin, started.body.intent_id, (p) => p.status === 'completed', 'the program purchase');
+    expect(done).toMatchObject({ program_id: program.id, org_id: null, transaction_id: expect.stringMatching(/^txn_/) });
+    expect(await poolBalance(service.db, program.id)).toBe(PACK_CREDITS);
+    // spec: Checkout rules — funding approves and allocates nothing; the program stays a draft.
+    expect((await findProgram(service.db, program.id))!.status).toBe('draft');
+    expect(await ownBalance(admin.org_id)).toBe(0);
+    await service.db.transaction((tx) => allocateCredits(tx, { program_id: program.id, org_id: admin.org_id, credits: 100, reason: 'pilot', caused_by: 'test' }));
+    expect(await poolBalance(service.db, program.id)).toBe(PACK_CREDITS - 100);
+    expect((await purchase(owner, started.body.intent_id)).status).toBe(404);
+    await service.db.transaction((tx) => setProgramStatus(tx, program.id, 'closed'));
+    expect((await purchase(admin, started.body.intent_id)).body.status).toBe('completed');
+    const closed = await checkout(admin, body, 'prog-2');
+    expect(closed.status).toBe(409);
+    expect(closed.body.code).toBe('CONFLICT');
   });
 });
