@@ -48,7 +48,10 @@ export function decodeForm(text: string): Record<string, unknown> {
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] === '' ? String(Object.keys(node).length) : parts[i]!;
       if (i === parts.length - 1) node[part] = value;
-      else node = (node[part] ??= {}) as Record<string, unknown>;
+      else {
+        node[part] ??= {};
+        node = node[part] as Record<string, unknown>;
+      }
     }
   }
   return out;
@@ -239,5 +242,16 @@ export async function startStripeFake(): Promise<StripeFake> {
       });
       return { body: payload, signature };
     },
+  };
+}
+
+/** The service environment that enables billing against this fake. */
+export function stripeEnv(fake: StripeFake): Record<string, string> {
+  return {
+    SERVICE_BILLING_ENABLED: 'true',
+    STRIPE_SECRET_KEY: fake.secret_key,
+    STRIPE_WEBHOOK_SECRET: fake.webhook_secret,
+    CRUCIBLE_STRIPE_API_BASE: fake.url,
+    CRUCIBLE_BILLING_RETURN_URL: 'http://localhost:5173/billing/done',
   };
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createLogger } from '../../api/logger.ts';
 import { runOperator } from '../../runtime/operator.ts';
 import { createWorker } from '../../runtime/worker.ts';
-import { startStripeFake, type StripeFake } from '../fakes/stripe.ts';
+import { startStripeFake, stripeEnv, type StripeFake } from '../fakes/stripe.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 
 let stripe: StripeFake;
@@ -34,11 +34,7 @@ beforeAll(async () => {
   service = await startTestService({
     mode: 'api',
     env: {
-      SERVICE_BILLING_ENABLED: 'true',
-      STRIPE_SECRET_KEY: stripe.secret_key,
-      STRIPE_WEBHOOK_SECRET: stripe.webhook_secret,
-      CRUCIBLE_STRIPE_API_BASE: stripe.url,
-      CRUCIBLE_BILLING_RETURN_URL: 'http://localhost:5173/billing/done',
+      ...stripeEnv(stripe),
       // The workflow's timer fires a second after checkout (and every second until the expiry) instead of at the expiry.
       CRUCIBLE_BILLING_RECONCILE_AFTER_SECONDS: '1',
     },

@@ -9,7 +9,7 @@ import { NEW_INTENTS_PER_HOUR_MAX } from '../../domain/billing/rules.ts';
 import { runOperator } from '../../runtime/operator.ts';
 import { allocateCredits } from '../../store/credits/ledger.ts';
 import { createProgram, findProgram, poolBalance, setProgramStatus } from '../../store/sponsors/sponsors.ts';
-import { startStripeFake, type StripeFake } from '../fakes/stripe.ts';
+import { startStripeFake, stripeEnv, type StripeFake } from '../fakes/stripe.ts';
 import { apiToken, eventually, http, signedInMember, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 
 let stripe: StripeFake;
@@ -17,19 +17,9 @@ let service: TestService;
 let owner: TestUser;
 const PACK_CREDITS = 5000;
 
-export function billingEnv(fake: StripeFake): Record<string, string> {
-  return {
-    SERVICE_BILLING_ENABLED: 'true',
-    STRIPE_SECRET_KEY: fake.secret_key,
-    STRIPE_WEBHOOK_SECRET: fake.webhook_secret,
-    CRUCIBLE_STRIPE_API_BASE: fake.url,
-    CRUCIBLE_BILLING_RETURN_URL: 'http://localhost:5173/billing/done',
-  };
-}
-
 beforeAll(async () => {
   stripe = await startStripeFake();
-  service = await startTestService({ env: billingEnv(stripe) });
+  service = await startTestService({ env: stripeEnv(stripe) });
   owner = await signedInOwner(service, 'billing');
   const price = stripe.addPrice({ unit_amount: 1500 });
   await runOperator(service.db, { command: 'pack bind', flags: { key: 'starter', title: 'Starter pack', price: price.id, credits: String(PACK_CREDITS) }, config: service.config });
