@@ -15,6 +15,10 @@ export type ActivityConfig = {
   master_key: Buffer | null;
   ai_credits_per_1k_tokens: number;
   europe_pmc_base_url: string;
+  stripe_secret_key: string | null;
+  stripe_api_base: string | null;
+  stripe_webhook_secret: string | null;
+  billing_reconcile_after_seconds: number | null;
 };
 
 /** What activities need: they touch the world only through these. */

@@ -8,6 +8,7 @@ import { AssertionError } from 'node:assert';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { isServiceError } from '../domain/errors.ts';
 import { aiActivities } from './aiCall.ts';
+import { billingActivities } from './billing.ts';
 import type { ActivityDeps } from './deps.ts';
 import { intakeActivities } from './intake.ts';
 import { ledgerActivities } from './ledger.ts';
@@ -51,6 +52,7 @@ export function createActivities(deps: ActivityDeps) {
     ...runActivities(deps),
     ...intakeActivities(deps),
     ...reviewActivities(deps),
+    ...billingActivities(deps),
   });
 }
 

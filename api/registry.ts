@@ -38,8 +38,13 @@ export type RouteInput<B = unknown, Q = Record<string, unknown>, P = Record<stri
   auth: A extends 'user' ? Auth : A extends 'session' ? Extract<Auth, { kind: 'session' }> : null;
 };
 
+/** A deployment flag a route needs: while it is off the route answers 503 before anything else (spec: Sponsor API, Billing). */
+export type RouteFeature = 'sponsor' | 'billing';
+
 type Common = {
   method: Method;
+  /** The deployment flag the route needs (SERVICE_SPONSOR_API_ENABLED, SERVICE_BILLING_ENABLED). */
+  feature?: RouteFeature;
   /** OpenAPI style, path parameters named for what they are: /v1/projects/{project_id} */
   path: string;
   operation_id: string;

@@ -1,5 +1,5 @@
 // The router applies what each RouteDef declares, in the order of ARCHITECTURE.md "How a request flows":
-// credential (401, before any byte of the body is read) → declared scope (403) → path parameters (404 for a value that
+// deployment flag (503) → credential (401, before any byte of the body is read) → declared scope (403) → path parameters (404 for a value that
 // cannot name anything, without touching the database) → query (422) → JSON body (413, 422) → Idempotency-Key (422)
 // → the handler with a typed `input`. Tenant and role checks need the loaded object: authorizeOrg/authorizeOwned.
 import Router from '@koa/router';
@@ -10,7 +10,7 @@ import { authenticate, requireScopeOf } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
 import { JSON_BODY_LIMIT_BYTES, readJsonBody, schemaErrors } from './http.ts';
 import { readIdempotencyKey } from './idempotency.ts';
-import { koaPath, pathParameters, type QueryParam, type RouteDef } from './registry.ts';
+import { koaPath, pathParameters, type QueryParam, type RouteDef, type RouteFeature } from './registry.ts';
 
 /** A path parameter longer than this cannot name anything we store. */
 export const PATH_PARAMETER_LENGTH_MAX = 512;
@@ -178,12 +178,23 @@ function sameOrigin(deps: AppDeps, ctx: Context): boolean {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** spec: "While it is off, every sponsor endpoint returns SPONSOR_NOT_CONFIGURED"; billing likewise. Checked before the credential. */
+function requireFeature(deps: AppDeps, feature: RouteFeature | undefined): void {
+  if (feature === 'sponsor' && !deps.config.sponsor_api_enabled) {
+    throw new ServiceError('SPONSOR_NOT_CONFIGURED', 'The sponsor API is not enabled on this deployment (SERVICE_SPONSOR_API_ENABLED).');
+  }
+  if (feature === 'billing' && !deps.config.billing_enabled) {
+    throw new ServiceError('BILLING_NOT_CONFIGURED', 'Billing is not enabled on this deployment (SERVICE_BILLING_ENABLED).');
+  }
+}
+
 /** Wraps a route's handler in the checks it declares. */
 export function enforce(deps: AppDeps, route: RouteDef) {
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as State;
     state.route = route.path;
     state.route_def = route;
+    requireFeature(deps, route.feature);
     let auth: State['auth'] = null;
     if (route.auth === 'user' || route.auth === 'session') {
       const found = await authenticate(deps, ctx);

@@ -20,6 +20,7 @@ export const JOB_WORKFLOW_TYPES = {
   run: 'worldRunWorkflow',
   review: 'conceptReviewWorkflow',
   intake_draft: 'intakeDraftWorkflow',
+  checkout: 'checkoutWorkflow',
 } as const satisfies Partial<Record<JobKind, string>>;
 
 /** The job's workflow id, derived from its resource id. */

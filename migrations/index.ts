@@ -6,6 +6,8 @@ import { Migration0003ProviderKeys } from './0003_provider_keys.ts';
 import { Migration0004Intake } from './0004_intake.ts';
 import { Migration0005Review } from './0005_review.ts';
 import { Migration0006WorldsRuns } from './0006_worlds_runs.ts';
+import { Migration0007Sponsors } from './0007_sponsors.ts';
+import { Migration0008Billing } from './0008_billing.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
@@ -14,4 +16,6 @@ export const migrationsList = [
   { name: '0004_intake', class: Migration0004Intake },
   { name: '0005_review', class: Migration0005Review },
   { name: '0006_worlds_runs', class: Migration0006WorldsRuns },
+  { name: '0007_sponsors', class: Migration0007Sponsors },
+  { name: '0008_billing', class: Migration0008Billing },
 ];

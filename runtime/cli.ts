@@ -105,8 +105,12 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'operator': {
-      const [name, ...flagArgs] = rest;
-      if (!name) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, …');
+      // A command is one word or two (`institution create`): the words before the first flag.
+      const words: string[] = [];
+      while (words.length < 2 && rest[words.length] !== undefined && !rest[words.length]!.startsWith('--')) words.push(rest[words.length]!);
+      const name = words.join(' ');
+      const flagArgs = rest.slice(words.length);
+      if (!name) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, institution create, …');
       const args: OperatorArgs = { command: name, flags: parseFlags(flagArgs) };
       if (name === 'create-user') args.stdin = await readStdin();
       let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);
@@ -118,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
         const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
         try {
           await db.migrate();
-          result = await runOperator(db, args);
+          result = await runOperator(db, { ...args, config });
         } finally {
           await db.close();
         }

@@ -37,6 +37,12 @@ export type Config = {
   stripe_secret_key: string | null;
   stripe_webhook_secret: string | null;
   stripe_api_base: string | null;
+  /** Payments run in the provider's live mode (real money) or test mode; prices and sessions must be of this mode. */
+  stripe_live_mode: boolean;
+  /** Where Checkout sends the browser back (configuration only: the caller supplies no redirect URL). */
+  billing_return_url: string | null;
+  /** Tests: the reconciliation timer fires this many seconds after checkout instead of at the session's expiry. */
+  billing_reconcile_after_seconds: number | null;
   /** a world run that reaches this wall-clock time ends timed_out with the replications it completed (issue 6 item 4) */
   run_wall_clock_limit_seconds: number;
 };
@@ -142,6 +148,11 @@ export function loadConfig(env: Env = process.env): Config {
     stripe_secret_key: text(env, 'STRIPE_SECRET_KEY'),
     stripe_webhook_secret: text(env, 'STRIPE_WEBHOOK_SECRET'),
     stripe_api_base: url(env, 'CRUCIBLE_STRIPE_API_BASE', problems, ['http:', 'https:']),
+    stripe_live_mode: bool(env, 'STRIPE_LIVE_MODE', (env.STRIPE_SECRET_KEY ?? '').startsWith('sk_live_'), problems),
+    billing_return_url: url(env, 'CRUCIBLE_BILLING_RETURN_URL', problems, ['http:', 'https:']),
+    billing_reconcile_after_seconds: env.CRUCIBLE_BILLING_RECONCILE_AFTER_SECONDS
+      ? int(env, 'CRUCIBLE_BILLING_RECONCILE_AFTER_SECONDS', 3600, 1, 3600, problems)
+      : null,
     run_wall_clock_limit_seconds: int(env, 'CRUCIBLE_RUN_WALL_CLOCK_LIMIT_SECONDS', 600, 1, 86_400, problems),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {

@@ -8,9 +8,16 @@ import { ServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { addMember, createOrganization, createUser, findOrganization, findOrganizationByName, findUserByEmail } from '../store/accounts/accounts.ts';
 import type { Db } from '../store/db.ts';
+import type { Config } from './config.ts';
 import { generatePassword } from '../store/secrets.ts';
 
-export type OperatorArgs = { command: string; flags: Record<string, string | boolean>; stdin?: string };
+export type OperatorArgs = {
+  command: string;
+  flags: Record<string, string | boolean>;
+  stdin?: string;
+  /** Commands that call an external system (billing's price check) use it; read from the environment when absent. */
+  config?: Config;
+};
 export type OperatorCommand = (db: Db, args: OperatorArgs) => Promise<Record<string, unknown>>;
 
 function flag(args: OperatorArgs, name: string): string {
@@ -138,3 +145,9 @@ export async function sendOperatorCommand(data_dir: string, args: OperatorArgs):
 
 // Credit commands (grant-credits); merged here so every caller of runOperator (CLI, socket, tests) has them.
 Object.assign(OPERATOR_COMMANDS, (await import('./operator-credits.ts')).CREDIT_OPERATOR_COMMANDS);
+
+// Sponsor provisioning commands (institution, sponsor-admin, program fund, code issue/revoke): two-word names.
+Object.assign(OPERATOR_COMMANDS, (await import('./operator-sponsors.ts')).SPONSOR_OPERATOR_COMMANDS);
+
+// Billing commands (pack bind/list/retire, purchase flagged/refunded).
+Object.assign(OPERATOR_COMMANDS, (await import('./operator-billing.ts')).BILLING_OPERATOR_COMMANDS);

@@ -52,5 +52,23 @@ export async function createWorker(options: {
 /** What activities need, taken from the configuration here so activities never read it themselves. */
 export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTemporal | null): ActivityDeps {
   const { models, provider_base_urls, hosted_provider, hosted_api_key, master_key, ai_credits_per_1k_tokens, europe_pmc_base_url } = config;
-  return { config: { models, provider_base_urls, hosted_provider, hosted_api_key, master_key, ai_credits_per_1k_tokens, europe_pmc_base_url }, db, logger, jobs };
+  const { stripe_secret_key, stripe_api_base, stripe_webhook_secret, billing_reconcile_after_seconds } = config;
+  return {
+    config: {
+      models,
+      provider_base_urls,
+      hosted_provider,
+      hosted_api_key,
+      master_key,
+      ai_credits_per_1k_tokens,
+      europe_pmc_base_url,
+      stripe_secret_key,
+      stripe_api_base,
+      stripe_webhook_secret,
+      billing_reconcile_after_seconds,
+    },
+    db,
+    logger,
+    jobs,
+  };
 }

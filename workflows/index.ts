@@ -3,3 +3,4 @@ export { maintenanceWorkflow } from './maintenance.ts';
 export { intakeDraftWorkflow } from './intakeDraft.ts';
 export { conceptReviewWorkflow } from './conceptReview.ts';
 export { worldRunWorkflow } from './worldRun.ts';
+export { checkoutWorkflow } from './checkout.ts';

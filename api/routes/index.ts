@@ -1,6 +1,7 @@
 import type { AppDeps } from '../context.ts';
 import type { RouteDef } from '../registry.ts';
 import { accountRoutes } from './accounts.ts';
+import { billingRoutes } from './billing.ts';
 import { creditRoutes } from './credits.ts';
 import { intakeRoutes } from './intake.ts';
 import { projectRoutes } from './projects.ts';
@@ -10,8 +11,9 @@ import { publicRoutes } from './public.ts';
 import { runRoutes } from './runs.ts';
 import { worldRoutes } from './worlds.ts';
 import { reviewRoutes } from './reviews.ts';
+import { sponsorRoutes } from './sponsors.ts';
 
 /** A route module; `routes` gives the app's whole route list once built (public.ts documents it). */
 export type RouteModule = (deps: AppDeps, routes: () => RouteDef[]) => RouteDef[];
 
-export const routeModules: RouteModule[] = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes];
+export const routeModules: RouteModule[] = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes, sponsorRoutes, billingRoutes];

@@ -3,6 +3,7 @@
 // (domain/jobs.ts) and a second start is a no-op; every job carries the search attributes operators filter on
 // (docs/operators.md). SDK errors are recognised by class, never by name.
 import type { Client } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, type JobRef, jobWorkflowId } from '../../domain/jobs.ts';
 import type { conceptReviewWorkflow } from '../../workflows/conceptReview.ts';
@@ -67,6 +68,30 @@ export async function startJob<K extends StartableJobKind>(
     if (error instanceof WorkflowExecutionAlreadyStartedError) return 'finished';
     throw error;
   }
+}
+
+/**
+ * Delivers a signal to a job's workflow, starting it first when it is not running (payment webhooks: spec Events), with
+ * the same id and search attributes as startJob.
+ */
+export async function signalWithStartJob<W extends Workflow, S extends unknown[]>(
+  temporal: JobTemporal | null,
+  job: JobRef,
+  workflow_type: string,
+  args: Parameters<W>,
+  signal: { name: string; args: S },
+): Promise<'signaled' | 'no_temporal'> {
+  if (!temporal) return 'no_temporal';
+  const options = {
+    taskQueue: temporal.task_queue,
+    workflowId: jobWorkflowId(job.kind, job.resource_id),
+    args,
+    signal: signal.name,
+    signalArgs: signal.args,
+    typedSearchAttributes: jobSearchAttributes(job),
+  };
+  await temporal.client.workflow.signalWithStart<W, S>(workflow_type, options as unknown as Parameters<typeof temporal.client.workflow.signalWithStart<W, S>>[1]);
+  return 'signaled';
 }
 
 /**

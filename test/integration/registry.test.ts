@@ -30,7 +30,7 @@ const guarded = () => routes.filter((route) => route.auth === 'user' || route.au
 const label = (route: RouteDef) => `${route.method.toUpperCase()} ${route.path}`;
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({ env: { SERVICE_SPONSOR_API_ENABLED: 'true', SERVICE_BILLING_ENABLED: 'true' } });
   owner = await signedInOwner(service, 'registry');
   routes = createApp({ config: service.config, db: {} as Db, logger: createLogger({ level: 'silent' }), temporal: null }).routes;
   for (const scope of SCOPES) {
