@@ -1,5 +1,6 @@
 // Every activity the worker registers. Each room adds its group here.
 import { aiActivities } from './aiCall.ts';
+import { authoringActivities } from './authoring.ts';
 import type { ActivityDeps } from './deps.ts';
 import { intakeActivities } from './intake.ts';
 import { ledgerActivities } from './ledger.ts';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...runActivities(deps),
     ...intakeActivities(deps),
     ...reviewActivities(deps),
+    ...authoringActivities(deps),
   };
 }
 

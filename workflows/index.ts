@@ -5,3 +5,4 @@ export { creditSagaProbeWorkflow, creditSettleRetryProbeWorkflow } from './testi
 export { intakeDraftWorkflow, reconcileQueuedIntakeDraftsWorkflow } from './intakeDraft.ts';
 export { conceptReviewWorkflow, reconcileQueuedReviewsWorkflow } from './conceptReview.ts';
 export { reconcileQueuedRunsWorkflow, worldRunWorkflow } from './worldRun.ts';
+export { authoringSessionWorkflow } from './authoringSession.ts';

@@ -1,6 +1,8 @@
 import type { AppDeps } from '../context.ts';
 import type { RouteDef } from '../registry.ts';
 import { accountRoutes } from './accounts.ts';
+import { authoringRoutes } from './authoring.ts';
+import { toolRoutes } from './tools.ts';
 import { creditRoutes } from './credits.ts';
 import { intakeRoutes } from './intake.ts';
 import { projectRoutes } from './projects.ts';
@@ -11,4 +13,4 @@ import { runRoutes } from './runs.ts';
 import { worldRoutes } from './worlds.ts';
 import { reviewRoutes } from './reviews.ts';
 
-export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes];
+export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes, authoringRoutes, toolRoutes];
