@@ -228,11 +228,10 @@ export async function authoringSessionWorkflow(input: AuthoringSessionInput): Pr
     }
   } catch (error) {
     if (error instanceof ContinueAsNew || isCancellation(error)) throw error;
-    {
-      const failure = error instanceof ApplicationFailure ? error : null;
-      await endAuthoringSession({ session_id: start.session_id, status: 'failed', error: { code: failure?.type ?? 'INTERNAL', message: (error as Error).message.slice(0, 500) } });
-      return { status: 'failed' };
-    }
-    throw error;
+    // A step that cannot go on (credits that cannot cover an AI step, a provider refusing) ends the session failed;
+    // the credit saga has already released what the failed step reserved.
+    const failure = error instanceof ApplicationFailure ? error : null;
+    await endAuthoringSession({ session_id: start.session_id, status: 'failed', error: { code: failure?.type ?? 'INTERNAL', message: String((error as Error)?.message ?? error).slice(0, 500) } });
+    return { status: 'failed' };
   }
 }

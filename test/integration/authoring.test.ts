@@ -1,47 +1,13 @@
 // Authoring sessions (beta) on the real service, Temporal dev server and database: the offline provider holds a whole
 // session; a fake OpenAI proposing an unsourced distribution gets a question, not a setting; a tiny AI cap stops AI work
 // and is charged what it used; concurrent answers with one key are one step; 409 and tenant isolation; the tool registry.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_REGISTRY_VERSION } from '../../domain/authoring/tools.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
 import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
-import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
-
-export async function projectWithIntake(service: TestService, user: TestUser): Promise<string> {
-  const created = await http(service, 'POST', '/v1/projects', { token: user.session, body: { title: 'Same-day clinic', org_id: user.org_id } });
-  expect(created.status).toBe(201);
-  const spec = {
-    ...emptyIntakeSpec(),
-    problem: { text: 'Patients wait too long for a same-day clinic appointment.', provenance: 'user_declared', citations: [] },
-    proposed_solution: { text: 'A digital triage form that shortens each consultation', provenance: 'user_declared', citations: [] },
-  };
-  const confirmed = await http(service, 'POST', `/v1/projects/${created.body.id}/intakes`, { token: user.session, body: { spec } });
-  expect(confirmed.status).toBe(201);
-  return created.body.id;
-}
-
-export function key(): string {
-  return `k-${randomBytes(8).toString('hex')}`;
-}
-
-export async function waiting(service: TestService, user: TestUser, session_id: string, checkpoint = 1): Promise<any> {
-  return eventually(
-    async () => {
-      const read = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: user.session });
-      return read.body.status === 'failed' || (read.body.status === 'waiting' && read.body.checkpoint_count >= checkpoint) ? read.body : null;
-    },
-    60_000,
-    `session ${session_id} to wait at checkpoint ${checkpoint}`,
-  );
-}
-
-export async function usedCredits(service: TestService, session_id: string): Promise<number> {
-  const row = await service.db.one<{ total: string | number | null }>("select sum(credits_charged) as total from ai_usage where subject_kind = 'session' and subject_id = ?", [session_id]);
-  return Number(row?.total ?? 0);
-}
+import { key, projectWithIntake, usedCredits, waiting } from '../support/authoring.ts';
 
 describe('authoring sessions on the offline provider', () => {
   let service: TestService;
@@ -140,7 +106,7 @@ describe('authoring sessions on the offline provider', () => {
     // Nothing was run implicitly; the revision runs when asked.
     expect((await service.db.query('select id from runs where world_revision_id = ?', [world_revision_id])).length).toBe(0);
     const run = await http(service, 'POST', '/v1/runs', { token: owner.session, body: { world_revision_id, budget_limit_credits: 50_000 }, headers: { 'idempotency-key': key() } });
-    expect(run.status).toBe(201);
+    expect(run.status).toBe(202);
     const ran = await eventually(async () => {
       const read = await http(service, 'GET', `/v1/runs/${run.body.id}`, { token: owner.session });
       return ['succeeded', 'failed', 'timed_out'].includes(read.body.status) ? read.body : null;
