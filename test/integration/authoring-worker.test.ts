@@ -38,7 +38,7 @@ describe('authoring sessions across worker restarts', () => {
   });
   afterAll(async () => {
     await service?.stop();
-  });
+  }, 240_000);
 
   it('loses no answer and charges nothing twice when the worker is gone while it drafts and while it waits', async () => {
     const project_id = await projectWithIntake(service, owner);
@@ -88,5 +88,5 @@ describe('authoring sessions across worker restarts', () => {
     const after = await balances(service.db, owner.org_id);
     expect(before.available_credits - after.available_credits).toBe(used);
     expect(after.reserved_credits).toBe(0);
-  });
+  }, 240_000);
 });

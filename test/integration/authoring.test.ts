@@ -22,7 +22,7 @@ describe('authoring sessions on the offline provider', () => {
   });
   afterAll(async () => {
     await service?.stop();
-  });
+  }, 240_000);
 
   it('runs a whole session: questions, answers (diff), revise, approve into a world revision that validates and runs', async () => {
     const project_id = await projectWithIntake(service, owner);
@@ -128,7 +128,7 @@ describe('authoring sessions on the offline provider', () => {
     const prompt = await http(service, 'GET', '/v1/prompts/authoring-draft');
     expect(prompt.status).toBe(200);
     expect(prompt.body.system).toMatch(/never invent a number/);
-  });
+  }, 240_000);
 
   it('makes one step of two concurrent answers with one key, and gives another organization 404 everywhere', async () => {
     const project_id = await projectWithIntake(service, owner);
@@ -160,7 +160,7 @@ describe('authoring sessions on the offline provider', () => {
       expect(response.status).toBe(404);
       expect(response.body.code).toBe('NOT_FOUND');
     }
-  });
+  }, 240_000);
 
   it('stops AI work at a tiny cap with cap_reached, is charged exactly what it used, refuses AI steps and still approves', async () => {
     const project_id = await projectWithIntake(service, owner);
@@ -195,7 +195,7 @@ describe('authoring sessions on the offline provider', () => {
     expect(answered.body.checkpoint.ai.session_total.credits).toBe(used);
     const after = await balances(service.db, owner.org_id);
     expect(before.available_credits - after.available_credits).toBe(used);
-  });
+  }, 240_000);
 });
 
 describe('authoring sessions with a hosted model (fake OpenAI)', () => {
@@ -219,7 +219,7 @@ describe('authoring sessions with a hosted model (fake OpenAI)', () => {
   afterAll(async () => {
     await service?.stop();
     await openai?.close();
-  });
+  }, 240_000);
 
   it('turns an unsourced proposed value into a question, never a setting; a sourced one becomes a setting', async () => {
     const project_id = await projectWithIntake(service, owner);
@@ -265,5 +265,5 @@ describe('authoring sessions with a hosted model (fake OpenAI)', () => {
     const used = await usedCredits(service, created.body.id);
     expect(checkpoint.ai.session_total.credits).toBe(used);
     expect(used).toBe(2); // ceil(1200 tokens × 1 credit per 1k)
-  });
+  }, 240_000);
 });
