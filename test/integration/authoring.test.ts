@@ -105,21 +105,20 @@ describe('authoring sessions on the offline provider', () => {
     expect(validated.body).toEqual({ valid: true, problems: [] });
     // Nothing was run implicitly; the revision runs when asked.
     expect((await service.db.query('select id from runs where world_revision_id = ?', [world_revision_id])).length).toBe(0);
-    const run = await http(service, 'POST', '/v1/runs', { token: owner.session, body: { world_revision_id, budget_limit_credits: 50_000 }, headers: { 'idempotency-key': key() } });
-    expect(run.status).toBe(202);
-    const ran = await eventually(async () => {
-      const read = await http(service, 'GET', `/v1/runs/${run.body.id}`, { token: owner.session });
-      return ['succeeded', 'failed', 'timed_out'].includes(read.body.status) ? read.body : null;
-    }, 120_000, 'the approved world to run');
-    expect(ran.status).toBe('succeeded');
-
-    // Charged exactly what the session's AI calls cost (two offline calls: the draft and the redraft after answers).
+    // Charged exactly what the session's AI calls cost: one offline draft; the answers filled every slot, so no more AI.
     const session_credits = await usedCredits(service, session_id);
     expect(session_credits).toBeGreaterThan(0);
     const ai_calls = await service.db.query("select id from ai_usage where subject_kind = 'session' and subject_id = ?", [session_id]);
-    expect(ai_calls.length).toBe(2);
+    expect(ai_calls.length).toBe(1);
     const after = await balances(service.db, owner.org_id);
-    expect(before.available_credits - after.available_credits - (ran.credits_used ?? 0)).toBe(session_credits);
+    expect(before.available_credits - after.available_credits).toBe(session_credits);
+    expect(after.reserved_credits).toBe(0);
+
+    const estimate = await http(service, 'POST', '/v1/runs/estimate', { token: owner.session, body: { world_revision_id, budget_limit_credits: 50_000 } });
+    expect(estimate.status).toBe(200);
+    expect(estimate.body.runnable).toBe(true);
+    const run = await http(service, 'POST', '/v1/runs', { token: owner.session, body: { world_revision_id, budget_limit_credits: 50_000 }, headers: { 'idempotency-key': key() } });
+    expect(run.status).toBe(202);
 
     // The list shows it; the prompts are published.
     const list = await http(service, 'GET', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session });
