@@ -6,7 +6,7 @@ import { TOOL_REGISTRY_VERSION } from '../../domain/authoring/tools.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
 import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
-import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { key, projectWithIntake, usedCredits, waiting } from '../support/authoring.ts';
 
 describe('authoring sessions on the offline provider', () => {
