@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { type Static, Type } from 'typebox';
-import { type ExtractionInput, extractSources } from '../../activities/extraction.ts';
+import { type ExtractionInput, extractSources, screenDocument } from '../../activities/extraction.ts';
 import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
 import { citedSourceIds, IntakeSpec, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
 import { ServiceError, type ErrorDetail } from '../../domain/errors.ts';
@@ -444,16 +444,12 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       query: {
-        org_id: { schema: Type.String(), required: true, description: 'the organization' },
-        project_id: { schema: Type.String(), description: 'only this project' },
+        org_id: { schema: Type.String({ minLength: 1, maxLength: 64 }), required: true, description: 'the organization' },
+        project_id: { schema: Type.String({ minLength: 1, maxLength: 64 }), description: 'only this project' },
         ...PageQuery,
       },
       responses: { 200: { description: 'sources', schema: Page(SourceOut) } },
-      handler: async (ctx, input) => {
-        const org_id = typeof ctx.query.org_id === 'string' ? ctx.query.org_id : '';
-        const project_id = typeof ctx.query.project_id === 'string' ? ctx.query.project_id : undefined;
-        const { offset, limit } = input.query;
-        if (!org_id) throw new ServiceError('VALIDATION_FAILED', 'Pass the organization as ?org_id=org_….', [{ path: '/query/org_id', message: 'is required' }]);
+      handler: async (ctx, { query: { org_id, project_id, offset, limit } }) => {
         await authorizeOrg(deps, ctx, org_id);
         ctx.body = page(await listSources(db, { org_id, project_id }, offset, limit), offset, limit);
       },
@@ -630,6 +626,16 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
           throw new ServiceError('VALIDATION_FAILED', 'the document is not a valid IntakeSpec 1.0.0; fix the listed fields', prefixed(errors, '/spec'));
         }
         const spec = body.spec as IntakeSpec;
+        // spec: Intake — a confirmed or imported document is screened like a source before anything stores or sends it.
+        const findings = await screenDocument(spec);
+        if (findings.length > 0) {
+          const kinds = [...new Set(findings.map((finding) => finding.kind))].join(', ');
+          throw new ServiceError(
+            'VALIDATION_FAILED',
+            `the document holds possible secrets or patient identifiers (${kinds}); remove them and confirm again. Nothing was stored.`,
+            findings.map((finding) => ({ path: `/spec${finding.pointer}`, message: `possible ${finding.kind}`, kind: finding.kind, category: finding.category, masked: finding.masked })),
+          );
+        }
         if (body.draft_id !== undefined) {
           const draft = await findDraft(db, body.draft_id);
           if (!draft || draft.project_id !== project.id) {
