@@ -9,6 +9,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { isServiceError } from '../domain/errors.ts';
 import { aiActivities } from './aiCall.ts';
 import { billingActivities } from './billing.ts';
+import { authoringActivities } from './authoring.ts';
 import type { ActivityDeps } from './deps.ts';
 import { intakeActivities } from './intake.ts';
 import { ledgerActivities } from './ledger.ts';
@@ -53,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
     ...intakeActivities(deps),
     ...reviewActivities(deps),
     ...billingActivities(deps),
+    ...authoringActivities(deps),
   });
 }
 

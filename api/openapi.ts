@@ -5,6 +5,8 @@ import { ErrorEnvelope } from './schemas.ts';
 import type { RouteDef } from './registry.ts';
 
 export const API_VERSION = '1.0.0-beta';
+/** spec: Versioning — changes are listed in the changelog (additive entries included) until v1 is declared stable. */
+export const CHANGELOG = 'CHANGELOG.md';
 
 /** Inlined schemas drop `$id`/`$schema`: a contract used by several operations would otherwise declare one id twice. */
 function plain(schema: TSchema): Record<string, unknown> {
@@ -65,7 +67,8 @@ export function buildOpenApi(routes: RouteDef[], server_url: string | null): Rec
     info: {
       title: 'Crucible API',
       version: API_VERSION,
-      description: 'Evaluation service for early health-technology ideas. Beta: breaking changes are listed in the changelog until v1 is stable.',
+      description: `Evaluation service for early health-technology ideas. Beta: breaking changes are listed in the changelog (${CHANGELOG}) until v1 is stable; additive changes are listed there too.`,
+      'x-changelog': CHANGELOG,
     },
     servers: server_url ? [{ url: server_url }] : [],
     paths,

@@ -21,6 +21,7 @@ export const JOB_WORKFLOW_TYPES = {
   review: 'conceptReviewWorkflow',
   intake_draft: 'intakeDraftWorkflow',
   checkout: 'checkoutWorkflow',
+  authoring: 'authoringSessionWorkflow',
 } as const satisfies Partial<Record<JobKind, string>>;
 
 /** The job's workflow id, derived from its resource id. */

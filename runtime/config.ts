@@ -45,6 +45,10 @@ export type Config = {
   billing_reconcile_after_seconds: number | null;
   /** a world run that reaches this wall-clock time ends timed_out with the replications it completed (issue 6 item 4) */
   run_wall_clock_limit_seconds: number;
+  /** spec: Limits — the AI preparation limit of a whole authoring session (a create may ask for less, never more) */
+  authoring_ai_limits: { calls_max: number; tokens_max: number; ai_iterations_max: number; wall_seconds_max: number };
+  /** an authoring session that waits this long for answers, revise or approve ends expired */
+  authoring_wait_seconds_max: number;
 };
 
 /** The task queue of the deployment's workers unless CRUCIBLE_TASK_QUEUE names another. */
@@ -154,6 +158,13 @@ export function loadConfig(env: Env = process.env): Config {
       ? int(env, 'CRUCIBLE_BILLING_RECONCILE_AFTER_SECONDS', 3600, 1, 3600, problems)
       : null,
     run_wall_clock_limit_seconds: int(env, 'CRUCIBLE_RUN_WALL_CLOCK_LIMIT_SECONDS', 600, 1, 86_400, problems),
+    authoring_ai_limits: {
+      calls_max: int(env, 'CRUCIBLE_AUTHORING_AI_CALLS_MAX', 20, 0, 10_000, problems),
+      tokens_max: int(env, 'CRUCIBLE_AUTHORING_AI_TOKENS_MAX', 400_000, 0, 100_000_000, problems),
+      ai_iterations_max: int(env, 'CRUCIBLE_AUTHORING_AI_ITERATIONS_MAX', 20, 0, 10_000, problems),
+      wall_seconds_max: int(env, 'CRUCIBLE_AUTHORING_AI_WALL_SECONDS_MAX', 1_800, 0, 86_400, problems),
+    },
+    authoring_wait_seconds_max: int(env, 'CRUCIBLE_AUTHORING_WAIT_SECONDS_MAX', 7 * 24 * 3600, 1, 90 * 24 * 3600, problems),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.log_level}")`);

@@ -4,3 +4,4 @@ export { intakeDraftWorkflow } from './intakeDraft.ts';
 export { conceptReviewWorkflow } from './conceptReview.ts';
 export { worldRunWorkflow } from './worldRun.ts';
 export { checkoutWorkflow } from './checkout.ts';
+export { authoringSessionWorkflow } from './authoringSession.ts';

@@ -2,6 +2,8 @@ import type { AppDeps } from '../context.ts';
 import type { RouteDef } from '../registry.ts';
 import { accountRoutes } from './accounts.ts';
 import { billingRoutes } from './billing.ts';
+import { authoringRoutes } from './authoring.ts';
+import { toolRoutes } from './tools.ts';
 import { creditRoutes } from './credits.ts';
 import { intakeRoutes } from './intake.ts';
 import { projectRoutes } from './projects.ts';
@@ -16,4 +18,4 @@ import { sponsorRoutes } from './sponsors.ts';
 /** A route module; `routes` gives the app's whole route list once built (public.ts documents it). */
 export type RouteModule = (deps: AppDeps, routes: () => RouteDef[]) => RouteDef[];
 
-export const routeModules: RouteModule[] = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes, sponsorRoutes, billingRoutes];
+export const routeModules: RouteModule[] = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes, sponsorRoutes, billingRoutes, authoringRoutes, toolRoutes];

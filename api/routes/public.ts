@@ -5,7 +5,7 @@ import { ServiceError } from '../../domain/errors.ts';
 import { PROMPTS } from '../../domain/prompts/registry.ts';
 import { AI_PROVIDERS } from '../../runtime/config.ts';
 import type { AppDeps } from '../context.ts';
-import { buildOpenApi } from '../openapi.ts';
+import { buildOpenApi, CHANGELOG } from '../openapi.ts';
 import { route, type RouteDef } from '../registry.ts';
 
 const PROVIDER_PURPOSE = 'structured drafting (intake, review) and support judging';
@@ -126,7 +126,8 @@ export function publicRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteDef[
       responses: { 200: { description: 'contracts', schema: Type.Object({ data: Type.Array(Type.Object({ name: Type.String(), version: Type.String() })) }) } },
       handler: async (ctx) => {
         ctx.body = {
-          data: CONTRACTS.map((c) => ({ name: c.name, version: c.version, experimental: c.experimental ?? false, description: c.description, url: `/v1/schemas/${c.name}` })),
+          data: CONTRACTS.map((c) => ({ name: c.name, version: c.version, experimental: c.experimental ?? false, description: c.description, url: `/v1/schemas/${c.name}`, changelog: CHANGELOG })),
+          changelog: CHANGELOG,
         };
       },
     }),

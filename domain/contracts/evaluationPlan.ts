@@ -32,6 +32,8 @@ export type CitedSource = Static<typeof CitedSource>;
 export const EvaluationDecision = Type.Object(
   {
     kind: Type.Enum(EVALUATION_KINDS),
+    // Additive (CHANGELOG.md): the tool registry entry (GET /v1/tools) that runs this evaluation.
+    tool: Type.Optional(Type.String({ maxLength: 64, description: 'the tool in GET /v1/tools that runs this evaluation' })),
     decision: Type.Union([Type.Literal('recommended'), Type.Literal('skipped')]),
     explanation: Type.String({ minLength: 1, maxLength: MAX_PLAN_TEXT_CHARS, description: 'why, in plain words, tied to the intake fields named in based_on' }),
     based_on: Type.Array(Type.String({ maxLength: 200 }), {

@@ -1,6 +1,7 @@
 // The planner (spec: What the service does 2; EvaluationPlan): from the latest confirmed IntakeSpec, a decision for each
 // evaluation kind with a plain explanation tied to intake fields, the approvals needed, estimated credits and the
 // Business questions. Pure and deterministic: the same intake and price give the same plan. No viability score.
+import { CONCEPT_AND_EVIDENCE_REVIEW, SYNTHETIC_SIMULATION } from '../authoring/tools.ts';
 import {
   type ApprovalNeeded,
   type BusinessAssessment,
@@ -58,6 +59,7 @@ function reviewDecision(input: PlannerInput): EvaluationDecision {
   if (!searchable(intake)) {
     return {
       kind: 'concept_and_evidence_review',
+      tool: CONCEPT_AND_EVIDENCE_REVIEW,
       decision: 'skipped',
       explanation:
         'The intake names no problem, solution, care setting or users to search the literature for, so a review would have nothing to look up. Add the problem or proposed solution to the intake, confirm it, and plan again.',
@@ -74,6 +76,7 @@ function reviewDecision(input: PlannerInput): EvaluationDecision {
       : `The project is at the ${stage} stage; a review of the published evidence on the problem and the proposed solution still helps to test its assumptions, over 13 dimensions with questions and next experiments.`;
   return {
     kind: 'concept_and_evidence_review',
+      tool: CONCEPT_AND_EVIDENCE_REVIEW,
     decision: 'recommended',
     explanation: `${why} It uses AI drafting and judging, so it needs your approval of hosted inference or your own provider key.`,
     based_on,
@@ -106,6 +109,7 @@ function simulationDecision(intake: IntakeSpec): EvaluationDecision {
   const based_on = ['/stage/value', '/care_pathway/status', '/care_pathway/steps'];
   const skipped = (explanation: string): EvaluationDecision => ({
     kind: 'world_simulation',
+    tool: SYNTHETIC_SIMULATION,
     decision: 'skipped',
     explanation,
     based_on,
@@ -128,6 +132,7 @@ function simulationDecision(intake: IntakeSpec): EvaluationDecision {
   }
   return {
     kind: 'world_simulation',
+    tool: SYNTHETIC_SIMULATION,
     decision: 'recommended',
     explanation: `Simulation is recommended because the project is at the ${stage} stage and ${pathway.why}. A world run compares the pathway with and without the technology under a credit budget you authorize when you start the run.`,
     based_on,

@@ -8,6 +8,7 @@ import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair
 import { JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, type JobRef, jobWorkflowId } from '../../domain/jobs.ts';
 import type { conceptReviewWorkflow } from '../../workflows/conceptReview.ts';
 import type { intakeDraftWorkflow } from '../../workflows/intakeDraft.ts';
+import type { authoringSessionWorkflow } from '../../workflows/authoringSession.ts';
 import type { worldRunWorkflow } from '../../workflows/worldRun.ts';
 
 /** Each startable job kind and its workflow function's type: arguments are checked against the workflow itself. */
@@ -15,6 +16,7 @@ export type JobWorkflows = {
   run: typeof worldRunWorkflow;
   review: typeof conceptReviewWorkflow;
   intake_draft: typeof intakeDraftWorkflow;
+  authoring: typeof authoringSessionWorkflow;
 };
 export type StartableJobKind = keyof JobWorkflows;
 

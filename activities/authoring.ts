@@ -1,0 +1,150 @@
+// Authoring session activities (spec: Authoring sessions (beta)): load what a session starts from, validate and smoke-run a
+// candidate world and store the checkpoint (GET reads it), approve into a world revision, end a session. Each is safe to
+// retry: a checkpoint is stored once per number, and approving a session that already has its revision returns it.
+import { ApplicationFailure } from '@temporalio/common';
+import { type AiUsage, type AiLimits, aiNextSteps, type Checkpoint, checkpointWorld, diffCheckpoints, NEXT_STEPS_MAX, ruleNextSteps } from '../domain/authoring/checkpoint.ts';
+import { type AuthoringDraft, assembleWorld, type Question, queueTemplate, type Slot, type SlotValue, startingTemplate } from '../domain/authoring/draft.ts';
+import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
+import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
+import { runSequential, summarize, validateWorld } from '../domain/simulation/index.ts';
+import { latestCheckpoint, markApproved, type SessionStatus, findSession, setSessionStatus, writeCheckpoint } from '../store/authoring/sessions.ts';
+import { createWorldRevision } from '../store/worlds/worlds.ts';
+import type { ActivityDeps } from './deps.ts';
+import '../domain/authoring/register.ts';
+import '../domain/simulation/register.ts';
+
+/** Replications of each variant in the smoke run (a check that the world runs, not a result). */
+export const SMOKE_REPLICATIONS_MAX = 2;
+/** The smoke run's horizon is at most this many world time units past the warm-up. */
+export const SMOKE_HORIZON_PAST_WARM_UP_MAX = 7 * 24 * 60;
+
+export type AuthoringStart = {
+  session_id: string;
+  org_id: string;
+  project_id: string;
+  byok_provider: 'openai' | 'anthropic' | 'google' | null;
+  created_by: string;
+  ai_limits: AiLimits;
+  wait_seconds_max: number;
+  credits_per_1k_tokens: number;
+  intake: IntakeSpec | null;
+  template: WorldSpec;
+  slots: Slot[];
+  filled: Record<string, SlotValue>;
+};
+
+export type CheckpointInput = {
+  session_id: string;
+  number: number;
+  reason: Checkpoint['reason'];
+  intake: IntakeSpec | null;
+  template: WorldSpec;
+  slots: Slot[];
+  filled: Record<string, SlotValue>;
+  questions: Question[];
+  draft: AuthoringDraft | null;
+  ai: Checkpoint['ai'];
+};
+
+function missing(session_id: string): never {
+  throw ApplicationFailure.create({ type: 'AuthoringSessionMissing', message: `authoring session ${session_id} does not exist`, nonRetryable: true });
+}
+
+export function authoringActivities(deps: ActivityDeps) {
+  const { db, logger } = deps;
+  return {
+    /** What the session starts from: its intake revision (or none), and the template with its slots. */
+    async loadAuthoringSession(input: { session_id: string }): Promise<AuthoringStart> {
+      const session = (await findSession(db, input.session_id)) ?? missing(input.session_id);
+      let intake: IntakeSpec | null = null;
+      if (session.intake_revision_id) {
+        const found = await db.one<{ spec: unknown }>('select spec from intake_revisions where id = ?', [session.intake_revision_id]);
+        if (found) intake = (typeof found.spec === 'string' ? JSON.parse(found.spec) : found.spec) as IntakeSpec;
+      }
+      const base = session.starting_world ? startingTemplate(session.starting_world) : { ...queueTemplate(intake), filled: {} };
+      return {
+        session_id: session.id,
+        org_id: session.org_id,
+        project_id: session.project_id,
+        byok_provider: session.byok_provider,
+        created_by: session.created_by,
+        ai_limits: session.ai_limits,
+        wait_seconds_max: session.wait_seconds_max,
+        credits_per_1k_tokens: deps.config.ai_credits_per_1k_tokens,
+        intake,
+        template: base.world,
+        slots: base.slots,
+        filled: base.filled,
+      };
+    },
+
+    async markAuthoringDrafting(input: { session_id: string }): Promise<void> {
+      await db.transaction((tx) => setSessionStatus(tx, input.session_id, 'drafting'));
+    },
+
+    /**
+     * Assembles the candidate world, validates it, smoke-runs a valid one (the simulation engine in-process: few
+     * replications, a short horizon), runs the rule checks, diffs against the previous checkpoint and stores it.
+     */
+    async writeAuthoringCheckpoint(input: CheckpointInput): Promise<{ valid: boolean; checkpoint: number }> {
+      const world = assembleWorld(input.template, input.slots, input.filled);
+      const validation = validateWorld(world);
+      let smoke = null;
+      let smoke_run: Checkpoint['smoke_run'] = null;
+      if (validation.valid) {
+        const horizon = Math.min(world.horizon, world.warm_up + SMOKE_HORIZON_PAST_WARM_UP_MAX);
+        // Custom windows may fall past the shortened horizon: the smoke run measures warm-up to its own horizon.
+        const measured = world.measured.map(({ window: _window, ...measure }) => measure) as WorldSpec['measured'];
+        const smokeWorld: WorldSpec = { ...world, horizon, replications: Math.min(world.replications, SMOKE_REPLICATIONS_MAX), measured };
+        try {
+          smoke = summarize(smokeWorld, runSequential(smokeWorld));
+          smoke_run = { replications: smokeWorld.replications, horizon, metrics: smoke.map((row) => ({ measure_id: row.measure_id, variant_id: row.variant_id, n: row.n, mean: row.mean })) };
+        } catch (error) {
+          validation.problems.push({ pointer: '', message: `the smoke run failed: ${(error as Error).message}` });
+        }
+      }
+      const previous = await latestCheckpoint(db, input.session_id);
+      const next_steps = [
+        ...ruleNextSteps({ world, problems: validation.problems, questions: input.questions, filled: input.filled, intake: input.intake, smoke }),
+        ...aiNextSteps(input.draft),
+      ].slice(0, NEXT_STEPS_MAX);
+      const body: Omit<Checkpoint, 'changes_since_previous'> = {
+        number: input.number,
+        reason: input.reason,
+        world: checkpointWorld({ world, slots: input.slots, filled: input.filled, smoke }),
+        validation: { valid: validation.problems.length === 0, problems: validation.problems },
+        smoke_run,
+        questions: input.questions,
+        next_steps,
+        ai: input.ai,
+      };
+      const checkpoint: Checkpoint = { ...body, changes_since_previous: diffCheckpoints(previous && previous.number < input.number ? previous : null, body) };
+      const status: SessionStatus = 'waiting';
+      await db.transaction((tx) => writeCheckpoint(tx, { session_id: input.session_id, checkpoint, status }));
+      logger.info({ session_id: input.session_id, checkpoint: input.number, valid: checkpoint.validation.valid, questions: input.questions.length }, 'authoring checkpoint stored');
+      return { valid: checkpoint.validation.valid, checkpoint: input.number };
+    },
+
+    /** Saves the latest checkpoint's world as a world revision exactly as POST /v1/projects/{project_id}/worlds does. */
+    async approveAuthoringSession(input: { session_id: string; approved_by: string }): Promise<{ world_revision_id: string }> {
+      return db.transaction(async (tx) => {
+        const session = (await tx.one<{ world_revision_id: string | null; project_id: string }>('select world_revision_id, project_id from authoring_sessions where id = ? for update', [input.session_id])) ?? missing(input.session_id);
+        if (session.world_revision_id) return { world_revision_id: session.world_revision_id };
+        const checkpoint = await latestCheckpoint(tx, input.session_id);
+        if (!checkpoint) throw ApplicationFailure.create({ type: 'CONFLICT', message: 'the session has no checkpoint to approve', nonRetryable: true });
+        const world = checkpoint.world.spec;
+        const result = validateWorld(world);
+        if (!result.valid) throw ApplicationFailure.create({ type: 'VALIDATION_FAILED', message: `the checkpoint's world is invalid: ${result.problems[0]?.message}`, nonRetryable: true });
+        const revision = await createWorldRevision(tx, { project_id: session.project_id, world, created_by: input.approved_by });
+        await markApproved(tx, input.session_id, revision.world_revision_id);
+        return { world_revision_id: revision.world_revision_id };
+      });
+    },
+
+    async endAuthoringSession(input: { session_id: string; status: 'expired' | 'failed'; error: { code: string; message: string } | null }): Promise<void> {
+      await db.transaction((tx) => setSessionStatus(tx, input.session_id, input.status, input.error));
+    },
+  };
+}
+
+export type { AiUsage };

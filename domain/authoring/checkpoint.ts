@@ -1,0 +1,177 @@
+// The authoring session checkpoint (spec: Authoring session checkpoint (beta)): world.settings with unit and source,
+// world.variants[].changes as a diff against the baseline, ai (estimated, session_total, cap_reached), world.measured
+// with coverage, unit, denominator, time window, censoring and what is reported beside it, next_steps (kind, optional
+// tool, source rule|ai_hypothesis), plus what changed since the previous checkpoint. Pure.
+import type { IntakeSpec } from '../contracts/intakeSpec.ts';
+import type { MetricSummary } from '../contracts/runResults.ts';
+import type { WorldSpec } from '../contracts/worldSpec.ts';
+import type { Problem } from '../simulation/validate.ts';
+import { type AuthoringDraft, clip, type Question, type Slot, type SlotValue, type ValueSource } from './draft.ts';
+import { CONCEPT_AND_EVIDENCE_REVIEW, isToolName, SYNTHETIC_SIMULATION } from './tools.ts';
+
+// ---------- the AI preparation limit (spec: Limits — applies to the whole session; reported by cap_reached) ----------
+
+export type AiUsage = { calls: number; tokens: number; ai_iterations: number; wall_seconds: number; credits: number };
+export type AiLimits = { calls_max: number; tokens_max: number; ai_iterations_max: number; wall_seconds_max: number };
+
+export const ZERO_USAGE: AiUsage = { calls: 0, tokens: 0, ai_iterations: 0, wall_seconds: 0, credits: 0 };
+
+/** Which limit the session total has reached, or null while AI work may go on. */
+export function limitReached(total: AiUsage, limits: AiLimits, next_tokens: number): string | null {
+  if (total.calls >= limits.calls_max) return 'calls_max';
+  if (total.ai_iterations >= limits.ai_iterations_max) return 'ai_iterations_max';
+  if (total.wall_seconds >= limits.wall_seconds_max) return 'wall_seconds_max';
+  if (total.tokens + next_tokens > limits.tokens_max) return 'tokens_max';
+  return null;
+}
+
+// ---------- checkpoint shape ----------
+
+export type NextStep = { kind: string; tool?: string; source: 'rule' | 'ai_hypothesis'; message: string };
+export type MeasuredEntry = {
+  measure_id: string;
+  kind: string;
+  coverage: 'covered' | 'partial' | 'missing';
+  unit: string;
+  denominator: string;
+  time_window: { start: number; end: number; unit: string };
+  censoring: string;
+  reported_beside: { still_waiting_at_end_mean: number | null; censored_count: number | null };
+};
+export type SmokeRun = { replications: number; horizon: number; metrics: Array<{ measure_id: string; variant_id: string; n: number; mean: number | null }> } | null;
+export type Change = { path: string; before: unknown; after: unknown };
+
+export type Checkpoint = {
+  number: number;
+  reason: 'draft' | 'answers' | 'revise';
+  world: {
+    spec: WorldSpec;
+    settings: Record<string, { value: number; unit: string; source: ValueSource }>;
+    variants: Array<{ id: string; label: string; role: string; changes: Array<{ setting: string; baseline: number | null; value: number; unit: string; source: ValueSource }> }>;
+    measured: MeasuredEntry[];
+  };
+  validation: { valid: boolean; problems: Problem[] };
+  smoke_run: SmokeRun;
+  questions: Question[];
+  next_steps: NextStep[];
+  ai: { estimated: AiUsage; session_total: AiUsage; limits: AiLimits; cap_reached: boolean; limit_reached: string | null; heuristic: boolean };
+  changes_since_previous: Change[];
+};
+
+/** Next steps listed per checkpoint at most. */
+export const NEXT_STEPS_MAX = 50;
+/** Utilisation above which the smoke run calls a queue unstable. */
+export const UNSTABLE_UTILISATION_MIN = 0.95;
+
+export function checkpointWorld(input: { world: WorldSpec; slots: Slot[]; filled: Record<string, SlotValue>; smoke: MetricSummary[] | null }) {
+  const { world, slots, filled, smoke } = input;
+  const settings: Checkpoint['world']['settings'] = {};
+  for (const slot of slots) if (slot.variant === null && filled[slot.id]) settings[slot.setting] = { ...filled[slot.id]! };
+  const variants = world.variants.map((variant) => ({
+    id: variant.id,
+    label: variant.label,
+    role: variant.role,
+    changes: slots
+      .filter((slot) => slot.variant === variant.id && filled[slot.id])
+      .map((slot) => ({ setting: slot.setting, baseline: settings[slot.setting]?.value ?? null, value: filled[slot.id]!.value, unit: filled[slot.id]!.unit, source: filled[slot.id]!.source })),
+  }));
+  const measured: MeasuredEntry[] = world.measured.map((measure) => {
+    const rows = (smoke ?? []).filter((row) => row.measure_id === measure.id);
+    const withValue = rows.filter((row) => row.n > 0);
+    const coverage = rows.length === 0 || withValue.length === 0 ? 'missing' : withValue.length === world.variants.length ? 'covered' : 'partial';
+    const window = measure.window ?? { start: world.warm_up, end: world.horizon };
+    const mean = (values: Array<number | null>) => {
+      const known = values.filter((value): value is number => value !== null);
+      return known.length === 0 ? null : known.reduce((sum, value) => sum + value, 0) / known.length;
+    };
+    return {
+      measure_id: measure.id,
+      kind: measure.kind,
+      coverage,
+      unit: measure.unit,
+      denominator: measure.denominator,
+      time_window: { start: window.start, end: window.end, unit: world.time_unit },
+      censoring: measure.censoring,
+      reported_beside: {
+        still_waiting_at_end_mean: rows.length ? mean(rows.map((row) => row.still_waiting_at_end_mean)) : null,
+        censored_count: rows.length ? rows.reduce((sum, row) => sum + row.censored_count, 0) : null,
+      },
+    };
+  });
+  return { spec: world, settings, variants, measured };
+}
+
+const CLAIM_MEASURE_WORDS: Array<{ words: RegExp; kinds: string[] }> = [
+  { words: /\b(wait|waiting|delay|faster|time|minutes|hours|days|turnaround)\b/i, kinds: ['time_between'] },
+  { words: /\b(queue|backlog|list)\b/i, kinds: ['queue_length', 'time_between'] },
+  { words: /\b(capacity|utili[sz]ation|workload|staff|busy)\b/i, kinds: ['utilisation'] },
+  { words: /\b(number|count|admissions|referrals|visits|appointments|seen|throughput)\b/i, kinds: ['count'] },
+];
+
+/** Rule-based checks, run on every checkpoint (source: rule). */
+export function ruleNextSteps(input: { world: WorldSpec; problems: Problem[]; questions: Question[]; filled: Record<string, SlotValue>; intake: IntakeSpec | null; smoke: MetricSummary[] | null }): NextStep[] {
+  const steps: NextStep[] = [];
+  for (const problem of input.problems.slice(0, 10)) {
+    steps.push({ kind: 'fix_validation_problem', tool: SYNTHETIC_SIMULATION, source: 'rule', message: clip(`${problem.pointer || '/'}: ${problem.message}`, 1000) });
+  }
+  for (const question of input.questions) steps.push({ kind: 'answer_question', source: 'rule', message: clip(`answer ${question.id}: ${question.text}`, 1000) });
+  for (const [slot, value] of Object.entries(input.filled)) {
+    if (value.source.kind === 'assumption') steps.push({ kind: 'source_assumption', source: 'rule', message: `${slot} = ${value.value} ${value.unit} has no source but an assumption; cite a measurement or a reference` });
+  }
+  for (const measure of input.world.measured) {
+    // A starting world may be invalid: its measures are checked as data, not as the schema promises.
+    if (!(measure as { denominator?: string }).denominator) steps.push({ kind: 'state_denominator', source: 'rule', message: `measure ${measure.id} has no denominator` });
+    if (!measure.window) steps.push({ kind: 'state_time_window', source: 'rule', message: `measure ${measure.id} states no time window; it uses the warm-up to horizon (${input.world.warm_up}-${input.world.horizon} ${input.world.time_unit})` });
+  }
+  const kinds = new Set(input.world.measured.map((measure) => measure.kind));
+  const claims: IntakeSpec['claims'] = input.intake?.claims ?? [];
+  for (const [index, claim] of claims.entries()) {
+    const testable = CLAIM_MEASURE_WORDS.some((entry) => entry.words.test(claim.text) && entry.kinds.some((kind) => kinds.has(kind as WorldSpec['measured'][number]['kind'])));
+    if (!testable) {
+      steps.push({ kind: 'claim_without_measure', tool: CONCEPT_AND_EVIDENCE_REVIEW, source: 'rule', message: clip(`intake claim ${index + 1} ("${claim.text}") has no measure in the world that could test it`, 1000) });
+    }
+  }
+  for (const row of input.smoke ?? []) {
+    if (row.kind === 'utilisation' && row.mean !== null && row.mean >= UNSTABLE_UTILISATION_MIN) {
+      steps.push({ kind: 'unstable_queue', tool: SYNTHETIC_SIMULATION, source: 'rule', message: `the smoke run shows ${row.measure_id} at ${row.mean.toFixed(3)} in ${row.variant_id}: the queue grows without bound; add capacity or lower demand` });
+    }
+  }
+  if (input.problems.length === 0 && input.questions.length === 0) {
+    steps.push({ kind: 'approve_and_run', tool: SYNTHETIC_SIMULATION, source: 'rule', message: 'the world validates: approve the session to save it as a world revision, then estimate and run it with a budget you choose' });
+  }
+  return steps;
+}
+
+/** The model's suggested next steps, labelled ai_hypothesis; a tool not in the registry is dropped from the step. */
+export function aiNextSteps(draft: AuthoringDraft | null): NextStep[] {
+  return (draft?.next_steps ?? []).map((step) => ({
+    kind: clip(step.kind || 'suggestion', 64),
+    ...(isToolName(step.tool) ? { tool: step.tool } : {}),
+    source: 'ai_hypothesis' as const,
+    message: clip(step.note, 1000),
+  }));
+}
+
+/** What changed since the previous checkpoint, as JSON paths over settings, variant changes, questions and coverage. */
+export function diffCheckpoints(previous: Checkpoint | null, next: Omit<Checkpoint, 'changes_since_previous'>): Change[] {
+  const flat = (checkpoint: Omit<Checkpoint, 'changes_since_previous'> | null): Map<string, unknown> => {
+    const out = new Map<string, unknown>();
+    if (!checkpoint) return out;
+    for (const [name, setting] of Object.entries(checkpoint.world.settings)) out.set(`/world/settings/${name}`, `${setting.value} ${setting.unit}`);
+    for (const variant of checkpoint.world.variants) for (const change of variant.changes) out.set(`/world/variants/${variant.id}/changes/${change.setting}`, `${change.value} ${change.unit}`);
+    for (const question of checkpoint.questions) out.set(`/questions/${question.slot}`, question.text);
+    for (const measure of checkpoint.world.measured) out.set(`/world/measured/${measure.measure_id}/coverage`, measure.coverage);
+    out.set('/validation/valid', checkpoint.validation.valid);
+    out.set('/ai/cap_reached', checkpoint.ai.cap_reached);
+    return out;
+  };
+  const before = flat(previous);
+  const after = flat(next);
+  const changes: Change[] = [];
+  for (const path of new Set([...before.keys(), ...after.keys()])) {
+    const a = before.has(path) ? before.get(path) : null;
+    const b = after.has(path) ? after.get(path) : null;
+    if (a !== b) changes.push({ path, before: a, after: b });
+  }
+  return changes;
+}

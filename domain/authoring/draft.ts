@@ -1,0 +1,275 @@
+// Authoring sessions (beta): what the model (or the offline heuristic) proposes, and how a proposal becomes a world.
+// spec: Authoring session checkpoint (beta). Pure: the workflow, the activities and the API import from here.
+//
+// Never invent a number: the world's structure comes from a template (a starting WorldSpec or the service's single-queue
+// template); every number in it is a *slot*. A slot is filled only by a value with a source — a cited intake line whose
+// quote appears in the intake, an answer, a published reference, or an assumption the user stated. A value the model
+// proposes without a source becomes a question, never a setting.
+import { Type, type Static } from 'typebox';
+import type { IntakeSpec } from '../contracts/intakeSpec.ts';
+import type { Setting, SettingSource, WorldSpec } from '../contracts/worldSpec.ts';
+
+/** Where a configured value comes from (spec: Authoring session checkpoint — world.settings "with its unit and source"). */
+export type ValueSource =
+  | { kind: 'intake_line'; source_id: string; line_start: number; line_end: number; quote: string }
+  | { kind: 'answer'; question_id: string; answered_at_checkpoint: number }
+  | { kind: 'reference'; reference: string }
+  | { kind: 'assumption'; rationale: string };
+
+/** A number the world needs: a setting, or the value a treatment variant changes a setting to. */
+export type Slot = { id: string; setting: string; variant: string | null; unit: string; description: string };
+
+export type SlotValue = { value: number; unit: string; source: ValueSource };
+
+export type Question = {
+  id: string;
+  slot: string;
+  text: string;
+  unit: string;
+  /** a value the model proposed without a source: shown, never used */
+  unsourced_proposal: { value: number; proposed_by: 'ai_hypothesis' } | null;
+};
+
+// ---------- the AI output (registered as an AI schema; strict-structured-output friendly: every field required) ----------
+
+const ProposalSource = Type.Union([
+  Type.Object(
+    { kind: Type.Literal('intake_line'), source_id: Type.String({ maxLength: 64 }), line_start: Type.Integer({ minimum: 1 }), line_end: Type.Integer({ minimum: 1 }), quote: Type.String({ maxLength: 2000 }) },
+    { additionalProperties: false },
+  ),
+  Type.Object({ kind: Type.Literal('reference'), reference: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }),
+  Type.Null(),
+]);
+
+export const AuthoringDraft = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.String({ maxLength: 4000 }),
+    proposals: Type.Array(
+      Type.Object(
+        {
+          slot: Type.String({ maxLength: 100, description: 'a slot id from the request' }),
+          value: Type.Union([Type.Number(), Type.Null()], { description: 'null when the material does not give the number' }),
+          source: ProposalSource,
+          question: Type.String({ maxLength: 1000, description: 'what to ask the user when the value is null or unsourced' }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 100 },
+    ),
+    next_steps: Type.Array(
+      Type.Object({ kind: Type.String({ maxLength: 64 }), tool: Type.Union([Type.String({ maxLength: 64 }), Type.Null()]), note: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
+      { maxItems: 20 },
+    ),
+  },
+  { $id: 'AuthoringDraft', additionalProperties: false },
+);
+export type AuthoringDraft = Static<typeof AuthoringDraft>;
+
+/** What the drafting call receives (the prompt is built from it; the offline heuristic reads it directly). */
+export type AuthoringDraftInput = {
+  intake: IntakeSpec | null;
+  slots: Slot[];
+  filled: Record<string, SlotValue>;
+  instructions: string | null;
+};
+
+// ---------- templates ----------
+
+const TEMPLATE_TIME = { time_unit: 'minutes' as const, horizon: 7 * 24 * 60, warm_up: 24 * 60, replications: 10, seed: 20261012 };
+
+/** The service's template when no starting world is given: one queue for one resource, baseline and a treatment. */
+export function queueTemplate(intake: IntakeSpec | null): { world: WorldSpec; slots: Slot[] } {
+  const name = clip(intake?.proposed_solution?.text ?? intake?.problem?.text ?? 'Authored care pathway', 200);
+  const world: WorldSpec = {
+    contract: 'WorldSpec',
+    version: '1.0.0',
+    name,
+    synthetic: true,
+    ...TEMPLATE_TIME,
+    settings: {},
+    arrivals: [{ id: 'patients', kind: 'poisson', rate: { setting: 'arrival_rate' }, to_step: 'care' }],
+    resources: [{ id: 'clinician', capacity: { setting: 'servers' } }],
+    steps: [
+      { id: 'care', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: { setting: 'mean_service' } }, next: 'done' },
+      { id: 'done', kind: 'exit' },
+    ],
+    measured: [
+      { id: 'wait', label: 'wait for care', kind: 'time_between', from: { step: 'care', at: 'enter' }, to: { step: 'care', at: 'start' }, unit: 'minutes', denominator: 'entity', censoring: 'at_horizon' },
+      { id: 'seen', label: 'patients seen', kind: 'count', event: { step: 'care', at: 'end' }, unit: 'count', denominator: 'replication', censoring: 'none' },
+      { id: 'utilisation', kind: 'utilisation', resource: 'clinician', unit: 'fraction', denominator: 'capacity_time', censoring: 'none' },
+    ],
+    variants: [
+      { id: 'baseline', label: 'Current pathway', role: 'baseline', changes: [] },
+      { id: 'treatment', label: 'With the technology', role: 'treatment', changes: [] },
+    ],
+  };
+  const slots: Slot[] = [
+    { id: 'arrival_rate', setting: 'arrival_rate', variant: null, unit: 'per_hour', description: 'patients arriving per hour' },
+    { id: 'mean_service', setting: 'mean_service', variant: null, unit: 'minutes', description: 'mean time a clinician spends per patient today' },
+    { id: 'servers', setting: 'servers', variant: null, unit: 'count', description: 'clinicians available at once' },
+    { id: 'treatment.mean_service', setting: 'mean_service', variant: 'treatment', unit: 'minutes', description: 'mean time per patient with the technology' },
+  ];
+  return { world, slots };
+}
+
+/** A starting WorldSpec: its settings and variant changes are the slots, already filled from the document's own sources. */
+export function startingTemplate(world: WorldSpec): { world: WorldSpec; slots: Slot[]; filled: Record<string, SlotValue> } {
+  const slots: Slot[] = [];
+  const filled: Record<string, SlotValue> = {};
+  for (const [name, setting] of Object.entries(world.settings)) {
+    slots.push({ id: name, setting: name, variant: null, unit: setting.unit, description: setting.description ?? name });
+    filled[name] = { value: setting.value, unit: setting.unit, source: fromWorldSource(setting.source) };
+  }
+  for (const variant of world.variants) {
+    for (const change of variant.changes) {
+      const id = `${variant.id}.${change.setting}`;
+      const unit = world.settings[change.setting]?.unit ?? 'unknown';
+      slots.push({ id, setting: change.setting, variant: variant.id, unit, description: change.rationale ?? `${change.setting} in ${variant.label}` });
+      filled[id] = { value: change.value, unit, source: { kind: 'assumption', rationale: change.rationale ?? `set in the starting world for ${variant.label}` } };
+    }
+  }
+  const skeleton: WorldSpec = { ...world, settings: {}, variants: world.variants.map((variant) => ({ ...variant, changes: [] })) };
+  return { world: skeleton, slots, filled };
+}
+
+function fromWorldSource(source: SettingSource): ValueSource {
+  if (source.kind === 'literature') return { kind: 'reference', reference: source.reference };
+  if (source.kind === 'assumption') return { kind: 'assumption', rationale: source.rationale };
+  return { kind: 'assumption', rationale: source.note ? `declared by the user: ${source.note}` : 'declared by the user in the starting world' };
+}
+
+/** The WorldSpec source a checkpoint setting is saved with. */
+export function toWorldSource(source: ValueSource): SettingSource {
+  switch (source.kind) {
+    case 'reference':
+      return { kind: 'literature', reference: source.reference };
+    case 'assumption':
+      return { kind: 'assumption', rationale: source.rationale };
+    case 'answer':
+      return { kind: 'user_declared', note: `answered in an authoring session (question ${source.question_id})` };
+    case 'intake_line':
+      return { kind: 'user_declared', note: clip(`intake source ${source.source_id} lines ${source.line_start}-${source.line_end}: "${source.quote}"`, 2000) };
+  }
+}
+
+/** The candidate world: the template with every filled slot written in; unfilled slots stay out (validation names them). */
+export function assembleWorld(template: WorldSpec, slots: Slot[], filled: Record<string, SlotValue>): WorldSpec {
+  const settings: Record<string, Setting> = {};
+  const variants = template.variants.map((variant) => ({ ...variant, changes: [...variant.changes] }));
+  for (const slot of slots) {
+    const value = filled[slot.id];
+    if (!value) continue;
+    if (slot.variant === null) {
+      settings[slot.setting] = { value: value.value, unit: value.unit, source: toWorldSource(value.source) };
+    } else {
+      const variant = variants.find((candidate) => candidate.id === slot.variant);
+      variant?.changes.push({ setting: slot.setting, value: value.value, rationale: clip(describeSource(value.source), 2000) });
+    }
+  }
+  return { ...template, settings, variants };
+}
+
+export function describeSource(source: ValueSource): string {
+  switch (source.kind) {
+    case 'answer':
+      return `answer to question ${source.question_id}`;
+    case 'reference':
+      return `published reference: ${source.reference}`;
+    case 'assumption':
+      return `assumption: ${source.rationale}`;
+    case 'intake_line':
+      return `intake source ${source.source_id} lines ${source.line_start}-${source.line_end}`;
+  }
+}
+
+/** Every text of the intake a cited quote may come from (statement texts and their citation quotes). */
+function intakeTexts(intake: IntakeSpec | null): string[] {
+  if (!intake) return [];
+  const out: string[] = [];
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if ((key === 'text' || key === 'quote' || key === 'description') && typeof inner === 'string') out.push(inner);
+        else visit(inner);
+      }
+    }
+  };
+  visit(intake);
+  return out.map(normalize);
+}
+
+function normalize(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/**
+ * Applies the model's proposals (rule: never invent a number). A proposal fills an open slot only with a source this
+ * function can check: a reference, or an intake line whose quote appears in the intake and contains the number. Anything
+ * else — no value, no source, a quote not in the intake — becomes a question; an unsourced value is kept beside it.
+ */
+export function applyProposals(input: {
+  draft: AuthoringDraft;
+  slots: Slot[];
+  filled: Record<string, SlotValue>;
+  intake: IntakeSpec | null;
+  checkpoint: number;
+}): { filled: Record<string, SlotValue>; questions: Question[] } {
+  const filled = { ...input.filled };
+  const texts = intakeTexts(input.intake);
+  const questions: Question[] = [];
+  const bySlot = new Map(input.draft.proposals.map((proposal) => [proposal.slot, proposal]));
+  for (const slot of input.slots) {
+    if (filled[slot.id]) continue;
+    const proposal = bySlot.get(slot.id);
+    const value = proposal?.value;
+    const source = proposal?.source ?? null;
+    let sourced: ValueSource | null = null;
+    if (typeof value === 'number' && Number.isFinite(value) && source) {
+      if (source.kind === 'reference') sourced = { kind: 'reference', reference: source.reference };
+      else {
+        const quote = normalize(source.quote);
+        const quoted = quote.length > 0 && texts.some((text) => text.includes(quote)) && quote.includes(String(value));
+        if (quoted && source.line_end >= source.line_start) sourced = { ...source };
+      }
+    }
+    if (sourced && typeof value === 'number') {
+      filled[slot.id] = { value, unit: slot.unit, source: sourced };
+      continue;
+    }
+    questions.push({
+      id: `q${input.checkpoint}_${slot.id.replace(/[^a-z0-9_]/g, '_')}`,
+      slot: slot.id,
+      text: clip(proposal?.question?.trim() || `What is the ${slot.description} (${slot.unit})? Give the number and where it comes from.`, 1000),
+      unit: slot.unit,
+      unsourced_proposal: typeof value === 'number' && Number.isFinite(value) ? { value, proposed_by: 'ai_hypothesis' } : null,
+    });
+  }
+  return { filled, questions };
+}
+
+// ---------- the offline heuristic ----------
+
+/**
+ * The offline provider's draft (deterministic, labelled heuristic): it reads numbers only where an intake claim states one
+ * next to a slot's unit, cites it, and asks for everything else. It never proposes an unsourced value.
+ */
+export function draftAuthoringOffline(input: AuthoringDraftInput): AuthoringDraft {
+  const name = clip(input.intake?.proposed_solution?.text ?? input.intake?.problem?.text ?? 'Authored care pathway', 200);
+  const proposals: AuthoringDraft['proposals'] = [];
+  for (const slot of input.slots) {
+    if (input.filled[slot.id]) continue;
+    proposals.push({ slot: slot.id, value: null, source: null, question: `What is the ${slot.description} (${slot.unit})? Give the number and where it comes from.` });
+  }
+  return {
+    name,
+    description: 'Drafted by the offline heuristic: the structure is the service template; every number is asked for, none is guessed.',
+    proposals,
+    next_steps: [],
+  };
+}
+
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
