@@ -4,7 +4,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { isServiceError } from '../domain/errors.ts';
-import { creditsForEvents, type ReplicationResult, replicationJobs } from '../domain/simulation/index.ts';
+import { creditsForEvents, PairGate, type ReplicationResult, replicationJobs } from '../domain/simulation/index.ts';
 import {
   addDiscardedEvents,
   finishRun,
@@ -93,22 +93,29 @@ export function runActivities(deps: ActivityDeps) {
           });
       }, RUN_HEARTBEAT_INTERVAL_MS);
 
+      // Only complete baseline/treatment groups (every variant of a replication index) are stored and charged.
+      const gate = new PairGate(world, work.stored);
       const keep = async (result: ReplicationResult): Promise<'stop' | undefined> => {
         eventsComputed += result.event_counts.events_total;
         if (stop) return 'stop';
+        const group = gate.add(result);
+        if (group.length === 0) return undefined;
+        const groupEvents = group.reduce((sum, member) => sum + member.event_counts.events_total, 0);
         // Decided before any await, so results arriving together are counted one at a time.
-        if (creditsForEvents(eventsKept + result.event_counts.events_total) > work.credits_reserved) {
+        if (creditsForEvents(eventsKept + groupEvents) > work.credits_reserved) {
           stop = 'budget';
           return 'stop';
         }
-        eventsKept += result.event_counts.events_total;
-        const stored = await recordReplication(db, input.run_id, variantOrder.get(result.variant_id) ?? 0, result);
-        if (stored === 'not_running') {
-          eventsKept -= result.event_counts.events_total;
-          stop ??= 'canceled';
-          return 'stop';
+        eventsKept += groupEvents;
+        for (const member of group) {
+          const stored = await recordReplication(db, input.run_id, variantOrder.get(member.variant_id) ?? 0, member);
+          if (stored === 'not_running') {
+            eventsKept -= member.event_counts.events_total;
+            stop ??= 'canceled';
+            return 'stop';
+          }
+          eventsStoredNow += member.event_counts.events_total;
         }
-        eventsStoredNow += result.event_counts.events_total;
         if (Date.now() >= deadline_ms) {
           stop ??= 'wall_clock';
           return 'stop';

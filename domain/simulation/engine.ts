@@ -341,9 +341,7 @@ class Replication {
       this.popRoot();
       this.now = time;
       if (++events > MAX_EVENTS_PER_REPLICATION) {
-        throw new ServiceError('VALIDATION_FAILED', `replication exceeded MAX_EVENTS_PER_REPLICATION (${MAX_EVENTS_PER_REPLICATION}); shorten the horizon or lower the arrival rates`, [
-          { path: '/horizon', message: `more than ${MAX_EVENTS_PER_REPLICATION} events in one replication` },
-        ]);
+        throw worldLimit(`replication exceeded MAX_EVENTS_PER_REPLICATION (${MAX_EVENTS_PER_REPLICATION}); shorten the horizon or lower the arrival rates`, '/horizon', `more than ${MAX_EVENTS_PER_REPLICATION} events in one replication`);
       }
       switch (kind) {
         case EVENT_ARRIVAL:
@@ -446,9 +444,7 @@ class Replication {
       entity = this.nextEntity++;
     }
     if (++this.live > MAX_ENTITIES_IN_SYSTEM) {
-      throw new ServiceError('VALIDATION_FAILED', `more than MAX_ENTITIES_IN_SYSTEM (${MAX_ENTITIES_IN_SYSTEM}) entities were in the system at once; the pathway cannot keep up with its arrivals`, [
-        { path: '/arrivals', message: `more than ${MAX_ENTITIES_IN_SYSTEM} entities at once` },
-      ]);
+      throw worldLimit(`more than MAX_ENTITIES_IN_SYSTEM (${MAX_ENTITIES_IN_SYSTEM}) entities were in the system at once; the pathway cannot keep up with its arrivals`, '/arrivals', `more than ${MAX_ENTITIES_IN_SYSTEM} entities at once`);
     }
     this.entityArrival[entity] = this.now;
     this.entityState[entity] = STATE_MOVING;
@@ -804,6 +800,11 @@ class Replication {
       trace_truncated: this.traceTruncated,
     };
   }
+}
+
+/** An engine limit the world made the run exceed: the world, not the service, caused the failure (spec: Credits). */
+function worldLimit(message: string, path: string, detail: string): ServiceError {
+  return new ServiceError('WORLD_LIMIT_EXCEEDED', `the world caused this failure, not the service: ${message}`, [{ path, message: detail }]);
 }
 
 /** Index of the first cumulative weight above u (binary search; cumulative ends at 1). */

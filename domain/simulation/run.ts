@@ -42,3 +42,40 @@ export function runSequential(world: WorldSpec, options: { jobs?: ReplicationJob
   }
   return results;
 }
+
+/**
+ * Holds replication results until every variant of their replication index has one, then releases the group, so a
+ * run stopped by its budget, its wall clock or a cancel keeps only complete baseline/treatment pairs for every variant
+ * (docs/simulation.md, Complete pairs). Results arrive in any order from the pool.
+ */
+export class PairGate {
+  readonly #variants: number;
+  readonly #have = new Map<number, number>();
+  readonly #waiting = new Map<number, ReplicationResult[]>();
+
+  /** `stored`: replications already kept by an earlier attempt (they count towards completing their group). */
+  constructor(world: WorldSpec, stored: { replication_index: number }[] = []) {
+    this.#variants = world.variants.length;
+    for (const entry of stored) this.#have.set(entry.replication_index, (this.#have.get(entry.replication_index) ?? 0) + 1);
+  }
+
+  /** Adds a result; returns the results of its replication index not yet released once the group is complete, else []. */
+  add(result: ReplicationResult): ReplicationResult[] {
+    const index = result.replication_index;
+    const have = (this.#have.get(index) ?? 0) + 1;
+    this.#have.set(index, have);
+    const waiting = this.#waiting.get(index) ?? [];
+    waiting.push(result);
+    if (have < this.#variants) {
+      this.#waiting.set(index, waiting);
+      return [];
+    }
+    this.#waiting.delete(index);
+    return waiting;
+  }
+
+  /** Results held back because their group is incomplete (discarded when the run stops). */
+  held(): ReplicationResult[] {
+    return [...this.#waiting.values()].flat();
+  }
+}

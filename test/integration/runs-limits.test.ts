@@ -1,6 +1,7 @@
 // Run limits over the real service with a short wall-clock limit: a run that reaches it ends timed_out with the
-// replications it completed; a run the engine refuses mid-way (a limit the estimate could not foresee) ends failed and
-// its reservation is released, so nothing is charged.
+// replications it completed; an overloaded world is refused at estimate, naming the resource; a run the engine refuses
+// mid-way (a burst the estimate's averages cannot foresee) ends failed with WORLD_LIMIT_EXCEEDED and its reservation
+// is released (docs/decisions.md, Simulation: a world-caused failure is not charged).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { creditsForEvents } from '../../domain/simulation/index.ts';
@@ -45,8 +46,8 @@ async function runToEnd(world: WorldSpec) {
 }
 
 /**
- * The estimate splits attribute branches evenly, so it sees half the referrals at the scanner (under capacity); in
- * fact 99.9% go there, the queue grows without bound and the engine stops at MAX_ENTITIES_IN_SYSTEM.
+ * 99.9% of the referrals go to the scanner by an attribute branch; the estimate follows the declared attribute
+ * probabilities, so it sees the scanner offered about 1.66 servers' worth of work against a capacity of 1.
  */
 function hiddenOverloadWorld(): WorldSpec {
   return {
@@ -75,6 +76,36 @@ function hiddenOverloadWorld(): WorldSpec {
   } as WorldSpec;
 }
 
+/**
+ * A burst: 1,100 scheduled instants of 1,000 arrivals each in the first minutes, each held 50,000 minutes. On average
+ * (Little's law over the horizon) about 11,000 are in the system, but at the burst 1.1 million are.
+ */
+function burstWorld(): WorldSpec {
+  return {
+    contract: 'WorldSpec',
+    version: '1.0.0',
+    name: 'A burst the averages cannot see',
+    synthetic: true,
+    time_unit: 'minutes',
+    horizon: 5_000_000,
+    warm_up: 0,
+    replications: 1,
+    seed: 4,
+    settings: {},
+    arrivals: [{ id: 'burst', kind: 'scheduled', times: Array.from({ length: 1100 }, (_, k) => k / 1000), batch_size: 1000, to_step: 'hold' }],
+    resources: [],
+    steps: [
+      { id: 'hold', kind: 'delay', duration: { dist: 'fixed', value: 50_000 }, next: 'done' },
+      { id: 'done', kind: 'exit' },
+    ],
+    measured: [{ id: 'held', kind: 'count', event: { step: 'hold', at: 'end' }, unit: 'count', denominator: 'replication', censoring: 'none' }],
+    variants: [
+      { id: 'baseline', label: 'Current', role: 'baseline', changes: [] },
+      { id: 'treatment', label: 'Same', role: 'treatment', changes: [] },
+    ],
+  } as WorldSpec;
+}
+
 describe('run limits', { timeout: 120_000 }, () => {
   it('ends timed_out at the wall-clock limit with the replications it completed, charged for the work done', async () => {
     const before = await available();
@@ -95,11 +126,23 @@ describe('run limits', { timeout: 120_000 }, () => {
     expect(results.body.manifest).toMatchObject({ status: 'timed_out', replications_completed: run.replications_completed });
   });
 
-  it('ends failed when the engine refuses the world mid-way, releasing the reservation so nothing is charged', async () => {
+  it('refuses an overloaded world at estimate, naming the resource and by how much', async () => {
+    const saved = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, { token: owner.session, body: hiddenOverloadWorld() });
+    const quote = await http(service, 'POST', '/v1/runs/estimate', { token: owner.session, body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000_000 } });
+    expect(quote.status).toBe(200);
+    expect(quote.body.runnable).toBe(false);
+    const issue = quote.body.issues.find((candidate: { kind: string }) => candidate.kind === 'world_limit');
+    expect(issue.message).toContain("resource 'scanner'");
+    expect(issue.message).toMatch(/6\d% above/);
+    expect(issue.message).toContain('MAX_ENTITIES_IN_SYSTEM');
+  });
+
+  it('ends failed with WORLD_LIMIT_EXCEEDED when the world makes the engine stop mid-way, releasing the reservation', async () => {
     const before = await available();
-    const run = await runToEnd(hiddenOverloadWorld());
+    const run = await runToEnd(burstWorld());
     expect(run.status).toBe('failed');
-    expect(run.error).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('MAX_ENTITIES_IN_SYSTEM') });
+    expect(run.error).toMatchObject({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('the world caused this failure') });
+    expect(run.error.message).toContain('MAX_ENTITIES_IN_SYSTEM');
     expect(run.credits_used).toBe(0);
     expect(await available()).toEqual({ ...before, available_credits: before.available_credits, reserved_credits: 0 });
     const results = await http(service, 'GET', `/v1/runs/${run.run_id}/results`, { token: owner.session });
