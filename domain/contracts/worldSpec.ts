@@ -166,6 +166,14 @@ export const Measure = Type.Union([
       unit: TimeUnit,
       denominator: Type.Literal('entity'),
       censoring: Type.Union([Type.Literal('exclude'), Type.Literal('at_horizon')]),
+      percentiles: Type.Optional(
+        Type.Array(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 }), {
+          minItems: 1,
+          maxItems: 10,
+          description: 'entity-level quantiles to report (e.g. 0.9 = the time 90% of entities are within), pooled over replications from a streaming sketch (1% relative accuracy)',
+        }),
+      ),
+      threshold: Type.Optional(Type.Number({ minimum: 0, description: 'report the share of entities whose time exceeds this many measure units (e.g. 4 hours)' })),
     },
     { additionalProperties: false },
   ),

@@ -2,6 +2,7 @@
 // Deterministic for a seed. Ties are broken by (time, event priority, insertion sequence): at one instant capacity
 // changes come first, then service ends (freeing servers), then delay ends, then reneges, then arrivals; events of the
 // same kind run in the order they were scheduled.
+import { DDSketch } from '@datadog/sketches-js';
 import { ServiceError } from '../errors.ts';
 import { EVENT_TRACE_CAP_PER_VARIANT, MAX_ENTITIES_IN_SYSTEM, MAX_EVENTS_PER_REPLICATION } from './limits.ts';
 import {
@@ -72,7 +73,14 @@ export type MeasureObservation = {
   censored: number;
   /** what was still waiting at the end, beside the measure: censored entities, queue length or entities in the system */
   still_waiting_at_end: number;
+  /** time_between with percentiles: the entity times of this replication as a DDSketch (protobuf, base64), merged across replications */
+  entity_sketch?: string;
+  /** time_between with a threshold: entities whose time exceeded it */
+  over_threshold?: number;
 };
+
+/** Relative accuracy of the entity-level quantile sketches (DDSketch guarantee: within 1% of the true quantile's value). */
+export const SKETCH_RELATIVE_ACCURACY = 0.01;
 
 export type EventCounts = {
   events_total: number;
@@ -168,6 +176,10 @@ class Replication {
   measureArea: Float64Array;
   measureCapacityArea: Float64Array;
   measureArrivals: Float64Array;
+  /** 1 for time_between measures that keep a sketch or count over a threshold (the hot path skips the others) */
+  measureDetailed: Uint8Array;
+  measureSketches: (DDSketch | null)[];
+  measureOver: Float64Array;
   arrivalsAfterWarmUp = 0;
   readonly perArrivalMeasures: Int32Array;
   readonly measures: CompiledModel['measures'];
@@ -234,6 +246,9 @@ class Replication {
     this.measureArea = new Float64Array(m);
     this.measureCapacityArea = new Float64Array(m);
     this.measureArrivals = new Float64Array(m);
+    this.measureDetailed = Uint8Array.from(model.measures.map((measure) => (measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0)));
+    this.measureSketches = model.measures.map((measure) => (measure.percentiles.length > 0 ? new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY }) : null));
+    this.measureOver = new Float64Array(m);
     this.measures = model.measures;
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
@@ -671,12 +686,20 @@ class Replication {
       if (role === HOOK_TO) {
         const mark = this.entityMarks[slot]!;
         if (!Number.isNaN(mark)) {
-          this.measureSum[m]! += (now - mark) * measure.timeFactor;
+          const value = (now - mark) * measure.timeFactor;
+          this.measureSum[m]! += value;
           this.measureCount[m]!++;
+          if (this.measureDetailed[m] === 1) this.observe(m, value);
           this.entityMarks[slot] = Number.NaN;
         }
       } else if (now >= measure.windowStart && now < measure.windowEnd) this.entityMarks[slot] = now;
     }
+  }
+
+  /** One entity's time for a measure that keeps its distribution (sketch) or a threshold count. */
+  observe(m: number, value: number): void {
+    this.measureSketches[m]?.accept(value);
+    if (value > this.measures[m]!.threshold) this.measureOver[m]!++;
   }
 
   /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window. */
@@ -751,8 +774,10 @@ class Replication {
         if (Number.isNaN(mark)) return;
         censored[m]!++;
         if (measure.censorAtHorizon) {
-          this.measureSum[m]! += (this.horizon - mark) * measure.timeFactor;
+          const value = (this.horizon - mark) * measure.timeFactor;
+          this.measureSum[m]! += value;
           this.measureCount[m]!++;
+          if (this.measureDetailed[m] === 1) this.observe(m, value);
         }
       });
     }
@@ -782,7 +807,11 @@ class Replication {
           stillWaiting = this.queueLength[measure.resource]!;
           break;
       }
-      return { measure_id: measure.id, value, observations, censored: censored[m]!, still_waiting_at_end: stillWaiting };
+      const observation: MeasureObservation = { measure_id: measure.id, value, observations, censored: censored[m]!, still_waiting_at_end: stillWaiting };
+      const sketch = this.measureSketches[m];
+      if (sketch) observation.entity_sketch = Buffer.from(sketch.toProto()).toString('base64');
+      if (Number.isFinite(measure.threshold)) observation.over_threshold = this.measureOver[m]!;
+      return observation;
     });
     const stepEntries: Record<string, number> = {};
     model.steps.forEach((step, index) => {

@@ -106,6 +106,10 @@ export type CompiledMeasure = {
   /** factor from world time units to the measure's unit (time_between) */
   timeFactor: number;
   denominator: string;
+  /** time_between: entity-level quantiles asked for (empty: no sketch is kept) */
+  percentiles: number[];
+  /** time_between: count entities whose time exceeds this (measure units); Infinity when not asked for */
+  threshold: number;
 };
 
 export type CompiledModel = {
@@ -273,14 +277,22 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
   const measures: CompiledMeasure[] = world.measured.map((measure, index) => {
     const windowStart = measure.window?.start ?? world.warm_up;
     const windowEnd = measure.window?.end ?? world.horizon;
-    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator };
+    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator, percentiles: [] as number[], threshold: Number.POSITIVE_INFINITY };
     switch (measure.kind) {
       case 'time_between': {
         // `to` before `from`: an entity passing the same moment again closes its previous interval first.
         hookAt(measure.to, index, HOOK_TO);
         hookAt(measure.from, index, HOOK_FROM);
         const timeFactor = toWorldUnit(1, world.time_unit, measure.unit);
-        return { ...base, kind: MEASURE_TIME_BETWEEN, markSlot: markSlots++, censorAtHorizon: measure.censoring === 'at_horizon', timeFactor };
+        return {
+          ...base,
+          kind: MEASURE_TIME_BETWEEN,
+          markSlot: markSlots++,
+          censorAtHorizon: measure.censoring === 'at_horizon',
+          timeFactor,
+          percentiles: measure.percentiles ?? [],
+          threshold: measure.threshold ?? Number.POSITIVE_INFINITY,
+        };
       }
       case 'count':
         hookAt(measure.event, index, HOOK_COUNT);
