@@ -47,6 +47,27 @@ export const Distribution = Type.Union([
   ),
 ]);
 
+export const QueueLimit = Type.Object(
+  {
+    max_waiting: Parameter,
+    balk_probability: Type.Optional(Parameter),
+    to: Type.Optional(Id),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'an entity that finds max_waiting or more waiting balks with balk_probability (default 1: blocking/loss, an M/M/c/K queue with K = c + max_waiting) and goes to `to` (default: it leaves)',
+  },
+);
+
+export const BatchSizes = Type.Object(
+  {
+    values: Type.Array(Type.Integer({ minimum: 1, maximum: 1000 }), { minItems: 1, maxItems: 1000 }),
+    weights: Type.Optional(Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 1000 })),
+  },
+  { additionalProperties: false, description: 'batch size of each arrival event, drawn from these values (equal weights when none are given)' },
+);
+
 export const AttributeAssignment = Type.Object(
   {
     name: Id,
@@ -62,7 +83,11 @@ const arrivalCommon = {
 };
 
 export const Arrival = Type.Union([
-  Type.Object({ ...arrivalCommon, kind: Type.Literal('poisson'), rate: Parameter }, { additionalProperties: false }),
+  Type.Object({ ...arrivalCommon, kind: Type.Literal('poisson'), rate: Parameter, batch_sizes: Type.Optional(BatchSizes) }, { additionalProperties: false }),
+  Type.Object(
+    { ...arrivalCommon, kind: Type.Literal('renewal'), interarrival: Distribution, batch_sizes: Type.Optional(BatchSizes) },
+    { additionalProperties: false, description: 'arrivals separated by independent draws of `interarrival` (world time unit), the first one draw after time 0' },
+  ),
   Type.Object(
     {
       ...arrivalCommon,
@@ -121,6 +146,8 @@ export const Step = Type.Union([
       priority_attribute: Type.Optional(Id),
       renege_after: Type.Optional(Parameter),
       renege_to: Type.Optional(Id),
+      patience: Type.Optional(Distribution),
+      queue_limit: Type.Optional(QueueLimit),
       next: Id,
     },
     { additionalProperties: false },
@@ -270,6 +297,8 @@ export type ResourceSpec = Static<typeof ResourceSpec>;
 export type Shift = Static<typeof Shift>;
 export type StepRef = Static<typeof StepRef>;
 export type Step = Static<typeof Step>;
+export type QueueLimit = Static<typeof QueueLimit>;
+export type BatchSizes = Static<typeof BatchSizes>;
 export type Measure = Static<typeof Measure>;
 export type Variant = Static<typeof Variant>;
 export type CostRate = Static<typeof CostRate>;

@@ -8,6 +8,8 @@ import { EVENT_TRACE_CAP_PER_VARIANT, MAX_ENTITIES_IN_SYSTEM, MAX_EVENTS_PER_REP
 import {
   ARRIVAL_POISSON,
   ARRIVAL_RATE_TABLE,
+  ARRIVAL_RENEWAL,
+  ARRIVAL_SCHEDULED,
   type CompiledDistribution,
   type CompiledModel,
   compileModel,
@@ -165,6 +167,11 @@ class Replication {
   // Streams: one per random source, seeded by (world seed, replication, source name).
   durationStreams: (RandomStream | null)[];
   branchStreams: (RandomStream | null)[];
+  /** per service step: patience draws, balk decisions (only for steps that have them) */
+  patienceStreams: (RandomStream | null)[];
+  balkStreams: (RandomStream | null)[];
+  /** per arrival: batch size draws (only with batch_sizes) */
+  batchStreams: (RandomStream | null)[];
   arrivalStreams: RandomStream[];
   attributeStreams: RandomStream[][];
   scheduledCursor: Int32Array;
@@ -236,6 +243,9 @@ class Replication {
     this.durationStreams = model.steps.map((step) => (step.duration ? new RandomStream(seed, replicationIndex, `step:${step.id}:duration`) : null));
     this.branchStreams = model.steps.map((step) => (step.kind === STEP_BRANCH_PROBABILITY ? new RandomStream(seed, replicationIndex, `step:${step.id}:branch`) : null));
     this.arrivalStreams = model.arrivals.map((arrival) => new RandomStream(seed, replicationIndex, `arrival:${arrival.id}`));
+    this.patienceStreams = model.steps.map((step) => (step.patience ? new RandomStream(seed, replicationIndex, `step:${step.id}:patience`) : null));
+    this.balkStreams = model.steps.map((step) => (Number.isFinite(step.maxWaiting) && step.balkProbability < 1 ? new RandomStream(seed, replicationIndex, `step:${step.id}:balk`) : null));
+    this.batchStreams = model.arrivals.map((arrival) => (arrival.batchCumulative ? new RandomStream(seed, replicationIndex, `arrival:${arrival.id}:batch`) : null));
     this.attributeStreams = model.arrivals.map((arrival) => arrival.attributes.map((assignment) => new RandomStream(seed, replicationIndex, assignment.source)));
     this.scheduledCursor = new Int32Array(model.arrivals.length);
     this.scheduledCycle = new Int32Array(model.arrivals.length);
@@ -341,7 +351,7 @@ class Replication {
     const model = this.model;
     for (let r = 0; r < model.resources.length; r++) this.initialiseCapacity(r);
     model.arrivals.forEach((arrival, index) => {
-      if (arrival.kind === ARRIVAL_POISSON || arrival.kind === ARRIVAL_RATE_TABLE) this.scheduleNextRandomArrival(index, 0);
+      if (arrival.kind !== ARRIVAL_SCHEDULED) this.scheduleNextRandomArrival(index, 0);
       else this.scheduleNextScheduledArrival(index);
     });
 
@@ -390,6 +400,10 @@ class Replication {
       if (arrival.rate > 0) this.schedule(from - Math.log(stream.uniform()) / arrival.rate, EVENT_ARRIVAL, index, 0);
       return;
     }
+    if (arrival.kind === ARRIVAL_RENEWAL) {
+      this.schedule(from + this.sample(arrival.interarrival!, stream), EVENT_ARRIVAL, index, 0);
+      return;
+    }
     // Non-homogeneous Poisson by inversion of the integrated hourly rate.
     const rates = arrival.ratesByHour!;
     const hourLength = this.model.unitsPerHour;
@@ -426,9 +440,10 @@ class Replication {
 
   onArrival(index: number): void {
     const arrival = this.model.arrivals[index]!;
-    if (arrival.kind === ARRIVAL_POISSON || arrival.kind === ARRIVAL_RATE_TABLE) this.scheduleNextRandomArrival(index, this.now);
-    else this.scheduleNextScheduledArrival(index);
-    for (let unit = 0; unit < arrival.batchSize; unit++) {
+    if (arrival.kind === ARRIVAL_SCHEDULED) this.scheduleNextScheduledArrival(index);
+    else this.scheduleNextRandomArrival(index, this.now);
+    const batch = arrival.batchCumulative ? arrival.batchValues![pick(arrival.batchCumulative, this.batchStreams[index]!.uniform())]! : arrival.batchSize;
+    for (let unit = 0; unit < batch; unit++) {
       const entity = this.allocateEntity();
       this.counts.arrivals++;
       const assignments = arrival.attributes;
@@ -512,7 +527,14 @@ class Replication {
         case STEP_SERVICE: {
           const resource = step.resource;
           if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
-          else this.enqueue(entity, current);
+          else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
+            // Balks (or is blocked: a full queue with balk probability 1) and goes on at once.
+            if (step.balkTo >= 0) {
+              current = step.balkTo;
+              break;
+            }
+            this.leave(entity);
+          } else this.enqueue(entity, current);
           return;
         }
         case STEP_DELAY:
@@ -574,6 +596,7 @@ class Replication {
     this.queues[resource]!.push(entity, token, Number.isNaN(priority) ? Number.MAX_VALUE : priority, this.sequence);
     if (this.trace) this.record('queue', entity, step.id, this.model.resources[resource]!.id, this.queueLength[resource]!);
     if (step.renegeAfter !== Number.POSITIVE_INFINITY) this.schedule(this.now + step.renegeAfter, EVENT_RENEGE, entity, token);
+    else if (step.patience) this.schedule(this.now + this.sample(step.patience, this.patienceStreams[stepIndex]!), EVENT_RENEGE, entity, token);
   }
 
   onServiceEnd(entity: number): void {

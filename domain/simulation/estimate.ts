@@ -13,7 +13,7 @@ import {
   MAX_VARIANTS,
   MIN_RUN_CREDITS,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
+import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
 import { minutesPer } from './units.ts';
 import { type Problem, validateWorld } from './validate.ts';
 
@@ -31,7 +31,8 @@ export const COST_MODEL_DESCRIPTION = `credits = max(${MIN_RUN_CREDITS}, ceil(si
 /** Expected number of arrivals over the horizon of one replication. */
 function expectedArrivals(model: CompiledModel): number[] {
   return model.arrivals.map((arrival) => {
-    if (arrival.kind === ARRIVAL_POISSON) return arrival.rate * model.horizon;
+    if (arrival.kind === ARRIVAL_POISSON) return arrival.rate * model.horizon * arrival.batchMean;
+    if (arrival.kind === ARRIVAL_RENEWAL) return arrival.interarrival!.mean > 0 ? (model.horizon / arrival.interarrival!.mean) * arrival.batchMean : Number.POSITIVE_INFINITY;
     if (arrival.kind === ARRIVAL_RATE_TABLE) {
       const hours = model.horizon / model.unitsPerHour;
       let total = 0;
@@ -60,7 +61,12 @@ export function erlangC(servers: number, load: number): number {
 }
 
 /** Per service step: the share of visits that queue (each queued visit with reneging costs one renege event) and the share that renege. */
-type QueueShares = { wait: Float64Array; abandon: Float64Array };
+type QueueShares = { wait: Float64Array; abandon: Float64Array; balk: Float64Array };
+
+/** A service step whose queued visits can leave the queue: a fixed maximum wait or a patience distribution. */
+function canRenege(step: CompiledModel['steps'][number]): boolean {
+  return Number.isFinite(step.renegeAfter) || step.patience !== null;
+}
 
 /**
  * Expected visits to each step per entity of one arrival process: visits propagated through branches. Probability
@@ -81,9 +87,11 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
       if (weight < 1e-9) return;
       visits[index]! += weight;
       if (step.kind === STEP_SERVICE) {
-        const abandon = shares ? shares.abandon[index]! : 0;
-        next[step.next]! += weight * (1 - abandon);
+        const balk = shares ? shares.balk[index]! : 0;
+        const abandon = shares ? shares.abandon[index]! * (1 - balk) : 0;
+        next[step.next]! += weight * (1 - abandon - balk);
         if (step.renegeTo >= 0) next[step.renegeTo]! += weight * abandon;
+        if (step.balkTo >= 0) next[step.balkTo]! += weight * balk;
       } else if (step.kind === STEP_DELAY) next[step.next]! += weight;
       else if (step.kind === STEP_BRANCH_PROBABILITY) {
         const cumulative = step.branchCumulative!;
@@ -116,11 +124,16 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
 }
 
 function eventsPerEntity(model: CompiledModel, arrivalIndex: number, visits: Float64Array, shares: QueueShares): number {
-  let events = 1 / model.arrivals[arrivalIndex]!.batchSize; // one arrival event brings a batch
+  const arrival = model.arrivals[arrivalIndex]!;
+  let events = 1 / (arrival.batchSize * arrival.batchMean); // one arrival event brings a batch
   model.steps.forEach((step, index) => {
     // A service visit costs its end event (unless it reneges) plus, when it can renege and has to queue, a renege
     // event (stale or not, it is processed); a delay visit its end event.
-    if (step.kind === STEP_SERVICE) events += visits[index]! * (1 - shares.abandon[index]! + (Number.isFinite(step.renegeAfter) ? shares.wait[index]! : 0));
+    if (step.kind === STEP_SERVICE) {
+      const balk = shares.balk[index]!;
+      const queued = Math.max(0, shares.wait[index]! - balk);
+      events += visits[index]! * (1 - balk - shares.abandon[index]! * (1 - balk) + (canRenege(step) ? queued : 0));
+    }
     if (step.kind === STEP_DELAY) events += visits[index]!;
   });
   return events;
@@ -212,6 +225,7 @@ function offeredLoad(model: CompiledModel, flowPerUnit: Float64Array): Float64Ar
 function queueShares(model: CompiledModel, flowPerUnit: Float64Array, visitsByArrival: Float64Array[], arrivals: number[]): QueueShares {
   const wait = new Float64Array(model.steps.length);
   const abandon = new Float64Array(model.steps.length);
+  const balk = new Float64Array(model.steps.length);
   const work = offeredLoad(model, flowPerUnit);
   const meanService = meanServiceByResource(model, flowPerUnit);
   const hourShares = arrivalHourShares(model);
@@ -229,16 +243,23 @@ function queueShares(model: CompiledModel, flowPerUnit: Float64Array, visitsByAr
     const openLoad = profile.closed_time < 1 ? (load * (1 - profile.closed_arrivals)) / (1 - profile.closed_time) : Number.POSITIVE_INFINITY;
     const waitOpen = erlangC(servers, openLoad);
     wait[index] = Math.min(1, profile.closed_arrivals + (1 - profile.closed_arrivals) * waitOpen);
-    if (!Number.isFinite(step.renegeAfter)) return;
+    if (Number.isFinite(step.maxWaiting)) {
+      // M/M/c: P(at least K waiting) = C x rho^K; an overloaded queue turns away at least its excess.
+      const rho = openLoad / servers;
+      const full = rho >= 1 ? Math.max(1 - 1 / rho, waitOpen) : waitOpen * rho ** step.maxWaiting;
+      balk[index] = step.balkProbability * Math.min(1, full);
+    }
+    if (!canRenege(step)) return;
+    const patience = Number.isFinite(step.renegeAfter) ? step.renegeAfter : step.patience!.mean;
     const service = meanService[step.resource]! || 1;
     const drain = (servers - openLoad) / service;
     const overflow = openLoad > servers ? 1 - servers / openLoad : 0;
-    const tail = drain > 0 ? Math.exp(-drain * step.renegeAfter) : 1;
+    const tail = drain > 0 ? Math.exp(-drain * patience) : 1;
     // Arriving while closed: the wait until opening is about uniform over a closed stretch.
-    const closedAbandon = profile.closed_stretch > 0 ? Math.max(0, 1 - step.renegeAfter / profile.closed_stretch) : 0;
+    const closedAbandon = profile.closed_stretch > 0 ? Math.max(0, 1 - patience / profile.closed_stretch) : 0;
     abandon[index] = Math.min(1, Math.max(overflow, (1 - profile.closed_arrivals) * waitOpen * tail + profile.closed_arrivals * closedAbandon));
   });
-  return { wait, abandon };
+  return { wait, abandon, balk };
 }
 
 function meanServiceByResource(model: CompiledModel, flowPerUnit: Float64Array): Float64Array {
@@ -269,7 +290,7 @@ function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): R
   const work = new Float64Array(model.resources.length);
   const arrivals = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
-    if (step.kind !== STEP_SERVICE || Number.isFinite(step.renegeAfter)) return;
+    if (step.kind !== STEP_SERVICE || canRenege(step) || Number.isFinite(step.maxWaiting)) return;
     work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
     arrivals[step.resource]! += flowPerUnit[index]!;
   });
@@ -319,6 +340,11 @@ export function estimateRun(world: unknown): RunEstimate {
   spec.variants.forEach((variant, index) => {
     const model = compileModel(spec, variant.id);
     const arrivals = expectedArrivals(model);
+    arrivals.forEach((expected, arrivalIndex) => {
+      if (Number.isFinite(expected)) return;
+      issues.push({ pointer: `/arrivals/${arrivalIndex}`, message: `arrival '${model.arrivals[arrivalIndex]!.id}' has a mean interarrival time of 0 under '${variant.id}': arrivals would never stop` });
+      arrivals[arrivalIndex] = 0;
+    });
     // Flows per time unit into each step (first without reneging, then with the reneging it implies).
     const flows = (shares: QueueShares | null) => {
       const flowPerUnit = new Float64Array(model.steps.length);

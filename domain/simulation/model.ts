@@ -31,6 +31,7 @@ export const HOOK_TO = 2;
 export const ARRIVAL_POISSON = 0;
 export const ARRIVAL_SCHEDULED = 1;
 export const ARRIVAL_RATE_TABLE = 2;
+export const ARRIVAL_RENEWAL = 3;
 
 export const HOURS_PER_WEEK = 168;
 
@@ -59,6 +60,12 @@ export type CompiledStep = {
   renegeAfter: number;
   /** step index after reneging, or -1: the entity leaves the system */
   renegeTo: number;
+  /** patience drawn per queued visit (Erlang-A with exponential patience); null: renegeAfter (or none) */
+  patience: CompiledDistribution | null;
+  /** queue_limit: balk when this many or more wait (Infinity: no limit), with this probability, to this step (-1: leave) */
+  maxWaiting: number;
+  balkProbability: number;
+  balkTo: number;
   branchCumulative: Float64Array | null;
   branchNext: Int32Array | null;
   attribute: number;
@@ -78,6 +85,12 @@ export type CompiledArrival = {
   batchSize: number;
   /** rate table: arrivals per world time unit for each hour of the week (Monday 00:00 first) */
   ratesByHour: Float64Array | null;
+  /** renewal: the interarrival time */
+  interarrival: CompiledDistribution | null;
+  /** poisson and renewal with batch_sizes: cumulative weights and sizes (null: one per arrival event); their mean */
+  batchCumulative: Float64Array | null;
+  batchValues: Float64Array | null;
+  batchMean: number;
   attributes: { attribute: number; cumulative: Float64Array; codes: Float64Array; source: string }[];
 };
 
@@ -193,8 +206,32 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       const codes = Float64Array.from(assignment.values.map((value) => codeOf(assignment.name, value.value)));
       return { attribute, cumulative, codes, source: `arrival:${arrival.id}:attribute:${assignment.name}` };
     });
-    const base = { id: arrival.id, toStep: stepOf(arrival.to_step), rate: 0, times: null, period: Number.POSITIVE_INFINITY, batchSize: 1, ratesByHour: null, attributes };
-    if (arrival.kind === 'poisson') return { ...base, kind: ARRIVAL_POISSON, rate: resolve(arrival.rate) };
+    const base = {
+      id: arrival.id,
+      toStep: stepOf(arrival.to_step),
+      rate: 0,
+      times: null,
+      period: Number.POSITIVE_INFINITY,
+      batchSize: 1,
+      ratesByHour: null,
+      attributes,
+      interarrival: null,
+      batchCumulative: null,
+      batchValues: null,
+      batchMean: 1,
+    };
+    if (arrival.kind === 'poisson' || arrival.kind === 'renewal') {
+      const batches = arrival.batch_sizes
+        ? (() => {
+            const weights = arrival.batch_sizes.weights ?? arrival.batch_sizes.values.map(() => 1);
+            const total = weights.reduce((sum, weight) => sum + weight, 0) || 1;
+            const batchMean = arrival.batch_sizes.values.reduce((sum, value, index) => sum + value * (weights[index] ?? 0), 0) / total;
+            return { batchCumulative: cumulate(weights), batchValues: Float64Array.from(arrival.batch_sizes.values), batchMean };
+          })()
+        : {};
+      if (arrival.kind === 'poisson') return { ...base, ...batches, kind: ARRIVAL_POISSON, rate: resolve(arrival.rate) };
+      return { ...base, ...batches, kind: ARRIVAL_RENEWAL, interarrival: compileDistribution(arrival.interarrival, resolve) };
+    }
     if (arrival.kind === 'scheduled') {
       return { ...base, kind: ARRIVAL_SCHEDULED, times: Float64Array.from(arrival.times).sort(), period: arrival.period ?? Number.POSITIVE_INFINITY, batchSize: arrival.batch_size ?? 1 };
     }
@@ -230,6 +267,10 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       priorityAttribute: -1,
       renegeAfter: Number.POSITIVE_INFINITY,
       renegeTo: -1,
+      patience: null,
+      maxWaiting: Number.POSITIVE_INFINITY,
+      balkProbability: 1,
+      balkTo: -1,
       branchCumulative: null,
       branchNext: null,
       attribute: -1,
@@ -245,6 +286,12 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
         if (step.queue === 'priority' && step.priority_attribute) compiled.priorityAttribute = attributeOf(step.priority_attribute);
         if (step.renege_after !== undefined) compiled.renegeAfter = resolve(step.renege_after);
         if (step.renege_to !== undefined) compiled.renegeTo = stepOf(step.renege_to);
+        if (step.patience !== undefined) compiled.patience = compileDistribution(step.patience, resolve);
+        if (step.queue_limit !== undefined) {
+          compiled.maxWaiting = Math.round(resolve(step.queue_limit.max_waiting));
+          if (step.queue_limit.balk_probability !== undefined) compiled.balkProbability = resolve(step.queue_limit.balk_probability);
+          if (step.queue_limit.to !== undefined) compiled.balkTo = stepOf(step.queue_limit.to);
+        }
         break;
       case 'delay':
         compiled.kind = STEP_DELAY;

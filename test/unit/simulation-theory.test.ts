@@ -51,3 +51,108 @@ describe('entity-level percentiles and the share over a threshold (M/M/1, lambda
     expect(relative(summary.entity_percentiles![0]!.value!, Math.log(10) / (mu - lambda))).toBeLessThan(0.05);
   });
 });
+
+/** Stationary distribution of a birth-death chain truncated at `states` (births[n]: n -> n+1, deaths[n]: n -> n-1). */
+function birthDeath(states: number, birth: (n: number) => number, death: (n: number) => number): number[] {
+  const weights = [1];
+  for (let n = 1; n <= states; n++) weights.push((weights[n - 1]! * birth(n - 1)) / death(n));
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  return weights.map((weight) => weight / total);
+}
+
+/** A c-server clinic with exponential service and a count of entities at the given exit per arrival. */
+function clinic(options: { servers: number; lambda: number; mu: number; horizon: number; seed: number }): WorldSpec {
+  const world = queueWorld({ servers: options.servers, arrivals_per_minute: options.lambda, mean_service_minutes: 1 / options.mu, horizon_minutes: options.horizon, warm_up_minutes: 1_000, replications: 10, seed: options.seed });
+  world.steps.push({ id: 'lost', kind: 'exit' });
+  world.measured.push({ id: 'lost_share', kind: 'count', event: { step: 'lost', at: 'enter' }, unit: 'count_per_arrival', denominator: 'arrival', censoring: 'none' });
+  return world;
+}
+
+function mean(world: WorldSpec, measure: string, replications = 10): number {
+  return summaryOf(world, replications, measure).mean!;
+}
+
+describe('queue capacity, balking and patience against birth-death results', () => {
+  it('M/M/2/5 (blocking when 3 wait): blocking probability and mean wait of admitted patients within 5%', () => {
+    const [c, lambda, mu, maxWaiting] = [2, 2, 1, 3];
+    const world = clinic({ servers: c, lambda, mu, horizon: 100_000, seed: 5 });
+    const consult = world.steps[0]!;
+    if (consult.kind === 'service') consult.queue_limit = { max_waiting: maxWaiting, to: 'lost' };
+    const p = birthDeath(c + maxWaiting, () => lambda, (n) => Math.min(n, c) * mu);
+    const blocking = p[c + maxWaiting]!; // 0.0952 (Erlang loss with a waiting room, K = c + max_waiting)
+    const queue = p.reduce((sum, pn, n) => sum + Math.max(0, n - c) * pn, 0);
+    const wait = queue / (lambda * (1 - blocking));
+    expect(relative(mean(world, 'lost_share'), blocking)).toBeLessThan(0.05);
+    expect(relative(mean(world, 'wait'), wait)).toBeLessThan(0.05);
+  });
+
+  it('balking: M/M/1 where half of those finding 2 or more waiting balk; balk share and mean queue within 5%', () => {
+    const [lambda, mu] = [0.9, 1];
+    const world = clinic({ servers: 1, lambda, mu, horizon: 100_000, seed: 6 });
+    const consult = world.steps[0]!;
+    if (consult.kind === 'service') consult.queue_limit = { max_waiting: 2, balk_probability: 0.5, to: 'lost' };
+    // n in system; waiting = n - 1; an arrival finding n >= 3 joins with probability 0.5.
+    const p = birthDeath(400, (n) => (n >= 3 ? lambda * 0.5 : lambda), () => mu);
+    const balk = 0.5 * p.slice(3).reduce((sum, pn) => sum + pn, 0);
+    const queue = p.reduce((sum, pn, n) => sum + Math.max(0, n - 1) * pn, 0);
+    expect(relative(mean(world, 'lost_share'), balk)).toBeLessThan(0.05);
+    expect(relative(mean(world, 'queue'), queue)).toBeLessThan(0.05);
+  });
+
+  it('Erlang-A (M/M/2+M, exponential patience mean 2): abandonment share and mean queue (so mean wait) within 5%', () => {
+    const [c, lambda, mu, theta] = [2, 2.2, 1, 0.5];
+    const world = clinic({ servers: c, lambda, mu, horizon: 100_000, seed: 7 });
+    const consult = world.steps[0]!;
+    if (consult.kind === 'service') {
+      consult.patience = { dist: 'exponential', mean: 1 / theta };
+      consult.renege_to = 'lost';
+    }
+    const p = birthDeath(400, () => lambda, (n) => Math.min(n, c) * mu + Math.max(0, n - c) * theta);
+    const queue = p.reduce((sum, pn, n) => sum + Math.max(0, n - c) * pn, 0);
+    const abandon = (theta * queue) / lambda; // abandonments per unit time over arrivals per unit time
+    expect(relative(mean(world, 'lost_share'), abandon)).toBeLessThan(0.05);
+    expect(relative(mean(world, 'queue'), queue)).toBeLessThan(0.05); // mean wait over all arrivals = queue / lambda (Little)
+  });
+});
+
+describe('arrival processes against closed forms', () => {
+  it('M^X/M/1 with batches of 3: mean time in system rho (E[X^2] + E[X]) / (2 E[X] (1 - rho)) / (lambda E[X]) within 5%', () => {
+    const [lambda, mu, size] = [0.2, 1, 3];
+    const world = queueWorld({ servers: 1, arrivals_per_minute: lambda, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 8 });
+    world.arrivals = [{ id: 'patients', kind: 'poisson', rate: { setting: 'arrival_rate' }, batch_sizes: { values: [size] }, to_step: 'consult' }];
+    const rho = (lambda * size) / mu;
+    const inSystem = (rho * (size * size + size)) / (2 * size * (1 - rho)); // L = 3
+    expect(relative(mean(world, 'time_in_system'), inSystem / (lambda * size))).toBeLessThan(0.05); // 5 minutes
+    expect(relative(mean(world, 'utilisation'), rho)).toBeLessThan(0.02);
+  });
+
+  it('mixed batch sizes {1, 2, 3} with weights 1:1:2: M^X/M/1 mean time in system within 5%', () => {
+    const [lambda, mu] = [0.25, 1];
+    const world = queueWorld({ servers: 1, arrivals_per_minute: lambda, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 9 });
+    world.arrivals = [{ id: 'patients', kind: 'poisson', rate: { setting: 'arrival_rate' }, batch_sizes: { values: [1, 2, 3], weights: [1, 1, 2] }, to_step: 'consult' }];
+    const ex = (1 + 2 + 3 * 2) / 4;
+    const ex2 = (1 + 4 + 9 * 2) / 4;
+    const rho = (lambda * ex) / mu;
+    const inSystem = (rho * (ex2 + ex)) / (2 * ex * (1 - rho));
+    expect(relative(mean(world, 'time_in_system'), inSystem / (lambda * ex))).toBeLessThan(0.05);
+  });
+
+  it('D/M/1 (renewal arrivals every 1.25 minutes): mean wait sigma / (mu (1 - sigma)), sigma = e^{-mu (1 - sigma) 1.25}, within 5%', () => {
+    const [gap, mu] = [1.25, 1];
+    const world = queueWorld({ servers: 1, arrivals_per_minute: 1 / gap, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 10 });
+    world.arrivals = [{ id: 'patients', kind: 'renewal', interarrival: { dist: 'fixed', value: gap }, to_step: 'consult' }];
+    let sigma = 0.5;
+    for (let k = 0; k < 200; k++) sigma = Math.exp(-mu * (1 - sigma) * gap);
+    expect(relative(mean(world, 'wait'), sigma / (mu * (1 - sigma)))).toBeLessThan(0.05);
+  });
+
+  it('E2/M/1 (gamma interarrival, shape 2): the GI/M/1 mean wait within 5%', () => {
+    const [mean_gap, mu] = [1.25, 1];
+    const world = queueWorld({ servers: 1, arrivals_per_minute: 1 / mean_gap, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 11 });
+    world.arrivals = [{ id: 'patients', kind: 'renewal', interarrival: { dist: 'gamma', shape: 2, scale: mean_gap / 2 }, to_step: 'consult' }];
+    // sigma = A*(mu (1 - sigma)), A*(s) = (1 + s scale)^-2 for the gamma(2, scale) interarrival.
+    let sigma = 0.5;
+    for (let k = 0; k < 500; k++) sigma = (1 + mu * (1 - sigma) * (mean_gap / 2)) ** -2;
+    expect(relative(mean(world, 'wait'), sigma / (mu * (1 - sigma)))).toBeLessThan(0.05);
+  });
+});
