@@ -7,7 +7,6 @@ import { ServiceError } from '../errors.ts';
 import { EVENT_TRACE_CAP_PER_VARIANT, MAX_ENTITIES_IN_SYSTEM, MAX_EVENTS_PER_REPLICATION } from './limits.ts';
 import {
   ARRIVAL_POISSON,
-  ARRIVAL_RATE_TABLE,
   ARRIVAL_RENEWAL,
   ARRIVAL_SCHEDULED,
   type CompiledDistribution,
