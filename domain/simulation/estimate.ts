@@ -13,7 +13,7 @@ import {
   MAX_VARIANTS,
   MIN_RUN_CREDITS,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
+import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
 import { minutesPer } from './units.ts';
 import { type Problem, validateWorld } from './validate.ts';
 
@@ -146,7 +146,7 @@ function arrivalHourShares(model: CompiledModel): Float64Array[] {
   return model.arrivals.map((arrival) => {
     let weights: Float64Array | null = null;
     if (arrival.kind === ARRIVAL_RATE_TABLE) weights = Float64Array.from(arrival.ratesByHour!);
-    else if (arrival.kind !== ARRIVAL_POISSON) {
+    else if (arrival.kind === ARRIVAL_SCHEDULED) {
       const times = arrival.times!;
       const cycles = Number.isFinite(arrival.period) ? Math.ceil(week / arrival.period) : 1;
       if (cycles * times.length > 100_000) return uniform;

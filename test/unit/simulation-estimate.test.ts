@@ -8,7 +8,17 @@ import { estimateRun, runSequential } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
 
 const ESTIMATE_TOLERANCE = 0.15;
-const SAMPLES = ['gp_triage_digital_front_door', 'remote_monitoring_admissions', 'ai_imaging_reading_queue', 'community_diagnostic_pathway'];
+const SAMPLES = [
+  'gp_triage_digital_front_door',
+  'remote_monitoring_admissions',
+  'ai_imaging_reading_queue',
+  'community_diagnostic_pathway',
+  // one per model feature: queue limit, patience, renewal arrivals, batch arrivals
+  'ambulance_handover_queue_limit',
+  'urgent_treatment_patience',
+  'outpatient_renewal_arrivals',
+  'minor_injuries_batch_arrivals',
+];
 
 function sample(name: string): WorldSpec {
   return JSON.parse(readFileSync(new URL(`../../samples/worlds/${name}.json`, import.meta.url), 'utf8')) as WorldSpec;
