@@ -96,6 +96,36 @@ function burstyWorld(replications = 20): WorldSpec {
   } as WorldSpec;
 }
 
+/**
+ * A burst: 1,100 scheduled instants of 1,000 arrivals each in the first minutes, each held 50,000 minutes. On average
+ * (Little's law over the horizon) about 11,000 are in the system, but at the burst 1.1 million are.
+ */
+function burstWorld(): WorldSpec {
+  return {
+    contract: 'WorldSpec',
+    version: '1.0.0',
+    name: 'A burst the averages cannot see',
+    synthetic: true,
+    time_unit: 'minutes',
+    horizon: 5_000_000,
+    warm_up: 0,
+    replications: 1,
+    seed: 4,
+    settings: {},
+    arrivals: [{ id: 'burst', kind: 'scheduled', times: Array.from({ length: 1100 }, (_, k) => k / 1000), batch_size: 1000, to_step: 'hold' }],
+    resources: [],
+    steps: [
+      { id: 'hold', kind: 'delay', duration: { dist: 'fixed', value: 50_000 }, next: 'done' },
+      { id: 'done', kind: 'exit' },
+    ],
+    measured: [{ id: 'held', kind: 'count', event: { step: 'hold', at: 'end' }, unit: 'count', denominator: 'replication', censoring: 'none' }],
+    variants: [
+      { id: 'baseline', label: 'Current', role: 'baseline', changes: [] },
+      { id: 'treatment', label: 'Same', role: 'treatment', changes: [] },
+    ],
+  } as WorldSpec;
+}
+
 const SAMPLES = ['gp_triage_digital_front_door', 'remote_monitoring_admissions', 'ai_imaging_reading_queue', 'community_diagnostic_pathway'];
 
 describe('estimate and create under a budget', () => {
@@ -226,6 +256,25 @@ describe('runs to the end', () => {
     expect(completedMetric.n).toBe(results.body.manifest.variants[0].replications_completed);
     const comparison = await http(service, 'POST', '/v1/experiments/compare', { token: owner.session, body: { run_id: run.run_id } });
     expect(comparison.status).toBe(200);
+  });
+  it('ends failed with WORLD_LIMIT_EXCEEDED when the world makes the engine stop mid-way, releasing the reservation', async () => {
+    const wrev = await saveWorld(burstWorld());
+    const quote = (await estimate(wrev, 1_000_000)).body;
+    expect(quote.runnable).toBe(true);
+    const before = await available(owner);
+    const created = await startRun(wrev, quote.credits_estimate);
+    expect(created.status).toBe(202);
+    const run = await settled(created.body.run_id);
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('the world caused this failure') });
+    expect(run.error.message).toContain('MAX_ENTITIES_IN_SYSTEM');
+    // docs/decisions.md, Simulation: a world-caused failure is not charged; the reservation is released.
+    expect(run.credits_used).toBe(0);
+    expect(await available(owner)).toBe(before);
+    const credits = await http(service, 'GET', `/v1/orgs/${owner.org_id}/credits`, { token: owner.session });
+    expect(credits.body.reserved_credits).toBe(0);
+    const results = await http(service, 'GET', `/v1/runs/${run.run_id}/results`, { token: owner.session });
+    expect(results.status).toBe(409);
   });
 });
 
