@@ -147,6 +147,11 @@ export const Step = Type.Union([
       renege_after: Type.Optional(Parameter),
       renege_to: Type.Optional(Id),
       patience: Type.Optional(Distribution),
+      preempt: Type.Optional(
+        Type.Union([Type.Literal('resume'), Type.Literal('restart')], {
+          description: 'priority queues only: an arrival with a lower priority value than an entity in service at this resource takes its server; the displaced entity waits at the front of its priority and later resumes its remaining time (resume) or starts a new duration (restart)',
+        }),
+      ),
       queue_limit: Type.Optional(QueueLimit),
       next: Id,
     },

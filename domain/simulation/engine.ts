@@ -28,6 +28,8 @@ import {
   MOMENT_ENTER,
   MOMENT_RENEGE,
   MOMENT_START,
+  PREEMPT_NONE,
+  PREEMPT_RESUME,
   HOOK_COUNT,
   HOOK_TO,
   STEP_BRANCH_ATTRIBUTE,
@@ -92,6 +94,8 @@ export type EventCounts = {
   reneges: number;
   exits: number;
   capacity_changes: number;
+  /** services displaced by a higher-priority arrival (pre-emptive steps) */
+  preemptions: number;
 };
 
 export type ReplicationResult = {
@@ -145,6 +149,9 @@ class Replication {
   entityArrival: Float64Array;
   entityAttributes: Float64Array;
   entityMarks: Float64Array;
+  /** pre-emptive resources: when the entity's service ends, and the service time left after it was pre-empted (NaN: none) */
+  entityServiceEnd: Float64Array;
+  entityRemaining: Float64Array;
   freeList: Int32Array;
   freeCount = 0;
   nextEntity = 0;
@@ -158,6 +165,8 @@ class Replication {
   capacity: Int32Array;
   queueLength: Int32Array;
   queues: (FifoQueue | PriorityQueue)[];
+  /** pre-emptive resources only: the entities in service (null elsewhere) */
+  inService: (number[] | null)[];
   resourceLastTime: Float64Array;
   resourceMeasures: Int32Array[];
   capacityChangeHours: Int32Array[];
@@ -191,7 +200,7 @@ class Replication {
   readonly measures: CompiledModel['measures'];
   readonly steps: CompiledModel['steps'];
 
-  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0 };
+  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0 };
   stepEntries: Float64Array;
   trace: TraceEvent[] | null;
   traceLimit: number;
@@ -218,6 +227,8 @@ class Replication {
     this.entityAttributes = new Float64Array(n * this.attributeCount).fill(Number.NaN);
     this.entityMarks = new Float64Array(n * this.markSlots).fill(Number.NaN);
     this.freeList = new Int32Array(n);
+    this.entityServiceEnd = new Float64Array(n);
+    this.entityRemaining = new Float64Array(n).fill(Number.NaN);
 
     const resources = model.resources;
     const r = resources.length;
@@ -226,6 +237,7 @@ class Replication {
     this.queueLength = new Int32Array(r);
     this.queues = resources.map((resource) => (resource.usesPriority ? new PriorityQueue() : new FifoQueue()));
     this.resourceLastTime = new Float64Array(r);
+    this.inService = resources.map((resource) => (resource.preemptive ? [] : null));
     this.resourceMeasures = resources.map((_, index) =>
       Int32Array.from(model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : []))),
     );
@@ -372,7 +384,8 @@ class Replication {
           this.onArrival(a);
           break;
         case EVENT_SERVICE_END:
-          this.onServiceEnd(a);
+          // b is the service token on pre-emptive resources: a pre-empted service's end is stale.
+          if (b === 0 || this.entityToken[a] === b) this.onServiceEnd(a);
           break;
         case EVENT_DELAY_END:
           this.onDelayEnd(a);
@@ -506,6 +519,8 @@ class Replication {
     this.entityState = growInt(this.entityState, size);
     this.entityToken = growInt(this.entityToken, size);
     this.entityArrival = growFloat(this.entityArrival, size);
+    this.entityServiceEnd = growFloat(this.entityServiceEnd, size);
+    this.entityRemaining = growFloat(this.entityRemaining, size);
     this.freeList = growInt(this.freeList, size);
     this.entityAttributes = growFloat(this.entityAttributes, size * this.attributeCount);
     this.entityMarks = growFloat(this.entityMarks, size * this.markSlots);
@@ -526,6 +541,7 @@ class Replication {
         case STEP_SERVICE: {
           const resource = step.resource;
           if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
+          else if (step.preempt !== PREEMPT_NONE && this.preempt(entity, current)) this.startService(entity, current);
           else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
             // Balks (or is blocked: a full queue with balk probability 1) and goes on at once.
             if (step.balkTo >= 0) {
@@ -580,10 +596,64 @@ class Replication {
     this.counts.service_starts++;
     this.hook(entity, stepIndex, MOMENT_START);
     if (this.trace) this.record('start', entity, step.id, this.model.resources[resource]!.id, null);
+    const inService = this.inService[resource];
+    if (inService) {
+      // Pre-emptive resource: remember the end and give the end event a token, so a pre-emption can make it stale.
+      const remaining = this.entityRemaining[entity]!;
+      const end = this.now + (Number.isNaN(remaining) ? this.sample(step.duration!, this.durationStreams[stepIndex]!) : remaining);
+      this.entityRemaining[entity] = Number.NaN;
+      this.entityServiceEnd[entity] = end;
+      const token = ++this.tokenCounter;
+      this.entityToken[entity] = token;
+      inService.push(entity);
+      this.schedule(end, EVENT_SERVICE_END, entity, token);
+      return;
+    }
     this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
   }
 
-  enqueue(entity: number, stepIndex: number): void {
+  /** Priority value of an entity at a service step (lower first; no value = last). */
+  priorityOf(entity: number, step: CompiledModel['steps'][number]): number {
+    if (step.priorityAttribute < 0) return Number.MAX_VALUE;
+    const value = this.entityAttributes[entity * this.attributeCount + step.priorityAttribute]!;
+    return Number.isNaN(value) ? Number.MAX_VALUE : value;
+  }
+
+  /**
+   * Pre-emption: when the arriving entity's priority value is lower than that of an entity in service at the resource
+   * (the highest such value is displaced), the displaced entity goes back to the queue, first among its priority, with
+   * its remaining time (resume) or a new draw later (restart). Returns true when a server was freed.
+   */
+  preempt(entity: number, stepIndex: number): boolean {
+    const step = this.steps[stepIndex]!;
+    const resource = step.resource;
+    const inService = this.inService[resource]!;
+    const priority = this.priorityOf(entity, step);
+    let victimSlot = -1;
+    let worst = priority;
+    for (let k = 0; k < inService.length; k++) {
+      const candidate = inService[k]!;
+      const value = this.priorityOf(candidate, this.steps[this.entityStep[candidate]!]!);
+      if (value > worst) {
+        worst = value;
+        victimSlot = k;
+      }
+    }
+    if (victimSlot < 0) return false;
+    const victim = inService[victimSlot]!;
+    inService[victimSlot] = inService[inService.length - 1]!;
+    inService.pop();
+    const victimStep = this.entityStep[victim]!;
+    this.touch(resource);
+    this.busy[resource]!--;
+    this.counts.preemptions++;
+    if (this.steps[victimStep]!.preempt === PREEMPT_RESUME) this.entityRemaining[victim] = this.entityServiceEnd[victim]! - this.now;
+    this.enqueue(victim, victimStep, -1);
+    return true;
+  }
+
+  /** Queues an entity; `order` ranks it among equal priorities (default: arrival order at the queue; -1: first). */
+  enqueue(entity: number, stepIndex: number, order = this.sequence): void {
     const step = this.steps[stepIndex]!;
     const resource = step.resource;
     this.touch(resource);
@@ -592,7 +662,7 @@ class Replication {
     const token = ++this.tokenCounter;
     this.entityToken[entity] = token;
     const priority = step.priorityAttribute >= 0 ? this.entityAttributes[entity * this.attributeCount + step.priorityAttribute]! : 0;
-    this.queues[resource]!.push(entity, token, Number.isNaN(priority) ? Number.MAX_VALUE : priority, this.sequence);
+    this.queues[resource]!.push(entity, token, Number.isNaN(priority) ? Number.MAX_VALUE : priority, order);
     if (this.trace) this.record('queue', entity, step.id, this.model.resources[resource]!.id, this.queueLength[resource]!);
     if (step.renegeAfter !== Number.POSITIVE_INFINITY) this.schedule(this.now + step.renegeAfter, EVENT_RENEGE, entity, token);
     else if (step.patience) this.schedule(this.now + this.sample(step.patience, this.patienceStreams[stepIndex]!), EVENT_RENEGE, entity, token);
@@ -607,6 +677,8 @@ class Replication {
     if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
     this.touch(resource);
     this.busy[resource]!--;
+    const inService = this.inService[resource];
+    if (inService) inService.splice(inService.indexOf(entity), 1);
     // Free the server for the next in line before the finished entity moves on (as SimPy's release does).
     this.dispatch(resource);
     this.entityState[entity] = STATE_MOVING;

@@ -35,6 +35,10 @@ export const ARRIVAL_RENEWAL = 3;
 
 export const HOURS_PER_WEEK = 168;
 
+export const PREEMPT_NONE = 0;
+export const PREEMPT_RESUME = 1;
+export const PREEMPT_RESTART = 2;
+
 export type CompiledDistribution = {
   kind: number;
   /** fixed: value; exponential: mean; uniform: min; triangular: min; lognormal: mu (log scale); gamma: shape */
@@ -66,6 +70,8 @@ export type CompiledStep = {
   maxWaiting: number;
   balkProbability: number;
   balkTo: number;
+  /** PREEMPT_NONE, PREEMPT_RESUME or PREEMPT_RESTART */
+  preempt: number;
   branchCumulative: Float64Array | null;
   branchNext: Int32Array | null;
   attribute: number;
@@ -100,6 +106,8 @@ export type CompiledResource = {
   capacityByHour: Int32Array | null;
   capacity: number;
   usesPriority: boolean;
+  /** some step at this resource pre-empts: the engine keeps the list of entities in service */
+  preemptive: boolean;
 };
 
 export const MEASURE_TIME_BETWEEN = 0;
@@ -245,6 +253,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
   for (const step of world.steps) if (step.kind === 'branch' && step.by === 'attribute') attributeOf(step.attribute);
 
   const usesPriority = new Set(world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')));
+  const preemptive = new Set(world.steps.filter((step) => step.kind === 'service' && step.preempt !== undefined).map((step) => (step.kind === 'service' ? step.resource : '')));
   const resources: CompiledResource[] = world.resources.map((resource) => {
     let capacityByHour: Int32Array | null = null;
     if (resource.shifts) {
@@ -254,7 +263,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
         for (const day of shift.days) for (let hour = shift.start_hour; hour < shift.end_hour; hour++) capacityByHour[day * 24 + hour]! += capacity;
       }
     }
-    return { id: resource.id, capacityByHour, capacity: Math.round(resolve(resource.capacity)), usesPriority: usesPriority.has(resource.id) };
+    return { id: resource.id, capacityByHour, capacity: Math.round(resolve(resource.capacity)), usesPriority: usesPriority.has(resource.id), preemptive: preemptive.has(resource.id) };
   });
 
   const steps: CompiledStep[] = world.steps.map((step) => {
@@ -271,6 +280,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       maxWaiting: Number.POSITIVE_INFINITY,
       balkProbability: 1,
       balkTo: -1,
+      preempt: PREEMPT_NONE,
       branchCumulative: null,
       branchNext: null,
       attribute: -1,
@@ -286,6 +296,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
         if (step.queue === 'priority' && step.priority_attribute) compiled.priorityAttribute = attributeOf(step.priority_attribute);
         if (step.renege_after !== undefined) compiled.renegeAfter = resolve(step.renege_after);
         if (step.renege_to !== undefined) compiled.renegeTo = stepOf(step.renege_to);
+        if (step.preempt !== undefined) compiled.preempt = step.preempt === 'resume' ? PREEMPT_RESUME : PREEMPT_RESTART;
         if (step.patience !== undefined) compiled.patience = compileDistribution(step.patience, resolve);
         if (step.queue_limit !== undefined) {
           compiled.maxWaiting = Math.round(resolve(step.queue_limit.max_waiting));

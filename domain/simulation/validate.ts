@@ -152,6 +152,7 @@ function semanticProblems(world: Json, problems: Problem[]): void {
         if (limit.balk_probability !== undefined) parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
         if (limit.to !== undefined) stepRef(limit.to, `${base}/queue_limit/to`);
       }
+      if (step.preempt !== undefined && step.queue !== 'priority') problems.push({ pointer: `${base}/preempt`, message: 'pre-emption needs queue: "priority" and a priority_attribute' });
       if (step.queue === 'priority') {
         if (!isId(step.priority_attribute)) problems.push({ pointer: `${base}/priority_attribute`, message: 'a priority queue needs priority_attribute (lower values are served first)' });
       }

@@ -156,3 +156,56 @@ describe('arrival processes against closed forms', () => {
     expect(relative(mean(world, 'wait'), sigma / (mu * (1 - sigma)))).toBeLessThan(0.05);
   });
 });
+
+describe('pre-emptive priority (M/M/1, two classes, exponential service)', () => {
+  // Pre-emptive resume: E[T_k] = E[S] / (1 - s_{k-1}) + R_k / ((1 - s_{k-1})(1 - s_k)), R_k = sum_{i<=k} lambda_i E[S^2] / 2,
+  // s_k = rho_1 + ... + rho_k. With exponential service, restart gives the same (memoryless) sojourn times.
+  const [lambda1, lambda2, mu] = [0.3, 0.5, 1];
+  const world = (preempt: 'resume' | 'restart'): WorldSpec => {
+    const base = queueWorld({ servers: 1, arrivals_per_minute: lambda1, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 12 });
+    base.arrivals = [
+      { id: 'urgent', kind: 'poisson', rate: lambda1, to_step: 'mark_urgent', attributes: [{ name: 'priority', values: [{ value: 1, probability: 1 }] }] },
+      { id: 'routine', kind: 'poisson', rate: lambda2, to_step: 'mark_routine', attributes: [{ name: 'priority', values: [{ value: 2, probability: 1 }] }] },
+    ];
+    base.steps = [
+      { id: 'mark_urgent', kind: 'branch', by: 'probability', options: [{ probability: 1, next: 'consult' }] },
+      { id: 'mark_routine', kind: 'branch', by: 'probability', options: [{ probability: 1, next: 'consult' }] },
+      { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: 1 / mu }, queue: 'priority', priority_attribute: 'priority', preempt, next: 'sort' },
+      { id: 'sort', kind: 'branch', by: 'attribute', attribute: 'priority', options: [{ equals: 1, next: 'urgent_done' }], otherwise: 'routine_done' },
+      { id: 'urgent_done', kind: 'exit' },
+      { id: 'routine_done', kind: 'exit' },
+    ];
+    base.measured = [
+      { id: 'urgent_time', kind: 'time_between', from: { step: 'mark_urgent', at: 'enter' }, to: { step: 'urgent_done', at: 'enter' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
+      { id: 'routine_time', kind: 'time_between', from: { step: 'mark_routine', at: 'enter' }, to: { step: 'routine_done', at: 'enter' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
+      { id: 'utilisation', kind: 'utilisation', resource: 'clinician', unit: 'fraction', denominator: 'capacity_time', censoring: 'none' },
+    ];
+    return base;
+  };
+  const s1 = lambda1 / mu;
+  const s2 = s1 + lambda2 / mu;
+  const urgent = 1 / mu + (lambda1 / mu ** 2) / (1 - s1); // 1.4286 = 1 / (mu - lambda1)
+  const routine = 1 / mu / (1 - s1) + ((lambda1 + lambda2) / mu ** 2) / ((1 - s1) * (1 - s2)); // 7.143
+
+  it('resume: both classes\' mean time in system within 5%', () => {
+    expect(urgent).toBeCloseTo(1 / (mu - lambda1), 10);
+    const w = world('resume');
+    expect(relative(mean(w, 'urgent_time'), urgent)).toBeLessThan(0.05);
+    expect(relative(mean(w, 'routine_time'), routine)).toBeLessThan(0.05);
+  });
+
+  it('restart (exponential service, so the same sojourn times): both classes within 5%', () => {
+    const w = world('restart');
+    expect(relative(mean(w, 'urgent_time'), urgent)).toBeLessThan(0.05);
+    expect(relative(mean(w, 'routine_time'), routine)).toBeLessThan(0.05);
+  });
+
+  it('without pre-emption the urgent class waits behind routine services (non-pre-emptive M/M/1 priority)', () => {
+    const w = world('resume');
+    const consult = w.steps.find((step) => step.id === 'consult')!;
+    if (consult.kind === 'service') delete consult.preempt;
+    // Non-pre-emptive: E[T_1] = E[S] + R / (1 - s_1), R = (lambda1 + lambda2) E[S^2] / 2 over both classes.
+    const nonPreemptive = 1 / mu + ((lambda1 + lambda2) / mu ** 2) / (1 - s1); // 2.143
+    expect(relative(mean(w, 'urgent_time'), nonPreemptive)).toBeLessThan(0.05);
+  });
+});
