@@ -4,7 +4,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { isServiceError } from '../domain/errors.ts';
-import { creditsForEvents, PairGate, type ReplicationResult, replicationJobs } from '../domain/simulation/index.ts';
+import { creditsForEvents, PairGate, precisionReached, type ReplicationResult, replicationJobs } from '../domain/simulation/index.ts';
 import {
   addDiscardedEvents,
   finishRun,
@@ -95,6 +95,9 @@ export function runActivities(deps: ActivityDeps) {
 
       // Only complete baseline/treatment groups (every variant of a replication index) are stored and charged.
       const gate = new PairGate(world, work.stored);
+      // stop_when: judged on the pairs this attempt kept (a retried attempt judges on fewer, so it runs on, never short).
+      const kept: ReplicationResult[] = [];
+      let precise = false;
       const keep = async (result: ReplicationResult): Promise<'stop' | undefined> => {
         eventsComputed += result.event_counts.events_total;
         if (stop) return 'stop';
@@ -115,6 +118,11 @@ export function runActivities(deps: ActivityDeps) {
             return 'stop';
           }
           eventsStoredNow += member.event_counts.events_total;
+          if (world.stop_when) kept.push(member);
+        }
+        if (world.stop_when && precisionReached(world, kept)) {
+          precise = true;
+          return 'stop';
         }
         if (Date.now() >= deadline_ms) {
           stop ??= 'wall_clock';
@@ -130,7 +138,7 @@ export function runActivities(deps: ActivityDeps) {
         // arrived after a stop or cancel, and replications still running then. It is work done for the user only when the
         // budget, the wall clock or the user's cancel stopped it; an attempt Temporal abandoned (heartbeat timeout, worker
         // shutdown: the row is still running) is the service's loss, and the retry recomputes those replications uncharged.
-        const userStopped = stop === 'budget' || stop === 'wall_clock' || (stop === 'canceled' && (await runStatus(db, input.run_id)) !== 'running');
+        const userStopped = precise || stop === 'budget' || stop === 'wall_clock' || (stop === 'canceled' && (await runStatus(db, input.run_id)) !== 'running');
         if (userStopped) await addDiscardedEvents(db, input.run_id, eventsComputed - eventsStoredNow + settled.events_discarded);
         // `stop` is set from callbacks; read it through a cast so the compiler does not narrow it to its initial null.
         const outcome: RunReplicationsResult['outcome'] = (stop as StopReason | 'canceled' | null) ?? 'completed';

@@ -270,6 +270,19 @@ export const CostScenarios = Type.Object(
   { additionalProperties: false },
 );
 
+export const StopWhen = Type.Object(
+  {
+    measure: Id,
+    half_width: Type.Number({ exclusiveMinimum: 0, description: "target half-width of the 95% interval, in the measure's unit" }),
+    min_replications: Type.Optional(Type.Integer({ minimum: 2, maximum: 1000, description: 'replications per variant before the rule is checked (default 5)' })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'stop before `replications` once every variant\'s 95% interval of this measure (and every treatment\'s paired difference) has at most this half-width; `replications` stays the maximum and the budget still applies',
+  },
+);
+
 export const WorldSpec = Type.Object(
   {
     contract: Type.Literal('WorldSpec'),
@@ -289,6 +302,7 @@ export const WorldSpec = Type.Object(
     measured: Type.Array(Measure, { minItems: 1, maxItems: 100 }),
     variants: Type.Array(Variant, { minItems: 1, maxItems: 20 }),
     cost_scenarios: Type.Optional(CostScenarios),
+    stop_when: Type.Optional(StopWhen),
   },
   { $id: 'https://crucible.dev/schemas/WorldSpec/1.0.0', additionalProperties: false },
 );
@@ -310,4 +324,5 @@ export type CostRate = Static<typeof CostRate>;
 export type AdditionalCost = Static<typeof AdditionalCost>;
 export type CostScenarios = Static<typeof CostScenarios>;
 export type WorldSpec = Static<typeof WorldSpec>;
+export type StopWhen = Static<typeof StopWhen>;
 export type TimeUnit = (typeof TIME_UNITS)[number];

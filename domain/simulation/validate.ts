@@ -249,6 +249,10 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     });
   });
 
+  if (isObject(world.stop_when) && isId(world.stop_when.measure) && !asArray(world.measured).some((measure) => isObject(measure) && measure.id === (world.stop_when as Json).measure)) {
+    problems.push({ pointer: '/stop_when/measure', message: `refers to measure '${world.stop_when.measure}', which does not exist` });
+  }
+
   const cost = world.cost_scenarios;
   if (isObject(cost)) {
     asArray(cost.rates).forEach((rate, index) => {

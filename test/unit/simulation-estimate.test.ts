@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import { estimateRun, runSequential } from '../../domain/simulation/index.ts';
+import { estimateRun, precisionReached, runSequential, summarize, validateWorld } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
 
 const ESTIMATE_TOLERANCE = 0.15;
@@ -108,5 +108,32 @@ describe('estimateRun refuses an overloaded world', () => {
     const refused = estimateRun(fast);
     expect(refused.runnable).toBe(false);
     expect(refused.issues.map((issue) => issue.message).join('\n')).toContain("resource 'clinician'");
+  });
+});
+
+describe('stop_when: replications until a measure is precise enough', () => {
+  it('stops at the first replication count whose 95% half-width of the wait is at most the target, with complete pairs', () => {
+    const world = queueWorld({ servers: 1, arrivals_per_minute: 0.8, mean_service_minutes: 1, horizon_minutes: 5_000, warm_up_minutes: 500, replications: 200, treatment_mean_service_minutes: 0.9 });
+    world.stop_when = { measure: 'wait', half_width: 0.5, min_replications: 5 };
+    expect(validateWorld(world).valid).toBe(true);
+    const results = runSequential(world);
+    const replications = results.length / 2;
+    expect(Number.isInteger(replications)).toBe(true);
+    expect(replications).toBeGreaterThanOrEqual(5);
+    expect(replications).toBeLessThan(200);
+    const halfWidths = (kept: typeof results) =>
+      summarize(world, kept)
+        .filter((summary) => summary.measure_id === 'wait')
+        .map((summary) => (summary.interval_95.high! - summary.interval_95.low!) / 2);
+    expect(Math.max(...halfWidths(results))).toBeLessThanOrEqual(0.5);
+    expect(precisionReached(world, results)).toBe(true);
+    // One replication index fewer was not precise enough (or below the minimum).
+    expect(precisionReached(world, results.slice(0, -2))).toBe(false);
+  });
+
+  it('refuses a rule naming a measure that does not exist', () => {
+    const world = queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1, replications: 10 });
+    world.stop_when = { measure: 'nothing', half_width: 1 };
+    expect(validateWorld(world).problems.map((problem) => problem.pointer)).toContain('/stop_when/measure');
   });
 });
