@@ -257,14 +257,14 @@ describe('runs to the end', () => {
     const comparison = await http(service, 'POST', '/v1/experiments/compare', { token: owner.session, body: { run_id: run.run_id } });
     expect(comparison.status).toBe(200);
   });
-  it('ends failed with WORLD_LIMIT_EXCEEDED when the world makes the engine stop mid-way, releasing the reservation', async () => {
+  it('ends failed with WORLD_LIMIT_EXCEEDED when the world makes the engine stop mid-way, releasing the reservation', { timeout: 180_000 }, async () => {
     const wrev = await saveWorld(burstWorld());
     const quote = (await estimate(wrev, 1_000_000)).body;
     expect(quote.runnable).toBe(true);
     const before = await available(owner);
     const created = await startRun(wrev, quote.credits_estimate);
     expect(created.status).toBe(202);
-    const run = await settled(created.body.run_id);
+    const run = await settled(created.body.run_id, 170_000);
     expect(run.status).toBe('failed');
     expect(run.error).toMatchObject({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('the world caused this failure') });
     expect(run.error.message).toContain('MAX_ENTITIES_IN_SYSTEM');
