@@ -447,7 +447,9 @@ class Replication {
       this.scheduledCycle[index]!++;
     }
     this.scheduledCursor[index] = cursor + 1;
-    this.schedule(this.scheduledCycle[index]! * arrival.period + times[cursor]!, EVENT_ARRIVAL, index, 0);
+    // Cycle 0 starts at 0 (a schedule without a period has period Infinity, and 0 x Infinity is NaN).
+    const cycle = this.scheduledCycle[index]!;
+    this.schedule((cycle === 0 ? 0 : cycle * arrival.period) + times[cursor]!, EVENT_ARRIVAL, index, 0);
   }
 
   onArrival(index: number): void {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import { estimateRun, precisionReached, runSequential, summarize, validateWorld } from '../../domain/simulation/index.ts';
+import { estimateRun, precisionReached, runReplication, runSequential, summarize, validateWorld } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
 
 const ESTIMATE_TOLERANCE = 0.15;
@@ -135,5 +135,18 @@ describe('stop_when: replications until a measure is precise enough', () => {
     const world = queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1, replications: 10 });
     world.stop_when = { measure: 'nothing', half_width: 1 };
     expect(validateWorld(world).problems.map((problem) => problem.pointer)).toContain('/stop_when/measure');
+  });
+});
+
+describe('scheduled arrivals without a period', () => {
+  it('arrive at their times (not at NaN) and a burst past MAX_ENTITIES_IN_SYSTEM fails with WORLD_LIMIT_EXCEEDED', () => {
+    const world = queueWorld({ servers: 1, arrivals_per_minute: 1, mean_service_minutes: 1, replications: 1 });
+    world.arrivals = [{ id: 'patients', kind: 'scheduled', times: [5, 10], batch_size: 2, to_step: 'consult' }];
+    const result = runReplication(world, { variant_id: 'baseline', replication_index: 0, trace_limit: 100 });
+    expect(result.trace!.filter((event) => event.kind === 'arrival').map((event) => event.time)).toEqual([5, 5, 10, 10]);
+    world.arrivals = [{ id: 'burst', kind: 'scheduled', times: Array.from({ length: 1100 }, (_, k) => k / 1000), batch_size: 1000, to_step: 'hold' }];
+    world.steps = [{ id: 'hold', kind: 'delay', duration: { dist: 'fixed', value: 10_000 }, next: 'done' }, { id: 'done', kind: 'exit' }];
+    world.measured = [{ id: 'held', kind: 'count', event: { step: 'hold', at: 'end' }, unit: 'count', denominator: 'replication', censoring: 'none' }];
+    expect(() => runReplication(world, { variant_id: 'baseline', replication_index: 0 })).toThrow(expect.objectContaining({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('the world caused this failure') }));
   });
 });
