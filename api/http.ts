@@ -21,7 +21,7 @@ function tooLarge(limit_bytes: number, limit_name: string): ServiceError {
 export function refuseRest(ctx: Context): void {
   ctx.set('Connection', 'close');
   ctx.req.resume();
-  ctx.res.once('finish', () => ctx.req.socket.end());
+  ctx.res.once('finish', () => ctx.req.socket?.end());
 }
 
 export async function readRawBody(ctx: Context, limit_bytes: number, limit_name = 'JSON_BODY_LIMIT_BYTES'): Promise<Buffer> {

@@ -4,7 +4,8 @@ import { basename } from 'node:path';
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { type Static, Type } from 'typebox';
-import { type ExtractionInput, extractSources } from '../../activities/extraction.ts';
+import { type ExtractionInput, extractSources, screenDocument } from '../../compute/extraction.ts';
+import { cancelJob, startJob } from '../../integrations/temporal/jobs.ts';
 import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
 import { citedSourceIds, IntakeSpec, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
 import { ServiceError, type ErrorDetail } from '../../domain/errors.ts';
@@ -52,12 +53,6 @@ export const SOURCE_NAME_CHARS_MAX = 255;
 export const MAX_SOURCES_PER_DRAFT = 50;
 /** A confirmed IntakeSpec document, as JSON. */
 export const INTAKE_DOCUMENT_BYTES_MAX = 4 * 1024 * 1024;
-/** The workflow type that drafts; its id is intake-draft-<draft id>. */
-export const INTAKE_DRAFT_WORKFLOW = 'intakeDraftWorkflow';
-
-export function intakeDraftWorkflowId(draft_id: string): string {
-  return `intake-draft-${draft_id}`;
-}
 
 // ---------- schemas ----------
 
@@ -365,33 +360,6 @@ async function resolveOwner(deps: AppDeps, ctx: Context, request: ExtractRequest
 
 // ---------- workflow start ----------
 
-/** Starts the drafting workflow; a second start for the same draft is a no-op (deterministic id, USE_EXISTING). */
-async function startDraftWorkflow(deps: AppDeps, draft_id: string): Promise<void> {
-  if (!deps.temporal) return; // the row stays queued: the maintenance reconciler's job
-  try {
-    await deps.temporal.client.workflow.start(INTAKE_DRAFT_WORKFLOW, {
-      taskQueue: deps.temporal.task_queue,
-      workflowId: intakeDraftWorkflowId(draft_id),
-      args: [{ draft_id }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-  } catch (error) {
-    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return; // finished already: nothing to start
-    throw error;
-  }
-}
-
-/** Asks the drafting workflow to stop; a workflow that already finished (or never started) needs nothing. */
-async function requestDraftCancellation(deps: AppDeps, draft_id: string): Promise<void> {
-  if (!deps.temporal) return;
-  try {
-    await deps.temporal.client.workflow.getHandle(intakeDraftWorkflowId(draft_id)).cancel();
-  } catch (error) {
-    if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
-  }
-}
-
 function dedupe(ids: string[]): string[] {
   return [...new Set(ids)];
 }
@@ -444,16 +412,12 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       query: {
-        org_id: { schema: Type.String(), required: true, description: 'the organization' },
-        project_id: { schema: Type.String(), description: 'only this project' },
+        org_id: { schema: Type.String({ minLength: 1, maxLength: 64 }), required: true, description: 'the organization' },
+        project_id: { schema: Type.String({ minLength: 1, maxLength: 64 }), description: 'only this project' },
         ...PageQuery,
       },
       responses: { 200: { description: 'sources', schema: Page(SourceOut) } },
-      handler: async (ctx, input) => {
-        const org_id = typeof ctx.query.org_id === 'string' ? ctx.query.org_id : '';
-        const project_id = typeof ctx.query.project_id === 'string' ? ctx.query.project_id : undefined;
-        const { offset, limit } = input.query;
-        if (!org_id) throw new ServiceError('VALIDATION_FAILED', 'Pass the organization as ?org_id=org_….', [{ path: '/query/org_id', message: 'is required' }]);
+      handler: async (ctx, { query: { org_id, project_id, offset, limit } }) => {
         await authorizeOrg(deps, ctx, org_id);
         ctx.body = page(await listSources(db, { org_id, project_id }, offset, limit), offset, limit);
       },
@@ -562,7 +526,8 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
           return { status: 202, body: draftOut(draft) };
         });
         // After the commit, on replays too: the deterministic id makes a repeated start a no-op.
-        await startDraftWorkflow(deps, (outcome.body as { id: string }).id);
+        const started = outcome.body as { id: string; org_id: string; project_id: string };
+        await startJob(deps.temporal, { kind: 'intake_draft', resource_id: started.id, org_id: started.org_id, project_id: started.project_id }, { draft_id: started.id });
         respond(ctx, outcome);
       },
     }),
@@ -604,7 +569,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         // A queued draft has reserved and used nothing: it ends here. A drafting one is stopped by its workflow,
         // which settles what was used and marks the row canceled (the workflow is the only writer once it started).
         const ended = await db.transaction((tx) => markQueuedDraftCanceled(tx, id));
-        await requestDraftCancellation(deps, id);
+        await cancelJob(deps.temporal, { kind: 'intake_draft', resource_id: id });
         ctx.body = draftOut(ended ?? (await findDraft(db, id))!);
       },
     }),
@@ -630,6 +595,16 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
           throw new ServiceError('VALIDATION_FAILED', 'the document is not a valid IntakeSpec 1.0.0; fix the listed fields', prefixed(errors, '/spec'));
         }
         const spec = body.spec as IntakeSpec;
+        // spec: Intake — a confirmed or imported document is screened like a source before anything stores or sends it.
+        const findings = await screenDocument(spec);
+        if (findings.length > 0) {
+          const kinds = [...new Set(findings.map((finding) => finding.kind))].join(', ');
+          throw new ServiceError(
+            'VALIDATION_FAILED',
+            `the document holds possible secrets or patient identifiers (${kinds}); remove them and confirm again. Nothing was stored.`,
+            findings.map((finding) => ({ path: `/spec${finding.pointer}`, message: `possible ${finding.kind}`, kind: finding.kind, category: finding.category, masked: finding.masked })),
+          );
+        }
         if (body.draft_id !== undefined) {
           const draft = await findDraft(db, body.draft_id);
           if (!draft || draft.project_id !== project.id) {

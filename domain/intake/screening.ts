@@ -1,5 +1,5 @@
 // Screening without AI for secrets and patient identifiers (spec: Intake source; issue 4 item 2).
-// Pure and synchronous. The extraction activity adds secretlint's recommended preset on top (activities/extraction/secretlint.ts).
+// Pure and synchronous. The extraction activity adds secretlint's recommended preset on top (compute/extraction/secretlint.ts).
 // A finding carries kind, line and a masked value; the raw value never leaves this module.
 import type { Finding, FindingKind } from './sources.ts';
 import { MAX_FINDINGS_PER_SOURCE } from './sources.ts';

@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import { MAX_CLAIMS_PER_DIMENSION, MAX_EXPERIMENTS_PER_DIMENSION, MAX_QUESTIONS_PER_DIMENSION } from '../contracts/conceptReview.ts';
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import { DIMENSION_IDS, DIMENSIONS } from '../review/dimensions.ts';
-import { MAX_DRAFT_CLAIM_CHARS, MAX_DRAFT_PROMPT_CHARS, MAX_DRAFT_QUOTE_CHARS, MAX_RECORD_CHARS_IN_DRAFT_PROMPT } from '../review/limits.ts';
+import { clipUtf8, MAX_DRAFT_CLAIM_CHARS, MAX_DRAFT_PROMPT_BYTES, MAX_DRAFT_QUOTE_CHARS, MAX_RECORD_CHARS_IN_DRAFT_PROMPT, utf8Bytes } from '../review/limits.ts';
 
 export const REVIEW_DRAFT_SCHEMA_NAME = 'ConceptReviewDraft';
 /**
@@ -121,19 +121,24 @@ export function reviewDraftSystem(): string {
 }
 
 /**
- * The user message: the intake, then the records in order until MAX_DRAFT_PROMPT_CHARS would be passed.
- * Returns the message and the records that fit (the offline drafter gets exactly those).
+ * The user message: the intake (at most half the budget), then the records in order until MAX_DRAFT_PROMPT_BYTES (UTF-8)
+ * would be passed, so the reservation covers any script. Returns the message and the records that fit (the offline
+ * drafter gets exactly those).
  */
 export function buildReviewDraftUserMessage(input: ReviewDraftInput): { prompt: string; records: DraftRecord[] } {
-  const budget = MAX_DRAFT_PROMPT_CHARS - reviewDraftSystem().length;
-  let prompt = `Review this project.\n\n${intakeBlock(input.intake)}\n\nRetrieved literature records:`;
+  const budget = MAX_DRAFT_PROMPT_BYTES - utf8Bytes(reviewDraftSystem());
+  let prompt = clipUtf8(`Review this project.\n\n${intakeBlock(input.intake)}`, Math.floor(budget / 2));
+  prompt += '\n\nRetrieved literature records:';
+  let prompt_bytes = utf8Bytes(prompt);
   const kept: DraftRecord[] = [];
   for (const record of input.records) {
     const text = clipRecordText(record.text);
     const notes = record.notes.length ? ` notes="${clean(record.notes.join('; ')).replace(/"/g, "'")}"` : '';
     const block = `\n\n<record id="${record.record_id}" text="${record.text_kind}" year="${record.year ?? ''}"${notes}>\nTitle: ${clean(record.title)}\n${clean(text)}\n</record>`;
-    if (prompt.length + block.length > budget) break;
+    const block_bytes = utf8Bytes(block);
+    if (prompt_bytes + block_bytes > budget) break;
     prompt += block;
+    prompt_bytes += block_bytes;
     kept.push({ ...record, text });
   }
   if (kept.length === 0) prompt += '\n\n(none were found; leave evidence_claims empty)';

@@ -7,27 +7,39 @@ import { DIMENSION_IDS } from './dimensions.ts';
 export const REVIEW_SEARCH_LIMIT = 25;
 /** Characters of one record's text (open full text, else its abstract) shown to the drafter. */
 export const MAX_RECORD_CHARS_IN_DRAFT_PROMPT = 3500;
-/** The whole drafting request (system + user message); records beyond it are left out of the prompt. */
-export const MAX_DRAFT_PROMPT_CHARS = 80_000;
+/** The whole drafting request (system + user message) in UTF-8 bytes; records beyond it are left out of the prompt. */
+export const MAX_DRAFT_PROMPT_BYTES = 80_000;
 export const DRAFT_MAX_OUTPUT_TOKENS = 16_000;
 /** Characters of a claim and of a quote (the draft schema's maxLength). */
 export const MAX_DRAFT_CLAIM_CHARS = 600;
 export const MAX_DRAFT_QUOTE_CHARS = 600;
-/** One judging request (system + user message). */
-export const MAX_JUDGE_PROMPT_CHARS = 3000;
+/** One judging request (system + user message), in UTF-8 bytes. */
+export const MAX_JUDGE_PROMPT_BYTES = 3000;
 export const JUDGE_MAX_OUTPUT_TOKENS = 256;
 /** Claims one review can carry, so judge calls are bounded too. */
 export const MAX_CLAIMS_PER_REVIEW = DIMENSION_IDS.length * MAX_CLAIMS_PER_DIMENSION;
 /**
- * The reservation assumes at most one token per this many characters. Tokenizers average about 4 on English; 2 leaves room
- * for other scripts, so settlement at actual usage stays inside the reservation (as intake drafting does).
+ * Prompts are bounded in UTF-8 bytes and the reservation counts one token per byte: byte-level tokenizers emit at most
+ * one token per byte in any script, so settlement at actual usage stays inside the reservation (as intake drafting does).
  */
-export const ESTIMATE_CHARS_PER_TOKEN = 2;
+export function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** The longest prefix of `text` within `max_bytes` UTF-8 bytes, never cutting a character in two. */
+export function clipUtf8(text: string, max_bytes: number): string {
+  if (max_bytes <= 0) return '';
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= max_bytes) return text;
+  let end = max_bytes;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1; // back to the start of a character
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
 
 /** Upper estimate of tokens for one review: one drafting call at its limits plus one judging call per possible claim. */
 export function reviewTokenEstimate(): { draft_tokens: number; judge_tokens: number; total_tokens: number } {
-  const draft_tokens = Math.ceil(MAX_DRAFT_PROMPT_CHARS / ESTIMATE_CHARS_PER_TOKEN) + DRAFT_MAX_OUTPUT_TOKENS;
-  const judge_tokens = MAX_CLAIMS_PER_REVIEW * (Math.ceil(MAX_JUDGE_PROMPT_CHARS / ESTIMATE_CHARS_PER_TOKEN) + JUDGE_MAX_OUTPUT_TOKENS);
+  const draft_tokens = MAX_DRAFT_PROMPT_BYTES + DRAFT_MAX_OUTPUT_TOKENS;
+  const judge_tokens = MAX_CLAIMS_PER_REVIEW * (MAX_JUDGE_PROMPT_BYTES + JUDGE_MAX_OUTPUT_TOKENS);
   return { draft_tokens, judge_tokens, total_tokens: draft_tokens + judge_tokens };
 }
 
@@ -40,7 +52,7 @@ export function reviewCreditsEstimate(credits_per_1k_tokens: number): number {
 export function reviewCostBasis(credits_per_1k_tokens: number): string {
   const t = reviewTokenEstimate();
   return (
-    `upper estimate: one drafting call (${t.draft_tokens} tokens: up to ${MAX_DRAFT_PROMPT_CHARS} prompt characters at ${ESTIMATE_CHARS_PER_TOKEN} characters per token ` +
+    `upper estimate: one drafting call (${t.draft_tokens} tokens: up to ${MAX_DRAFT_PROMPT_BYTES} prompt bytes (UTF-8) at one token per byte ` +
     `plus ${DRAFT_MAX_OUTPUT_TOKENS} output tokens) and up to ${MAX_CLAIMS_PER_REVIEW} judging calls (${t.judge_tokens} tokens), ` +
     `at ${credits_per_1k_tokens} credit(s) per 1,000 tokens of hosted inference. This is reserved at the start and settled at actual usage; ` +
     'with your own provider key (byok_provider) the review costs 0 credits.'

@@ -1,4 +1,4 @@
-// Export content of a run, pure: file name -> content. activities/simulation/export.ts zips it (spec: export ZIP of
+// Export content of a run, pure: file name -> content. compute/simulation/export.ts zips it (spec: export ZIP of
 // manifest, world, metrics (CSV and JSON), findings, cost report, events and an HTML report with charts).
 import type { Comparison, CostReport, Finding, MetricSummary, RunManifest } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';

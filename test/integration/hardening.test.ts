@@ -4,10 +4,12 @@ import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../runtime/logger.ts';
 import { pathParameters, type RouteDef } from '../../api/registry.ts';
 import type { Db } from '../../store/db.ts';
+import { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VALID_NHS_NUMBER } from '../support/corpus.ts';
 import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
 
 let service: TestService;
 let owner: TestUser;
@@ -148,6 +150,31 @@ describe('connections survive a refusal', () => {
   });
 });
 
+describe('every text that reaches a model or the literature index was screened', () => {
+  it('refuses an imported IntakeSpec holding an NHS number or a cloud secret with 422, masked findings and pointers, and stores nothing', async () => {
+    const said = (text: string) => ({ text, provenance: 'user_declared', citations: [] });
+    const cases = [
+      { ...emptyIntakeSpec(), problem: said(`Readmissions after discharge; example patient NHS number ${VALID_NHS_NUMBER}`) },
+      { ...emptyIntakeSpec(), proposed_solution: said('an app'), risks: [said(`aws_access_key_id = ${AWS_ACCESS_KEY_ID}\naws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}`)] },
+    ];
+    for (const spec of cases) {
+      const response = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, { token: owner.session, body: { spec } });
+      expect(response.status).toBe(422);
+      expect(response.body.code).toBe('VALIDATION_FAILED');
+      const paths = response.body.details.map((d: { path: string }) => d.path);
+      expect(paths.some((path: string) => path === '/spec/problem/text' || path === '/spec/risks/0/text')).toBe(true);
+      const text = JSON.stringify(response.body);
+      for (const raw of [VALID_NHS_NUMBER, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY]) expect(text).not.toContain(raw);
+    }
+    const revisions = await http(service, 'GET', `/v1/projects/${project_id}/intakes`, { token: owner.session });
+    expect(revisions.body.data).toEqual([]);
+    // With nothing confirmed there is nothing to plan, so nothing of it can reach a model or the literature index.
+    const plan = await http(service, 'POST', `/v1/projects/${project_id}/evaluation-plans`, { token: owner.session, body: {} });
+    expect(plan.status).toBeGreaterThanOrEqual(400);
+    for (const line of service.logs) for (const raw of [VALID_NHS_NUMBER, AWS_SECRET_ACCESS_KEY]) expect(line).not.toContain(raw);
+  });
+});
+
 describe('fuzzing every operation', () => {
   const hostile = fc.oneof(
     fc.constant(null),
@@ -176,7 +203,7 @@ describe('fuzzing every operation', () => {
           let path = route.path;
           for (const name of pathParameters(route.path)) path = path.replace(`{${name}}`, encodeURIComponent(param || 'x'));
           const search = new URLSearchParams(query as Record<string, string>).toString();
-          const raw = body === undefined ? undefined : JSON.stringify(body) ?? 'null';
+          const raw = route.method === 'get' ? undefined : (JSON.stringify(body) ?? 'null');
           const response = await http(service, route.method.toUpperCase(), `${path}${search ? `?${search}` : ''}`, {
             token: owner.session,
             raw,

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../runtime/logger.ts';
 import { pathParameters, type RouteDef } from '../../api/registry.ts';
 import { SCOPES } from '../../domain/accounts/rules.ts';
 import type { Db } from '../../store/db.ts';
@@ -49,7 +49,8 @@ describe('the route registry is the enforcement', () => {
 
   it('answers 401 without a credential on every guarded operation, before reading the body', async () => {
     for (const route of guarded()) {
-      const response = await http(service, route.method.toUpperCase(), samplePath(route), { raw: 'not json', headers: { 'content-type': 'application/json' } });
+      const withBody = route.method !== 'get' ? { raw: 'not json', headers: { 'content-type': 'application/json' } } : {};
+      const response = await http(service, route.method.toUpperCase(), samplePath(route), withBody);
       expect(response.status, label(route)).toBe(401);
       expect(response.body.code, label(route)).toBe('UNAUTHENTICATED');
     }
@@ -58,7 +59,7 @@ describe('the route registry is the enforcement', () => {
   it('answers 403 to a token that lacks the declared scope, and to an API token on session-only operations', async () => {
     for (const route of guarded()) {
       const token = route.auth === 'session' ? tokens.get('all')! : tokens.get(route.scope!)!;
-      const response = await http(service, route.method.toUpperCase(), samplePath(route), { token, body: [] });
+      const response = await http(service, route.method.toUpperCase(), samplePath(route), { token, body: route.method !== 'get' ? [] : undefined });
       expect(response.status, label(route)).toBe(403);
       expect(response.body.code, label(route)).toBe('FORBIDDEN');
     }

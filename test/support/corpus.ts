@@ -4,7 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import type { ExtractionInput } from '../../activities/extraction.ts';
+import type { ExtractionInput } from '../../compute/extraction.ts';
 import type { FindingKind, SourceStatus } from '../../domain/intake/sources.ts';
 
 export type CorpusFile = {

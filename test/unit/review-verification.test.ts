@@ -1,7 +1,7 @@
 // Evidence verification (issue 5 item 6), the offline heuristics and the assembled ConceptReview 1.0.0.
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
-import { jatsToPlainText } from '../../activities/literature.ts';
+import { jatsToPlainText } from '../../integrations/europepmc/client.ts';
 import { ConceptReview } from '../../domain/contracts/conceptReview.ts';
 import { planEvaluations } from '../../domain/planning/planner.ts';
 import { ConceptReviewDraft } from '../../domain/prompts/reviewDraft.ts';
@@ -10,10 +10,10 @@ import { buildReviewDraftUserMessage, reviewDraftSystem } from '../../domain/pro
 import { DIMENSION_IDS, DIMENSIONS } from '../../domain/review/dimensions.ts';
 import { canMoveReview, FINISHED_REVIEW_STATES, REVIEW_STATES } from '../../domain/review/states.ts';
 import { type EuropePmcResult, toLiteratureRecord } from '../../domain/review/literature.ts';
-import { MAX_DRAFT_PROMPT_CHARS, MAX_JUDGE_PROMPT_CHARS } from '../../domain/review/limits.ts';
+import { clipUtf8, MAX_DRAFT_PROMPT_BYTES, MAX_JUDGE_PROMPT_BYTES, reviewTokenEstimate, utf8Bytes } from '../../domain/review/limits.ts';
 import { draftReviewOffline, judgeSupportOffline } from '../../domain/review/offline.ts';
 import { assembleConceptReview, finalizeClaims, precheckClaims, quoteAppearsIn, type RetrievedRecord } from '../../domain/review/verify.ts';
-import { fiveLiteratureRecords, ideaStageIntake, OPEN_SENTENCE, SCRIPTED_EXPECTED, scriptedDraft } from '../support/reviewFixtures.ts';
+import { fiveLiteratureRecords, ideaStageIntake, OPEN_SENTENCE, SCRIPTED_EXPECTED, said, scriptedDraft } from '../support/reviewFixtures.ts';
 
 function retrieved(): RetrievedRecord[] {
   return fiveLiteratureRecords().map((fake) => {
@@ -122,10 +122,10 @@ describe('prompts', () => {
   it('keep the drafting and judging requests inside their limits', () => {
     const long = { record_id: 'MED:1', title: 'T', year: 2020, journal: null, text_kind: 'open_full_text' as const, text: 'word '.repeat(5000), notes: [] };
     const { prompt, records } = buildReviewDraftUserMessage({ intake: ideaStageIntake(), records: Array.from({ length: 60 }, (_, i) => ({ ...long, record_id: `MED:${i}` })) });
-    expect(reviewDraftSystem().length + prompt.length).toBeLessThanOrEqual(MAX_DRAFT_PROMPT_CHARS);
+    expect(utf8Bytes(reviewDraftSystem()) + utf8Bytes(prompt)).toBeLessThanOrEqual(MAX_DRAFT_PROMPT_BYTES);
     expect(records.length).toBeLessThan(60);
     const judge = buildReviewJudgeUserMessage({ claim: 'c'.repeat(5000), quote: 'q'.repeat(5000), record_title: 't' });
-    expect(reviewJudgeSystem().length + judge.length).toBeLessThanOrEqual(MAX_JUDGE_PROMPT_CHARS);
+    expect(utf8Bytes(reviewJudgeSystem()) + utf8Bytes(judge)).toBeLessThanOrEqual(MAX_JUDGE_PROMPT_BYTES);
   });
 });
 
@@ -138,5 +138,21 @@ describe('review states', () => {
     expect(canMoveReview('queued', 'succeeded')).toBe(false);
     expect(canMoveReview('drafting', 'searching')).toBe(false);
     for (const from of FINISHED_REVIEW_STATES) for (const to of REVIEW_STATES) expect(canMoveReview(from, to)).toBe(false);
+  });
+
+  it('keeps a long non-Latin intake and non-Latin records inside the byte budget the reservation counts', () => {
+    const intake = ideaStageIntake();
+    const cjk = '心不全の患者は退院後三十日以内に再入院する。'.repeat(4000); // 3 bytes per character
+    const tamil = 'இதய செயலிழப்பு நோயாளிகள் மீண்டும் மருத்துவமனையில் அனுமதிக்கப்படுகிறார்கள் '.repeat(200);
+    const long = { ...intake, problem: said(cjk), proposed_solution: said(cjk.slice(0, 20_000)) };
+    const record = { record_id: 'MED:1', title: 'タイトル', year: 2020, journal: null, text_kind: 'open_full_text' as const, text: tamil, notes: [] };
+    const { prompt } = buildReviewDraftUserMessage({ intake: long, records: Array.from({ length: 30 }, (_, i) => ({ ...record, record_id: `MED:${i}` })) });
+    const input_bytes = utf8Bytes(reviewDraftSystem()) + utf8Bytes(prompt);
+    expect(input_bytes).toBeLessThanOrEqual(MAX_DRAFT_PROMPT_BYTES);
+    // One token per UTF-8 byte at most, so the reservation covers the drafting call in any script.
+    expect(input_bytes).toBeLessThanOrEqual(reviewTokenEstimate().draft_tokens);
+    const judge = buildReviewJudgeUserMessage({ claim: cjk.slice(0, 3000), quote: tamil, record_title: 'タイトル' });
+    expect(utf8Bytes(reviewJudgeSystem()) + utf8Bytes(judge)).toBeLessThanOrEqual(MAX_JUDGE_PROMPT_BYTES);
+    expect(clipUtf8('é'.repeat(10), 5)).toBe('éé'); // never half a character
   });
 });

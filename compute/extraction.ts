@@ -231,3 +231,32 @@ export async function extractSources(inputs: ExtractionInput[]): Promise<Extract
   }
   return results;
 }
+
+export type DocumentFinding = { pointer: string; kind: string; category: string; masked: string };
+
+/**
+ * Screens every string of a JSON document (a confirmed or imported IntakeSpec) with the rules sources are screened with
+ * (spec: Intake — only screened text reaches a model or the literature index). Returns masked findings with the JSON
+ * pointer of the string each was found in; empty when the document is clean.
+ */
+export async function screenDocument(value: unknown): Promise<DocumentFinding[]> {
+  const lines: string[] = [];
+  const pointer_of_line: string[] = [];
+  const visit = (node: unknown, pointer: string) => {
+    if (typeof node === 'string') {
+      for (const line of node.split(/\r?\n/)) {
+        lines.push(line);
+        pointer_of_line.push(pointer || '/');
+      }
+      lines.push(''); // strings do not run into each other
+      pointer_of_line.push(pointer || '/');
+    } else if (Array.isArray(node)) {
+      for (const [index, item] of node.entries()) visit(item, `${pointer}/${index}`);
+    } else if (node && typeof node === 'object') {
+      for (const [key, inner] of Object.entries(node)) visit(inner, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    }
+  };
+  visit(value, '');
+  const { findings } = findingsFromHits([...screenLinesForHits(lines), ...(await secretlintHits(lines))]);
+  return findings.map((finding) => ({ pointer: pointer_of_line[finding.line - 1]!, kind: finding.kind, category: finding.category, masked: finding.masked }));
+}
