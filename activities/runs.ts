@@ -3,7 +3,7 @@
 // its (run, variant, replication) key, so a retried run activity continues where the last attempt's stored work ends.
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
-import { creditsForEvents, type ReplicationResult, replicationJobs } from '../domain/simulation/index.ts';
+import { creditsForEvents, PairGate, precisionReached, type ReplicationResult, replicationJobs } from '../domain/simulation/index.ts';
 import {
   addDiscardedEvents,
   finishRun,
@@ -87,22 +87,37 @@ export function runActivities(deps: ActivityDeps) {
           });
       }, RUN_HEARTBEAT_INTERVAL_MS);
 
+      // Only complete baseline/treatment groups (every variant of a replication index) are stored and charged.
+      const gate = new PairGate(world, work.stored);
+      // stop_when: judged on the pairs this attempt kept (a retried attempt judges on fewer, so it runs on, never short).
+      const kept: ReplicationResult[] = [];
+      let precise = false;
       const keep = async (result: ReplicationResult): Promise<'stop' | undefined> => {
         eventsComputed += result.event_counts.events_total;
         if (stop) return 'stop';
+        const group = gate.add(result);
+        if (group.length === 0) return undefined;
+        const groupEvents = group.reduce((sum, member) => sum + member.event_counts.events_total, 0);
         // Decided before any await, so results arriving together are counted one at a time.
-        if (creditsForEvents(eventsKept + result.event_counts.events_total) > work.credits_reserved) {
+        if (creditsForEvents(eventsKept + groupEvents) > work.credits_reserved) {
           stop = 'budget';
           return 'stop';
         }
-        eventsKept += result.event_counts.events_total;
-        const stored = await recordReplication(db, input.run_id, variantOrder.get(result.variant_id) ?? 0, result);
-        if (stored === 'not_running') {
-          eventsKept -= result.event_counts.events_total;
-          stop ??= 'canceled';
+        eventsKept += groupEvents;
+        for (const member of group) {
+          const stored = await recordReplication(db, input.run_id, variantOrder.get(member.variant_id) ?? 0, member);
+          if (stored === 'not_running') {
+            eventsKept -= member.event_counts.events_total;
+            stop ??= 'canceled';
+            return 'stop';
+          }
+          eventsStoredNow += member.event_counts.events_total;
+          if (world.stop_when) kept.push(member);
+        }
+        if (world.stop_when && precisionReached(world, kept)) {
+          precise = true;
           return 'stop';
         }
-        eventsStoredNow += result.event_counts.events_total;
         if (Date.now() >= deadline_ms) {
           stop ??= 'wall_clock';
           return 'stop';
@@ -117,7 +132,7 @@ export function runActivities(deps: ActivityDeps) {
         // arrived after a stop or cancel, and replications still running then. It is work done for the user only when the
         // budget, the wall clock or the user's cancel stopped it; an attempt Temporal abandoned (heartbeat timeout, worker
         // shutdown: the row is still running) is the service's loss, and the retry recomputes those replications uncharged.
-        const userStopped = stop === 'budget' || stop === 'wall_clock' || (stop === 'canceled' && (await runStatus(db, input.run_id)) !== 'running');
+        const userStopped = precise || stop === 'budget' || stop === 'wall_clock' || (stop === 'canceled' && (await runStatus(db, input.run_id)) !== 'running');
         if (userStopped) await addDiscardedEvents(db, input.run_id, eventsComputed - eventsStoredNow + settled.events_discarded);
         // `stop` is set from callbacks; read it through a cast so the compiler does not narrow it to its initial null.
         const outcome: RunReplicationsResult['outcome'] = (stop as StopReason | 'canceled' | null) ?? 'completed';

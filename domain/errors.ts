@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   VALIDATION_FAILED: 422,
+  // A run the world itself made exceed an engine limit mid-way (not the service's fault); see docs/decisions.md.
+  WORLD_LIMIT_EXCEEDED: 422,
   CONFLICT: 409,
   APPROVAL_REQUIRED: 409,
   QUOTA_EXCEEDED: 409,

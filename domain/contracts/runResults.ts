@@ -47,8 +47,29 @@ export const MetricSummary = Type.Object(
     mean: Nullable(Type.Number()),
     sd: Nullable(Type.Number()),
     interval_95: Interval,
-    median: Nullable(Type.Number()),
-    p90: Nullable(Type.Number()),
+    /** median over replications of the replication values (each replication's mean for time_between): NOT an entity-level percentile */
+    median: Nullable(Type.Number({ description: 'median over replications of the replication values (for time_between, of replication means); not an entity-level percentile, see entity_percentiles' })),
+    /** 90th percentile over replications of the replication values: NOT an entity-level percentile */
+    p90: Nullable(Type.Number({ description: '90th percentile over replications of the replication values (for time_between, of replication means); not an entity-level percentile, see entity_percentiles' })),
+    /** time_between with `percentiles`: entity-level quantiles pooled over every entity of every replication */
+    entity_percentiles: Type.Optional(
+      Type.Array(Type.Object({ quantile: Type.Number(), value: Nullable(Type.Number()) }, { additionalProperties: false }), {
+        description: 'entity-level quantiles of the measured time, pooled over all entities of all replications (DDSketch, 1% relative accuracy)',
+      }),
+    ),
+    /** time_between with `threshold`: share of entities over it */
+    over_threshold: Type.Optional(
+      Type.Object(
+        {
+          threshold: Type.Number(),
+          entities_over: Type.Number({ minimum: 0 }),
+          entities: Type.Number({ minimum: 0 }),
+          share: Nullable(Type.Number({ description: 'entities over the threshold / entities measured, pooled over replications' })),
+          share_interval_95: Interval,
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** sum over replications of entities censored at the horizon (time_between) */
     censored_count: Type.Integer({ minimum: 0 }),
     /** mean over replications of what was still waiting at the end, reported beside the measure */

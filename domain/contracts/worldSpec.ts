@@ -47,6 +47,27 @@ export const Distribution = Type.Union([
   ),
 ]);
 
+export const QueueLimit = Type.Object(
+  {
+    max_waiting: Parameter,
+    balk_probability: Type.Optional(Parameter),
+    to: Type.Optional(Id),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'an entity that finds max_waiting or more waiting balks with balk_probability (default 1: blocking/loss, an M/M/c/K queue with K = c + max_waiting) and goes to `to` (default: it leaves)',
+  },
+);
+
+export const BatchSizes = Type.Object(
+  {
+    values: Type.Array(Type.Integer({ minimum: 1, maximum: 1000 }), { minItems: 1, maxItems: 1000 }),
+    weights: Type.Optional(Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 1000 })),
+  },
+  { additionalProperties: false, description: 'batch size of each arrival event, drawn from these values (equal weights when none are given)' },
+);
+
 export const AttributeAssignment = Type.Object(
   {
     name: Id,
@@ -62,7 +83,11 @@ const arrivalCommon = {
 };
 
 export const Arrival = Type.Union([
-  Type.Object({ ...arrivalCommon, kind: Type.Literal('poisson'), rate: Parameter }, { additionalProperties: false }),
+  Type.Object({ ...arrivalCommon, kind: Type.Literal('poisson'), rate: Parameter, batch_sizes: Type.Optional(BatchSizes) }, { additionalProperties: false }),
+  Type.Object(
+    { ...arrivalCommon, kind: Type.Literal('renewal'), interarrival: Distribution, batch_sizes: Type.Optional(BatchSizes) },
+    { additionalProperties: false, description: 'arrivals separated by independent draws of `interarrival` (world time unit), the first one draw after time 0' },
+  ),
   Type.Object(
     {
       ...arrivalCommon,
@@ -121,6 +146,13 @@ export const Step = Type.Union([
       priority_attribute: Type.Optional(Id),
       renege_after: Type.Optional(Parameter),
       renege_to: Type.Optional(Id),
+      patience: Type.Optional(Distribution),
+      preempt: Type.Optional(
+        Type.Union([Type.Literal('resume'), Type.Literal('restart')], {
+          description: 'priority queues only: an arrival with a lower priority value than an entity in service at this resource takes its server; the displaced entity waits at the front of its priority and later resumes its remaining time (resume) or starts a new duration (restart)',
+        }),
+      ),
+      queue_limit: Type.Optional(QueueLimit),
       next: Id,
     },
     { additionalProperties: false },
@@ -166,6 +198,14 @@ export const Measure = Type.Union([
       unit: TimeUnit,
       denominator: Type.Literal('entity'),
       censoring: Type.Union([Type.Literal('exclude'), Type.Literal('at_horizon')]),
+      percentiles: Type.Optional(
+        Type.Array(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 }), {
+          minItems: 1,
+          maxItems: 10,
+          description: 'entity-level quantiles to report (e.g. 0.9 = the time 90% of entities are within), pooled over replications from a streaming sketch (1% relative accuracy)',
+        }),
+      ),
+      threshold: Type.Optional(Type.Number({ minimum: 0, description: 'report the share of entities whose time exceeds this many measure units (e.g. 4 hours)' })),
     },
     { additionalProperties: false },
   ),
@@ -230,6 +270,19 @@ export const CostScenarios = Type.Object(
   { additionalProperties: false },
 );
 
+export const StopWhen = Type.Object(
+  {
+    measure: Id,
+    half_width: Type.Number({ exclusiveMinimum: 0, description: "target half-width of the 95% interval, in the measure's unit" }),
+    min_replications: Type.Optional(Type.Integer({ minimum: 2, maximum: 1000, description: 'replications per variant before the rule is checked (default 5)' })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'stop before `replications` once every variant\'s 95% interval of this measure (and every treatment\'s paired difference) has at most this half-width; `replications` stays the maximum and the budget still applies',
+  },
+);
+
 export const WorldSpec = Type.Object(
   {
     contract: Type.Literal('WorldSpec'),
@@ -249,6 +302,7 @@ export const WorldSpec = Type.Object(
     measured: Type.Array(Measure, { minItems: 1, maxItems: 100 }),
     variants: Type.Array(Variant, { minItems: 1, maxItems: 20 }),
     cost_scenarios: Type.Optional(CostScenarios),
+    stop_when: Type.Optional(StopWhen),
   },
   { $id: 'https://crucible.dev/schemas/WorldSpec/1.0.0', additionalProperties: false },
 );
@@ -262,10 +316,13 @@ export type ResourceSpec = Static<typeof ResourceSpec>;
 export type Shift = Static<typeof Shift>;
 export type StepRef = Static<typeof StepRef>;
 export type Step = Static<typeof Step>;
+export type QueueLimit = Static<typeof QueueLimit>;
+export type BatchSizes = Static<typeof BatchSizes>;
 export type Measure = Static<typeof Measure>;
 export type Variant = Static<typeof Variant>;
 export type CostRate = Static<typeof CostRate>;
 export type AdditionalCost = Static<typeof AdditionalCost>;
 export type CostScenarios = Static<typeof CostScenarios>;
 export type WorldSpec = Static<typeof WorldSpec>;
+export type StopWhen = Static<typeof StopWhen>;
 export type TimeUnit = (typeof TIME_UNITS)[number];

@@ -2,11 +2,13 @@
 // Deterministic for a seed. Ties are broken by (time, event priority, insertion sequence): at one instant capacity
 // changes come first, then service ends (freeing servers), then delay ends, then reneges, then arrivals; events of the
 // same kind run in the order they were scheduled.
+import { DDSketch } from '@datadog/sketches-js';
 import { ServiceError } from '../errors.ts';
 import { EVENT_TRACE_CAP_PER_VARIANT, MAX_ENTITIES_IN_SYSTEM, MAX_EVENTS_PER_REPLICATION } from './limits.ts';
 import {
   ARRIVAL_POISSON,
-  ARRIVAL_RATE_TABLE,
+  ARRIVAL_RENEWAL,
+  ARRIVAL_SCHEDULED,
   type CompiledDistribution,
   type CompiledModel,
   compileModel,
@@ -26,6 +28,8 @@ import {
   MOMENT_ENTER,
   MOMENT_RENEGE,
   MOMENT_START,
+  PREEMPT_NONE,
+  PREEMPT_RESUME,
   HOOK_COUNT,
   HOOK_TO,
   STEP_BRANCH_ATTRIBUTE,
@@ -72,7 +76,14 @@ export type MeasureObservation = {
   censored: number;
   /** what was still waiting at the end, beside the measure: censored entities, queue length or entities in the system */
   still_waiting_at_end: number;
+  /** time_between with percentiles: the entity times of this replication as a DDSketch (protobuf, base64), merged across replications */
+  entity_sketch?: string;
+  /** time_between with a threshold: entities whose time exceeded it */
+  over_threshold?: number;
 };
+
+/** Relative accuracy of the entity-level quantile sketches (DDSketch guarantee: within 1% of the true quantile's value). */
+export const SKETCH_RELATIVE_ACCURACY = 0.01;
 
 export type EventCounts = {
   events_total: number;
@@ -83,6 +94,8 @@ export type EventCounts = {
   reneges: number;
   exits: number;
   capacity_changes: number;
+  /** services displaced by a higher-priority arrival (pre-emptive steps) */
+  preemptions: number;
 };
 
 export type ReplicationResult = {
@@ -136,6 +149,9 @@ class Replication {
   entityArrival: Float64Array;
   entityAttributes: Float64Array;
   entityMarks: Float64Array;
+  /** pre-emptive resources: when the entity's service ends, and the service time left after it was pre-empted (NaN: none) */
+  entityServiceEnd: Float64Array;
+  entityRemaining: Float64Array;
   freeList: Int32Array;
   freeCount = 0;
   nextEntity = 0;
@@ -149,6 +165,8 @@ class Replication {
   capacity: Int32Array;
   queueLength: Int32Array;
   queues: (FifoQueue | PriorityQueue)[];
+  /** pre-emptive resources only: the entities in service (null elsewhere) */
+  inService: (number[] | null)[];
   resourceLastTime: Float64Array;
   resourceMeasures: Int32Array[];
   capacityChangeHours: Int32Array[];
@@ -157,6 +175,11 @@ class Replication {
   // Streams: one per random source, seeded by (world seed, replication, source name).
   durationStreams: (RandomStream | null)[];
   branchStreams: (RandomStream | null)[];
+  /** per service step: patience draws, balk decisions (only for steps that have them) */
+  patienceStreams: (RandomStream | null)[];
+  balkStreams: (RandomStream | null)[];
+  /** per arrival: batch size draws (only with batch_sizes) */
+  batchStreams: (RandomStream | null)[];
   arrivalStreams: RandomStream[];
   attributeStreams: RandomStream[][];
   scheduledCursor: Int32Array;
@@ -168,12 +191,16 @@ class Replication {
   measureArea: Float64Array;
   measureCapacityArea: Float64Array;
   measureArrivals: Float64Array;
+  /** 1 for time_between measures that keep a sketch or count over a threshold (the hot path skips the others) */
+  measureDetailed: Uint8Array;
+  measureSketches: (DDSketch | null)[];
+  measureOver: Float64Array;
   arrivalsAfterWarmUp = 0;
   readonly perArrivalMeasures: Int32Array;
   readonly measures: CompiledModel['measures'];
   readonly steps: CompiledModel['steps'];
 
-  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0 };
+  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0 };
   stepEntries: Float64Array;
   trace: TraceEvent[] | null;
   traceLimit: number;
@@ -200,6 +227,8 @@ class Replication {
     this.entityAttributes = new Float64Array(n * this.attributeCount).fill(Number.NaN);
     this.entityMarks = new Float64Array(n * this.markSlots).fill(Number.NaN);
     this.freeList = new Int32Array(n);
+    this.entityServiceEnd = new Float64Array(n);
+    this.entityRemaining = new Float64Array(n).fill(Number.NaN);
 
     const resources = model.resources;
     const r = resources.length;
@@ -208,6 +237,7 @@ class Replication {
     this.queueLength = new Int32Array(r);
     this.queues = resources.map((resource) => (resource.usesPriority ? new PriorityQueue() : new FifoQueue()));
     this.resourceLastTime = new Float64Array(r);
+    this.inService = resources.map((resource) => (resource.preemptive ? [] : null));
     this.resourceMeasures = resources.map((_, index) =>
       Int32Array.from(model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : []))),
     );
@@ -224,6 +254,9 @@ class Replication {
     this.durationStreams = model.steps.map((step) => (step.duration ? new RandomStream(seed, replicationIndex, `step:${step.id}:duration`) : null));
     this.branchStreams = model.steps.map((step) => (step.kind === STEP_BRANCH_PROBABILITY ? new RandomStream(seed, replicationIndex, `step:${step.id}:branch`) : null));
     this.arrivalStreams = model.arrivals.map((arrival) => new RandomStream(seed, replicationIndex, `arrival:${arrival.id}`));
+    this.patienceStreams = model.steps.map((step) => (step.patience ? new RandomStream(seed, replicationIndex, `step:${step.id}:patience`) : null));
+    this.balkStreams = model.steps.map((step) => (Number.isFinite(step.maxWaiting) && step.balkProbability < 1 ? new RandomStream(seed, replicationIndex, `step:${step.id}:balk`) : null));
+    this.batchStreams = model.arrivals.map((arrival) => (arrival.batchCumulative ? new RandomStream(seed, replicationIndex, `arrival:${arrival.id}:batch`) : null));
     this.attributeStreams = model.arrivals.map((arrival) => arrival.attributes.map((assignment) => new RandomStream(seed, replicationIndex, assignment.source)));
     this.scheduledCursor = new Int32Array(model.arrivals.length);
     this.scheduledCycle = new Int32Array(model.arrivals.length);
@@ -234,6 +267,9 @@ class Replication {
     this.measureArea = new Float64Array(m);
     this.measureCapacityArea = new Float64Array(m);
     this.measureArrivals = new Float64Array(m);
+    this.measureDetailed = Uint8Array.from(model.measures.map((measure) => (measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0)));
+    this.measureSketches = model.measures.map((measure) => (measure.percentiles.length > 0 ? new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY }) : null));
+    this.measureOver = new Float64Array(m);
     this.measures = model.measures;
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
@@ -326,7 +362,7 @@ class Replication {
     const model = this.model;
     for (let r = 0; r < model.resources.length; r++) this.initialiseCapacity(r);
     model.arrivals.forEach((arrival, index) => {
-      if (arrival.kind === ARRIVAL_POISSON || arrival.kind === ARRIVAL_RATE_TABLE) this.scheduleNextRandomArrival(index, 0);
+      if (arrival.kind !== ARRIVAL_SCHEDULED) this.scheduleNextRandomArrival(index, 0);
       else this.scheduleNextScheduledArrival(index);
     });
 
@@ -341,16 +377,15 @@ class Replication {
       this.popRoot();
       this.now = time;
       if (++events > MAX_EVENTS_PER_REPLICATION) {
-        throw new ServiceError('VALIDATION_FAILED', `replication exceeded MAX_EVENTS_PER_REPLICATION (${MAX_EVENTS_PER_REPLICATION}); shorten the horizon or lower the arrival rates`, [
-          { path: '/horizon', message: `more than ${MAX_EVENTS_PER_REPLICATION} events in one replication` },
-        ]);
+        throw worldLimit(`replication exceeded MAX_EVENTS_PER_REPLICATION (${MAX_EVENTS_PER_REPLICATION}); shorten the horizon or lower the arrival rates`, '/horizon', `more than ${MAX_EVENTS_PER_REPLICATION} events in one replication`);
       }
       switch (kind) {
         case EVENT_ARRIVAL:
           this.onArrival(a);
           break;
         case EVENT_SERVICE_END:
-          this.onServiceEnd(a);
+          // b is the service token on pre-emptive resources: a pre-empted service's end is stale.
+          if (b === 0 || this.entityToken[a] === b) this.onServiceEnd(a);
           break;
         case EVENT_DELAY_END:
           this.onDelayEnd(a);
@@ -375,6 +410,10 @@ class Replication {
     const stream = this.arrivalStreams[index]!;
     if (arrival.kind === ARRIVAL_POISSON) {
       if (arrival.rate > 0) this.schedule(from - Math.log(stream.uniform()) / arrival.rate, EVENT_ARRIVAL, index, 0);
+      return;
+    }
+    if (arrival.kind === ARRIVAL_RENEWAL) {
+      this.schedule(from + this.sample(arrival.interarrival!, stream), EVENT_ARRIVAL, index, 0);
       return;
     }
     // Non-homogeneous Poisson by inversion of the integrated hourly rate.
@@ -408,14 +447,17 @@ class Replication {
       this.scheduledCycle[index]!++;
     }
     this.scheduledCursor[index] = cursor + 1;
-    this.schedule(this.scheduledCycle[index]! * arrival.period + times[cursor]!, EVENT_ARRIVAL, index, 0);
+    // Cycle 0 starts at 0 (a schedule without a period has period Infinity, and 0 x Infinity is NaN).
+    const cycle = this.scheduledCycle[index]!;
+    this.schedule((cycle === 0 ? 0 : cycle * arrival.period) + times[cursor]!, EVENT_ARRIVAL, index, 0);
   }
 
   onArrival(index: number): void {
     const arrival = this.model.arrivals[index]!;
-    if (arrival.kind === ARRIVAL_POISSON || arrival.kind === ARRIVAL_RATE_TABLE) this.scheduleNextRandomArrival(index, this.now);
-    else this.scheduleNextScheduledArrival(index);
-    for (let unit = 0; unit < arrival.batchSize; unit++) {
+    if (arrival.kind === ARRIVAL_SCHEDULED) this.scheduleNextScheduledArrival(index);
+    else this.scheduleNextRandomArrival(index, this.now);
+    const batch = arrival.batchCumulative ? arrival.batchValues![pick(arrival.batchCumulative, this.batchStreams[index]!.uniform())]! : arrival.batchSize;
+    for (let unit = 0; unit < batch; unit++) {
       const entity = this.allocateEntity();
       this.counts.arrivals++;
       const assignments = arrival.attributes;
@@ -446,9 +488,7 @@ class Replication {
       entity = this.nextEntity++;
     }
     if (++this.live > MAX_ENTITIES_IN_SYSTEM) {
-      throw new ServiceError('VALIDATION_FAILED', `more than MAX_ENTITIES_IN_SYSTEM (${MAX_ENTITIES_IN_SYSTEM}) entities were in the system at once; the pathway cannot keep up with its arrivals`, [
-        { path: '/arrivals', message: `more than ${MAX_ENTITIES_IN_SYSTEM} entities at once` },
-      ]);
+      throw worldLimit(`more than MAX_ENTITIES_IN_SYSTEM (${MAX_ENTITIES_IN_SYSTEM}) entities were in the system at once; the pathway cannot keep up with its arrivals`, '/arrivals', `more than ${MAX_ENTITIES_IN_SYSTEM} entities at once`);
     }
     this.entityArrival[entity] = this.now;
     this.entityState[entity] = STATE_MOVING;
@@ -481,6 +521,8 @@ class Replication {
     this.entityState = growInt(this.entityState, size);
     this.entityToken = growInt(this.entityToken, size);
     this.entityArrival = growFloat(this.entityArrival, size);
+    this.entityServiceEnd = growFloat(this.entityServiceEnd, size);
+    this.entityRemaining = growFloat(this.entityRemaining, size);
     this.freeList = growInt(this.freeList, size);
     this.entityAttributes = growFloat(this.entityAttributes, size * this.attributeCount);
     this.entityMarks = growFloat(this.entityMarks, size * this.markSlots);
@@ -501,7 +543,15 @@ class Replication {
         case STEP_SERVICE: {
           const resource = step.resource;
           if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
-          else this.enqueue(entity, current);
+          else if (step.preempt !== PREEMPT_NONE && this.preempt(entity, current)) this.startService(entity, current);
+          else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
+            // Balks (or is blocked: a full queue with balk probability 1) and goes on at once.
+            if (step.balkTo >= 0) {
+              current = step.balkTo;
+              break;
+            }
+            this.leave(entity);
+          } else this.enqueue(entity, current);
           return;
         }
         case STEP_DELAY:
@@ -548,10 +598,64 @@ class Replication {
     this.counts.service_starts++;
     this.hook(entity, stepIndex, MOMENT_START);
     if (this.trace) this.record('start', entity, step.id, this.model.resources[resource]!.id, null);
+    const inService = this.inService[resource];
+    if (inService) {
+      // Pre-emptive resource: remember the end and give the end event a token, so a pre-emption can make it stale.
+      const remaining = this.entityRemaining[entity]!;
+      const end = this.now + (Number.isNaN(remaining) ? this.sample(step.duration!, this.durationStreams[stepIndex]!) : remaining);
+      this.entityRemaining[entity] = Number.NaN;
+      this.entityServiceEnd[entity] = end;
+      const token = ++this.tokenCounter;
+      this.entityToken[entity] = token;
+      inService.push(entity);
+      this.schedule(end, EVENT_SERVICE_END, entity, token);
+      return;
+    }
     this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
   }
 
-  enqueue(entity: number, stepIndex: number): void {
+  /** Priority value of an entity at a service step (lower first; no value = last). */
+  priorityOf(entity: number, step: CompiledModel['steps'][number]): number {
+    if (step.priorityAttribute < 0) return Number.MAX_VALUE;
+    const value = this.entityAttributes[entity * this.attributeCount + step.priorityAttribute]!;
+    return Number.isNaN(value) ? Number.MAX_VALUE : value;
+  }
+
+  /**
+   * Pre-emption: when the arriving entity's priority value is lower than that of an entity in service at the resource
+   * (the highest such value is displaced), the displaced entity goes back to the queue, first among its priority, with
+   * its remaining time (resume) or a new draw later (restart). Returns true when a server was freed.
+   */
+  preempt(entity: number, stepIndex: number): boolean {
+    const step = this.steps[stepIndex]!;
+    const resource = step.resource;
+    const inService = this.inService[resource]!;
+    const priority = this.priorityOf(entity, step);
+    let victimSlot = -1;
+    let worst = priority;
+    for (let k = 0; k < inService.length; k++) {
+      const candidate = inService[k]!;
+      const value = this.priorityOf(candidate, this.steps[this.entityStep[candidate]!]!);
+      if (value > worst) {
+        worst = value;
+        victimSlot = k;
+      }
+    }
+    if (victimSlot < 0) return false;
+    const victim = inService[victimSlot]!;
+    inService[victimSlot] = inService[inService.length - 1]!;
+    inService.pop();
+    const victimStep = this.entityStep[victim]!;
+    this.touch(resource);
+    this.busy[resource]!--;
+    this.counts.preemptions++;
+    if (this.steps[victimStep]!.preempt === PREEMPT_RESUME) this.entityRemaining[victim] = this.entityServiceEnd[victim]! - this.now;
+    this.enqueue(victim, victimStep, -1);
+    return true;
+  }
+
+  /** Queues an entity; `order` ranks it among equal priorities (default: arrival order at the queue; -1: first). */
+  enqueue(entity: number, stepIndex: number, order = this.sequence): void {
     const step = this.steps[stepIndex]!;
     const resource = step.resource;
     this.touch(resource);
@@ -560,9 +664,10 @@ class Replication {
     const token = ++this.tokenCounter;
     this.entityToken[entity] = token;
     const priority = step.priorityAttribute >= 0 ? this.entityAttributes[entity * this.attributeCount + step.priorityAttribute]! : 0;
-    this.queues[resource]!.push(entity, token, Number.isNaN(priority) ? Number.MAX_VALUE : priority, this.sequence);
+    this.queues[resource]!.push(entity, token, Number.isNaN(priority) ? Number.MAX_VALUE : priority, order);
     if (this.trace) this.record('queue', entity, step.id, this.model.resources[resource]!.id, this.queueLength[resource]!);
     if (step.renegeAfter !== Number.POSITIVE_INFINITY) this.schedule(this.now + step.renegeAfter, EVENT_RENEGE, entity, token);
+    else if (step.patience) this.schedule(this.now + this.sample(step.patience, this.patienceStreams[stepIndex]!), EVENT_RENEGE, entity, token);
   }
 
   onServiceEnd(entity: number): void {
@@ -574,6 +679,8 @@ class Replication {
     if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
     this.touch(resource);
     this.busy[resource]!--;
+    const inService = this.inService[resource];
+    if (inService) inService.splice(inService.indexOf(entity), 1);
     // Free the server for the next in line before the finished entity moves on (as SimPy's release does).
     this.dispatch(resource);
     this.entityState[entity] = STATE_MOVING;
@@ -675,12 +782,20 @@ class Replication {
       if (role === HOOK_TO) {
         const mark = this.entityMarks[slot]!;
         if (!Number.isNaN(mark)) {
-          this.measureSum[m]! += (now - mark) * measure.timeFactor;
+          const value = (now - mark) * measure.timeFactor;
+          this.measureSum[m]! += value;
           this.measureCount[m]!++;
+          if (this.measureDetailed[m] === 1) this.observe(m, value);
           this.entityMarks[slot] = Number.NaN;
         }
       } else if (now >= measure.windowStart && now < measure.windowEnd) this.entityMarks[slot] = now;
     }
+  }
+
+  /** One entity's time for a measure that keeps its distribution (sketch) or a threshold count. */
+  observe(m: number, value: number): void {
+    this.measureSketches[m]?.accept(value);
+    if (value > this.measures[m]!.threshold) this.measureOver[m]!++;
   }
 
   /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window. */
@@ -755,8 +870,10 @@ class Replication {
         if (Number.isNaN(mark)) return;
         censored[m]!++;
         if (measure.censorAtHorizon) {
-          this.measureSum[m]! += (this.horizon - mark) * measure.timeFactor;
+          const value = (this.horizon - mark) * measure.timeFactor;
+          this.measureSum[m]! += value;
           this.measureCount[m]!++;
+          if (this.measureDetailed[m] === 1) this.observe(m, value);
         }
       });
     }
@@ -786,7 +903,11 @@ class Replication {
           stillWaiting = this.queueLength[measure.resource]!;
           break;
       }
-      return { measure_id: measure.id, value, observations, censored: censored[m]!, still_waiting_at_end: stillWaiting };
+      const observation: MeasureObservation = { measure_id: measure.id, value, observations, censored: censored[m]!, still_waiting_at_end: stillWaiting };
+      const sketch = this.measureSketches[m];
+      if (sketch) observation.entity_sketch = Buffer.from(sketch.toProto()).toString('base64');
+      if (Number.isFinite(measure.threshold)) observation.over_threshold = this.measureOver[m]!;
+      return observation;
     });
     const stepEntries: Record<string, number> = {};
     model.steps.forEach((step, index) => {
@@ -804,6 +925,11 @@ class Replication {
       trace_truncated: this.traceTruncated,
     };
   }
+}
+
+/** An engine limit the world made the run exceed: the world, not the service, caused the failure (spec: Credits). */
+function worldLimit(message: string, path: string, detail: string): ServiceError {
+  return new ServiceError('WORLD_LIMIT_EXCEEDED', `the world caused this failure, not the service: ${message}`, [{ path, message: detail }]);
 }
 
 /** Index of the first cumulative weight above u (binary search; cumulative ends at 1). */

@@ -13,7 +13,7 @@ import {
   MAX_VARIANTS,
   MIN_RUN_CREDITS,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
+import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
 import { minutesPer } from './units.ts';
 import { type Problem, validateWorld } from './validate.ts';
 
@@ -31,7 +31,8 @@ export const COST_MODEL_DESCRIPTION = `credits = max(${MIN_RUN_CREDITS}, ceil(si
 /** Expected number of arrivals over the horizon of one replication. */
 function expectedArrivals(model: CompiledModel): number[] {
   return model.arrivals.map((arrival) => {
-    if (arrival.kind === ARRIVAL_POISSON) return arrival.rate * model.horizon;
+    if (arrival.kind === ARRIVAL_POISSON) return arrival.rate * model.horizon * arrival.batchMean;
+    if (arrival.kind === ARRIVAL_RENEWAL) return arrival.interarrival!.mean > 0 ? (model.horizon / arrival.interarrival!.mean) * arrival.batchMean : Number.POSITIVE_INFINITY;
     if (arrival.kind === ARRIVAL_RATE_TABLE) {
       const hours = model.horizon / model.unitsPerHour;
       let total = 0;
@@ -48,14 +49,36 @@ function expectedArrivals(model: CompiledModel): number[] {
   });
 }
 
+/** Probability an arrival finds every server busy in an M/M/c queue with offered load `load` (Erlang C; 1 when overloaded). */
+export function erlangC(servers: number, load: number): number {
+  if (servers <= 0) return 1;
+  if (load <= 0) return 0;
+  if (load >= servers) return 1;
+  // Erlang B by its stable recursion, then C from B.
+  let b = 1;
+  for (let k = 1; k <= servers; k++) b = (load * b) / (k + load * b);
+  return b / (1 - (load / servers) * (1 - b));
+}
+
+/** Per service step: the share of visits that queue (each queued visit with reneging costs one renege event) and the share that renege. */
+type QueueShares = { wait: Float64Array; abandon: Float64Array; balk: Float64Array };
+
+/** A service step whose queued visits can leave the queue: a fixed maximum wait or a patience distribution. */
+function canRenege(step: CompiledModel['steps'][number]): boolean {
+  return Number.isFinite(step.renegeAfter) || step.patience !== null;
+}
+
 /**
- * Expected heap events per entity entering each arrival's first step: visits to steps propagated through branches
- * (attribute branches split evenly, an upper-bound-friendly guess), capped at 10_000 passes to stop on cycles.
+ * Expected visits to each step per entity of one arrival process: visits propagated through branches. Probability
+ * branches use their declared probabilities; attribute branches use the arrival's declared attribute probabilities
+ * (an attribute the arrival does not assign takes `otherwise`). Services that renege send their expected abandoning
+ * share to `renege_to` (or out). Capped at 10_000 passes to stop on cycles.
  */
-function expectedVisits(model: CompiledModel, start: number): Float64Array {
+function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: QueueShares | null): Float64Array {
+  const arrival = model.arrivals[arrivalIndex]!;
   const visits = new Float64Array(model.steps.length);
   let frontier = new Float64Array(model.steps.length);
-  frontier[start] = 1;
+  frontier[arrival.toStep] = 1;
   for (let pass = 0; pass < 10_000; pass++) {
     const next = new Float64Array(model.steps.length);
     let mass = 0;
@@ -63,13 +86,34 @@ function expectedVisits(model: CompiledModel, start: number): Float64Array {
       const weight = frontier[index]!;
       if (weight < 1e-9) return;
       visits[index]! += weight;
-      if (step.kind === STEP_SERVICE || step.kind === STEP_DELAY) next[step.next]! += weight;
+      if (step.kind === STEP_SERVICE) {
+        const balk = shares ? shares.balk[index]! : 0;
+        const abandon = shares ? shares.abandon[index]! * (1 - balk) : 0;
+        next[step.next]! += weight * (1 - abandon - balk);
+        if (step.renegeTo >= 0) next[step.renegeTo]! += weight * abandon;
+        if (step.balkTo >= 0) next[step.balkTo]! += weight * balk;
+      } else if (step.kind === STEP_DELAY) next[step.next]! += weight;
       else if (step.kind === STEP_BRANCH_PROBABILITY) {
         const cumulative = step.branchCumulative!;
         for (let k = 0; k < cumulative.length; k++) next[step.branchNext![k]!]! += weight * (cumulative[k]! - (k > 0 ? cumulative[k - 1]! : 0));
       } else if (step.kind === STEP_BRANCH_ATTRIBUTE) {
-        const targets = [...step.branchNext!, step.otherwise];
-        for (const target of targets) next[target]! += weight / targets.length;
+        const assignment = arrival.attributes.find((candidate) => candidate.attribute === step.attribute);
+        let rest = 1;
+        if (assignment) {
+          // The first option whose value matches wins, as in the engine.
+          const taken = new Set<number>();
+          step.equals!.forEach((value, k) => {
+            if (taken.has(value)) return;
+            taken.add(value);
+            let probability = 0;
+            assignment.codes.forEach((code, c) => {
+              if (code === value) probability += assignment.cumulative[c]! - (c > 0 ? assignment.cumulative[c - 1]! : 0);
+            });
+            next[step.branchNext![k]!]! += weight * probability;
+            rest -= probability;
+          });
+        }
+        next[step.otherwise]! += weight * Math.max(0, rest);
       }
       mass += weight;
     });
@@ -79,35 +123,205 @@ function expectedVisits(model: CompiledModel, start: number): Float64Array {
   return visits;
 }
 
-function eventsPerEntity(model: CompiledModel, visits: Float64Array): number {
-  let events = 1; // the arrival
+function eventsPerEntity(model: CompiledModel, arrivalIndex: number, visits: Float64Array, shares: QueueShares): number {
+  const arrival = model.arrivals[arrivalIndex]!;
+  let events = 1 / (arrival.batchSize * arrival.batchMean); // one arrival event brings a batch
   model.steps.forEach((step, index) => {
-    // A service visit costs its end event (plus a renege event when it can renege); a delay its end event.
-    if (step.kind === STEP_SERVICE) events += visits[index]! * (Number.isFinite(step.renegeAfter) ? 2 : 1);
+    // A service visit costs its end event (unless it reneges) plus, when it can renege and has to queue, a renege
+    // event (stale or not, it is processed); a delay visit its end event.
+    if (step.kind === STEP_SERVICE) {
+      const balk = shares.balk[index]!;
+      const queued = Math.max(0, shares.wait[index]! - balk);
+      events += visits[index]! * (1 - balk - shares.abandon[index]! * (1 - balk) + (canRenege(step) ? queued : 0));
+    }
     if (step.kind === STEP_DELAY) events += visits[index]!;
   });
   return events;
 }
 
-/** Entities in the system at the horizon: time-average by Little's law plus the queue growth of resources with load above capacity. */
-function estimateEntities(model: CompiledModel, flowPerUnit: Float64Array): number {
-  let entities = 0;
+/** Share of each arrival process's arrivals falling in each hour of the week (uniform when it has no weekly pattern). */
+function arrivalHourShares(model: CompiledModel): Float64Array[] {
+  const uniform = new Float64Array(HOURS_PER_WEEK).fill(1 / HOURS_PER_WEEK);
+  const week = HOURS_PER_WEEK * model.unitsPerHour;
+  return model.arrivals.map((arrival) => {
+    let weights: Float64Array | null = null;
+    if (arrival.kind === ARRIVAL_RATE_TABLE) weights = Float64Array.from(arrival.ratesByHour!);
+    else if (arrival.kind === ARRIVAL_SCHEDULED) {
+      const times = arrival.times!;
+      const cycles = Number.isFinite(arrival.period) ? Math.ceil(week / arrival.period) : 1;
+      if (cycles * times.length > 100_000) return uniform;
+      weights = new Float64Array(HOURS_PER_WEEK);
+      for (let cycle = 0; cycle < cycles; cycle++) {
+        for (const time of times) {
+          const at = cycle * (Number.isFinite(arrival.period) ? arrival.period : 0) + time;
+          if (at < week) weights[Math.floor(at / model.unitsPerHour) % HOURS_PER_WEEK]! += 1;
+        }
+      }
+    }
+    if (!weights) return uniform;
+    const total = weights.reduce((sum, value) => sum + value, 0);
+    return total > 0 ? weights.map((value) => value / total) : uniform;
+  });
+}
+
+type CapacityProfile = {
+  /** mean capacity over the week */
+  mean: number;
+  /** mean capacity over the hours it is open */
+  open_mean: number;
+  /** share of the week with no capacity */
+  closed_time: number;
+  /** share of the arrivals reaching it that come while it is closed (arrival hour of the pathway's arrivals) */
+  closed_arrivals: number;
+  /** mean length of a closed stretch, world time units */
+  closed_stretch: number;
+};
+
+function capacityProfile(model: CompiledModel, resourceIndex: number, arrivalShares: Float64Array[], arrivalWeights: Float64Array): CapacityProfile {
+  const resource = model.resources[resourceIndex]!;
+  const byHour = resource.capacityByHour;
+  if (!byHour) {
+    const closed = resource.capacity > 0 ? 0 : 1;
+    return { mean: resource.capacity, open_mean: resource.capacity, closed_time: closed, closed_arrivals: closed, closed_stretch: closed ? Number.POSITIVE_INFINITY : 0 };
+  }
+  let total = 0;
+  let closedHours = 0;
+  let stretches = 0;
+  let closedArrivals = 0;
+  const weightTotal = arrivalWeights.reduce((sum, value) => sum + value, 0);
+  for (let hour = 0; hour < HOURS_PER_WEEK; hour++) {
+    const capacity = byHour[hour]!;
+    total += capacity;
+    if (capacity !== 0) continue;
+    closedHours++;
+    if (byHour[(hour + HOURS_PER_WEEK - 1) % HOURS_PER_WEEK] !== 0) stretches++;
+    for (let a = 0; a < arrivalShares.length; a++) closedArrivals += weightTotal > 0 ? (arrivalShares[a]![hour]! * arrivalWeights[a]!) / weightTotal : 1 / HOURS_PER_WEEK;
+  }
+  const open = HOURS_PER_WEEK - closedHours;
+  return {
+    mean: total / HOURS_PER_WEEK,
+    open_mean: open > 0 ? total / open : 0,
+    closed_time: closedHours / HOURS_PER_WEEK,
+    closed_arrivals: open > 0 ? Math.min(1, closedArrivals) : 1,
+    closed_stretch: stretches > 0 ? (closedHours / stretches) * model.unitsPerHour : open > 0 ? 0 : Number.POSITIVE_INFINITY,
+  };
+}
+
+/** Offered work per world time unit at each resource (server-time units per time unit) from the step flows. */
+function offeredLoad(model: CompiledModel, flowPerUnit: Float64Array): Float64Array {
   const work = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
-    if (!step.duration) return;
-    entities += flowPerUnit[index]! * step.duration.mean;
-    if (step.kind === STEP_SERVICE && !Number.isFinite(step.renegeAfter)) work[step.resource]! += flowPerUnit[index]! * step.duration.mean;
+    if (step.kind === STEP_SERVICE) work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
   });
+  return work;
+}
+
+/**
+ * Shares of visits that queue and that renege at each service step, from an M/M/c view of its resource: the chance
+ * of waiting is Erlang C at the offered load (a resource closed part of the week makes arrivals in closed hours wait);
+ * a waiting entity reneges when its wait, exponential with rate (c - load) / mean service, exceeds its patience; an
+ * overloaded resource loses at least the excess share of its work.
+ */
+function queueShares(model: CompiledModel, flowPerUnit: Float64Array, visitsByArrival: Float64Array[], arrivals: number[]): QueueShares {
+  const wait = new Float64Array(model.steps.length);
+  const abandon = new Float64Array(model.steps.length);
+  const balk = new Float64Array(model.steps.length);
+  const work = offeredLoad(model, flowPerUnit);
+  const meanService = meanServiceByResource(model, flowPerUnit);
+  const hourShares = arrivalHourShares(model);
+  const profiles = model.resources.map((_, resource) => {
+    // How much of each arrival process reaches this resource, to weight their hourly patterns.
+    const weights = Float64Array.from(visitsByArrival.map((visits, a) => model.steps.reduce((sum, step, index) => sum + (step.kind === STEP_SERVICE && step.resource === resource ? visits[index]! * arrivals[a]! : 0), 0)));
+    return capacityProfile(model, resource, hourShares, weights);
+  });
+  model.steps.forEach((step, index) => {
+    if (step.kind !== STEP_SERVICE) return;
+    const profile = profiles[step.resource]!;
+    const load = work[step.resource]!;
+    const servers = Math.max(1, Math.round(profile.open_mean));
+    // Work offered while open: the share of arrivals that come in open hours spread over the open time.
+    const openLoad = profile.closed_time < 1 ? (load * (1 - profile.closed_arrivals)) / (1 - profile.closed_time) : Number.POSITIVE_INFINITY;
+    const waitOpen = erlangC(servers, openLoad);
+    wait[index] = Math.min(1, profile.closed_arrivals + (1 - profile.closed_arrivals) * waitOpen);
+    if (Number.isFinite(step.maxWaiting)) {
+      // M/M/c: P(at least K waiting) = C x rho^K; an overloaded queue turns away at least its excess.
+      const rho = openLoad / servers;
+      const full = rho >= 1 ? Math.max(1 - 1 / rho, waitOpen) : waitOpen * rho ** step.maxWaiting;
+      balk[index] = step.balkProbability * Math.min(1, full);
+    }
+    if (!canRenege(step)) return;
+    const patience = Number.isFinite(step.renegeAfter) ? step.renegeAfter : step.patience!.mean;
+    const service = meanService[step.resource]! || 1;
+    const drain = (servers - openLoad) / service;
+    const overflow = openLoad > servers ? 1 - servers / openLoad : 0;
+    const tail = drain > 0 ? Math.exp(-drain * patience) : 1;
+    // Arriving while closed: the wait until opening is about uniform over a closed stretch.
+    const closedAbandon = profile.closed_stretch > 0 ? Math.max(0, 1 - patience / profile.closed_stretch) : 0;
+    abandon[index] = Math.min(1, Math.max(overflow, (1 - profile.closed_arrivals) * waitOpen * tail + profile.closed_arrivals * closedAbandon));
+  });
+  return { wait, abandon, balk };
+}
+
+function meanServiceByResource(model: CompiledModel, flowPerUnit: Float64Array): Float64Array {
+  const work = new Float64Array(model.resources.length);
+  const flow = new Float64Array(model.resources.length);
+  model.steps.forEach((step, index) => {
+    if (step.kind !== STEP_SERVICE) return;
+    work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+    flow[step.resource]! += flowPerUnit[index]!;
+  });
+  return work.map((value, index) => (flow[index]! > 0 ? value / flow[index]! : 0));
+}
+
+/** Entities in the system at the horizon: time-average by Little's law plus the queue growth of resources with load at or above capacity. */
+function estimateEntities(model: CompiledModel, flowPerUnit: Float64Array, overloads: ResourceOverload[]): number {
+  let entities = 0;
+  model.steps.forEach((step, index) => {
+    if (step.duration) entities += flowPerUnit[index]! * step.duration.mean;
+  });
+  for (const overload of overloads) entities += overload.backlog;
+  return entities;
+}
+
+type ResourceOverload = { resource: string; load: number; capacity: number; backlog: number };
+
+/** Resources whose offered work (from steps that cannot renege) is at or above their mean capacity, with the backlog that piles up over the horizon. */
+function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): ResourceOverload[] {
+  const work = new Float64Array(model.resources.length);
+  const arrivals = new Float64Array(model.resources.length);
+  model.steps.forEach((step, index) => {
+    if (step.kind !== STEP_SERVICE || canRenege(step) || Number.isFinite(step.maxWaiting)) return;
+    work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+    arrivals[step.resource]! += flowPerUnit[index]!;
+  });
+  const meanService = meanServiceByResource(model, flowPerUnit);
+  const out: ResourceOverload[] = [];
   model.resources.forEach((resource, index) => {
     const capacity = resource.capacityByHour ? resource.capacityByHour.reduce((sum, value) => sum + value, 0) / HOURS_PER_WEEK : resource.capacity;
-    const overload = work[index]! - capacity;
-    // Offered work above capacity piles up as waiting entities (servers-worth of work per time unit, in entities via mean duration).
-    if (overload > 0) {
-      const meanDuration = model.steps.filter((step) => step.kind === STEP_SERVICE && step.resource === index).reduce((max, step) => Math.max(max, step.duration!.mean), 0) || 1;
-      entities += (overload / meanDuration) * model.horizon;
-    }
+    const load = work[index]!;
+    if (load <= 0 || load < capacity) return;
+    // Offered work above capacity piles up as waiting entities; at exactly capacity the queue still grows like a random walk.
+    const excess = ((load - capacity) / (meanService[index]! || 1)) * model.horizon;
+    out.push({ resource: resource.id, load, capacity, backlog: Math.max(excess, Math.sqrt(arrivals[index]! * model.horizon)) });
   });
-  return entities;
+  return out;
+}
+
+/** Capacity changes in one replication: each change of a resource's weekly calendar once per week of the horizon. */
+function capacityChanges(model: CompiledModel): number {
+  const hours = model.horizon / model.unitsPerHour;
+  let changes = 0;
+  for (const resource of model.resources) {
+    const byHour = resource.capacityByHour;
+    if (!byHour) continue;
+    for (let hour = 0; hour < HOURS_PER_WEEK; hour++) {
+      if (byHour[hour] === byHour[(hour + HOURS_PER_WEEK - 1) % HOURS_PER_WEEK]) continue;
+      // Hours hour, hour + 168, ... that fall within (0, horizon].
+      if (hour > 0 && hour <= hours) changes += Math.floor((hours - hour) / HOURS_PER_WEEK) + 1;
+      else if (hour === 0) changes += Math.floor(hours / HOURS_PER_WEEK);
+    }
+  }
+  return changes;
 }
 
 export function estimateRun(world: unknown): RunEstimate {
@@ -126,20 +340,43 @@ export function estimateRun(world: unknown): RunEstimate {
   spec.variants.forEach((variant, index) => {
     const model = compileModel(spec, variant.id);
     const arrivals = expectedArrivals(model);
-    let events = 0;
-    // Entities in the system (Little's law: flow x mean time per step), plus the backlog of overloaded resources.
-    const flowPerUnit = new Float64Array(model.steps.length);
-    model.arrivals.forEach((arrival, arrivalIndex) => {
-      const visits = expectedVisits(model, arrival.toStep);
-      events += arrivals[arrivalIndex]! * eventsPerEntity(model, visits);
-      for (let step = 0; step < visits.length; step++) flowPerUnit[step]! += (visits[step]! * arrivals[arrivalIndex]!) / model.horizon;
+    arrivals.forEach((expected, arrivalIndex) => {
+      if (Number.isFinite(expected)) return;
+      issues.push({ pointer: `/arrivals/${arrivalIndex}`, message: `arrival '${model.arrivals[arrivalIndex]!.id}' has a mean interarrival time of 0 under '${variant.id}': arrivals would never stop` });
+      arrivals[arrivalIndex] = 0;
     });
-    const entities = estimateEntities(model, flowPerUnit);
+    // Flows per time unit into each step (first without reneging, then with the reneging it implies).
+    const flows = (shares: QueueShares | null) => {
+      const flowPerUnit = new Float64Array(model.steps.length);
+      const visitsByArrival = model.arrivals.map((_, arrivalIndex) => expectedVisits(model, arrivalIndex, shares));
+      visitsByArrival.forEach((visits, arrivalIndex) => {
+        for (let step = 0; step < visits.length; step++) flowPerUnit[step]! += (visits[step]! * arrivals[arrivalIndex]!) / model.horizon;
+      });
+      return { flowPerUnit, visitsByArrival };
+    };
+    const first = flows(null);
+    const shares = queueShares(model, first.flowPerUnit, first.visitsByArrival, arrivals);
+    const { flowPerUnit, visitsByArrival } = flows(shares);
+    let events = 0;
+    visitsByArrival.forEach((visits, arrivalIndex) => {
+      events += arrivals[arrivalIndex]! * eventsPerEntity(model, arrivalIndex, visits, shares);
+    });
+    // Entities in the system (Little's law: flow x mean time per step), plus the backlog of overloaded resources.
+    const overloads = overloadedResources(model, flowPerUnit);
+    const entities = estimateEntities(model, flowPerUnit, overloads);
     if (entities > MAX_ENTITIES_IN_SYSTEM) {
-      issues.push({ pointer: `/variants/${index}`, message: `about ${Math.round(entities)} entities in the system at once under '${variant.id}' (some resources are overloaded); MAX_ENTITIES_IN_SYSTEM is ${MAX_ENTITIES_IN_SYSTEM}` });
+      const named = overloads
+        .map((overload) => {
+          const over = overload.capacity > 0 ? `${Math.round((overload.load / overload.capacity - 1) * 100)}% above` : 'with no';
+          return `resource '${overload.resource}' is offered ${round(overload.load)} servers' worth of work against a mean capacity of ${round(overload.capacity)} (${over} capacity), about ${Math.round(overload.backlog)} entities queued by the horizon`;
+        })
+        .join('; ');
+      issues.push({
+        pointer: `/variants/${index}`,
+        message: `about ${Math.round(entities)} entities in the system at once under '${variant.id}'${named ? `: ${named}` : ''}; MAX_ENTITIES_IN_SYSTEM is ${MAX_ENTITIES_IN_SYSTEM}`,
+      });
     }
-    // Capacity changes: at most one per hour per resource with shifts.
-    for (const resource of model.resources) if (resource.capacityByHour) events += model.horizon / model.unitsPerHour;
+    events += capacityChanges(model);
     events = Math.ceil(events);
     perReplication[variant.id] = events;
     total += events * Math.min(spec.replications, MAX_REPLICATIONS);
@@ -149,4 +386,8 @@ export function estimateRun(world: unknown): RunEstimate {
   });
   if (total > MAX_EVENTS_PER_RUN) issues.push({ pointer: '/replications', message: `about ${total} events in the run; MAX_EVENTS_PER_RUN is ${MAX_EVENTS_PER_RUN}` });
   return { runnable: issues.length === 0, issues, events_estimate: total, events_per_replication_estimate: perReplication, credits_estimate: creditsForEvents(total), cost_model: COST_MODEL_DESCRIPTION };
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
 }

@@ -49,8 +49,45 @@ function csv(header: string[], rows: unknown[][]): string {
 
 export function metricsCsv(summaries: MetricSummary[]): string {
   return csv(
-    ['measure_id', 'variant_id', 'kind', 'unit', 'denominator', 'n', 'mean', 'sd', 'ci95_low', 'ci95_high', 'median', 'p90', 'censored_count', 'still_waiting_at_end_mean', 'synthetic'],
-    summaries.map((s) => [s.measure_id, s.variant_id, s.kind, s.unit, s.denominator, s.n, s.mean, s.sd, s.interval_95.low, s.interval_95.high, s.median, s.p90, s.censored_count, s.still_waiting_at_end_mean, true]),
+    // median/p90 are over replication values (replication means for time_between); entity-level percentiles are apart.
+    [
+      'measure_id',
+      'variant_id',
+      'kind',
+      'unit',
+      'denominator',
+      'n',
+      'mean',
+      'sd',
+      'ci95_low',
+      'ci95_high',
+      'median_of_replications',
+      'p90_of_replications',
+      'entity_percentiles',
+      'share_over_threshold',
+      'censored_count',
+      'still_waiting_at_end_mean',
+      'synthetic',
+    ],
+    summaries.map((s) => [
+      s.measure_id,
+      s.variant_id,
+      s.kind,
+      s.unit,
+      s.denominator,
+      s.n,
+      s.mean,
+      s.sd,
+      s.interval_95.low,
+      s.interval_95.high,
+      s.median,
+      s.p90,
+      s.entity_percentiles ? s.entity_percentiles.map((p) => `p${p.quantile * 100}=${p.value ?? ''}`).join(' ') : '',
+      s.over_threshold ? s.over_threshold.share : '',
+      s.censored_count,
+      s.still_waiting_at_end_mean,
+      true,
+    ]),
   );
 }
 
@@ -116,7 +153,7 @@ export function reportHtml(input: ExportInput): string {
       )
       .join('');
     sections.push(
-      `<section><h2>${escapeHtml(measure.label ?? measure.id)} <small>(${escapeHtml(measure.unit)}, per ${escapeHtml(measure.denominator)})</small></h2>${intervalChart(rows, false)}${differences.length > 0 ? `<h3>Paired difference against baseline</h3>${intervalChart(differences, true)}` : ''}<table><thead><tr><th>variant</th><th>n</th><th>mean</th><th>95% interval</th><th>median</th><th>p90</th><th>censored</th><th>still waiting at end (mean)</th></tr></thead><tbody>${table}</tbody></table></section>`,
+      `<section><h2>${escapeHtml(measure.label ?? measure.id)} <small>(${escapeHtml(measure.unit)}, per ${escapeHtml(measure.denominator)})</small></h2>${intervalChart(rows, false)}${differences.length > 0 ? `<h3>Paired difference against baseline</h3>${intervalChart(differences, true)}` : ''}<table><thead><tr><th>variant</th><th>n</th><th>mean</th><th>95% interval</th><th>median of replications</th><th>p90 of replications</th><th>censored</th><th>still waiting at end (mean)</th></tr></thead><tbody>${table}</tbody></table></section>`,
     );
   }
   const costSection = costs

@@ -9,7 +9,7 @@ export { buildExportFiles, EXPORT_FILE_NAMES, type ExportInput, eventsCsv, metri
 export * from './limits.ts';
 export { compileModel, type CompiledModel } from './model.ts';
 export { compare, COMPARISON_METHOD, costReport, describe, type EventTrace, eventTrace, findings, pageEvents, type StoredTraceEvent, summarize, tQuantile975 } from './results.ts';
-export { type ReplicationJob, replicationJobs, type RunProgress, runSequential } from './run.ts';
+export { PairGate, precisionReached, type ReplicationJob, replicationJobs, type RunProgress, runSequential } from './run.ts';
 export { type Problem, type ValidationResult, validateWorld } from './validate.ts';
 
 export const SEED_SCHEME = 'xoshiro128** per (world seed, replication index, random source name), seeded through splitmix32';

@@ -31,8 +31,13 @@ export const HOOK_TO = 2;
 export const ARRIVAL_POISSON = 0;
 export const ARRIVAL_SCHEDULED = 1;
 export const ARRIVAL_RATE_TABLE = 2;
+export const ARRIVAL_RENEWAL = 3;
 
 export const HOURS_PER_WEEK = 168;
+
+export const PREEMPT_NONE = 0;
+export const PREEMPT_RESUME = 1;
+export const PREEMPT_RESTART = 2;
 
 export type CompiledDistribution = {
   kind: number;
@@ -59,6 +64,14 @@ export type CompiledStep = {
   renegeAfter: number;
   /** step index after reneging, or -1: the entity leaves the system */
   renegeTo: number;
+  /** patience drawn per queued visit (Erlang-A with exponential patience); null: renegeAfter (or none) */
+  patience: CompiledDistribution | null;
+  /** queue_limit: balk when this many or more wait (Infinity: no limit), with this probability, to this step (-1: leave) */
+  maxWaiting: number;
+  balkProbability: number;
+  balkTo: number;
+  /** PREEMPT_NONE, PREEMPT_RESUME or PREEMPT_RESTART */
+  preempt: number;
   branchCumulative: Float64Array | null;
   branchNext: Int32Array | null;
   attribute: number;
@@ -78,6 +91,12 @@ export type CompiledArrival = {
   batchSize: number;
   /** rate table: arrivals per world time unit for each hour of the week (Monday 00:00 first) */
   ratesByHour: Float64Array | null;
+  /** renewal: the interarrival time */
+  interarrival: CompiledDistribution | null;
+  /** poisson and renewal with batch_sizes: cumulative weights and sizes (null: one per arrival event); their mean */
+  batchCumulative: Float64Array | null;
+  batchValues: Float64Array | null;
+  batchMean: number;
   attributes: { attribute: number; cumulative: Float64Array; codes: Float64Array; source: string }[];
 };
 
@@ -87,6 +106,8 @@ export type CompiledResource = {
   capacityByHour: Int32Array | null;
   capacity: number;
   usesPriority: boolean;
+  /** some step at this resource pre-empts: the engine keeps the list of entities in service */
+  preemptive: boolean;
 };
 
 export const MEASURE_TIME_BETWEEN = 0;
@@ -106,6 +127,10 @@ export type CompiledMeasure = {
   /** factor from world time units to the measure's unit (time_between) */
   timeFactor: number;
   denominator: string;
+  /** time_between: entity-level quantiles asked for (empty: no sketch is kept) */
+  percentiles: number[];
+  /** time_between: count entities whose time exceeds this (measure units); Infinity when not asked for */
+  threshold: number;
 };
 
 export type CompiledModel = {
@@ -189,8 +214,32 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       const codes = Float64Array.from(assignment.values.map((value) => codeOf(assignment.name, value.value)));
       return { attribute, cumulative, codes, source: `arrival:${arrival.id}:attribute:${assignment.name}` };
     });
-    const base = { id: arrival.id, toStep: stepOf(arrival.to_step), rate: 0, times: null, period: Number.POSITIVE_INFINITY, batchSize: 1, ratesByHour: null, attributes };
-    if (arrival.kind === 'poisson') return { ...base, kind: ARRIVAL_POISSON, rate: resolve(arrival.rate) };
+    const base = {
+      id: arrival.id,
+      toStep: stepOf(arrival.to_step),
+      rate: 0,
+      times: null,
+      period: Number.POSITIVE_INFINITY,
+      batchSize: 1,
+      ratesByHour: null,
+      attributes,
+      interarrival: null,
+      batchCumulative: null,
+      batchValues: null,
+      batchMean: 1,
+    };
+    if (arrival.kind === 'poisson' || arrival.kind === 'renewal') {
+      const batches = arrival.batch_sizes
+        ? (() => {
+            const weights = arrival.batch_sizes.weights ?? arrival.batch_sizes.values.map(() => 1);
+            const total = weights.reduce((sum, weight) => sum + weight, 0) || 1;
+            const batchMean = arrival.batch_sizes.values.reduce((sum, value, index) => sum + value * (weights[index] ?? 0), 0) / total;
+            return { batchCumulative: cumulate(weights), batchValues: Float64Array.from(arrival.batch_sizes.values), batchMean };
+          })()
+        : {};
+      if (arrival.kind === 'poisson') return { ...base, ...batches, kind: ARRIVAL_POISSON, rate: resolve(arrival.rate) };
+      return { ...base, ...batches, kind: ARRIVAL_RENEWAL, interarrival: compileDistribution(arrival.interarrival, resolve) };
+    }
     if (arrival.kind === 'scheduled') {
       return { ...base, kind: ARRIVAL_SCHEDULED, times: Float64Array.from(arrival.times).sort(), period: arrival.period ?? Number.POSITIVE_INFINITY, batchSize: arrival.batch_size ?? 1 };
     }
@@ -204,6 +253,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
   for (const step of world.steps) if (step.kind === 'branch' && step.by === 'attribute') attributeOf(step.attribute);
 
   const usesPriority = new Set(world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')));
+  const preemptive = new Set(world.steps.filter((step) => step.kind === 'service' && step.preempt !== undefined).map((step) => (step.kind === 'service' ? step.resource : '')));
   const resources: CompiledResource[] = world.resources.map((resource) => {
     let capacityByHour: Int32Array | null = null;
     if (resource.shifts) {
@@ -213,7 +263,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
         for (const day of shift.days) for (let hour = shift.start_hour; hour < shift.end_hour; hour++) capacityByHour[day * 24 + hour]! += capacity;
       }
     }
-    return { id: resource.id, capacityByHour, capacity: Math.round(resolve(resource.capacity)), usesPriority: usesPriority.has(resource.id) };
+    return { id: resource.id, capacityByHour, capacity: Math.round(resolve(resource.capacity)), usesPriority: usesPriority.has(resource.id), preemptive: preemptive.has(resource.id) };
   });
 
   const steps: CompiledStep[] = world.steps.map((step) => {
@@ -226,6 +276,11 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       priorityAttribute: -1,
       renegeAfter: Number.POSITIVE_INFINITY,
       renegeTo: -1,
+      patience: null,
+      maxWaiting: Number.POSITIVE_INFINITY,
+      balkProbability: 1,
+      balkTo: -1,
+      preempt: PREEMPT_NONE,
       branchCumulative: null,
       branchNext: null,
       attribute: -1,
@@ -241,6 +296,13 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
         if (step.queue === 'priority' && step.priority_attribute) compiled.priorityAttribute = attributeOf(step.priority_attribute);
         if (step.renege_after !== undefined) compiled.renegeAfter = resolve(step.renege_after);
         if (step.renege_to !== undefined) compiled.renegeTo = stepOf(step.renege_to);
+        if (step.preempt !== undefined) compiled.preempt = step.preempt === 'resume' ? PREEMPT_RESUME : PREEMPT_RESTART;
+        if (step.patience !== undefined) compiled.patience = compileDistribution(step.patience, resolve);
+        if (step.queue_limit !== undefined) {
+          compiled.maxWaiting = Math.round(resolve(step.queue_limit.max_waiting));
+          if (step.queue_limit.balk_probability !== undefined) compiled.balkProbability = resolve(step.queue_limit.balk_probability);
+          if (step.queue_limit.to !== undefined) compiled.balkTo = stepOf(step.queue_limit.to);
+        }
         break;
       case 'delay':
         compiled.kind = STEP_DELAY;
@@ -273,14 +335,22 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
   const measures: CompiledMeasure[] = world.measured.map((measure, index) => {
     const windowStart = measure.window?.start ?? world.warm_up;
     const windowEnd = measure.window?.end ?? world.horizon;
-    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator };
+    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator, percentiles: [] as number[], threshold: Number.POSITIVE_INFINITY };
     switch (measure.kind) {
       case 'time_between': {
         // `to` before `from`: an entity passing the same moment again closes its previous interval first.
         hookAt(measure.to, index, HOOK_TO);
         hookAt(measure.from, index, HOOK_FROM);
         const timeFactor = toWorldUnit(1, world.time_unit, measure.unit);
-        return { ...base, kind: MEASURE_TIME_BETWEEN, markSlot: markSlots++, censorAtHorizon: measure.censoring === 'at_horizon', timeFactor };
+        return {
+          ...base,
+          kind: MEASURE_TIME_BETWEEN,
+          markSlot: markSlots++,
+          censorAtHorizon: measure.censoring === 'at_horizon',
+          timeFactor,
+          percentiles: measure.percentiles ?? [],
+          threshold: measure.threshold ?? Number.POSITIVE_INFINITY,
+        };
       }
       case 'count':
         hookAt(measure.event, index, HOOK_COUNT);

@@ -1,5 +1,6 @@
 // Results of a run, all pure: summaries per measure and variant, paired comparisons under common random numbers,
 // synthetic findings, cost reports and the bounded event trace (spec: WorldSpec and run; issue 6 item 5).
+import { DDSketch } from '@datadog/sketches-js';
 import type { Comparison, CostReport, Finding, MetricComparison, MetricSummary } from '../contracts/runResults.ts';
 import { RUN_RESULTS_VERSION } from '../contracts/runResults.ts';
 import type { Measure, WorldSpec } from '../contracts/worldSpec.ts';
@@ -48,7 +49,9 @@ function sortedResults(results: ReplicationResult[], variantId: string): Replica
 
 /**
  * One MetricSummary per measure and variant. The statistics are over replications: each replication contributes
- * its value of the measure (e.g. its mean wait), so n is the number of replications with a value.
+ * its value of the measure (e.g. its mean wait), so n is the number of replications with a value, and `median`/`p90`
+ * are quantiles of replication values, not of entities. Entity-level percentiles and the share over a threshold are
+ * reported beside them when the measure asks for them.
  */
 export function summarize(world: WorldSpec, results: ReplicationResult[]): MetricSummary[] {
   const out: MetricSummary[] = [];
@@ -76,9 +79,36 @@ export function summarize(world: WorldSpec, results: ReplicationResult[]): Metri
         still_waiting_at_end_mean: observations.length > 0 ? observations.reduce((sum, observation) => sum + observation.still_waiting_at_end, 0) / observations.length : null,
         observations_total: observations.reduce((sum, observation) => sum + observation.observations, 0),
         replications_without_value: observations.length - values.length,
+        ...entityLevel(measure, observations),
         synthetic: true,
       });
     });
+  }
+  return out;
+}
+
+/** Entity-level results of a time_between measure that asked for them: pooled percentiles and the share over a threshold. */
+function entityLevel(measure: Measure, observations: ReplicationResult['measures']): Pick<MetricSummary, 'entity_percentiles' | 'over_threshold'> {
+  if (measure.kind !== 'time_between') return {};
+  const out: Pick<MetricSummary, 'entity_percentiles' | 'over_threshold'> = {};
+  if (measure.percentiles) {
+    let pooled: DDSketch | null = null;
+    for (const observation of observations) {
+      if (!observation.entity_sketch) continue;
+      const sketch = DDSketch.fromProto(new Uint8Array(Buffer.from(observation.entity_sketch, 'base64')));
+      if (pooled) pooled.merge(sketch);
+      else pooled = sketch;
+    }
+    const sketch = pooled;
+    out.entity_percentiles = measure.percentiles.map((quantile) => ({ quantile, value: sketch && sketch.count > 0 ? sketch.getValueAtQuantile(quantile) : null }));
+  }
+  if (measure.threshold !== undefined) {
+    const counted = observations.filter((observation) => observation.over_threshold !== undefined && observation.observations > 0);
+    const entitiesOver = counted.reduce((sum, observation) => sum + observation.over_threshold!, 0);
+    const entities = counted.reduce((sum, observation) => sum + observation.observations, 0);
+    // The interval is over replications (each replication's share), since entities within one replication are correlated.
+    const shares = describe(counted.map((observation) => observation.over_threshold! / observation.observations));
+    out.over_threshold = { threshold: measure.threshold, entities_over: entitiesOver, entities, share: entities > 0 ? entitiesOver / entities : null, share_interval_95: { low: shares.low, high: shares.high, level: 0.95 } };
   }
   return out;
 }

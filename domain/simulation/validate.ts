@@ -100,6 +100,13 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     const base = `/arrivals/${index}`;
     stepRef(arrival.to_step, `${base}/to_step`);
     if (arrival.kind === 'poisson') parameter(context, arrival.rate, `${base}/rate`, 'rate', { min: 0 });
+    if (arrival.kind === 'renewal') {
+      distribution(context, arrival.interarrival, `${base}/interarrival`);
+      if (isObject(arrival.interarrival) && arrival.interarrival.dist === 'fixed' && arrival.interarrival.value === 0) problems.push({ pointer: `${base}/interarrival/value`, message: 'must be greater than 0: arrivals would never stop' });
+    }
+    if (isObject(arrival.batch_sizes) && Array.isArray(arrival.batch_sizes.weights) && Array.isArray(arrival.batch_sizes.values) && arrival.batch_sizes.weights.length !== arrival.batch_sizes.values.length) {
+      problems.push({ pointer: `${base}/batch_sizes/weights`, message: 'needs one weight per value' });
+    }
     if (arrival.kind === 'rate_table') {
       if (arrival.scale !== undefined) parameter(context, arrival.scale, `${base}/scale`, 'dimensionless', { min: 0 });
       const total = asArray(arrival.rates_per_hour).flatMap(asArray).reduce((sum: number, rate) => sum + (typeof rate === 'number' ? rate : 0), 0);
@@ -131,10 +138,21 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     if (step.kind === 'service') {
       if (isId(step.resource) && !resourceIds.has(step.resource)) problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
       if (step.renege_after !== undefined) parameter(context, step.renege_after, `${base}/renege_after`, 'time', { min: 0 });
+      if (step.patience !== undefined) {
+        distribution(context, step.patience, `${base}/patience`);
+        if (step.renege_after !== undefined) problems.push({ pointer: `${base}/patience`, message: 'give either renege_after (one maximum wait) or patience (a distribution), not both' });
+      }
       if (step.renege_to !== undefined) {
         stepRef(step.renege_to, `${base}/renege_to`);
-        if (step.renege_after === undefined) problems.push({ pointer: `${base}/renege_to`, message: 'renege_to needs renege_after (the maximum wait)' });
+        if (step.renege_after === undefined && step.patience === undefined) problems.push({ pointer: `${base}/renege_to`, message: 'renege_to needs renege_after (the maximum wait) or patience' });
       }
+      if (isObject(step.queue_limit)) {
+        const limit = step.queue_limit;
+        parameter(context, limit.max_waiting, `${base}/queue_limit/max_waiting`, 'count', { min: 0, integer: true });
+        if (limit.balk_probability !== undefined) parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
+        if (limit.to !== undefined) stepRef(limit.to, `${base}/queue_limit/to`);
+      }
+      if (step.preempt !== undefined && step.queue !== 'priority') problems.push({ pointer: `${base}/preempt`, message: 'pre-emption needs queue: "priority" and a priority_attribute' });
       if (step.queue === 'priority') {
         if (!isId(step.priority_attribute)) problems.push({ pointer: `${base}/priority_attribute`, message: 'a priority queue needs priority_attribute (lower values are served first)' });
       }
@@ -176,7 +194,7 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       const target = steps[at] as Json;
       const allowed = MOMENTS_BY_KIND[String(target.kind)] ?? [];
       if (typeof ref.at === 'string' && !allowed.includes(ref.at)) problems.push({ pointer: `${pointer}/at`, message: `a ${String(target.kind)} step has no '${ref.at}' moment (allowed: ${allowed.join(', ')})` });
-      if (ref.at === 'renege' && target.renege_after === undefined) problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no renege_after, so nobody reneges there` });
+      if (ref.at === 'renege' && target.renege_after === undefined && target.patience === undefined) problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no renege_after, so nobody reneges there` });
     };
     if (measure.kind === 'time_between') {
       moment(measure.from, `${base}/from`);
@@ -230,6 +248,10 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       if (typeof shift.start_hour === 'number' && typeof shift.end_hour === 'number' && !(shift.end_hour > shift.start_hour)) problems.push({ pointer: `${pointer}/end_hour`, message: 'end_hour must be after start_hour' });
     });
   });
+
+  if (isObject(world.stop_when) && isId(world.stop_when.measure) && !asArray(world.measured).some((measure) => isObject(measure) && measure.id === (world.stop_when as Json).measure)) {
+    problems.push({ pointer: '/stop_when/measure', message: `refers to measure '${world.stop_when.measure}', which does not exist` });
+  }
 
   const cost = world.cost_scenarios;
   if (isObject(cost)) {
@@ -385,6 +407,7 @@ function successors(step: Json): { next: unknown; pointer: string }[] {
   const out: { next: unknown; pointer: string }[] = [];
   if (step.kind === 'service' || step.kind === 'delay') out.push({ next: step.next, pointer: 'next' });
   if (step.kind === 'service' && step.renege_to !== undefined) out.push({ next: step.renege_to, pointer: 'renege_to' });
+  if (step.kind === 'service' && isObject(step.queue_limit) && step.queue_limit.to !== undefined) out.push({ next: step.queue_limit.to, pointer: 'queue_limit/to' });
   if (step.kind === 'branch') {
     asArray(step.options).forEach((option, index) => {
       if (isObject(option)) out.push({ next: option.next, pointer: `options/${index}/next` });

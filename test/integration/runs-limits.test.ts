@@ -1,6 +1,6 @@
 // Run limits over the real service with a short wall-clock limit: a run that reaches it ends timed_out with the
-// replications it completed; a run the engine refuses mid-way (a limit the estimate could not foresee) ends failed and
-// its reservation is released, so nothing is charged.
+// replications it completed (complete pairs only); an overloaded world is refused at estimate, naming the resource.
+// A run the world makes exceed an engine limit mid-way is in runs.test.ts (it needs more than this wall clock).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { creditsForEvents } from '../../domain/simulation/index.ts';
@@ -45,8 +45,8 @@ async function runToEnd(world: WorldSpec) {
 }
 
 /**
- * The estimate splits attribute branches evenly, so it sees half the referrals at the scanner (under capacity); in
- * fact 99.9% go there, the queue grows without bound and the engine stops at MAX_ENTITIES_IN_SYSTEM.
+ * 99.9% of the referrals go to the scanner by an attribute branch; the estimate follows the declared attribute
+ * probabilities, so it sees the scanner offered about 1.66 servers' worth of work against a capacity of 1.
  */
 function hiddenOverloadWorld(): WorldSpec {
   return {
@@ -78,8 +78,9 @@ function hiddenOverloadWorld(): WorldSpec {
 describe('run limits', { timeout: 120_000 }, () => {
   it('ends timed_out at the wall-clock limit with the replications it completed, charged for the work done', async () => {
     const before = await available();
-    // About 0.1 s per replication and 2,000 of them: far more than the limit allows.
-    const world = queueWorld({ servers: 5, arrivals_per_minute: 4, mean_service_minutes: 1, horizon_minutes: 20_000, replications: 1000 });
+    // About 0.03 s per replication and 2,000 of them: far more than the limit allows, while a baseline/treatment pair
+    // completes well inside it (only complete pairs are kept).
+    const world = queueWorld({ servers: 5, arrivals_per_minute: 4, mean_service_minutes: 1, horizon_minutes: 5_000, replications: 1000 });
     const run = await runToEnd(world);
     expect(run.status).toBe('timed_out');
     expect(run.stop_reason).toBe('wall_clock');
@@ -95,14 +96,15 @@ describe('run limits', { timeout: 120_000 }, () => {
     expect(results.body.manifest).toMatchObject({ status: 'timed_out', replications_completed: run.replications_completed });
   });
 
-  it('ends failed when the engine refuses the world mid-way, releasing the reservation so nothing is charged', async () => {
-    const before = await available();
-    const run = await runToEnd(hiddenOverloadWorld());
-    expect(run.status).toBe('failed');
-    expect(run.error).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('MAX_ENTITIES_IN_SYSTEM') });
-    expect(run.credits_used).toBe(0);
-    expect(await available()).toEqual({ ...before, available_credits: before.available_credits, reserved_credits: 0 });
-    const results = await http(service, 'GET', `/v1/runs/${run.run_id}/results`, { token: owner.session });
-    expect(results.status).toBe(409);
+  it('refuses an overloaded world at estimate, naming the resource and by how much', async () => {
+    const saved = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, { token: owner.session, body: hiddenOverloadWorld() });
+    const quote = await http(service, 'POST', '/v1/runs/estimate', { token: owner.session, body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000_000 } });
+    expect(quote.status).toBe(200);
+    expect(quote.body.runnable).toBe(false);
+    const issue = quote.body.issues.find((candidate: { kind: string }) => candidate.kind === 'world_limit');
+    expect(issue.message).toContain("resource 'scanner'");
+    expect(issue.message).toMatch(/6\d% above/);
+    expect(issue.message).toContain('MAX_ENTITIES_IN_SYSTEM');
   });
+
 });

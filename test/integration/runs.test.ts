@@ -62,35 +62,63 @@ async function settled(run_id: string, timeout_ms = 90_000) {
 }
 
 /**
- * A world whose estimate is low on purpose: the estimate splits attribute branches evenly, but 95% of patients take
- * the long path of eight delays, so a run simulates about 1.7 times the estimated events and meets a budget set at the
- * estimate mid-way.
+ * A world whose estimate is low on purpose: the estimate sees the clinic at 10% load (Erlang C: 10% of patients
+ * wait), but patients come in batches of 100 every 100 minutes, so almost all of them queue and each queued patient
+ * costs a renege event; a run simulates about 1.75 times the estimated events and meets a budget set at the estimate
+ * mid-way.
  */
-function longPathWorld(replications = 20): WorldSpec {
-  const delays = Array.from({ length: 8 }, (_, index) => ({
-    id: `visit_${index}`,
-    kind: 'delay' as const,
-    duration: { dist: 'exponential' as const, mean: 5 },
-    next: index === 7 ? 'done' : `visit_${index + 1}`,
-  }));
+function burstyWorld(replications = 20): WorldSpec {
   return {
     contract: 'WorldSpec',
     version: '1.0.0',
-    name: 'Long path follow-up',
+    name: 'Batched clinic',
     synthetic: true,
     time_unit: 'minutes',
-    horizon: 2000,
+    horizon: 20_000,
     warm_up: 100,
     replications,
     seed: 7,
     settings: {},
-    arrivals: [{ id: 'patients', kind: 'poisson', rate: 10, to_step: 'route', attributes: [{ name: 'path', values: [{ value: 'long', probability: 0.95 }, { value: 'short', probability: 0.05 }] }] }],
-    resources: [],
-    steps: [{ id: 'route', kind: 'branch', by: 'attribute', attribute: 'path', options: [{ equals: 'long', next: 'visit_0' }], otherwise: 'done' }, ...delays, { id: 'done', kind: 'exit' }],
+    arrivals: [{ id: 'patients', kind: 'scheduled', times: [0], period: 100, batch_size: 100, to_step: 'consult' }],
+    resources: [{ id: 'clinician', capacity: 1 }],
+    steps: [
+      { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: 0.1 }, renege_after: 1000, next: 'done' },
+      { id: 'done', kind: 'exit' },
+    ],
     measured: [
-      { id: 'follow_up_time', kind: 'time_between', from: { step: 'visit_0', at: 'enter' }, to: { step: 'done', at: 'enter' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
+      { id: 'wait', kind: 'time_between', from: { step: 'consult', at: 'enter' }, to: { step: 'consult', at: 'start' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
       { id: 'completed', kind: 'count', event: { step: 'done', at: 'enter' }, unit: 'count', denominator: 'replication', censoring: 'none' },
     ],
+    variants: [
+      { id: 'baseline', label: 'Current', role: 'baseline', changes: [] },
+      { id: 'treatment', label: 'Same', role: 'treatment', changes: [] },
+    ],
+  } as WorldSpec;
+}
+
+/**
+ * A burst: 1,100 scheduled instants of 1,000 arrivals each in the first minutes, each held 50,000 minutes. On average
+ * (Little's law over the horizon) about 11,000 are in the system, but at the burst 1.1 million are.
+ */
+function burstWorld(): WorldSpec {
+  return {
+    contract: 'WorldSpec',
+    version: '1.0.0',
+    name: 'A burst the averages cannot see',
+    synthetic: true,
+    time_unit: 'minutes',
+    horizon: 5_000_000,
+    warm_up: 0,
+    replications: 1,
+    seed: 4,
+    settings: {},
+    arrivals: [{ id: 'burst', kind: 'scheduled', times: Array.from({ length: 1100 }, (_, k) => k / 1000), batch_size: 1000, to_step: 'hold' }],
+    resources: [],
+    steps: [
+      { id: 'hold', kind: 'delay', duration: { dist: 'fixed', value: 50_000 }, next: 'done' },
+      { id: 'done', kind: 'exit' },
+    ],
+    measured: [{ id: 'held', kind: 'count', event: { step: 'hold', at: 'end' }, unit: 'count', denominator: 'replication', censoring: 'none' }],
     variants: [
       { id: 'baseline', label: 'Current', role: 'baseline', changes: [] },
       { id: 'treatment', label: 'Same', role: 'treatment', changes: [] },
@@ -197,8 +225,8 @@ describe('runs to the end', () => {
     expect(runs.body.data.filter((run: any) => run.status === 'succeeded').length).toBe(SAMPLES.length);
   });
 
-  it('ends timed_out when the budget is met mid-way, charges what it used and keeps its partial results readable', async () => {
-    const world = longPathWorld();
+  it('ends timed_out when the budget is met mid-way, charges what it used and keeps complete pairs readable', async () => {
+    const world = burstyWorld();
     const wrev = await saveWorld(world);
     const quote = (await estimate(wrev, 1_000_000)).body;
     const before = await available(owner);
@@ -219,10 +247,34 @@ describe('runs to the end', () => {
     const results = await http(service, 'GET', `/v1/runs/${run.run_id}/results`, { token: owner.session });
     expect(results.status).toBe(200);
     expect(results.body.manifest).toMatchObject({ status: 'timed_out', replications_completed: run.replications_completed, events_simulated: run.events_simulated });
+    // Complete pairs: every variant holds the same replications (docs/simulation.md, Complete pairs).
+    const [baselineCount, treatmentCount] = results.body.manifest.variants.map((variant: any) => variant.replications_completed);
+    expect(baselineCount).toBeGreaterThan(0);
+    expect(treatmentCount).toBe(baselineCount);
+    expect(run.replications_completed).toBe(2 * baselineCount);
     const completedMetric = results.body.metrics.find((m: any) => m.measure_id === 'completed' && m.variant_id === 'baseline');
     expect(completedMetric.n).toBe(results.body.manifest.variants[0].replications_completed);
     const comparison = await http(service, 'POST', '/v1/experiments/compare', { token: owner.session, body: { run_id: run.run_id } });
     expect(comparison.status).toBe(200);
+  });
+  it('ends failed with WORLD_LIMIT_EXCEEDED when the world makes the engine stop mid-way, releasing the reservation', { timeout: 180_000 }, async () => {
+    const wrev = await saveWorld(burstWorld());
+    const quote = (await estimate(wrev, 1_000_000)).body;
+    expect(quote.runnable).toBe(true);
+    const before = await available(owner);
+    const created = await startRun(wrev, quote.credits_estimate);
+    expect(created.status).toBe(202);
+    const run = await settled(created.body.run_id, 170_000);
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('the world caused this failure') });
+    expect(run.error.message).toContain('MAX_ENTITIES_IN_SYSTEM');
+    // docs/decisions.md, Simulation: a world-caused failure is not charged; the reservation is released.
+    expect(run.credits_used).toBe(0);
+    expect(await available(owner)).toBe(before);
+    const credits = await http(service, 'GET', `/v1/orgs/${owner.org_id}/credits`, { token: owner.session });
+    expect(credits.body.reserved_credits).toBe(0);
+    const results = await http(service, 'GET', `/v1/runs/${run.run_id}/results`, { token: owner.session });
+    expect(results.status).toBe(409);
   });
 });
 
