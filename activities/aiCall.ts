@@ -13,8 +13,8 @@ import { providerKeyMissing, providerNotConfigured } from '../store/keys/availab
 import { ProviderKeyDecryptionError } from '../store/keys/crypto.ts';
 import { openLiveProviderKey } from '../store/keys/keys.ts';
 import { recordAiUsage } from '../store/keys/usage.ts';
-import { redactKey } from './ai/common.ts';
-import { callStructured, OFFLINE_MODEL_LABEL } from './ai/gateway.ts';
+import { redactKey } from '../integrations/ai/common.ts';
+import { callStructured, OFFLINE_MODEL_LABEL } from '../integrations/ai/gateway.ts';
 import type { ActivityDeps } from './deps.ts';
 
 function fail(type: string, message: string, details: Record<string, unknown> = {}): never {

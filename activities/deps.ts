@@ -1,6 +1,27 @@
 import type { Logger } from 'pino';
-import type { Config } from '../runtime/config.ts';
+import type { AiProvider, HostedAiProvider } from '../domain/ai/providers.ts';
+import type { JobTemporal } from '../integrations/temporal/jobs.ts';
 import type { Db } from '../store/db.ts';
 
+/**
+ * The configuration values activities read, passed in by the worker (runtime/worker.ts: activityDeps) so activities never
+ * import runtime/config.
+ */
+export type ActivityConfig = {
+  models: Record<HostedAiProvider, string | null>;
+  provider_base_urls: Record<HostedAiProvider, string | null>;
+  hosted_provider: AiProvider;
+  hosted_api_key: string | null;
+  master_key: Buffer | null;
+  ai_credits_per_1k_tokens: number;
+  europe_pmc_base_url: string;
+};
+
 /** What activities need: they touch the world only through these. */
-export type ActivityDeps = { config: Config; db: Db; logger: Logger };
+export type ActivityDeps = {
+  config: ActivityConfig;
+  db: Db;
+  logger: Logger;
+  /** Where the maintenance reconcilers start jobs: the service's client and this worker's task queue. */
+  jobs: JobTemporal | null;
+};

@@ -4,27 +4,30 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import { checkCitations, citationLookupFrom } from '../domain/intake/citations.ts';
 import { INTAKE_DRAFT_PROMPT, type DraftSource } from '../domain/prompts/intakeDraft.ts';
-import { type DraftError, type DraftStatus, type DraftUsage, markDraftEnded, markDraftStarted, markDraftSucceeded, queuedDraftIds } from '../store/intake/drafts.ts';
+import { type DraftError, type DraftStatus, type DraftUsage, markDraftEnded, markDraftStarted, markDraftSucceeded } from '../store/intake/drafts.ts';
 import { citedSources, processedSourceLines } from '../store/intake/sources.ts';
 import { citedSourceIds } from '../domain/contracts/intakeSpec.ts';
+import { invariant } from '../domain/errors.ts';
+import { notFound } from '../store/db.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export type { DraftError, DraftUsage };
 // The worker process needs the IntakeSpec AI schema and the offline drafter registered before callModel runs.
 import '../domain/intake/register.ts';
+import type { HostedAiProvider } from '../domain/ai/providers.ts';
 
 export type IntakeDraftJob = {
   draft_id: string;
   status: DraftStatus;
   org_id: string;
   project_id: string;
-  byok_provider: 'openai' | 'anthropic' | 'google' | null;
+  byok_provider: HostedAiProvider | null;
   credits_max: number;
   created_by: string;
 };
 
 /** Failure types these activities throw (non-retryable: a retry cannot fix them). */
-export const INTAKE_FAILURE_TYPES = { draft_missing: 'IntakeDraftMissing', no_sources: 'IntakeSourcesUnavailable' } as const;
+export const INTAKE_FAILURE_TYPES = { no_sources: 'IntakeSourcesUnavailable' } as const;
 
 export function intakeActivities(deps: ActivityDeps) {
   const { db, logger } = deps;
@@ -32,7 +35,7 @@ export function intakeActivities(deps: ActivityDeps) {
     /** queued → drafting; returns the job (a terminal draft comes back as it is, and the workflow stops). */
     async startIntakeDraft(input: { draft_id: string }): Promise<IntakeDraftJob> {
       const draft = await db.transaction((tx) => markDraftStarted(tx, input.draft_id));
-      if (!draft) throw ApplicationFailure.create({ type: INTAKE_FAILURE_TYPES.draft_missing, message: `intake draft ${input.draft_id} does not exist`, nonRetryable: true });
+      if (!draft) throw notFound(`Intake draft ${input.draft_id}`);
       return {
         draft_id: draft.id,
         status: draft.status,
@@ -53,11 +56,11 @@ export function intakeActivities(deps: ActivityDeps) {
       const draft = await db.one<{ org_id: string; project_id: string; source_ids: unknown }>('select org_id, project_id, source_ids from intake_drafts where id = ?', [
         input.draft_id,
       ]);
-      if (!draft) throw ApplicationFailure.create({ type: INTAKE_FAILURE_TYPES.draft_missing, message: `intake draft ${input.draft_id} does not exist`, nonRetryable: true });
+      if (!draft) throw notFound(`Intake draft ${input.draft_id}`);
       const ids = (typeof draft.source_ids === 'string' ? JSON.parse(draft.source_ids) : draft.source_ids) as string[];
       const sources = (await processedSourceLines(db, draft.org_id, ids)).filter((source) => source.project_id === draft.project_id);
       for (const source of sources) {
-        if (source.status !== 'processed') throw ApplicationFailure.create({ type: 'INTERNAL', message: `source ${source.id} is not processed`, nonRetryable: true });
+        invariant(source.status === 'processed', `source ${source.id} sent to a provider is processed`);
       }
       if (sources.length === 0) {
         throw ApplicationFailure.create({
@@ -73,7 +76,7 @@ export function intakeActivities(deps: ActivityDeps) {
     async completeIntakeDraft(input: { draft_id: string; spec: IntakeSpec; usage: DraftUsage; heuristic: boolean }): Promise<{ citations_dropped: number }> {
       return db.transaction(async (tx) => {
         const draft = await tx.one<{ org_id: string; project_id: string }>('select org_id, project_id from intake_drafts where id = ?', [input.draft_id]);
-        if (!draft) throw ApplicationFailure.create({ type: INTAKE_FAILURE_TYPES.draft_missing, message: `intake draft ${input.draft_id} does not exist`, nonRetryable: true });
+        if (!draft) throw notFound(`Intake draft ${input.draft_id}`);
         const cited = await citedSources(tx, { org_id: draft.org_id, project_id: draft.project_id, ids: citedSourceIds(input.spec) });
         const check = checkCitations(input.spec, citationLookupFrom([...cited].map(([id, source]) => ({ id, ...source }))));
         // A model's draft is labelled with who made it; the offline heuristic labels its own.
@@ -91,11 +94,6 @@ export function intakeActivities(deps: ActivityDeps) {
         logger.info({ draft_id: input.draft_id, citations_kept: check.citations_kept, citations_dropped: check.dropped.length }, 'intake draft stored');
         return { citations_dropped: check.dropped.length };
       });
-    },
-
-    /** Drafts left queued (for the reconciler): their workflow may never have started. */
-    async queuedIntakeDraftsToStart(input: { older_than_ms: number; limit: number }): Promise<string[]> {
-      return queuedDraftIds(db, input.older_than_ms, input.limit);
     },
 
     /** queued/drafting → failed or canceled; a no-op on a draft that already ended. */

@@ -2,7 +2,6 @@
 // open-access text, the drafting and judging requests built from stored data, and the verified ConceptReview stored.
 // AI calls themselves go through the callModel activity (activities/aiCall.ts), called by the workflow. Each activity
 // is safe to retry: the record set is replaced as a whole, state moves are guarded, the result is written once.
-import { ApplicationFailure } from '@temporalio/common';
 import type { ConceptReview } from '../domain/contracts/conceptReview.ts';
 import { invariant } from '../domain/errors.ts';
 import { type ConceptReviewDraft, type DraftRecord, REVIEW_DRAFT_PROMPT, buildReviewDraftUserMessage, reviewDraftSystem } from '../domain/prompts/reviewDraft.ts';
@@ -14,18 +13,20 @@ import type { OfflineDraftInput } from '../domain/review/offline.ts';
 import '../domain/review/register.ts';
 import { isFinished, type ReviewState } from '../domain/review/states.ts';
 import { type Judgement, type ModelLabel, type PrecheckedClaim, assembleConceptReview, finalizeClaims, precheckClaims } from '../domain/review/verify.ts';
+import { notFound } from '../store/db.ts';
 import { getIntakeRevision } from '../store/intake/revisions.ts';
 import { findPlan } from '../store/review/plans.ts';
-import { type ReviewFailure, type StoredRecord, findReview, moveReview, queuedReviewIds, reviewRecords, storeReviewRecords } from '../store/review/reviews.ts';
+import { type ReviewFailure, type StoredRecord, findReview, moveReview, reviewRecords, storeReviewRecords } from '../store/review/reviews.ts';
 import type { ActivityDeps } from './deps.ts';
-import { fetchOpenAccessText, searchLiterature } from './literature.ts';
+import { fetchOpenAccessText, searchLiterature } from '../integrations/europepmc/client.ts';
+import type { HostedAiProvider } from '../domain/ai/providers.ts';
 
 export type ReviewContext = {
   review_id: string;
   org_id: string;
   project_id: string;
   plan_id: string;
-  byok_provider: 'openai' | 'anthropic' | 'google' | null;
+  byok_provider: HostedAiProvider | null;
   credits_reserved: number;
   status: ReviewState;
 };
@@ -33,28 +34,24 @@ export type ReviewContext = {
 export type JudgeRequest = { claim_id: string; system: string; prompt: string; offline_input: { claim: string; quote: string; record_title: string } };
 
 function missing(what: string): never {
-  throw ApplicationFailure.create({ type: 'ReviewInputMissing', message: what, nonRetryable: true });
+  throw notFound(what);
 }
 
 export function reviewActivities(deps: ActivityDeps) {
   const { config, db, logger } = deps;
 
   async function loadIntake(review_id: string) {
-    const review = (await findReview(db, review_id)) ?? missing(`review ${review_id} does not exist`);
-    const plan = (await findPlan(db, review.project_id, review.plan_id)) ?? missing(`plan ${review.plan_id} of review ${review_id} does not exist`);
+    const review = (await findReview(db, review_id)) ?? missing(`Review ${review_id}`);
+    const plan = (await findPlan(db, review.project_id, review.plan_id)) ?? missing(`Plan ${review.plan_id} of review ${review_id}`);
     const revision =
-      (await getIntakeRevision(db, review.project_id, plan.intake_revision)) ?? missing(`intake revision ${plan.intake_revision} of project ${review.project_id} does not exist`);
+      (await getIntakeRevision(db, review.project_id, plan.intake_revision)) ?? missing(`Intake revision ${plan.intake_revision} of project ${review.project_id}`);
     return { review, plan, intake: revision.spec };
   }
 
   return {
     /** Reviews left queued longer than `older_than_ms` (their workflow may never have started): for the reconciler. */
-    async queuedReviewsToStart(input: { older_than_ms: number; limit: number }): Promise<string[]> {
-      return queuedReviewIds(db, input.older_than_ms, input.limit);
-    },
-
     async loadReviewContext(input: { review_id: string }): Promise<ReviewContext> {
-      const review = (await findReview(db, input.review_id)) ?? missing(`review ${input.review_id} does not exist`);
+      const review = (await findReview(db, input.review_id)) ?? missing(`Review ${input.review_id}`);
       return {
         review_id: review.id,
         org_id: review.org_id,

@@ -2,15 +2,13 @@
 // pool. Each is safe to retry: the row changes are conditional on the prior state and a replication is stored once by
 // its (run, variant, replication) key, so a retried run activity continues where the last attempt's stored work ends.
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { isServiceError } from '../domain/errors.ts';
+import { CancelledFailure } from '@temporalio/common';
 import { creditsForEvents, type ReplicationResult, replicationJobs } from '../domain/simulation/index.ts';
 import {
   addDiscardedEvents,
   finishRun,
   loadRunWork,
   markRunning,
-  queuedRunIds,
   type RunStart,
   type RunStatus,
   type RunUsage,
@@ -21,7 +19,7 @@ import {
   type StopReason,
 } from '../store/runs/runs.ts';
 import type { ActivityDeps } from './deps.ts';
-import { runReplicationsOnPool } from './simulation/pool.ts';
+import { runReplicationsOnPool } from '../compute/simulation/pool.ts';
 
 /** How often the run activity heartbeats (and looks at the run row for a cancel made while Temporal was unreachable). */
 export const RUN_HEARTBEAT_INTERVAL_MS = 1000;
@@ -36,10 +34,6 @@ export function runActivities(deps: ActivityDeps) {
   const { db, logger } = deps;
   return {
     /** queued -> running; reports whether this run is to be worked on (a run canceled while queued is not). */
-    async queuedRunsToStart(input: { older_than_ms: number; limit: number }): Promise<string[]> {
-      return queuedRunIds(deps.db, input.older_than_ms, input.limit);
-    },
-
     async startRun(input: { run_id: string }): Promise<RunStart> {
       return markRunning(db, input.run_id);
     },
@@ -132,12 +126,6 @@ export function runActivities(deps: ActivityDeps) {
         logger.info({ run_id: input.run_id, outcome, ...usage, threads: pool.threads, wall_ms: Math.round(pool.wall_ms) }, 'run replications ended');
         if (outcome === 'canceled' && context.cancellationSignal.aborted) throw new CancelledFailure('the run was canceled');
         return { outcome, usage };
-      } catch (error) {
-        if (isServiceError(error)) {
-          // A limit the engine enforces (entities, events): retrying gives the same answer.
-          throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true });
-        }
-        throw error;
       } finally {
         clearInterval(ticker);
         clearTimeout(wallClock);

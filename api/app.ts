@@ -3,7 +3,7 @@ import Koa, { type Context, type Next } from 'koa';
 import { ServiceError, isServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { AppDeps, State } from './context.ts';
-import { safePath } from './logger.ts';
+import { safePath } from '../runtime/logger.ts';
 import type { RouteDef } from './registry.ts';
 import { buildRouter } from './router.ts';
 import { routeModules } from './routes/index.ts';
@@ -17,7 +17,8 @@ function envelope(ctx: Context, error: ServiceError): void {
 
 export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
   const app = new Koa({ proxy: false });
-  const routes: RouteDef[] = routeModules.flatMap((module) => module(deps));
+  const routes: RouteDef[] = [];
+  routes.push(...routeModules.flatMap((module) => module(deps, () => routes)));
   const router = buildRouter(deps, routes);
 
   app.use(async (ctx: Context, next: Next) => {

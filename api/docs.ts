@@ -1,7 +1,7 @@
 // Writes docs/api.md: the table of operation → scope and role, generated from the route registry (`npm run docs:api`).
 // A test checks the committed file matches, so the table cannot drift from what is served.
 import { randomBytes } from 'node:crypto';
-import { createLogger } from './logger.ts';
+import { createLogger } from '../runtime/logger.ts';
 import { loadConfig } from '../runtime/config.ts';
 import type { Db } from '../store/db.ts';
 import type { RouteDef } from './registry.ts';

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { extractSources } from '../activities/extraction.ts';
-import { readPdfText } from '../activities/extraction/pdf.ts';
+import { extractSources } from '../compute/extraction.ts';
+import { readPdfText } from '../compute/extraction/pdf.ts';
 import { buildPdf, type PdfPage } from '../test/support/corpus.ts';
 
 const run = promisify(execFile);

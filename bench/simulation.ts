@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defaultThreadCount, runReplicationsOnPool } from '../activities/simulation/pool.ts';
+import { defaultThreadCount, runReplicationsOnPool } from '../compute/simulation/pool.ts';
 import { compileModel, type ReplicationJob, runReplication } from '../domain/simulation/index.ts';
 import { queueWorld } from '../test/support/worlds.ts';
 

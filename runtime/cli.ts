@@ -2,7 +2,7 @@
 // crucible-server: start | api | worker | migrate | operator <command> (issue 2 item 2).
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger } from '../api/logger.ts';
+import { createLogger } from './logger.ts';
 import { openDatabase } from '../store/db.ts';
 import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './config.ts';
 import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';

@@ -4,9 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-export const AI_PROVIDERS = ['openai', 'anthropic', 'google'] as const;
-export type HostedProvider = (typeof AI_PROVIDERS)[number];
-export type AiProvider = HostedProvider | 'offline';
+import { AI_PROVIDERS as ALL_AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvider, isAiProvider, perHostedProvider, providerBaseUrlEnv, providerModelEnv } from '../domain/ai/providers.ts';
+
+/** The hosted providers (domain/ai/providers.ts), under the name api/routes/public.ts reads. */
+export const AI_PROVIDERS = HOSTED_AI_PROVIDERS;
+export type HostedProvider = HostedAiProvider;
+export type { AiProvider };
 
 export type Config = {
   database_url: string | null;
@@ -37,6 +40,9 @@ export type Config = {
   /** a world run that reaches this wall-clock time ends timed_out with the replications it completed (issue 6 item 4) */
   run_wall_clock_limit_seconds: number;
 };
+
+/** The task queue of the deployment's workers unless CRUCIBLE_TASK_QUEUE names another. */
+export const DEFAULT_TASK_QUEUE = 'crucible';
 
 export class ConfigError extends Error {}
 
@@ -97,14 +103,10 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = url(env, 'DATABASE_URL', problems, ['postgres:', 'postgresql:']);
   const port = int(env, 'PORT', 8080, 0, 65535, problems);
   const hosted = (env.CRUCIBLE_HOSTED_AI_PROVIDER ?? '').trim() || null;
-  if (hosted !== null && !['openai', 'anthropic', 'google', 'offline'].includes(hosted)) {
-    problems.push(`CRUCIBLE_HOSTED_AI_PROVIDER must be one of openai, anthropic, google, offline (got "${hosted}")`);
+  if (hosted !== null && !isAiProvider(hosted)) {
+    problems.push(`CRUCIBLE_HOSTED_AI_PROVIDER must be one of ${ALL_AI_PROVIDERS.join(', ')} (got "${hosted}")`);
   }
-  const models = {
-    openai: text(env, 'CRUCIBLE_OPENAI_MODEL'),
-    anthropic: text(env, 'CRUCIBLE_ANTHROPIC_MODEL'),
-    google: text(env, 'CRUCIBLE_GOOGLE_MODEL'),
-  };
+  const models = perHostedProvider((provider) => text(env, providerModelEnv(provider)));
   const hostedProvider = (hosted ?? 'offline') as AiProvider;
   const hostedApiKey = text(env, 'CRUCIBLE_HOSTED_AI_API_KEY');
   if (hostedProvider !== 'offline' && !models[hostedProvider]) {
@@ -119,7 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporal_address: text(env, 'TEMPORAL_ADDRESS'),
     temporal_namespace: env.TEMPORAL_NAMESPACE || 'default',
     temporal_tls: bool(env, 'TEMPORAL_TLS', false, problems),
-    temporal_task_queue: env.CRUCIBLE_TASK_QUEUE || 'crucible',
+    temporal_task_queue: env.CRUCIBLE_TASK_QUEUE || DEFAULT_TASK_QUEUE,
     temporal_ui_port: int(env, 'CRUCIBLE_TEMPORAL_UI_PORT', 8233, 0, 65535, problems),
     host: env.HOST || '127.0.0.1',
     port,
@@ -131,11 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     session_secret: key32(env, 'CRUCIBLE_SESSION_SECRET', problems),
     session_lifetime_seconds: int(env, 'CRUCIBLE_SESSION_LIFETIME_SECONDS', 4 * 3600, 60, 24 * 3600, problems),
     models,
-    provider_base_urls: {
-      openai: url(env, 'CRUCIBLE_OPENAI_BASE_URL', problems, ['http:', 'https:']),
-      anthropic: url(env, 'CRUCIBLE_ANTHROPIC_BASE_URL', problems, ['http:', 'https:']),
-      google: url(env, 'CRUCIBLE_GOOGLE_BASE_URL', problems, ['http:', 'https:']),
-    },
+    provider_base_urls: perHostedProvider((provider) => url(env, providerBaseUrlEnv(provider), problems, ['http:', 'https:'])),
     hosted_provider: hostedProvider,
     hosted_api_key: hostedApiKey,
     ai_credits_per_1k_tokens: int(env, 'CRUCIBLE_AI_CREDITS_PER_1K_TOKENS', 1, 0, 1_000_000, problems),

@@ -3,16 +3,17 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
+import { Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import { Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createApp } from '../api/app.ts';
 import type { AppDeps } from '../api/context.ts';
 import { openDatabase, type Db } from '../store/db.ts';
-import type { Config } from './config.ts';
+import { MAINTENANCE_INTERVAL_MINUTES, MAINTENANCE_SCHEDULE_ID, MAINTENANCE_WORKFLOW_TYPE } from '../domain/jobs.ts';
+import { type Config, DEFAULT_TASK_QUEUE } from './config.ts';
 import { serveOperatorSocket } from './operator.ts';
-import { downloadedDevServer, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
-import { createWorker } from './worker.ts';
+import { downloadedDevServer, ensureJobSearchAttributes, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
+import { createWorker, type ExtraActivities } from './worker.ts';
 
 export type ServiceHandle = {
   api_url: string | null;
@@ -46,18 +47,33 @@ export function installTemporalRuntime(logger: Logger): void {
   });
 }
 
-export const MAINTENANCE_SCHEDULE_ID = 'crucible-maintenance';
+/** The maintenance schedule of a task queue: `crucible-maintenance` for the deployment's, one of its own for a test's. */
+export function maintenanceScheduleId(config: Config): string {
+  return config.temporal_task_queue === DEFAULT_TASK_QUEUE ? MAINTENANCE_SCHEDULE_ID : `${MAINTENANCE_SCHEDULE_ID}-${config.temporal_task_queue}`;
+}
 
-async function ensureMaintenanceSchedule(client: Client, task_queue: string): Promise<void> {
+/**
+ * One schedule (visible under Schedules in the Temporal UI) starts one maintenance workflow every
+ * MAINTENANCE_INTERVAL_MINUTES; its reconcilers are activities, so an idle hour adds 60 / interval executions.
+ */
+async function ensureMaintenanceSchedule(client: Client, config: Config): Promise<void> {
+  const options = {
+    spec: { intervals: [{ every: `${MAINTENANCE_INTERVAL_MINUTES} minutes` as const }] },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP },
+    action: {
+      type: 'startWorkflow' as const,
+      workflowType: MAINTENANCE_WORKFLOW_TYPE,
+      workflowId: `maintenance-${config.temporal_task_queue}`,
+      taskQueue: config.temporal_task_queue,
+      args: [],
+    },
+  };
   try {
-    await client.schedule.create({
-      scheduleId: MAINTENANCE_SCHEDULE_ID,
-      spec: { intervals: [{ every: '1 minute' }] },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: { type: 'startWorkflow', workflowType: 'maintenanceWorkflow', taskQueue: task_queue, args: [] },
-    });
+    await client.schedule.create({ scheduleId: maintenanceScheduleId(config), ...options });
   } catch (error) {
-    if ((error as Error).name !== 'ScheduleAlreadyRunning') throw error;
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    // A schedule made by an earlier version (e.g. another cadence) takes this version's spec and action.
+    await client.schedule.getHandle(maintenanceScheduleId(config)).update((previous) => ({ ...previous, ...options }));
   }
 }
 
@@ -68,6 +84,8 @@ export async function startService(options: {
   /** Overrides for tests: an existing Temporal address, a shared workflow bundle, an in-memory database. */
   temporal_address?: string;
   bundle?: WorkerOptions['workflowBundle'];
+  /** Test-only activities registered beside the production ones (test/support/activities.ts). */
+  extra_activities?: ExtraActivities;
   pglite_dir?: string;
   operator_socket?: boolean;
   say?: (line: string) => void;
@@ -109,10 +127,11 @@ export async function startService(options: {
     const connection = await Connection.connect({ address, tls: config.temporal_tls || undefined });
     cleanups.push(() => connection.close());
     const client = new Client({ connection, namespace: config.temporal_namespace });
+    await ensureJobSearchAttributes(connection, config.temporal_namespace);
 
     let worker: Worker | null = null;
     if (options.mode !== 'api') {
-      const created = await createWorker({ config, db, logger, address, bundle: options.bundle });
+      const created = await createWorker({ config, db, logger, address, bundle: options.bundle, extra_activities: options.extra_activities, client });
       worker = created.worker;
       const running = worker.run();
       cleanups.push(async () => {
@@ -120,7 +139,7 @@ export async function startService(options: {
         await running;
         await created.connection.close();
       });
-      await ensureMaintenanceSchedule(client, config.temporal_task_queue);
+      await ensureMaintenanceSchedule(client, config);
     }
 
     let api_url: string | null = null;

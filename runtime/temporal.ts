@@ -8,6 +8,14 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
+import { JOB_SEARCH_ATTRIBUTES } from '../domain/jobs.ts';
+
+/** The `--search-attribute Name=Keyword` flags that register the jobs' search attributes on a dev server (docs/operators.md). */
+export function searchAttributeFlags(): string[] {
+  return Object.values(JOB_SEARCH_ATTRIBUTES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]);
+}
 
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 /** How long we wait for a freshly started dev server to answer. */
@@ -81,7 +89,7 @@ export async function startDevServer(options: {
   log?: (line: string) => void;
 }): Promise<DevServer> {
   const port = options.port || (await freePort());
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--namespace', 'default'];
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--namespace', 'default', ...searchAttributeFlags()];
   if (options.db_file) args.push('--db-filename', options.db_file);
   let ui_url: string | null = null;
   if (options.ui_port === null) args.push('--headless');
@@ -155,6 +163,7 @@ export async function downloadedDevServer(options: { db_file: string; port?: num
       ui: true,
       uiPort: ui_port,
       namespace: 'default',
+      searchAttributes: Object.values(JOB_SEARCH_ATTRIBUTES).map((name) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD)),
     },
   });
   return {
@@ -163,4 +172,26 @@ export async function downloadedDevServer(options: { db_file: string; port?: num
     process: null,
     stop: () => env.teardown(),
   };
+}
+
+/**
+ * Makes sure the namespace knows the jobs' search attributes (a job start naming an unknown one is refused): registers
+ * the missing ones, or fails with the command an operator runs when this connection may not (docs/operators.md).
+ */
+export async function ensureJobSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+  const names = Object.values(JOB_SEARCH_ATTRIBUTES);
+  const known = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = names.filter((name) => !(name in (known.customAttributes ?? {})));
+  if (missing.length === 0) return;
+  try {
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((name) => [name, encodeSearchAttributeIndexedValueType('KEYWORD')!])),
+    });
+  } catch (error) {
+    const flags = missing.map((name) => `--name ${name} --type Keyword`).join(' ');
+    throw new Error(
+      `the Temporal namespace ${namespace} lacks the search attributes ${missing.join(', ')} and they could not be added (${(error as Error).message}); run: temporal operator search-attribute create --namespace ${namespace} ${flags}`,
+    );
+  }
 }

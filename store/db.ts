@@ -5,7 +5,6 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import { Migrator } from '@mikro-orm/migrations';
 import { ServiceError } from '../domain/errors.ts';
 import { migrationsList } from '../migrations/index.ts';
-import { entities } from './entities.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -47,8 +46,10 @@ export const TRANSACTION_RETRY_LIMIT = 8;
 export async function openDatabase(options: DatabaseOptions): Promise<Db> {
   let orm: CoreORM;
   let kind: DatabaseKind;
+  // MikroORM is the driver and migrator only: every room writes its SQL by hand (docs/decisions.md), so no entities.
   const common = {
-    entities,
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, tableName: 'schema_migrations', silent: true },
     allowGlobalContext: false,

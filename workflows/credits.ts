@@ -1,8 +1,8 @@
 // Metered work inside a workflow: the credit saga (issue 3 item 4; ARCHITECTURE.md: How a request flows, step 4).
 //
-//   reserve(credits_max) → work(meter) → settle(meter.used())
-//   work fails            → release (compensation: nothing is charged) → rethrow
-//   workflow cancelled    → settle(meter.used()) in a non-cancellable scope → rethrow the cancellation
+//   reserve(credits_max) → work(meter) → settle(meter.used())            → { status: 'succeeded', value, credits_used }
+//   work fails            → release (compensation: nothing is charged)  → { status: 'failed', error, credits_used }
+//   workflow cancelled    → settle(meter.used()) in a non-cancellable scope → { status: 'canceled', error, credits_used }
 //
 // Intake drafting, review, runs and sessions call `meteredWork` around the part that costs credits and call
 // `meter.add(credits)` after each step that used some (e.g. an AI call's `credits_charged`). Transfer ids come from
@@ -11,14 +11,12 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ledgerActivities, ReserveCreditsResult } from '../activities/ledger.ts';
 import type { Subject } from '../domain/credits/rules.ts';
+import { ACTIVITY_PROFILES } from './common.ts';
 
 type LedgerActivities = ReturnType<typeof ledgerActivities>;
 
 // Ledger writes are idempotent and must eventually land: retried without an attempt limit, non-retryable types stop.
-const { reserveCredits, settleCredits, releaseCredits } = proxyActivities<LedgerActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
-});
+const { reserveCredits, settleCredits, releaseCredits } = proxyActivities<LedgerActivities>(ACTIVITY_PROFILES.store);
 
 export type MeteredWorkInput = {
   /** Unique per metered piece of work and stable across replays (e.g. `run_…` or `rev_…:draft`). */
@@ -66,37 +64,64 @@ function meterFor(credits_max: number, reservation: ReserveCreditsResult | null)
   };
 }
 
-export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Meter) => Promise<T>): Promise<T> {
+/**
+ * How metered work ended, with what the meter used, so the caller records it without keeping a count of its own.
+ * succeeded and canceled settle `credits_used`; failed released the reservation, so `credits_settled` is 0.
+ */
+export type MeteredOutcome<T> =
+  | { status: 'succeeded'; value: T; credits_used: number; credits_settled: number }
+  | { status: 'canceled'; error: unknown; credits_used: number; credits_settled: number }
+  | { status: 'failed'; error: unknown; credits_used: number; credits_settled: 0 };
+
+/**
+ * Runs `work` inside the credit saga and reports how it ended; it never throws for the work's failure or cancellation
+ * (the caller records the row, then rethrows a cancellation). A settlement that cannot land after success propagates.
+ */
+export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Meter) => Promise<T>): Promise<MeteredOutcome<T>> {
   // Work that may cost nothing (BYOK) reserves nothing and writes no ledger rows; its meter still refuses any charge.
-  if (input.credits_max === 0) return work(meterFor(0, null));
+  if (input.credits_max === 0) {
+    const meter = meterFor(0, null);
+    try {
+      const value = await work(meter);
+      return { status: 'succeeded', value, credits_used: meter.used(), credits_settled: meter.used() };
+    } catch (error) {
+      if (isCancellation(error)) return { status: 'canceled', error, credits_used: meter.used(), credits_settled: meter.used() };
+      return { status: 'failed', error, credits_used: meter.used(), credits_settled: 0 };
+    }
+  }
   const ids = meteredTransferIds(input.transfer_id_base);
-  // An INSUFFICIENT_CREDITS failure here leaves nothing to compensate: it propagates as is.
+  // An INSUFFICIENT_CREDITS failure here leaves nothing to compensate.
   // Non-cancellable: a reservation that committed is always known to this workflow, so it is always resolved.
-  const reservation = await CancellationScope.nonCancellable(() =>
-    reserveCredits({
-      transfer_id: ids.reserve,
-      org_id: input.org_id,
-      subject: input.subject,
-      credits: input.credits_max,
-      reason: input.reason,
-      caused_by: input.caused_by,
-    }),
-  );
-  const meter = meterFor(input.credits_max, reservation);
-  let result: T;
+  let reservation: ReserveCreditsResult;
   try {
-    result = await work(meter);
+    reservation = await CancellationScope.nonCancellable(() =>
+      reserveCredits({
+        transfer_id: ids.reserve,
+        org_id: input.org_id,
+        subject: input.subject,
+        credits: input.credits_max,
+        reason: input.reason,
+        caused_by: input.caused_by,
+      }),
+    );
+  } catch (error) {
+    return { status: 'failed', error, credits_used: 0, credits_settled: 0 };
+  }
+  const meter = meterFor(input.credits_max, reservation);
+  let value: T;
+  try {
+    value = await work(meter);
   } catch (error) {
     if (isCancellation(error)) {
       // spec: What the service does 6 — a cancelled job pays for what it used, even while the workflow is cancelled.
       await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used: meter.used() }));
-    } else {
-      // spec: What the service does 6 — work that fails because of the service is not charged.
-      await CancellationScope.nonCancellable(() => releaseCredits({ transfer_id: ids.release, reservation_id: reservation.reservation_id }));
+      return { status: 'canceled', error, credits_used: meter.used(), credits_settled: meter.used() };
     }
-    throw error;
+    // spec: What the service does 6 — work that fails because of the service is not charged.
+    await CancellationScope.nonCancellable(() => releaseCredits({ transfer_id: ids.release, reservation_id: reservation.reservation_id }));
+    return { status: 'failed', error, credits_used: meter.used(), credits_settled: 0 };
   }
   // Outside the try: a settlement that fails must never turn into a release of work that succeeded.
   await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used: meter.used() }));
-  return result;
+  return { status: 'succeeded', value, credits_used: meter.used(), credits_settled: meter.used() };
 }

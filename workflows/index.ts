@@ -1,7 +1,5 @@
-// Every workflow the worker runs; one file per process.
+// Every workflow the production worker runs; one file per process. Test-only workflows live in test/support/workflows/.
 export { maintenanceWorkflow } from './maintenance.ts';
-export { aiCallTestWorkflow } from './testing-ai.ts';
-export { creditSagaProbeWorkflow, creditSettleRetryProbeWorkflow } from './testing.ts';
-export { intakeDraftWorkflow, reconcileQueuedIntakeDraftsWorkflow } from './intakeDraft.ts';
-export { conceptReviewWorkflow, reconcileQueuedReviewsWorkflow } from './conceptReview.ts';
-export { reconcileQueuedRunsWorkflow, worldRunWorkflow } from './worldRun.ts';
+export { intakeDraftWorkflow } from './intakeDraft.ts';
+export { conceptReviewWorkflow } from './conceptReview.ts';
+export { worldRunWorkflow } from './worldRun.ts';

@@ -1,13 +1,17 @@
-// The periodic maintenance workflow, started every minute by a Temporal schedule: purge idempotency records past
-// retention, then reconcile rows whose workflow never started (ARCHITECTURE.md: How a request flows, step 3), so
-// nothing is left queued forever. Each reconciler is a child workflow, visible on its own in the Temporal UI.
-import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+// The periodic maintenance workflow, started by the maintenance schedule (domain/jobs.ts: MAINTENANCE_INTERVAL_MINUTES):
+// purge idempotency records past retention, then reconcile rows whose workflow never started (ARCHITECTURE.md: How a
+// request flows, step 3), so nothing is left queued forever. The reconcilers are activities, so one tick is one
+// workflow execution and an idle service does not bury the jobs operators look for (docs/operators.md).
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { reconcileQueuedReviewsWorkflow } from './conceptReview.ts';
-import { reconcileQueuedIntakeDraftsWorkflow } from './intakeDraft.ts';
-import { reconcileQueuedRunsWorkflow } from './worldRun.ts';
+import { ACTIVITY_PROFILES } from './common.ts';
 
-const { purgeExpiredIdempotencyRecords } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+const { purgeExpiredIdempotencyRecords, reconcileQueuedJobs } = proxyActivities<Activities>(ACTIVITY_PROFILES.maintenance);
+
+export type MaintenanceInput = {
+  /** Restart rows queued longer than this (default: the reconciler's own, 5 minutes); tests pass 0. */
+  older_than_ms?: number;
+};
 
 export type MaintenanceResult = {
   idempotency_records_purged: number;
@@ -16,11 +20,11 @@ export type MaintenanceResult = {
   runs_started: number;
 };
 
-export async function maintenanceWorkflow(): Promise<MaintenanceResult> {
+export async function maintenanceWorkflow(input: MaintenanceInput = {}): Promise<MaintenanceResult> {
   const { purged } = await purgeExpiredIdempotencyRecords();
-  const base = workflowInfo().workflowId;
-  const drafts = await executeChild(reconcileQueuedIntakeDraftsWorkflow, { workflowId: `${base}-intake-drafts`, args: [{}] });
-  const reviews = await executeChild(reconcileQueuedReviewsWorkflow, { workflowId: `${base}-reviews` });
-  const runs = await executeChild(reconcileQueuedRunsWorkflow, { workflowId: `${base}-runs`, args: [{}] });
+  const { older_than_ms } = input;
+  const drafts = await reconcileQueuedJobs({ kind: 'intake_draft', older_than_ms });
+  const reviews = await reconcileQueuedJobs({ kind: 'review', older_than_ms });
+  const runs = await reconcileQueuedJobs({ kind: 'run', older_than_ms });
   return { idempotency_records_purged: purged, intake_drafts_started: drafts.started, reviews_started: reviews.started, runs_started: runs.started };
 }

@@ -11,4 +11,7 @@ import { runRoutes } from './runs.ts';
 import { worldRoutes } from './worlds.ts';
 import { reviewRoutes } from './reviews.ts';
 
-export const routeModules: Array<(deps: AppDeps) => RouteDef[]> = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes];
+/** A route module; `routes` gives the app's whole route list once built (public.ts documents it). */
+export type RouteModule = (deps: AppDeps, routes: () => RouteDef[]) => RouteDef[];
+
+export const routeModules: RouteModule[] = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes];

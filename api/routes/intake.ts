@@ -4,7 +4,8 @@ import { basename } from 'node:path';
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { type Static, Type } from 'typebox';
-import { type ExtractionInput, extractSources } from '../../activities/extraction.ts';
+import { type ExtractionInput, extractSources } from '../../compute/extraction.ts';
+import { cancelJob, startJob } from '../../integrations/temporal/jobs.ts';
 import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
 import { citedSourceIds, IntakeSpec, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
 import { ServiceError, type ErrorDetail } from '../../domain/errors.ts';
@@ -52,12 +53,6 @@ export const SOURCE_NAME_CHARS_MAX = 255;
 export const MAX_SOURCES_PER_DRAFT = 50;
 /** A confirmed IntakeSpec document, as JSON. */
 export const INTAKE_DOCUMENT_BYTES_MAX = 4 * 1024 * 1024;
-/** The workflow type that drafts; its id is intake-draft-<draft id>. */
-export const INTAKE_DRAFT_WORKFLOW = 'intakeDraftWorkflow';
-
-export function intakeDraftWorkflowId(draft_id: string): string {
-  return `intake-draft-${draft_id}`;
-}
 
 // ---------- schemas ----------
 
@@ -365,33 +360,6 @@ async function resolveOwner(deps: AppDeps, ctx: Context, request: ExtractRequest
 
 // ---------- workflow start ----------
 
-/** Starts the drafting workflow; a second start for the same draft is a no-op (deterministic id, USE_EXISTING). */
-async function startDraftWorkflow(deps: AppDeps, draft_id: string): Promise<void> {
-  if (!deps.temporal) return; // the row stays queued: the maintenance reconciler's job
-  try {
-    await deps.temporal.client.workflow.start(INTAKE_DRAFT_WORKFLOW, {
-      taskQueue: deps.temporal.task_queue,
-      workflowId: intakeDraftWorkflowId(draft_id),
-      args: [{ draft_id }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-  } catch (error) {
-    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return; // finished already: nothing to start
-    throw error;
-  }
-}
-
-/** Asks the drafting workflow to stop; a workflow that already finished (or never started) needs nothing. */
-async function requestDraftCancellation(deps: AppDeps, draft_id: string): Promise<void> {
-  if (!deps.temporal) return;
-  try {
-    await deps.temporal.client.workflow.getHandle(intakeDraftWorkflowId(draft_id)).cancel();
-  } catch (error) {
-    if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
-  }
-}
-
 function dedupe(ids: string[]): string[] {
   return [...new Set(ids)];
 }
@@ -562,7 +530,8 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
           return { status: 202, body: draftOut(draft) };
         });
         // After the commit, on replays too: the deterministic id makes a repeated start a no-op.
-        await startDraftWorkflow(deps, (outcome.body as { id: string }).id);
+        const started = outcome.body as { id: string; org_id: string; project_id: string };
+        await startJob(deps.temporal, { kind: 'intake_draft', resource_id: started.id, org_id: started.org_id, project_id: started.project_id }, { draft_id: started.id });
         respond(ctx, outcome);
       },
     }),
@@ -604,7 +573,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         // A queued draft has reserved and used nothing: it ends here. A drafting one is stopped by its workflow,
         // which settles what was used and marks the row canceled (the workflow is the only writer once it started).
         const ended = await db.transaction((tx) => markQueuedDraftCanceled(tx, id));
-        await requestDraftCancellation(deps, id);
+        await cancelJob(deps.temporal, { kind: 'intake_draft', resource_id: id });
         ctx.body = draftOut(ended ?? (await findDraft(db, id))!);
       },
     }),

@@ -43,7 +43,8 @@ export function modelCatalog(deps: AppDeps) {
   };
 }
 
-export function publicRoutes(deps: AppDeps): RouteDef[] {
+/** `routes` gives every route of the app once it is built (the OpenAPI document describes them all). */
+export function publicRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteDef[] {
   const { db, temporal } = deps;
   let openapi: Record<string, unknown> | null = null;
   return [
@@ -111,7 +112,7 @@ export function publicRoutes(deps: AppDeps): RouteDef[] {
       auth: 'public',
       responses: { 200: { description: 'OpenAPI document' } },
       handler: async (ctx) => {
-        openapi ??= buildOpenApi((await import('../app.ts')).createApp(deps).routes, deps.config.public_url);
+        openapi ??= buildOpenApi(routes(), deps.config.public_url);
         ctx.body = openapi;
       },
     }),

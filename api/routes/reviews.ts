@@ -3,13 +3,14 @@
 // otherwise 409 APPROVAL_REQUIRED, nothing charged, no workflow started.
 import type { Context } from 'koa';
 import { Type } from 'typebox';
+import { cancelJob, startJob } from '../../integrations/temporal/jobs.ts';
 import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
 import { ConceptReview } from '../../domain/contracts/conceptReview.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { decisionFor } from '../../domain/planning/planner.ts';
 import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
 import '../../domain/review/register.ts';
-import { CONCEPT_REVIEW_WORKFLOW, conceptReviewWorkflowId, isFinished, REVIEW_STATES, type ReviewState } from '../../domain/review/states.ts';
+import { isFinished, REVIEW_STATES, type ReviewState } from '../../domain/review/states.ts';
 import { assertCanCover } from '../../store/credits/ledger.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
 import { findPlan } from '../../store/review/plans.ts';
@@ -94,33 +95,6 @@ async function loadReview(deps: AppDeps, ctx: Context, id: string): Promise<Revi
   return authorizeOwned(deps, ctx, `Review ${id}`, await findReview(deps.db, id));
 }
 
-/** Asks the review workflow to stop; one that already finished (or never started) needs nothing. */
-async function requestReviewCancellation(deps: AppDeps, review_id: string): Promise<void> {
-  if (!deps.temporal) return;
-  try {
-    await deps.temporal.client.workflow.getHandle(conceptReviewWorkflowId(review_id)).cancel();
-  } catch (error) {
-    if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
-  }
-}
-
-/** Starts the review workflow; a second start for the same review is a no-op (deterministic id, USE_EXISTING). */
-export async function startReviewWorkflow(deps: AppDeps, review_id: string): Promise<void> {
-  if (!deps.temporal) return; // the row stays queued
-  try {
-    await deps.temporal.client.workflow.start(CONCEPT_REVIEW_WORKFLOW, {
-      taskQueue: deps.temporal.task_queue,
-      workflowId: conceptReviewWorkflowId(review_id),
-      args: [{ review_id }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-  } catch (error) {
-    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return; // finished already
-    throw error;
-  }
-}
-
 export function reviewRoutes(deps: AppDeps): RouteDef[] {
   const { db, config } = deps;
   return [
@@ -169,7 +143,8 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
           return { status: 201, body: await reviewViewIn(tx, row) };
         });
         // Started after the commit, on replays too: the deterministic id makes a second start a no-op.
-        await startReviewWorkflow(deps, (outcome.body as { id: string }).id);
+        const started = outcome.body as { id: string; org_id: string; project_id: string };
+        await startJob(deps.temporal, { kind: 'review', resource_id: started.id, org_id: started.org_id, project_id: started.project_id }, { review_id: started.id });
         respond(ctx, outcome);
       },
     }),
@@ -213,7 +188,7 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
         // workflow, which settles what was used and marks the row canceled; it is asked to stop in both cases, so a
         // workflow that had just started (or starts later and finds the row canceled) does no work.
         const ended = await db.transaction((tx) => cancelQueuedReview(tx, id));
-        await requestReviewCancellation(deps, id);
+        await cancelJob(deps.temporal, { kind: 'review', resource_id: id });
         ctx.body = await reviewView(deps, ended ?? (await findReview(db, id))!);
       },
     }),

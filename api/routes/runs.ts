@@ -3,6 +3,7 @@
 // ZIP exports. The run row is the source of truth; the workflow moves it through its states.
 import type { Context } from 'koa';
 import { Type } from 'typebox';
+import { cancelJob, startJob } from '../../integrations/temporal/jobs.ts';
 import type { Scope } from '../../domain/accounts/rules.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { ServiceError } from '../../domain/errors.ts';
@@ -20,7 +21,7 @@ import {
 } from '../../domain/simulation/index.ts';
 import '../../domain/simulation/register.ts';
 import { EVENT_TRACE_DESCRIPTION } from '../../domain/simulation/results.ts';
-import { zipExport } from '../../activities/simulation/export.ts';
+import { zipExport } from '../../compute/simulation/export.ts';
 import { assertCanCover, balances } from '../../store/credits/ledger.ts';
 import { EXPORT_LINK_LIFETIME_SECONDS, signExportToken, verifyExportToken } from '../../store/runs/exportLinks.ts';
 import {
@@ -130,9 +131,6 @@ const EventsOut = Type.Object({
 const CompareOut = Type.Object({ run_id: Id('run'), metrics: Type.Array(Type.Unknown()), method: Type.String(), synthetic: Type.Literal(true) });
 const ExportOut = Type.Object({ url: Type.String(), expires_at: Timestamp });
 
-/** The world-run workflow type (workflows/worldRun.ts) and its id, derived from the run id. */
-export const WORLD_RUN_WORKFLOW = 'worldRunWorkflow';
-export const worldRunWorkflowId = (run_id: string) => `run-${run_id}`;
 
 // ---------- loading ----------
 
@@ -223,33 +221,6 @@ function estimateView(estimate: RunEstimate, budget_limit_credits: number, avail
 
 // ---------- workflow ----------
 
-/** Starts the world-run workflow; a second start for the same run is a no-op (deterministic id, USE_EXISTING). */
-async function startRunWorkflow(deps: AppDeps, run_id: string): Promise<void> {
-  if (!deps.temporal) return; // the row stays queued until a worker-side start
-  try {
-    await deps.temporal.client.workflow.start(WORLD_RUN_WORKFLOW, {
-      taskQueue: deps.temporal.task_queue,
-      workflowId: worldRunWorkflowId(run_id),
-      args: [{ run_id }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-  } catch (error) {
-    if ((error as Error).name === 'WorkflowExecutionAlreadyStartedError') return; // finished already: nothing to start
-    throw error;
-  }
-}
-
-async function cancelRunWorkflow(deps: AppDeps, run_id: string): Promise<void> {
-  if (!deps.temporal) return;
-  try {
-    await deps.temporal.client.workflow.getHandle(worldRunWorkflowId(run_id)).cancel();
-  } catch (error) {
-    // Not started or already ended: the canceled row is what counts; a running activity also sees it in the row.
-    deps.logger.info({ run_id, err: (error as Error).message }, 'run workflow cancel not delivered');
-  }
-}
-
 // ---------- routes ----------
 
 export function runRoutes(deps: AppDeps): RouteDef[] {
@@ -326,7 +297,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
           return { status: 202, body: run };
         });
         // After the commit, on replays too: the deterministic id makes a repeated start a no-op.
-        await startRunWorkflow(deps, (outcome.body as RunView).run_id);
+        const run = outcome.body as RunView;
+        await startJob(deps.temporal, { kind: 'run', resource_id: run.run_id, org_id: run.org_id, project_id: run.project_id }, { run_id: run.run_id });
         respond(ctx, outcome);
       },
     }),
@@ -389,7 +361,7 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
           }
           throw new ServiceError('CONFLICT', `Run ${run.run_id} already ended (${now?.status}); only a queued or running run can be canceled.`, { status: now?.status });
         }
-        await cancelRunWorkflow(deps, run.run_id);
+        await cancelJob(deps.temporal, { kind: 'run', resource_id: run.run_id });
         ctx.body = canceled;
       },
     }),

@@ -2,6 +2,7 @@
 // read the output; the schema and the offline heuristic travel by name (domain/ai/registry.ts).
 import { Type, type Static } from 'typebox';
 import type { AiCallProvider } from './keys.ts';
+import { HOSTED_AI_PROVIDERS } from './providers.ts';
 
 export const AI_CALL_SUBJECT_KIND_MAX = 32;
 
@@ -20,7 +21,7 @@ export const AiCallInput = Type.Object(
     /** What the call does ('intake_draft', 'review_judge', ...): names the offline heuristic and labels the usage row. */
     task: Type.String({ pattern: '^[a-z][a-z0-9_.-]{0,63}$' }),
     /** The organization's own key for this provider (spec: Provider keys endpoints), or null for the deployment's provider. */
-    byok_provider: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('google'), Type.Null()]),
+    byok_provider: Type.Union([Type.Enum(HOSTED_AI_PROVIDERS), Type.Null()]),
     system: Type.String(),
     prompt: Type.String(),
     /** A schema registered with registerAiSchema. */

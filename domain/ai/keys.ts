@@ -1,11 +1,12 @@
 // Provider keys (spec: Provider key): the providers, the rules for a key and its label, and what a listing may show. Pure.
 import { ServiceError } from '../errors.ts';
+import { type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvider } from './providers.ts';
 
-/** spec: Provider key — the three hosted providers (provider_a/b/c). */
-export const BYOK_PROVIDERS = ['openai', 'anthropic', 'google'] as const;
-export type ByokProvider = (typeof BYOK_PROVIDERS)[number];
+/** spec: Provider key — an organization may bring its own key for each hosted provider. */
+export const BYOK_PROVIDERS = HOSTED_AI_PROVIDERS;
+export type ByokProvider = HostedAiProvider;
 /** Who can answer an AI call: a hosted provider or the offline heuristic. */
-export type AiCallProvider = ByokProvider | 'offline';
+export type AiCallProvider = AiProvider;
 
 /** Real keys are 39 (Google) to ~200 characters; the bounds leave room without accepting junk. */
 export const PROVIDER_KEY_LENGTH_MIN = 20;

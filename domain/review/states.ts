@@ -23,8 +23,3 @@ export function isFinished(state: ReviewState): boolean {
   return FINISHED_REVIEW_STATES.includes(state);
 }
 
-/** The workflow type and its deterministic id (ARCHITECTURE.md: How a request flows, step 3). */
-export const CONCEPT_REVIEW_WORKFLOW = 'conceptReviewWorkflow';
-export function conceptReviewWorkflowId(review_id: string): string {
-  return `review-${review_id}`;
-}

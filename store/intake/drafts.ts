@@ -4,6 +4,7 @@ import type { DroppedCitation, DroppedClaim } from '../../domain/intake/citation
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
+import type { QueuedJobRow } from '../jobs.ts';
 import { parseJson } from './sources.ts';
 
 export const DRAFT_STATUSES = ['queued', 'drafting', 'succeeded', 'failed', 'canceled'] as const;
@@ -136,12 +137,13 @@ export async function markQueuedDraftCanceled(tx: Tx, id: string): Promise<Draft
 }
 
 /** Drafts still queued after `older_than_ms` (their workflow may never have started), oldest first. */
-export async function queuedDraftIds(tx: Tx, older_than_ms: number, limit: number): Promise<string[]> {
-  const rows = await tx.query<{ id: string }>(
-    `select id from intake_drafts where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at, id limit ?`,
+/** Drafts left queued longer than older_than_ms, oldest first, with their owner (the job's search attributes). */
+export async function queuedDrafts(tx: Tx, older_than_ms: number, limit: number): Promise<QueuedJobRow[]> {
+  const rows = await tx.query<QueuedJobRow>(
+    `select id, org_id, project_id from intake_drafts where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at, id limit ?`,
     [older_than_ms, limit],
   );
-  return rows.map((row) => row.id);
+  return rows;
 }
 
 export async function listDrafts(tx: Tx, project_id: string, offset: number, limit: number): Promise<DraftView[]> {

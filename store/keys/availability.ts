@@ -3,16 +3,17 @@
 // needs the organization's live key for it (422 naming the provider). The activity repeats both checks at call time.
 import type { ByokProvider } from '../../domain/ai/keys.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import type { Config } from '../../runtime/config.ts';
+import { type AiProvider, type HostedAiProvider, providerModelEnv } from '../../domain/ai/providers.ts';
 import type { Tx } from '../db.ts';
 import { liveProviderKeyId } from './keys.ts';
 
-const MODEL_ENV: Record<ByokProvider, string> = { openai: 'CRUCIBLE_OPENAI_MODEL', anthropic: 'CRUCIBLE_ANTHROPIC_MODEL', google: 'CRUCIBLE_GOOGLE_MODEL' };
+/** The configuration values the check reads (from runtime/config, passed in by the caller). */
+export type AiAvailabilityConfig = { models: Record<HostedAiProvider, string | null>; hosted_provider: AiProvider; hosted_api_key: string | null };
 
 export function providerNotConfigured(provider: ByokProvider, byok: boolean): ServiceError {
   return new ServiceError(
     'PROVIDER_NOT_CONFIGURED',
-    `No model is configured for ${provider} in this deployment (${MODEL_ENV[provider]}); no model is guessed. ${
+    `No model is configured for ${provider} in this deployment (${providerModelEnv(provider)}); no model is guessed. ${
       byok ? 'Ask the operator to configure one, or choose another byok_provider.' : 'Ask the operator to configure the hosted provider.'
     }`,
     { provider },
@@ -28,7 +29,7 @@ export function providerKeyMissing(provider: ByokProvider, org_id: string): Serv
 }
 
 /** Throws unless a call for this organization and provider choice could be made now. */
-export async function assertAiAvailable(deps: { config: Config; db: Tx }, org_id: string, byok_provider: ByokProvider | null): Promise<void> {
+export async function assertAiAvailable(deps: { config: AiAvailabilityConfig; db: Tx }, org_id: string, byok_provider: ByokProvider | null): Promise<void> {
   const { config } = deps;
   if (byok_provider) {
     if (!config.models[byok_provider]) throw providerNotConfigured(byok_provider, true);

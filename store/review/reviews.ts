@@ -6,7 +6,9 @@ import { newId } from '../../domain/ids.ts';
 import type { LiteratureRecord } from '../../domain/review/literature.ts';
 import { REVIEW_STATES, type ReviewState, canMoveReview, isFinished } from '../../domain/review/states.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
-import type { Tx } from '../db.ts';
+import { notFound, type Tx } from '../db.ts';
+import type { QueuedJobRow } from '../jobs.ts';
+import type { HostedAiProvider } from '../../domain/ai/providers.ts';
 
 export type ReviewFailure = { code: string; message: string };
 
@@ -16,7 +18,7 @@ export type ReviewRow = {
   org_id: string;
   plan_id: string;
   status: ReviewState;
-  byok_provider: 'openai' | 'anthropic' | 'google' | null;
+  byok_provider: HostedAiProvider | null;
   credits_reserved: number;
   credits_used: number | null;
   literature_query: string | null;
@@ -85,7 +87,7 @@ export async function moveReview(
   fields: { result?: ConceptReview; failure?: ReviewFailure; credits_used?: number; literature_query?: string } = {},
 ): Promise<ReviewRow> {
   const current = await tx.one('select * from reviews where id = ? for update', [id]);
-  invariant(current !== undefined, `review ${id} exists`);
+  if (!current) throw notFound(`Review ${id}`);
   const from = current.status as ReviewState;
   // A finished review is frozen, fields included: e.g. the workflow's late `canceled` after the API canceled it while queued.
   if (from === to ? isFinished(from) : !canMoveReview(from, to)) return row(current);
@@ -123,12 +125,13 @@ export async function cancelQueuedReview(tx: Tx, id: string): Promise<ReviewRow 
 }
 
 /** Reviews still queued and older than `older_than_ms`: candidates for the reconciler to (re)start. */
-export async function queuedReviewIds(tx: Tx, older_than_ms: number, limit: number): Promise<string[]> {
-  const rows = await tx.query(`select id from reviews where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`, [
+/** Reviews left queued longer than older_than_ms, oldest first, with their owner (the job's search attributes). */
+export async function queuedReviews(tx: Tx, older_than_ms: number, limit: number): Promise<QueuedJobRow[]> {
+  const rows = await tx.query<QueuedJobRow>(`select id, org_id, project_id from reviews where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`, [
     older_than_ms,
     limit,
   ]);
-  return rows.map((r) => r.id as string);
+  return rows;
 }
 
 export type StoredRecord = { record: LiteratureRecord; open_text: string | null };

@@ -5,7 +5,8 @@ import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import type { ReplicationResult, StoredTraceEvent } from '../../domain/simulation/index.ts';
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
-import type { Db, Tx } from '../db.ts';
+import { type Db, notFound, type Tx } from '../db.ts';
+import type { QueuedJobRow } from '../jobs.ts';
 
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'timed_out', 'canceled', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -130,12 +131,13 @@ export async function createRun(
 }
 
 /** Runs still queued after `older_than_ms`: their workflow may never have started (the maintenance reconciler starts them). */
-export async function queuedRunIds(tx: Tx, older_than_ms: number, limit: number): Promise<string[]> {
-  const rows = await tx.query(`select id from runs where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`, [
+/** Runs left queued longer than older_than_ms, oldest first, with their owner (the job's search attributes). */
+export async function queuedRuns(tx: Tx, older_than_ms: number, limit: number): Promise<QueuedJobRow[]> {
+  const rows = await tx.query<QueuedJobRow>(`select id, org_id, project_id from runs where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`, [
     older_than_ms,
     limit,
   ]);
-  return rows.map((r) => r.id as string);
+  return rows;
 }
 
 export async function getRun(tx: Tx, id: string): Promise<RunView | undefined> {
@@ -179,7 +181,7 @@ export async function markRunning(db: Db, id: string): Promise<RunStart> {
   return db.transaction(async (tx) => {
     await tx.query(`update runs set status = 'running', started_at = coalesce(started_at, now()), updated_at = now() where id = ? and status = 'queued'`, [id]);
     const row = await tx.one<Record<string, unknown>>('select * from runs where id = ?', [id]);
-    if (!row) throw new Error(`run ${id} does not exist`);
+    if (!row) throw notFound(`Run ${id}`);
     const status = row.status as RunStatus;
     return {
       started: status === 'running',
@@ -199,7 +201,7 @@ export async function loadRunWork(db: Db, id: string) {
      from runs r join world_revisions w on w.id = r.world_revision_id where r.id = ?`,
     [id],
   );
-  if (!row) throw new Error(`run ${id} does not exist`);
+  if (!row) throw notFound(`Run ${id}`);
   const stored = await db.query<{ variant_id: string; replication_index: number; events_total: string | number }>(
     'select variant_id, replication_index, events_total from run_replications where run_id = ?',
     [id],
@@ -260,7 +262,7 @@ export type RunUsage = { events_simulated: number; events_discarded: number; rep
 
 export async function runUsage(db: Tx, run_id: string): Promise<RunUsage> {
   const run = await getRun(db, run_id);
-  if (!run) throw new Error(`run ${run_id} does not exist`);
+  if (!run) throw notFound(`Run ${run_id}`);
   return { events_simulated: run.events_simulated, events_discarded: run.events_discarded, replications_completed: run.replications_completed, stop_reason: run.stop_reason };
 }
 

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AiCallInput, AiCallResult } from '../../domain/ai/call.ts';
 import { registerAiSchema, registerOfflineTask } from '../../domain/ai/registry.ts';
-import { estimateTokens } from '../../activities/ai/gateway.ts';
+import { estimateTokens } from '../../integrations/ai/gateway.ts';
 import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';

@@ -4,11 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { type ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withFailureBoundary } from '../../activities/index.ts';
 import { ledgerActivities } from '../../activities/ledger.ts';
 import type { Subject } from '../../domain/credits/rules.ts';
 import { runOperator } from '../../runtime/operator.ts';
 import { balances, listLedger, type TransferView } from '../../store/credits/ledger.ts';
-import { creditProbeStateQuery } from '../../workflows/testing.ts';
+import { creditProbeStateQuery } from '../support/workflows/credits.ts';
 import { apiToken, eventually, http, signedInMember, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 
 let service: TestService;
@@ -130,7 +131,8 @@ describe('metered work in a workflow', () => {
 
   it('returns the first result when the same ledger activity runs twice with one transfer id', async () => {
     const owner = await fundedOrg(30);
-    const activities = ledgerActivities({ db: service.db, config: service.config, logger: undefined as never });
+    // As the worker registers them: behind the failure boundary (activities/index.ts).
+    const activities = withFailureBoundary(ledgerActivities({ db: service.db, config: service.config, logger: undefined as never, jobs: null }));
     const input = { transfer_id: unique('twice:reserve'), org_id: owner.org_id, subject: subjectFor('run_twice'), credits: 12, reason: 'twice', caused_by: 'test' };
     const first = await activities.reserveCredits(input);
     expect(await activities.reserveCredits(input)).toEqual(first);

@@ -138,12 +138,12 @@ describe('drafting with the offline provider (the embedded default)', () => {
         created_by: owner.user_id,
       }),
     );
-    const result = await service.service.client.workflow.execute('reconcileQueuedIntakeDraftsWorkflow', {
+    const result = await service.service.client.workflow.execute('maintenanceWorkflow', {
       taskQueue: service.task_queue,
       workflowId: `reconcile-intake-${randomBytes(4).toString('hex')}`,
       args: [{ older_than_ms: 0 }],
     });
-    expect(result.started).toBeGreaterThanOrEqual(1);
+    expect(result.intake_drafts_started).toBeGreaterThanOrEqual(1);
     expect((await finished(service, owner, orphan.id)).status).toBe('succeeded');
   });
 

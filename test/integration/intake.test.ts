@@ -1,7 +1,7 @@
 // Intake over HTTP on the real service: extraction of the built corpus, source isolation, limits, confirmation with
 // citation checks, and gapless revision numbering under concurrency (issue 4 acceptance).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtractionInput } from '../../activities/extraction.ts';
+import type { ExtractionInput } from '../../compute/extraction.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import { MAX_BYTES_PER_REQUEST, MAX_BYTES_PER_SOURCE, MAX_SOURCES_PER_REQUEST } from '../../domain/intake/sources.ts';
 import { buildCorpus, type CorpusFile, PROJECT_BRIEF_TXT, textFile } from '../support/corpus.ts';

@@ -6,6 +6,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aiActivities } from '../../activities/aiCall.ts';
+import { withFailureBoundary } from '../../activities/index.ts';
 import type { AiCallInput, AiCallResult } from '../../domain/ai/call.ts';
 import { registerAiSchema } from '../../domain/ai/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';
@@ -71,7 +72,8 @@ function activityEnv(overrides: { activityId?: string; workflowId?: string; runI
 
 function activities(master_key?: Buffer): { callModel: (input: AiCallInput) => Promise<AiCallResult> } {
   const deps = service.service.deps!;
-  return aiActivities({ config: master_key ? { ...deps.config, master_key } : deps.config, db: service.db, logger: deps.logger });
+  // As the worker registers them: behind the failure boundary (activities/index.ts).
+  return withFailureBoundary(aiActivities({ config: master_key ? { ...deps.config, master_key } : deps.config, db: service.db, logger: deps.logger, jobs: null }));
 }
 
 function input(org_id: string, byok_provider: AiCallInput['byok_provider']): AiCallInput {

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../runtime/logger.ts';
 import { pathParameters, type RouteDef } from '../../api/registry.ts';
 import { SCOPES } from '../../domain/accounts/rules.ts';
 import type { Db } from '../../store/db.ts';

@@ -2,7 +2,7 @@
 // Temporal dev server, the offline provider and a fake Europe PMC that can hold its replies to catch a review running.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
-import { CONCEPT_REVIEW_WORKFLOW, conceptReviewWorkflowId } from '../../domain/review/states.ts';
+import { JOB_WORKFLOW_TYPES, reviewWorkflowId } from '../../domain/jobs.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
 import { createReview, findReview, moveReview } from '../../store/review/reviews.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
@@ -87,9 +87,9 @@ describe('canceling a concept review', () => {
     expect(await balances(service.db, owner.org_id)).toEqual(before);
 
     // The workflow (e.g. from the reconciler) finds the row canceled: it reserves nothing and leaves it as it is.
-    const result = await service.service.client.workflow.execute(CONCEPT_REVIEW_WORKFLOW, {
+    const result = await service.service.client.workflow.execute(JOB_WORKFLOW_TYPES.review, {
       taskQueue: service.task_queue,
-      workflowId: conceptReviewWorkflowId(row.id),
+      workflowId: reviewWorkflowId(row.id),
       args: [{ review_id: row.id }],
     });
     expect(result).toEqual({ status: 'skipped' });

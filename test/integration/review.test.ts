@@ -12,6 +12,7 @@ import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { apiToken, eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { fiveLiteratureRecords, ideaStageIntake, RECORD_IDS, SCRIPTED_EXPECTED, scriptedDraft, withoutCitations } from '../support/reviewFixtures.ts';
+import type { maintenanceWorkflow as MaintenanceWorkflow } from '../../workflows/maintenance.ts';
 
 let service: TestService;
 let pmc: FakeEuropePmc;
@@ -284,13 +285,13 @@ describe('concept reviews', () => {
       return created;
     });
     const run = (id: string) =>
-      service.service.client.workflow.execute('reconcileQueuedReviewsWorkflow', { taskQueue: service.task_queue, workflowId: id, args: [] }) as Promise<{ started: number }>;
+      service.service.client.workflow.execute<typeof MaintenanceWorkflow>('maintenanceWorkflow', { taskQueue: service.task_queue, workflowId: id, args: [{}] });
     openai.script.enqueue({ object: scriptedDraft(), usage: DRAFT_USAGE });
     const first = await run(`reconcile-a-${row.id}`);
-    expect(first.started).toBeGreaterThanOrEqual(1);
+    expect(first.reviews_started).toBeGreaterThanOrEqual(1);
     const done = await finished(row.id);
     expect(done.status).toBe('succeeded');
     expect(await reviewWorkflows()).toContain(`review-${row.id}`);
-    expect((await run(`reconcile-b-${row.id}`)).started).toBe(0);
+    expect((await run(`reconcile-b-${row.id}`)).reviews_started).toBe(0);
   });
 });

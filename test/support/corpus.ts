@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import type { ExtractionInput } from '../../activities/extraction.ts';
+import type { ExtractionInput } from '../../compute/extraction.ts';
 import type { FindingKind, SourceStatus } from '../../domain/intake/sources.ts';
 
 export type CorpusFile = {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { downloadedDevServer, findTemporalCli, startDevServer } from '../../runtime/temporal.ts';
+import { fileURLToPath } from 'node:url';
 import { bundleWorkflows } from '../../runtime/worker.ts';
 
 declare module 'vitest' {
@@ -19,7 +20,8 @@ export default async function setup(project: TestProject) {
   const cli = await findTemporalCli({ say });
   const dir = mkdtempSync(join(tmpdir(), 'crucible-bundle-'));
   const server = cli ? await startDevServer({ cli, ui_port: null }) : await downloadedDevServer({ db_file: join(dir, 'temporal.db'), say });
-  const bundle = await bundleWorkflows();
+  // The production workflows plus the test-only ones (test/support/workflows/), which the production bundle leaves out.
+  const bundle = await bundleWorkflows(fileURLToPath(new URL('./workflows/index.ts', import.meta.url)));
   const path = join(dir, 'workflows.js');
   writeFileSync(path, bundle.code);
   project.provide('temporal_address', server.address);

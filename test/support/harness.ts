@@ -5,11 +5,12 @@ import { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../runtime/logger.ts';
 import { loadConfig, type Config } from '../../runtime/config.ts';
 import { runOperator } from '../../runtime/operator.ts';
-import { startService, type ServiceHandle } from '../../runtime/service.ts';
+import { maintenanceScheduleId, startService, type ServiceHandle } from '../../runtime/service.ts';
 import type { Db } from '../../store/db.ts';
+import { testActivities } from './activities.ts';
 
 export type TestService = {
   url: string;
@@ -70,6 +71,7 @@ export async function startTestService(options: { env?: Record<string, string>; 
     mode: options.mode ?? 'all',
     temporal_address: inject('temporal_address'),
     bundle: { codePath: inject('workflow_bundle_path') },
+    extra_activities: testActivities,
     pglite_dir: 'memory://',
   });
   return {
@@ -80,6 +82,8 @@ export async function startTestService(options: { env?: Record<string, string>; 
     logs,
     task_queue,
     async stop() {
+      // The test's own maintenance schedule goes with it, so the shared dev server does not keep firing into a dead queue.
+      if ((options.mode ?? 'all') === 'all') await service.client.schedule.getHandle(maintenanceScheduleId(config)).delete();
       await service.stop();
       await database?.drop();
     },

@@ -2,7 +2,7 @@
 import type { ApplicationFailure } from '@temporalio/common';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AI_FAILURE_TYPES, type AiProvider, callStructured, estimateTokens, type HostedAiProvider } from '../../activities/ai/gateway.ts';
+import { AI_FAILURE_TYPES, type AiProvider, callStructured, estimateTokens, type HostedAiProvider } from '../../integrations/ai/gateway.ts';
 import { startFakeAnthropic } from '../fakes/anthropic.ts';
 import { startFakeGoogle } from '../fakes/google.ts';
 import type { AiFake, RecordedRequest } from '../fakes/http.ts';

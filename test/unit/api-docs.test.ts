@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { apiTable } from '../../api/docs.ts';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../runtime/logger.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import type { Db } from '../../store/db.ts';
 

@@ -8,7 +8,7 @@ import {
   MAX_PDF_PAGES,
   MAX_SOURCES_PER_REQUEST,
   sourceSummary,
-} from '../../activities/extraction.ts';
+} from '../../compute/extraction.ts';
 import { isServiceError, type ServiceError } from '../../domain/errors.ts';
 import {
   buildCorpus,

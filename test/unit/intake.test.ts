@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ExtractedSource, extractSources } from '../../activities/extraction.ts';
+import { type ExtractedSource, extractSources } from '../../compute/extraction.ts';
 import { assertIntakeSpec, citedSourceIds, IntakeSpec as IntakeSpecSchema, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
 import { isServiceError } from '../../domain/errors.ts';
 import { type CitationLookup, checkCitations, citationLookupFrom, quoteAppearsIn } from '../../domain/intake/citations.ts';

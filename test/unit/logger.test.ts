@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, safePath } from '../../api/logger.ts';
+import { createLogger, safePath } from '../../runtime/logger.ts';
 
 function capture() {
   const lines: string[] = [];

@@ -1,7 +1,7 @@
 // Evidence verification (issue 5 item 6), the offline heuristics and the assembled ConceptReview 1.0.0.
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
-import { jatsToPlainText } from '../../activities/literature.ts';
+import { jatsToPlainText } from '../../integrations/europepmc/client.ts';
 import { ConceptReview } from '../../domain/contracts/conceptReview.ts';
 import { planEvaluations } from '../../domain/planning/planner.ts';
 import { ConceptReviewDraft } from '../../domain/prompts/reviewDraft.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runReplicationsOnPool } from '../../activities/simulation/pool.ts';
+import { runReplicationsOnPool } from '../../compute/simulation/pool.ts';
 import { replicationJobs, runSequential } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
 

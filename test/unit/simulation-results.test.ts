@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { unzipSync, strFromU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
-import { zipExport } from '../../activities/simulation/export.ts';
+import { zipExport } from '../../compute/simulation/export.ts';
 import { Finding, MetricSummary, RunManifest } from '../../domain/contracts/runResults.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import {

@@ -1,12 +1,13 @@
-// Test workflows for the credit saga, used only by test/integration/credits-saga.test.ts. They live in the worker's
-// workflow bundle because the tests run them on the real Temporal dev server against the real ledger; no production
-// code starts them. Each drives `meteredWork` (workflows/credits.ts) or the ledger activities the way a real job would.
+// Test workflows for the credit saga, used only by test/integration/credits-service.test.ts. They are in the tests'
+// workflow bundle (test/support/workflows/index.ts), not the production one, and run on the real Temporal dev server
+// against the real ledger. Each drives `meteredWork` (workflows/credits.ts) or the ledger activities as a real job would.
 import { condition, defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { ledgerActivities } from '../activities/ledger.ts';
-import type { Subject } from '../domain/credits/rules.ts';
-import { meteredWork } from './credits.ts';
+import type { ledgerActivities } from '../../../activities/ledger.ts';
+import type { testActivities } from '../activities.ts';
+import type { Subject } from '../../../domain/credits/rules.ts';
+import { meteredWork } from '../../../workflows/credits.ts';
 
-type LedgerActivities = ReturnType<typeof ledgerActivities>;
+type LedgerActivities = ReturnType<typeof ledgerActivities> & ReturnType<typeof testActivities>;
 
 // The probe work is not retried: one failure is the service failing for good.
 const { creditProbeWork } = proxyActivities<LedgerActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
@@ -35,7 +36,7 @@ export async function creditSagaProbeWorkflow(input: CreditSagaProbeInput): Prom
   let waiting = false;
   let credits_used = 0;
   setHandler(creditProbeStateQuery, () => ({ credits_used, waiting }));
-  return meteredWork(
+  const outcome = await meteredWork(
     { transfer_id_base: input.transfer_id_base, org_id: input.org_id, subject: input.subject, credits_max: input.credits_max, reason: 'credit saga probe', caused_by: 'test' },
     async (meter) => {
       for (const credits of input.steps_credits) {
@@ -51,6 +52,8 @@ export async function creditSagaProbeWorkflow(input: CreditSagaProbeInput): Prom
       return { credits_used: meter.used() };
     },
   );
+  if (outcome.status !== 'succeeded') throw outcome.error;
+  return outcome.value;
 }
 
 /** Test workflow: reserve, then a settle activity that commits and crashes on its first attempt (Temporal retries it). */

@@ -4,7 +4,7 @@
 // Failures are Temporal ApplicationFailures: the service being down is retryable, so the saga charges nothing.
 import { ApplicationFailure } from '@temporalio/common';
 import { XMLParser } from 'fast-xml-parser';
-import { type EuropePmcResult, type LiteratureRecord, toLiteratureRecord } from '../domain/review/literature.ts';
+import { type EuropePmcResult, type LiteratureRecord, toLiteratureRecord } from '../../domain/review/literature.ts';
 
 export const EUROPE_PMC_DEFAULT_BASE_URL = 'https://www.ebi.ac.uk/europepmc/webservices/rest';
 /** Records asked for in one search. */

@@ -3,11 +3,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Static, TSchema } from 'typebox';
 
-export const AI_PROVIDERS = ['openai', 'anthropic', 'google', 'offline'] as const;
-export type AiProvider = (typeof AI_PROVIDERS)[number];
-/** spec: Provider key — the three hosted providers (provider_a/b/c). */
-export const HOSTED_AI_PROVIDERS = ['openai', 'anthropic', 'google'] as const;
-export type HostedAiProvider = (typeof HOSTED_AI_PROVIDERS)[number];
+import { AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvider } from '../../domain/ai/providers.ts';
+
+export { AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvider };
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 /** Upper bound on max_output_tokens a caller may ask for. */

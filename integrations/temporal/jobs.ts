@@ -1,0 +1,85 @@
+// The one seam that starts and cancels long jobs (ARCHITECTURE.md: How a request flows, step 3), used by the routes
+// after their commit and by the maintenance reconcilers alike. A job's workflow id comes from its resource id
+// (domain/jobs.ts) and a second start is a no-op; every job carries the search attributes operators filter on
+// (docs/operators.md). SDK errors are recognised by class, never by name.
+import type { Client } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import { JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, type JobRef, jobWorkflowId } from '../../domain/jobs.ts';
+import type { conceptReviewWorkflow } from '../../workflows/conceptReview.ts';
+import type { intakeDraftWorkflow } from '../../workflows/intakeDraft.ts';
+import type { worldRunWorkflow } from '../../workflows/worldRun.ts';
+
+/** Each startable job kind and its workflow function's type: arguments are checked against the workflow itself. */
+export type JobWorkflows = {
+  run: typeof worldRunWorkflow;
+  review: typeof conceptReviewWorkflow;
+  intake_draft: typeof intakeDraftWorkflow;
+};
+export type StartableJobKind = keyof JobWorkflows;
+
+/** Where jobs start: a client and the task queue of the workers. */
+export type JobTemporal = { client: Client; task_queue: string };
+
+const searchAttributeKeys = {
+  org_id: defineSearchAttributeKey(JOB_SEARCH_ATTRIBUTES.org_id, SearchAttributeType.KEYWORD),
+  project_id: defineSearchAttributeKey(JOB_SEARCH_ATTRIBUTES.project_id, SearchAttributeType.KEYWORD),
+  resource_kind: defineSearchAttributeKey(JOB_SEARCH_ATTRIBUTES.resource_kind, SearchAttributeType.KEYWORD),
+  resource_id: defineSearchAttributeKey(JOB_SEARCH_ATTRIBUTES.resource_id, SearchAttributeType.KEYWORD),
+};
+
+/** The search attributes a job's workflow carries. */
+export function jobSearchAttributes(job: JobRef): SearchAttributePair[] {
+  const pairs: SearchAttributePair[] = [
+    { key: searchAttributeKeys.org_id, value: job.org_id },
+    { key: searchAttributeKeys.resource_kind, value: job.kind },
+    { key: searchAttributeKeys.resource_id, value: job.resource_id },
+  ];
+  if (job.project_id) pairs.push({ key: searchAttributeKeys.project_id, value: job.project_id });
+  return pairs;
+}
+
+/** started: now running (or it already was); finished: it ran before and ended; no_temporal: left queued. */
+export type JobStart = 'started' | 'finished' | 'no_temporal';
+
+/**
+ * Starts a job's workflow under its deterministic id. A job already running is left alone (USE_EXISTING) and one that
+ * finished is not run again (REJECT_DUPLICATE): both are a no-op. Without Temporal (an API-only test process) the row
+ * stays queued for the maintenance reconciler.
+ */
+export async function startJob<K extends StartableJobKind>(
+  temporal: JobTemporal | null,
+  job: JobRef & { kind: K },
+  ...args: Parameters<JobWorkflows[K]>
+): Promise<JobStart> {
+  if (!temporal) return 'no_temporal';
+  const workflowId = jobWorkflowId(job.kind, job.resource_id);
+  try {
+    await temporal.client.workflow.start<JobWorkflows[K]>(JOB_WORKFLOW_TYPES[job.kind], {
+      taskQueue: temporal.task_queue,
+      workflowId,
+      args,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: jobSearchAttributes(job),
+    });
+    return 'started';
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return 'finished';
+    throw error;
+  }
+}
+
+/**
+ * Asks a job's workflow to stop. A workflow that never started or already ended needs nothing (the row is the source of
+ * truth, and the workflow reads it); any other failure (Temporal unreachable) propagates.
+ */
+export async function cancelJob(temporal: JobTemporal | null, job: Pick<JobRef, 'kind' | 'resource_id'>): Promise<'requested' | 'not_running' | 'no_temporal'> {
+  if (!temporal) return 'no_temporal';
+  try {
+    await temporal.client.workflow.getHandle(jobWorkflowId(job.kind, job.resource_id)).cancel();
+    return 'requested';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return 'not_running';
+    throw error;
+  }
+}
