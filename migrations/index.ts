@@ -6,6 +6,7 @@ import { Migration0003ProviderKeys } from './0003_provider_keys.ts';
 import { Migration0004Intake } from './0004_intake.ts';
 import { Migration0005Review } from './0005_review.ts';
 import { Migration0006WorldsRuns } from './0006_worlds_runs.ts';
+import { Migration0010ChangeNotify } from './0010_change_notify.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
@@ -14,4 +15,5 @@ export const migrationsList = [
   { name: '0004_intake', class: Migration0004Intake },
   { name: '0005_review', class: Migration0005Review },
   { name: '0006_worlds_runs', class: Migration0006WorldsRuns },
+  { name: '0010_change_notify', class: Migration0010ChangeNotify },
 ];
