@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../runtime/logger.ts';
 import { pathParameters, type RouteDef } from '../../api/registry.ts';
 import type { Db } from '../../store/db.ts';
 import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
