@@ -5,7 +5,7 @@ import { newId } from '../domain/ids.ts';
 import type { AppDeps, State } from './context.ts';
 import { safePath } from '../runtime/logger.ts';
 import type { RouteDef } from './registry.ts';
-import { buildRouter } from './router.ts';
+import { buildRouter, withPolling } from './router.ts';
 import { routeModules } from './routes/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -18,7 +18,7 @@ function envelope(ctx: Context, error: ServiceError): void {
 export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
   const app = new Koa({ proxy: false });
   const routes: RouteDef[] = [];
-  routes.push(...routeModules.flatMap((module) => module(deps, () => routes)));
+  routes.push(...routeModules.flatMap((module) => module(deps, () => routes)).map(withPolling));
   const router = buildRouter(deps, routes);
 
   app.use(async (ctx: Context, next: Next) => {

@@ -4,7 +4,8 @@ import type { Context } from 'koa';
 import { SignJWT, jwtVerify } from 'jose';
 import { roleAtLeast, SCOPES, type Role, type Scope } from '../domain/accounts/rules.ts';
 import { ServiceError } from '../domain/errors.ts';
-import { findApiTokenForAuth, membershipRole, parseTokenSecret, sessionIsLive } from '../store/accounts/accounts.ts';
+import { findApiTokenWithRole, findLiveSessionWithRoles, membershipRole, parseTokenSecret } from '../store/accounts/accounts.ts';
+import type { Db } from '../store/db.ts';
 import { safeEqualHex, sha256 } from '../store/secrets.ts';
 import type { AppDeps, Auth, State } from './context.ts';
 
@@ -28,6 +29,54 @@ export async function signSession(deps: AppDeps, user_id: string, session_id: st
 const unauthenticated = (why: string) =>
   new ServiceError('UNAUTHENTICATED', `${why} Send "Authorization: Bearer <API token or session token>", or sign in with POST /v1/auth/sessions.`);
 
+// --- verified credentials, cached briefly (docs/performance.md) -----------------------------------------------------
+// A verified token or session is kept for at most AUTH_CACHE_TTL_MS (and never past its own expiry), so a polling client
+// costs no query for its credential. Revoking a token or signing out evicts it in this process at once
+// (forgetCredential); another API process stops accepting it within AUTH_CACHE_TTL_MS. Role changes apply within the
+// same bound. Failures are never cached.
+
+/** How long another process may still accept a revoked credential (documented in docs/performance.md). */
+export const AUTH_CACHE_TTL_MS = 5_000;
+/** Verified credentials kept per process; the oldest goes first. */
+export const AUTH_CACHE_ENTRIES_MAX = 10_000;
+
+type CacheEntry = {
+  auth: Auth;
+  /** what forgetCredential names: `tok:<id>` or `ses:<id>` */
+  owner: string;
+  /** the token secret's stored hash (a cached token still proves its secret on every request) */
+  secret_hash?: string;
+  expires_ms: number;
+};
+
+const caches = new WeakMap<Db, Map<string, CacheEntry>>();
+
+function cacheOf(db: Db): Map<string, CacheEntry> {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new Map();
+    caches.set(db, cache);
+  }
+  return cache;
+}
+
+function remember(db: Db, key: string, entry: CacheEntry): void {
+  const cache = cacheOf(db);
+  if (cache.size >= AUTH_CACHE_ENTRIES_MAX) {
+    const now = Date.now();
+    for (const [k, v] of cache) if (v.expires_ms <= now) cache.delete(k);
+    while (cache.size >= AUTH_CACHE_ENTRIES_MAX) cache.delete(cache.keys().next().value!);
+  }
+  cache.set(key, entry);
+}
+
+/** Evicts a revoked token or an ended session from this process's cache (the database change is the caller's). */
+export function forgetCredential(deps: AppDeps, which: { token_id: string } | { session_id: string }): void {
+  const owner = 'token_id' in which ? `tok:${which.token_id}` : `ses:${which.session_id}`;
+  const cache = cacheOf(deps.db);
+  for (const [key, entry] of cache) if (entry.owner === owner) cache.delete(key);
+}
+
 /** The caller's credential and where it came from (a cookie needs a same-site request to change state). */
 export async function authenticate(deps: AppDeps, ctx: Context): Promise<{ auth: Auth; source: 'header' | 'cookie' } | null> {
   const header = ctx.get('authorization');
@@ -43,19 +92,41 @@ export async function authenticate(deps: AppDeps, ctx: Context): Promise<{ auth:
   }
   if (!credential) return null;
   if (credential.length > CREDENTIAL_LENGTH_MAX) throw unauthenticated('The credential is invalid.');
+  const cache = cacheOf(deps.db);
+  const now = Date.now();
   const token = parseTokenSecret(credential);
   if (token) {
-    const row = await findApiTokenForAuth(deps.db, token.id);
+    const key = `tok:${token.id}`;
+    const cached = cache.get(key);
+    if (cached && cached.expires_ms > now && safeEqualHex(cached.secret_hash!, sha256(token.secret))) return { auth: cached.auth, source };
+    const row = await findApiTokenWithRole(deps.db, token.id);
     if (!row || !safeEqualHex(row.secret_hash, sha256(token.secret))) throw unauthenticated('The API token is invalid.');
     if (row.revoked) throw unauthenticated('The API token was revoked.');
     if (row.expired) throw unauthenticated('The API token has expired; create a new one.');
-    return { auth: { kind: 'token', user_id: row.user_id, token_id: row.id, org_id: row.org_id, scopes: row.scopes }, source };
+    const auth: Auth = {
+      kind: 'token',
+      user_id: row.user_id,
+      token_id: row.id,
+      org_id: row.org_id,
+      scopes: row.scopes,
+      roles: row.role ? { [row.org_id]: row.role } : {},
+    };
+    remember(deps.db, key, { auth, owner: key, secret_hash: row.secret_hash, expires_ms: Math.min(now + AUTH_CACHE_TTL_MS, Number(row.expires_ms)) });
+    return { auth, source };
   }
+  // A session JWT is its own proof: the cache key is its hash, so a cached entry skips the signature check too.
+  const key = `jwt:${sha256(credential)}`;
+  const cached = cache.get(key);
+  if (cached && cached.expires_ms > now) return { auth: cached.auth, source };
   try {
     const { payload } = await jwtVerify(credential, deps.config.session_secret!, { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, algorithms: ['HS256'] });
     const sid = typeof payload.sid === 'string' ? payload.sid : '';
-    if (!payload.sub || !sid || !(await sessionIsLive(deps.db, sid, payload.sub))) throw unauthenticated('The session has ended; sign in again.');
-    return { auth: { kind: 'session', user_id: payload.sub, session_id: sid, scopes: [...SCOPES] }, source };
+    const live = payload.sub && sid ? await findLiveSessionWithRoles(deps.db, sid, payload.sub) : undefined;
+    if (!payload.sub || !live) throw unauthenticated('The session has ended; sign in again.');
+    const auth: Auth = { kind: 'session', user_id: payload.sub, session_id: sid, scopes: [...SCOPES], roles: live.roles };
+    const jwt_expires_ms = typeof payload.exp === 'number' ? payload.exp * 1000 : now;
+    remember(deps.db, key, { auth, owner: `ses:${sid}`, expires_ms: Math.min(now + AUTH_CACHE_TTL_MS, live.expires_ms, jwt_expires_ms) });
+    return { auth, source };
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
@@ -101,7 +172,9 @@ export async function authorizeOrg(
   const auth = requireScopeOf(callerOf(ctx), scope);
   const missing = () => new ServiceError('NOT_FOUND', `${options.not_found ?? `Organization ${org_id}`} was not found.`);
   if (auth.kind === 'token' && auth.org_id !== org_id) throw missing();
-  const role = await membershipRole(deps.db, org_id, auth.user_id);
+  // The roles read with the credential (at most AUTH_CACHE_TTL_MS old) answer without a query; an organization not
+  // among them is asked for, so a membership added since is seen at once.
+  const role = auth.roles?.[org_id] ?? (await membershipRole(deps.db, org_id, auth.user_id));
   if (!role) throw missing();
   if (needed && !roleAtLeast(role, needed)) {
     throw new ServiceError('FORBIDDEN', `This operation needs the ${needed} role or higher in the organization; you are ${role}.`, {

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../runtime/config.ts';
 import type { Db } from '../store/db.ts';
-import type { Scope } from '../domain/accounts/rules.ts';
+import type { Role, Scope } from '../domain/accounts/rules.ts';
 import type { RouteDef } from './registry.ts';
 
 export type Temporal = { client: Client; task_queue: string; namespace: string };
@@ -15,8 +15,9 @@ export type AppDeps = {
   temporal: Temporal | null;
 };
 
+/** `roles`: the caller's role per organization, read with the credential (api/auth.ts); absent, authorizeOrg asks. */
 export type Auth =
-  | { kind: 'session'; user_id: string; session_id: string; scopes: Scope[] }
-  | { kind: 'token'; user_id: string; token_id: string; org_id: string; scopes: Scope[] };
+  | { kind: 'session'; user_id: string; session_id: string; scopes: Scope[]; roles?: Readonly<Record<string, Role>> }
+  | { kind: 'token'; user_id: string; token_id: string; org_id: string; scopes: Scope[]; roles?: Readonly<Record<string, Role>> };
 
 export type State = { request_id: string; auth: Auth | null; route?: string; route_def?: RouteDef };

@@ -67,6 +67,13 @@ type Common = {
   body_allows_nul?: boolean;
   /** A JSON body may be omitted (treated as {}); a body that is sent must still match. */
   body_optional?: boolean;
+  /**
+   * A resource clients poll (spec: a review is polled until done; runs: "poll explicitly"): the router answers with an
+   * ETag, honours If-None-Match with 304 and takes `?wait=N` (seconds, at most POLL_WAIT_SECONDS_MAX) to hold the
+   * request until the resource changes (api/poll.ts). The path's last `…_id` parameter names the row whose changes
+   * are announced (migrations: crucible_notify_change).
+   */
+  pollable?: boolean;
   responses: Record<number, { description: string; schema?: TSchema; content_type?: string }>;
 };
 

@@ -10,6 +10,7 @@ import { authenticate, requireScopeOf } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
 import { JSON_BODY_LIMIT_BYTES, readJsonBody, schemaErrors } from './http.ts';
 import { readIdempotencyKey } from './idempotency.ts';
+import { servePollable, WaitQuery } from './poll.ts';
 import { koaPath, pathParameters, type QueryParam, type RouteDef, type RouteFeature } from './registry.ts';
 
 /** A path parameter longer than this cannot name anything we store. */
@@ -219,8 +220,19 @@ export function enforce(deps: AppDeps, route: RouteDef) {
     const query = readQuery(ctx, route.query ?? {}, route.query_closed === true);
     const body = await readBody(ctx, route);
     if (route.idempotency) readIdempotencyKey(ctx, route.idempotency === 'required');
+    if (route.pollable) {
+      const { wait, ...own } = query as { wait?: number };
+      await servePollable(deps, ctx, route, wait ?? 0, () => route.handler(ctx, { body, query: own, params, auth }));
+      return;
+    }
     await route.handler(ctx, { body, query, params, auth });
   };
+}
+
+/** A pollable GET takes `wait` beside its own query parameters (documented like any other). */
+export function withPolling(route: RouteDef): RouteDef {
+  if (!route.pollable || route.method !== 'get' || route.query?.wait) return route;
+  return { ...route, query: { ...route.query, ...WaitQuery } };
 }
 
 export function buildRouter(deps: AppDeps, routes: RouteDef[]): Router {

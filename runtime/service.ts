@@ -1,4 +1,5 @@
 // The composition root: database, migrations, Temporal (dev server or external), worker, API.
+import { closeComputePool, computePool } from '../compute/pool.ts';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { newId } from '../domain/ids.ts';
@@ -143,6 +144,10 @@ export async function startService(options: {
       });
       await ensureMaintenanceSchedule(client, config);
     }
+
+    // One compute pool per process, its threads started now (simulation replications and PDF reading share it).
+    computePool();
+    cleanups.push(() => closeComputePool());
 
     let api_url: string | null = null;
     let deps: AppDeps | null = null;

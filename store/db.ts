@@ -5,6 +5,7 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import { Migrator } from '@mikro-orm/migrations';
 import { ServiceError } from '../domain/errors.ts';
 import { migrationsList } from '../migrations/index.ts';
+import { type ChangeFeed, createChangeFeed } from './changes.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -21,6 +22,8 @@ export type Db = Tx & {
   /** One transaction; the callback's SQL commits together or not at all. */
   transaction<T>(fn: (tx: Tx) => Promise<T>, options?: { isolation?: 'serializable' | 'repeatable read' }): Promise<T>;
   migrate(): Promise<string[]>;
+  /** Notices of changed pollable rows (store/changes.ts). */
+  changes: ChangeFeed;
   close(): Promise<void>;
 };
 
@@ -73,10 +76,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
   }
   const root = orm.em as unknown as SqlEntityManager;
   const base = wrap(root.fork() as SqlEntityManager);
+  const changes = createChangeFeed({
+    database_url: options.database_url,
+    pglite: () => (orm.em.getConnection() as unknown as { getNativeClient(): Promise<unknown> }).getNativeClient(),
+  });
   const db: Db = {
     ...base,
     kind,
     orm,
+    changes,
     async transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: { isolation?: 'serializable' | 'repeatable read' }) {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -96,6 +104,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
       return done.map((m) => m.name);
     },
     async close() {
+      await changes.close();
       await orm.close(true);
     },
   };

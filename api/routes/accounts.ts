@@ -14,7 +14,7 @@ import {
   revokeSession,
 } from '../../store/accounts/accounts.ts';
 import { verifyPassword } from '../../store/secrets.ts';
-import { SESSION_COOKIE, signSession } from '../auth.ts';
+import { forgetCredential, SESSION_COOKIE, signSession } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { page } from '../http.ts';
 import { route, type RouteDef } from '../registry.ts';
@@ -100,6 +100,7 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
       responses: { 204: { description: 'signed out' } },
       handler: async (ctx, { auth }) => {
         await revokeSession(db, auth.session_id);
+        forgetCredential(deps, { session_id: auth.session_id });
         ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', maxAge: 0, path: '/' });
         ctx.status = 204;
       },
@@ -167,6 +168,7 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
       handler: async (ctx, { auth, params }) => {
         const revoked = await revokeApiToken(db, auth.user_id, params.token_id);
         if (!revoked) throw new ServiceError('NOT_FOUND', `API token ${params.token_id} was not found.`);
+        forgetCredential(deps, { token_id: revoked.id });
         ctx.body = revoked;
       },
     }),

@@ -540,7 +540,8 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       scope: 'read',
       role: 'member',
-      responses: { 200: { description: 'the draft', schema: DraftOut } },
+      pollable: true,
+      responses: { 200: { description: 'the draft', schema: DraftOut }, 304: { description: 'not modified: the If-None-Match version is current' } },
       handler: async (ctx, input) => {
         const id = input.params.draft_id;
         ctx.body = draftOut(await authorizeOwned(deps, ctx, `Intake draft ${id}`, await findDraft(db, id)));

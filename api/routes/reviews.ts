@@ -151,7 +151,8 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       scope: 'read',
       role: 'member',
-      responses: { 200: { description: 'the review', schema: ReviewOut } },
+      pollable: true,
+      responses: { 200: { description: 'the review', schema: ReviewOut }, 304: { description: 'not modified: the If-None-Match version is current' } },
       handler: async (ctx, input) => {
         ctx.body = await reviewView(deps, await loadReview(deps, ctx, input.params.review_id));
       },

@@ -294,7 +294,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       scope: 'read',
       role: 'member',
-      responses: { 200: { description: 'the run', schema: RunOut } },
+      pollable: true,
+      responses: { 200: { description: 'the run', schema: RunOut }, 304: { description: 'not modified: the If-None-Match version is current' } },
       handler: async (ctx, input) => {
         ctx.body = await loadRun(deps, ctx, input.params.run_id, 'read');
       },

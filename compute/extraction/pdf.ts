@@ -6,10 +6,42 @@ export type PdfReadResult =
   | { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> }
   | { ok: false; reason: string };
 
+
 type TextItem = { str: string; hasEOL: boolean; transform: number[]; width: number; height: number };
 
-/** Reads every page's text layer as lines in content order; a page with no text gives no lines. */
+/** What a pool thread returns for a page range: the document's page count and the pages it read. */
+export type PdfRangeResult = { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> } | { ok: false; reason: string };
+
+/** Pages per pool task when one document is spread over the threads (below this one thread reads it all). */
+export const PDF_PAGES_PER_TASK_MIN = 16;
+
+/**
+ * Reads every page's text layer as lines in content order; a page with no text gives no lines. The reading runs on the
+ * process's compute pool, never on the caller's event loop; a long document is split into page ranges read in
+ * parallel (each thread opens the document itself: the cross-reference parse is small beside the text extraction).
+ */
 export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
+  const { runComputeTask, defaultThreadCount } = await import('../pool.ts');
+  const threads = defaultThreadCount();
+  // The first range also tells how many pages there are.
+  const first = await runComputeTask<PdfRangeResult>({ kind: 'pdf_pages', bytes, from: 1, to: PDF_PAGES_PER_TASK_MIN });
+  if (!first.ok || first.page_count <= PDF_PAGES_PER_TASK_MIN) return first;
+  const rest = first.page_count - PDF_PAGES_PER_TASK_MIN;
+  const per_task = Math.max(PDF_PAGES_PER_TASK_MIN, Math.ceil(rest / threads));
+  const ranges: Array<Promise<PdfRangeResult>> = [];
+  for (let from = PDF_PAGES_PER_TASK_MIN + 1; from <= first.page_count; from += per_task) {
+    ranges.push(runComputeTask<PdfRangeResult>({ kind: 'pdf_pages', bytes, from, to: Math.min(first.page_count, from + per_task - 1) }));
+  }
+  const pages = [...first.pages];
+  for (const range of await Promise.all(ranges)) {
+    if (!range.ok) return range;
+    pages.push(...range.pages);
+  }
+  return { ok: true, page_count: first.page_count, pages };
+}
+
+/** Reads the text layer of pages `from`..`to` (clamped to the document); runs on a pool thread (compute/worker.ts). */
+export async function readPdfPages(bytes: Uint8Array, from: number, to: number): Promise<PdfRangeResult> {
   // pdfjs transfers the buffer it is given; hand it a copy so the caller's bytes stay intact.
   const task = getDocument({
     data: bytes.slice(),
@@ -32,7 +64,7 @@ export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
       return { ok: false, reason: `the PDF has ${document.numPages} pages; MAX_PDF_PAGES is ${MAX_PDF_PAGES}; split it into smaller files` };
     }
     const pages: Array<{ page: number; lines: string[] }> = [];
-    for (let number = 1; number <= document.numPages; number++) {
+    for (let number = Math.max(1, from); number <= Math.min(to, document.numPages); number++) {
       const page = await document.getPage(number);
       const content = await page.getTextContent();
       pages.push({ page: number, lines: itemsToLines(content.items.flatMap((item) => ('str' in item ? [item as unknown as TextItem] : []))) });

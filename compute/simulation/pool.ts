@@ -1,17 +1,16 @@
-// A worker-thread pool that runs the replications of a world on every core (issue 6 item 3).
+// Runs the replications of a world on the process's compute pool (compute/pool.ts), at most `threads` at a time.
 // The caller sees each completed replication through `onReplication` and may stop between replications (budget,
 // wall clock). An AbortSignal stops dispatching at once; a replication already running is not interrupted, and its
 // result is discarded when it arrives (spec: Run states, "an already-running in-process calculation is not forcibly
 // interrupted"; a late completion never overwrites canceled).
-import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { createHash } from 'node:crypto';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { type ErrorCode, ServiceError } from '../../domain/errors.ts';
 import { type ReplicationJob, type ReplicationResult, replicationJobs, type RunProgress } from '../../domain/simulation/index.ts';
-import type { WorkerResponse } from './worker.ts';
+import { defaultThreadCount, MAX_POOL_THREADS, runComputeTask } from '../pool.ts';
+import type { ReplicationOutcome } from '../worker.ts';
 
-/** Upper bound on worker threads, whatever the machine reports. */
-export const MAX_POOL_THREADS = 64;
+export { defaultThreadCount, MAX_POOL_THREADS };
 
 export type PoolOptions = {
   /** default: every replication of every variant, replication-major (see replicationJobs) */
@@ -34,18 +33,15 @@ export type PoolRun = {
   settled: Promise<{ events_discarded: number; replications_discarded: number }>;
 };
 
-export function defaultThreadCount(): number {
-  return Math.max(1, Math.min(availableParallelism(), MAX_POOL_THREADS));
-}
-
 export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {}): Promise<PoolRun> {
   const jobs = options.jobs ?? replicationJobs(world);
   const threads = Math.max(1, Math.min(options.threads ?? defaultThreadCount(), MAX_POOL_THREADS, jobs.length || 1));
   const started = performance.now();
+  // Pool threads keep compiled models by this key, so one run compiles each variant once per thread.
+  const world_key = createHash('sha256').update(JSON.stringify(world)).digest('base64url');
   const order = new Map(jobs.map((job, index) => [`${job.variant_id}\u0000${job.replication_index}`, index]));
 
   return new Promise<PoolRun>((resolve, reject) => {
-    const workers: Worker[] = [];
     const results: ReplicationResult[] = [];
     let next = 0;
     let inFlight = 0;
@@ -58,8 +54,7 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
     const settled = new Promise<{ events_discarded: number; replications_discarded: number }>((settle) => {
       resolveSettled = settle;
     });
-    const idle: Worker[] = [];
-    const jobsById = new Map<number, ReplicationJob>();
+    let idle = threads;
     let callbacksPending = 0;
 
     const finish = (kind: PoolRun['outcome']) => {
@@ -73,33 +68,32 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
     };
     const maybeSettle = () => {
       if (!done || inFlight > 0 || callbacksPending > 0) return;
-      for (const worker of workers) void worker.terminate();
       resolveSettled({ events_discarded: discardedEvents, replications_discarded: discardedReplications });
     };
     const fail = (error: unknown) => {
       if (done) return;
       done = true;
       options.signal?.removeEventListener('abort', onAbort);
-      for (const worker of workers) void worker.terminate();
       resolveSettled({ events_discarded: discardedEvents, replications_discarded: discardedReplications });
       reject(error);
     };
     const onAbort = () => finish('aborted');
 
     const dispatch = () => {
-      while (!done && idle.length > 0 && next < jobs.length) {
-        const worker = idle.pop()!;
-        const id = next++;
-        jobsById.set(id, jobs[id]!);
+      while (!done && idle > 0 && next < jobs.length) {
+        idle--;
+        const job = jobs[next++]!;
         inFlight++;
-        worker.postMessage({ id, job: jobs[id]! });
+        runComputeTask<ReplicationOutcome>({ kind: 'replication', world_key, world, job }).then(onOutcome, (error: unknown) => {
+          inFlight--;
+          fail(error);
+        });
       }
       if (!done && inFlight === 0 && callbacksPending === 0 && next >= jobs.length) finish('completed');
     };
 
-    const onMessage = (worker: Worker) => async (message: WorkerResponse) => {
+    const onOutcome = async (message: ReplicationOutcome) => {
       inFlight--;
-      jobsById.delete(message.id);
       if (!message.ok) {
         const { error } = message;
         fail(error.name === 'ServiceError' && error.code ? new ServiceError(error.code as ErrorCode, error.message, (error.details ?? []) as never) : new Error(error.message));
@@ -114,7 +108,7 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
       }
       results.push(message.result);
       events += message.result.event_counts.events_total;
-      idle.push(worker);
+      idle++;
       // The run completes only when every callback has finished too (a caller's callback stores the result).
       callbacksPending++;
       let verdict: 'stop' | undefined;
@@ -136,13 +130,6 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
       return;
     }
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    for (let index = 0; index < threads; index++) {
-      const worker = new Worker(new URL('./worker.ts', import.meta.url), { workerData: { world } });
-      worker.on('message', onMessage(worker));
-      worker.on('error', fail);
-      workers.push(worker);
-      idle.push(worker);
-    }
     dispatch();
   });
 }

@@ -84,11 +84,6 @@ export async function createSession(tx: Tx, user_id: string, lifetime_seconds: n
   return { id: row!.id, expires_at: isoRequired(row!.expires_at) };
 }
 
-export async function sessionIsLive(tx: Tx, id: string, user_id: string): Promise<boolean> {
-  const row = await tx.one('select 1 as ok from user_sessions where id = ? and user_id = ? and revoked_at is null and expires_at > now()', [id, user_id]);
-  return row !== undefined;
-}
-
 export async function revokeSession(tx: Tx, id: string): Promise<void> {
   await tx.query('update user_sessions set revoked_at = now() where id = ? and revoked_at is null', [id]);
 }
@@ -162,18 +157,37 @@ export async function revokeApiToken(tx: Tx, user_id: string, id: string): Promi
   return row ? tokenView(row) : null;
 }
 
-export async function findApiTokenForAuth(tx: Tx, id: string) {
+// --- the authentication read path (one round trip per credential; docs/performance.md) ---------------------------
+
+/** An API token with its holder's role in the token's organization, in one query. */
+export async function findApiTokenWithRole(tx: Tx, id: string) {
   return tx.one<{
     id: string;
     user_id: string;
     org_id: string;
     scopes: Scope[];
     secret_hash: string;
+    expires_ms: number;
     expired: boolean;
     revoked: boolean;
+    role: Role | null;
   }>(
-    `select id, user_id, org_id, scopes, secret_hash, (expires_at <= now()) as expired, (revoked_at is not null) as revoked
-     from api_tokens where id = ?`,
+    `select t.id, t.user_id, t.org_id, t.scopes, t.secret_hash, floor(extract(epoch from t.expires_at) * 1000)::float8 as expires_ms,
+       (t.expires_at <= now()) as expired, (t.revoked_at is not null) as revoked, m.role
+     from api_tokens t left join memberships m on m.org_id = t.org_id and m.user_id = t.user_id
+     where t.id = ?`,
     [id],
   );
+}
+
+/** A live session with its user's roles in every organization, in one query; undefined when ended or unknown. */
+export async function findLiveSessionWithRoles(tx: Tx, id: string, user_id: string) {
+  const row = await tx.one<{ expires_ms: number; roles: Record<string, Role> | string }>(
+    `select floor(extract(epoch from s.expires_at) * 1000)::float8 as expires_ms,
+       coalesce((select json_object_agg(m.org_id, m.role) from memberships m where m.user_id = s.user_id), '{}'::json) as roles
+     from user_sessions s where s.id = ? and s.user_id = ? and s.revoked_at is null and s.expires_at > now()`,
+    [id, user_id],
+  );
+  if (!row) return undefined;
+  return { expires_ms: Number(row.expires_ms), roles: typeof row.roles === 'string' ? (JSON.parse(row.roles) as Record<string, Role>) : row.roles };
 }

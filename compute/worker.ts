@@ -1,0 +1,42 @@
+// A compute pool thread (compute/pool.ts): runs simulation replications and reads PDF page ranges. It keeps the
+// compiled model of the worlds it saw recently, so the replications of one run compile each variant once per thread.
+// Only the engine, the model compiler and the PDF reader load here (not TypeBox or the rest of the rooms).
+import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
+import { runReplication } from '../domain/simulation/engine.ts';
+import { type CompiledModel, compileModel } from '../domain/simulation/model.ts';
+import type { ReplicationJob } from '../domain/simulation/run.ts';
+import { type PdfRangeResult, readPdfPages } from './extraction/pdf.ts';
+
+export type ComputeTask =
+  | { kind: 'replication'; world_key: string; world: WorldSpec; job: ReplicationJob }
+  | { kind: 'pdf_pages'; bytes: Uint8Array; from: number; to: number };
+
+export type ReplicationOutcome =
+  | { ok: true; result: ReturnType<typeof runReplication>; wall_ms: number }
+  | { ok: false; error: { name: string; code?: string; message: string; details?: unknown } };
+
+/** Compiled models kept per thread (world_key + variant), oldest dropped first. */
+const MODELS_KEPT_MAX = 32;
+const models = new Map<string, CompiledModel>();
+
+function replication(task: Extract<ComputeTask, { kind: 'replication' }>): ReplicationOutcome {
+  const started = performance.now();
+  try {
+    const key = `${task.world_key}\u0000${task.job.variant_id}`;
+    let model = models.get(key);
+    if (!model) {
+      model = compileModel(task.world, task.job.variant_id);
+      if (models.size >= MODELS_KEPT_MAX) models.delete(models.keys().next().value!);
+      models.set(key, model);
+    }
+    return { ok: true, result: runReplication(task.world, task.job, model), wall_ms: performance.now() - started };
+  } catch (error) {
+    const failure = error as { name?: string; code?: string; message?: string; details?: unknown };
+    return { ok: false, error: { name: failure.name ?? 'Error', code: failure.code, message: failure.message ?? String(error), details: failure.details } };
+  }
+}
+
+export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfRangeResult> {
+  if (task.kind === 'replication') return replication(task);
+  return readPdfPages(task.bytes, task.from, task.to);
+}

@@ -1,0 +1,114 @@
+// The polling read path: ETag and 304, the bounded long-poll `?wait=N`, and the credential cache's revocation.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../domain/ids.ts';
+import { apiToken, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+
+let service: TestService;
+let owner: TestUser;
+let token: string;
+
+beforeAll(async () => {
+  // API only: the rows below are moved by the test, as a workflow's activity would move them.
+  service = await startTestService({ mode: 'api' });
+  owner = await signedInOwner(service, 'poll');
+  token = await apiToken(service, owner, ['read', 'write', 'run']);
+});
+afterAll(async () => {
+  await service?.stop();
+});
+
+/** A queued run of a new project (inserted as the create endpoint would, without starting its workflow). */
+async function queuedRun(): Promise<string> {
+  const project = await http(service, 'POST', '/v1/projects', { token, body: { title: 'Polled', org_id: owner.org_id } });
+  const revision = newId('wrev');
+  await service.db.query(`insert into world_revisions (id, project_id, org_id, revision, name, spec, created_by) values (?, ?, ?, 1, 'w', '{}'::jsonb, ?)`, [
+    revision,
+    project.body.id,
+    owner.org_id,
+    owner.user_id,
+  ]);
+  const run = newId('run');
+  await service.db.query(
+    `insert into runs (id, org_id, project_id, world_revision_id, status, budget_limit_credits, credits_estimate, events_estimate,
+       credits_reserved, replications_requested, wall_clock_limit_seconds, created_by)
+     values (?, ?, ?, ?, 'queued', 1000, 10, 1000, 100, 10, 60, ?)`,
+    [run, owner.org_id, project.body.id, revision, owner.user_id],
+  );
+  return run;
+}
+
+describe('pollable resources', () => {
+  it('answers 304 to an If-None-Match that matches the ETag, and 200 with the body once it no longer does', async () => {
+    const run = await queuedRun();
+    const first = await http(service, 'GET', `/v1/runs/${run}`, { token });
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const again = await http(service, 'GET', `/v1/runs/${run}`, { token, headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    await service.db.query(`update runs set status = 'running', started_at = now() where id = ?`, [run]);
+    const changed = await http(service, 'GET', `/v1/runs/${run}`, { token, headers: { 'if-none-match': etag! } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.status).toBe('running');
+    expect(changed.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('holds a wait request until the run changes, then answers with the new state', async () => {
+    const run = await queuedRun();
+    const { headers } = await http(service, 'GET', `/v1/runs/${run}`, { token });
+    const started = Date.now();
+    const waiting = http(service, 'GET', `/v1/runs/${run}?wait=20`, { token, headers: { 'if-none-match': headers.get('etag')! } });
+    let answered = false;
+    void waiting.then(() => {
+      answered = true;
+    });
+    // Unrelated changes (another run) do not end the wait.
+    const other = await queuedRun();
+    await service.db.query(`update runs set status = 'running', started_at = now() where id = ?`, [other]);
+    const probe = await http(service, 'GET', `/v1/runs/${other}`, { token });
+    expect(probe.body.status).toBe('running');
+    expect(answered).toBe(false);
+    await service.db.query(`update runs set status = 'running', started_at = now() where id = ?`, [run]);
+    const answer = await waiting;
+    expect(answer.status).toBe(200);
+    expect(answer.body.status).toBe('running');
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('does not answer a wait early when nothing changes: 304 at the end of the wait', async () => {
+    const run = await queuedRun();
+    const { headers } = await http(service, 'GET', `/v1/runs/${run}`, { token });
+    const started = Date.now();
+    const answer = await http(service, 'GET', `/v1/runs/${run}?wait=2`, { token, headers: { 'if-none-match': headers.get('etag')! } });
+    expect(answer.status).toBe(304);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_950);
+  });
+
+  it('refuses a wait over the limit with 422', async () => {
+    const run = await queuedRun();
+    const answer = await http(service, 'GET', `/v1/runs/${run}?wait=31`, { token });
+    expect(answer.status).toBe(422);
+    expect(answer.body.details[0].path).toBe('/query/wait');
+  });
+});
+
+describe('the credential cache', () => {
+  it('refuses a revoked API token at once in the process that revoked it', async () => {
+    const secret = await apiToken(service, owner, ['read']);
+    const project = await http(service, 'POST', '/v1/projects', { token, body: { title: 'Cached', org_id: owner.org_id } });
+    expect((await http(service, 'GET', `/v1/projects/${project.body.id}`, { token: secret })).status).toBe(200);
+    const token_id = secret.split('.')[1]!;
+    expect((await http(service, 'DELETE', `/v1/me/api-tokens/${token_id}`, { token: owner.session })).status).toBe(200);
+    const refused = await http(service, 'GET', `/v1/projects/${project.body.id}`, { token: secret });
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toContain('revoked');
+  });
+
+  it('ends a signed-out session at once in the same process', async () => {
+    const other = await signedInOwner(service, 'signout');
+    expect((await http(service, 'GET', '/v1/me', { token: other.session })).status).toBe(200);
+    expect((await http(service, 'DELETE', '/v1/auth/sessions/current', { token: other.session })).status).toBe(204);
+    expect((await http(service, 'GET', '/v1/me', { token: other.session })).status).toBe(401);
+  });
+});
