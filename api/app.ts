@@ -6,6 +6,7 @@ import { newId } from '../domain/ids.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
 import { safePath } from './logger.ts';
+import { webApp } from './web.ts';
 import { koaPath, type RouteDef } from './registry.ts';
 import { routeModules } from './routes/index.ts';
 
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
       );
     }
   });
+  app.use(webApp()); // the web app at / (never /v1): before auth so a stale cookie cannot break loading the page
   app.use(authMiddleware(deps));
   app.use(router.routes());
   app.use(router.allowedMethods());
