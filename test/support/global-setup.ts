@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { downloadedDevServer, findTemporalCli, startDevServer } from '../../runtime/temporal.ts';
 import { bundleWorkflows } from '../../runtime/worker.ts';
+import { ensureWebBuild } from '../../runtime/webBuild.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,6 +21,8 @@ export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'crucible-bundle-'));
   const server = cli ? await startDevServer({ cli, ui_port: null }) : await downloadedDevServer({ db_file: join(dir, 'temporal.db'), say });
   const bundle = await bundleWorkflows();
+  // the browser tests load the built app from the service under test; built here once (no network), skipped when fresh
+  await ensureWebBuild({ say });
   const path = join(dir, 'workflows.js');
   writeFileSync(path, bundle.code);
   project.provide('temporal_address', server.address);
