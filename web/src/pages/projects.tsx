@@ -96,7 +96,7 @@ function SourceList({ sources }: { sources: Source[] }) {
 }
 
 function Material({ project }: { project: Project }) {
-  const sources = useLoad(() => api<Page<Source>>('GET', '/v1/intake-sources', { query: { project_id: project.id, limit: 100 } }), [project.id]);
+  const sources = useLoad(() => api<Page<Source>>('GET', '/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }), [project.id]);
   const [text, setText] = useState('');
   const fileInput = useRef<HTMLInputElement>(null);
   const [files, setFiles] = useState<File[]>([]);
@@ -435,7 +435,7 @@ export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id:
                 <p>
                   <strong>{a.scope.replaceAll('_', ' ')}</strong>: {a.reason}
                 </p>
-                {a.not_needed_when && <p className="muted small">Not needed {a.not_needed_when}</p>}
+                {a.not_needed_when && <p className="muted small">Not needed when {a.not_needed_when}</p>}
                 {approved.has(a.scope) ? (
                   <Status value="approved" />
                 ) : (
