@@ -142,7 +142,17 @@ export function WorldRevisionPage({ world_revision_id }: { world_revision_id: st
                 void runEstimate.run();
               }}
             >
-              <Field label="Budget (credits)" value={budget} onChange={setBudget} inputMode="numeric" isRequired />
+              <Field
+                label="Budget (credits)"
+                value={budget}
+                onChange={(value) => {
+                  // a changed budget needs a new estimate before it can run
+                  setBudget(value);
+                  setEstimate(null);
+                }}
+                inputMode="numeric"
+                isRequired
+              />
               <Action type="submit" isDisabled={!budget.trim() || runEstimate.pending}>
                 Estimate
               </Action>
