@@ -27,6 +27,7 @@ describe('worlds and runs in the browser', () => {
     const { context, page } = await newPage(browser);
     onTestFailed(() => screenshot(page, 'world-flow-failed'));
     const project = await http(service, 'POST', '/v1/projects', { token: user.session, body: { title: 'Remote monitoring', org_id: user.org_id } });
+    expect(project.status).toBe(201);
     await signInThroughForm(page, service, user);
     await page.getByRole('link', { name: 'Remote monitoring' }).click();
     await page.getByRole('link', { name: 'New world' }).click();
@@ -74,7 +75,7 @@ describe('worlds and runs in the browser', () => {
     await page.getByRole('heading', { name: 'Run' }).waitFor();
     await page.getByTestId('means-chart').first().waitFor({ timeout: 90_000 });
     expect(await page.getByTestId('means-chart').count()).toBeGreaterThan(0);
-    await page.getByTestId('differences-chart').waitFor();
+    await page.getByTestId('differences-chart').first().waitFor();
     await page.getByTestId('cost-chart').waitFor();
     // the charts are drawn (SVG marks), not just their captions
     expect(await page.locator('[data-testid="means-chart"] .recharts-bar-rectangle').count()).toBeGreaterThan(0);

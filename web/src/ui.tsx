@@ -207,13 +207,14 @@ export function formatNumber(value: number | null | undefined, digits = 2): stri
 }
 
 export function Pager({ offset, next, onPage, limit }: { offset: number; next: number | null; onPage(offset: number): void; limit: number }) {
+  if (offset === 0 && next === null) return null;
   return (
     <nav className="pager" aria-label="Pages">
       <Action isDisabled={offset === 0} onPress={() => onPage(Math.max(0, offset - limit))}>
         Previous
       </Action>
       <span className="muted">
-        rows {offset + 1}–{next ?? 'end'}
+        rows {offset + 1}–{next ?? 'the end'}
       </span>
       <Action isDisabled={next === null} onPress={() => next !== null && onPage(next)}>
         Next

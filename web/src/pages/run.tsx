@@ -59,61 +59,58 @@ function MeansChart({ measure, rows }: { measure: string; rows: MetricSummary[] 
   );
 }
 
-function DifferencesChart({ metrics }: { metrics: MetricComparison[] }) {
-  const data = metrics
-    .filter((m) => m.mean_difference !== null)
-    .map((m) => ({
-      measure: `${m.measure_id} (${m.treatment_variant_id} − ${m.baseline_variant_id})`,
-      difference: m.mean_difference,
-      error:
-        m.mean_difference !== null && m.interval_95.low !== null && m.interval_95.high !== null
-          ? [m.mean_difference - m.interval_95.low, m.interval_95.high - m.mean_difference]
-          : [0, 0],
-    }));
+/** One chart per measure: each difference on its own axis and unit, with its interval and the zero line. */
+function DifferenceChart({ metric }: { metric: MetricComparison }) {
+  const m = metric;
+  const data =
+    m.mean_difference === null
+      ? []
+      : [
+          {
+            pair: `${m.treatment_variant_id} − ${m.baseline_variant_id}`,
+            difference: m.mean_difference,
+            error: m.interval_95.low !== null && m.interval_95.high !== null ? [m.mean_difference - m.interval_95.low, m.interval_95.high - m.mean_difference] : [0, 0],
+          },
+        ];
   return (
     <figure className="chart" data-testid="differences-chart">
       <figcaption>
-        <strong>Paired differences</strong> <span className="muted small">treatment minus baseline, 95% interval, common random numbers</span>
+        <strong>{m.measure_id.replaceAll('_', ' ')}</strong>{' '}
+        <span className="muted small">
+          {m.treatment_variant_id} minus {m.baseline_variant_id}: {formatNumber(m.mean_difference)} {m.unit}, 95% interval {formatNumber(m.interval_95.low)} to{' '}
+          {formatNumber(m.interval_95.high)} ({m.n_pairs} pairs)
+        </span>
       </figcaption>
-      <ResponsiveContainer width="100%" height={Math.max(160, 44 * data.length + 40)}>
-        <ScatterChart layout="vertical" margin={{ top: 10, right: 16, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" />
-          <XAxis type="number" dataKey="difference" name="difference" />
-          <YAxis type="category" dataKey="measure" width={220} tick={{ fontSize: 11 }} />
-          <ReferenceLine x={0} stroke="#555" />
-          <Tooltip formatter={(value) => formatNumber(Number(value))} />
-          <Scatter data={data} fill={COLORS[1]} isAnimationActive={false}>
-            <ErrorBar dataKey="error" direction="x" width={8} stroke="#111" />
-          </Scatter>
-        </ScatterChart>
-      </ResponsiveContainer>
-      <table className="small">
-        <thead>
-          <tr>
-            <th>Measure</th>
-            <th>Pairs</th>
-            <th>Mean difference</th>
-            <th>95% interval</th>
-          </tr>
-        </thead>
-        <tbody>
-          {metrics.map((m) => (
-            <tr key={`${m.measure_id}-${m.treatment_variant_id}`}>
-              <td>
-                {m.measure_id} ({m.treatment_variant_id} − {m.baseline_variant_id})
-              </td>
-              <td>{m.n_pairs}</td>
-              <td>
-                {formatNumber(m.mean_difference)} {m.unit}
-              </td>
-              <td>
-                {formatNumber(m.interval_95.low)} to {formatNumber(m.interval_95.high)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {data.length > 0 ? (
+        <ResponsiveContainer width="100%" height={110}>
+          <ScatterChart layout="vertical" margin={{ top: 8, right: 24, bottom: 4, left: 8 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis type="number" dataKey="difference" name="difference" domain={['auto', 'auto']} />
+            <YAxis type="category" dataKey="pair" width={150} tick={{ fontSize: 11 }} />
+            <ReferenceLine x={0} stroke="#555" />
+            <Tooltip formatter={(value) => formatNumber(Number(value))} />
+            <Scatter data={data} fill={COLORS[1]} isAnimationActive={false}>
+              <ErrorBar dataKey="error" direction="x" width={8} stroke="#111" />
+            </Scatter>
+          </ScatterChart>
+        </ResponsiveContainer>
+      ) : (
+        <p className="muted">undefined: no replication has a value for both variants</p>
+      )}
     </figure>
+  );
+}
+
+function DifferencesCharts({ metrics }: { metrics: MetricComparison[] }) {
+  return (
+    <>
+      <p className="muted small">Treatment minus baseline, paired replication by replication (common random numbers), with 95% intervals.</p>
+      <div className="charts">
+        {metrics.map((m) => (
+          <DifferenceChart key={`${m.measure_id}-${m.treatment_variant_id}-${m.baseline_variant_id}`} metric={m} />
+        ))}
+      </div>
+    </>
   );
 }
 
@@ -236,7 +233,7 @@ function Results({ run_id }: { run_id: string }) {
           </div>
           <h2>Differences</h2>
           <ErrorBanner error={comparison.error} />
-          {comparison.value && (comparison.value.metrics.length ? <DifferencesChart metrics={comparison.value.metrics} /> : <p className="muted">There is no baseline/treatment pair to compare.</p>)}
+          {comparison.value && (comparison.value.metrics.length ? <DifferencesCharts metrics={comparison.value.metrics} /> : <p className="muted">There is no baseline/treatment pair to compare.</p>)}
           <h2>Costs</h2>
           <CostChart results={r} />
           {r.findings.length > 0 && (
