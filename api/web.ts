@@ -1,8 +1,8 @@
 // The web app (ARCHITECTURE.md: Layout, web/): the built static files of web/dist served at `/`, with every unknown
 // non-API path answered by index.html so the app's own routes work on reload. Paths under /v1 (the API and the payment
 // webhook) are never touched here: they reach the router and keep its JSON 404 envelope.
-// Mounted before authentication on purpose: loading the page must not depend on the session cookie being valid (a
-// stale cookie would otherwise turn the sign-in page itself into a 401).
+// Mounted after the routes, which authenticate per operation: loading the page never reads the session cookie, so a
+// stale cookie cannot turn the sign-in page itself into a 401.
 import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -37,7 +37,9 @@ afterAll(async () => {
 describe('the evaluation flow in the browser', () => {
   it('goes from a pasted paragraph to a finished review and reads its claims', async ({ onTestFailed }) => {
     const { context, page } = await newPage(browser);
-    onTestFailed(() => screenshot(page, 'review-flow-failed'));
+    onTestFailed(async () => {
+      await screenshot(page, 'review-flow-failed');
+    });
     await signInThroughForm(page, service, user);
 
     await page.getByLabel('New project title').fill('Heart failure remote monitoring');

@@ -63,7 +63,7 @@ describe('signing in and out', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
     // the session is the HttpOnly cookie: nothing the page's script can read
-    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate('document.cookie')).toBe('');
     const cookies = await context.cookies();
     expect(cookies.find((c) => c.name === 'crucible_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
     await screenshot(page, 'projects-empty');

@@ -25,7 +25,9 @@ afterAll(async () => {
 describe('worlds and runs in the browser', () => {
   it('saves a sample world, runs it under a typed budget and shows the charts', async ({ onTestFailed }) => {
     const { context, page } = await newPage(browser);
-    onTestFailed(() => screenshot(page, 'world-flow-failed'));
+    onTestFailed(async () => {
+      await screenshot(page, 'world-flow-failed');
+    });
     const project = await http(service, 'POST', '/v1/projects', { token: user.session, body: { title: 'Remote monitoring', org_id: user.org_id } });
     expect(project.status).toBe(201);
     await signInThroughForm(page, service, user);
