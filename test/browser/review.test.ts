@@ -26,7 +26,7 @@ beforeAll(async () => {
   user = await signedInOwner(service, 'web-review');
   await runOperator(service.db, { command: 'grant-credits', flags: { org: user.org_id, credits: '1000', reason: 'browser test' } });
   browser = await launchBrowser();
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -13,7 +13,7 @@ beforeAll(async () => {
   service = await startTestService();
   user = await signedInOwner(service, 'web');
   browser = await launchBrowser();
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await browser?.close();

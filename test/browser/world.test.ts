@@ -15,7 +15,7 @@ beforeAll(async () => {
   user = await signedInOwner(service, 'web-world');
   await runOperator(service.db, { command: 'grant-credits', flags: { org: user.org_id, credits: '100000', reason: 'browser test' } });
   browser = await launchBrowser();
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await browser?.close();
