@@ -6,6 +6,7 @@ import type { AppDeps, State } from './context.ts';
 import { safePath } from '../runtime/logger.ts';
 import type { RouteDef } from './registry.ts';
 import { buildRouter, withPolling } from './router.ts';
+import { webApp } from './web.ts';
 import { routeModules } from './routes/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -66,5 +67,6 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
   });
   app.use(router.routes());
   app.use(router.allowedMethods());
+  app.use(webApp()); // the web app at / for every path outside /v1 (docs/web.md)
   return { app, routes };
 }

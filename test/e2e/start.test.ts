@@ -65,6 +65,10 @@ describe('crucible-server start', () => {
     });
     expect(health.checks.database!.ok).toBe(true);
     expect(health.checks.temporal!.ok).toBe(true);
+    // the web app (built by `prestart`, here by the test global setup) is served at / beside the API
+    const app = await fetch(`${first.url}/`);
+    expect(app.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await app.text()).toContain('<div id="root"></div>');
     expect(devServersFor(dataDir)).not.toBe('');
     // Operator commands reach the running service's PGlite over its local socket…
     const whileRunning = JSON.parse(operator(['bootstrap', '--email', 'ops@example.org', '--org', 'Ops', '--json']));

@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { downloadedDevServer, findTemporalCli, startDevServer } from '../../runtime/temporal.ts';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflows } from '../../runtime/worker.ts';
+import { ensureWebBuild } from '../../runtime/webBuild.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,6 +23,8 @@ export default async function setup(project: TestProject) {
   const server = cli ? await startDevServer({ cli, ui_port: null }) : await downloadedDevServer({ db_file: join(dir, 'temporal.db'), say });
   // The production workflows plus the test-only ones (test/support/workflows/), which the production bundle leaves out.
   const bundle = await bundleWorkflows(fileURLToPath(new URL('./workflows/index.ts', import.meta.url)));
+  // the browser tests load the built app from the service under test; built here once (no network), skipped when fresh
+  await ensureWebBuild({ say });
   const path = join(dir, 'workflows.js');
   writeFileSync(path, bundle.code);
   project.provide('temporal_address', server.address);

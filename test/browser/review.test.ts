@@ -1,0 +1,101 @@
+// The evaluation flow in Chromium: a pasted paragraph goes through drafting, correction and confirmation, the plan and
+// its explicit approval, to a finished concept review (offline provider, fake Europe PMC) whose claims are read.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runOperator } from '../../runtime/operator.ts';
+import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
+import { PHONE, launchBrowser, newPage, screenshot, signInThroughForm } from '../support/browser.ts';
+import { signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { fiveLiteratureRecords } from '../support/reviewFixtures.ts';
+
+const PARAGRAPH = [
+  'Problem: heart failure patients are readmitted to hospital within 30 days of discharge.',
+  'Our solution: a remote monitoring app that nurses use to review daily weight and symptoms.',
+  'Intended users: heart failure nurses in community care.',
+  'Stage: idea, nothing is built yet.',
+].join('\n');
+
+let service: TestService;
+let pmc: FakeEuropePmc;
+let browser: Browser;
+let user: TestUser;
+
+beforeAll(async () => {
+  pmc = await startFakeEuropePmc(fiveLiteratureRecords());
+  service = await startTestService({ env: { CRUCIBLE_EUROPE_PMC_BASE_URL: pmc.base_url } });
+  user = await signedInOwner(service, 'web-review');
+  await runOperator(service.db, { command: 'grant-credits', flags: { org: user.org_id, credits: '1000', reason: 'browser test' } });
+  browser = await launchBrowser();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+  await pmc?.close();
+});
+
+describe('the evaluation flow in the browser', () => {
+  it('goes from a pasted paragraph to a finished review and reads its claims', async ({ onTestFailed }) => {
+    const { context, page } = await newPage(browser);
+    onTestFailed(async () => {
+      await screenshot(page, 'review-flow-failed');
+    });
+    await signInThroughForm(page, service, user);
+
+    await page.getByLabel('New project title').fill('Heart failure remote monitoring');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { name: 'Heart failure remote monitoring' }).waitFor();
+
+    await page.getByLabel('Paste text').fill(PARAGRAPH);
+    await page.getByRole('button', { name: 'Add material' }).click();
+    const source = page.getByTestId('source').first();
+    await source.getByText('processed').waitFor();
+    await screenshot(page, 'project-material');
+
+    await page.getByRole('button', { name: /Draft the intake from 1 processed source/ }).click();
+    await page.getByRole('heading', { name: 'Review and correct the IntakeSpec' }).waitFor();
+    await page.getByRole('heading', { name: 'Dropped citations' }).waitFor();
+    await screenshot(page, 'intake-draft-summary');
+    // the JSON view holds the draft; a correction made there is what gets confirmed
+    await page.getByRole('tab', { name: 'JSON' }).click();
+    const editor = page.getByLabel('IntakeSpec (JSON)');
+    const drafted = JSON.parse(await editor.inputValue());
+    expect(drafted.problem.text).toMatch(/heart failure/);
+    await screenshot(page, 'intake-draft-json');
+
+    await page.getByRole('button', { name: 'Confirm this intake' }).click();
+    await page.getByRole('heading', { name: 'Confirmed as revision 1' }).waitFor();
+    await page.getByRole('button', { name: 'Plan the evaluations' }).click();
+    await page.getByRole('heading', { name: 'Evaluation plan' }).waitFor();
+    await expect(page.getByTestId('decision').count()).resolves.toBe(2);
+    // the review cannot start before its approval is given explicitly
+    const startButton = page.getByRole('button', { name: 'Start the concept and evidence review' });
+    await expect(startButton.isDisabled()).resolves.toBe(true);
+    await screenshot(page, 'plan');
+    await page.getByRole('button', { name: 'Approve hosted inference' }).click();
+    await page.getByText('approved', { exact: true }).waitFor();
+    await startButton.click();
+
+    await page.getByRole('heading', { name: 'Concept and evidence review' }).waitFor();
+    await page.getByTestId('disclaimer').waitFor({ timeout: 60_000 });
+    await expect(page.getByTestId('dimension').count()).resolves.toBe(13);
+    for (const label of await page.getByTestId('dimension').locator('summary .chip').allTextContents()) expect(label).toBe('ai_hypothesis');
+    const claims = page.getByTestId('claim');
+    expect(await claims.count()).toBeGreaterThan(0);
+    const first = await claims.first().textContent();
+    expect(first).toMatch(/1\. record retrieved: (passed|failed)/);
+    expect(first).toMatch(/2\. quote found in the text: (passed|failed|not checked)/);
+    expect(first).toMatch(/3\. second reader agrees: (passed|failed|not checked)/);
+    await expect(page.getByText('supported', { exact: true }).count()).resolves.toBeGreaterThan(0);
+    await expect(page.getByTestId('excluded-record').count()).resolves.toBe(2);
+    expect(await page.getByTestId('disclaimer').textContent()).toContain('not advice');
+    await screenshot(page, 'review');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the review (JSON)' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^concept-review-rev_[0-9a-z]+\.json$/);
+
+    await page.setViewportSize(PHONE);
+    await screenshot(page, 'review-phone');
+    await context.close();
+  });
+});

@@ -1,0 +1,153 @@
+// The Crucible web app: sign in, settings, projects and the evaluation flow, worlds and runs.
+import { StrictMode, Suspense, lazy, useCallback, useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Form } from 'react-aria-components';
+import { ApiError, type Me, api } from './api.ts';
+import { DraftPage, PlanPage, ProjectPage, ProjectsPage } from './pages/projects.tsx';
+import { ReviewPage } from './pages/review.tsx';
+import { SettingsPage } from './pages/settings.tsx';
+import { WorldEditorPage, WorldRevisionPage } from './pages/worlds.tsx';
+import { Action, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation } from './ui.tsx';
+import './styles.css';
+
+// the run page carries the chart library: loaded only when a run is opened
+const RunPage = lazy(() => import('./pages/run.tsx'));
+
+const ORG_KEY = 'crucible.org_id';
+
+function SignIn({ onSignedIn }: { onSignedIn(): void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const signIn = useAction(async () => {
+    await api('POST', '/v1/auth/sessions', { body: { email, password } });
+    onSignedIn();
+  });
+  return (
+    <main className="signin">
+      <h1>Crucible</h1>
+      <p className="muted">Sign in to evaluate an early health-technology idea.</p>
+      <Form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void signIn.run();
+        }}
+      >
+        <Field label="Email" type="email" name="email" value={email} onChange={setEmail} isRequired autoComplete="username" />
+        <Field label="Password" type="password" name="password" value={password} onChange={setPassword} isRequired autoComplete="current-password" />
+        <ErrorBanner error={signIn.error} />
+        <Action type="submit" variant="primary" isDisabled={signIn.pending}>
+          {signIn.pending ? 'Signing in…' : 'Sign in'}
+        </Action>
+      </Form>
+    </main>
+  );
+}
+
+const projectPath = /^\/projects\/([^/]+)$/;
+
+function Routes() {
+  const { path } = useLocation();
+  const at = (pattern: RegExp) => pattern.exec(path)?.slice(1) as string[] | undefined;
+  if (path === '/' || path === '/projects') return <ProjectsPage />;
+  if (path === '/settings') return <SettingsPage />;
+  const project = at(projectPath);
+  if (project) return <ProjectPage project_id={project[0]!} />;
+  const draft = at(/^\/projects\/([^/]+)\/drafts\/([^/]+)$/);
+  if (draft) return <DraftPage project_id={draft[0]!} draft_id={draft[1]!} />;
+  const plan = at(/^\/projects\/([^/]+)\/plans\/([^/]+)$/);
+  if (plan) return <PlanPage project_id={plan[0]!} plan_id={plan[1]!} />;
+  const world = at(/^\/projects\/([^/]+)\/worlds\/new$/);
+  if (world) return <WorldEditorPage project_id={world[0]!} />;
+  const review = at(/^\/reviews\/([^/]+)$/);
+  if (review) return <ReviewPage review_id={review[0]!} />;
+  const revision = at(/^\/world-revisions\/([^/]+)$/);
+  if (revision) return <WorldRevisionPage world_revision_id={revision[0]!} />;
+  const run = at(/^\/runs\/([^/]+)$/);
+  if (run)
+    return (
+      <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+        <RunPage run_id={run[0]!} />
+      </Suspense>
+    );
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        There is no page at <code>{path}</code>. <Link to="/">Go to your projects</Link>.
+      </p>
+    </section>
+  );
+}
+
+function App() {
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [org_id, setOrgId] = useState<string>(() => localStorage.getItem(ORG_KEY) ?? '');
+  const refresh = useCallback(async () => {
+    try {
+      setMe(await api<Me>('GET', '/v1/me'));
+      setError(null);
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.status === 401) setMe(null);
+      else setError(caught);
+    }
+  }, []);
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+  const signOut = useAction(async () => {
+    await api('DELETE', '/v1/auth/sessions/current');
+    setMe(null);
+    navigate('/', { replace: true });
+  });
+
+  if (me === undefined) return error ? <ErrorBanner error={error} /> : <p aria-busy="true">Loading…</p>;
+  if (me === null) return <SignIn onSignedIn={() => void refresh()} />;
+  const orgs = me.memberships;
+  const current = orgs.find((o) => o.org_id === org_id)?.org_id ?? orgs[0]?.org_id ?? '';
+  const setOrg = (id: string) => {
+    localStorage.setItem(ORG_KEY, id);
+    setOrgId(id);
+  };
+  return (
+    <SessionContext.Provider value={{ me, org_id: current, setOrg, refresh }}>
+      <header className="top">
+        <Link to="/" className="brand">
+          Crucible
+        </Link>
+        <nav aria-label="Main">
+          <Link to="/">Projects</Link>
+          <Link to="/settings">Settings</Link>
+        </nav>
+        <div className="who">
+          {orgs.length > 1 ? (
+            <label>
+              <span className="visually-hidden">Organization</span>
+              <select value={current} onChange={(e) => setOrg(e.target.value)} aria-label="Organization">
+                {orgs.map((o) => (
+                  <option key={o.org_id} value={o.org_id}>
+                    {o.org_name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : (
+            <span className="muted">{orgs[0]?.org_name}</span>
+          )}
+          <span className="muted small email">{me.user.email}</span>
+          <Action onPress={() => void signOut.run()} isDisabled={signOut.pending}>
+            Sign out
+          </Action>
+        </div>
+      </header>
+      <ErrorBanner error={signOut.error} />
+      <main className="content">{current ? <Routes /> : <p>You are not a member of any organization yet; ask an operator to add you.</p>}</main>
+    </SessionContext.Provider>
+  );
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,299 @@
+// Settings (spec: Authentication): API tokens (the secret shown once, in its creation dialog only), organization
+// members and roles, provider keys for admins, credits and the ledger.
+import { useState } from 'react';
+import { Checkbox, CheckboxGroup, Dialog, Heading, Label, Modal } from 'react-aria-components';
+import { type ApiToken, type Credits, type LedgerEntry, type Page, type ProviderKey, api } from '../api.ts';
+import { Action, CopyButton, ErrorBanner, Field, Pager, Status, formatDate, formatNumber, useAction, useLoad, useSession } from '../ui.tsx';
+
+const LEDGER_PAGE_LIMIT = 20;
+
+function TokenCreated({ secret, token, onClose }: { secret: string; token: ApiToken; onClose(): void }) {
+  return (
+    <Modal isDismissable={false} isOpen className="modal-overlay">
+      <Dialog className="modal" aria-label="Your new API token">
+        <Heading slot="title">Your new API token</Heading>
+        <p>
+          This is the only time the token is shown. Copy it now and keep it somewhere safe; it expires on <strong data-testid="token-expiry">{formatDate(token.expires_at)}</strong> (90
+          days).
+        </p>
+        <div className="secret">
+          <code data-testid="token-secret">{secret}</code>
+          <CopyButton text={secret} label="Copy token" />
+        </div>
+        <p className="muted small">Scripts send it as <code>Authorization: Bearer …</code>. The app itself never needs it.</p>
+        <Action variant="primary" onPress={onClose}>
+          I have copied it
+        </Action>
+      </Dialog>
+    </Modal>
+  );
+}
+
+function Tokens() {
+  const { me, org_id } = useSession();
+  const tokens = useLoad(() => api<Page<ApiToken>>('GET', '/v1/me/api-tokens', { query: { limit: 200 } }), []);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['read']);
+  // the secret lives only in this state while the dialog is open; closing the dialog forgets it
+  const [created, setCreated] = useState<{ secret: string; token: ApiToken } | null>(null);
+  const create = useAction(async () => {
+    const result = await api<{ token: ApiToken; secret: string }>('POST', '/v1/me/api-tokens', { body: { name, org_id, scopes } });
+    setCreated(result);
+    setName('');
+    tokens.reload();
+  });
+  const revoke = useAction(async (id: string) => {
+    await api('DELETE', `/v1/me/api-tokens/${id}`);
+    tokens.reload();
+  });
+  const orgName = (id: string) => me.memberships.find((m) => m.org_id === id)?.org_name ?? id;
+  return (
+    <section aria-labelledby="tokens-heading">
+      <h2 id="tokens-heading">API tokens</h2>
+      <p className="muted">For scripts and your own tools. A token acts in one organization with the scopes you choose, for 90 days.</p>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void create.run();
+        }}
+      >
+        <Field label="Token name" value={name} onChange={setName} isRequired />
+        <CheckboxGroup className="checks" value={scopes} onChange={setScopes} aria-label="Scopes">
+          <Label>Scopes</Label>
+          {['read', 'write', 'run'].map((s) => (
+            <Checkbox key={s} value={s}>
+              <span className="box" aria-hidden="true" />
+              {s}
+            </Checkbox>
+          ))}
+        </CheckboxGroup>
+        <Action type="submit" variant="primary" isDisabled={create.pending}>
+          Create token
+        </Action>
+      </form>
+      <p className="muted small">For organization {orgName(org_id)}.</p>
+      <ErrorBanner error={create.error ?? revoke.error ?? tokens.error} />
+      {created && <TokenCreated secret={created.secret} token={created.token} onClose={() => setCreated(null)} />}
+      <div className="table-wrap">
+        <table>
+          <caption className="visually-hidden">Your API tokens</caption>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Organization</th>
+              <th>Scopes</th>
+              <th>Created</th>
+              <th>Expires</th>
+              <th>Last used</th>
+              <th>State</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.value?.data.map((t) => (
+              <tr key={t.id} data-testid="token-row">
+                <td>{t.name}</td>
+                <td>{orgName(t.org_id)}</td>
+                <td>{t.scopes.join(', ')}</td>
+                <td>{formatDate(t.created_at)}</td>
+                <td>{formatDate(t.expires_at)}</td>
+                <td>{formatDate(t.last_used_at)}</td>
+                <td>{t.revoked_at ? <Status value="revoked" /> : new Date(t.expires_at) < new Date() ? <Status value="expired" /> : <Status value="active" />}</td>
+                <td>
+                  {!t.revoked_at && (
+                    <Action variant="danger" aria-label={`Revoke token ${t.name}`} onPress={() => void revoke.run(t.id)}>
+                      Revoke
+                    </Action>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {tokens.value?.data.length === 0 && <p className="muted">No tokens yet.</p>}
+    </section>
+  );
+}
+
+function Members() {
+  const { me } = useSession();
+  return (
+    <section aria-labelledby="members-heading">
+      <h2 id="members-heading">Organizations and roles</h2>
+      <p className="muted">Roles are managed by an operator; they are shown here read-only.</p>
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>Organization</th>
+              <th>Member</th>
+              <th>Role</th>
+              <th>Since</th>
+            </tr>
+          </thead>
+          <tbody>
+            {me.memberships.map((m) => (
+              <tr key={m.org_id}>
+                <td>{m.org_name}</td>
+                <td>{me.user.email}</td>
+                <td>{m.role}</td>
+                <td>{formatDate(m.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function ProviderKeys() {
+  const { me, org_id } = useSession();
+  const role = me.memberships.find((m) => m.org_id === org_id)?.role;
+  const isAdmin = role === 'admin' || role === 'owner';
+  const keys = useLoad(() => api<Page<ProviderKey>>('GET', `/v1/orgs/${org_id}/provider-keys`, { query: { limit: 200 } }), [org_id]);
+  const [provider, setProvider] = useState('openai');
+  const [label, setLabel] = useState('');
+  const [apiKey, setApiKey] = useState('');
+  const add = useAction(async () => {
+    await api('POST', `/v1/orgs/${org_id}/provider-keys`, { body: { provider, label, api_key: apiKey }, idempotent: true });
+    setApiKey('');
+    setLabel('');
+    keys.reload();
+  });
+  const revoke = useAction(async (id: string) => {
+    await api('DELETE', `/v1/orgs/${org_id}/provider-keys/${id}`);
+    keys.reload();
+  });
+  return (
+    <section aria-labelledby="keys-heading">
+      <h2 id="keys-heading">AI provider keys</h2>
+      <p className="muted">Your organization's own keys (bring your own key): work run with them costs no credits. The key is never shown again; only its last four characters.</p>
+      {isAdmin ? (
+        <form
+          className="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void add.run();
+          }}
+        >
+          <label className="field">
+            <span>Provider</span>
+            <select value={provider} onChange={(e) => setProvider(e.target.value)}>
+              <option value="openai">OpenAI</option>
+              <option value="anthropic">Anthropic</option>
+              <option value="google">Google</option>
+            </select>
+          </label>
+          <Field label="Label" value={label} onChange={setLabel} />
+          <Field label="API key" type="password" value={apiKey} onChange={setApiKey} isRequired autoComplete="off" />
+          <Action type="submit" variant="primary" isDisabled={add.pending}>
+            Add key
+          </Action>
+        </form>
+      ) : (
+        <p className="muted">Only an organization admin can add or revoke keys.</p>
+      )}
+      <ErrorBanner error={add.error ?? revoke.error ?? keys.error} />
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>Provider</th>
+              <th>Label</th>
+              <th>Key</th>
+              <th>Added</th>
+              <th>State</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {keys.value?.data.map((k) => (
+              <tr key={k.id}>
+                <td>{k.provider}</td>
+                <td>{k.label}</td>
+                <td>
+                  <code>…{k.last4}</code>
+                </td>
+                <td>{formatDate(k.created_at)}</td>
+                <td>{k.revoked_at ? <Status value="revoked" /> : <Status value="active" />}</td>
+                <td>
+                  {isAdmin && !k.revoked_at && (
+                    <Action variant="danger" aria-label={`Revoke ${k.provider} key ${k.label}`} onPress={() => void revoke.run(k.id)}>
+                      Revoke
+                    </Action>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function CreditsPanel() {
+  const { org_id } = useSession();
+  const [offset, setOffset] = useState(0);
+  const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id]);
+  const ledger = useLoad(() => api<Page<LedgerEntry>>('GET', `/v1/orgs/${org_id}/ledger`, { query: { offset, limit: LEDGER_PAGE_LIMIT } }), [org_id, offset]);
+  return (
+    <section aria-labelledby="credits-heading">
+      <h2 id="credits-heading">Credits</h2>
+      <ErrorBanner error={credits.error ?? ledger.error} />
+      {credits.value && (
+        <dl className="stats">
+          <div>
+            <dt>Available</dt>
+            <dd data-testid="credits-available">{formatNumber(credits.value.available_credits)}</dd>
+          </div>
+          <div>
+            <dt>Reserved</dt>
+            <dd>{formatNumber(credits.value.reserved_credits)}</dd>
+          </div>
+        </dl>
+      )}
+      <h3>Ledger</h3>
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Kind</th>
+              <th>Status</th>
+              <th>Credits</th>
+              <th>Change to available</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ledger.value?.data.map((e) => (
+              <tr key={e.id}>
+                <td>{formatDate(e.created_at)}</td>
+                <td>{e.kind.replaceAll('_', ' ')}</td>
+                <td>{e.status}</td>
+                <td>{formatNumber(e.credits)}</td>
+                <td>{e.available_change_credits > 0 ? `+${formatNumber(e.available_change_credits)}` : formatNumber(e.available_change_credits)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {ledger.value && <Pager offset={offset} next={ledger.value.next_offset} limit={LEDGER_PAGE_LIMIT} onPage={setOffset} />}
+    </section>
+  );
+}
+
+export function SettingsPage() {
+  return (
+    <>
+      <h1>Settings</h1>
+      <Tokens />
+      <Members />
+      <ProviderKeys />
+      <CreditsPanel />
+    </>
+  );
+}

@@ -1,0 +1,224 @@
+// Shared pieces: navigation, error display (always the envelope's message), polling, and accessible form controls
+// from React Aria Components (labels, keyboard focus, announcements).
+import { type ReactNode, createContext, useCallback, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { Button, FieldError, Input, Label, TextArea, TextField } from 'react-aria-components';
+import { ApiError, type Me } from './api.ts';
+
+// ---------- a small history router: the server answers every non-API path with index.html ----------
+const listeners = new Set<() => void>();
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  window.addEventListener('popstate', listener);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener('popstate', listener);
+  };
+}
+export function navigate(to: string, options: { replace?: boolean } = {}) {
+  if (options.replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  for (const listener of listeners) listener();
+  window.scrollTo(0, 0);
+}
+export function useLocation(): { path: string; search: URLSearchParams } {
+  const href = useSyncExternalStore(subscribe, () => location.pathname + location.search);
+  const url = new URL(href, location.origin);
+  return { path: url.pathname, search: url.searchParams };
+}
+export function Link({ to, children, className }: { to: string; children: ReactNode; className?: string }) {
+  return (
+    <a
+      href={to}
+      className={className}
+      onClick={(event) => {
+        if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+        event.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+// ---------- the signed-in user and the organization being worked in ----------
+export type Session = { me: Me; org_id: string; setOrg(org_id: string): void; refresh(): Promise<void> };
+export const SessionContext = createContext<Session | null>(null);
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside the signed-in app');
+  return session;
+}
+
+// ---------- errors ----------
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.envelope.message;
+  return error instanceof Error ? error.message : String(error);
+}
+export function ErrorBanner({ error }: { error: unknown }) {
+  if (!error) return null;
+  const envelope = error instanceof ApiError ? error.envelope : null;
+  const details = envelope && Array.isArray(envelope.details) ? (envelope.details as Array<{ path?: string; message: string }>) : [];
+  return (
+    <div className="error" role="alert">
+      <p className="error-message">{errorMessage(error)}</p>
+      {details.length > 0 && (
+        <ul>
+          {details.slice(0, 20).map((d) => (
+            <li key={`${d.path}:${d.message}`}>
+              {d.path ? <code>{d.path}</code> : null} {d.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {envelope?.code && (
+        <p className="muted small">
+          {envelope.code}
+          {envelope.request_id ? ` · request ${envelope.request_id}` : ''}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Runs an action, keeping its pending state and error; the error is the API envelope's message. */
+export function useAction<A extends unknown[], T>(action: (...args: A) => Promise<T>) {
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = useCallback(
+    async (...args: A): Promise<T | undefined> => {
+      setPending(true);
+      setError(null);
+      try {
+        return await action(...args);
+      } catch (caught) {
+        setError(caught);
+        return undefined;
+      } finally {
+        setPending(false);
+      }
+    },
+    [action],
+  );
+  return { run, pending, error, setError };
+}
+
+/** Loads data and reloads on demand; while `poll_ms` is set and `until` is false, polls (a long job can be left and returned to). */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[], poll?: { ms: number; until: (value: T) => boolean }) {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [tick, setTick] = useState(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const pollRef = useRef(poll);
+  pollRef.current = poll;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload when the caller's deps or a manual reload change
+  useEffect(() => {
+    let active = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const once = async () => {
+      try {
+        const loaded = await loadRef.current();
+        if (!active) return;
+        setValue(loaded);
+        setError(null);
+        const p = pollRef.current;
+        if (p && !p.until(loaded)) timer = setTimeout(once, p.ms);
+      } catch (caught) {
+        if (active) setError(caught);
+      }
+    };
+    void once();
+    return () => {
+      active = false;
+      if (timer) clearTimeout(timer);
+    };
+  }, [...deps, tick]);
+  return { value, error, reload: () => setTick((t) => t + 1), setValue };
+}
+
+// ---------- form controls ----------
+export function Field(props: {
+  label: string;
+  value: string;
+  onChange(value: string): void;
+  type?: string;
+  name?: string;
+  isRequired?: boolean;
+  autoComplete?: string;
+  description?: string;
+  placeholder?: string;
+  inputMode?: 'numeric' | 'text';
+}) {
+  return (
+    <TextField className="field" value={props.value} onChange={props.onChange} type={props.type} name={props.name} isRequired={props.isRequired} autoComplete={props.autoComplete}>
+      <Label>{props.label}</Label>
+      <Input placeholder={props.placeholder} inputMode={props.inputMode} />
+      {props.description && <span className="muted small">{props.description}</span>}
+      <FieldError />
+    </TextField>
+  );
+}
+export function Area(props: { label: string; value: string; onChange(value: string): void; rows?: number; className?: string; spellCheck?: boolean }) {
+  return (
+    <TextField className={`field ${props.className ?? ''}`} value={props.value} onChange={props.onChange}>
+      <Label>{props.label}</Label>
+      <TextArea rows={props.rows ?? 6} spellCheck={props.spellCheck} />
+    </TextField>
+  );
+}
+export function Action(props: { children: ReactNode; onPress?: () => void; isDisabled?: boolean; variant?: 'primary' | 'secondary' | 'danger'; type?: 'button' | 'submit'; 'aria-label'?: string }) {
+  return (
+    <Button type={props.type ?? 'button'} className={`button ${props.variant ?? 'secondary'}`} onPress={props.onPress} isDisabled={props.isDisabled} aria-label={props['aria-label']}>
+      {props.children}
+    </Button>
+  );
+}
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <Action
+      onPress={async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          setCopied(true);
+        } catch {
+          setCopied(false);
+        }
+      }}
+    >
+      {copied ? 'Copied' : label}
+    </Action>
+  );
+}
+
+export function Status({ value }: { value: string }) {
+  return <span className={`status status-${value}`}>{value.replaceAll('_', ' ')}</span>;
+}
+
+export function formatDate(value: string | null | undefined): string {
+  if (!value) return '—';
+  return new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+export function formatNumber(value: number | null | undefined, digits = 2): string {
+  if (value === null || value === undefined) return 'undefined';
+  return Number.isInteger(value) ? value.toLocaleString() : value.toLocaleString(undefined, { maximumFractionDigits: digits });
+}
+
+export function Pager({ offset, next, onPage, limit }: { offset: number; next: number | null; onPage(offset: number): void; limit: number }) {
+  if (offset === 0 && next === null) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      <Action isDisabled={offset === 0} onPress={() => onPage(Math.max(0, offset - limit))}>
+        Previous
+      </Action>
+      <span className="muted">
+        rows {offset + 1}–{next ?? 'the end'}
+      </span>
+      <Action isDisabled={next === null} onPress={() => next !== null && onPage(next)}>
+        Next
+      </Action>
+    </nav>
+  );
+}
