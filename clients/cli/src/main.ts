@@ -245,6 +245,12 @@ export function buildProgram(): Command {
       out().result(draft, () => fields([['draft', draft.id], ['status', draft.status], ['spec', o.out && draft.spec ? `written to ${o.out}` : draft.spec ? 'present (use --out)' : null]]));
     });
   intake
+    .command('cancel-draft <draft_id>')
+    .action(async (id: string) => {
+      const draft = unwrapAs<Any>(await clientFor(g()).POST('/v1/intake-drafts/{id}/cancel', { path: { id } }));
+      out().result(draft, () => fields([['draft', draft.id], ['status', draft.status]]));
+    });
+  intake
     .command('confirm')
     .description('Confirm an IntakeSpec: a corrected draft (--spec FILE) or the draft unchanged (--draft ID)')
     .requiredOption('--project <project_id>')
@@ -338,6 +344,12 @@ export function buildProgram(): Command {
       out().result(value, () => showReview(value));
     });
   review
+    .command('cancel <review_id>')
+    .action(async (review_id: string) => {
+      const r = unwrapAs<Any>(await clientFor(g()).POST('/v1/reviews/{review_id}/cancel', { path: { review_id } }));
+      out().result(r, () => showReview(r));
+    });
+  review
     .command('download <review_id>')
     .requiredOption('--out <file>')
     .action(async (id: string, o: Any) => {
@@ -406,6 +418,12 @@ export function buildProgram(): Command {
     .command('show <run_id>')
     .action(async (run_id: string) => {
       const r = unwrapAs<Any>(await clientFor(g()).GET('/v1/runs/{run_id}', { path: { run_id } }));
+      out().result(r, () => showRun(r));
+    });
+  runs
+    .command('cancel <run_id>')
+    .action(async (run_id: string) => {
+      const r = unwrapAs<Any>(await clientFor(g()).POST('/v1/runs/{run_id}/cancel', { path: { run_id } }));
       out().result(r, () => showRun(r));
     });
   runs
