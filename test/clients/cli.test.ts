@@ -177,7 +177,7 @@ describe('in a terminal (tmux)', () => {
         const text = screen();
         return /run run_[0-9a-z]+: /.test(text) ? text : null;
       }, 60_000, 'the progress line');
-      expect(seen).toMatch(/run run_[0-9a-z]+: (queued|running|succeeded)/);
+      expect(seen).toMatch(/run run_[0-9a-z]+: (waiting|queued|running|succeeded)/);
       const done = await eventually(async () => {
         const text = screen();
         return text.includes('exit=0') ? text : null;

@@ -39,6 +39,8 @@ describe('generated types and bundled resources', () => {
         expect(Object.keys(committed).sort(), `${part}: files`).toEqual(Object.keys(fresh).sort());
         for (const [name, text] of Object.entries(fresh)) expect(committed[name], `${part}/${name} is stale`).toBe(text);
       }
+      const python = readFileSync(join(REPO_DIR, 'clients', 'python', 'crucible', 'types_gen.py'), 'utf8');
+      expect(python, 'clients/python/crucible/types_gen.py is stale').toBe(readFileSync(join(out.path, 'python', 'types_gen.py'), 'utf8'));
     } finally {
       out.remove();
     }

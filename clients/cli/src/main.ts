@@ -50,23 +50,24 @@ function integer(name: string) {
 
 /** Waits for a workflow-backed resource to end, with a progress display on stderr (none with --json). */
 async function waitFor(global: Global, what: string, read: () => Promise<Any>, describe: (value: Any) => string, timeout_seconds: number): Promise<Any> {
-  const spinner = ora({ text: `${what}: waiting`, stream: process.stderr, isEnabled: !global.json && process.stderr.isTTY === true });
-  spinner.start();
+  // --json keeps stderr free for scripts: no progress at all.
+  const spinner = global.json ? null : ora({ text: `${what}: waiting`, stream: process.stderr });
+  spinner?.start();
   const deadline = Date.now() + timeout_seconds * 1000;
   try {
     for (;;) {
       const value = await read();
-      spinner.text = `${what}: ${describe(value)}`;
+      if (spinner) spinner.text = `${what}: ${describe(value)}`;
       if (ENDED.includes(value.status)) {
-        if (value.status === 'succeeded') spinner.succeed(`${what}: ${describe(value)}`);
-        else spinner.fail(`${what}: ${describe(value)}`);
+        if (value.status === 'succeeded') spinner?.succeed(`${what}: ${describe(value)}`);
+        else spinner?.fail(`${what}: ${describe(value)}`);
         return value;
       }
       if (Date.now() > deadline) throw new UsageError(`${what} did not end within ${timeout_seconds} s (--timeout); it goes on, read it again later.`);
       await delay(poll_interval_ms);
     }
   } catch (error) {
-    if (spinner.isSpinning) spinner.stop();
+    if (spinner?.isSpinning) spinner.stop();
     throw error;
   }
 }
