@@ -107,8 +107,8 @@ describe('errors and exit codes', () => {
     const project = await crucible(['projects', 'create', '--title', 'errors', '--org', world.user.org_id]);
     const extracted = await crucible(['extract', '--project', project.body.id], { input: 'An idea about triage.' });
     expect(extracted.code, extracted.stderr).toBe(0);
-    const draft = await crucible(['intake', 'draft', '--project', project.body.id, '--wait']);
-    expect(draft.body.status).toBe('succeeded');
+    const draft = await crucible(['intake', 'draft', '--project', project.body.id, '--source', extracted.body.sources[0].id, '--wait']);
+    expect(draft.body.status, draft.stdout).toBe('succeeded');
     // Canceling a draft that already ended is a conflict.
     const conflict = await crucible(['intake', 'cancel-draft', draft.body.id]);
     expect(conflict.code).toBe(1);
