@@ -68,7 +68,7 @@ describe('the walks with --json', () => {
     const credits = await crucible(['ledger', '--org', world.user.org_id]);
     expect(credits.code).toBe(0);
     expect(credits.body.data.length).toBeGreaterThan(0);
-  });
+  }, 300_000);
 
   it('goes from a sample world to run results, a comparison and an export', async () => {
     const project = await crucible(['projects', 'create', '--title', 'CLI runs', '--org', world.user.org_id]);
@@ -94,7 +94,7 @@ describe('the walks with --json', () => {
     const exported = await crucible(['runs', 'export', created.body.run_id, '--out', zip]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(readFileSync(zip).subarray(0, 2).toString('latin1')).toBe('PK');
-  });
+  }, 300_000);
 });
 
 describe('errors and exit codes', () => {
@@ -133,7 +133,7 @@ describe('errors and exit codes', () => {
     const help = await run(process.execPath, [CLI, 'help', 'exit-codes']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^ {2}4 {2}input or approval needed/m);
-  });
+  }, 300_000);
 
   it('stores a token from stdin in a 0600 file under XDG_CONFIG_HOME, never printing it, and uses it', async () => {
     const stored_env = { CRUCIBLE_URL: world.service.url, XDG_CONFIG_HOME: home.path, CRUCIBLE_TOKEN: '' };
@@ -190,5 +190,5 @@ describe('in a terminal (tmux)', () => {
     } finally {
       execFileSync('tmux', ['kill-session', '-t', session]);
     }
-  });
+  }, 300_000);
 });

@@ -25,5 +25,5 @@ describe('the Python client', () => {
     expect(result.stderr).toMatch(/test_paragraph_to_review .* ok/);
     expect(result.stderr).toMatch(/test_sample_world_to_run_results .* ok/);
     expect(result.stderr).toMatch(/test_errors_carry_the_envelope .* ok/);
-  });
+  }, 300_000);
 });

@@ -117,7 +117,7 @@ describe('the packed tarball', () => {
       pack.remove();
       app.remove();
     }
-  });
+  }, 300_000);
 });
 
 describe('errors', () => {

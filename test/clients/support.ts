@@ -38,7 +38,7 @@ export function run(file: string, args: string[], options: { cwd?: string; env?:
     const child = execFile(
       file,
       args,
-      { cwd: options.cwd ?? REPO_DIR, env: { ...process.env, ...options.env }, timeout: options.timeout_ms ?? 180_000, maxBuffer: 64 * 1024 * 1024 },
+      { cwd: options.cwd ?? REPO_DIR, env: { ...process.env, ...options.env }, timeout: options.timeout_ms ?? 280_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') reject(Object.assign(error, { stdout, stderr }));
         else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });

@@ -99,7 +99,8 @@ class LiveService(unittest.TestCase):
 
         project = c.create_project("Python errors", ORG)
         source = c.extract_text("An idea about triage.", project_id=project["id"])["sources"][0]
-        draft = until_ended(lambda: c.get_intake_draft(c.draft_intake(project["id"], source_ids=[source["id"]])["id"]))
+        parsed = c.draft_intake(project["id"], source_ids=[source["id"]])
+        draft = until_ended(lambda: c.get_intake_draft(parsed["id"]))
         with self.assertRaises(CrucibleAPIError) as conflict:
             c.cancel_intake_draft(draft["id"])
         self.assertEqual((conflict.exception.status, conflict.exception.code), (409, "CONFLICT"))
