@@ -1,12 +1,11 @@
-// The Koa app: request id → error envelope → logging → auth → routes (ARCHITECTURE.md: How a request flows).
+// The Koa app: request id → error envelope → logging → routes (each enforcing what it declares: api/router.ts) (ARCHITECTURE.md: How a request flows).
 import Koa, { type Context, type Next } from 'koa';
-import Router from '@koa/router';
 import { ServiceError, isServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import { authMiddleware } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
 import { safePath } from './logger.ts';
-import { koaPath, type RouteDef } from './registry.ts';
+import type { RouteDef } from './registry.ts';
+import { buildRouter } from './router.ts';
 import { routeModules } from './routes/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -19,13 +18,7 @@ function envelope(ctx: Context, error: ServiceError): void {
 export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
   const app = new Koa({ proxy: false });
   const routes: RouteDef[] = routeModules.flatMap((module) => module(deps));
-  const router = new Router();
-  for (const route of routes) {
-    router[route.method](koaPath(route.path), async (ctx: Context) => {
-      (ctx.state as State).route = route.path;
-      await route.handler(ctx);
-    });
-  }
+  const router = buildRouter(deps, routes);
 
   app.use(async (ctx: Context, next: Next) => {
     const incoming = ctx.get('x-request-id');
@@ -69,7 +62,6 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
       );
     }
   });
-  app.use(authMiddleware(deps));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return { app, routes };

@@ -1,6 +1,6 @@
 // Authentication (API token or user session) and the per-operation checks, in the order
 // 401 (who) → 403 (scope) → 404 (tenant) → 403 (role) (issue 2 item 4; docs/api.md).
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import { SignJWT, jwtVerify } from 'jose';
 import { roleAtLeast, SCOPES, type Role, type Scope } from '../domain/accounts/rules.ts';
 import { ServiceError } from '../domain/errors.ts';
@@ -9,6 +9,8 @@ import { safeEqualHex, sha256 } from '../store/secrets.ts';
 import type { AppDeps, Auth, State } from './context.ts';
 
 export const SESSION_COOKIE = 'crucible_session';
+/** Longer credentials are refused before any lookup. */
+export const CREDENTIAL_LENGTH_MAX = 4096;
 const JWT_ISSUER = 'crucible';
 const JWT_AUDIENCE = 'crucible-user-session';
 
@@ -26,30 +28,34 @@ export async function signSession(deps: AppDeps, user_id: string, session_id: st
 const unauthenticated = (why: string) =>
   new ServiceError('UNAUTHENTICATED', `${why} Send "Authorization: Bearer <API token or session token>", or sign in with POST /v1/auth/sessions.`);
 
-async function authenticate(deps: AppDeps, ctx: Context): Promise<Auth | null> {
+/** The caller's credential and where it came from (a cookie needs a same-site request to change state). */
+export async function authenticate(deps: AppDeps, ctx: Context): Promise<{ auth: Auth; source: 'header' | 'cookie' } | null> {
   const header = ctx.get('authorization');
   let credential: string | null = null;
+  let source: 'header' | 'cookie' = 'header';
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthenticated('The Authorization header is malformed.');
     credential = match[1]!;
   } else {
     credential = ctx.cookies.get(SESSION_COOKIE) ?? null;
+    source = 'cookie';
   }
   if (!credential) return null;
+  if (credential.length > CREDENTIAL_LENGTH_MAX) throw unauthenticated('The credential is invalid.');
   const token = parseTokenSecret(credential);
   if (token) {
     const row = await findApiTokenForAuth(deps.db, token.id);
     if (!row || !safeEqualHex(row.secret_hash, sha256(token.secret))) throw unauthenticated('The API token is invalid.');
     if (row.revoked) throw unauthenticated('The API token was revoked.');
     if (row.expired) throw unauthenticated('The API token has expired; create a new one.');
-    return { kind: 'token', user_id: row.user_id, token_id: row.id, org_id: row.org_id, scopes: row.scopes };
+    return { auth: { kind: 'token', user_id: row.user_id, token_id: row.id, org_id: row.org_id, scopes: row.scopes }, source };
   }
   try {
     const { payload } = await jwtVerify(credential, deps.config.session_secret!, { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, algorithms: ['HS256'] });
     const sid = typeof payload.sid === 'string' ? payload.sid : '';
     if (!payload.sub || !sid || !(await sessionIsLive(deps.db, sid, payload.sub))) throw unauthenticated('The session has ended; sign in again.');
-    return { kind: 'session', user_id: payload.sub, session_id: sid, scopes: [...SCOPES] };
+    return { auth: { kind: 'session', user_id: payload.sub, session_id: sid, scopes: [...SCOPES] }, source };
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
@@ -57,34 +63,28 @@ async function authenticate(deps: AppDeps, ctx: Context): Promise<Auth | null> {
   }
 }
 
-export function authMiddleware(deps: AppDeps) {
-  return async (ctx: Context, next: Next) => {
-    (ctx.state as State).auth = await authenticate(deps, ctx);
-    await next();
-  };
-}
-
-export function requireAuth(ctx: Context): Auth {
+/** The caller of a `user` or `session` route (the router authenticated it before the handler ran). */
+export function callerOf(ctx: Context): Auth {
   const auth = (ctx.state as State).auth;
   if (!auth) throw unauthenticated('This operation needs a credential.');
   return auth;
 }
 
-/** Operations only a signed-in person may do (minting tokens, payments): API tokens are refused with 403. */
-export function requireUserSession(ctx: Context): Extract<Auth, { kind: 'session' }> {
-  const auth = requireAuth(ctx);
-  if (auth.kind !== 'session') throw new ServiceError('FORBIDDEN', 'This operation needs a signed-in user session; API tokens cannot perform it.');
-  return auth;
-}
-
-export function requireScope(ctx: Context, scope: Scope): Auth {
-  const auth = requireAuth(ctx);
+export function requireScopeOf(auth: Auth, scope: Scope): Auth {
   if (!auth.scopes.includes(scope)) {
     throw new ServiceError('FORBIDDEN', `This operation needs the "${scope}" scope; the token has ${auth.scopes.join(', ')}. Create a token with that scope.`, {
       needed_scope: scope,
     });
   }
   return auth;
+}
+
+/** The scope and role a check applies: given, else what the route declares. */
+function declared(ctx: Context, options: { scope?: Scope; role?: Role }): { scope: Scope; role?: Role } {
+  const route = (ctx.state as State).route_def;
+  const scope = options.scope ?? route?.scope;
+  if (!scope) throw new ServiceError('INTERNAL', `invariant violated: route ${route?.path ?? ctx.path} declares no scope for an organization check`);
+  return { scope, role: options.role ?? route?.role };
 }
 
 /**
@@ -95,16 +95,17 @@ export async function authorizeOrg(
   deps: AppDeps,
   ctx: Context,
   org_id: string,
-  options: { scope: Scope; role?: Role; not_found?: string },
+  options: { scope?: Scope; role?: Role; not_found?: string } = {},
 ): Promise<{ auth: Auth; role: Role }> {
-  const auth = requireScope(ctx, options.scope);
+  const { scope, role: needed } = declared(ctx, options);
+  const auth = requireScopeOf(callerOf(ctx), scope);
   const missing = () => new ServiceError('NOT_FOUND', `${options.not_found ?? `Organization ${org_id}`} was not found.`);
   if (auth.kind === 'token' && auth.org_id !== org_id) throw missing();
   const role = await membershipRole(deps.db, org_id, auth.user_id);
   if (!role) throw missing();
-  if (options.role && !roleAtLeast(role, options.role)) {
-    throw new ServiceError('FORBIDDEN', `This operation needs the ${options.role} role or higher in the organization; you are ${role}.`, {
-      needed_role: options.role,
+  if (needed && !roleAtLeast(role, needed)) {
+    throw new ServiceError('FORBIDDEN', `This operation needs the ${needed} role or higher in the organization; you are ${role}.`, {
+      needed_role: needed,
     });
   }
   return { auth, role };
@@ -119,10 +120,10 @@ export async function authorizeOwned<T extends { org_id: string }>(
   ctx: Context,
   what: string,
   row: T | undefined | null,
-  options: { scope: Scope; role?: Role },
+  options: { scope?: Scope; role?: Role } = {},
 ): Promise<T> {
   if (!row) {
-    requireScope(ctx, options.scope);
+    requireScopeOf(callerOf(ctx), declared(ctx, options).scope);
     throw new ServiceError('NOT_FOUND', `${what} was not found.`);
   }
   await authorizeOrg(deps, ctx, row.org_id, { ...options, not_found: what });

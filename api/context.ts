@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../runtime/config.ts';
 import type { Db } from '../store/db.ts';
 import type { Scope } from '../domain/accounts/rules.ts';
+import type { RouteDef } from './registry.ts';
 
 export type Temporal = { client: Client; task_queue: string; namespace: string };
 
@@ -18,4 +19,4 @@ export type Auth =
   | { kind: 'session'; user_id: string; session_id: string; scopes: Scope[] }
   | { kind: 'token'; user_id: string; token_id: string; org_id: string; scopes: Scope[] };
 
-export type State = { request_id: string; auth: Auth | null; route?: string };
+export type State = { request_id: string; auth: Auth | null; route?: string; route_def?: RouteDef };

@@ -30,7 +30,7 @@ export function apiTable(routes: RouteDef[]): string {
   ];
   for (const r of routes) {
     lines.push(
-      `| ${r.method.toUpperCase()} | \`${r.path}\` | ${r.summary} | ${AUTH_TEXT[r.auth]} | ${r.scope ?? '—'} | ${r.role ?? (r.auth === 'user' ? 'member' : '—')} | ${r.idempotency ?? '—'} |`,
+      `| ${r.method.toUpperCase()} | \`${r.path}\` | ${r.summary} | ${AUTH_TEXT[r.auth]} | ${r.scope ?? '—'} | ${r.role ?? (r.auth === 'user' ? 'member' : '—')}${r.audience ? ` (${r.audience})` : ''} | ${r.idempotency ?? '—'} |`,
     );
   }
   return `${lines.join('\n')}\n`;

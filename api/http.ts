@@ -1,19 +1,24 @@
 // Request helpers shared by every route: body reading with limits, validation against TypeBox schemas, paging.
 import type { Context } from 'koa';
-import type { TSchema, Static } from 'typebox';
+import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ServiceError, type ErrorDetail } from '../domain/errors.ts';
 
 /** JSON bodies are limited to 1 MiB unless an endpoint says otherwise (issue 2 item 3). */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
-export async function readRawBody(ctx: Context, limit_bytes: number): Promise<Buffer> {
+function tooLarge(limit_bytes: number, limit_name: string): ServiceError {
+  return new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit_name} (${limit_bytes} bytes); send a smaller body.`, {
+    limit: limit_name,
+    limit_bytes,
+  });
+}
+
+export async function readRawBody(ctx: Context, limit_bytes: number, limit_name = 'JSON_BODY_LIMIT_BYTES'): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit_bytes) {
     ctx.req.resume();
-    throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${limit_bytes} bytes; send a smaller body.`, {
-      limit_bytes,
-    });
+    throw tooLarge(limit_bytes, limit_name);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -21,17 +26,15 @@ export async function readRawBody(ctx: Context, limit_bytes: number): Promise<Bu
     size += (chunk as Buffer).length;
     if (size > limit_bytes) {
       ctx.req.resume();
-      throw new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${limit_bytes} bytes; send a smaller body.`, {
-        limit_bytes,
-      });
+      throw tooLarge(limit_bytes, limit_name);
     }
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
 }
 
-export async function readJsonBody(ctx: Context, limit_bytes = JSON_BODY_LIMIT_BYTES): Promise<unknown> {
-  const raw = await readRawBody(ctx, limit_bytes);
+export async function readJsonBody(ctx: Context, limit_bytes = JSON_BODY_LIMIT_BYTES, limit_name = 'JSON_BODY_LIMIT_BYTES'): Promise<unknown> {
+  const raw = await readRawBody(ctx, limit_bytes, limit_name);
   if (raw.length === 0) return undefined;
   const type = ctx.get('content-type');
   if (type && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
@@ -94,42 +97,6 @@ export function schemaErrors(schema: TSchema, value: unknown): ErrorDetail[] {
     details.push({ path, message });
   }
   return details;
-}
-
-export function validate<S extends TSchema>(schema: S, value: unknown, what = 'request body'): Static<S> {
-  if (value === undefined) {
-    throw new ServiceError('VALIDATION_FAILED', `The ${what} is required; send a JSON object.`, [{ path: '/', message: 'is required' }]);
-  }
-  const details = schemaErrors(schema, value);
-  if (details.length > 0) {
-    const first = details[0]!;
-    throw new ServiceError('VALIDATION_FAILED', `The ${what} is invalid: ${first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`, details);
-  }
-  return value as Static<S>;
-}
-
-export const PAGE_LIMIT_MAX = 200;
-export const PAGE_LIMIT_DEFAULT = 50;
-/** Offsets beyond this are refused: deep paging stays bounded. */
-export const PAGE_OFFSET_MAX = 1_000_000;
-
-/** One paging shape everywhere: offset, limit (1–200), next_offset. */
-export function paging(ctx: Context): { offset: number; limit: number } {
-  const details: ErrorDetail[] = [];
-  const read = (name: string, fallback: number, min: number, max: number) => {
-    const raw = ctx.query[name];
-    if (raw === undefined) return fallback;
-    const value = Number(Array.isArray(raw) ? raw[0] : raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      details.push({ path: `/query/${name}`, message: `must be an integer from ${min} to ${max}` });
-      return fallback;
-    }
-    return value;
-  };
-  const offset = read('offset', 0, 0, PAGE_OFFSET_MAX);
-  const limit = read('limit', PAGE_LIMIT_DEFAULT, 1, PAGE_LIMIT_MAX);
-  if (details.length > 0) throw new ServiceError('VALIDATION_FAILED', `Invalid paging: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}.`, details);
-  return { offset, limit };
 }
 
 /** Fetch limit+1 rows; returns the page and next_offset (null at the end). */

@@ -47,15 +47,15 @@ export function canonicalJson(value: unknown): string {
 export type Outcome = { status: number; body: unknown };
 
 export type IdempotencyOptions = {
-  namespace: IdempotencyNamespace;
+  /** Whose key space the key lives in: the organization, institution or billing owner named by the request. */
   owner_id: string;
   /** The body as the hash should see it (e.g. a redemption code replaced by its digest: spec Sponsor API rule 5). */
   hashed_body: unknown;
-  required?: boolean;
 };
 
 /**
- * Runs `mutate` once per (namespace, owner, key) and stores its response with it in one transaction.
+ * Runs `mutate` once per (namespace, owner, key) and stores its response with it in one transaction. The namespace and
+ * whether a key is required are what the route declares (`idempotency`, `idempotency_namespace`).
  * Returns the outcome and whether it was a replay. Without a key (where optional) it simply runs the mutation.
  */
 export async function idempotent(
@@ -64,9 +64,13 @@ export async function idempotent(
   options: IdempotencyOptions,
   mutate: (tx: Tx) => Promise<Outcome>,
 ): Promise<Outcome & { replayed: boolean }> {
-  const key = readIdempotencyKey(ctx, options.required ?? false);
+  const state = ctx.state as State;
+  const declared = state.route_def;
+  if (!declared?.idempotency) throw new ServiceError('INTERNAL', `invariant violated: route ${state.route ?? ctx.path} declares no idempotency`);
+  const namespace: IdempotencyNamespace = declared.idempotency_namespace ?? 'organization';
+  const key = readIdempotencyKey(ctx, declared.idempotency === 'required');
   if (key === null) return { ...(await db.transaction(mutate)), replayed: false };
-  const route = (ctx.state as State).route ?? ctx.path;
+  const route = state.route ?? ctx.path;
   const request_hash = sha256(`${ctx.method} ${route}\n${canonicalJson(options.hashed_body)}`);
   try {
     return await db.transaction(async (tx) => {
@@ -74,12 +78,12 @@ export async function idempotent(
       const inserted = await tx.query(
         `insert into idempotency_records (namespace, owner_id, key, request_hash, status_code, response_body)
          values (?, ?, ?, ?, 0, 'null'::jsonb) on conflict do nothing returning key`,
-        [options.namespace, options.owner_id, key, request_hash],
+        [namespace, options.owner_id, key, request_hash],
       );
       if (inserted.length === 0) {
         const record = await tx.one<{ request_hash: string; status_code: number; response_body: unknown }>(
           'select request_hash, status_code, response_body from idempotency_records where namespace = ? and owner_id = ? and key = ?',
-          [options.namespace, options.owner_id, key],
+          [namespace, options.owner_id, key],
         );
         if (!record || record.status_code === 0) {
           throw new ServiceError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly with the same key.');
@@ -97,7 +101,7 @@ export async function idempotent(
       await tx.query('update idempotency_records set status_code = ?, response_body = ?::jsonb where namespace = ? and owner_id = ? and key = ?', [
         outcome.status,
         JSON.stringify(outcome.body),
-        options.namespace,
+        namespace,
         options.owner_id,
         key,
       ]);

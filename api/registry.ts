@@ -1,30 +1,108 @@
-// One registry of routes serves both the router and the OpenAPI document, so the document lists exactly what is served.
+// One registry of routes serves the router, the OpenAPI document and docs/api.md. What a route declares is what the
+// router enforces (api/router.ts): credential, scope, path parameters, query, body and idempotency, in that order,
+// before the handler runs with the validated, typed `input`.
 import type { Context } from 'koa';
-import type { TSchema } from 'typebox';
-import type { Scope } from '../domain/accounts/rules.ts';
+import type { Static, TSchema } from 'typebox';
+import type { Role, Scope } from '../domain/accounts/rules.ts';
+import type { Auth } from './context.ts';
+import type { IdempotencyNamespace } from './idempotency.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export type RouteDef = {
+export type QueryParam = {
+  schema: TSchema;
+  description?: string;
+  required?: boolean;
+  /** Filled in when the parameter is absent (documented in the OpenAPI document). */
+  default?: unknown;
+};
+
+export type RouteAuth = 'public' | 'user' | 'session' | 'signed' | 'webhook';
+
+type StaticQuery<Q> = {
+  [K in keyof Q]: Q[K] extends { schema: infer S extends TSchema }
+    ? Q[K] extends { required: true } | { default: unknown }
+      ? Static<S>
+      : Static<S> | undefined
+    : never;
+};
+
+type StaticParams<P> = { [K in keyof P]: P[K] extends TSchema ? Static<P[K]> : string };
+
+/** What the router hands a handler: everything validated against the route's declarations. */
+export type RouteInput<B = unknown, Q = Record<string, unknown>, P = Record<string, string>, A extends RouteAuth = RouteAuth> = {
+  body: B;
+  query: Q;
+  params: P;
+  /** The caller: present for `user` and `session` routes (a session for `session` routes), null otherwise. */
+  auth: A extends 'user' ? Auth : A extends 'session' ? Extract<Auth, { kind: 'session' }> : null;
+};
+
+type Common = {
   method: Method;
-  /** OpenAPI style: /v1/projects/{id} */
+  /** OpenAPI style, path parameters named for what they are: /v1/projects/{project_id} */
   path: string;
   operation_id: string;
   summary: string;
   tag: string;
-  /** public: no token; user: session or token; session: a signed-in user session only; signed: signed link; webhook: provider signature */
-  auth: 'public' | 'user' | 'session' | 'signed' | 'webhook';
-  scope?: Scope;
-  /** Minimum role and who may call, for docs/api.md. */
-  role?: string;
+  /** Minimum role in the owning organization; enforced by authorizeOrg/authorizeOwned once the owner is known. */
+  role?: Role;
+  /** Who may call beyond the role (docs only), e.g. "assigned sponsor administrator". */
+  audience?: string;
+  /** Refuse query parameters the route does not declare (422); by default they are ignored. */
+  query_closed?: boolean;
+  /** Creating endpoints: the Idempotency-Key header (checked by the router) and the replay namespace it applies in. */
   idempotency?: 'required' | 'optional';
-  body?: TSchema;
-  /** Non-JSON request bodies (multipart, raw). */
+  idempotency_namespace?: IdempotencyNamespace;
+  /** Non-JSON request bodies (multipart, raw): the handler reads these itself. */
   body_content?: Record<string, { schema: TSchema }>;
-  query?: Record<string, { schema: TSchema; description?: string; required?: boolean }>;
+  /** The JSON body limit for this route and the constant's name, quoted in the 413 (default JSON_BODY_LIMIT_BYTES). */
+  body_limit?: { bytes: number; name: string };
+  /** Pasted source text may hold NUL (extraction reports it as binary); everywhere else NUL is refused with 422. */
+  body_allows_nul?: boolean;
+  /** A JSON body may be omitted (treated as {}); a body that is sent must still match. */
+  body_optional?: boolean;
   responses: Record<number, { description: string; schema?: TSchema; content_type?: string }>;
-  handler: (ctx: Context) => Promise<void>;
 };
+
+/** The stored form of a route: what the router and the documents read. */
+export type RouteDef = Common & {
+  auth: RouteAuth;
+  scope?: Scope;
+  body?: TSchema;
+  query?: Record<string, QueryParam>;
+  params?: Record<string, TSchema>;
+  handler: (ctx: Context, input: RouteInput<any, any, any, any>) => Promise<void>;
+};
+
+/**
+ * Declares a route. The handler's `input` is typed from the declared schemas, so what a handler reads is what the
+ * router validated. A `user` route must declare its scope.
+ */
+export function route<
+  A extends RouteAuth,
+  B extends TSchema | undefined = undefined,
+  Q extends Record<string, QueryParam> = Record<never, QueryParam>,
+  P extends Record<string, TSchema> = Record<never, TSchema>,
+>(
+  def: Common &
+    (A extends 'user' ? { auth: A; scope: Scope } : { auth: A; scope?: Scope }) & {
+      body?: B;
+      query?: Q;
+      params?: P;
+      handler: (
+        ctx: Context,
+        input: RouteInput<B extends TSchema ? Static<B> : undefined, StaticQuery<Q>, StaticParams<P> & Record<string, string>, A>,
+      ) => Promise<void>;
+    },
+): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+/** Names of the path parameters of an OpenAPI-style path. */
+export function pathParameters(path: string): string[] {
+  return (path.match(/\{([a-z_]+)\}/g) ?? []).map((name) => name.slice(1, -1));
+}
 
 export function koaPath(path: string): string {
   return path.replace(/\{([a-z_]+)\}/g, ':$1');

@@ -17,10 +17,20 @@ export const Timestamp = Type.String({ format: 'date-time' });
 export const CREDITS_MAX = 9007199254740991;
 export const Credits = Type.Integer({ minimum: 0, maximum: CREDITS_MAX });
 
-export const PageQuery = {
-  offset: { schema: Type.Integer({ minimum: 0 }), description: 'rows to skip' },
-  limit: { schema: Type.Integer({ minimum: 1, maximum: 200 }), description: '1 to 200, default 50' },
-};
+/** spec: Limits — list pages hold 1 to 200 items. */
+export const PAGE_LIMIT_MAX = 200;
+export const PAGE_LIMIT_DEFAULT = 50;
+/** Offsets beyond this are refused: deep paging stays bounded. */
+export const PAGE_OFFSET_MAX = 1_000_000;
+
+/** One paging shape everywhere: `offset`, `limit` (1 to limit_max), answered with `next_offset`. */
+export function pageQuery(limit_max = PAGE_LIMIT_MAX, limit_default = PAGE_LIMIT_DEFAULT) {
+  return {
+    offset: { schema: Type.Integer({ minimum: 0, maximum: PAGE_OFFSET_MAX }), description: 'items to skip', default: 0 },
+    limit: { schema: Type.Integer({ minimum: 1, maximum: limit_max }), description: `1 to ${limit_max}, default ${limit_default}`, default: limit_default },
+  } as const;
+}
+export const PageQuery = pageQuery();
 
 export function Page<T extends ReturnType<typeof Type.Object>>(item: T) {
   return Type.Object({ data: Type.Array(item), next_offset: Type.Union([Type.Integer(), Type.Null()]) });

@@ -14,10 +14,10 @@ import {
   revokeSession,
 } from '../../store/accounts/accounts.ts';
 import { verifyPassword } from '../../store/secrets.ts';
-import { requireAuth, requireUserSession, SESSION_COOKIE, signSession } from '../auth.ts';
+import { SESSION_COOKIE, signSession } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { page, paging, readJsonBody, validate } from '../http.ts';
-import type { RouteDef } from '../registry.ts';
+import { page } from '../http.ts';
+import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
 
 const SignIn = Type.Object(
@@ -56,7 +56,7 @@ const invalidSignIn = () => new ServiceError('UNAUTHENTICATED', 'The email or pa
 export function accountRoutes(deps: AppDeps): RouteDef[] {
   const { db, config } = deps;
   return [
-    {
+    route({
       method: 'post',
       path: '/v1/auth/sessions',
       operation_id: 'signIn',
@@ -65,8 +65,7 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
       auth: 'public',
       body: SignIn,
       responses: { 201: { description: 'signed in', schema: SessionOut } },
-      handler: async (ctx) => {
-        const body = validate(SignIn, await readJsonBody(ctx));
+      handler: async (ctx, { body }) => {
         let email: string;
         try {
           email = normalizeEmail(body.email);
@@ -90,8 +89,8 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
         ctx.status = 201;
         ctx.body = { token, token_type: 'Bearer', expires_at: session.expires_at, user_id: user.id };
       },
-    },
-    {
+    }),
+    route({
       method: 'delete',
       path: '/v1/auth/sessions/current',
       operation_id: 'signOut',
@@ -99,14 +98,13 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
       tag: 'accounts',
       auth: 'session',
       responses: { 204: { description: 'signed out' } },
-      handler: async (ctx) => {
-        const auth = requireUserSession(ctx);
+      handler: async (ctx, { auth }) => {
         await revokeSession(db, auth.session_id);
         ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', maxAge: 0, path: '/' });
         ctx.status = 204;
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/me',
       operation_id: 'getMe',
@@ -115,28 +113,26 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       scope: 'read',
       responses: { 200: { description: 'the user', schema: MeOut } },
-      handler: async (ctx) => {
-        const auth = requireAuth(ctx);
+      handler: async (ctx, { auth }) => {
         const user = await findUser(db, auth.user_id);
         if (!user) throw new ServiceError('UNAUTHENTICATED', 'The user no longer exists; sign in again.');
         let memberships = await listMemberships(db, auth.user_id);
         if (auth.kind === 'token') memberships = memberships.filter((m) => m.org_id === auth.org_id);
         ctx.body = { user, memberships, auth: { kind: auth.kind, scopes: auth.scopes, ...(auth.kind === 'token' ? { org_id: auth.org_id } : {}) } };
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/v1/me/api-tokens',
       operation_id: 'createApiToken',
       summary: 'Create an API token for one organization (user session only); the secret is returned once',
       tag: 'accounts',
       auth: 'session',
-      role: 'member of org_id',
+      role: 'member',
+      audience: 'a member of org_id',
       body: CreateToken,
       responses: { 201: { description: 'created', schema: TokenCreated } },
-      handler: async (ctx) => {
-        const session = requireUserSession(ctx);
-        const body = validate(CreateToken, await readJsonBody(ctx));
+      handler: async (ctx, { body, auth: session }) => {
         const name = body.name.trim();
         if (!name) throw new ServiceError('VALIDATION_FAILED', 'name must not be blank.', [{ path: '/name', message: 'must not be blank' }]);
         const role = await membershipRole(db, body.org_id, session.user_id);
@@ -145,8 +141,8 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
         ctx.status = 201;
         ctx.body = created;
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/me/api-tokens',
       operation_id: 'listApiTokens',
@@ -156,26 +152,23 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       query: PageQuery,
       responses: { 200: { description: 'tokens', schema: Page(TokenOut) } },
-      handler: async (ctx) => {
-        const auth = requireAuth(ctx);
-        const { offset, limit } = paging(ctx);
+      handler: async (ctx, { auth, query: { offset, limit } }) => {
         ctx.body = page(await listApiTokens(db, auth.user_id, offset, limit), offset, limit);
       },
-    },
-    {
+    }),
+    route({
       method: 'delete',
-      path: '/v1/me/api-tokens/{id}',
+      path: '/v1/me/api-tokens/{token_id}',
       operation_id: 'revokeApiToken',
       summary: 'Revoke one of your API tokens',
       tag: 'accounts',
       auth: 'session',
       responses: { 200: { description: 'revoked', schema: TokenOut } },
-      handler: async (ctx) => {
-        const session = requireUserSession(ctx);
-        const revoked = await revokeApiToken(db, session.user_id, ctx.params.id);
-        if (!revoked) throw new ServiceError('NOT_FOUND', `API token ${ctx.params.id} was not found.`);
+      handler: async (ctx, { auth, params }) => {
+        const revoked = await revokeApiToken(db, auth.user_id, params.token_id);
+        if (!revoked) throw new ServiceError('NOT_FOUND', `API token ${params.token_id} was not found.`);
         ctx.body = revoked;
       },
-    },
+    }),
   ];
 }

@@ -4,10 +4,10 @@
 import { Type } from 'typebox';
 import { SUBJECT_KINDS, TRANSFER_KINDS, TRANSFER_STATUSES } from '../../domain/credits/rules.ts';
 import { balances, listLedger } from '../../store/credits/ledger.ts';
-import { authorizeOrg } from '../auth.ts';
+import { authorizeOrg} from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { page, paging } from '../http.ts';
-import type { RouteDef } from '../registry.ts';
+import { page} from '../http.ts';
+import { route, type RouteDef } from '../registry.ts';
 import { Credits, CREDITS_MAX, Id, Page, PageQuery, Timestamp } from '../schemas.ts';
 
 const SignedCredits = Type.Integer({ minimum: -CREDITS_MAX, maximum: CREDITS_MAX, description: 'signed change to the available credits' });
@@ -60,7 +60,7 @@ export const LedgerEntryOut = Type.Object(
 export function creditRoutes(deps: AppDeps): RouteDef[] {
   const { db } = deps;
   return [
-    {
+    route({
       method: 'get',
       path: '/v1/orgs/{org_id}/credits',
       operation_id: 'getOrganizationCredits',
@@ -70,13 +70,13 @@ export function creditRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the balances', schema: CreditsOut } },
-      handler: async (ctx) => {
-        const org_id = ctx.params.org_id as string;
-        await authorizeOrg(deps, ctx, org_id, { scope: 'read' });
+      handler: async (ctx, input) => {
+        const org_id = input.params.org_id;
+        await authorizeOrg(deps, ctx, org_id);
         ctx.body = await balances(db, org_id);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/orgs/{org_id}/ledger',
       operation_id: 'listOrganizationLedger',
@@ -87,12 +87,12 @@ export function creditRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       query: { ...PageQuery },
       responses: { 200: { description: 'ledger entries', schema: Page(LedgerEntryOut) } },
-      handler: async (ctx) => {
-        const org_id = ctx.params.org_id as string;
-        const { offset, limit } = paging(ctx);
-        await authorizeOrg(deps, ctx, org_id, { scope: 'read' });
+      handler: async (ctx, input) => {
+        const org_id = input.params.org_id;
+        const { offset, limit } = input.query;
+        await authorizeOrg(deps, ctx, org_id);
         ctx.body = page(await listLedger(db, org_id, offset, limit), offset, limit);
       },
-    },
+    }),
   ];
 }

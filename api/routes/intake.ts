@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import busboy from 'busboy';
 import type { Context } from 'koa';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { type ExtractionInput, extractSources } from '../../activities/extraction.ts';
 import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
 import { citedSourceIds, IntakeSpec, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
@@ -31,11 +31,11 @@ import {
   processedSourceLines,
 } from '../../store/intake/sources.ts';
 import { lockProject } from '../../store/projects/projects.ts';
-import { authorizeOrg, authorizeOwned, requireScope } from '../auth.ts';
+import { authorizeOrg, authorizeOwned, callerOf } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { page, paging, readJsonBody, validate } from '../http.ts';
+import { page} from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
-import type { RouteDef } from '../registry.ts';
+import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
 import { loadProject } from './projects.ts';
 import '../../domain/intake/register.ts';
@@ -150,10 +150,6 @@ const ConfirmBody = Type.Object(
     spec: IntakeSpecDoc,
     draft_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'the draft this document was corrected from, if any' })),
   },
-  { additionalProperties: false },
-);
-const ConfirmEnvelope = Type.Object(
-  { spec: Type.Unknown(), draft_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
   { additionalProperties: false },
 );
 export const IntakeRevisionOut = Type.Object({
@@ -344,30 +340,26 @@ function readMultipart(ctx: Context): Promise<ExtractRequest> {
   });
 }
 
-async function readExtractRequest(ctx: Context): Promise<ExtractRequest> {
-  const type = (ctx.get('content-type') || '').toLowerCase();
-  if (type.startsWith('multipart/form-data')) return readMultipart(ctx);
-  const raw = await readJsonBody(ctx, MAX_BYTES_PER_REQUEST + MULTIPART_OVERHEAD_BYTES_MAX).catch((error: unknown) => {
-    throw (error as ServiceError).code === 'PAYLOAD_TOO_LARGE' ? requestTooLarge() : error; // name the limit that applies
-  });
-  const body = validate(ExtractJson, raw);
-  const texts = Array.isArray(body.text) ? body.text : [body.text];
-  return { org_id: body.org_id, project_id: body.project_id, inputs: texts.map((text) => ({ kind: 'text', text })) };
+/** The router read and validated a JSON body; a multipart body is streamed here. */
+async function readExtractRequest(ctx: Context, json: Static<typeof ExtractJson> | undefined): Promise<ExtractRequest> {
+  if (!json) return readMultipart(ctx);
+  const texts = Array.isArray(json.text) ? json.text : [json.text];
+  return { org_id: json.org_id, project_id: json.project_id, inputs: texts.map((text) => ({ kind: 'text', text })) };
 }
 
 /** `org_id` or `project_id` says whose material it is; with both, they must agree. */
 async function resolveOwner(deps: AppDeps, ctx: Context, request: ExtractRequest): Promise<{ org_id: string; project_id: string | null; user_id: string }> {
   if (request.project_id) {
-    const project = await loadProject(deps, ctx, request.project_id, 'write');
+    const project = await loadProject(deps, ctx, request.project_id);
     if (request.org_id && request.org_id !== project.org_id) {
       throw new ServiceError('VALIDATION_FAILED', 'org_id and project_id name different organizations; send one of them', [{ path: '/org_id', message: 'does not own the project' }]);
     }
-    return { org_id: project.org_id, project_id: project.id, user_id: requireScope(ctx, 'write').user_id };
+    return { org_id: project.org_id, project_id: project.id, user_id: callerOf(ctx).user_id };
   }
   if (!request.org_id) {
     throw new ServiceError('VALIDATION_FAILED', 'say whose material this is: send org_id or project_id', [{ path: '/org_id', message: 'org_id or project_id is required' }]);
   }
-  const { auth } = await authorizeOrg(deps, ctx, request.org_id, { scope: 'write' });
+  const { auth } = await authorizeOrg(deps, ctx, request.org_id);
   return { org_id: request.org_id, project_id: null, user_id: auth.user_id };
 }
 
@@ -413,7 +405,7 @@ function prefixed(details: ErrorDetail[], prefix: string): ErrorDetail[] {
 export function intakeRoutes(deps: AppDeps): RouteDef[] {
   const { db, config } = deps;
   return [
-    {
+    route({
       method: 'post',
       path: '/v1/intakes/extract',
       operation_id: 'extractIntakeSources',
@@ -422,15 +414,17 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       scope: 'write',
       role: 'member',
-      body_content: { 'multipart/form-data': { schema: ExtractMultipart }, 'application/json': { schema: ExtractJson } },
+      body: ExtractJson,
+      body_content: { 'multipart/form-data': { schema: ExtractMultipart } },
+      body_limit: { bytes: MAX_BYTES_PER_REQUEST + MULTIPART_OVERHEAD_BYTES_MAX, name: 'MAX_BYTES_PER_REQUEST' },
+      body_allows_nul: true,
       responses: {
         201: { description: 'the sources as stored (never their text)', schema: ExtractOut },
         413: { description: 'PAYLOAD_TOO_LARGE: MAX_BYTES_PER_SOURCE or MAX_BYTES_PER_REQUEST' },
         422: { description: 'VALIDATION_FAILED: MAX_SOURCES_PER_REQUEST, no sources, no owner' },
       },
-      handler: async (ctx) => {
-        requireScope(ctx, 'write'); // before a byte of the body is read
-        const request = await readExtractRequest(ctx);
+      handler: async (ctx, { body }) => {
+        const request = await readExtractRequest(ctx, body);
         const owner = await resolveOwner(deps, ctx, request);
         const extracted = await extractSources(request.inputs);
         const sources = await db.transaction((tx) =>
@@ -439,8 +433,8 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         ctx.status = 201;
         ctx.body = { org_id: owner.org_id, project_id: owner.project_id, sources };
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/intake-sources',
       operation_id: 'listIntakeSources',
@@ -455,18 +449,18 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         ...PageQuery,
       },
       responses: { 200: { description: 'sources', schema: Page(SourceOut) } },
-      handler: async (ctx) => {
+      handler: async (ctx, input) => {
         const org_id = typeof ctx.query.org_id === 'string' ? ctx.query.org_id : '';
         const project_id = typeof ctx.query.project_id === 'string' ? ctx.query.project_id : undefined;
-        const { offset, limit } = paging(ctx);
+        const { offset, limit } = input.query;
         if (!org_id) throw new ServiceError('VALIDATION_FAILED', 'Pass the organization as ?org_id=org_….', [{ path: '/query/org_id', message: 'is required' }]);
-        await authorizeOrg(deps, ctx, org_id, { scope: 'read' });
+        await authorizeOrg(deps, ctx, org_id);
         ctx.body = page(await listSources(db, { org_id, project_id }, offset, limit), offset, limit);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
-      path: '/v1/intake-sources/{id}',
+      path: '/v1/intake-sources/{source_id}',
       operation_id: 'getIntakeSource',
       summary: 'One intake source: status, kind, size, line count, masked findings, details; never its text',
       tag: 'intake',
@@ -474,13 +468,13 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the source', schema: SourceOut } },
-      handler: async (ctx) => {
-        ctx.body = await loadSource(deps, ctx, ctx.params.id);
+      handler: async (ctx, input) => {
+        ctx.body = await loadSource(deps, ctx, input.params.source_id);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
-      path: '/v1/intake-sources/{id}/text',
+      path: '/v1/intake-sources/{source_id}/text',
       operation_id: 'getIntakeSourceText',
       summary: "A processed source's numbered lines, for citing it (for example from your own assistant); refused for any other status",
       tag: 'intake',
@@ -488,8 +482,8 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'numbered lines', schema: SourceTextOut }, 409: { description: 'CONFLICT: the source is not processed' } },
-      handler: async (ctx) => {
-        const source = await loadSource(deps, ctx, ctx.params.id);
+      handler: async (ctx, input) => {
+        const source = await loadSource(deps, ctx, input.params.source_id);
         // spec: Intake source - a quarantined source's text is never returned.
         if (source.status !== 'processed') {
           throw new ServiceError('CONFLICT', `source ${source.id} has status ${source.status}; only a processed source's text is returned`, { status: source.status });
@@ -498,10 +492,10 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         if (!text) throw new ServiceError('NOT_FOUND', `Intake source ${source.id} was not found.`);
         ctx.body = { id: source.id, name: source.name, line_count: text.lines.length, numbered_text: numberLines(text.lines) };
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
-      path: '/v1/projects/{id}/intakes/parse',
+      path: '/v1/projects/{project_id}/intakes/parse',
       operation_id: 'parseIntake',
       summary: "Request drafting of an IntakeSpec from the project's processed sources (the intake-draft workflow, metered in credits)",
       tag: 'intake',
@@ -511,14 +505,14 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       idempotency: 'optional',
       body: ParseBody,
       responses: {
-        202: { description: 'the draft, queued; poll GET /v1/intake-drafts/{id}', schema: DraftOut },
+        202: { description: 'the draft, queued; poll GET /v1/intake-drafts/{draft_id}', schema: DraftOut },
         402: { description: 'INSUFFICIENT_CREDITS: the balance cannot cover the reservation' },
         503: { description: 'PROVIDER_NOT_CONFIGURED' },
       },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.id, 'write');
-        const { user_id } = requireScope(ctx, 'write');
-        const body = validate(ParseBody, await readJsonBody(ctx));
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'write');
+        const { user_id } = input.auth;
+        const body = input.body;
         const ids = dedupe(body.source_ids);
         const found = new Map((await findOrgSources(db, project.org_id, ids)).map((source) => [source.id, source]));
         const missing = ids.filter((id) => !found.has(id));
@@ -550,7 +544,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         const texts = await processedSourceLines(db, project.org_id, processed);
         const prompt = buildIntakeDraftUserMessage(texts); // throws 422 naming MAX_DRAFT_INPUT_CHARS
         const credits_max = intakeDraftCreditsBound({ prompt, byok: byok_provider !== null, credits_per_1k_tokens: config.ai_credits_per_1k_tokens });
-        const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
+        const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
           // Checked inside the idempotent transaction: a replay returns the original answer, not today's balance.
           await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
           if (credits_max > 0) await assertCanCover(tx, project.org_id, credits_max);
@@ -571,10 +565,10 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         await startDraftWorkflow(deps, (outcome.body as { id: string }).id);
         respond(ctx, outcome);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
-      path: '/v1/intake-drafts/{id}',
+      path: '/v1/intake-drafts/{draft_id}',
       operation_id: 'getIntakeDraft',
       summary: 'Poll a drafting run: status, the drafted IntakeSpec, usage (tokens, credits), error',
       tag: 'intake',
@@ -582,14 +576,14 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the draft', schema: DraftOut } },
-      handler: async (ctx) => {
-        const id = ctx.params.id;
-        ctx.body = draftOut(await authorizeOwned(deps, ctx, `Intake draft ${id}`, await findDraft(db, id), { scope: 'read' }));
+      handler: async (ctx, input) => {
+        const id = input.params.draft_id;
+        ctx.body = draftOut(await authorizeOwned(deps, ctx, `Intake draft ${id}`, await findDraft(db, id)));
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
-      path: '/v1/intake-drafts/{id}/cancel',
+      path: '/v1/intake-drafts/{draft_id}/cancel',
       operation_id: 'cancelIntakeDraft',
       summary: 'Cancel a drafting run: a queued draft ends at once; a running one stops and pays only for what it used',
       tag: 'intake',
@@ -600,10 +594,10 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         200: { description: 'the draft as it is now (canceled, or drafting while the workflow stops)', schema: DraftOut },
         409: { description: 'CONFLICT: the draft already ended' },
       },
-      handler: async (ctx) => {
-        const id = ctx.params.id;
+      handler: async (ctx, input) => {
+        const id = input.params.draft_id;
         const what = `Intake draft ${id}`;
-        const draft = await authorizeOwned(deps, ctx, what, await findDraft(db, id), { scope: 'write' });
+        const draft = await authorizeOwned(deps, ctx, what, await findDraft(db, id));
         if (TERMINAL_DRAFT_STATUSES.includes(draft.status)) {
           throw new ServiceError('CONFLICT', `${what} already ended with status ${draft.status}; nothing to cancel.`, { status: draft.status });
         }
@@ -613,10 +607,10 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         await requestDraftCancellation(deps, id);
         ctx.body = draftOut(ended ?? (await findDraft(db, id))!);
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
-      path: '/v1/projects/{id}/intakes',
+      path: '/v1/projects/{project_id}/intakes',
       operation_id: 'confirmIntake',
       summary: 'Confirm an IntakeSpec (a corrected draft or JSON from your own assistant): citations are checked, failing ones dropped and listed; creates revision n+1',
       tag: 'intake',
@@ -625,12 +619,13 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       idempotency: 'optional',
       body: ConfirmBody,
+      body_limit: { bytes: INTAKE_DOCUMENT_BYTES_MAX, name: 'INTAKE_DOCUMENT_BYTES_MAX' },
       responses: { 201: { description: 'the new revision with the citations that were dropped', schema: IntakeRevisionOut } },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.id, 'write');
-        const { user_id } = requireScope(ctx, 'write');
-        const body = validate(ConfirmEnvelope, await readJsonBody(ctx, INTAKE_DOCUMENT_BYTES_MAX));
-        const errors = intakeSpecErrors(body.spec);
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'write');
+        const { user_id } = input.auth;
+        const body = input.body;
+        const errors = intakeSpecErrors(body.spec); // the schema held; the line ranges are checked here
         if (errors.length > 0) {
           throw new ServiceError('VALIDATION_FAILED', 'the document is not a valid IntakeSpec 1.0.0; fix the listed fields', prefixed(errors, '/spec'));
         }
@@ -641,7 +636,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
             throw new ServiceError('NOT_FOUND', `Intake draft ${body.draft_id} was not found in project ${project.id}.`, [{ path: '/draft_id', message: 'not found' }]);
           }
         }
-        const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
+        const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
           // The project lock comes first: concurrent confirmations queue here and get distinct, gapless numbers.
           await lockProject(tx, project.id);
           const ids = citedSourceIds(spec);
@@ -660,10 +655,10 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         });
         respond(ctx, outcome);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
-      path: '/v1/projects/{id}/intakes',
+      path: '/v1/projects/{project_id}/intakes',
       operation_id: 'listIntakes',
       summary: "A project's confirmed intake revisions, newest first (without the documents)",
       tag: 'intake',
@@ -672,15 +667,15 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       query: { ...PageQuery },
       responses: { 200: { description: 'revisions', schema: Page(IntakeRevisionSummaryOut) } },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.id, 'read');
-        const { offset, limit } = paging(ctx);
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'read');
+        const { offset, limit } = input.query;
         ctx.body = page(await listIntakeRevisions(db, project.id, offset, limit), offset, limit);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
-      path: '/v1/projects/{id}/intakes/{revision}',
+      path: '/v1/projects/{project_id}/intakes/{revision}',
       operation_id: 'getIntake',
       summary: 'One confirmed intake revision with its IntakeSpec and the citations dropped when it was confirmed',
       tag: 'intake',
@@ -688,19 +683,19 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the revision', schema: IntakeRevisionOut } },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.id, 'read');
-        const raw = ctx.params.revision;
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'read');
+        const raw = input.params.revision;
         const number = /^[1-9][0-9]{0,8}$/.test(raw) ? Number(raw) : null;
         const revision = number === null ? undefined : await getIntakeRevision(db, project.id, number);
         if (!revision) throw new ServiceError('NOT_FOUND', `Intake revision ${raw.slice(0, 20)} of project ${project.id} was not found.`);
         ctx.body = revisionOut(revision);
       },
-    },
+    }),
   ];
 }
 
 async function loadSource(deps: AppDeps, ctx: Context, id: string) {
-  return authorizeOwned(deps, ctx, `Intake source ${id}`, await findSource(deps.db, id), { scope: 'read' });
+  return authorizeOwned(deps, ctx, `Intake source ${id}`, await findSource(deps.db, id));
 }
 

@@ -8,11 +8,10 @@ import { approvableScopes, planEvaluations } from '../../domain/planning/planner
 import '../../domain/review/register.ts';
 import { getIntakeRevision, latestIntakeRevision } from '../../store/intake/revisions.ts';
 import { approvePlan, createPlan, findPlan, listPlans, type PlanView } from '../../store/review/plans.ts';
-import { requireAuth } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { page, paging, readJsonBody, validate } from '../http.ts';
+import { page} from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
-import type { RouteDef } from '../registry.ts';
+import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
 import { loadProject } from './projects.ts';
 
@@ -54,9 +53,9 @@ export async function loadPlan(deps: AppDeps, ctx: Context, project_id: string, 
 export function planRoutes(deps: AppDeps): RouteDef[] {
   const { db, config } = deps;
   return [
-    {
+    route({
       method: 'post',
-      path: '/v1/projects/{id}/evaluation-plans',
+      path: '/v1/projects/{project_id}/evaluation-plans',
       operation_id: 'createEvaluationPlan',
       summary: "Plan the evaluations for the project's latest confirmed intake: a decision with an explanation per evaluation, approvals needed, estimated credits, Business questions",
       tag: 'review',
@@ -69,11 +68,11 @@ export function planRoutes(deps: AppDeps): RouteDef[] {
         201: { description: 'the plan; nothing is approved yet', schema: PlanOut },
         409: { description: 'the project has no confirmed intake yet (CONFLICT)' },
       },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.id, 'write');
-        const body = validate(CreatePlan, (await readJsonBody(ctx)) ?? {});
-        const auth = requireAuth(ctx);
-        const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'write');
+        const body = input.body;
+        const auth = input.auth;
+        const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
           const revision = body.intake_revision ? await getIntakeRevision(tx, project.id, body.intake_revision) : await latestIntakeRevision(tx, project.id);
           if (!revision) {
             if (body.intake_revision) {
@@ -92,10 +91,10 @@ export function planRoutes(deps: AppDeps): RouteDef[] {
         });
         respond(ctx, outcome);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
-      path: '/v1/projects/{id}/evaluation-plans/{plan_id}',
+      path: '/v1/projects/{project_id}/evaluation-plans/{plan_id}',
       operation_id: 'getEvaluationPlan',
       summary: 'Read one evaluation plan with its approvals',
       tag: 'review',
@@ -103,13 +102,13 @@ export function planRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the plan', schema: PlanOut } },
-      handler: async (ctx) => {
-        ctx.body = await loadPlan(deps, ctx, ctx.params.id, ctx.params.plan_id, 'read');
+      handler: async (ctx, input) => {
+        ctx.body = await loadPlan(deps, ctx, input.params.project_id, input.params.plan_id, 'read');
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
-      path: '/v1/projects/{id}/evaluation-plans',
+      path: '/v1/projects/{project_id}/evaluation-plans',
       operation_id: 'listEvaluationPlans',
       summary: "List a project's evaluation plans, newest first",
       tag: 'review',
@@ -118,15 +117,15 @@ export function planRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       query: { ...PageQuery },
       responses: { 200: { description: 'plans', schema: Page(PlanOut) } },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.id, 'read');
-        const { offset, limit } = paging(ctx);
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'read');
+        const { offset, limit } = input.query;
         ctx.body = page(await listPlans(db, project.id, offset, limit), offset, limit);
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
-      path: '/v1/projects/{id}/evaluation-plans/{plan_id}/approve',
+      path: '/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve',
       operation_id: 'approveEvaluationPlan',
       summary: 'Approve one scope the plan lists (hosted_inference approves hosted inference for this plan); approving again is a no-op',
       tag: 'review',
@@ -138,9 +137,9 @@ export function planRoutes(deps: AppDeps): RouteDef[] {
         200: { description: 'the plan with its approvals', schema: PlanOut },
         422: { description: 'the scope is not one the plan lists (VALIDATION_FAILED)' },
       },
-      handler: async (ctx) => {
-        const plan = await loadPlan(deps, ctx, ctx.params.id, ctx.params.plan_id, 'write');
-        const body = validate(Approve, await readJsonBody(ctx));
+      handler: async (ctx, input) => {
+        const plan = await loadPlan(deps, ctx, input.params.project_id, input.params.plan_id, 'write');
+        const body = input.body;
         const listed = approvableScopes(plan.plan);
         if (!listed.includes(body.scope)) {
           throw new ServiceError(
@@ -151,10 +150,10 @@ export function planRoutes(deps: AppDeps): RouteDef[] {
             [{ path: '/scope', message: listed.length === 0 ? 'the plan lists no approvals' : `must be one of ${listed.join(', ')}` }],
           );
         }
-        const auth = requireAuth(ctx);
+        const auth = input.auth;
         await db.transaction((tx) => approvePlan(tx, { plan_id: plan.id, scope: body.scope, approved_by: auth.user_id }));
         ctx.body = await findPlan(db, plan.project_id, plan.id);
       },
-    },
+    }),
   ];
 }

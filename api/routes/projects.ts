@@ -2,13 +2,12 @@
 import type { Context } from 'koa';
 import { Type } from 'typebox';
 import { trimmedName, type Scope } from '../../domain/accounts/rules.ts';
-import { ServiceError } from '../../domain/errors.ts';
 import { createProject, findProject, listProjects, type ProjectView } from '../../store/projects/projects.ts';
 import { authorizeOrg, authorizeOwned } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { page, paging, readJsonBody, validate } from '../http.ts';
+import { page } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
-import type { RouteDef } from '../registry.ts';
+import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
 
 export const TITLE_LENGTH_MAX = 200;
@@ -19,15 +18,15 @@ const CreateProject = Type.Object(
 );
 export const ProjectOut = Type.Object({ id: Id('proj'), org_id: Id('org'), title: Type.String(), created_by: Type.String(), created_at: Timestamp });
 
-/** Loads a project the caller may act on; another organization's project is a plain 404. */
-export async function loadProject(deps: AppDeps, ctx: Context, id: string, scope: Scope): Promise<ProjectView> {
-  return authorizeOwned(deps, ctx, `Project ${id}`, await findProject(deps.db, id), { scope });
+/** Loads a project the caller may act on under the route's declared scope; another organization's project is a plain 404. */
+export async function loadProject(deps: AppDeps, ctx: Context, project_id: string, scope?: Scope): Promise<ProjectView> {
+  return authorizeOwned(deps, ctx, `Project ${project_id}`, await findProject(deps.db, project_id), { scope });
 }
 
 export function projectRoutes(deps: AppDeps): RouteDef[] {
   const { db } = deps;
   return [
-    {
+    route({
       method: 'post',
       path: '/v1/projects',
       operation_id: 'createProject',
@@ -39,20 +38,19 @@ export function projectRoutes(deps: AppDeps): RouteDef[] {
       idempotency: 'optional',
       body: CreateProject,
       responses: { 201: { description: 'created', schema: ProjectOut } },
-      handler: async (ctx) => {
-        const body = validate(CreateProject, await readJsonBody(ctx));
+      handler: async (ctx, { body, auth }) => {
         const title = trimmedName(body.title, 'title', TITLE_LENGTH_MAX);
-        const { auth } = await authorizeOrg(deps, ctx, body.org_id, { scope: 'write' });
-        const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: body.org_id, hashed_body: body }, async (tx) => ({
+        await authorizeOrg(deps, ctx, body.org_id);
+        const outcome = await idempotent(db, ctx, { owner_id: body.org_id, hashed_body: body }, async (tx) => ({
           status: 201,
           body: await createProject(tx, { org_id: body.org_id, title, created_by: auth.user_id }),
         }));
         respond(ctx, outcome);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
-      path: '/v1/projects/{id}',
+      path: '/v1/projects/{project_id}',
       operation_id: 'getProject',
       summary: 'Read one project',
       tag: 'projects',
@@ -60,11 +58,11 @@ export function projectRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the project', schema: ProjectOut } },
-      handler: async (ctx) => {
-        ctx.body = await loadProject(deps, ctx, ctx.params.id, 'read');
+      handler: async (ctx, { params }) => {
+        ctx.body = await loadProject(deps, ctx, params.project_id);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/projects',
       operation_id: 'listProjects',
@@ -73,15 +71,12 @@ export function projectRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       scope: 'read',
       role: 'member',
-      query: { org_id: { schema: Type.String(), required: true, description: 'the organization' }, ...PageQuery },
+      query: { org_id: { schema: Type.String({ minLength: 1, maxLength: 64 }), required: true, description: 'the organization' }, ...PageQuery },
       responses: { 200: { description: 'projects', schema: Page(ProjectOut) } },
-      handler: async (ctx) => {
-        const org_id = typeof ctx.query.org_id === 'string' ? ctx.query.org_id : '';
-        const { offset, limit } = paging(ctx);
-        if (!org_id) throw new ServiceError('VALIDATION_FAILED', 'Pass the organization as ?org_id=org_….', [{ path: '/query/org_id', message: 'is required' }]);
-        await authorizeOrg(deps, ctx, org_id, { scope: 'read' });
-        ctx.body = page(await listProjects(db, org_id, offset, limit), offset, limit);
+      handler: async (ctx, { query }) => {
+        await authorizeOrg(deps, ctx, query.org_id);
+        ctx.body = page(await listProjects(db, query.org_id, query.offset, query.limit), query.offset, query.limit);
       },
-    },
+    }),
   ];
 }

@@ -10,11 +10,11 @@ import {
 } from '../../domain/ai/keys.ts';
 import { addProviderKey, listProviderKeys, revokeProviderKey } from '../../store/keys/keys.ts';
 import { listAiUsage } from '../../store/keys/usage.ts';
-import { authorizeOrg } from '../auth.ts';
+import { authorizeOrg} from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { page, paging, readJsonBody, validate } from '../http.ts';
+import { page} from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
-import type { RouteDef } from '../registry.ts';
+import { route, type RouteDef } from '../registry.ts';
 import { Credits, Id, Page, PageQuery, Timestamp } from '../schemas.ts';
 
 // spec: Provider key — BYOK_PROVIDERS, spelled out so the static type keeps the literals.
@@ -59,7 +59,7 @@ export const AiUsageOut = Type.Object({
 export function providerKeyRoutes(deps: AppDeps): RouteDef[] {
   const { db, config } = deps;
   return [
-    {
+    route({
       method: 'post',
       path: '/v1/orgs/{org_id}/provider-keys',
       operation_id: 'createProviderKey',
@@ -71,22 +71,22 @@ export function providerKeyRoutes(deps: AppDeps): RouteDef[] {
       idempotency: 'optional',
       body: CreateProviderKey,
       responses: { 201: { description: 'stored; only the last four characters are shown', schema: ProviderKeyCreated } },
-      handler: async (ctx) => {
-        const org_id = ctx.params.org_id as string;
-        const { auth } = await authorizeOrg(deps, ctx, org_id, { scope: 'write', role: 'admin' });
-        const body = validate(CreateProviderKey, await readJsonBody(ctx));
+      handler: async (ctx, input) => {
+        const org_id = input.params.org_id;
+        const { auth } = await authorizeOrg(deps, ctx, org_id);
+        const body = input.body;
         const label = trimmedName(body.label, 'label', PROVIDER_KEY_LABEL_LENGTH_MAX);
         checkProviderKey(body.api_key);
         // The replay hash sees a keyed digest of the key, never the key (and no bare hash that could be tested offline).
         const key_digest = createHmac('sha256', config.master_key ?? Buffer.alloc(0)).update(body.api_key).digest('hex');
-        const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: org_id, hashed_body: { provider: body.provider, label, key_digest } }, async (tx) => {
+        const outcome = await idempotent(db, ctx, { owner_id: org_id, hashed_body: { provider: body.provider, label, key_digest } }, async (tx) => {
           const { key } = await addProviderKey(tx, config.master_key, { org_id, provider: body.provider, label, api_key: body.api_key, created_by: auth.user_id });
           return { status: 201, body: { id: key.id, provider: key.provider, label: key.label, last4: key.last4, created_at: key.created_at } };
         });
         respond(ctx, outcome);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/orgs/{org_id}/provider-keys',
       operation_id: 'listProviderKeys',
@@ -97,14 +97,14 @@ export function providerKeyRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       query: { ...PageQuery },
       responses: { 200: { description: 'keys, live and revoked', schema: Page(ProviderKeyOut) } },
-      handler: async (ctx) => {
-        const org_id = ctx.params.org_id as string;
-        const { offset, limit } = paging(ctx);
-        await authorizeOrg(deps, ctx, org_id, { scope: 'read' });
+      handler: async (ctx, input) => {
+        const org_id = input.params.org_id;
+        const { offset, limit } = input.query;
+        await authorizeOrg(deps, ctx, org_id);
         ctx.body = page(await listProviderKeys(db, org_id, offset, limit), offset, limit);
       },
-    },
-    {
+    }),
+    route({
       method: 'delete',
       path: '/v1/orgs/{org_id}/provider-keys/{key_id}',
       operation_id: 'revokeProviderKey',
@@ -114,13 +114,13 @@ export function providerKeyRoutes(deps: AppDeps): RouteDef[] {
       scope: 'write',
       role: 'admin',
       responses: { 200: { description: 'revoked (repeating the call returns the revoked key)', schema: ProviderKeyOut } },
-      handler: async (ctx) => {
-        const org_id = ctx.params.org_id as string;
-        const { auth } = await authorizeOrg(deps, ctx, org_id, { scope: 'write', role: 'admin' });
-        ctx.body = await db.transaction((tx) => revokeProviderKey(tx, org_id, ctx.params.key_id as string, auth.user_id));
+      handler: async (ctx, input) => {
+        const org_id = input.params.org_id;
+        const { auth } = await authorizeOrg(deps, ctx, org_id);
+        ctx.body = await db.transaction((tx) => revokeProviderKey(tx, org_id, input.params.key_id, auth.user_id));
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/orgs/{org_id}/usage',
       operation_id: 'listAiUsage',
@@ -131,12 +131,12 @@ export function providerKeyRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       query: { ...PageQuery },
       responses: { 200: { description: 'metered calls', schema: Page(AiUsageOut) } },
-      handler: async (ctx) => {
-        const org_id = ctx.params.org_id as string;
-        const { offset, limit } = paging(ctx);
-        await authorizeOrg(deps, ctx, org_id, { scope: 'read' });
+      handler: async (ctx, input) => {
+        const org_id = input.params.org_id;
+        const { offset, limit } = input.query;
+        await authorizeOrg(deps, ctx, org_id);
         ctx.body = page(await listAiUsage(db, org_id, offset, limit), offset, limit);
       },
-    },
+    }),
   ];
 }

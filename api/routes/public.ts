@@ -6,7 +6,7 @@ import { PROMPTS } from '../../domain/prompts/registry.ts';
 import { AI_PROVIDERS } from '../../runtime/config.ts';
 import type { AppDeps } from '../context.ts';
 import { buildOpenApi } from '../openapi.ts';
-import type { RouteDef } from '../registry.ts';
+import { route, type RouteDef } from '../registry.ts';
 
 const PROVIDER_PURPOSE = 'structured drafting (intake, review) and support judging';
 export const OFFLINE_MODEL = 'offline-heuristic-1';
@@ -47,7 +47,7 @@ export function publicRoutes(deps: AppDeps): RouteDef[] {
   const { db, temporal } = deps;
   let openapi: Record<string, unknown> | null = null;
   return [
-    {
+    route({
       method: 'get',
       path: '/v1/health',
       operation_id: 'getHealth',
@@ -89,8 +89,8 @@ export function publicRoutes(deps: AppDeps): RouteDef[] {
         ctx.status = ok ? 200 : 503;
         ctx.body = { status: ok ? 'ok' : 'degraded', checks };
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/models',
       operation_id: 'listModels',
@@ -101,8 +101,8 @@ export function publicRoutes(deps: AppDeps): RouteDef[] {
       handler: async (ctx) => {
         ctx.body = modelCatalog(deps);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/openapi.json',
       operation_id: 'getOpenApi',
@@ -114,8 +114,8 @@ export function publicRoutes(deps: AppDeps): RouteDef[] {
         openapi ??= buildOpenApi((await import('../app.ts')).createApp(deps).routes, deps.config.public_url);
         ctx.body = openapi;
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/schemas',
       operation_id: 'listSchemas',
@@ -128,8 +128,8 @@ export function publicRoutes(deps: AppDeps): RouteDef[] {
           data: CONTRACTS.map((c) => ({ name: c.name, version: c.version, experimental: c.experimental ?? false, description: c.description, url: `/v1/schemas/${c.name}` })),
         };
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/schemas/{name}',
       operation_id: 'getSchema',
@@ -137,9 +137,9 @@ export function publicRoutes(deps: AppDeps): RouteDef[] {
       tag: 'public',
       auth: 'public',
       responses: { 200: { description: 'JSON Schema', content_type: 'application/schema+json' } },
-      handler: async (ctx) => {
-        const contract = CONTRACTS.find((c) => c.name === ctx.params.name);
-        if (!contract) throw new ServiceError('NOT_FOUND', `No contract named ${ctx.params.name}; see /v1/schemas for the list.`);
+      handler: async (ctx, { params }) => {
+        const contract = CONTRACTS.find((c) => c.name === params.name);
+        if (!contract) throw new ServiceError('NOT_FOUND', `No contract named ${params.name}; see /v1/schemas for the list.`);
         ctx.body = {
           $schema: 'https://json-schema.org/draft/2020-12/schema',
           title: contract.name,
@@ -148,8 +148,8 @@ export function publicRoutes(deps: AppDeps): RouteDef[] {
           ...JSON.parse(JSON.stringify(contract.schema)),
         };
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/prompts',
       operation_id: 'listPrompts',
@@ -160,20 +160,21 @@ export function publicRoutes(deps: AppDeps): RouteDef[] {
       handler: async (ctx) => {
         ctx.body = { data: PROMPTS.map((p) => ({ id: p.id, version: p.version, purpose: p.purpose, url: `/v1/prompts/${p.id}` })) };
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
-      path: '/v1/prompts/{id}',
+      path: '/v1/prompts/{prompt_id}',
       operation_id: 'getPrompt',
       summary: 'One prompt, whole, so your own assistant can draft the same way',
       tag: 'public',
       auth: 'public',
+      params: { prompt_id: Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,99}$' }) },
       responses: { 200: { description: 'prompt' } },
-      handler: async (ctx) => {
-        const prompt = PROMPTS.find((p) => p.id === ctx.params.id);
-        if (!prompt) throw new ServiceError('NOT_FOUND', `No prompt ${ctx.params.id}; see /v1/prompts for the list.`);
+      handler: async (ctx, { params }) => {
+        const prompt = PROMPTS.find((p) => p.id === params.prompt_id);
+        if (!prompt) throw new ServiceError('NOT_FOUND', `No prompt ${params.prompt_id}; see /v1/prompts for the list.`);
         ctx.body = prompt;
       },
-    },
+    }),
   ];
 }

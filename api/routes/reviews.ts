@@ -14,11 +14,10 @@ import { assertCanCover } from '../../store/credits/ledger.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
 import { findPlan } from '../../store/review/plans.ts';
 import { cancelQueuedReview, createReview, findReview, type ReviewRow, reviewUsage } from '../../store/review/reviews.ts';
-import { authorizeOwned, requireAuth } from '../auth.ts';
+import { authorizeOwned} from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { readJsonBody, validate } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
-import type { RouteDef } from '../registry.ts';
+import { route, type RouteDef } from '../registry.ts';
 import { Credits, Id, Timestamp } from '../schemas.ts';
 import { loadProject } from './projects.ts';
 
@@ -92,7 +91,7 @@ async function reviewView(deps: AppDeps, row: ReviewRow) {
 
 /** A review the caller may read; another organization's review is a plain 404. */
 async function loadReview(deps: AppDeps, ctx: Context, id: string): Promise<ReviewRow> {
-  return authorizeOwned(deps, ctx, `Review ${id}`, await findReview(deps.db, id), { scope: 'read' });
+  return authorizeOwned(deps, ctx, `Review ${id}`, await findReview(deps.db, id));
 }
 
 /** Asks the review workflow to stop; one that already finished (or never started) needs nothing. */
@@ -125,9 +124,9 @@ export async function startReviewWorkflow(deps: AppDeps, review_id: string): Pro
 export function reviewRoutes(deps: AppDeps): RouteDef[] {
   const { db, config } = deps;
   return [
-    {
+    route({
       method: 'post',
-      path: '/v1/projects/{id}/reviews',
+      path: '/v1/projects/{project_id}/reviews',
       operation_id: 'startReview',
       summary:
         'Start a concept and evidence review for a plan that recommends it; needs hosted_inference approved on the plan or byok_provider. Credits are reserved at the start and settled at actual usage.',
@@ -143,12 +142,12 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
         409: { description: 'APPROVAL_REQUIRED (no hosted_inference approval and no byok_provider) or CONFLICT (the plan skips the review)' },
         503: { description: 'PROVIDER_NOT_CONFIGURED' },
       },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.id, 'run');
-        const body = validate(StartReview, await readJsonBody(ctx));
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'run');
+        const body = input.body;
         const byok_provider: ByokProvider | null = body.byok_provider ?? null;
-        const auth = requireAuth(ctx);
-        const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: project.org_id, hashed_body: { project_id: project.id, plan_id: body.plan_id, byok_provider } }, async (tx) => {
+        const auth = input.auth;
+        const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, plan_id: body.plan_id, byok_provider } }, async (tx) => {
           const plan = await findPlan(tx, project.id, body.plan_id);
           if (!plan) throw new ServiceError('NOT_FOUND', `Evaluation plan ${body.plan_id} of project ${project.id} was not found.`, [{ path: '/plan_id', message: 'no such plan in this project' }]);
           const decision = decisionFor(plan.plan, 'concept_and_evidence_review');
@@ -173,8 +172,8 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
         await startReviewWorkflow(deps, (outcome.body as { id: string }).id);
         respond(ctx, outcome);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/reviews/{review_id}',
       operation_id: 'getReview',
@@ -184,11 +183,11 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the review', schema: ReviewOut } },
-      handler: async (ctx) => {
-        ctx.body = await reviewView(deps, await loadReview(deps, ctx, ctx.params.review_id));
+      handler: async (ctx, input) => {
+        ctx.body = await reviewView(deps, await loadReview(deps, ctx, input.params.review_id));
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/v1/reviews/{review_id}/cancel',
       operation_id: 'cancelReview',
@@ -202,8 +201,8 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
         200: { description: 'the review as it is now: canceled, or still searching/drafting/verifying until its workflow records canceled (poll GET /v1/reviews/{review_id})', schema: ReviewOut },
         409: { description: 'CONFLICT: the review already ended (succeeded, failed or canceled); details.status names the state' },
       },
-      handler: async (ctx) => {
-        const id = ctx.params.review_id;
+      handler: async (ctx, input) => {
+        const id = input.params.review_id;
         const what = `Review ${id}`;
         // Same checks as starting a review: scope run, then tenant (another organization's review is a plain 404), then role.
         const found = await authorizeOwned(deps, ctx, what, await findReview(db, id), { scope: 'run', role: 'member' });
@@ -217,8 +216,8 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
         await requestReviewCancellation(deps, id);
         ctx.body = await reviewView(deps, ended ?? (await findReview(db, id))!);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/reviews/{review_id}/download',
       operation_id: 'downloadReview',
@@ -231,8 +230,8 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
         200: { description: 'attachment: the review, every retrieved record (excluded ones with their reason) and every claim with its checks', content_type: 'application/json' },
         409: { description: 'the review has not succeeded (CONFLICT)' },
       },
-      handler: async (ctx) => {
-        const row = await loadReview(deps, ctx, ctx.params.review_id);
+      handler: async (ctx, input) => {
+        const row = await loadReview(deps, ctx, input.params.review_id);
         if (row.status !== 'succeeded' || !row.result) {
           throw new ServiceError('CONFLICT', `Review ${row.id} is ${row.status}; it can be downloaded once it has succeeded.`, { status: row.status });
         }
@@ -251,7 +250,7 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
           },
         };
       },
-    },
+    }),
   ];
 }
 

@@ -37,12 +37,12 @@ import {
 } from '../../store/runs/runs.ts';
 import type { WorldRevisionView } from '../../store/worlds/worlds.ts';
 import { getWorldRevision } from '../../store/worlds/worlds.ts';
-import { authorizeOwned, requireScope } from '../auth.ts';
+import { authorizeOwned} from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { page, paging, readJsonBody, validate } from '../http.ts';
+import { page} from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
-import type { RouteDef } from '../registry.ts';
-import { CREDITS_MAX, Credits, Id, Page, PageQuery, Timestamp } from '../schemas.ts';
+import { route, type RouteDef } from '../registry.ts';
+import { CREDITS_MAX, Credits, Id, Page, PageQuery, pageQuery, Timestamp } from '../schemas.ts';
 import { loadProject } from './projects.ts';
 import { loadWorldRevision } from './worlds.ts';
 
@@ -255,7 +255,7 @@ async function cancelRunWorkflow(deps: AppDeps, run_id: string): Promise<void> {
 export function runRoutes(deps: AppDeps): RouteDef[] {
   const { db, config } = deps;
   return [
-    {
+    route({
       method: 'post',
       path: '/v1/runs/estimate',
       operation_id: 'estimateRun',
@@ -266,14 +266,14 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       body: RunRequest,
       responses: { 200: { description: 'the estimate; runnable false lists every issue', schema: EstimateOut } },
-      handler: async (ctx) => {
-        const body = validate(RunRequest, await readJsonBody(ctx));
+      handler: async (ctx, input) => {
+        const body = input.body;
         const revision = await loadWorldRevision(deps, ctx, body.world_revision_id, 'read');
         const available = (await balances(db, revision.org_id)).available_credits;
         ctx.body = estimateView(estimateRun(revision.world), body.budget_limit_credits, available);
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/v1/runs',
       operation_id: 'createRun',
@@ -289,10 +289,10 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         402: { description: 'INSUFFICIENT_CREDITS: the balance cannot cover the reservation' },
         422: { description: 'VALIDATION_FAILED: the budget is below the estimate, or the world exceeds a run limit' },
       },
-      handler: async (ctx) => {
-        const body = validate(RunRequest, await readJsonBody(ctx));
+      handler: async (ctx, input) => {
+        const body = input.body;
         const revision = await loadWorldRevision(deps, ctx, body.world_revision_id, 'run');
-        const { user_id } = requireScope(ctx, 'run');
+        const { user_id } = input.auth;
         const estimate = estimateRun(revision.world);
         if (!estimate.runnable) {
           throw new ServiceError(
@@ -309,7 +309,7 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
           );
         }
         const credits_reserved = runReservation(body.budget_limit_credits, estimate.credits_estimate);
-        const outcome = await idempotent(db, ctx, { namespace: 'organization', owner_id: revision.org_id, hashed_body: body }, async (tx) => {
+        const outcome = await idempotent(db, ctx, { owner_id: revision.org_id, hashed_body: body }, async (tx) => {
           await assertCanCover(tx, revision.org_id, credits_reserved);
           const run = await createRun(tx, {
             org_id: revision.org_id,
@@ -329,8 +329,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         await startRunWorkflow(deps, (outcome.body as RunView).run_id);
         respond(ctx, outcome);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/runs/{run_id}',
       operation_id: 'getRun',
@@ -340,11 +340,11 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the run', schema: RunOut } },
-      handler: async (ctx) => {
-        ctx.body = await loadRun(deps, ctx, ctx.params.run_id, 'read');
+      handler: async (ctx, input) => {
+        ctx.body = await loadRun(deps, ctx, input.params.run_id, 'read');
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/projects/{project_id}/runs',
       operation_id: 'listRuns',
@@ -355,13 +355,13 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       query: { ...PageQuery },
       responses: { 200: { description: 'runs', schema: Page(RunOut) } },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.project_id, 'read');
-        const { offset, limit } = paging(ctx);
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'read');
+        const { offset, limit } = input.query;
         ctx.body = page(await listRuns(db, project.id, offset, limit), offset, limit);
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/v1/runs/{run_id}/cancel',
       operation_id: 'cancelRun',
@@ -374,8 +374,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         200: { description: 'the run, canceled (also when it was canceled already)', schema: RunOut },
         409: { description: 'CONFLICT: the run already ended (succeeded, timed_out or failed)' },
       },
-      handler: async (ctx) => {
-        const run = await loadRun(deps, ctx, ctx.params.run_id, 'run');
+      handler: async (ctx, input) => {
+        const run = await loadRun(deps, ctx, input.params.run_id, 'run');
         if (run.status === 'canceled') {
           ctx.body = run;
           return;
@@ -392,8 +392,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         await cancelRunWorkflow(deps, run.run_id);
         ctx.body = canceled;
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/runs/{run_id}/results',
       operation_id: 'getRunResults',
@@ -403,8 +403,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the results (synthetic)', schema: ResultsOut }, 409: { description: 'CONFLICT: the run has not succeeded or timed out' } },
-      handler: async (ctx) => {
-        const run = await loadRun(deps, ctx, ctx.params.run_id, 'read');
+      handler: async (ctx, input) => {
+        const run = await loadRun(deps, ctx, input.params.run_id, 'read');
         requireResults(run);
         const loaded = await runResults(deps, run);
         const metrics = summarize(loaded.world, loaded.results);
@@ -424,8 +424,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
           trace: { events_included: stored.events_included, cap_per_variant: trace.cap_per_variant, description: trace.description },
         };
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/runs/{run_id}/events',
       operation_id: 'listRunEvents',
@@ -434,14 +434,11 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       scope: 'read',
       role: 'member',
-      query: {
-        offset: { schema: Type.Integer({ minimum: 0 }), description: 'events to skip' },
-        limit: { schema: Type.Integer({ minimum: 1, maximum: RUN_EVENTS_PAGE_LIMIT_MAX }), description: `1 to ${RUN_EVENTS_PAGE_LIMIT_MAX}, default ${RUN_EVENTS_PAGE_LIMIT_DEFAULT}` },
-      },
+      query: pageQuery(RUN_EVENTS_PAGE_LIMIT_MAX, RUN_EVENTS_PAGE_LIMIT_DEFAULT),
       responses: { 200: { description: 'one page of events', schema: EventsOut }, 409: { description: 'CONFLICT: the run has not succeeded or timed out' } },
-      handler: async (ctx) => {
-        const { offset, limit } = eventPaging(ctx);
-        const run = await loadRun(deps, ctx, ctx.params.run_id, 'read');
+      handler: async (ctx, input) => {
+        const { offset, limit } = input.query;
+        const run = await loadRun(deps, ctx, input.params.run_id, 'read');
         requireResults(run);
         const stored = await pageRunEvents(db, run.run_id, offset, limit);
         const next = offset + stored.events.length;
@@ -452,8 +449,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
           description: EVENT_TRACE_DESCRIPTION,
         };
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/v1/experiments/compare',
       operation_id: 'compareRun',
@@ -464,16 +461,16 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       body: CompareRequest,
       responses: { 200: { description: 'metrics: one paired comparison per treatment and measure', schema: CompareOut }, 409: { description: 'CONFLICT: the run has not succeeded or timed out' } },
-      handler: async (ctx) => {
-        const body = validate(CompareRequest, await readJsonBody(ctx));
+      handler: async (ctx, input) => {
+        const body = input.body;
         const run = await loadRun(deps, ctx, body.run_id, 'read');
         requireResults(run);
         const loaded = await runResults(deps, run);
         const comparison = compare(loaded.world, loaded.results);
         ctx.body = { run_id: run.run_id, metrics: comparison.metrics, method: comparison.method, synthetic: true };
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/v1/runs/{run_id}/export',
       operation_id: 'exportRun',
@@ -483,8 +480,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the link; download it without the bearer credential', schema: ExportOut }, 409: { description: 'CONFLICT: the run has not succeeded or timed out' } },
-      handler: async (ctx) => {
-        const run = await loadRun(deps, ctx, ctx.params.run_id, 'read');
+      handler: async (ctx, input) => {
+        const run = await loadRun(deps, ctx, input.params.run_id, 'read');
         requireResults(run);
         const expires_at_seconds = Math.floor(Date.now() / 1000) + EXPORT_LINK_LIFETIME_SECONDS;
         const token = signExportToken(config.session_secret!, { run_id: run.run_id, org_id: run.org_id, expires_at_seconds });
@@ -492,8 +489,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         const base = config.public_url ?? `${ctx.protocol}://${ctx.host}`;
         ctx.body = { url: `${base}/v1/exports/${token}`, expires_at: new Date(expires_at_seconds * 1000).toISOString() };
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/exports/{token}',
       operation_id: 'downloadRunExport',
@@ -504,8 +501,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         200: { description: 'the ZIP: manifest, world, metrics (CSV and JSON), comparison, findings, cost report, events and an HTML report', schema: Type.String({ format: 'binary' }), content_type: 'application/zip' },
         401: { description: 'UNAUTHENTICATED: the link was altered or has expired; ask for a new one' },
       },
-      handler: async (ctx) => {
-        const verified = verifyExportToken(config.session_secret!, ctx.params.token ?? '');
+      handler: async (ctx, input) => {
+        const verified = verifyExportToken(config.session_secret!, input.params.token ?? '');
         if (!verified.ok) {
           throw new ServiceError(
             'UNAUTHENTICATED',
@@ -542,21 +539,6 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         ctx.set('Cache-Control', 'no-store');
         ctx.body = Buffer.from(zipExport(files));
       },
-    },
+    }),
   ];
-}
-
-function eventPaging(ctx: Context): { offset: number; limit: number } {
-  const read = (name: string, fallback: number, max: number) => {
-    const raw = ctx.query[name];
-    if (raw === undefined) return fallback;
-    const value = Number(Array.isArray(raw) ? raw[0] : raw);
-    if (!Number.isInteger(value) || value < (name === 'limit' ? 1 : 0) || value > max) {
-      throw new ServiceError('VALIDATION_FAILED', `Invalid paging: /query/${name} must be an integer from ${name === 'limit' ? 1 : 0} to ${max}.`, [
-        { path: `/query/${name}`, message: `must be an integer from ${name === 'limit' ? 1 : 0} to ${max}` },
-      ]);
-    }
-    return value;
-  };
-  return { offset: read('offset', 0, 1_000_000), limit: read('limit', RUN_EVENTS_PAGE_LIMIT_DEFAULT, RUN_EVENTS_PAGE_LIMIT_MAX) };
 }

@@ -8,10 +8,10 @@ import { ServiceError } from '../../domain/errors.ts';
 import { validateWorld } from '../../domain/simulation/index.ts';
 import '../../domain/simulation/register.ts';
 import { createWorldRevision, getWorldRevision, listWorldRevisions, type WorldRevisionView } from '../../store/worlds/worlds.ts';
-import { authorizeOwned, requireScope } from '../auth.ts';
+import { authorizeOwned} from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { JSON_BODY_LIMIT_BYTES, page, paging, readJsonBody } from '../http.ts';
-import type { RouteDef } from '../registry.ts';
+import { JSON_BODY_LIMIT_BYTES, page} from '../http.ts';
+import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
 import { loadProject } from './projects.ts';
 
@@ -33,14 +33,14 @@ const WorldRevisionSummaryOut = Type.Object({
 export const WorldRevisionOut = Type.Object({ ...WorldRevisionSummaryOut.properties, world: WorldDocument });
 
 /** Loads a world revision the caller may act on; another organization's revision is a plain 404. */
-export async function loadWorldRevision(deps: AppDeps, ctx: Context, id: string, scope: Scope): Promise<WorldRevisionView> {
-  return authorizeOwned(deps, ctx, `World revision ${id}`, id.length <= 64 ? await getWorldRevision(deps.db, id) : undefined, { scope });
+export async function loadWorldRevision(deps: AppDeps, ctx: Context, world_revision_id: string, scope?: Scope): Promise<WorldRevisionView> {
+  return authorizeOwned(deps, ctx, `World revision ${world_revision_id}`, await getWorldRevision(deps.db, world_revision_id), { scope });
 }
 
 export function worldRoutes(deps: AppDeps): RouteDef[] {
   const { db } = deps;
   return [
-    {
+    route({
       method: 'post',
       path: '/v1/world-specs/validate',
       operation_id: 'validateWorldSpec',
@@ -48,14 +48,13 @@ export function worldRoutes(deps: AppDeps): RouteDef[] {
       tag: 'worlds',
       auth: 'public',
       body: WorldDocument,
+      body_limit: { bytes: WORLD_BODY_LIMIT_BYTES, name: 'WORLD_BODY_LIMIT_BYTES' },
       responses: { 200: { description: 'valid, or the problems found', schema: ValidationOut } },
-      handler: async (ctx) => {
-        const body = await readJsonBody(ctx, WORLD_BODY_LIMIT_BYTES);
-        if (body === undefined) throw new ServiceError('VALIDATION_FAILED', 'Send a WorldSpec document as the JSON body.', [{ path: '/', message: 'is required' }]);
+      handler: async (ctx, { body }) => {
         ctx.body = validateWorld(body);
       },
-    },
-    {
+    }),
+    route({
       method: 'post',
       path: '/v1/projects/{project_id}/worlds',
       operation_id: 'saveWorld',
@@ -65,15 +64,14 @@ export function worldRoutes(deps: AppDeps): RouteDef[] {
       scope: 'write',
       role: 'member',
       body: WorldDocument,
+      body_limit: { bytes: WORLD_BODY_LIMIT_BYTES, name: 'WORLD_BODY_LIMIT_BYTES' },
       responses: {
         201: { description: 'the new revision', schema: WorldRevisionOut },
         422: { description: 'VALIDATION_FAILED: the world is invalid; details list every problem (path is the JSON pointer)' },
       },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.project_id, 'write');
-        const { user_id } = requireScope(ctx, 'write');
-        const body = await readJsonBody(ctx, WORLD_BODY_LIMIT_BYTES);
-        if (body === undefined) throw new ServiceError('VALIDATION_FAILED', 'Send a WorldSpec document as the JSON body.', [{ path: '/', message: 'is required' }]);
+      handler: async (ctx, { body, params, auth }) => {
+        const project = await loadProject(deps, ctx, params.project_id);
+        const { user_id } = auth;
         const result = validateWorld(body);
         if (!result.valid) {
           const first = result.problems[0]!;
@@ -86,8 +84,8 @@ export function worldRoutes(deps: AppDeps): RouteDef[] {
         ctx.status = 201;
         ctx.body = await db.transaction((tx) => createWorldRevision(tx, { project_id: project.id, world: body as WorldSpec, created_by: user_id }));
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/projects/{project_id}/worlds',
       operation_id: 'listWorlds',
@@ -98,13 +96,13 @@ export function worldRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       query: { ...PageQuery },
       responses: { 200: { description: 'revisions', schema: Page(WorldRevisionSummaryOut) } },
-      handler: async (ctx) => {
-        const project = await loadProject(deps, ctx, ctx.params.project_id, 'read');
-        const { offset, limit } = paging(ctx);
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'read');
+        const { offset, limit } = input.query;
         ctx.body = page(await listWorldRevisions(db, project.id, offset, limit), offset, limit);
       },
-    },
-    {
+    }),
+    route({
       method: 'get',
       path: '/v1/world-revisions/{world_revision_id}',
       operation_id: 'getWorldRevision',
@@ -114,9 +112,9 @@ export function worldRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       role: 'member',
       responses: { 200: { description: 'the revision', schema: WorldRevisionOut } },
-      handler: async (ctx) => {
-        ctx.body = await loadWorldRevision(deps, ctx, ctx.params.world_revision_id, 'read');
+      handler: async (ctx, input) => {
+        ctx.body = await loadWorldRevision(deps, ctx, input.params.world_revision_id, 'read');
       },
-    },
+    }),
   ];
 }

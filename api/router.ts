@@ -1,0 +1,219 @@
+// The router applies what each RouteDef declares, in the order of ARCHITECTURE.md "How a request flows":
+// credential (401, before any byte of the body is read) → declared scope (403) → path parameters (404 for a value that
+// cannot name anything, without touching the database) → query (422) → JSON body (413, 422) → Idempotency-Key (422)
+// → the handler with a typed `input`. Tenant and role checks need the loaded object: authorizeOrg/authorizeOwned.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { TSchema } from 'typebox';
+import { ServiceError, type ErrorDetail } from '../domain/errors.ts';
+import { authenticate, requireScopeOf } from './auth.ts';
+import type { AppDeps, State } from './context.ts';
+import { JSON_BODY_LIMIT_BYTES, readJsonBody, schemaErrors } from './http.ts';
+import { readIdempotencyKey } from './idempotency.ts';
+import { koaPath, pathParameters, type QueryParam, type RouteDef } from './registry.ts';
+
+/** A path parameter longer than this cannot name anything we store. */
+export const PATH_PARAMETER_LENGTH_MAX = 512;
+/** JSON nesting deeper than this is refused before validation walks it. */
+export const JSON_DEPTH_MAX = 64;
+
+/** Ids carry a type prefix (domain/ids.ts); a `…_id` parameter of another shape names nothing. */
+const ID_SHAPE = /^[a-z]{2,5}_[0-9a-z]{1,60}$/;
+/** NUL cannot be stored in PostgreSQL text; a lone UTF-16 surrogate cannot be encoded as UTF-8. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function isStorableString(value: string): boolean {
+  return !UNSTORABLE.test(value);
+}
+
+/** JSON pointers of strings (values or keys) a database cannot store, and whether nesting exceeds the limit. */
+export function unstorableStrings(value: unknown, allow_nul = false): { paths: string[]; too_deep: boolean } {
+  const unstorable = allow_nul ? LONE_SURROGATE : UNSTORABLE;
+  const paths: string[] = [];
+  let too_deep = false;
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  while (stack.length > 0 && paths.length < 20) {
+    const { value: current, path, depth } = stack.pop()!;
+    if (typeof current === 'string') {
+      if (unstorable.test(current)) paths.push(path || '/');
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= JSON_DEPTH_MAX) {
+      too_deep = true;
+      break;
+    }
+    const entries: Array<[string, unknown]> = Array.isArray(current) ? current.map((item, index) => [String(index), item]) : Object.entries(current);
+    for (const [key, inner] of entries) {
+      const pointer = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (!isStorableString(key)) {
+        paths.push(`${path}/(a key)`);
+        continue;
+      }
+      stack.push({ value: inner, path: pointer, depth: depth + 1 });
+    }
+  }
+  return { paths, too_deep };
+}
+
+function refuseUnstorable(value: unknown, where: string, allow_nul: boolean): void {
+  const prefix = '';
+  const found = unstorableStrings(value, allow_nul);
+  if (found.too_deep) {
+    throw new ServiceError('VALIDATION_FAILED', `The ${where} is nested more than ${JSON_DEPTH_MAX} levels deep; flatten it.`, [
+      { path: prefix || '/', message: `nesting deeper than ${JSON_DEPTH_MAX} levels` },
+    ]);
+  }
+  if (found.paths.length > 0) {
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `The ${where} holds a NUL character or a lone UTF-16 surrogate at ${prefix}${found.paths[0]}; remove it (such text cannot be stored).`,
+      found.paths.map((path) => ({ path: `${prefix}${path}`, message: 'contains a NUL character or a lone surrogate' })),
+    );
+  }
+}
+
+function notFound(ctx: Context): ServiceError {
+  return new ServiceError('NOT_FOUND', `Nothing was found at ${ctx.path.slice(0, 200)}.`);
+}
+
+function readParams(ctx: Context, route: RouteDef): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of pathParameters(route.path)) {
+    const value = String(ctx.params[name] ?? '');
+    const shaped = value.length > 0 && value.length <= PATH_PARAMETER_LENGTH_MAX && isStorableString(value) && !/[\u0000-\u001f]/.test(value);
+    const declared = route.params?.[name];
+    const matches = declared ? schemaErrors(declared, value).length === 0 : !name.endsWith('_id') || ID_SHAPE.test(value);
+    if (!shaped || !matches) throw notFound(ctx);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Query strings are text: numbers and booleans are converted by the declared schema before it is checked. */
+function convert(schema: TSchema, raw: string): unknown {
+  const type = (schema as { type?: unknown }).type;
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
+  if (type === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
+  return raw;
+}
+
+function readQuery(ctx: Context, declared: Record<string, QueryParam>, closed: boolean): Record<string, unknown> {
+  const details: ErrorDetail[] = [];
+  const out: Record<string, unknown> = {};
+  for (const name of closed ? Object.keys(ctx.query) : []) {
+    if (!Object.hasOwn(declared, name)) {
+      const allowed = Object.keys(declared);
+      details.push({
+        path: `/query/${name.slice(0, 64)}`,
+        message: allowed.length > 0 ? `is not a parameter of this operation (allowed: ${allowed.join(', ')})` : 'is not a parameter of this operation (it takes none)',
+      });
+    }
+  }
+  for (const [name, param] of Object.entries(declared)) {
+    const raw = ctx.query[name];
+    if (raw === undefined) {
+      if (param.required) details.push({ path: `/query/${name}`, message: 'is required' });
+      else if (param.default !== undefined) out[name] = param.default;
+      continue;
+    }
+    if (Array.isArray(raw)) {
+      details.push({ path: `/query/${name}`, message: 'must be given once' });
+      continue;
+    }
+    if (!isStorableString(raw)) {
+      details.push({ path: `/query/${name}`, message: 'contains a NUL character or a lone surrogate' });
+      continue;
+    }
+    const value = convert(param.schema, raw);
+    const errors = schemaErrors(param.schema, value);
+    if (errors.length > 0) {
+      details.push({ path: `/query/${name}`, message: errors[0]!.message });
+      continue;
+    }
+    out[name] = value;
+  }
+  if (details.length > 0) {
+    const first = details[0]!;
+    throw new ServiceError('VALIDATION_FAILED', `Invalid query: ${first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`, details);
+  }
+  return out;
+}
+
+function isMultipart(ctx: Context): boolean {
+  return (ctx.get('content-type') || '').toLowerCase().startsWith('multipart/');
+}
+
+async function readBody(ctx: Context, route: RouteDef): Promise<unknown> {
+  if (!route.body) return undefined;
+  // A route that also takes multipart reads that stream itself (intake extraction).
+  if (route.body_content && isMultipart(ctx) && Object.keys(route.body_content).some((type) => type.startsWith('multipart/'))) return undefined;
+  let value = await readJsonBody(ctx, route.body_limit?.bytes ?? JSON_BODY_LIMIT_BYTES, route.body_limit?.name);
+  if (value === undefined) {
+    if (!route.body_optional) {
+      throw new ServiceError('VALIDATION_FAILED', 'The request body is required; send a JSON object.', [{ path: '/', message: 'is required' }]);
+    }
+    value = {};
+  }
+  refuseUnstorable(value, 'request body', route.body_allows_nul === true);
+  const details = schemaErrors(route.body, value);
+  if (details.length > 0) {
+    const first = details[0]!;
+    throw new ServiceError('VALIDATION_FAILED', `The request body is invalid: ${first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`, details);
+  }
+  return value;
+}
+
+/** A browser sends Origin (and Sec-Fetch-Site) on state-changing requests; a cookie alone never authorizes one cross-site. */
+function sameOrigin(deps: AppDeps, ctx: Context): boolean {
+  const site = ctx.get('sec-fetch-site');
+  if (site) return site === 'same-origin' || site === 'none';
+  const origin = ctx.get('origin');
+  if (!origin) return false;
+  const own = [`${ctx.protocol}://${ctx.host}`];
+  if (deps.config.public_url) own.push(new URL(deps.config.public_url).origin);
+  return own.includes(origin);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Wraps a route's handler in the checks it declares. */
+export function enforce(deps: AppDeps, route: RouteDef) {
+  return async (ctx: Context): Promise<void> => {
+    const state = ctx.state as State;
+    state.route = route.path;
+    state.route_def = route;
+    let auth: State['auth'] = null;
+    if (route.auth === 'user' || route.auth === 'session') {
+      const found = await authenticate(deps, ctx);
+      if (!found) {
+        throw new ServiceError('UNAUTHENTICATED', 'This operation needs a credential. Send "Authorization: Bearer <API token or session token>", or sign in with POST /v1/auth/sessions.');
+      }
+      state.auth = found.auth;
+      auth = found.auth;
+      if (found.source === 'cookie' && !SAFE_METHODS.has(ctx.method) && !sameOrigin(deps, ctx)) {
+        throw new ServiceError(
+          'FORBIDDEN',
+          'A request authenticated by the session cookie must come from this site (Origin or Sec-Fetch-Site); scripts should send "Authorization: Bearer <token>" instead.',
+          { reason: 'cross_site_cookie' },
+        );
+      }
+      if (route.auth === 'session' && auth.kind !== 'session') {
+        throw new ServiceError('FORBIDDEN', 'This operation needs a signed-in user session; API tokens cannot perform it.', { reason: 'session_required' });
+      }
+      if (route.scope) requireScopeOf(auth, route.scope);
+    }
+    const params = readParams(ctx, route);
+    const query = readQuery(ctx, route.query ?? {}, route.query_closed === true);
+    const body = await readBody(ctx, route);
+    if (route.idempotency) readIdempotencyKey(ctx, route.idempotency === 'required');
+    await route.handler(ctx, { body, query, params, auth });
+  };
+}
+
+export function buildRouter(deps: AppDeps, routes: RouteDef[]): Router {
+  const router = new Router();
+  for (const route of routes) router[route.method](koaPath(route.path), enforce(deps, route));
+  return router;
+}
