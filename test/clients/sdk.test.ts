@@ -144,12 +144,12 @@ describe('errors', () => {
     const replay = await client.POST('/v1/projects', { body: { title: 'errors', org_id: world.user.org_id }, idempotencyKey: 'sdk-errors' });
     expect(unwrap(replay).id).toBe(project.id);
 
-    const extracted = unwrap(await client.POST('/v1/intakes/extract', { body: { text: 'A paragraph about an idea.', project_id: project.id } })) as any;
-    const draft = unwrap(await client.POST('/v1/projects/{id}/intakes/parse', { path: { id: project.id }, body: { source_ids: [extracted.sources[0].id] } })) as any;
+    const extracted = unwrap(await client.POST('/v1/intakes/extract', { body: { text: ['A paragraph about an idea.'], project_id: project.id } })) as any;
+    const draft = unwrap(await client.POST('/v1/projects/{project_id}/intakes/parse', { path: { project_id: project.id }, body: { source_ids: [extracted.sources[0].id] } })) as any;
     let conflict: CrucibleApiError | null = null;
     // Canceling twice: the second cancel finds the draft ended, a 409 (the first may also find it ended already).
     for (let attempt = 0; attempt < 2 && !conflict; attempt += 1) {
-      const result = await client.POST('/v1/intake-drafts/{id}/cancel', { path: { id: draft.id } });
+      const result = await client.POST('/v1/intake-drafts/{draft_id}/cancel', { path: { draft_id: draft.id } });
       if (!result.ok) conflict = await caught(Promise.resolve(result).then(unwrap));
     }
     expect(conflict).toBeInstanceOf(CrucibleApiError);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 export type Stored = { base_url?: string; token?: string; org_id?: string };
 
 export function configDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  const base = env.XDG_CONFIG_HOME?.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
   return join(base, 'crucible');
 }
 

@@ -187,7 +187,7 @@ export function buildProgram(): Command {
   projects
     .command('show <project_id>')
     .action(async (id: string) => {
-      const project = unwrap(await clientFor(g()).GET('/v1/projects/{id}', { path: { id } }));
+      const project = unwrap(await clientFor(g()).GET('/v1/projects/{project_id}', { path: { project_id: id } }));
       out().result(project, () => fields(Object.entries(project)));
     });
 
@@ -229,10 +229,10 @@ export function buildProgram(): Command {
       const body: Any = {};
       if (o.source) body.source_ids = o.source;
       if (o.byokProvider) body.byok_provider = o.byokProvider;
-      let draft = unwrapAs<Any>(await client.POST('/v1/projects/{id}/intakes/parse', { path: { id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }));
+      let draft = unwrapAs<Any>(await client.POST('/v1/projects/{project_id}/intakes/parse', { path: { project_id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }));
       if (o.wait) {
         const id = draft.id;
-        draft = await waitFor(g(), `intake draft ${id}`, async () => unwrapAs<Any>(await client.GET('/v1/intake-drafts/{id}', { path: { id } })), (d) => d.status, o.timeout);
+        draft = await waitFor(g(), `intake draft ${id}`, async () => unwrapAs<Any>(await client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: id } })), (d) => d.status, o.timeout);
         exit_code = endedExit(draft);
       }
       out().result(draft, () => fields([['draft', draft.id], ['status', draft.status], ['credits used', draft.usage?.credits ?? draft.credits_used]]));
@@ -241,14 +241,14 @@ export function buildProgram(): Command {
     .command('show-draft <draft_id>')
     .option('--out <file>', 'write the drafted IntakeSpec to a file to correct it')
     .action(async (id: string, o: Any) => {
-      const draft = unwrapAs<Any>(await clientFor(g()).GET('/v1/intake-drafts/{id}', { path: { id } }));
+      const draft = unwrapAs<Any>(await clientFor(g()).GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: id } }));
       if (o.out && draft.spec) writeFileSync(o.out, `${JSON.stringify(draft.spec, null, 2)}\n`);
       out().result(draft, () => fields([['draft', draft.id], ['status', draft.status], ['spec', o.out && draft.spec ? `written to ${o.out}` : draft.spec ? 'present (use --out)' : null]]));
     });
   intake
     .command('cancel-draft <draft_id>')
     .action(async (id: string) => {
-      const draft = unwrapAs<Any>(await clientFor(g()).POST('/v1/intake-drafts/{id}/cancel', { path: { id } }));
+      const draft = unwrapAs<Any>(await clientFor(g()).POST('/v1/intake-drafts/{draft_id}/cancel', { path: { draft_id: id } }));
       out().result(draft, () => fields([['draft', draft.id], ['status', draft.status]]));
     });
   intake
@@ -262,9 +262,9 @@ export function buildProgram(): Command {
       const client = clientFor(g());
       if (!o.draft && !o.spec) throw new UsageError('--draft or --spec is needed');
       let spec = o.spec ? readJsonFile(o.spec) : undefined;
-      if (!spec) spec = unwrapAs<Any>(await client.GET('/v1/intake-drafts/{id}', { path: { id: o.draft } })).spec;
+      if (!spec) spec = unwrapAs<Any>(await client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: o.draft } })).spec;
       const confirmed = unwrapAs<Any>(
-        await client.POST('/v1/projects/{id}/intakes', { path: { id: o.project }, body: { spec, ...(o.draft ? { draft_id: o.draft } : {}) } as never, idempotencyKey: o.idempotencyKey }),
+        await client.POST('/v1/projects/{project_id}/intakes', { path: { project_id: o.project }, body: { spec, ...(o.draft ? { draft_id: o.draft } : {}) } as never, idempotencyKey: o.idempotencyKey }),
       );
       out().result(confirmed, () => fields([['revision', confirmed.revision], ['citations dropped', (confirmed.dropped_citations ?? confirmed.citations_dropped ?? []).length]]));
     });
@@ -276,7 +276,7 @@ export function buildProgram(): Command {
     .requiredOption('--project <project_id>')
     .option('--idempotency-key <key>')
     .action(async (o: Any) => {
-      const created = unwrapAs<Any>(await clientFor(g()).POST('/v1/projects/{id}/evaluation-plans', { path: { id: o.project }, body: {} as never, idempotencyKey: o.idempotencyKey }));
+      const created = unwrapAs<Any>(await clientFor(g()).POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: o.project }, body: {} as never, idempotencyKey: o.idempotencyKey }));
       out().result(created, () =>
         [
           fields([['plan', created.id], ['approvals needed', (created.plan?.approvals_needed ?? []).map((a: Any) => a.scope).join(', ')]]),
@@ -295,7 +295,7 @@ export function buildProgram(): Command {
     .requiredOption('--plan <plan_id>')
     .requiredOption('--scope <scope>', 'for example hosted_inference')
     .action(async (o: Any) => {
-      const approved = unwrapAs<Any>(await clientFor(g()).POST('/v1/projects/{id}/evaluation-plans/{plan_id}/approve', { path: { id: o.project, plan_id: o.plan }, body: { scope: o.scope } as never }));
+      const approved = unwrapAs<Any>(await clientFor(g()).POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', { path: { project_id: o.project, plan_id: o.plan }, body: { scope: o.scope } as never }));
       out().result(approved, () => `Approved ${o.scope} on plan ${o.plan}.`);
     });
 
@@ -325,7 +325,7 @@ export function buildProgram(): Command {
       const client = clientFor(g());
       const body: Any = { plan_id: o.plan };
       if (o.byokProvider) body.byok_provider = o.byokProvider;
-      let started = unwrapAs<Any>(await client.POST('/v1/projects/{id}/reviews', { path: { id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }));
+      let started = unwrapAs<Any>(await client.POST('/v1/projects/{project_id}/reviews', { path: { project_id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }));
       if (o.wait) {
         const id = started.id;
         started = await waitFor(g(), `review ${id}`, async () => unwrapAs<Any>(await client.GET('/v1/reviews/{review_id}', { path: { review_id: id } })), (r) => r.status, o.timeout);

@@ -52,15 +52,15 @@ export function tools(): ToolDef[] {
       name: 'get_source_text',
       description: "A processed source's numbered lines, to cite them in an IntakeSpec you draft yourself.",
       inputSchema: object({ source_id: id('intake source id') }, ['source_id']),
-      run: (api, a) => api.GET('/v1/intake-sources/{id}/text', { path: { id: a.source_id } }),
+      run: (api, a) => api.GET('/v1/intake-sources/{source_id}/text', { path: { source_id: a.source_id } }),
     },
     {
       name: 'draft_intake',
       description: "Ask the service to draft an IntakeSpec from the project's processed sources (metered in credits). Poll with get_intake_draft.",
       inputSchema: object({ project_id: id('project id'), source_ids: { type: 'array', items: { type: 'string' } }, byok_provider: { type: 'string' }, idempotency_key }, ['project_id']),
       run: (api, a) =>
-        api.POST('/v1/projects/{id}/intakes/parse', {
-          path: { id: a.project_id },
+        api.POST('/v1/projects/{project_id}/intakes/parse', {
+          path: { project_id: a.project_id },
           body: { ...(a.source_ids ? { source_ids: a.source_ids } : {}), ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
           idempotencyKey: a.idempotency_key,
         }),
@@ -69,33 +69,33 @@ export function tools(): ToolDef[] {
       name: 'get_intake_draft',
       description: 'Read a drafting run: status and, once succeeded, the drafted IntakeSpec. Read again until it ends.',
       inputSchema: object({ draft_id: id('intake draft id') }, ['draft_id']),
-      run: (api, a) => api.GET('/v1/intake-drafts/{id}', { path: { id: a.draft_id } }),
+      run: (api, a) => api.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: a.draft_id } }),
     },
     {
       name: 'confirm_intake',
       description: 'Confirm (or import) an IntakeSpec the user has reviewed: citations are checked, failing ones dropped and listed.',
       inputSchema: object({ project_id: id('project id'), spec: intake_spec, draft_id: id('the draft it came from, if any'), idempotency_key }, ['project_id', 'spec']),
       run: (api, a) =>
-        api.POST('/v1/projects/{id}/intakes', { path: { id: a.project_id }, body: { spec: a.spec, ...(a.draft_id ? { draft_id: a.draft_id } : {}) }, idempotencyKey: a.idempotency_key }),
+        api.POST('/v1/projects/{project_id}/intakes', { path: { project_id: a.project_id }, body: { spec: a.spec, ...(a.draft_id ? { draft_id: a.draft_id } : {}) }, idempotencyKey: a.idempotency_key }),
     },
     {
       name: 'create_plan',
       description: 'Plan the evaluations for the latest confirmed intake: a decision with an explanation per evaluation, approvals needed, estimated credits.',
       inputSchema: object({ project_id: id('project id'), idempotency_key }, ['project_id']),
-      run: (api, a) => api.POST('/v1/projects/{id}/evaluation-plans', { path: { id: a.project_id }, body: {}, idempotencyKey: a.idempotency_key }),
+      run: (api, a) => api.POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: a.project_id }, body: {}, idempotencyKey: a.idempotency_key }),
     },
     {
       name: 'approve_plan',
       description: 'Approve one scope a plan lists, only when the user has said so (hosted_inference approves hosted inference for this plan).',
       inputSchema: object({ project_id: id('project id'), plan_id: id('plan id'), scope: { type: 'string', description: 'the scope to approve, e.g. hosted_inference' } }, ['project_id', 'plan_id', 'scope']),
-      run: (api, a) => api.POST('/v1/projects/{id}/evaluation-plans/{plan_id}/approve', { path: { id: a.project_id, plan_id: a.plan_id }, body: { scope: a.scope } }),
+      run: (api, a) => api.POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', { path: { project_id: a.project_id, plan_id: a.plan_id }, body: { scope: a.scope } }),
     },
     {
       name: 'start_review',
       description: 'Start a concept and evidence review for a plan that recommends it (credits are reserved, settled at actual usage). Poll with get_review.',
       inputSchema: object({ project_id: id('project id'), plan_id: id('plan id'), byok_provider: { type: 'string' }, idempotency_key }, ['project_id', 'plan_id']),
       run: (api, a) =>
-        api.POST('/v1/projects/{id}/reviews', { path: { id: a.project_id }, body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) }, idempotencyKey: a.idempotency_key }),
+        api.POST('/v1/projects/{project_id}/reviews', { path: { project_id: a.project_id }, body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) }, idempotencyKey: a.idempotency_key }),
     },
     {
       name: 'get_review',
@@ -177,7 +177,7 @@ export function createMcpServer(client: CrucibleClient): Server {
     prompts: (await readPrompts()).map((p) => ({ name: p.id, description: p.purpose })),
   }));
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-    const result = await api.GET('/v1/prompts/{id}', { path: { id: request.params.name } });
+    const result = await api.GET('/v1/prompts/{prompt_id}', { path: { prompt_id: request.params.name } });
     if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
     const prompt = result.data as Prompt;
     const text = [prompt.system, '', prompt.instructions, ...(prompt.output_schema ? ['', `Output schema: ${prompt.output_schema}`] : [])].join('\n');

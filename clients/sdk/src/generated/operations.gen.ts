@@ -5,10 +5,10 @@ export type Operations = {
   get: {
     '/v1/exports/{token}': { data: T.DownloadRunExportData; responses: T.DownloadRunExportResponses; operation_id: 'downloadRunExport' };
     '/v1/health': { data: T.GetHealthData; responses: T.GetHealthResponses; operation_id: 'getHealth' };
-    '/v1/intake-drafts/{id}': { data: T.GetIntakeDraftData; responses: T.GetIntakeDraftResponses; operation_id: 'getIntakeDraft' };
+    '/v1/intake-drafts/{draft_id}': { data: T.GetIntakeDraftData; responses: T.GetIntakeDraftResponses; operation_id: 'getIntakeDraft' };
     '/v1/intake-sources': { data: T.ListIntakeSourcesData; responses: T.ListIntakeSourcesResponses; operation_id: 'listIntakeSources' };
-    '/v1/intake-sources/{id}': { data: T.GetIntakeSourceData; responses: T.GetIntakeSourceResponses; operation_id: 'getIntakeSource' };
-    '/v1/intake-sources/{id}/text': { data: T.GetIntakeSourceTextData; responses: T.GetIntakeSourceTextResponses; operation_id: 'getIntakeSourceText' };
+    '/v1/intake-sources/{source_id}': { data: T.GetIntakeSourceData; responses: T.GetIntakeSourceResponses; operation_id: 'getIntakeSource' };
+    '/v1/intake-sources/{source_id}/text': { data: T.GetIntakeSourceTextData; responses: T.GetIntakeSourceTextResponses; operation_id: 'getIntakeSourceText' };
     '/v1/me': { data: T.GetMeData; responses: T.GetMeResponses; operation_id: 'getMe' };
     '/v1/me/api-tokens': { data: T.ListApiTokensData; responses: T.ListApiTokensResponses; operation_id: 'listApiTokens' };
     '/v1/models': { data: T.ListModelsData; responses: T.ListModelsResponses; operation_id: 'listModels' };
@@ -18,15 +18,15 @@ export type Operations = {
     '/v1/orgs/{org_id}/provider-keys': { data: T.ListProviderKeysData; responses: T.ListProviderKeysResponses; operation_id: 'listProviderKeys' };
     '/v1/orgs/{org_id}/usage': { data: T.ListAiUsageData; responses: T.ListAiUsageResponses; operation_id: 'listAiUsage' };
     '/v1/projects': { data: T.ListProjectsData; responses: T.ListProjectsResponses; operation_id: 'listProjects' };
-    '/v1/projects/{id}': { data: T.GetProjectData; responses: T.GetProjectResponses; operation_id: 'getProject' };
-    '/v1/projects/{id}/evaluation-plans': { data: T.ListEvaluationPlansData; responses: T.ListEvaluationPlansResponses; operation_id: 'listEvaluationPlans' };
-    '/v1/projects/{id}/evaluation-plans/{plan_id}': { data: T.GetEvaluationPlanData; responses: T.GetEvaluationPlanResponses; operation_id: 'getEvaluationPlan' };
-    '/v1/projects/{id}/intakes': { data: T.ListIntakesData; responses: T.ListIntakesResponses; operation_id: 'listIntakes' };
-    '/v1/projects/{id}/intakes/{revision}': { data: T.GetIntakeData; responses: T.GetIntakeResponses; operation_id: 'getIntake' };
+    '/v1/projects/{project_id}': { data: T.GetProjectData; responses: T.GetProjectResponses; operation_id: 'getProject' };
+    '/v1/projects/{project_id}/evaluation-plans': { data: T.ListEvaluationPlansData; responses: T.ListEvaluationPlansResponses; operation_id: 'listEvaluationPlans' };
+    '/v1/projects/{project_id}/evaluation-plans/{plan_id}': { data: T.GetEvaluationPlanData; responses: T.GetEvaluationPlanResponses; operation_id: 'getEvaluationPlan' };
+    '/v1/projects/{project_id}/intakes': { data: T.ListIntakesData; responses: T.ListIntakesResponses; operation_id: 'listIntakes' };
+    '/v1/projects/{project_id}/intakes/{revision}': { data: T.GetIntakeData; responses: T.GetIntakeResponses; operation_id: 'getIntake' };
     '/v1/projects/{project_id}/runs': { data: T.ListRunsData; responses: T.ListRunsResponses; operation_id: 'listRuns' };
     '/v1/projects/{project_id}/worlds': { data: T.ListWorldsData; responses: T.ListWorldsResponses; operation_id: 'listWorlds' };
     '/v1/prompts': { data: T.ListPromptsData; responses: T.ListPromptsResponses; operation_id: 'listPrompts' };
-    '/v1/prompts/{id}': { data: T.GetPromptData; responses: T.GetPromptResponses; operation_id: 'getPrompt' };
+    '/v1/prompts/{prompt_id}': { data: T.GetPromptData; responses: T.GetPromptResponses; operation_id: 'getPrompt' };
     '/v1/reviews/{review_id}': { data: T.GetReviewData; responses: T.GetReviewResponses; operation_id: 'getReview' };
     '/v1/reviews/{review_id}/download': { data: T.DownloadReviewData; responses: T.DownloadReviewResponses; operation_id: 'downloadReview' };
     '/v1/runs/{run_id}': { data: T.GetRunData; responses: T.GetRunResponses; operation_id: 'getRun' };
@@ -39,16 +39,16 @@ export type Operations = {
   post: {
     '/v1/auth/sessions': { data: T.SignInData; responses: T.SignInResponses; operation_id: 'signIn' };
     '/v1/experiments/compare': { data: T.CompareRunData; responses: T.CompareRunResponses; operation_id: 'compareRun' };
-    '/v1/intake-drafts/{id}/cancel': { data: T.CancelIntakeDraftData; responses: T.CancelIntakeDraftResponses; operation_id: 'cancelIntakeDraft' };
+    '/v1/intake-drafts/{draft_id}/cancel': { data: T.CancelIntakeDraftData; responses: T.CancelIntakeDraftResponses; operation_id: 'cancelIntakeDraft' };
     '/v1/intakes/extract': { data: T.ExtractIntakeSourcesData; responses: T.ExtractIntakeSourcesResponses; operation_id: 'extractIntakeSources' };
     '/v1/me/api-tokens': { data: T.CreateApiTokenData; responses: T.CreateApiTokenResponses; operation_id: 'createApiToken' };
     '/v1/orgs/{org_id}/provider-keys': { data: T.CreateProviderKeyData; responses: T.CreateProviderKeyResponses; operation_id: 'createProviderKey' };
     '/v1/projects': { data: T.CreateProjectData; responses: T.CreateProjectResponses; operation_id: 'createProject' };
-    '/v1/projects/{id}/evaluation-plans': { data: T.CreateEvaluationPlanData; responses: T.CreateEvaluationPlanResponses; operation_id: 'createEvaluationPlan' };
-    '/v1/projects/{id}/evaluation-plans/{plan_id}/approve': { data: T.ApproveEvaluationPlanData; responses: T.ApproveEvaluationPlanResponses; operation_id: 'approveEvaluationPlan' };
-    '/v1/projects/{id}/intakes': { data: T.ConfirmIntakeData; responses: T.ConfirmIntakeResponses; operation_id: 'confirmIntake' };
-    '/v1/projects/{id}/intakes/parse': { data: T.ParseIntakeData; responses: T.ParseIntakeResponses; operation_id: 'parseIntake' };
-    '/v1/projects/{id}/reviews': { data: T.StartReviewData; responses: T.StartReviewResponses; operation_id: 'startReview' };
+    '/v1/projects/{project_id}/evaluation-plans': { data: T.CreateEvaluationPlanData; responses: T.CreateEvaluationPlanResponses; operation_id: 'createEvaluationPlan' };
+    '/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve': { data: T.ApproveEvaluationPlanData; responses: T.ApproveEvaluationPlanResponses; operation_id: 'approveEvaluationPlan' };
+    '/v1/projects/{project_id}/intakes': { data: T.ConfirmIntakeData; responses: T.ConfirmIntakeResponses; operation_id: 'confirmIntake' };
+    '/v1/projects/{project_id}/intakes/parse': { data: T.ParseIntakeData; responses: T.ParseIntakeResponses; operation_id: 'parseIntake' };
+    '/v1/projects/{project_id}/reviews': { data: T.StartReviewData; responses: T.StartReviewResponses; operation_id: 'startReview' };
     '/v1/projects/{project_id}/worlds': { data: T.SaveWorldData; responses: T.SaveWorldResponses; operation_id: 'saveWorld' };
     '/v1/reviews/{review_id}/cancel': { data: T.CancelReviewData; responses: T.CancelReviewResponses; operation_id: 'cancelReview' };
     '/v1/runs': { data: T.CreateRunData; responses: T.CreateRunResponses; operation_id: 'createRun' };
@@ -59,7 +59,7 @@ export type Operations = {
   };
   delete: {
     '/v1/auth/sessions/current': { data: T.SignOutData; responses: T.SignOutResponses; operation_id: 'signOut' };
-    '/v1/me/api-tokens/{id}': { data: T.RevokeApiTokenData; responses: T.RevokeApiTokenResponses; operation_id: 'revokeApiToken' };
+    '/v1/me/api-tokens/{token_id}': { data: T.RevokeApiTokenData; responses: T.RevokeApiTokenResponses; operation_id: 'revokeApiToken' };
     '/v1/orgs/{org_id}/provider-keys/{key_id}': { data: T.RevokeProviderKeyData; responses: T.RevokeProviderKeyResponses; operation_id: 'revokeProviderKey' };
   };
 };

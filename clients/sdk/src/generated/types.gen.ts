@@ -173,10 +173,10 @@ export type ListPromptsResponses = {
 export type GetPromptData = {
     body?: never;
     path: {
-        id: string;
+        prompt_id: string;
     };
     query?: never;
-    url: '/v1/prompts/{id}';
+    url: '/v1/prompts/{prompt_id}';
 };
 
 export type GetPromptErrors = {
@@ -309,7 +309,7 @@ export type ListApiTokensData = {
     path?: never;
     query?: {
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -409,10 +409,10 @@ export type CreateApiTokenResponse = CreateApiTokenResponses[keyof CreateApiToke
 export type RevokeApiTokenData = {
     body?: never;
     path: {
-        id: string;
+        token_id: string;
     };
     query?: never;
-    url: '/v1/me/api-tokens/{id}';
+    url: '/v1/me/api-tokens/{token_id}';
 };
 
 export type RevokeApiTokenErrors = {
@@ -457,7 +457,7 @@ export type ListProjectsData = {
          */
         org_id: string;
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -550,10 +550,10 @@ export type CreateProjectResponse = CreateProjectResponses[keyof CreateProjectRe
 export type GetProjectData = {
     body?: never;
     path: {
-        id: string;
+        project_id: string;
     };
     query?: never;
-    url: '/v1/projects/{id}';
+    url: '/v1/projects/{project_id}';
 };
 
 export type GetProjectErrors = {
@@ -593,7 +593,7 @@ export type ListProviderKeysData = {
     };
     query?: {
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -735,7 +735,7 @@ export type ListAiUsageData = {
     };
     query?: {
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -793,9 +793,13 @@ export type ListAiUsageResponse = ListAiUsageResponses[keyof ListAiUsageResponse
 export type ExtractIntakeSourcesData = {
     body: {
         /**
-         * pasted text; an array gives one source per item (at most MAX_SOURCES_PER_REQUEST = 20)
+         * pasted text; each `text` field is one source
          */
-        text: string | Array<string>;
+        text?: Array<string>;
+        /**
+         * files of any field name: TXT, Markdown, JSON, PDF
+         */
+        files?: Array<Blob | File>;
         /**
          * whose material it is: an organization (org_…)
          */
@@ -914,7 +918,7 @@ export type ListIntakeSourcesData = {
          */
         project_id?: string;
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -1007,10 +1011,10 @@ export type ListIntakeSourcesResponse = ListIntakeSourcesResponses[keyof ListInt
 export type GetIntakeSourceData = {
     body?: never;
     path: {
-        id: string;
+        source_id: string;
     };
     query?: never;
-    url: '/v1/intake-sources/{id}';
+    url: '/v1/intake-sources/{source_id}';
 };
 
 export type GetIntakeSourceErrors = {
@@ -1092,10 +1096,10 @@ export type GetIntakeSourceResponse = GetIntakeSourceResponses[keyof GetIntakeSo
 export type GetIntakeSourceTextData = {
     body?: never;
     path: {
-        id: string;
+        source_id: string;
     };
     query?: never;
-    url: '/v1/intake-sources/{id}/text';
+    url: '/v1/intake-sources/{source_id}/text';
 };
 
 export type GetIntakeSourceTextErrors = {
@@ -1143,10 +1147,10 @@ export type ParseIntakeData = {
         'Idempotency-Key'?: string;
     };
     path: {
-        id: string;
+        project_id: string;
     };
     query?: never;
-    url: '/v1/projects/{id}/intakes/parse';
+    url: '/v1/projects/{project_id}/intakes/parse';
 };
 
 export type ParseIntakeErrors = {
@@ -1168,7 +1172,7 @@ export type ParseIntakeError = ParseIntakeErrors[keyof ParseIntakeErrors];
 
 export type ParseIntakeResponses = {
     /**
-     * the draft, queued; poll GET /v1/intake-drafts/{id}
+     * the draft, queued; poll GET /v1/intake-drafts/{draft_id}
      */
     202: {
         /**
@@ -1707,10 +1711,10 @@ export type ParseIntakeResponse = ParseIntakeResponses[keyof ParseIntakeResponse
 export type GetIntakeDraftData = {
     body?: never;
     path: {
-        id: string;
+        draft_id: string;
     };
     query?: never;
-    url: '/v1/intake-drafts/{id}';
+    url: '/v1/intake-drafts/{draft_id}';
 };
 
 export type GetIntakeDraftErrors = {
@@ -2263,10 +2267,10 @@ export type GetIntakeDraftResponse = GetIntakeDraftResponses[keyof GetIntakeDraf
 export type CancelIntakeDraftData = {
     body?: never;
     path: {
-        id: string;
+        draft_id: string;
     };
     query?: never;
-    url: '/v1/intake-drafts/{id}/cancel';
+    url: '/v1/intake-drafts/{draft_id}/cancel';
 };
 
 export type CancelIntakeDraftErrors = {
@@ -2823,11 +2827,11 @@ export type CancelIntakeDraftResponse = CancelIntakeDraftResponses[keyof CancelI
 export type ListIntakesData = {
     body?: never;
     path: {
-        id: string;
+        project_id: string;
     };
     query?: {
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -2835,7 +2839,7 @@ export type ListIntakesData = {
          */
         limit?: number;
     };
-    url: '/v1/projects/{id}/intakes';
+    url: '/v1/projects/{project_id}/intakes';
 };
 
 export type ListIntakesErrors = {
@@ -3368,10 +3372,10 @@ export type ConfirmIntakeData = {
         'Idempotency-Key'?: string;
     };
     path: {
-        id: string;
+        project_id: string;
     };
     query?: never;
-    url: '/v1/projects/{id}/intakes';
+    url: '/v1/projects/{project_id}/intakes';
 };
 
 export type ConfirmIntakeErrors = {
@@ -3901,11 +3905,11 @@ export type ConfirmIntakeResponse = ConfirmIntakeResponses[keyof ConfirmIntakeRe
 export type GetIntakeData = {
     body?: never;
     path: {
-        id: string;
+        project_id: string;
         revision: string;
     };
     query?: never;
-    url: '/v1/projects/{id}/intakes/{revision}';
+    url: '/v1/projects/{project_id}/intakes/{revision}';
 };
 
 export type GetIntakeErrors = {
@@ -4498,7 +4502,7 @@ export type ListOrganizationLedgerData = {
     };
     query?: {
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -4562,11 +4566,11 @@ export type ListOrganizationLedgerResponse = ListOrganizationLedgerResponses[key
 export type ListEvaluationPlansData = {
     body?: never;
     path: {
-        id: string;
+        project_id: string;
     };
     query?: {
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -4574,7 +4578,7 @@ export type ListEvaluationPlansData = {
          */
         limit?: number;
     };
-    url: '/v1/projects/{id}/evaluation-plans';
+    url: '/v1/projects/{project_id}/evaluation-plans';
 };
 
 export type ListEvaluationPlansErrors = {
@@ -4888,10 +4892,10 @@ export type CreateEvaluationPlanData = {
         'Idempotency-Key'?: string;
     };
     path: {
-        id: string;
+        project_id: string;
     };
     query?: never;
-    url: '/v1/projects/{id}/evaluation-plans';
+    url: '/v1/projects/{project_id}/evaluation-plans';
 };
 
 export type CreateEvaluationPlanErrors = {
@@ -5195,11 +5199,11 @@ export type CreateEvaluationPlanResponse = CreateEvaluationPlanResponses[keyof C
 export type GetEvaluationPlanData = {
     body?: never;
     path: {
-        id: string;
+        project_id: string;
         plan_id: string;
     };
     query?: never;
-    url: '/v1/projects/{id}/evaluation-plans/{plan_id}';
+    url: '/v1/projects/{project_id}/evaluation-plans/{plan_id}';
 };
 
 export type GetEvaluationPlanErrors = {
@@ -5504,11 +5508,11 @@ export type ApproveEvaluationPlanData = {
         scope: string;
     };
     path: {
-        id: string;
+        project_id: string;
         plan_id: string;
     };
     query?: never;
-    url: '/v1/projects/{id}/evaluation-plans/{plan_id}/approve';
+    url: '/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve';
 };
 
 export type ApproveEvaluationPlanErrors = {
@@ -5824,10 +5828,10 @@ export type StartReviewData = {
         'Idempotency-Key'?: string;
     };
     path: {
-        id: string;
+        project_id: string;
     };
     query?: never;
-    url: '/v1/projects/{id}/reviews';
+    url: '/v1/projects/{project_id}/reviews';
 };
 
 export type StartReviewErrors = {
@@ -8525,7 +8529,7 @@ export type ListWorldsData = {
     };
     query?: {
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -8899,7 +8903,7 @@ export type ListRunsData = {
     };
     query?: {
         /**
-         * rows to skip
+         * items to skip
          */
         offset?: number;
         /**
@@ -9101,7 +9105,7 @@ export type ListRunEventsData = {
     };
     query?: {
         /**
-         * events to skip
+         * items to skip
          */
         offset?: number;
         /**
