@@ -52,7 +52,8 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
         {
           request_id,
           method: ctx.method,
-          path: safePath(ctx.originalUrl),
+          // A signed link is a bearer credential in the path: such routes are logged by their template only.
+          path: (ctx.state as State).route_def?.auth === 'signed' ? (ctx.state as State).route_def!.path : safePath(ctx.originalUrl),
           status: ctx.status,
           duration_ms: Math.round(performance.now() - started),
           user_id: auth?.user_id,

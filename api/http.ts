@@ -14,10 +14,20 @@ function tooLarge(limit_bytes: number, limit_name: string): ServiceError {
   });
 }
 
+/**
+ * A refused body may still be arriving: the answer says `Connection: close` and the socket ends after it, so the next
+ * request never lands in the middle of the old body (a chunked body has no length to skip).
+ */
+export function refuseRest(ctx: Context): void {
+  ctx.set('Connection', 'close');
+  ctx.req.resume();
+  ctx.res.once('finish', () => ctx.req.socket.end());
+}
+
 export async function readRawBody(ctx: Context, limit_bytes: number, limit_name = 'JSON_BODY_LIMIT_BYTES'): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit_bytes) {
-    ctx.req.resume();
+    refuseRest(ctx);
     throw tooLarge(limit_bytes, limit_name);
   }
   const chunks: Buffer[] = [];
@@ -25,7 +35,7 @@ export async function readRawBody(ctx: Context, limit_bytes: number, limit_name 
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
     if (size > limit_bytes) {
-      ctx.req.resume();
+      refuseRest(ctx);
       throw tooLarge(limit_bytes, limit_name);
     }
     chunks.push(chunk as Buffer);

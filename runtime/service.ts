@@ -1,6 +1,7 @@
 // The composition root: database, migrations, Temporal (dev server or external), worker, API.
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { newId } from '../domain/ids.ts';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
@@ -86,7 +87,8 @@ export async function startService(options: {
     }
   };
   try {
-    if (!config.database_url) mkdirSync(config.data_dir, { recursive: true });
+    // Secrets, the Temporal dev server's database and (without DATABASE_URL) PGlite all live here.
+    mkdirSync(config.data_dir, { recursive: true });
     const db = await openDatabase({ database_url: config.database_url, pglite_dir: options.pglite_dir ?? join(config.data_dir, 'pg') });
     cleanups.push(() => db.close());
     if (options.mode !== 'worker' || !config.database_url) {
@@ -130,6 +132,18 @@ export async function startService(options: {
       const { app } = createApp(deps);
       const server: Server = createServer(app.callback());
       server.requestTimeout = 120_000;
+      // A request Node cannot parse never reaches Koa: answer it with the error envelope and close the connection.
+      server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+        if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
+        const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+        const body = JSON.stringify({
+          code: 'VALIDATION_FAILED',
+          message: `The HTTP request could not be parsed (${error.code ?? 'malformed request'}); send a well-formed HTTP/1.1 request.`,
+          details: [{ path: '/', message: 'malformed HTTP request' }],
+          request_id: newId('req'),
+        });
+        socket.end(`HTTP/1.1 ${status} Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.port, config.host, resolve);

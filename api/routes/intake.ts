@@ -33,7 +33,7 @@ import {
 import { lockProject } from '../../store/projects/projects.ts';
 import { authorizeOrg, authorizeOwned, callerOf } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { page} from '../http.ts';
+import { page, refuseRest } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
 import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
@@ -249,7 +249,7 @@ function sourceName(filename: string | undefined, index: number): string {
 function readMultipart(ctx: Context): Promise<ExtractRequest> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > MAX_BYTES_PER_REQUEST + MULTIPART_OVERHEAD_BYTES_MAX) {
-    ctx.req.resume();
+    refuseRest(ctx);
     return Promise.reject(requestTooLarge());
   }
   return new Promise<ExtractRequest>((resolve, reject) => {
@@ -279,7 +279,7 @@ function readMultipart(ctx: Context): Promise<ExtractRequest> {
       if (failed) return;
       failed = true;
       ctx.req.unpipe(parser);
-      ctx.req.resume(); // drain what is still coming so the client reads the answer
+      refuseRest(ctx); // the client reads the answer; the connection closes after it
       reject(error);
     };
     const count = (bytes: number) => {

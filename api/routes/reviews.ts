@@ -6,8 +6,7 @@ import { Type } from 'typebox';
 import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
 import { ConceptReview } from '../../domain/contracts/conceptReview.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { decisionFor } from '../../domain/planning/planner.ts';
-import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
+import { admitReview } from '../../domain/review/pricing.ts';
 import '../../domain/review/register.ts';
 import { CONCEPT_REVIEW_WORKFLOW, conceptReviewWorkflowId, isFinished, REVIEW_STATES, type ReviewState } from '../../domain/review/states.ts';
 import { assertCanCover } from '../../store/credits/ledger.ts';
@@ -150,20 +149,15 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
         const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, plan_id: body.plan_id, byok_provider } }, async (tx) => {
           const plan = await findPlan(tx, project.id, body.plan_id);
           if (!plan) throw new ServiceError('NOT_FOUND', `Evaluation plan ${body.plan_id} of project ${project.id} was not found.`, [{ path: '/plan_id', message: 'no such plan in this project' }]);
-          const decision = decisionFor(plan.plan, 'concept_and_evidence_review');
-          if (decision.decision !== 'recommended') {
-            throw new ServiceError('CONFLICT', `Plan ${plan.id} does not recommend a concept review: ${decision.explanation}`, [{ path: '/plan_id', message: 'the plan skips the review' }]);
-          }
-          // spec: "No call implicitly approves processing" — hosted inference needs its explicit approval.
-          if (byok_provider === null && !plan.approvals.some((a) => a.scope === 'hosted_inference')) {
-            throw new ServiceError(
-              'APPROVAL_REQUIRED',
-              `Plan ${plan.id} has no hosted_inference approval. Approve it with POST /v1/projects/${project.id}/evaluation-plans/${plan.id}/approve {"scope": "hosted_inference"}, or start the review with your own key ("byok_provider"). Nothing was charged.`,
-              [{ path: '/byok_provider', message: 'approve hosted_inference on the plan or give byok_provider' }],
-            );
-          }
+          const { credits_reserved } = admitReview({
+            plan_id: plan.id,
+            project_id: project.id,
+            plan: plan.plan,
+            approvals: plan.approvals,
+            byok_provider,
+            credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
+          });
           await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
-          const credits_reserved = byok_provider ? 0 : reviewCreditsEstimate(config.ai_credits_per_1k_tokens);
           if (credits_reserved > 0) await assertCanCover(tx, project.org_id, credits_reserved);
           const row = await createReview(tx, { project_id: project.id, org_id: project.org_id, plan_id: plan.id, byok_provider, credits_reserved, created_by: auth.user_id });
           return { status: 201, body: await reviewViewIn(tx, row) };

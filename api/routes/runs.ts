@@ -19,6 +19,7 @@ import {
   summarize,
 } from '../../domain/simulation/index.ts';
 import '../../domain/simulation/register.ts';
+import { admitRun, type RunIssue } from '../../domain/simulation/pricing.ts';
 import { EVENT_TRACE_DESCRIPTION } from '../../domain/simulation/results.ts';
 import { zipExport } from '../../activities/simulation/export.ts';
 import { assertCanCover, balances } from '../../store/credits/ledger.ts';
@@ -33,7 +34,6 @@ import {
   pageRunEvents,
   RESULT_STATUSES,
   type RunView,
-  runReservation,
 } from '../../store/runs/runs.ts';
 import type { WorldRevisionView } from '../../store/worlds/worlds.ts';
 import { getWorldRevision } from '../../store/worlds/worlds.ts';
@@ -181,7 +181,7 @@ function manifestOf(run: RunView, loaded: RunResults) {
 
 type EstimateView = {
   runnable: boolean;
-  issues: { kind: 'world_limit' | 'budget' | 'balance'; pointer: string; message: string }[];
+  issues: RunIssue[];
   reserved_credits: number;
   available_credits: number;
   budget_limit_credits: number;
@@ -192,26 +192,11 @@ type EstimateView = {
 };
 
 function estimateView(estimate: RunEstimate, budget_limit_credits: number, available_credits: number): EstimateView {
-  const reserved_credits = runReservation(budget_limit_credits, estimate.credits_estimate);
-  const issues: EstimateView['issues'] = estimate.issues.map((issue) => ({ kind: 'world_limit', pointer: issue.pointer, message: issue.message }));
-  if (budget_limit_credits < estimate.credits_estimate) {
-    issues.push({
-      kind: 'budget',
-      pointer: '/budget_limit_credits',
-      message: `budget_limit_credits ${budget_limit_credits} is below the estimate of ${estimate.credits_estimate} credits; raise it to at least ${estimate.credits_estimate} or reduce replications or horizon`,
-    });
-  }
-  if (available_credits < reserved_credits) {
-    issues.push({
-      kind: 'balance',
-      pointer: '/budget_limit_credits',
-      message: `the organization has ${available_credits} credits available and this run reserves ${reserved_credits}; add credits or lower the budget`,
-    });
-  }
+  const admission = admitRun(estimate, budget_limit_credits, available_credits);
   return {
-    runnable: issues.length === 0,
-    issues,
-    reserved_credits,
+    runnable: admission.runnable,
+    issues: admission.issues,
+    reserved_credits: admission.credits_reserved,
     available_credits,
     budget_limit_credits,
     credits_estimate: estimate.credits_estimate,
@@ -294,21 +279,19 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         const revision = await loadWorldRevision(deps, ctx, body.world_revision_id, 'run');
         const { user_id } = input.auth;
         const estimate = estimateRun(revision.world);
-        if (!estimate.runnable) {
+        // The same rule as the estimate; the balance is checked inside the creating transaction.
+        const admission = admitRun(estimate, body.budget_limit_credits, null);
+        if (!admission.runnable) {
+          const first = admission.issues[0]!;
           throw new ServiceError(
             'VALIDATION_FAILED',
-            `The world cannot run: ${estimate.issues[0]?.message ?? 'it is invalid'}. Reduce it below the named limits and save a new revision.`,
-            estimate.issues.map((issue) => ({ path: issue.pointer, message: issue.message })),
+            first.kind === 'budget'
+              ? `${first.message} (POST /v1/runs/estimate shows the cost model).`
+              : `The world cannot run: ${first.message}. Reduce it below the named limits and save a new revision.`,
+            admission.issues.map((issue) => ({ path: issue.pointer, message: issue.message, ...(issue.kind === 'budget' ? { credits_estimate: estimate.credits_estimate } : {}) })),
           );
         }
-        if (body.budget_limit_credits < estimate.credits_estimate) {
-          throw new ServiceError(
-            'VALIDATION_FAILED',
-            `budget_limit_credits ${body.budget_limit_credits} is below the estimate of ${estimate.credits_estimate} credits; raise it to at least ${estimate.credits_estimate} (POST /v1/runs/estimate shows the cost model).`,
-            [{ path: '/budget_limit_credits', message: `is below the estimate of ${estimate.credits_estimate} credits`, credits_estimate: estimate.credits_estimate }],
-          );
-        }
-        const credits_reserved = runReservation(body.budget_limit_credits, estimate.credits_estimate);
+        const { credits_reserved } = admission;
         const outcome = await idempotent(db, ctx, { owner_id: revision.org_id, hashed_body: body }, async (tx) => {
           await assertCanCover(tx, revision.org_id, credits_reserved);
           const run = await createRun(tx, {

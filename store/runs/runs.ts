@@ -18,12 +18,7 @@ export type StopReason = 'budget' | 'wall_clock';
  * The estimate is an expectation, not a bound: a run may simulate somewhat more events than expected. The reservation
  * (the run's spending cap) adds this headroom to the estimate, never above the budget the user authorized.
  */
-export const RUN_RESERVE_HEADROOM_PERCENT = 25;
-
-/** Credits reserved for a run: the estimate plus headroom, capped by the budget limit. */
-export function runReservation(budget_limit_credits: number, credits_estimate: number): number {
-  return Math.min(budget_limit_credits, Math.ceil((credits_estimate * (100 + RUN_RESERVE_HEADROOM_PERCENT)) / 100));
-}
+export { runReservation } from '../../domain/simulation/pricing.ts';
 
 export type RunView = {
   run_id: string;

@@ -1,10 +1,7 @@
 // Named builders for the intake corpus: every file is made by code (STYLE.md: fixtures are built by code, not copied blobs).
 // Secret and identifier values are generated here so tests can search outputs for the raw values.
-import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { ExtractionInput } from '../../activities/extraction.ts';
@@ -140,22 +137,14 @@ export async function mixedPdf(): Promise<CorpusFile> {
 
 export const ENCRYPTED_PDF_USER_PASSWORD = 'open-sesame-1';
 
-/** A text PDF encrypted with a user password by Debian's qpdf (pdf-lib cannot encrypt): AES-256, as real tools produce. */
+/**
+ * A text PDF (PDF_PAGE_ONE) encrypted with a user password, AES-256 as real tools produce. pdf-lib cannot encrypt, so this
+ * one file is a committed binary fixture (test/fixtures/locked.pdf, 2.4 kB, made once with
+ * `qpdf --encrypt open-sesame-1 owner-password-2 256`): a fresh machine needs no system tool to run the suite.
+ */
 export async function encryptedPdf(): Promise<CorpusFile> {
-  const plain = await buildPdf([{ kind: 'text', lines: PDF_PAGE_ONE }]);
-  const directory = mkdtempSync(join(tmpdir(), 'crucible-corpus-'));
-  try {
-    writeFileSync(join(directory, 'plain.pdf'), plain);
-    try {
-      execFileSync('qpdf', ['--encrypt', ENCRYPTED_PDF_USER_PASSWORD, 'owner-password-2', '256', '--', join(directory, 'plain.pdf'), join(directory, 'locked.pdf')], { stdio: 'pipe' });
-    } catch (error) {
-      throw new Error(`encryptedPdf needs qpdf (flock /tmp/apt.lock apt-get install -y qpdf): ${(error as Error).message}`);
-    }
-    const bytes = new Uint8Array(readFileSync(join(directory, 'locked.pdf')));
-    return { name: 'locked.pdf', input: { kind: 'file', filename: 'locked.pdf', content_type: 'application/pdf', bytes }, expected_status: 'error', expected_finding_kinds: [], raw_values: [] };
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+  const bytes = new Uint8Array(readFileSync(new URL('../fixtures/locked.pdf', import.meta.url)));
+  return { name: 'locked.pdf', input: { kind: 'file', filename: 'locked.pdf', content_type: 'application/pdf', bytes }, expected_status: 'error', expected_finding_kinds: [], raw_values: [] };
 }
 
 export function pngNamedPdf(): CorpusFile {
