@@ -1,0 +1,70 @@
+// Exit codes of `crucible` (spec: Versioning — exit code 4 means input or approval is needed because an authoring
+// session waits for answers). Pure functions, so each mapping is tested on its own.
+import { CrucibleApiError, CrucibleNetworkError } from '../../sdk/src/index.ts';
+
+export const EXIT = {
+  ok: 0,
+  api_error: 1,
+  usage: 2,
+  authentication: 3,
+  session_waiting: 4,
+  temporary: 5,
+} as const;
+
+export const EXIT_CODES_HELP = `Exit codes of crucible:
+  0  ok
+  1  API error: the service refused the request (the error code and request id are printed), or the awaited
+     review, draft or run ended failed or canceled
+  2  usage: unknown command, missing or invalid arguments
+  3  authentication: no token, or the service answered 401 (sign in again) or 403 (a scope or role is missing)
+  4  input or approval needed: an authoring session waits for answers (or for approval). Not a failure: answer with
+     \`crucible sessions answer\`, or approve, then run the command again. Scripts that treat any nonzero code as
+     failure must handle 4.
+  5  temporary: the service could not be reached, or answered 429, 502, 503 or 504; retry later (creating calls with
+     the same --idempotency-key)
+`;
+
+/** Statuses in which an authoring session waits for the user (answers, or an approval before it continues). */
+export const SESSION_WAITING_STATUSES = ['waiting_for_answers', 'awaiting_answers', 'needs_input', 'waiting_for_approval', 'awaiting_approval'] as const;
+
+type SessionLike = { status?: unknown; questions?: unknown };
+
+/** Open questions of a session: those without an answer. */
+export function openQuestions(session: SessionLike): Record<string, unknown>[] {
+  if (!Array.isArray(session.questions)) return [];
+  return (session.questions as Record<string, unknown>[]).filter(
+    (q) => q && typeof q === 'object' && (q.answer === undefined || q.answer === null) && q.status !== 'answered' && q.answered !== true,
+  );
+}
+
+/** 4 while the session waits for answers or approval, 0 otherwise (an ended session included: it asks nothing). */
+export function sessionExitCode(session: SessionLike): number {
+  const status = typeof session.status === 'string' ? session.status : '';
+  if ((SESSION_WAITING_STATUSES as readonly string[]).includes(status)) return EXIT.session_waiting;
+  if (['approved', 'failed', 'canceled', 'succeeded', 'closed'].includes(status)) return EXIT.ok;
+  return openQuestions(session).length > 0 ? EXIT.session_waiting : EXIT.ok;
+}
+
+const TEMPORARY_STATUSES = [429, 502, 503, 504];
+
+/** The exit code for an error thrown while running a command. */
+export function errorExitCode(error: unknown): number {
+  if (error instanceof CrucibleNetworkError) return EXIT.temporary;
+  if (error instanceof CrucibleApiError) {
+    if (error.status === 401 || error.status === 403) return EXIT.authentication;
+    // A provider that is not configured is a deployment fact, not a passing one.
+    if (TEMPORARY_STATUSES.includes(error.status) && error.code !== 'PROVIDER_NOT_CONFIGURED' && !error.code.endsWith('_NOT_CONFIGURED')) return EXIT.temporary;
+    return EXIT.api_error;
+  }
+  if (error instanceof UsageError) return EXIT.usage;
+  if (error instanceof AuthenticationError) return EXIT.authentication;
+  return EXIT.api_error;
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export class AuthenticationError extends Error {
+  override readonly name = 'AuthenticationError';
+}

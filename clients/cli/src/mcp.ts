@@ -1,0 +1,193 @@
+// `crucible mcp`: a Model Context Protocol server over stdio, so a user's own assistant can draft an intake and
+// evaluate without a hosted model. Tools are the intake steps, review, worlds and runs, each with a JSON Schema; the
+// service's published prompts are MCP prompts. spec: "No call implicitly approves processing, chooses a budget or runs
+// a world" — approvals, budgets and runs are explicit tool arguments, and each such tool does exactly one call.
+import { readFileSync } from 'node:fs';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type ApiResult, CrucibleApiError, type CrucibleClient, createCrucibleClient, resourceUrl, SDK_VERSION } from '../../sdk/src/index.ts';
+
+type Json = Record<string, unknown>;
+type Call = (path: string, options?: Json) => Promise<ApiResult<unknown>>;
+
+function bundledSchema(name: string): Json {
+  const schema = JSON.parse(readFileSync(resourceUrl(`schemas/${name}.json`), 'utf8')) as Json;
+  delete schema.$schema;
+  return schema;
+}
+
+const id = (description: string) => ({ type: 'string', description });
+const idempotency_key = { type: 'string', minLength: 1, maxLength: 255, description: 'Idempotency-Key: retry an ambiguous failure with the same key and arguments' };
+
+export type ToolDef = {
+  name: string;
+  description: string;
+  inputSchema: Json & { type: 'object' };
+  run(api: { GET: Call; POST: Call }, args: Json): Promise<ApiResult<unknown>>;
+};
+
+function object(properties: Json, required: string[]): Json & { type: 'object' } {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+/** The tools: one service call each, arguments passed through as the API takes them. */
+export function tools(): ToolDef[] {
+  const intake_spec = bundledSchema('IntakeSpec');
+  const world_spec = bundledSchema('WorldSpec');
+  return [
+    {
+      name: 'create_project',
+      description: 'Create a project in an organization.',
+      inputSchema: object({ title: { type: 'string', minLength: 1 }, org_id: id('organization id (org_…)'), idempotency_key }, ['title', 'org_id']),
+      run: (api, a) => api.POST('/v1/projects', { body: { title: a.title, org_id: a.org_id }, idempotencyKey: a.idempotency_key }),
+    },
+    {
+      name: 'extract_intake',
+      description: 'Read and screen pasted text without AI. Returns each source with its status (processed, unsupported, excluded_for_privacy, error) and masked findings.',
+      inputSchema: object({ text: { type: 'string', minLength: 1 }, project_id: id('project id (proj_…)') }, ['text', 'project_id']),
+      run: (api, a) => api.POST('/v1/intakes/extract', { body: { text: a.text, project_id: a.project_id } }),
+    },
+    {
+      name: 'get_source_text',
+      description: "A processed source's numbered lines, to cite them in an IntakeSpec you draft yourself.",
+      inputSchema: object({ source_id: id('intake source id') }, ['source_id']),
+      run: (api, a) => api.GET('/v1/intake-sources/{source_id}/text', { path: { source_id: a.source_id } }),
+    },
+    {
+      name: 'draft_intake',
+      description: "Ask the service to draft an IntakeSpec from the project's processed sources (metered in credits). Poll with get_intake_draft.",
+      inputSchema: object({ project_id: id('project id'), source_ids: { type: 'array', items: { type: 'string' } }, byok_provider: { type: 'string' }, idempotency_key }, ['project_id']),
+      run: (api, a) =>
+        api.POST('/v1/projects/{project_id}/intakes/parse', {
+          path: { project_id: a.project_id },
+          body: { ...(a.source_ids ? { source_ids: a.source_ids } : {}), ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
+          idempotencyKey: a.idempotency_key,
+        }),
+    },
+    {
+      name: 'get_intake_draft',
+      description: 'Read a drafting run: status and, once succeeded, the drafted IntakeSpec. Read again until it ends.',
+      inputSchema: object({ draft_id: id('intake draft id') }, ['draft_id']),
+      run: (api, a) => api.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: a.draft_id } }),
+    },
+    {
+      name: 'confirm_intake',
+      description: 'Confirm (or import) an IntakeSpec the user has reviewed: citations are checked, failing ones dropped and listed.',
+      inputSchema: object({ project_id: id('project id'), spec: intake_spec, draft_id: id('the draft it came from, if any'), idempotency_key }, ['project_id', 'spec']),
+      run: (api, a) =>
+        api.POST('/v1/projects/{project_id}/intakes', { path: { project_id: a.project_id }, body: { spec: a.spec, ...(a.draft_id ? { draft_id: a.draft_id } : {}) }, idempotencyKey: a.idempotency_key }),
+    },
+    {
+      name: 'create_plan',
+      description: 'Plan the evaluations for the latest confirmed intake: a decision with an explanation per evaluation, approvals needed, estimated credits.',
+      inputSchema: object({ project_id: id('project id'), idempotency_key }, ['project_id']),
+      run: (api, a) => api.POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: a.project_id }, body: {}, idempotencyKey: a.idempotency_key }),
+    },
+    {
+      name: 'approve_plan',
+      description: 'Approve one scope a plan lists, only when the user has said so (hosted_inference approves hosted inference for this plan).',
+      inputSchema: object({ project_id: id('project id'), plan_id: id('plan id'), scope: { type: 'string', description: 'the scope to approve, e.g. hosted_inference' } }, ['project_id', 'plan_id', 'scope']),
+      run: (api, a) => api.POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', { path: { project_id: a.project_id, plan_id: a.plan_id }, body: { scope: a.scope } }),
+    },
+    {
+      name: 'start_review',
+      description: 'Start a concept and evidence review for a plan that recommends it (credits are reserved, settled at actual usage). Poll with get_review.',
+      inputSchema: object({ project_id: id('project id'), plan_id: id('plan id'), byok_provider: { type: 'string' }, idempotency_key }, ['project_id', 'plan_id']),
+      run: (api, a) =>
+        api.POST('/v1/projects/{project_id}/reviews', { path: { project_id: a.project_id }, body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) }, idempotencyKey: a.idempotency_key }),
+    },
+    {
+      name: 'get_review',
+      description: 'Read a review: its state and, once succeeded, the ConceptReview (13 dimensions, each an ai_hypothesis). Read again until it ends.',
+      inputSchema: object({ review_id: id('review id') }, ['review_id']),
+      run: (api, a) => api.GET('/v1/reviews/{review_id}', { path: { review_id: a.review_id } }),
+    },
+    {
+      name: 'validate_world',
+      description: 'Validate a WorldSpec: every problem with a JSON pointer and a message.',
+      inputSchema: object({ world: world_spec }, ['world']),
+      run: (api, a) => api.POST('/v1/world-specs/validate', { body: a.world }),
+    },
+    {
+      name: 'save_world',
+      description: 'Save a valid WorldSpec as the next world revision of a project.',
+      inputSchema: object({ project_id: id('project id'), world: world_spec }, ['project_id', 'world']),
+      run: (api, a) => api.POST('/v1/projects/{project_id}/worlds', { path: { project_id: a.project_id }, body: a.world }),
+    },
+    {
+      name: 'estimate_run',
+      description: 'Estimate a run of a world revision under a budget: runnable, issues, reserved and available credits. Spends nothing.',
+      inputSchema: object({ world_revision_id: id('world revision id'), budget_limit_credits: { type: 'integer', minimum: 0 } }, ['world_revision_id', 'budget_limit_credits']),
+      run: (api, a) => api.POST('/v1/runs/estimate', { body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits } }),
+    },
+    {
+      name: 'create_run',
+      description: 'Run a world revision under the credit budget the user chose (explicit; never guessed). Poll with get_run.',
+      inputSchema: object({ world_revision_id: id('world revision id'), budget_limit_credits: { type: 'integer', minimum: 1 }, idempotency_key }, ['world_revision_id', 'budget_limit_credits']),
+      run: (api, a) => api.POST('/v1/runs', { body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits }, idempotencyKey: a.idempotency_key }),
+    },
+    {
+      name: 'get_run',
+      description: 'Read a run: status, progress and credits. Read again until it ends.',
+      inputSchema: object({ run_id: id('run id') }, ['run_id']),
+      run: (api, a) => api.GET('/v1/runs/{run_id}', { path: { run_id: a.run_id } }),
+    },
+    {
+      name: 'get_run_results',
+      description: 'Results of a succeeded or timed-out run: RunManifest, MetricSummary per measure and variant, Findings (synthetic), cost report.',
+      inputSchema: object({ run_id: id('run id') }, ['run_id']),
+      run: (api, a) => api.GET('/v1/runs/{run_id}/results', { path: { run_id: a.run_id } }),
+    },
+    {
+      name: 'compare_run',
+      description: 'Paired baseline/treatment differences with 95% intervals within one run (read-only).',
+      inputSchema: object({ run_id: id('run id') }, ['run_id']),
+      run: (api, a) => api.POST('/v1/experiments/compare', { body: { run_id: a.run_id } }),
+    },
+  ];
+}
+
+export function createMcpServer(client: CrucibleClient): Server {
+  const api = { GET: client.GET as unknown as Call, POST: client.POST as unknown as Call };
+  const defs = tools();
+  const server = new Server({ name: 'crucible', version: SDK_VERSION }, { capabilities: { tools: {}, prompts: {} } });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: defs.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = defs.find((t) => t.name === request.params.name);
+    if (!tool) return { isError: true, content: [{ type: 'text' as const, text: `No tool ${request.params.name}.` }] };
+    try {
+      const result = await tool.run(api, (request.params.arguments ?? {}) as Json);
+      if (result.ok) return { content: [{ type: 'text' as const, text: JSON.stringify(result.data) }], structuredContent: { status: result.status, data: result.data } };
+      // The service's error envelope, as sent: the assistant reads the code and the details.
+      return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ status: result.status, ...result.error }) }] };
+    } catch (error) {
+      const message = error instanceof CrucibleApiError ? `${error.code}: ${error.message}` : (error as Error).message;
+      return { isError: true, content: [{ type: 'text' as const, text: message }] };
+    }
+  });
+
+  // The published prompts (GET /v1/prompts), so an assistant drafts the way the service's providers are asked to.
+  type Prompt = { id: string; version: string; purpose: string; system: string; instructions: string; output_schema?: string };
+  const readPrompts = async () => ((await api.GET('/v1/prompts')) as { ok: boolean; data: { data: { id: string; purpose: string }[] } }).data?.data ?? [];
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: (await readPrompts()).map((p) => ({ name: p.id, description: p.purpose })),
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const result = await api.GET('/v1/prompts/{prompt_id}', { path: { prompt_id: request.params.name } });
+    if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+    const prompt = result.data as Prompt;
+    const text = [prompt.system, '', prompt.instructions, ...(prompt.output_schema ? ['', `Output schema: ${prompt.output_schema}`] : [])].join('\n');
+    return { description: `${prompt.purpose} (version ${prompt.version})`, messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] };
+  });
+  return server;
+}
+
+export async function serveMcp(options: { base_url: string; token: string | null }): Promise<void> {
+  const client = createCrucibleClient({ baseUrl: options.base_url, getToken: () => options.token, userAgent: `crucible-mcp/${SDK_VERSION}` });
+  const server = createMcpServer(client);
+  await server.connect(new StdioServerTransport());
+}

@@ -1,0 +1,194 @@
+// crucible, the CLI: the paragraph → review and sample world → run results walks with --json, the error envelope with
+// exit codes, token storage, and (in tmux, a real terminal) the progress display and the human tables.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/harness.ts';
+import { REPO_DIR, run, startClientWorld, temporaryDirectory, type ClientWorld } from './support.ts';
+
+const CLI = join(REPO_DIR, 'clients', 'cli', 'src', 'main.ts');
+const PARAGRAPH = [
+  'Problem: heart failure patients are readmitted to hospital within 30 days of discharge.',
+  'Our solution: a remote monitoring app that nurses use to review daily weight and symptoms.',
+  'Intended users: heart failure nurses in community care.',
+  'Stage: idea, nothing is built yet.',
+].join('\n');
+
+let world: ClientWorld;
+let home: { path: string; remove(): void };
+beforeAll(async () => {
+  world = await startClientWorld('cli');
+  home = temporaryDirectory('crucible-cli-home-');
+}, 240_000);
+afterAll(async () => {
+  await world?.stop();
+  home?.remove();
+});
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return { CRUCIBLE_URL: world.service.url, CRUCIBLE_TOKEN: world.token, XDG_CONFIG_HOME: home.path, ...extra };
+}
+
+async function crucible(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  const result = await run(process.execPath, [CLI, '--json', ...args], { env: options.env ?? env(), input: options.input });
+  const last = result.stdout.trim().split('\n').at(-1);
+  return { ...result, body: last ? JSON.parse(last) : null };
+}
+
+describe('the walks with --json', () => {
+  it('goes from a pasted paragraph (stdin) to a finished, downloaded review', async () => {
+    const project = await crucible(['projects', 'create', '--title', 'CLI walk', '--org', world.user.org_id, '--idempotency-key', 'cli-project']);
+    expect(project.code, project.stderr).toBe(0);
+    const project_id = project.body.id;
+    const extracted = await crucible(['extract', '--project', project_id, '-'], { input: PARAGRAPH });
+    expect(extracted.code, extracted.stderr).toBe(0);
+    expect(extracted.body.sources[0].status).toBe('processed');
+    const draft = await crucible(['intake', 'draft', '--project', project_id, '--source', extracted.body.sources[0].id, '--wait']);
+    expect(draft.code, draft.stderr).toBe(0);
+    expect(draft.body.status).toBe('succeeded');
+    // --json prints no progress: stderr stays free of spinner frames.
+    expect(draft.stderr).toBe('');
+    const confirmed = await crucible(['intake', 'confirm', '--project', project_id, '--draft', draft.body.id]);
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    expect(confirmed.body.revision).toBe(1);
+    const plan = await crucible(['plan', 'create', '--project', project_id]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.body.plan.approvals_needed.map((a: { scope: string }) => a.scope)).toEqual(['hosted_inference']);
+    const approved = await crucible(['plan', 'approve', '--project', project_id, '--plan', plan.body.id, '--scope', 'hosted_inference']);
+    expect(approved.code, approved.stderr).toBe(0);
+    const review = await crucible(['review', 'start', '--project', project_id, '--plan', plan.body.id, '--idempotency-key', 'cli-review', '--wait']);
+    expect(review.code, review.stderr).toBe(0);
+    expect(review.body.status).toBe('succeeded');
+    expect(review.body.review.dimensions).toHaveLength(13);
+    const file = join(home.path, 'review.json');
+    const downloaded = await crucible(['review', 'download', review.body.id, '--out', file]);
+    expect(downloaded.code, downloaded.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8')).citation_record.records).toHaveLength(5);
+    const credits = await crucible(['ledger', '--org', world.user.org_id]);
+    expect(credits.code).toBe(0);
+    expect(credits.body.data.length).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('goes from a sample world to run results, a comparison and an export', async () => {
+    const project = await crucible(['projects', 'create', '--title', 'CLI runs', '--org', world.user.org_id]);
+    const world_file = join(REPO_DIR, 'clients', 'sdk', 'resources', 'worlds', 'remote_monitoring_admissions.json');
+    const valid = await crucible(['worlds', 'validate', world_file]);
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(valid.body.valid).toBe(true);
+    const saved = await crucible(['worlds', 'save', world_file, '--project', project.body.id]);
+    expect(saved.code, saved.stderr).toBe(0);
+    const wrev = saved.body.world_revision_id;
+    const quote = await crucible(['runs', 'estimate', '--world-revision', wrev, '--budget', '1000000']);
+    expect(quote.body).toMatchObject({ runnable: true });
+    const created = await crucible(['runs', 'create', '--world-revision', wrev, '--budget', String(quote.body.credits_estimate * 2), '--idempotency-key', 'cli-run', '--wait']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.body.status).toBe('succeeded');
+    const results = await crucible(['runs', 'results', created.body.run_id]);
+    expect(results.code).toBe(0);
+    expect(results.body.findings.length).toBeGreaterThan(0);
+    const compared = await crucible(['runs', 'compare', created.body.run_id]);
+    expect(compared.code, compared.stderr).toBe(0);
+    expect(Array.isArray(compared.body.metrics)).toBe(true);
+    const zip = join(home.path, 'export.zip');
+    const exported = await crucible(['runs', 'export', created.body.run_id, '--out', zip]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(zip).subarray(0, 2).toString('latin1')).toBe('PK');
+  }, 300_000);
+});
+
+describe('errors and exit codes', () => {
+  it('prints the envelope for a 404, a 409 and a 422, exiting 1; 401 exits 3; a usage error exits 2; no service exits 5', async () => {
+    const missing = await crucible(['projects', 'show', 'proj_doesnotexist']);
+    expect(missing.code).toBe(1);
+    expect(missing.body.error).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(missing.body.error.request_id).toMatch(/\S/);
+
+    const project = await crucible(['projects', 'create', '--title', 'errors', '--org', world.user.org_id]);
+    const extracted = await crucible(['extract', '--project', project.body.id], { input: 'An idea about triage.' });
+    expect(extracted.code, extracted.stderr).toBe(0);
+    const draft = await crucible(['intake', 'draft', '--project', project.body.id, '--source', extracted.body.sources[0].id, '--wait']);
+    expect(draft.body.status, draft.stdout).toBe('succeeded');
+    // Canceling a draft that already ended is a conflict.
+    const conflict = await crucible(['intake', 'cancel-draft', draft.body.id]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.body.error).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect(conflict.body.error.message).toMatch(/already ended/);
+
+    const invalid = await crucible(['worlds', 'save', join(REPO_DIR, 'package.json'), '--project', project.body.id]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.body.error).toMatchObject({ status: 422, code: 'VALIDATION_FAILED' });
+    expect(invalid.body.error.details).toBeDefined();
+
+    const unauthenticated = await crucible(['projects', 'list', '--org', world.user.org_id], { env: env({ CRUCIBLE_TOKEN: 'cru.tok_nope.nope' }) });
+    expect(unauthenticated.code).toBe(3);
+    expect(unauthenticated.body.error.status).toBe(401);
+
+    const usage = await crucible(['runs', 'create', '--world-revision', 'wrev_x', '--budget', 'lots']);
+    expect(usage.code).toBe(2);
+
+    const unreachable = await crucible(['projects', 'list', '--org', world.user.org_id], { env: env({ CRUCIBLE_URL: 'http://127.0.0.1:9' }) });
+    expect(unreachable.code).toBe(5);
+
+    const help = await run(process.execPath, [CLI, 'help', 'exit-codes']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^ {2}4 {2}input or approval needed/m);
+  }, 300_000);
+
+  it('stores a token from stdin in a 0600 file under XDG_CONFIG_HOME, never printing it, and uses it', async () => {
+    const stored_env = { CRUCIBLE_URL: world.service.url, XDG_CONFIG_HOME: home.path, CRUCIBLE_TOKEN: '' };
+    const login = await crucible(['login', '--token-stdin', '--org', world.user.org_id], { input: `${world.token}\n`, env: stored_env });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stdout + login.stderr).not.toContain(world.token);
+    const path = join(home.path, 'crucible', 'credentials.json');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const listed = await crucible(['projects', 'list'], { env: stored_env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.body.data.length).toBeGreaterThan(0);
+    const out = await crucible(['logout'], { env: stored_env });
+    expect(out.code).toBe(0);
+    expect((await crucible(['projects', 'list'], { env: stored_env })).code).toBe(3);
+  });
+});
+
+describe('in a terminal (tmux)', () => {
+  it('shows the progress display while a run is awaited, then human tables', async () => {
+    const project = await crucible(['projects', 'create', '--title', 'CLI terminal', '--org', world.user.org_id]);
+    const world_file = join(REPO_DIR, 'clients', 'sdk', 'resources', 'worlds', 'gp_triage_digital_front_door.json');
+    const saved = await crucible(['worlds', 'save', world_file, '--project', project.body.id]);
+    const quote = await crucible(['runs', 'estimate', '--world-revision', saved.body.world_revision_id, '--budget', '1000000']);
+    const session = `crucible-${process.pid}`;
+    const script = join(home.path, 'terminal.sh');
+    writeFileSync(
+      script,
+      [
+        `export CRUCIBLE_URL='${world.service.url}' CRUCIBLE_TOKEN='${world.token}' XDG_CONFIG_HOME='${home.path}'`,
+        `'${process.execPath}' '${CLI}' runs create --world-revision ${saved.body.world_revision_id} --budget ${quote.body.credits_estimate * 2} --wait`,
+        `'${process.execPath}' '${CLI}' projects list --org ${world.user.org_id}`,
+        'echo "exit=$?"',
+        'sleep 600',
+      ].join('\n'),
+    );
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '50', `bash ${script}`]);
+    try {
+      const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
+      // The spinner line while waiting (ora's frames are braille dots), or its final mark once the run ended.
+      const seen = await eventually(async () => {
+        const text = screen();
+        return /run run_[0-9a-z]+: /.test(text) ? text : null;
+      }, 60_000, 'the progress line');
+      expect(seen).toMatch(/run run_[0-9a-z]+: (waiting|queued|running|succeeded)/);
+      const done = await eventually(async () => {
+        const text = screen();
+        return text.includes('exit=0') ? text : null;
+      }, 120_000, 'the commands to end');
+      expect(done).toMatch(/✔ run run_[0-9a-z]+: succeeded/);
+      expect(done).toMatch(/^run +run_[0-9a-z]+$/m);
+      expect(done).toMatch(/^ID +TITLE +CREATED$/m);
+      expect(done).toMatch(/^-+ +-+ +-+$/m);
+      expect(done).toContain('CLI terminal');
+    } finally {
+      execFileSync('tmux', ['kill-session', '-t', session]);
+    }
+  }, 300_000);
+});

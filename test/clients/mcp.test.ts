@@ -1,0 +1,106 @@
+// crucible mcp: an MCP client (the official SDK's own) lists the tools and the published prompts and runs the walks
+// through the server over stdio; approvals and budgets are explicit tool arguments (spec: What the service does).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/harness.ts';
+import { REPO_DIR, startClientWorld, type ClientWorld } from './support.ts';
+
+let world: ClientWorld;
+let mcp: Client;
+beforeAll(async () => {
+  world = await startClientWorld('mcp');
+  mcp = new Client({ name: 'crucible-test', version: '0.0.0' });
+  await mcp.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(REPO_DIR, 'clients', 'cli', 'src', 'main.ts'), 'mcp'],
+      env: { ...(process.env as Record<string, string>), CRUCIBLE_URL: world.service.url, CRUCIBLE_TOKEN: world.token },
+      stderr: 'pipe',
+    }),
+  );
+}, 240_000);
+afterAll(async () => {
+  await mcp?.close();
+  await world?.stop();
+});
+
+async function tool(name: string, args: Record<string, unknown>): Promise<any> {
+  const result = (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[] };
+  const body = JSON.parse(result.content[0]!.text);
+  if (result.isError) throw Object.assign(new Error(`${name}: ${result.content[0]!.text}`), { body });
+  return body;
+}
+
+describe('crucible mcp', () => {
+  it('lists the intake, review, world and run tools with JSON Schemas, and the published prompts', async () => {
+    const { tools } = await mcp.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['extract_intake', 'draft_intake', 'confirm_intake', 'create_plan', 'approve_plan', 'start_review', 'get_review', 'validate_world', 'save_world', 'estimate_run', 'create_run', 'get_run_results']),
+    );
+    const confirm = tools.find((t) => t.name === 'confirm_intake')!;
+    expect(confirm.inputSchema.required).toEqual(['project_id', 'spec']);
+    expect((confirm.inputSchema.properties as any).spec.title).toMatch(/^IntakeSpec/);
+    // Budgets and approvals are required arguments: nothing is chosen for the user.
+    expect(tools.find((t) => t.name === 'create_run')!.inputSchema.required).toContain('budget_limit_credits');
+    expect(tools.find((t) => t.name === 'approve_plan')!.inputSchema.required).toContain('scope');
+
+    const { prompts } = await mcp.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(expect.arrayContaining(['intake-draft', 'review-draft', 'review-judge']));
+    const prompt = await mcp.getPrompt({ name: 'intake-draft' });
+    expect((prompt.messages[0]!.content as { text: string }).text.length).toBeGreaterThan(100);
+  });
+
+  it('walks from a pasted paragraph to a review, and from a sample world to run results', async () => {
+    const project = await tool('create_project', { title: 'MCP walk', org_id: world.user.org_id, idempotency_key: 'mcp-project' });
+    const extracted = await tool('extract_intake', {
+      project_id: project.id,
+      text: 'Problem: heart failure patients are readmitted to hospital within 30 days of discharge.\nIntended users: heart failure nurses in community care.\nStage: idea, nothing is built yet.',
+    });
+    const source_id = extracted.sources[0].id;
+    const lines = await tool('get_source_text', { source_id });
+    expect(JSON.stringify(lines)).toMatch(/heart failure/);
+    const parse = await tool('draft_intake', { project_id: project.id, source_ids: [source_id] });
+    const draft = await eventually(async () => {
+      const read = await tool('get_intake_draft', { draft_id: parse.id });
+      return ['succeeded', 'failed', 'canceled'].includes(read.status) ? read : null;
+    }, 60_000, 'the draft');
+    expect(draft.status).toBe('succeeded');
+    const confirmed = await tool('confirm_intake', { project_id: project.id, spec: draft.spec, draft_id: draft.id });
+    expect(confirmed.revision).toBe(1);
+    const plan = await tool('create_plan', { project_id: project.id });
+    // Without the approval the review is refused: the server never approves implicitly.
+    await expect(tool('start_review', { project_id: project.id, plan_id: plan.id })).rejects.toMatchObject({ body: { status: 409, code: 'APPROVAL_REQUIRED' } });
+    await tool('approve_plan', { project_id: project.id, plan_id: plan.id, scope: 'hosted_inference' });
+    const started = await tool('start_review', { project_id: project.id, plan_id: plan.id, idempotency_key: 'mcp-review' });
+    const review = await eventually(async () => {
+      const read = await tool('get_review', { review_id: started.id });
+      return ['succeeded', 'failed', 'canceled'].includes(read.status) ? read : null;
+    }, 60_000, 'the review');
+    expect(review.status).toBe('succeeded');
+    expect(review.review.dimensions).toHaveLength(13);
+
+    const spec = JSON.parse(readFileSync(join(REPO_DIR, 'clients', 'sdk', 'resources', 'worlds', 'ai_imaging_reading_queue.json'), 'utf8'));
+    expect((await tool('validate_world', { world: spec })).valid).toBe(true);
+    const saved = await tool('save_world', { project_id: project.id, world: spec });
+    const quote = await tool('estimate_run', { world_revision_id: saved.world_revision_id, budget_limit_credits: 1_000_000 });
+    expect(quote.runnable).toBe(true);
+    const created = await tool('create_run', { world_revision_id: saved.world_revision_id, budget_limit_credits: quote.credits_estimate * 2, idempotency_key: 'mcp-run' });
+    const run = await eventually(async () => {
+      const read = await tool('get_run', { run_id: created.run_id });
+      return ['succeeded', 'failed', 'canceled', 'timed_out'].includes(read.status) ? read : null;
+    }, 120_000, 'the run');
+    expect(run.status).toBe('succeeded');
+    const results = await tool('get_run_results', { run_id: created.run_id });
+    expect(results.findings.length).toBeGreaterThan(0);
+    expect((await tool('compare_run', { run_id: created.run_id })).metrics).toBeDefined();
+  }, 300_000);
+
+  it('returns the error envelope as a tool error for a 404 and a 422', async () => {
+    await expect(tool('get_run', { run_id: 'run_doesnotexist' })).rejects.toMatchObject({ body: { status: 404, code: 'NOT_FOUND' } });
+    await expect(tool('create_project', { title: '', org_id: world.user.org_id })).rejects.toMatchObject({ body: { status: 422, code: 'VALIDATION_FAILED' } });
+  });
+});

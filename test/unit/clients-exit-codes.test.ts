@@ -1,0 +1,40 @@
+// crucible's exit codes (spec: Versioning — 4 while an authoring session waits for answers), as pure functions.
+import { describe, expect, it } from 'vitest';
+import { EXIT, errorExitCode, openQuestions, sessionExitCode, UsageError } from '../../clients/cli/src/exit.ts';
+import { CrucibleApiError, CrucibleNetworkError } from '../../clients/sdk/src/index.ts';
+
+const envelope = (code: string) => ({ code, message: code, details: {}, request_id: 'req_1' });
+
+describe('sessionExitCode', () => {
+  it('is 4 while a session waits for answers or approval', () => {
+    expect(sessionExitCode({ status: 'waiting_for_answers' })).toBe(4);
+    expect(sessionExitCode({ status: 'awaiting_approval' })).toBe(4);
+    expect(sessionExitCode({ status: 'preparing', questions: [{ id: 'q1', text: 'Who pays?' }] })).toBe(4);
+  });
+
+  it('is 0 once approved, while it works, or when every question is answered', () => {
+    expect(sessionExitCode({ status: 'approved' })).toBe(0);
+    expect(sessionExitCode({ status: 'preparing' })).toBe(0);
+    expect(sessionExitCode({ status: 'preparing', questions: [{ id: 'q1', answer: 'the hospital' }] })).toBe(0);
+    expect(sessionExitCode({ status: 'approved', questions: [{ id: 'q1' }] })).toBe(0);
+  });
+
+  it('lists only unanswered questions as open', () => {
+    expect(openQuestions({ questions: [{ id: 'a', answer: 'x' }, { id: 'b' }, { id: 'c', status: 'answered' }] }).map((q) => q.id)).toEqual(['b']);
+    expect(openQuestions({ questions: 'nonsense' })).toEqual([]);
+  });
+});
+
+describe('errorExitCode', () => {
+  it('separates API errors, authentication, temporary failures and usage', () => {
+    expect(errorExitCode(new CrucibleApiError(404, envelope('NOT_FOUND')))).toBe(EXIT.api_error);
+    expect(errorExitCode(new CrucibleApiError(422, envelope('VALIDATION_FAILED')))).toBe(1);
+    expect(errorExitCode(new CrucibleApiError(401, envelope('UNAUTHENTICATED')))).toBe(3);
+    expect(errorExitCode(new CrucibleApiError(403, envelope('FORBIDDEN')))).toBe(3);
+    expect(errorExitCode(new CrucibleApiError(503, envelope('SPONSOR_NOT_CONFIGURED')))).toBe(1);
+    expect(errorExitCode(new CrucibleApiError(429, envelope('RATE_LIMITED')))).toBe(5);
+    expect(errorExitCode(new CrucibleApiError(502, envelope('PROVIDER_ERROR')))).toBe(5);
+    expect(errorExitCode(new CrucibleNetworkError('GET', 'http://127.0.0.1:9/v1/models', new Error('ECONNREFUSED')))).toBe(5);
+    expect(errorExitCode(new UsageError('--budget must be a whole number'))).toBe(2);
+  });
+});
