@@ -15,13 +15,13 @@ function tooLarge(limit_bytes: number, limit_name: string): ServiceError {
 }
 
 /**
- * A refused body may still be arriving: the answer says `Connection: close` and the socket ends after it, so the next
- * request never lands in the middle of the old body (a chunked body has no length to skip).
+ * A refused body may still be arriving. One with a declared length is drained, so the connection stays usable; a chunked
+ * one has no length to skip, so the answer says `Connection: close` and the connection ends after it (the next request
+ * never lands in the middle of the old body).
  */
 export function refuseRest(ctx: Context): void {
-  ctx.set('Connection', 'close');
+  if (!ctx.get('content-length')) ctx.set('Connection', 'close');
   ctx.req.resume();
-  ctx.res.once('finish', () => ctx.req.socket?.end());
 }
 
 export async function readRawBody(ctx: Context, limit_bytes: number, limit_name = 'JSON_BODY_LIMIT_BYTES'): Promise<Buffer> {

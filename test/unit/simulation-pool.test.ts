@@ -49,7 +49,11 @@ describe('worker-thread pool', () => {
       },
     });
     expect(run.outcome).toBe('stopped');
-    expect(run.results.length).toBe(3);
+    // Every kept result went through the callback; one that completed on the other thread while the third's callback
+    // ran is kept and reported too (at most threads - 1 beyond the stop).
+    expect(run.results.length).toBe(seen.length);
+    expect(run.results.length).toBeGreaterThanOrEqual(3);
+    expect(run.results.length).toBeLessThanOrEqual(4);
     expect(run.events_simulated).toBe(run.results.reduce((sum, result) => sum + result.event_counts.events_total, 0));
     const settled = await run.settled;
     expect(settled.replications_discarded).toBeLessThanOrEqual(1);

@@ -15,6 +15,9 @@ import { createClient } from '@hey-api/openapi-ts';
 import { createApp } from '../../../api/app.ts';
 import { createLogger } from '../../../runtime/logger.ts';
 import { loadConfig } from '../../../runtime/config.ts';
+
+/** The four sample worlds the SDK bundles (spec: Versioning). */
+const SDK_SAMPLE_WORLDS = ['ai_imaging_reading_queue.json', 'community_diagnostic_pathway.json', 'gp_triage_digital_front_door.json', 'remote_monitoring_admissions.json'];
 import type { Db } from '../../../store/db.ts';
 
 const package_dir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -156,6 +159,8 @@ export async function generate(out_dir: string, python_out: string): Promise<voi
   rmSync(generated, { recursive: true, force: true });
   mkdirSync(join(resources, 'schemas'), { recursive: true });
   mkdirSync(join(resources, 'worlds'), { recursive: true });
+  rmSync(join(resources, 'worlds'), { recursive: true, force: true });
+  mkdirSync(join(resources, 'worlds'), { recursive: true });
   mkdirSync(join(resources, 'guides'), { recursive: true });
   mkdirSync(generated, { recursive: true });
 
@@ -163,7 +168,8 @@ export async function generate(out_dir: string, python_out: string): Promise<voi
   writeFileSync(join(resources, 'models.json'), json(served.models));
   for (const [name, schema] of Object.entries(served.schemas)) writeFileSync(join(resources, 'schemas', `${name}.json`), json(schema));
   writeFileSync(join(resources, 'prompts.json'), json(served.prompts));
-  for (const file of readdirSync(join(repo_dir, 'samples', 'worlds')).filter((f) => f.endsWith('.json')).sort()) {
+  // spec: Versioning — the SDK bundles the four sample worlds (the per-feature examples stay in the repository).
+  for (const file of SDK_SAMPLE_WORLDS) {
     copyFileSync(join(repo_dir, 'samples', 'worlds', file), join(resources, 'worlds', file));
   }
   for (const guide of GUIDES) copyFileSync(join(repo_dir, 'docs', guide), join(resources, 'guides', guide));

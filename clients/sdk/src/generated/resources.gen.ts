@@ -3,14 +3,9 @@
 export const BUNDLED = {
   "sample_worlds": [
     "ai_imaging_reading_queue",
-    "ambulance_handover_queue_limit",
     "community_diagnostic_pathway",
-    "ct_stroke_preemptive_priority",
     "gp_triage_digital_front_door",
-    "minor_injuries_batch_arrivals",
-    "outpatient_renewal_arrivals",
-    "remote_monitoring_admissions",
-    "urgent_treatment_patience"
+    "remote_monitoring_admissions"
   ],
   "schemas": [
     "ConceptReview",
