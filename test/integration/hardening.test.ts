@@ -32,25 +32,23 @@ function expectEnvelope(body: any) {
   expect(body).toHaveProperty('details');
 }
 
-/** Sends raw bytes on one connection and returns everything the server wrote until it closed or went quiet. */
-function rawExchange(port: number, chunks: string[], quiet_ms = 1500): Promise<{ text: string; closed: boolean }> {
+/**
+ * Sends raw bytes on one connection and returns everything the server wrote once it closed the connection. A server that
+ * kept the connection open would leave this waiting until the test's timeout, failing the test.
+ */
+function rawExchange(port: number, chunks: string[]): Promise<{ text: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let text = '';
-    let timer: NodeJS.Timeout | undefined;
-    const finish = (closed: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ text, closed });
-    };
     socket.on('data', (data) => {
       text += data.toString();
-      clearTimeout(timer);
-      timer = setTimeout(() => finish(false), quiet_ms);
     });
-    socket.on('end', () => finish(true));
-    socket.on('close', () => finish(true));
-    socket.on('error', reject);
+    socket.on('close', () => resolve({ text }));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      // The server may close while the rest of a refused body is still being written: what it answered is what counts.
+      if (error.code === 'EPIPE' || error.code === 'ECONNRESET') return;
+      reject(error);
+    });
     socket.on('connect', () => {
       for (const chunk of chunks) socket.write(chunk);
     });
@@ -134,11 +132,12 @@ describe('connections survive a refusal', () => {
     const big = 'a'.repeat(1024 * 1024 + 10);
     const chunk = `${big.length.toString(16)}\r\n${big}\r\n`;
     const next = 'GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
-    const { text, closed } = await rawExchange(port, [head, chunk, '0\r\n\r\n', next]);
+    const { text } = await rawExchange(port, [head, chunk, '0\r\n\r\n', next]);
     expect(text).toMatch(/^HTTP\/1\.1 413/);
     expect(text.toLowerCase()).toContain('connection: close');
     expect(text).toContain('PAYLOAD_TOO_LARGE');
-    expect(closed).toBe(true);
+    // The connection closed after the one answer: the health request sent behind the body was never read as a request.
+    expect(text.match(/^HTTP\/1\.1 /gm)).toHaveLength(1);
   });
 
   it('answers an unparsable request with the error envelope', async () => {
