@@ -2,6 +2,8 @@
 // list per project, get (reads the database: readable while no worker runs), and answers / revise / approve, each a
 // Temporal Update of the session's workflow whose update id is the request's Idempotency-Key (a retried request is one
 // step). States and the calls each accepts: docs/authoring.md.
+import { setTimeout as delay } from 'node:timers/promises';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { jobWorkflowId } from '../../domain/jobs.ts';
 import { startJob } from '../../integrations/temporal/jobs.ts';
 import type { Context } from 'koa';
@@ -137,18 +139,36 @@ async function update(deps: AppDeps, ctx: Context, session: SessionRow, name: 'a
   if (!deps.temporal) throw new ServiceError('CONFLICT', 'Authoring sessions need the workflow service; none is configured.');
   const key = readIdempotencyKey(ctx, true)!;
   const handle = deps.temporal.client.workflow.getHandle(authoringWorkflowId(session.id));
-  try {
-    return await handle.executeUpdate(name, { args: [arg], updateId: `${name}:${key}` });
-  } catch (error) {
-    const reason = refusal(error);
-    if ((error as Error).name === 'WorkflowUpdateFailedError' || reason) {
-      throw new ServiceError('CONFLICT', reason ?? `The authoring session refused ${name}.`, [{ path: '/', message: reason ?? 'refused' }]);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await handle.executeUpdate(name, { args: [arg], updateId: `${name}:${key}` });
+    } catch (error) {
+      // The row says waiting once the checkpoint activity committed; a worker that restarts in between delivers this
+      // Update before it applies that activity's result, so the workflow still says drafting for one task. A refused
+      // Update leaves nothing in history, so asking again (same update id) is safe; bounded by UPDATE_CATCH_UP_ATTEMPTS_MAX.
+      if (session.status === 'waiting' && attempt < UPDATE_CATCH_UP_ATTEMPTS_MAX && /session is drafting/.test(refusal(error) ?? '')) {
+        await delay(UPDATE_CATCH_UP_DELAY_MS);
+        continue;
+      }
+      throw updateError(error, name);
     }
-    if ((error as Error).name === 'WorkflowNotFoundError') {
-      throw new ServiceError('CONFLICT', `The authoring session no longer runs; it accepts no ${name}.`);
-    }
-    throw error;
   }
+}
+
+/** How often a step refused only because the workflow has not caught up with its stored checkpoint is asked again. */
+const UPDATE_CATCH_UP_ATTEMPTS_MAX = 50;
+const UPDATE_CATCH_UP_DELAY_MS = 100;
+
+/** A refused Update is 409 with the workflow's reason; a session whose workflow ended is 409 too. */
+function updateError(error: unknown, name: string): unknown {
+  const reason = refusal(error);
+  if (error instanceof WorkflowUpdateFailedError || reason) {
+    return new ServiceError('CONFLICT', reason ?? `The authoring session refused ${name}.`, [{ path: '/', message: reason ?? 'refused' }]);
+  }
+  if (error instanceof WorkflowNotFoundError) {
+    return new ServiceError('CONFLICT', `The authoring session no longer runs; it accepts no ${name}.`);
+  }
+  return error;
 }
 
 export function authoringRoutes(deps: AppDeps): RouteDef[] {

@@ -67,7 +67,7 @@ describe('authoring sessions across worker restarts', () => {
     const second_worker = await startWorker(service);
     try {
       const answered = await answering;
-      expect(answered.status).toBe(200);
+      expect(answered.status, JSON.stringify(answered.body)).toBe(200);
       expect(answered.body.checkpoint.number).toBe(2);
       expect(answered.body.checkpoint.validation.valid).toBe(true);
       // The client retries the same request: the same step, not a new one.
