@@ -4,10 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { AI_PROVIDERS as ALL_AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvider, isAiProvider, perHostedProvider, providerBaseUrlEnv, providerModelEnv } from '../domain/ai/providers.ts';
+import { AI_PROVIDERS as ALL_AI_PROVIDERS, type AiProvider, type HostedAiProvider, isAiProvider, perHostedProvider, providerBaseUrlEnv, providerModelEnv } from '../domain/ai/providers.ts';
 
-/** The hosted providers (domain/ai/providers.ts), under the name api/routes/public.ts reads. */
-export const AI_PROVIDERS = HOSTED_AI_PROVIDERS;
 export type HostedProvider = HostedAiProvider;
 export type { AiProvider };
 

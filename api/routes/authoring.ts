@@ -4,6 +4,7 @@
 // step). States and the calls each accepts: docs/authoring.md.
 import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { jobWorkflowId } from '../../domain/jobs.ts';
 import { startJob } from '../../integrations/temporal/jobs.ts';
 import type { Context } from 'koa';
@@ -125,7 +126,7 @@ function refusal(error: unknown): string | null {
   let message: string | null = null;
   for (let depth = 0; current && depth < 10; depth++) {
     const named = current as { name?: string; message?: string; type?: string; cause?: unknown };
-    if (named.type === 'CONFLICT' || named.name === 'ApplicationFailure') message = named.message ?? message;
+    if (named.type === 'CONFLICT' || current instanceof ApplicationFailure) message = named.message ?? message;
     current = named.cause;
   }
   return message;

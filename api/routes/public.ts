@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { CONTRACTS } from '../../domain/contracts/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { PROMPTS } from '../../domain/prompts/registry.ts';
-import { AI_PROVIDERS } from '../../runtime/config.ts';
+import { HOSTED_AI_PROVIDERS } from '../../domain/ai/providers.ts';
 import type { AppDeps } from '../context.ts';
 import { buildOpenApi, CHANGELOG } from '../openapi.ts';
 import { route, type RouteDef } from '../registry.ts';
@@ -17,7 +17,7 @@ export function modelCatalog(deps: AppDeps) {
   return {
     hosted_provider: config.hosted_provider,
     providers: [
-      ...AI_PROVIDERS.map((provider) => ({
+      ...HOSTED_AI_PROVIDERS.map((provider) => ({
         provider,
         model: config.models[provider],
         purpose: PROVIDER_PURPOSE,
