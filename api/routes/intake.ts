@@ -15,6 +15,7 @@ import {
   MAX_BYTES_PER_REQUEST,
   MAX_BYTES_PER_SOURCE,
   MAX_SOURCES_PER_REQUEST,
+  draftSources,
   SourceSummary,
 } from '../../domain/intake/sources.ts';
 import { buildIntakeDraftUserMessage, numberLines } from '../../domain/prompts/intakeDraft.ts';
@@ -360,10 +361,6 @@ async function resolveOwner(deps: AppDeps, ctx: Context, request: ExtractRequest
 
 // ---------- workflow start ----------
 
-function dedupe(ids: string[]): string[] {
-  return [...new Set(ids)];
-}
-
 function prefixed(details: ErrorDetail[], prefix: string): ErrorDetail[] {
   return details.map((detail) => ({ ...detail, path: `${prefix}${detail.path === '/' ? '' : (detail.path ?? '')}` }));
 }
@@ -477,33 +474,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         const project = await loadProject(deps, ctx, input.params.project_id, 'write');
         const { user_id } = input.auth;
         const body = input.body;
-        const ids = dedupe(body.source_ids);
-        const found = new Map((await findOrgSources(db, project.org_id, ids)).map((source) => [source.id, source]));
-        const missing = ids.filter((id) => !found.has(id));
-        if (missing.length > 0) {
-          // Another organization's source is indistinguishable from a missing one.
-          throw new ServiceError('NOT_FOUND', `Intake source ${missing.join(', ')} was not found.`, missing.map((id) => ({ path: `/source_ids/${ids.indexOf(id)}`, message: 'not found' })));
-        }
-        const elsewhere = ids.filter((id) => {
-          const owner = found.get(id)!.project_id;
-          return owner !== null && owner !== project.id;
-        });
-        if (elsewhere.length > 0) {
-          throw new ServiceError(
-            'VALIDATION_FAILED',
-            `source ${elsewhere.join(', ')} belongs to another project; upload the material again for this project`,
-            elsewhere.map((id) => ({ path: `/source_ids/${ids.indexOf(id)}`, message: 'belongs to another project' })),
-          );
-        }
-        const processed = ids.filter((id) => found.get(id)!.status === 'processed');
-        const skipped = ids.filter((id) => found.get(id)!.status !== 'processed');
-        if (processed.length === 0) {
-          throw new ServiceError(
-            'VALIDATION_FAILED',
-            `none of the sources is processed (${skipped.map((id) => `${id}: ${found.get(id)!.status}`).join(', ')}); only processed sources can be drafted from`,
-            skipped.map((id) => ({ path: `/source_ids/${ids.indexOf(id)}`, message: `status is ${found.get(id)!.status}`, status: found.get(id)!.status })),
-          );
-        }
+        const { processed, skipped } = draftSources(body.source_ids, await findOrgSources(db, project.org_id, [...new Set(body.source_ids)]), project.id);
         const byok_provider: ByokProvider | null = body.byok_provider ?? null;
         const texts = await processedSourceLines(db, project.org_id, processed);
         const prompt = buildIntakeDraftUserMessage(texts); // throws 422 naming MAX_DRAFT_INPUT_CHARS

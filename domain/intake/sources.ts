@@ -149,3 +149,48 @@ export function conversionPrompt(file_name: string, pages_without_text: number[]
     'Before uploading the result, remove any patient identifiers, passwords or keys.',
   ].join('\n');
 }
+
+/** What the drafting route knows of one requested source (never its text). */
+export type DraftCandidate = { id: string; project_id: string | null; status: SourceStatus };
+
+/**
+ * Which of the requested sources a draft may read (spec: Intake source - only processed sources are sent to a
+ * model). Duplicates count once. Another organization's source is indistinguishable from a missing one (404); a
+ * source attached to another project is refused (422); sources that are not processed are skipped and listed, and a
+ * request with no processed source is refused (422). Pure: the route loads the candidates of the project's
+ * organization and passes them in.
+ */
+export function draftSources(
+  requested_ids: readonly string[],
+  candidates: readonly DraftCandidate[],
+  project_id: string,
+): { processed: string[]; skipped: string[] } {
+  const ids = [...new Set(requested_ids)];
+  const found = new Map(candidates.map((source) => [source.id, source]));
+  const at = (id: string) => `/source_ids/${requested_ids.indexOf(id)}`;
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    throw new ServiceError('NOT_FOUND', `Intake source ${missing.join(', ')} was not found.`, missing.map((id) => ({ path: at(id), message: 'not found' })));
+  }
+  const elsewhere = ids.filter((id) => {
+    const owner = found.get(id)!.project_id;
+    return owner !== null && owner !== project_id;
+  });
+  if (elsewhere.length > 0) {
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `source ${elsewhere.join(', ')} belongs to another project; upload the material again for this project`,
+      elsewhere.map((id) => ({ path: at(id), message: 'belongs to another project' })),
+    );
+  }
+  const processed = ids.filter((id) => found.get(id)!.status === 'processed');
+  const skipped = ids.filter((id) => found.get(id)!.status !== 'processed');
+  if (processed.length === 0) {
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `none of the sources is processed (${skipped.map((id) => `${id}: ${found.get(id)!.status}`).join(', ')}); only processed sources can be drafted from`,
+      skipped.map((id) => ({ path: at(id), message: `status is ${found.get(id)!.status}`, status: found.get(id)!.status })),
+    );
+  }
+  return { processed, skipped };
+}

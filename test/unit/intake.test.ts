@@ -4,6 +4,7 @@ import { assertIntakeSpec, citedSourceIds, IntakeSpec as IntakeSpecSchema, intak
 import { isServiceError } from '../../domain/errors.ts';
 import { type CitationLookup, checkCitations, citationLookupFrom, quoteAppearsIn } from '../../domain/intake/citations.ts';
 import { draftIntakeOffline, OFFLINE_DRAFT_LABEL } from '../../domain/intake/offlineDraft.ts';
+import { draftSources } from '../../domain/intake/sources.ts';
 import { buildIntakeDraftUserMessage, INTAKE_DRAFT_PROMPT, MAX_DRAFT_INPUT_CHARS } from '../../domain/prompts/intakeDraft.ts';
 import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
 import { awsKeyFile, jsonFile, markdownFile, mixedPdf, PROJECT_BRIEF_TXT, textFile, textLayerPdf } from '../support/corpus.ts';
@@ -190,5 +191,45 @@ describe('drafting prompt', () => {
   it('refuses sources longer than MAX_DRAFT_INPUT_CHARS, naming the limit', () => {
     const lines = Array.from({ length: 10_000 }, () => 'x'.repeat(80));
     expect(() => buildIntakeDraftUserMessage([{ id: 'src_big', name: 'big', status: 'processed', lines }])).toThrow(`MAX_DRAFT_INPUT_CHARS is ${MAX_DRAFT_INPUT_CHARS}`);
+  });
+});
+
+describe('draftSources: which requested sources a draft may read', () => {
+  const candidates = [
+    { id: 'src_a', project_id: 'proj_1', status: 'processed' as const },
+    { id: 'src_b', project_id: null, status: 'processed' as const },
+    { id: 'src_c', project_id: 'proj_1', status: 'excluded_for_privacy' as const },
+    { id: 'src_d', project_id: 'proj_2', status: 'processed' as const },
+  ];
+  const refusal = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      if (isServiceError(error)) return error;
+      throw error;
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('reads processed sources of this project or unattached ones, once each, and lists the skipped', () => {
+    expect(draftSources(['src_a', 'src_b', 'src_a', 'src_c'], candidates, 'proj_1')).toEqual({ processed: ['src_a', 'src_b'], skipped: ['src_c'] });
+  });
+
+  it('answers 404 for a source it did not find (another organization looks the same), pointing at the request index', () => {
+    const error = refusal(() => draftSources(['src_a', 'src_x'], candidates, 'proj_1'));
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.details).toEqual([{ path: '/source_ids/1', message: 'not found' }]);
+  });
+
+  it("refuses another project's source with 422", () => {
+    const error = refusal(() => draftSources(['src_d'], candidates, 'proj_1'));
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.message).toContain('belongs to another project');
+  });
+
+  it('refuses a request with no processed source, naming each status', () => {
+    const error = refusal(() => draftSources(['src_c'], candidates, 'proj_1'));
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.details).toEqual([{ path: '/source_ids/0', message: 'status is excluded_for_privacy', status: 'excluded_for_privacy' }]);
   });
 });
