@@ -3,6 +3,7 @@
 // (spec: ConceptReview; What the service does 3).
 import { Type, type Static } from 'typebox';
 import { DIMENSION_IDS } from '../review/dimensions.ts';
+import { REMOVED_MENTION_TEXT_MAX, REMOVED_MENTIONS_LISTED_MAX } from '../review/mentions.ts';
 import { BusinessAssessment, BusinessQuestions } from './evaluationPlan.ts';
 import { registerContract } from './registry.ts';
 
@@ -103,6 +104,15 @@ export const CitationRecordEntry = Type.Object(
 );
 export type CitationRecordEntry = Static<typeof CitationRecordEntry>;
 
+export const RemovedMention = Type.Object(
+  {
+    path: Type.String({ maxLength: 200, description: 'JSON pointer of the text the mention was removed from' }),
+    removed: Type.String({ maxLength: REMOVED_MENTION_TEXT_MAX, description: 'the mention as the model wrote it' }),
+    reason: Type.String({ maxLength: 400 }),
+  },
+  { additionalProperties: false },
+);
+
 export const ModelLabel = Type.Object(
   {
     provider: Type.String({ maxLength: 40 }),
@@ -151,6 +161,13 @@ export const ConceptReview = Type.Object(
         records: Type.Array(CitationRecordEntry, { maxItems: MAX_REVIEW_RECORDS, description: 'every record retrieved, excluded ones with their reason' }),
       },
       { additionalProperties: false },
+    ),
+    removed_mentions: Type.Optional(
+      Type.Array(RemovedMention, {
+        maxItems: REMOVED_MENTIONS_LISTED_MAX,
+        description:
+          'record identifiers and citation-like mentions taken out of the texts because they name no record this review retrieved and kept (never retrieved, excluded or retracted, or a numbered reference); each was replaced by "[citation removed]". Absent only in reviews made before this check.',
+      }),
     ),
     business_questions: BusinessQuestions,
     business_assessment: Type.Optional(BusinessAssessment),

@@ -21,6 +21,7 @@ import type { ConceptReviewDraft } from '../prompts/reviewDraft.ts';
 import { DIMENSIONS, type DimensionId } from './dimensions.ts';
 import type { LiteratureRecord } from './literature.ts';
 import { MAX_CLAIMS_PER_REVIEW } from './limits.ts';
+import { mentionIndex, type RemovedMention, REMOVED_MENTIONS_LISTED_MAX, scrubMentions } from './mentions.ts';
 
 /** A retrieved record with its openly licensed text, when the service could read it. */
 export type RetrievedRecord = { record: LiteratureRecord; open_text: string | null };
@@ -61,7 +62,16 @@ export function precheckClaims(draft: ConceptReviewDraft, retrieved: readonly Re
       const found = byId.get(item.record_id.trim());
       const base = { claim_id, dimension_id: dimension.id, claim: item.claim, quote };
       if (!found) {
-        out.push({ ...base, record_id: item.record_id.trim(), record_title: null, failed_check: 'unverified_record', checks: { record_retrieved: false, quote_found: null, judge_agrees: null }, note: 'the cited record was not retrieved by this review' });
+        // A review presents no record it did not verify: the identifier goes (listed in removed_mentions), the claim stays unsupported.
+        out.push({
+          ...base,
+          record_id: null,
+          quote: '',
+          record_title: null,
+          failed_check: 'unverified_record',
+          checks: { record_retrieved: false, quote_found: null, judge_agrees: null },
+          note: 'the cited record was not retrieved by this review; the citation was removed',
+        });
         continue;
       }
       const { record, open_text } = found;
@@ -169,6 +179,7 @@ export function assembleConceptReview(input: AssembleInput): ConceptReview {
       evidence_claims: input.claims.filter((c) => c.dimension_id === definition.id).map(({ dimension_id: _, ...claim }) => claim),
     };
   });
+  const removed_mentions = scrubReview(dimensions, input);
   const failed = { unverified_record: 0, quote_not_found: 0, judge_disagrees: 0, support_not_verified: 0 };
   for (const claim of input.claims) if (claim.failed_check) failed[claim.failed_check] += 1;
   const records = citationRecord(input.retrieved);
@@ -192,7 +203,50 @@ export function assembleConceptReview(input: AssembleInput): ConceptReview {
       records_excluded: input.retrieved.filter((r) => r.record.status === 'excluded').length,
       records,
     },
+    removed_mentions,
     business_questions: input.plan.business_questions,
     ...(input.plan.business_assessment ? { business_assessment: input.plan.business_assessment } : {}),
   };
+}
+
+/**
+ * Removes from every model-written text of the review each mention that does not name a record this review retrieved
+ * and kept (domain/review/mentions.ts), and lists what it removed, including the identifiers of claims whose record was
+ * never retrieved or was excluded. Quotes are left alone: a supported quote is verbatim text of a kept record.
+ */
+function scrubReview(dimensions: ReviewDimension[], input: AssembleInput): RemovedMention[] {
+  const index = mentionIndex(input.retrieved.map((r) => r.record));
+  const removed: RemovedMention[] = [];
+  const scrub = (text: string, path: string) => {
+    const result = scrubMentions(text, path, index);
+    removed.push(...result.removed);
+    return clipText(result.text);
+  };
+  const byId = new Map(input.retrieved.map((r) => [r.record.record_id, r.record]));
+  for (const [d, dimension] of dimensions.entries()) {
+    const at = `/dimensions/${d}`;
+    dimension.summary = scrub(dimension.summary, `${at}/summary`);
+    dimension.questions = dimension.questions.map((q, i) => scrub(q, `${at}/questions/${i}`));
+    dimension.next_experiments = dimension.next_experiments.map((e, i) => scrub(e, `${at}/next_experiments/${i}`));
+    const drafted = input.draft.dimensions.find((candidate) => candidate.id === dimension.id);
+    for (const [c, claim] of dimension.evidence_claims.entries()) {
+      const index_in_draft = Number(claim.claim_id.split('.').at(-1)) - 1;
+      const cited = drafted?.evidence_claims[index_in_draft]?.record_id.trim() ?? '';
+      if (claim.record_id === null && cited !== '') {
+        const record = byId.get(cited);
+        removed.push({
+          path: `${at}/evidence_claims/${c}/record_id`,
+          removed: cited,
+          reason: record ? `names ${cited}, which this review excluded (${record.exclusion_reason ?? 'excluded'}); it is not evidence` : 'names no record this review retrieved',
+        });
+      }
+      claim.claim = scrub(claim.claim, `${at}/evidence_claims/${c}/claim`);
+      if (claim.judge_reason !== null) claim.judge_reason = scrub(claim.judge_reason, `${at}/evidence_claims/${c}/judge_reason`);
+    }
+  }
+  if (removed.length <= REMOVED_MENTIONS_LISTED_MAX) return removed;
+  const listed = removed.slice(0, REMOVED_MENTIONS_LISTED_MAX - 1);
+  const rest = removed.length - listed.length;
+  listed.push({ path: '/dimensions', removed: `${rest} more`, reason: `${rest} further mentions were removed for the reasons above and are not listed` });
+  return listed;
 }

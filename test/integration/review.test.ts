@@ -186,6 +186,9 @@ describe('concept reviews', () => {
     expect(claims['need.1'].supported).toBe(true);
     const evidence = review.dimensions.flatMap((d: any) => d.evidence_claims.map((c: any) => c.record_id));
     expect(evidence).not.toContain(RECORD_IDS.retracted);
+    // a record the model named but the service never retrieved (or excluded) appears nowhere but in the removal list
+    expect(review.removed_mentions.map((m: any) => m.removed)).toEqual(expect.arrayContaining([RECORD_IDS.retracted, 'MED:9999']));
+    expect(evidence).not.toContain('MED:9999');
     const excluded = review.literature.records.filter((r: any) => r.status === 'excluded');
     expect(excluded.map((r: any) => [r.record_id, r.exclusion_reason])).toEqual([
       [RECORD_IDS.retracted, 'retracted_publication'],

@@ -12,6 +12,7 @@ import { canMoveReview, FINISHED_REVIEW_STATES, REVIEW_STATES } from '../../doma
 import { type EuropePmcResult, toLiteratureRecord } from '../../domain/review/literature.ts';
 import { clipUtf8, MAX_DRAFT_PROMPT_BYTES, MAX_JUDGE_PROMPT_BYTES, reviewTokenEstimate, utf8Bytes } from '../../domain/review/limits.ts';
 import { draftReviewOffline, judgeSupportOffline } from '../../domain/review/offline.ts';
+import { mentionIndex, REMOVED_MENTION_MARK, scrubMentions } from '../../domain/review/mentions.ts';
 import { assembleConceptReview, finalizeClaims, precheckClaims, quoteAppearsIn, type RetrievedRecord } from '../../domain/review/verify.ts';
 import { fiveLiteratureRecords, ideaStageIntake, OPEN_SENTENCE, SCRIPTED_EXPECTED, said, scriptedDraft } from '../support/reviewFixtures.ts';
 
@@ -47,7 +48,7 @@ describe('evidence verification', () => {
     expect(byId['need.1']).toMatchObject({ supported: true, failed_check: null, checks: { record_retrieved: true, quote_found: true, judge_agrees: true } });
     expect(byId['users.1']).toMatchObject({ supported: false, failed_check: 'quote_not_found' });
     expect(byId['workflow_fit.1']).toMatchObject({ supported: false, failed_check: 'unverified_record', record_id: null, quote: '' });
-    expect(byId['equity.1']).toMatchObject({ supported: false, failed_check: 'unverified_record', record_id: 'MED:9999' });
+    expect(byId['equity.1']).toMatchObject({ supported: false, failed_check: 'unverified_record', record_id: null, quote: '' });
     expect(byId['feasibility.1']).toMatchObject({ supported: false, failed_check: 'judge_disagrees' });
     expect(byId['adoption.1']).toMatchObject({ supported: false, failed_check: 'support_not_verified', checks: { quote_found: null } });
     expect(byId['evaluation_plan.1']).toMatchObject({ supported: true });
@@ -76,6 +77,81 @@ describe('evidence verification', () => {
     expect(review.disclaimer).toMatch(/demand, willingness to pay, revenue or clinical benefit/);
     expect(review.business_questions.buyer.status).toBe('unknown');
     expect(keysDeep(review).filter((k) => /score|viab|rating/i.test(k))).toEqual([]);
+    // the identifiers of claims whose record was never retrieved or was excluded are removed and listed
+    expect(review.removed_mentions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: expect.stringMatching(/^\/dimensions\/2\/evidence_claims\/0\/record_id$/), removed: 'MED:1001', reason: expect.stringContaining('retracted_publication') }),
+        expect.objectContaining({ path: expect.stringMatching(/^\/dimensions\/4\/evidence_claims\/0\/record_id$/), removed: 'MED:9999', reason: 'names no record this review retrieved' }),
+      ]),
+    );
+  });
+});
+
+describe('a review presents no record it did not verify', () => {
+  const records = () => retrieved().map((r) => r.record);
+  const index = () => mentionIndex(records());
+
+  it('keeps mentions of retrieved, kept records in every form and removes the rest, listing each', () => {
+    const text =
+      'Readmissions fell (MED:1004; PMID: 1004; PMC1004; https://europepmc.org/article/MED/1004). ' +
+      'A cure was reported (PMID 1001, https://pubmed.ncbi.nlm.nih.gov/1001/) and in MED:1002, ' +
+      'and elsewhere [3], [4-6], doi:10.1234/made.up.2019 and https://doi.org/10.5555/ANOTHER.';
+    const { text: out, removed } = scrubMentions(text, '/dimensions/0/summary', index());
+    expect(out).toContain('(MED:1004; PMID: 1004; PMC1004; https://europepmc.org/article/MED/1004)');
+    expect(out).not.toMatch(/1001|1002|\[3\]|\[4-6\]|10\.1234|10\.5555/);
+    expect(out.split(REMOVED_MENTION_MARK)).toHaveLength(1 + 7);
+    expect(removed.map((r) => r.removed)).toEqual([
+      'PMID 1001',
+      'https://pubmed.ncbi.nlm.nih.gov/1001/',
+      'MED:1002',
+      '[3]',
+      '[4-6]',
+      'doi:10.1234/made.up.2019',
+      'https://doi.org/10.5555/ANOTHER',
+    ]);
+    expect(removed[0]).toMatchObject({ path: '/dimensions/0/summary', reason: expect.stringContaining('retracted_publication') });
+    expect(removed[2]!.reason).toContain('retraction_notice');
+    expect(removed[3]!.reason).toContain('numbered reference');
+    expect(removed[5]!.reason).toBe('names no record this review retrieved');
+  });
+
+  it('resolves author-year citations against the authors and year of the records, retracted ones removed', () => {
+    const named = records().map((record) =>
+      record.record_id === 'MED:1004' ? { ...record, authors: 'Okafor N, Lindqvist M.', year: 2020 } : record.record_id === 'MED:1001' ? { ...record, authors: 'Wakefield A, Roe R.', year: 2018 } : record,
+    );
+    const { text, removed } = scrubMentions(
+      'Okafor et al. (2020) saw fewer readmissions (Okafor and Lindqvist, 2020), unlike (Wakefield et al., 2018) and Nguyen (2017); in 2019 nothing changed.',
+      '/x',
+      mentionIndex(named),
+    );
+    expect(text).toBe(`Okafor et al. (2020) saw fewer readmissions (Okafor and Lindqvist, 2020), unlike ${REMOVED_MENTION_MARK} and ${REMOVED_MENTION_MARK}; in 2019 nothing changed.`);
+    expect(removed.map((r) => [r.removed, r.reason.slice(0, 24)])).toEqual([
+      ['(Wakefield et al., 2018)', 'names MED:1001, which th'],
+      ['Nguyen (2017)', 'names no record this rev'],
+    ]);
+  });
+
+  it('scrubs every model-written text of an assembled review, even a retracted record the model knows from memory', () => {
+    const draft = scriptedDraft();
+    const need = draft.dimensions.find((d) => d.id === 'need')!;
+    need.summary = 'Strong need (PMID 1004). Telemonitoring cures heart failure (PMID 1001; doi:10.1016/S0140-6736(97)11096-0).';
+    need.questions = ['Does MED:1001 replicate?'];
+    need.next_experiments = ['Repeat https://doi.org/10.9999/never.retrieved in one practice.'];
+    const records = retrieved();
+    const prechecked = precheckClaims(draft, records);
+    const claims = finalizeClaims(prechecked, prechecked.filter((c) => c.failed_check === null).map((c) => ({ claim_id: c.claim_id, agrees: true, reason: 'as [12] says' })));
+    const plan = planEvaluations({ intake: ideaStageIntake(), intake_revision: 1, credits_per_1k_tokens: 1 });
+    const label = { provider: 'openai', model: 'fake', heuristic: false, prompt_id: 'review-draft' };
+    const review = assembleConceptReview({
+      review_id: 'rev_x', project_id: 'proj_x', plan_id: 'plan_x', plan, draft, claims, retrieved: records,
+      query: 'q', searched_at: new Date(0).toISOString(), drafted_by: label, judged_by: label,
+    });
+    expect(Value.Check(ConceptReview, review)).toBe(true);
+    const texts = review.dimensions.flatMap((d) => [d.summary, ...d.questions, ...d.next_experiments, ...d.evidence_claims.flatMap((c) => [c.claim, c.judge_reason ?? ''])]).join('\n');
+    expect(texts).toContain('(PMID 1004)');
+    expect(texts).not.toMatch(/1001|10\.1016|10\.9999|\[12\]/);
+    const paths = review.removed_mentions!.map((m) => m.path);
+    expect(paths).toEqual(expect.arrayContaining(['/dimensions/0/summary', '/dimensions/0/questions/0', '/dimensions/0/next_experiments/0', '/dimensions/0/evidence_claims/0/judge_reason']));
   });
 });
 

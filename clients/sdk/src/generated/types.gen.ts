@@ -207,6 +207,10 @@ export type SignInData = {
 
 export type SignInErrors = {
     /**
+     * RATE_LIMITED: too many attempts for this email or from this address; Retry-After says when to try again
+     */
+    429: unknown;
+    /**
      * Error envelope
      */
     default: Error;
@@ -6562,6 +6566,20 @@ export type StartReviewResponses = {
                     notes: Array<string>;
                 }>;
             };
+            /**
+             * record identifiers and citation-like mentions taken out of the texts because they name no record this review retrieved and kept (never retrieved, excluded or retracted, or a numbered reference); each was replaced by "[citation removed]". Absent only in reviews made before this check.
+             */
+            removed_mentions?: Array<{
+                /**
+                 * JSON pointer of the text the mention was removed from
+                 */
+                path: string;
+                /**
+                 * the mention as the model wrote it
+                 */
+                removed: string;
+                reason: string;
+            }>;
             business_questions: {
                 proposed_user: {
                     /**
@@ -7438,6 +7456,20 @@ export type GetReviewResponses = {
                     notes: Array<string>;
                 }>;
             };
+            /**
+             * record identifiers and citation-like mentions taken out of the texts because they name no record this review retrieved and kept (never retrieved, excluded or retracted, or a numbered reference); each was replaced by "[citation removed]". Absent only in reviews made before this check.
+             */
+            removed_mentions?: Array<{
+                /**
+                 * JSON pointer of the text the mention was removed from
+                 */
+                path: string;
+                /**
+                 * the mention as the model wrote it
+                 */
+                removed: string;
+                reason: string;
+            }>;
             business_questions: {
                 proposed_user: {
                     /**
@@ -8313,6 +8345,20 @@ export type CancelReviewResponses = {
                     notes: Array<string>;
                 }>;
             };
+            /**
+             * record identifiers and citation-like mentions taken out of the texts because they name no record this review retrieved and kept (never retrieved, excluded or retracted, or a numbered reference); each was replaced by "[citation removed]". Absent only in reviews made before this check.
+             */
+            removed_mentions?: Array<{
+                /**
+                 * JSON pointer of the text the mention was removed from
+                 */
+                path: string;
+                /**
+                 * the mention as the model wrote it
+                 */
+                removed: string;
+                reason: string;
+            }>;
             business_questions: {
                 proposed_user: {
                     /**
