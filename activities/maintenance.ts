@@ -1,9 +1,10 @@
 // Housekeeping run by the maintenance schedule (one workflow per tick, workflows/maintenance.ts): idempotency records
-// past retention, and the reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every
+// past retention, expired sign-in counters, and the reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every
 // row left queued, through the same startJob the routes use, so nothing stays queued forever.
 import { ServiceError } from '../domain/errors.ts';
 import type { JobKind } from '../domain/jobs.ts';
 import { type JobStart, type JobTemporal, startJob } from '../integrations/temporal/jobs.ts';
+import { purgeExpiredSignInAttempts } from '../store/accounts/signInAttempts.ts';
 import { purgeIdempotencyRecords } from '../store/idempotency.ts';
 import { queuedDrafts } from '../store/intake/drafts.ts';
 import type { QueuedJobRow } from '../store/jobs.ts';
@@ -38,6 +39,11 @@ export function maintenanceActivities(deps: ActivityDeps) {
   return {
     async purgeExpiredIdempotencyRecords(): Promise<{ purged: number }> {
       return { purged: await purgeIdempotencyRecords(deps.db) };
+    },
+
+    /** Sign-in attempt counters whose window has ended (store/accounts/signInAttempts.ts). */
+    async purgeExpiredSignInAttempts(): Promise<{ purged: number }> {
+      return { purged: await purgeExpiredSignInAttempts(deps.db) };
     },
 
     /** Starts the workflow of every row of `kind` queued longer than older_than_ms; one already started or finished is skipped. */

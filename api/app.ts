@@ -13,11 +13,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function envelope(ctx: Context, error: ServiceError): void {
   ctx.status = error.status;
+  if (error.retry_after_seconds !== undefined) ctx.set('Retry-After', String(error.retry_after_seconds));
   ctx.body = { code: error.code, message: error.message, details: error.details, request_id: (ctx.state as State).request_id };
 }
 
 export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
-  const app = new Koa({ proxy: false });
+  const app = new Koa({ proxy: deps.config.trust_proxy });
   const routes: RouteDef[] = [];
   routes.push(...routeModules.flatMap((module) => module(deps, () => routes)).map(withPolling));
   const router = buildRouter(deps, routes);

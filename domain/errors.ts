@@ -32,11 +32,14 @@ export type ErrorDetail = { path?: string; message: string; [key: string]: unkno
 export class ServiceError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | Record<string, unknown>;
-  constructor(code: ErrorCode, message: string, details: ErrorDetail[] | Record<string, unknown> = []) {
+  /** answered as the `Retry-After` header (429 and 503) */
+  readonly retry_after_seconds: number | undefined;
+  constructor(code: ErrorCode, message: string, details: ErrorDetail[] | Record<string, unknown> = [], options: { retry_after_seconds?: number } = {}) {
     super(message);
     this.name = 'ServiceError';
     this.code = code;
     this.details = details;
+    this.retry_after_seconds = options.retry_after_seconds;
   }
   get status(): number {
     return ERROR_STATUS[this.code];

@@ -10,6 +10,7 @@ import { Migration0007Sponsors } from './0007_sponsors.ts';
 import { Migration0008Billing } from './0008_billing.ts';
 import { Migration0009Authoring } from './0009_authoring.ts';
 import { Migration0010ChangeNotify } from './0010_change_notify.ts';
+import { Migration0011SignInAttempts } from './0011_sign_in_attempts.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
@@ -22,4 +23,5 @@ export const migrationsList = [
   { name: '0008_billing', class: Migration0008Billing },
   { name: '0009_authoring', class: Migration0009Authoring },
   { name: '0010_change_notify', class: Migration0010ChangeNotify },
+  { name: '0011_sign_in_attempts', class: Migration0011SignInAttempts },
 ];

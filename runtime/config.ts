@@ -26,6 +26,10 @@ export type Config = {
   master_key: Buffer | null;
   session_secret: Buffer | null;
   session_lifetime_seconds: number;
+  /** sign-in attempts allowed per email and per client address in each window (docs/decisions.md "Sign-in attempts") */
+  sign_in_limits: { per_email_max: number; per_address_max: number; window_seconds: number };
+  /** behind a reverse proxy: read the client address from X-Forwarded-For (only when the proxy sets it) */
+  trust_proxy: boolean;
   models: Record<HostedProvider, string | null>;
   provider_base_urls: Record<HostedProvider, string | null>;
   hosted_provider: AiProvider;
@@ -140,6 +144,12 @@ export function loadConfig(env: Env = process.env): Config {
     master_key: key32(env, 'SERVICE_MASTER_KEY', problems),
     session_secret: key32(env, 'CRUCIBLE_SESSION_SECRET', problems),
     session_lifetime_seconds: int(env, 'CRUCIBLE_SESSION_LIFETIME_SECONDS', 4 * 3600, 60, 24 * 3600, problems),
+    sign_in_limits: {
+      per_email_max: int(env, 'CRUCIBLE_SIGN_IN_ATTEMPTS_PER_EMAIL_MAX', 10, 1, 10_000, problems),
+      per_address_max: int(env, 'CRUCIBLE_SIGN_IN_ATTEMPTS_PER_ADDRESS_MAX', 100, 1, 1_000_000, problems),
+      window_seconds: int(env, 'CRUCIBLE_SIGN_IN_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600, problems),
+    },
+    trust_proxy: bool(env, 'CRUCIBLE_TRUST_PROXY', false, problems),
     models,
     provider_base_urls: perHostedProvider((provider) => url(env, providerBaseUrlEnv(provider), problems, ['http:', 'https:'])),
     hosted_provider: hostedProvider,

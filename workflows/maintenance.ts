@@ -1,12 +1,12 @@
 // The periodic maintenance workflow, started by the maintenance schedule (domain/jobs.ts: MAINTENANCE_INTERVAL_MINUTES):
-// purge idempotency records past retention, then reconcile rows whose workflow never started (ARCHITECTURE.md: How a
+// purge idempotency records past retention and expired sign-in counters, then reconcile rows whose workflow never started (ARCHITECTURE.md: How a
 // request flows, step 3), so nothing is left queued forever. The reconcilers are activities, so one tick is one
 // workflow execution and an idle service does not bury the jobs operators look for (docs/operators.md).
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { ACTIVITY_PROFILES } from './common.ts';
 
-const { purgeExpiredIdempotencyRecords, reconcileQueuedJobs } = proxyActivities<Activities>(ACTIVITY_PROFILES.maintenance);
+const { purgeExpiredIdempotencyRecords, purgeExpiredSignInAttempts, reconcileQueuedJobs } = proxyActivities<Activities>(ACTIVITY_PROFILES.maintenance);
 
 export type MaintenanceInput = {
   /** Restart rows queued longer than this (default: the reconciler's own, 5 minutes); tests pass 0. */
@@ -15,6 +15,7 @@ export type MaintenanceInput = {
 
 export type MaintenanceResult = {
   idempotency_records_purged: number;
+  sign_in_attempts_purged: number;
   intake_drafts_started: number;
   reviews_started: number;
   runs_started: number;
@@ -22,9 +23,10 @@ export type MaintenanceResult = {
 
 export async function maintenanceWorkflow(input: MaintenanceInput = {}): Promise<MaintenanceResult> {
   const { purged } = await purgeExpiredIdempotencyRecords();
+  const attempts = await purgeExpiredSignInAttempts();
   const { older_than_ms } = input;
   const drafts = await reconcileQueuedJobs({ kind: 'intake_draft', older_than_ms });
   const reviews = await reconcileQueuedJobs({ kind: 'review', older_than_ms });
   const runs = await reconcileQueuedJobs({ kind: 'run', older_than_ms });
-  return { idempotency_records_purged: purged, intake_drafts_started: drafts.started, reviews_started: reviews.started, runs_started: runs.started };
+  return { idempotency_records_purged: purged, sign_in_attempts_purged: attempts.purged, intake_drafts_started: drafts.started, reviews_started: reviews.started, runs_started: runs.started };
 }

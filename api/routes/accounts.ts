@@ -13,6 +13,7 @@ import {
   revokeApiToken,
   revokeSession,
 } from '../../store/accounts/accounts.ts';
+import { signInAttempts } from '../../store/accounts/signInAttempts.ts';
 import { verifyPassword } from '../../store/secrets.ts';
 import { forgetCredential, SESSION_COOKIE, signSession } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
@@ -55,6 +56,7 @@ const invalidSignIn = () => new ServiceError('UNAUTHENTICATED', 'The email or pa
 
 export function accountRoutes(deps: AppDeps): RouteDef[] {
   const { db, config } = deps;
+  const attempts = signInAttempts(db, config.sign_in_limits);
   return [
     route({
       method: 'post',
@@ -64,19 +66,32 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
       tag: 'accounts',
       auth: 'public',
       body: SignIn,
-      responses: { 201: { description: 'signed in', schema: SessionOut } },
+      responses: {
+        201: { description: 'signed in', schema: SessionOut },
+        429: { description: 'RATE_LIMITED: too many attempts for this email or from this address; Retry-After says when to try again' },
+      },
       handler: async (ctx, { body }) => {
-        let email: string;
+        let email: string | null = null;
         try {
           email = normalizeEmail(body.email);
         } catch {
-          await verifyPassword(body.password, null);
-          throw invalidSignIn();
+          // counted under the address and the email as sent; refused below like any wrong password
         }
-        const user = await findUserByEmail(db, email);
+        // Counted before the password is checked, whether or not the email exists, so the answer reveals nothing.
+        const verdict = await attempts.attempt(email ?? body.email.trim().toLowerCase(), ctx.ip);
+        if (!verdict.allowed) {
+          throw new ServiceError(
+            'RATE_LIMITED',
+            `Too many sign-in attempts; try again in ${verdict.retry_after_seconds} seconds.`,
+            { retry_after_seconds: verdict.retry_after_seconds },
+            { retry_after_seconds: verdict.retry_after_seconds },
+          );
+        }
+        const user = email === null ? undefined : await findUserByEmail(db, email);
         // Unknown email and wrong password take the same path and give the same 401.
         const ok = await verifyPassword(body.password, user?.password_hash ?? null);
-        if (!user || !ok) throw invalidSignIn();
+        if (!user || !ok || email === null) throw invalidSignIn();
+        await attempts.succeeded(email);
         const session = await db.transaction((tx) => createSession(tx, user.id, config.session_lifetime_seconds));
         const token = await signSession(deps, user.id, session.id, config.session_lifetime_seconds);
         ctx.cookies.set(SESSION_COOKIE, token, {

@@ -61,6 +61,9 @@ export async function startTestService(options: { env?: Record<string, string>; 
     CRUCIBLE_TASK_QUEUE: task_queue,
     SERVICE_MASTER_KEY: randomBytes(32).toString('base64'),
     CRUCIBLE_SESSION_SECRET: randomBytes(32).toString('base64'),
+    // every test signs in from 127.0.0.1; the sign-in limits have tests of their own (hardening.test.ts)
+    CRUCIBLE_SIGN_IN_ATTEMPTS_PER_ADDRESS_MAX: '1000000',
+    CRUCIBLE_SIGN_IN_ATTEMPTS_PER_EMAIL_MAX: '10000',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...options.env,
   });
