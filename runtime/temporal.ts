@@ -1,11 +1,15 @@
-// Finding (or building) the Temporal CLI and running its dev server (ARCHITECTURE.md: Testing).
-// Order: TEMPORAL_CLI, `temporal` on PATH, the user cache, `go install` into the cache, else null
-// (callers may then let @temporalio/testing download it).
+// Finding (or fetching) the Temporal CLI and running its dev server (ARCHITECTURE.md: Testing).
+// Order: TEMPORAL_CLI, `temporal` on PATH, the user cache, the release download into the cache (checksum verified;
+// skipped quickly when the release host cannot be reached), `go install` into the cache, else null (callers may then
+// let @temporalio/testing download it).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
+import { arch as osArch, platform as osPlatform } from 'node:os';
 import { delimiter, join } from 'node:path';
+import * as tar from 'tar';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
@@ -50,6 +54,11 @@ export async function findTemporalCli(options: { build?: boolean; say?: (line: s
   const cached = join(temporalCacheDir(env), 'temporal');
   if (executable(cached)) return cached;
   if (options.build === false) return null;
+  const base_url = env.CRUCIBLE_TEMPORAL_DOWNLOAD_URL ?? TEMPORAL_RELEASES_URL;
+  if (base_url !== 'off') {
+    const fetched = await downloadTemporalRelease({ base_url, dir: temporalCacheDir(env), say: options.say });
+    if (fetched) return fetched;
+  }
   const go = ['go', '/usr/local/go/bin/go'].find((candidate) => candidate === 'go' || existsSync(candidate));
   try {
     await run(go ?? 'go', ['version']);
@@ -63,6 +72,77 @@ export async function findTemporalCli(options: { build?: boolean; say?: (line: s
     maxBuffer: 64 * 1024 * 1024,
   });
   return executable(cached) ? cached : null;
+}
+
+/** Where the Temporal CLI's release archives and their checksums are published; `CRUCIBLE_TEMPORAL_DOWNLOAD_URL` overrides it (`off` skips it). */
+export const TEMPORAL_RELEASES_URL = 'https://github.com/temporalio/cli/releases/download';
+/** The checksum list must answer within this time, or the release host is taken as unreachable and Go builds the CLI. */
+export const RELEASE_REACH_TIMEOUT_MS = 10_000;
+/** The archive itself (about 30 MB) must arrive within this time. */
+export const RELEASE_DOWNLOAD_TIMEOUT_MS = 180_000;
+
+/** The release archive's name for this machine, or null where no release is published. */
+export function temporalReleaseAsset(version = TEMPORAL_CLI_VERSION, platform: string = osPlatform(), arch: string = osArch()): string | null {
+  const os = { linux: 'linux', darwin: 'darwin', win32: 'windows' }[platform];
+  const cpu = { x64: 'amd64', arm64: 'arm64' }[arch];
+  if (!os || !cpu) return null;
+  return `temporal_cli_${version}_${os}_${cpu}.${os === 'windows' ? 'zip' : 'tar.gz'}`;
+}
+
+/**
+ * Downloads the release archive of the pinned version, checks its SHA-256 against the release's checksum list, and
+ * unpacks the `temporal` binary into `dir`. Returns its path, or null (saying why) when the host is unreachable, the
+ * archive does not match its checksum, or no archive exists for this machine; nothing is left half-written.
+ */
+export async function downloadTemporalRelease(options: {
+  base_url: string;
+  dir: string;
+  version?: string;
+  say?: (line: string) => void;
+  reach_timeout_ms?: number;
+}): Promise<string | null> {
+  const version = options.version ?? TEMPORAL_CLI_VERSION;
+  const asset = temporalReleaseAsset(version);
+  if (!asset || asset.endsWith('.zip')) return null;
+  const release = `${options.base_url.replace(/\/+$/, '')}/v${version}`;
+  let expected: string | undefined;
+  try {
+    const response = await fetch(`${release}/temporal_cli_${version}_checksums.txt`, { signal: AbortSignal.timeout(options.reach_timeout_ms ?? RELEASE_REACH_TIMEOUT_MS) });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    expected = (await response.text())
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .find((parts) => parts[1] === asset)?.[0]
+      ?.toLowerCase();
+    if (!expected) throw new Error(`the checksum list names no ${asset}`);
+  } catch (error) {
+    options.say?.(`the Temporal CLI release is not reachable (${(error as Error).message}); building it with Go instead`);
+    return null;
+  }
+  options.say?.(`downloading the Temporal CLI v${version} (${asset}) into ${options.dir}…`);
+  mkdirSync(options.dir, { recursive: true });
+  const scratch = mkdtempSync(join(options.dir, '.download-'));
+  try {
+    const response = await fetch(`${release}/${asset}`, { signal: AbortSignal.timeout(RELEASE_DOWNLOAD_TIMEOUT_MS) });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const archive = Buffer.from(await response.arrayBuffer());
+    const actual = createHash('sha256').update(archive).digest('hex');
+    if (actual !== expected) throw new Error(`the archive's SHA-256 ${actual} is not the published ${expected}`);
+    const archive_path = join(scratch, asset);
+    writeFileSync(archive_path, archive);
+    await tar.x({ file: archive_path, cwd: scratch, filter: (path) => path === 'temporal' || path === './temporal' });
+    const binary = join(scratch, 'temporal');
+    if (!existsSync(binary)) throw new Error(`the archive holds no temporal binary`);
+    chmodSync(binary, 0o755);
+    const target = join(options.dir, 'temporal');
+    renameSync(binary, target);
+    return target;
+  } catch (error) {
+    options.say?.(`the Temporal CLI download failed (${(error as Error).message}); building it with Go instead`);
+    return null;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {
