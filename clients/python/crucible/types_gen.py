@@ -102,6 +102,8 @@ ListIntakesResponse = TypedDict("ListIntakesResponse", {"data": List[Dict[str, A
 __all__.append("ListIntakesResponse")
 ListIntakeSourcesResponse = TypedDict("ListIntakeSourcesResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
 __all__.append("ListIntakeSourcesResponse")
+ListMembersResponse = TypedDict("ListMembersResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
+__all__.append("ListMembersResponse")
 ListModelsResponse = Dict[str, Any]
 __all__.append("ListModelsResponse")
 ListOrganizationLedgerResponse = TypedDict("ListOrganizationLedgerResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
@@ -112,6 +114,8 @@ ListPromptsResponse = Dict[str, Any]
 __all__.append("ListPromptsResponse")
 ListProviderKeysResponse = TypedDict("ListProviderKeysResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
 __all__.append("ListProviderKeysResponse")
+ListReviewsResponse = TypedDict("ListReviewsResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
+__all__.append("ListReviewsResponse")
 ListRunEventsResponse = TypedDict("ListRunEventsResponse", {"events": List[Dict[str, Any]], "next_offset": Union[int, None], "events_included": int, "description": str}, total=False)
 __all__.append("ListRunEventsResponse")
 ListRunsResponse = TypedDict("ListRunsResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)

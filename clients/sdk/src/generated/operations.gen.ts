@@ -18,6 +18,7 @@ export type Operations = {
     '/v1/openapi.json': { data: T.GetOpenApiData; responses: T.GetOpenApiResponses; operation_id: 'getOpenApi' };
     '/v1/orgs/{org_id}/credits': { data: T.GetOrganizationCreditsData; responses: T.GetOrganizationCreditsResponses; operation_id: 'getOrganizationCredits' };
     '/v1/orgs/{org_id}/ledger': { data: T.ListOrganizationLedgerData; responses: T.ListOrganizationLedgerResponses; operation_id: 'listOrganizationLedger' };
+    '/v1/orgs/{org_id}/members': { data: T.ListMembersData; responses: T.ListMembersResponses; operation_id: 'listMembers' };
     '/v1/orgs/{org_id}/provider-keys': { data: T.ListProviderKeysData; responses: T.ListProviderKeysResponses; operation_id: 'listProviderKeys' };
     '/v1/orgs/{org_id}/usage': { data: T.ListAiUsageData; responses: T.ListAiUsageResponses; operation_id: 'listAiUsage' };
     '/v1/projects': { data: T.ListProjectsData; responses: T.ListProjectsResponses; operation_id: 'listProjects' };
@@ -27,6 +28,7 @@ export type Operations = {
     '/v1/projects/{project_id}/evaluation-plans/{plan_id}': { data: T.GetEvaluationPlanData; responses: T.GetEvaluationPlanResponses; operation_id: 'getEvaluationPlan' };
     '/v1/projects/{project_id}/intakes': { data: T.ListIntakesData; responses: T.ListIntakesResponses; operation_id: 'listIntakes' };
     '/v1/projects/{project_id}/intakes/{revision}': { data: T.GetIntakeData; responses: T.GetIntakeResponses; operation_id: 'getIntake' };
+    '/v1/projects/{project_id}/reviews': { data: T.ListReviewsData; responses: T.ListReviewsResponses; operation_id: 'listReviews' };
     '/v1/projects/{project_id}/runs': { data: T.ListRunsData; responses: T.ListRunsResponses; operation_id: 'listRuns' };
     '/v1/projects/{project_id}/worlds': { data: T.ListWorldsData; responses: T.ListWorldsResponses; operation_id: 'listWorlds' };
     '/v1/prompts': { data: T.ListPromptsData; responses: T.ListPromptsResponses; operation_id: 'listPrompts' };

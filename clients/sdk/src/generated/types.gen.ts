@@ -304,6 +304,53 @@ export type GetMeResponses = {
 
 export type GetMeResponse = GetMeResponses[keyof GetMeResponses];
 
+export type ListMembersData = {
+    body?: never;
+    path: {
+        org_id: string;
+    };
+    query?: {
+        /**
+         * items to skip
+         */
+        offset?: number;
+        /**
+         * 1 to 200, default 50
+         */
+        limit?: number;
+    };
+    url: '/v1/orgs/{org_id}/members';
+};
+
+export type ListMembersErrors = {
+    /**
+     * Error envelope
+     */
+    default: Error;
+};
+
+export type ListMembersError = ListMembersErrors[keyof ListMembersErrors];
+
+export type ListMembersResponses = {
+    /**
+     * members
+     */
+    200: {
+        data: Array<{
+            /**
+             * id with prefix usr_
+             */
+            user_id: string;
+            email: string;
+            role: 'owner' | 'admin' | 'member';
+            created_at: string;
+        }>;
+        next_offset: number | null;
+    };
+};
+
+export type ListMembersResponse = ListMembersResponses[keyof ListMembersResponses];
+
 export type ListApiTokensData = {
     body?: never;
     path?: never;
@@ -5849,6 +5896,74 @@ export type ApproveEvaluationPlanResponses = {
 };
 
 export type ApproveEvaluationPlanResponse = ApproveEvaluationPlanResponses[keyof ApproveEvaluationPlanResponses];
+
+export type ListReviewsData = {
+    body?: never;
+    path: {
+        project_id: string;
+    };
+    query?: {
+        /**
+         * items to skip
+         */
+        offset?: number;
+        /**
+         * 1 to 200, default 50
+         */
+        limit?: number;
+    };
+    url: '/v1/projects/{project_id}/reviews';
+};
+
+export type ListReviewsErrors = {
+    /**
+     * Error envelope
+     */
+    default: Error;
+};
+
+export type ListReviewsError = ListReviewsErrors[keyof ListReviewsErrors];
+
+export type ListReviewsResponses = {
+    /**
+     * reviews
+     */
+    200: {
+        data: Array<{
+            /**
+             * id with prefix rev_
+             */
+            id: string;
+            /**
+             * id with prefix proj_
+             */
+            project_id: string;
+            /**
+             * id with prefix org_
+             */
+            org_id: string;
+            /**
+             * id with prefix plan_
+             */
+            plan_id: string;
+            status: 'queued' | 'searching' | 'drafting' | 'verifying' | 'succeeded' | 'failed' | 'canceled';
+            status_description: string;
+            byok_provider: 'openai' | 'anthropic' | 'google' | null;
+            credits_reserved: number;
+            credits_used: number | null;
+            failure: {
+                code: string;
+                message: string;
+            } | null;
+            created_by: string;
+            created_at: string;
+            finished_at: string | null;
+        }>;
+        next_offset: number | null;
+    };
+};
+
+export type ListReviewsResponse = ListReviewsResponses[keyof ListReviewsResponses];
 
 export type StartReviewData = {
     body: {
