@@ -55,6 +55,7 @@ export async function api<T = any>(method: string, path: string, options: Option
 export type Page<T> = { data: T[]; next_offset: number | null };
 
 export type Membership = { org_id: string; org_name: string; role: string; created_at: string };
+export type Member = { user_id: string; email: string; role: string; created_at: string };
 export type Me = { user: { id: string; email: string; created_at: string }; memberships: Membership[]; auth: { kind: string; scopes: string[] } };
 export type ApiToken = {
   id: string;
@@ -111,6 +112,23 @@ export type Evaluation = {
   estimated_credits: number | null;
   cost_basis: string;
 };
+export type CitedSource = { source_id: string; line_start: number; line_end: number };
+export type BusinessQuestion = { field: string; status: 'stated' | 'unknown'; stated: string | null; question: string; cited_sources: CitedSource[] };
+export type BusinessQuestions = {
+  proposed_user: BusinessQuestion;
+  buyer: BusinessQuestion;
+  budget_owner: BusinessQuestion;
+  current_alternative: BusinessQuestion;
+  dependencies: BusinessQuestion[];
+  value_hypothesis: BusinessQuestion;
+  suggested_buyer_interview: { interviewee: string; purpose: string; questions: string[] };
+  unknowns: Array<{ field: string; question: string }>;
+};
+export type BusinessAssessment = {
+  submitted_claims: Array<{ text: string; topic: string; provenance: string; cited_sources: CitedSource[]; question: string }>;
+  hypotheses: Array<{ field: string; hypothesis: string; how_to_test: string }>;
+  unknowns: Array<{ field: string; question: string }>;
+};
 export type Plan = {
   id: string;
   project_id: string;
@@ -120,8 +138,10 @@ export type Plan = {
   plan: {
     evaluations: Evaluation[];
     approvals_needed: Array<{ scope: string; reason: string; not_needed_when: string | null; evaluation_kinds: string[] }>;
-    estimated_credits_total?: number;
-    [key: string]: unknown;
+    estimated_cost: { total_credits: number; basis: string; credits_per_1k_tokens: number };
+    business_questions: BusinessQuestions;
+    business_assessment?: BusinessAssessment;
+    notes: string[];
   };
 };
 export type EvidenceClaim = {
