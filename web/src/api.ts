@@ -238,3 +238,60 @@ export type RunEvent = { variant_id: string; replication_index: number; sequence
 export const TERMINAL_REVIEW = ['succeeded', 'failed', 'canceled'];
 export const TERMINAL_DRAFT = ['succeeded', 'failed', 'canceled'];
 export const TERMINAL_RUN = ['succeeded', 'timed_out', 'canceled', 'failed'];
+
+export type ValueSource =
+  | { kind: 'intake_line'; source_id: string; line_start: number; line_end: number; quote: string }
+  | { kind: 'answer'; question_id: string; answered_at_checkpoint: number }
+  | { kind: 'reference'; reference: string }
+  | { kind: 'assumption'; rationale: string };
+export type AiUsage = { calls: number; tokens: number; ai_iterations: number; wall_seconds: number; credits: number };
+/** spec: Authoring session checkpoint (beta); the full shape is in docs/authoring.md. */
+export type Checkpoint = {
+  number: number;
+  reason: 'draft' | 'answers' | 'revise';
+  world: {
+    spec: unknown;
+    settings: Record<string, { value: number; unit: string; source: ValueSource }>;
+    variants: Array<{ id: string; label: string; role: string; changes: Array<{ setting: string; baseline: number | null; value: number; unit: string; source: ValueSource }> }>;
+    measured: Array<{
+      measure_id: string;
+      kind: string;
+      coverage: 'covered' | 'partial' | 'missing';
+      unit: string;
+      denominator: string;
+      time_window: { start: number; end: number; unit: string };
+      censoring: string;
+      reported_beside: { still_waiting_at_end_mean: number | null; censored_count: number | null };
+    }>;
+  };
+  validation: { valid: boolean; problems: Array<{ pointer: string; message: string }> };
+  smoke_run: { replications: number; horizon: number; metrics: Array<{ measure_id: string; variant_id: string; n: number; mean: number | null }> } | null;
+  questions: Array<{ id: string; slot: string; text: string; unit: string; unsourced_proposal: { value: number; proposed_by: string } | null }>;
+  next_steps: Array<{ kind: string; tool?: string; source: 'rule' | 'ai_hypothesis'; message: string }>;
+  ai: {
+    estimated: AiUsage;
+    session_total: AiUsage;
+    limits: { calls_max: number; tokens_max: number; ai_iterations_max: number; wall_seconds_max: number };
+    cap_reached: boolean;
+    limit_reached: string | null;
+    heuristic: boolean;
+  };
+  changes_since_previous: Array<{ path: string; before: unknown; after: unknown }>;
+};
+export type AuthoringSession = {
+  id: string;
+  org_id: string;
+  project_id: string;
+  intake_revision_id: string | null;
+  status: string;
+  accepts: string[];
+  byok_provider: string | null;
+  cap_reached: boolean;
+  checkpoint_count: number;
+  checkpoint: Checkpoint | null;
+  world_revision_id: string | null;
+  error: { code: string; message: string } | null;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+};

@@ -3,6 +3,7 @@ import { StrictMode, Suspense, lazy, useCallback, useEffect, useState } from 're
 import { createRoot } from 'react-dom/client';
 import { Form } from 'react-aria-components';
 import { ApiError, type Me, api } from './api.ts';
+import { AuthoringSessionPage } from './pages/authoring.tsx';
 import { DraftPage, PlanPage, ProjectPage, ProjectsPage } from './pages/projects.tsx';
 import { ReviewPage } from './pages/review.tsx';
 import { SettingsPage } from './pages/settings.tsx';
@@ -62,6 +63,8 @@ function Routes() {
   if (review) return <ReviewPage review_id={review[0]!} />;
   const revision = at(/^\/world-revisions\/([^/]+)$/);
   if (revision) return <WorldRevisionPage world_revision_id={revision[0]!} />;
+  const authoring = at(/^\/authoring-sessions\/([^/]+)$/);
+  if (authoring) return <AuthoringSessionPage session_id={authoring[0]!} />;
   const run = at(/^\/runs\/([^/]+)$/);
   if (run)
     return (

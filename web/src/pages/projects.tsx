@@ -21,6 +21,7 @@ import {
   type WorldRevision,
   api,
 } from '../api.ts';
+import { AuthoringSessions } from './authoring.tsx';
 import { type JsonSchema, SchemaField, problemsByPath } from '../schemaForm.tsx';
 import { Action, Area, CopyButton, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
 
@@ -254,6 +255,7 @@ export function ProjectPage({ project_id }: { project_id: string }) {
       <Material project={project.value} />
       <Intakes project={project.value} />
       <Worlds project={project.value} />
+      <AuthoringSessions project_id={project.value.id} />
     </>
   );
 }
