@@ -1,5 +1,5 @@
-// The listings the web app reads (issue 14): an organization's members with their roles, and a project's reviews,
-// newest first. Both page like every list (offset, limit, next_offset), need the read scope, and answer another
+// What the web app reads (issue 14): an organization's members with their roles, a project's reviews newest first,
+// and the deployment flags that decide whether the sponsor and billing screens appear. Both page like every list (offset, limit, next_offset), need the read scope, and answer another
 // organization's object with a plain 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
@@ -12,7 +12,8 @@ let owner: TestUser;
 let stranger: TestUser;
 
 beforeAll(async () => {
-  service = await startTestService({ mode: 'api' });
+  // The sponsor flag on and billing off (the default), so GET /v1/features can be checked against both answers.
+  service = await startTestService({ mode: 'api', env: { SERVICE_SPONSOR_API_ENABLED: 'true' } });
   owner = await signedInOwner(service, 'listings-owner');
   stranger = await signedInOwner(service, 'listings-stranger');
 }, 120_000);
@@ -125,5 +126,20 @@ describe('GET /v1/projects/{project_id}/reviews', () => {
     const listed = await http(service, 'GET', `/v1/projects/${project_id}/reviews`, { token: reader });
     expect(listed.status).toBe(200);
     expect(listed.body.data).toHaveLength(3);
+  });
+});
+
+describe('GET /v1/features', () => {
+  it('says which flagged APIs answer, without a token, as the flagged routes behave', async () => {
+    const features = await http(service, 'GET', '/v1/features');
+    expect(features.status).toBe(200);
+    expect(features.body).toEqual({ sponsor_api: true, billing: false });
+    // the flags as the routes apply them: billing answers 503 before the credential, sponsor routes answer
+    const packs = await http(service, 'GET', '/v1/billing/packs', { token: owner.session });
+    expect(packs.status).toBe(503);
+    expect(packs.body.code).toBe('BILLING_NOT_CONFIGURED');
+    const institutions = await http(service, 'GET', '/v1/sponsors/institutions', { token: owner.session });
+    expect(institutions.status).toBe(200);
+    expect(institutions.body).toEqual({ data: [] });
   });
 });

@@ -52,6 +52,8 @@ GetAuthoringSessionResponse = TypedDict("GetAuthoringSessionResponse", {"id": st
 __all__.append("GetAuthoringSessionResponse")
 GetEvaluationPlanResponse = TypedDict("GetEvaluationPlanResponse", {"id": str, "project_id": str, "org_id": str, "intake_revision": int, "created_by": str, "created_at": str, "approvals": List[Dict[str, Any]], "plan": Dict[str, Any]}, total=False)
 __all__.append("GetEvaluationPlanResponse")
+GetFeaturesResponse = TypedDict("GetFeaturesResponse", {"sponsor_api": bool, "billing": bool}, total=False)
+__all__.append("GetFeaturesResponse")
 GetHealthResponse = Dict[str, Any]
 __all__.append("GetHealthResponse")
 GetIntakeResponse = TypedDict("GetIntakeResponse", {"id": str, "project_id": str, "org_id": str, "revision": int, "spec": Dict[str, Any], "dropped_citations": List[Dict[str, Any]], "dropped_claims": List[Dict[str, Any]], "draft_id": Union[str, None], "created_by": str, "created_at": str}, total=False)

@@ -7,6 +7,7 @@ export type Operations = {
     '/v1/billing/packs': { data: T.ListBillingPacksData; responses: T.ListBillingPacksResponses; operation_id: 'listBillingPacks' };
     '/v1/billing/purchases/{intent_id}': { data: T.GetPurchaseData; responses: T.GetPurchaseResponses; operation_id: 'getPurchase' };
     '/v1/exports/{token}': { data: T.DownloadRunExportData; responses: T.DownloadRunExportResponses; operation_id: 'downloadRunExport' };
+    '/v1/features': { data: T.GetFeaturesData; responses: T.GetFeaturesResponses; operation_id: 'getFeatures' };
     '/v1/health': { data: T.GetHealthData; responses: T.GetHealthResponses; operation_id: 'getHealth' };
     '/v1/intake-drafts/{draft_id}': { data: T.GetIntakeDraftData; responses: T.GetIntakeDraftResponses; operation_id: 'getIntakeDraft' };
     '/v1/intake-sources': { data: T.ListIntakeSourcesData; responses: T.ListIntakeSourcesResponses; operation_id: 'listIntakeSources' };

@@ -19,6 +19,40 @@ export type Error = {
     request_id: string;
 };
 
+export type GetFeaturesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/features';
+};
+
+export type GetFeaturesErrors = {
+    /**
+     * Error envelope
+     */
+    default: Error;
+};
+
+export type GetFeaturesError = GetFeaturesErrors[keyof GetFeaturesErrors];
+
+export type GetFeaturesResponses = {
+    /**
+     * the flags
+     */
+    200: {
+        /**
+         * SERVICE_SPONSOR_API_ENABLED: the sponsor endpoints answer (otherwise 503 SPONSOR_NOT_CONFIGURED)
+         */
+        sponsor_api: boolean;
+        /**
+         * SERVICE_BILLING_ENABLED: the billing endpoints answer (otherwise 503 BILLING_NOT_CONFIGURED)
+         */
+        billing: boolean;
+    };
+};
+
+export type GetFeaturesResponse = GetFeaturesResponses[keyof GetFeaturesResponses];
+
 export type GetHealthData = {
     body?: never;
     path?: never;
