@@ -295,3 +295,52 @@ export type AuthoringSession = {
   updated_at: string;
   ended_at: string | null;
 };
+
+export type Features = { sponsor_api: boolean; billing: boolean };
+export type Pack = { pack_key: string; title: string; credits: number; amount: number; currency: string };
+export type Packs = { live_mode: boolean; data: Pack[] };
+export type Purchase = {
+  intent_id: string;
+  org_id: string | null;
+  program_id: string | null;
+  pack_key: string;
+  credits: number;
+  amount: number;
+  currency: string;
+  live_mode: boolean;
+  status: 'pending' | 'completed' | 'failed' | 'refunded';
+  transaction_id: string | null;
+  conflict: string | null;
+  session_id: string | null;
+  expires_at: string;
+  created_at: string;
+};
+export type Program = {
+  id: string;
+  sponsor_id: string;
+  name: string;
+  status: 'draft' | 'active' | 'closed';
+  starts_at: string;
+  ends_at: string;
+  per_recipient_cap: number;
+  max_recipients: number;
+  eligible_email_domains: string[];
+  requires_approval: boolean;
+  report_min_cohort: number;
+  created_at: string;
+  updated_at: string;
+  activated_at: string | null;
+  closed_at: string | null;
+};
+export type ProgramReport = {
+  program_id: string;
+  suppressed: boolean;
+  reason?: string;
+  report_min_cohort: number;
+  pool_balance: number;
+  credits_allocated: number;
+  active_recipients?: number;
+  credits_used?: number;
+  credits_reserved?: number;
+  evaluations_funded?: number;
+};
