@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperator } from '../../runtime/operator.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import { PHONE, launchBrowser, newPage, screenshot, signInThroughForm } from '../support/browser.ts';
-import { signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { fiveLiteratureRecords } from '../support/reviewFixtures.ts';
 
 const PARAGRAPH = [
@@ -106,6 +106,15 @@ describe('the evaluation flow in the browser', () => {
 
     await page.setViewportSize(PHONE);
     await screenshot(page, 'review-phone');
+
+    // the project lists its reviews, so the review can be returned to from there
+    const review_id = new URL(page.url()).pathname.split('/').pop()!;
+    const projects = await http(service, 'GET', `/v1/projects?org_id=${user.org_id}`, { token: user.session });
+    const project = projects.body.data.find((p: { title: string }) => p.title === 'Heart failure remote monitoring');
+    await page.goto(`${service.url}/projects/${project.id}`);
+    const item = page.getByTestId('review-item');
+    await item.getByText('succeeded').waitFor();
+    expect(await item.getByRole('link').getAttribute('href')).toBe(`/reviews/${review_id}`);
     await context.close();
   });
 });

@@ -168,6 +168,18 @@ export type ConceptReview = {
     records: Array<{ record_id: string; title: string; year: number | null; journal: string | null; url: string; status: string; exclusion_reason: string | null; notes: string[] }>;
   };
 };
+export type ReviewListItem = {
+  id: string;
+  project_id: string;
+  plan_id: string;
+  status: string;
+  status_description: string;
+  credits_reserved: number;
+  credits_used: number | null;
+  failure: { code: string; message: string } | null;
+  created_at: string;
+  finished_at: string | null;
+};
 export type Review = {
   id: string;
   project_id: string;

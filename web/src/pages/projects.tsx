@@ -15,6 +15,7 @@ import {
   type Page,
   type Plan,
   type Project,
+  type ReviewListItem,
   type Run,
   type Source,
   TERMINAL_DRAFT,
@@ -161,6 +162,7 @@ function Material({ project }: { project: Project }) {
 function Intakes({ project }: { project: Project }) {
   const intakes = useLoad(() => api<Page<IntakeRevision>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }), [project.id]);
   const plans = useLoad(() => api<Page<Plan>>('GET', `/v1/projects/${project.id}/evaluation-plans`, { query: { limit: 20 } }), [project.id]);
+  const reviews = useLoad(() => api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }), [project.id]);
   const plan = useAction(async () => {
     const created = await api<Plan>('POST', `/v1/projects/${project.id}/evaluation-plans`, { body: {}, idempotent: true });
     navigate(`/projects/${project.id}/plans/${created.id}`);
@@ -195,6 +197,20 @@ function Intakes({ project }: { project: Project }) {
             </li>
           ))}
         </ul>
+      )}
+      {reviews.value && reviews.value.data.length > 0 && (
+        <>
+          <h3>Reviews</h3>
+          <ErrorBanner error={reviews.error} />
+          <ul className="cards">
+            {reviews.value.data.map((r) => (
+              <li key={r.id} data-testid="review-item">
+                <Link to={`/reviews/${r.id}`}>Review of {formatDate(r.created_at)}</Link> <Status value={r.status} />
+                <span className="muted small">{r.status_description}</span>
+              </li>
+            ))}
+          </ul>
+        </>
       )}
     </section>
   );
