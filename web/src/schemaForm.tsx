@@ -135,7 +135,11 @@ export function SchemaField(props: Props): ReactNode {
             <input type="checkbox" checked={!stated} onChange={(e) => onChange(e.target.checked ? null : initialValue(inner))} />
             {label}: not stated (unknown)
           </label>
-          {stated ? <SchemaField {...props} schema={{ ...inner, description: inner.description ?? schema.description }} /> : <Hint schema={schema} />}
+          {stated ? (
+            <SchemaField {...props} schema={{ ...inner, description: inner.description ?? schema.description }} problems={withoutNullAlternative(problems, path)} />
+          ) : (
+            <Hint schema={schema} />
+          )}
           {!stated && <Problems path={path} problems={problems} />}
         </div>
       );
@@ -298,6 +302,19 @@ function JsonValue({ value, onChange, label, path, problems }: Props) {
       <Problems path={path} problems={problems} />
     </div>
   );
+}
+
+/** A stated `X | null` value that fails also fails "must be null"; that half of the message says nothing to fix. */
+function withoutNullAlternative(problems: Map<string, string[]>, path: string): Map<string, string[]> {
+  const messages = problems.get(path);
+  if (!messages) return problems;
+  const kept = messages
+    .flatMap((m) => m.split(/;\s*/))
+    .filter((m) => !/^must be null$/.test(m.trim()) && !/does not match any allowed shape/.test(m));
+  const out = new Map(problems);
+  if (kept.length > 0) out.set(path, kept);
+  else out.delete(path);
+  return out;
 }
 
 /** The API's 422 details as a map from JSON pointer to messages. */

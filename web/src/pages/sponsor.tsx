@@ -174,7 +174,7 @@ function Report({ program_id }: { program_id: string }) {
         <>
           {r.suppressed && (
             <p className="muted" role="note">
-              Usage is not shown: {r.reason} (fewer than {r.report_min_cohort} active recipients).
+              Usage is not shown: {r.reason}
             </p>
           )}
           <dl className="stats">
