@@ -169,6 +169,26 @@ describe('authoring sessions', () => {
     await context.close();
   }, 180_000);
 
+  it('starts a session from a sample world, whose values and their sources become the first checkpoint\'s settings', async ({ onTestFailed }) => {
+    const project_id = await projectWithIntake(service, owner);
+    const { context, page } = await newPage(browser);
+    onTestFailed(async () => {
+      await screenshot(page, 'authoring-sample-failed');
+    });
+    await signInThroughForm(page, service, owner);
+    await page.goto(`${service.url}/projects/${project_id}`);
+    await page.getByLabel('Starting world (optional)').selectOption({ label: 'sample: remote monitoring admissions' });
+    await page.getByRole('button', { name: 'Start an authoring session' }).click();
+    await page.getByRole('heading', { name: 'Checkpoint 1' }).waitFor({ timeout: 60_000 });
+    const session_id = new URL(page.url()).pathname.split('/').pop()!;
+    const session = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session });
+    const settings = Object.keys(session.body.checkpoint.world.settings);
+    expect(settings.length).toBeGreaterThan(0);
+    expect(await page.getByTestId('setting').count()).toBe(settings.length);
+    await screenshot(page, 'authoring-from-sample');
+    await context.close();
+  }, 120_000);
+
   it('shows cap_reached and offers no further AI iteration once the session reached its preparation limit', async ({ onTestFailed }) => {
     const project_id = await projectWithIntake(service, owner);
     const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {

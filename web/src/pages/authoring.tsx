@@ -111,9 +111,9 @@ const show = (value: unknown) => (value === null || value === undefined ? '—' 
 function Changes({ checkpoint }: { checkpoint: Checkpoint }) {
   return (
     <div>
-      <h3>What changed since checkpoint {checkpoint.number - 1 || '—'}</h3>
+      <h3>{checkpoint.number === 1 ? 'What the first checkpoint sets' : `What changed since checkpoint ${checkpoint.number - 1}`}</h3>
       {checkpoint.changes_since_previous.length === 0 ? (
-        <p className="muted">{checkpoint.number === 1 ? 'This is the first checkpoint.' : 'Nothing changed.'}</p>
+        <p className="muted">{checkpoint.number === 1 ? 'Nothing is set yet.' : 'Nothing changed.'}</p>
       ) : (
         <div className="table-wrap">
           <table>
