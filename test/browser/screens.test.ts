@@ -110,7 +110,7 @@ describe('the IntakeSpec form', () => {
 });
 
 describe('authoring sessions', () => {
-  it('starts a session, answers its questions, shows what changed, approves, and links the world revision', async ({ onTestFailed }) => {
+  it('starts a session, answers its questions, shows what changed, revises a value, approves, and links the world revision', async ({ onTestFailed }) => {
     const project_id = await projectWithIntake(service, owner);
     const { context, page } = await newPage(browser);
     onTestFailed(async () => {
@@ -147,6 +147,16 @@ describe('authoring sessions', () => {
     expect(await page.getByTestId('question').count()).toBe(0);
     expect((await page.getByTestId('next-step').allTextContents()).join('\n')).toContain('synthetic_simulation');
     await screenshot(page, 'authoring-checkpoint');
+
+    // revise one value with its reference: checkpoint 3 says exactly what changed
+    await page.getByLabel('Value to change').selectOption({ value: 'servers' });
+    await page.getByLabel('New value').fill('3');
+    await page.getByLabel('Reference for it (optional)').fill('Clinic rota 2026, two GPs and one nurse practitioner');
+    await page.getByRole('button', { name: 'Revise' }).click();
+    await page.getByRole('heading', { name: 'Checkpoint 3' }).waitFor({ timeout: 60_000 });
+    const revised = await page.getByTestId('change').allTextContents();
+    expect(revised).toEqual(['/world/settings/servers2 count3 count']);
+    expect(await page.getByTestId('setting').filter({ hasText: 'servers' }).textContent()).toContain('reference: Clinic rota 2026');
 
     await page.getByRole('button', { name: 'Approve this world' }).click();
     await page.getByTestId('session-status').getByText('approved').waitFor({ timeout: 60_000 });
