@@ -1,6 +1,6 @@
 // Sign-in, sign-out, the current user, and API tokens (issue 2 item 4; spec: Authentication).
 import { Type } from 'typebox';
-import { normalizeEmail, SCOPES, type Scope } from '../../domain/accounts/rules.ts';
+import { normalizeEmail, ROLES, SCOPES, type Scope } from '../../domain/accounts/rules.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import {
   createApiToken,
@@ -8,6 +8,7 @@ import {
   findUser,
   findUserByEmail,
   listApiTokens,
+  listMembers,
   listMemberships,
   membershipRole,
   revokeApiToken,
@@ -15,7 +16,7 @@ import {
 } from '../../store/accounts/accounts.ts';
 import { signInAttempts } from '../../store/accounts/signInAttempts.ts';
 import { verifyPassword } from '../../store/secrets.ts';
-import { forgetCredential, SESSION_COOKIE, signSession } from '../auth.ts';
+import { authorizeOrg, forgetCredential, SESSION_COOKIE, signSession } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { page } from '../http.ts';
 import { route, type RouteDef } from '../registry.ts';
@@ -49,6 +50,12 @@ const TokenOut = Type.Object({
   expires_at: Timestamp,
   revoked_at: Type.Union([Timestamp, Type.Null()]),
   last_used_at: Type.Union([Timestamp, Type.Null()]),
+});
+const MemberOut = Type.Object({
+  user_id: Id('usr'),
+  email: Type.String(),
+  role: Type.Union(ROLES.map((r) => Type.Literal(r))),
+  created_at: Timestamp,
 });
 const TokenCreated = Type.Object({ token: TokenOut, secret: Type.String({ description: 'shown once; store it safely' }) });
 
@@ -135,6 +142,24 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
         let memberships = await listMemberships(db, auth.user_id);
         if (auth.kind === 'token') memberships = memberships.filter((m) => m.org_id === auth.org_id);
         ctx.body = { user, memberships, auth: { kind: auth.kind, scopes: auth.scopes, ...(auth.kind === 'token' ? { org_id: auth.org_id } : {}) } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/orgs/{org_id}/members',
+      operation_id: 'listMembers',
+      summary: "List an organization's members and their roles, oldest membership first (any member may read; roles are changed by operators)",
+      tag: 'accounts',
+      auth: 'user',
+      scope: 'read',
+      role: 'member',
+      query: { ...PageQuery },
+      responses: { 200: { description: 'members', schema: Page(MemberOut) } },
+      handler: async (ctx, input) => {
+        const org_id = input.params.org_id;
+        const { offset, limit } = input.query;
+        await authorizeOrg(deps, ctx, org_id);
+        ctx.body = page(await listMembers(db, org_id, offset, limit), offset, limit);
       },
     }),
     route({

@@ -43,11 +43,28 @@ export function modelCatalog(deps: AppDeps) {
   };
 }
 
+const FeaturesOut = Type.Object({
+  sponsor_api: Type.Boolean({ description: 'SERVICE_SPONSOR_API_ENABLED: the sponsor endpoints answer (otherwise 503 SPONSOR_NOT_CONFIGURED)' }),
+  billing: Type.Boolean({ description: 'SERVICE_BILLING_ENABLED: the billing endpoints answer (otherwise 503 BILLING_NOT_CONFIGURED)' }),
+});
+
 /** `routes` gives every route of the app once it is built (the OpenAPI document describes them all). */
 export function publicRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteDef[] {
   const { db, temporal } = deps;
   let openapi: Record<string, unknown> | null = null;
   return [
+    route({
+      method: 'get',
+      path: '/v1/features',
+      operation_id: 'getFeatures',
+      summary: "The deployment flags a client needs to know which screens to offer (the sponsor API and billing); what any feature route's 503 would say anyway",
+      tag: 'public',
+      auth: 'public',
+      responses: { 200: { description: 'the flags', schema: FeaturesOut } },
+      handler: async (ctx) => {
+        ctx.body = { sponsor_api: deps.config.sponsor_api_enabled, billing: deps.config.billing_enabled };
+      },
+    }),
     route({
       method: 'get',
       path: '/v1/health',

@@ -13,12 +13,13 @@ import { isFinished, REVIEW_STATES, type ReviewState } from '../../domain/review
 import { assertCanCover } from '../../store/credits/ledger.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
 import { findPlan } from '../../store/review/plans.ts';
-import { cancelQueuedReview, createReview, findReview, type ReviewRow, reviewUsage } from '../../store/review/reviews.ts';
+import { cancelQueuedReview, createReview, findReview, listReviews, type ReviewRow, reviewUsage } from '../../store/review/reviews.ts';
 import { authorizeOwned} from '../auth.ts';
 import type { AppDeps } from '../context.ts';
+import { page } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
 import { route, type RouteDef } from '../registry.ts';
-import { Credits, Id, Timestamp } from '../schemas.ts';
+import { Credits, Id, Page, PageQuery, Timestamp } from '../schemas.ts';
 import { loadProject } from './projects.ts';
 
 /** spec: States and transitions — review states are not shown there; these are ours (docs/review.md). */
@@ -65,6 +66,41 @@ export const ReviewOut = Type.Object({
   finished_at: Type.Union([Timestamp, Type.Null()]),
   review: Type.Union([ConceptReviewDoc, Type.Null()], { description: 'the ConceptReview once succeeded' }),
 });
+
+/** A review in a listing: its state and credits, without the ConceptReview itself (read it with GET /v1/reviews/{review_id}). */
+export const ReviewListItem = Type.Object({
+  id: Id('rev'),
+  project_id: Id('proj'),
+  org_id: Id('org'),
+  plan_id: Id('plan'),
+  status: Type.Union(REVIEW_STATES.map((s) => Type.Literal(s))),
+  status_description: Type.String(),
+  byok_provider: Type.Union([...BYOK_PROVIDERS.map((p) => Type.Literal(p)), Type.Null()]),
+  credits_reserved: Credits,
+  credits_used: Type.Union([Credits, Type.Null()]),
+  failure: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  created_by: Type.String(),
+  created_at: Timestamp,
+  finished_at: Type.Union([Timestamp, Type.Null()]),
+});
+
+function reviewListItem(row: ReviewRow) {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    org_id: row.org_id,
+    plan_id: row.plan_id,
+    status: row.status,
+    status_description: REVIEW_STATE_DESCRIPTIONS[row.status],
+    byok_provider: row.byok_provider,
+    credits_reserved: row.credits_reserved,
+    credits_used: row.credits_used,
+    failure: row.failure,
+    created_by: row.created_by,
+    created_at: row.created_at,
+    finished_at: row.finished_at,
+  };
+}
 
 async function reviewView(deps: AppDeps, row: ReviewRow) {
   const usage = await reviewUsage(deps.db, row.id);
@@ -140,6 +176,24 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
         const started = outcome.body as { id: string; org_id: string; project_id: string };
         await startJob(deps.temporal, { kind: 'review', resource_id: started.id, org_id: started.org_id, project_id: started.project_id }, { review_id: started.id });
         respond(ctx, outcome);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/projects/{project_id}/reviews',
+      operation_id: 'listReviews',
+      summary: "List a project's reviews, newest first (states and credits; the ConceptReview is read with getReview)",
+      tag: 'review',
+      auth: 'user',
+      scope: 'read',
+      role: 'member',
+      query: { ...PageQuery },
+      responses: { 200: { description: 'reviews', schema: Page(ReviewListItem) } },
+      handler: async (ctx, input) => {
+        const project = await loadProject(deps, ctx, input.params.project_id, 'read');
+        const { offset, limit } = input.query;
+        const rows = await listReviews(db, project.id, offset, limit);
+        ctx.body = page(rows.map(reviewListItem), offset, limit);
       },
     }),
     route({

@@ -73,6 +73,18 @@ export async function listMemberships(tx: Tx, user_id: string): Promise<Membersh
   return rows.map((r) => ({ ...r, created_at: isoRequired(r.created_at) }));
 }
 
+export type MemberView = { user_id: string; email: string; role: Role; created_at: string };
+
+/** An organization's members with their roles, oldest membership first (one page; limit + 1 rows to see a next page). */
+export async function listMembers(tx: Tx, org_id: string, offset: number, limit: number): Promise<MemberView[]> {
+  const rows = await tx.query<{ user_id: string; email: string; role: Role; created_at: unknown }>(
+    `select m.user_id, u.email, m.role, m.created_at from memberships m join users u on u.id = m.user_id
+     where m.org_id = ? order by m.created_at, m.user_id offset ? limit ?`,
+    [org_id, offset, limit + 1],
+  );
+  return rows.map((r) => ({ user_id: r.user_id, email: r.email, role: r.role, created_at: isoRequired(r.created_at) }));
+}
+
 // --- user sessions -------------------------------------------------------------
 
 export async function createSession(tx: Tx, user_id: string, lifetime_seconds: number) {

@@ -76,6 +76,12 @@ export async function findReview(tx: Tx, id: string): Promise<ReviewRow | undefi
   return r && row(r);
 }
 
+/** A project's reviews, newest first (one page; limit + 1 rows to see a next page). */
+export async function listReviews(tx: Tx, project_id: string, offset: number, limit: number): Promise<ReviewRow[]> {
+  const rows = await tx.query('select * from reviews where project_id = ? order by created_at desc, id desc offset ? limit ?', [project_id, offset, limit + 1]);
+  return rows.map(row);
+}
+
 /**
  * Moves a review to `to` when the transition is allowed from its current state; returns the row after the attempt.
  * A finished review never moves again (a retried activity after cancel or failure is a no-op).

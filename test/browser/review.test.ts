@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperator } from '../../runtime/operator.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import { PHONE, launchBrowser, newPage, screenshot, signInThroughForm } from '../support/browser.ts';
-import { signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { fiveLiteratureRecords } from '../support/reviewFixtures.ts';
 
 const PARAGRAPH = [
@@ -55,7 +55,7 @@ describe('the evaluation flow in the browser', () => {
     await page.getByRole('button', { name: /Draft the intake from 1 processed source/ }).click();
     await page.getByRole('heading', { name: 'Review and correct the IntakeSpec' }).waitFor();
     await page.getByRole('heading', { name: 'Dropped citations' }).waitFor();
-    await screenshot(page, 'intake-draft-summary');
+    await screenshot(page, 'intake-draft-form');
     // the JSON view holds the draft; a correction made there is what gets confirmed
     await page.getByRole('tab', { name: 'JSON' }).click();
     const editor = page.getByLabel('IntakeSpec (JSON)');
@@ -68,6 +68,16 @@ describe('the evaluation flow in the browser', () => {
     await page.getByRole('button', { name: 'Plan the evaluations' }).click();
     await page.getByRole('heading', { name: 'Evaluation plan' }).waitFor();
     await expect(page.getByTestId('decision').count()).resolves.toBe(2);
+    // spec: EvaluationPlan — the Business questions: user, buyer, budget owner, current alternative, dependencies, value
+    // hypothesis, each stated or explicitly unknown with what to ask, and a suggested buyer interview
+    await page.getByRole('heading', { name: 'Business questions' }).waitFor();
+    const business = page.getByTestId('business-question');
+    expect(await business.count()).toBeGreaterThanOrEqual(6);
+    const labels = await business.locator('dt').allTextContents();
+    for (const label of ['Proposed user', 'Buyer', 'Budget owner', 'Current alternative', 'Value hypothesis']) expect(labels).toContain(label);
+    for (const text of await business.allTextContents()) expect(text).toMatch(/Ask: /);
+    expect(await business.filter({ hasText: 'unknown: the intake does not say' }).count()).toBeGreaterThan(0);
+    await page.getByRole('heading', { name: 'Suggested buyer interview' }).waitFor();
     // the review cannot start before its approval is given explicitly
     const startButton = page.getByRole('button', { name: 'Start the concept and evidence review' });
     await expect(startButton.isDisabled()).resolves.toBe(true);
@@ -96,6 +106,15 @@ describe('the evaluation flow in the browser', () => {
 
     await page.setViewportSize(PHONE);
     await screenshot(page, 'review-phone');
+
+    // the project lists its reviews, so the review can be returned to from there
+    const review_id = new URL(page.url()).pathname.split('/').pop()!;
+    const projects = await http(service, 'GET', `/v1/projects?org_id=${user.org_id}`, { token: user.session });
+    const project = projects.body.data.find((p: { title: string }) => p.title === 'Heart failure remote monitoring');
+    await page.goto(`${service.url}/projects/${project.id}`);
+    const item = page.getByTestId('review-item');
+    await item.getByText('succeeded').waitFor();
+    expect(await item.getByRole('link').getAttribute('href')).toBe(`/reviews/${review_id}`);
     await context.close();
   });
 });

@@ -55,6 +55,7 @@ export async function api<T = any>(method: string, path: string, options: Option
 export type Page<T> = { data: T[]; next_offset: number | null };
 
 export type Membership = { org_id: string; org_name: string; role: string; created_at: string };
+export type Member = { user_id: string; email: string; role: string; created_at: string };
 export type Me = { user: { id: string; email: string; created_at: string }; memberships: Membership[]; auth: { kind: string; scopes: string[] } };
 export type ApiToken = {
   id: string;
@@ -111,6 +112,23 @@ export type Evaluation = {
   estimated_credits: number | null;
   cost_basis: string;
 };
+export type CitedSource = { source_id: string; line_start: number; line_end: number };
+export type BusinessQuestion = { field: string; status: 'stated' | 'unknown'; stated: string | null; question: string; cited_sources: CitedSource[] };
+export type BusinessQuestions = {
+  proposed_user: BusinessQuestion;
+  buyer: BusinessQuestion;
+  budget_owner: BusinessQuestion;
+  current_alternative: BusinessQuestion;
+  dependencies: BusinessQuestion[];
+  value_hypothesis: BusinessQuestion;
+  suggested_buyer_interview: { interviewee: string; purpose: string; questions: string[] };
+  unknowns: Array<{ field: string; question: string }>;
+};
+export type BusinessAssessment = {
+  submitted_claims: Array<{ text: string; topic: string; provenance: string; cited_sources: CitedSource[]; question: string }>;
+  hypotheses: Array<{ field: string; hypothesis: string; how_to_test: string }>;
+  unknowns: Array<{ field: string; question: string }>;
+};
 export type Plan = {
   id: string;
   project_id: string;
@@ -120,8 +138,10 @@ export type Plan = {
   plan: {
     evaluations: Evaluation[];
     approvals_needed: Array<{ scope: string; reason: string; not_needed_when: string | null; evaluation_kinds: string[] }>;
-    estimated_credits_total?: number;
-    [key: string]: unknown;
+    estimated_cost: { total_credits: number; basis: string; credits_per_1k_tokens: number };
+    business_questions: BusinessQuestions;
+    business_assessment?: BusinessAssessment;
+    notes: string[];
   };
 };
 export type EvidenceClaim = {
@@ -147,6 +167,18 @@ export type ConceptReview = {
     records_excluded: number;
     records: Array<{ record_id: string; title: string; year: number | null; journal: string | null; url: string; status: string; exclusion_reason: string | null; notes: string[] }>;
   };
+};
+export type ReviewListItem = {
+  id: string;
+  project_id: string;
+  plan_id: string;
+  status: string;
+  status_description: string;
+  credits_reserved: number;
+  credits_used: number | null;
+  failure: { code: string; message: string } | null;
+  created_at: string;
+  finished_at: string | null;
 };
 export type Review = {
   id: string;
@@ -218,3 +250,109 @@ export type RunEvent = { variant_id: string; replication_index: number; sequence
 export const TERMINAL_REVIEW = ['succeeded', 'failed', 'canceled'];
 export const TERMINAL_DRAFT = ['succeeded', 'failed', 'canceled'];
 export const TERMINAL_RUN = ['succeeded', 'timed_out', 'canceled', 'failed'];
+
+export type ValueSource =
+  | { kind: 'intake_line'; source_id: string; line_start: number; line_end: number; quote: string }
+  | { kind: 'answer'; question_id: string; answered_at_checkpoint: number }
+  | { kind: 'reference'; reference: string }
+  | { kind: 'assumption'; rationale: string };
+export type AiUsage = { calls: number; tokens: number; ai_iterations: number; wall_seconds: number; credits: number };
+/** spec: Authoring session checkpoint (beta); the full shape is in docs/authoring.md. */
+export type Checkpoint = {
+  number: number;
+  reason: 'draft' | 'answers' | 'revise';
+  world: {
+    spec: unknown;
+    settings: Record<string, { value: number; unit: string; source: ValueSource }>;
+    variants: Array<{ id: string; label: string; role: string; changes: Array<{ setting: string; baseline: number | null; value: number; unit: string; source: ValueSource }> }>;
+    measured: Array<{
+      measure_id: string;
+      kind: string;
+      coverage: 'covered' | 'partial' | 'missing';
+      unit: string;
+      denominator: string;
+      time_window: { start: number; end: number; unit: string };
+      censoring: string;
+      reported_beside: { still_waiting_at_end_mean: number | null; censored_count: number | null };
+    }>;
+  };
+  validation: { valid: boolean; problems: Array<{ pointer: string; message: string }> };
+  smoke_run: { replications: number; horizon: number; metrics: Array<{ measure_id: string; variant_id: string; n: number; mean: number | null }> } | null;
+  questions: Array<{ id: string; slot: string; text: string; unit: string; unsourced_proposal: { value: number; proposed_by: string } | null }>;
+  next_steps: Array<{ kind: string; tool?: string; source: 'rule' | 'ai_hypothesis'; message: string }>;
+  ai: {
+    estimated: AiUsage;
+    session_total: AiUsage;
+    limits: { calls_max: number; tokens_max: number; ai_iterations_max: number; wall_seconds_max: number };
+    cap_reached: boolean;
+    limit_reached: string | null;
+    heuristic: boolean;
+  };
+  changes_since_previous: Array<{ path: string; before: unknown; after: unknown }>;
+};
+export type AuthoringSession = {
+  id: string;
+  org_id: string;
+  project_id: string;
+  intake_revision_id: string | null;
+  status: string;
+  accepts: string[];
+  byok_provider: string | null;
+  cap_reached: boolean;
+  checkpoint_count: number;
+  checkpoint: Checkpoint | null;
+  world_revision_id: string | null;
+  error: { code: string; message: string } | null;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+};
+
+export type Features = { sponsor_api: boolean; billing: boolean };
+export type Pack = { pack_key: string; title: string; credits: number; amount: number; currency: string };
+export type Packs = { live_mode: boolean; data: Pack[] };
+export type Purchase = {
+  intent_id: string;
+  org_id: string | null;
+  program_id: string | null;
+  pack_key: string;
+  credits: number;
+  amount: number;
+  currency: string;
+  live_mode: boolean;
+  status: 'pending' | 'completed' | 'failed' | 'refunded';
+  transaction_id: string | null;
+  conflict: string | null;
+  session_id: string | null;
+  expires_at: string;
+  created_at: string;
+};
+export type Program = {
+  id: string;
+  sponsor_id: string;
+  name: string;
+  status: 'draft' | 'active' | 'closed';
+  starts_at: string;
+  ends_at: string;
+  per_recipient_cap: number;
+  max_recipients: number;
+  eligible_email_domains: string[];
+  requires_approval: boolean;
+  report_min_cohort: number;
+  created_at: string;
+  updated_at: string;
+  activated_at: string | null;
+  closed_at: string | null;
+};
+export type ProgramReport = {
+  program_id: string;
+  suppressed: boolean;
+  reason?: string;
+  report_min_cohort: number;
+  pool_balance: number;
+  credits_allocated: number;
+  active_recipients?: number;
+  credits_used?: number;
+  credits_reserved?: number;
+  evaluations_funded?: number;
+};

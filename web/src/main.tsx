@@ -2,12 +2,15 @@
 import { StrictMode, Suspense, lazy, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Form } from 'react-aria-components';
-import { ApiError, type Me, api } from './api.ts';
+import { ApiError, type Features, type Me, api } from './api.ts';
+import { AuthoringSessionPage } from './pages/authoring.tsx';
+import { BillingPage, PurchasePage } from './pages/billing.tsx';
+import { ProgramPage, SponsorPage } from './pages/sponsor.tsx';
 import { DraftPage, PlanPage, ProjectPage, ProjectsPage } from './pages/projects.tsx';
 import { ReviewPage } from './pages/review.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { WorldEditorPage, WorldRevisionPage } from './pages/worlds.tsx';
-import { Action, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation } from './ui.tsx';
+import { Action, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation, useSession } from './ui.tsx';
 import './styles.css';
 
 // the run page carries the chart library: loaded only when a run is opened
@@ -47,9 +50,22 @@ const projectPath = /^\/projects\/([^/]+)$/;
 
 function Routes() {
   const { path } = useLocation();
+  const { features } = useSession();
   const at = (pattern: RegExp) => pattern.exec(path)?.slice(1) as string[] | undefined;
   if (path === '/' || path === '/projects') return <ProjectsPage />;
   if (path === '/settings') return <SettingsPage />;
+  // the billing and sponsor screens exist only while their deployment flag is on (GET /v1/features)
+  if (features.billing) {
+    if (path === '/billing') return <BillingPage />;
+    if (path === '/billing/done') return <PurchasePage />;
+    const purchase = at(/^\/billing\/purchases\/([^/]+)$/);
+    if (purchase) return <PurchasePage intent_id={purchase[0]!} />;
+  }
+  if (features.sponsor_api) {
+    if (path === '/sponsor') return <SponsorPage />;
+    const program = at(/^\/sponsor\/programs\/([^/]+)$/);
+    if (program) return <ProgramPage program_id={program[0]!} />;
+  }
   const project = at(projectPath);
   if (project) return <ProjectPage project_id={project[0]!} />;
   const draft = at(/^\/projects\/([^/]+)\/drafts\/([^/]+)$/);
@@ -62,6 +78,8 @@ function Routes() {
   if (review) return <ReviewPage review_id={review[0]!} />;
   const revision = at(/^\/world-revisions\/([^/]+)$/);
   if (revision) return <WorldRevisionPage world_revision_id={revision[0]!} />;
+  const authoring = at(/^\/authoring-sessions\/([^/]+)$/);
+  if (authoring) return <AuthoringSessionPage session_id={authoring[0]!} />;
   const run = at(/^\/runs\/([^/]+)$/);
   if (run)
     return (
@@ -83,9 +101,12 @@ function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const [org_id, setOrgId] = useState<string>(() => localStorage.getItem(ORG_KEY) ?? '');
+  const [features, setFeatures] = useState<Features | undefined>(undefined);
   const refresh = useCallback(async () => {
     try {
-      setMe(await api<Me>('GET', '/v1/me'));
+      const [who, flags] = await Promise.all([api<Me>('GET', '/v1/me'), api<Features>('GET', '/v1/features')]);
+      setFeatures(flags);
+      setMe(who);
       setError(null);
     } catch (caught) {
       if (caught instanceof ApiError && caught.status === 401) setMe(null);
@@ -103,6 +124,7 @@ function App() {
 
   if (me === undefined) return error ? <ErrorBanner error={error} /> : <p aria-busy="true">Loading…</p>;
   if (me === null) return <SignIn onSignedIn={() => void refresh()} />;
+  if (!features) return <p aria-busy="true">Loading…</p>;
   const orgs = me.memberships;
   const current = orgs.find((o) => o.org_id === org_id)?.org_id ?? orgs[0]?.org_id ?? '';
   const setOrg = (id: string) => {
@@ -110,13 +132,15 @@ function App() {
     setOrgId(id);
   };
   return (
-    <SessionContext.Provider value={{ me, org_id: current, setOrg, refresh }}>
+    <SessionContext.Provider value={{ me, org_id: current, setOrg, refresh, features }}>
       <header className="top">
         <Link to="/" className="brand">
           Crucible
         </Link>
         <nav aria-label="Main">
           <Link to="/">Projects</Link>
+          {features.billing && <Link to="/billing">Billing</Link>}
+          {features.sponsor_api && <Link to="/sponsor">Sponsor</Link>}
           <Link to="/settings">Settings</Link>
         </nav>
         <div className="who">

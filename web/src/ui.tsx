@@ -2,7 +2,7 @@
 // from React Aria Components (labels, keyboard focus, announcements).
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { Button, FieldError, Input, Label, TextArea, TextField } from 'react-aria-components';
-import { ApiError, type Me } from './api.ts';
+import { ApiError, type Features, type Me } from './api.ts';
 
 // ---------- a small history router: the server answers every non-API path with index.html ----------
 const listeners = new Set<() => void>();
@@ -42,7 +42,7 @@ export function Link({ to, children, className }: { to: string; children: ReactN
 }
 
 // ---------- the signed-in user and the organization being worked in ----------
-export type Session = { me: Me; org_id: string; setOrg(org_id: string): void; refresh(): Promise<void> };
+export type Session = { me: Me; org_id: string; setOrg(org_id: string): void; refresh(): Promise<void>; features: Features };
 export const SessionContext = createContext<Session | null>(null);
 export function useSession(): Session {
   const session = useContext(SessionContext);

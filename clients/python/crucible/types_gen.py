@@ -52,6 +52,8 @@ GetAuthoringSessionResponse = TypedDict("GetAuthoringSessionResponse", {"id": st
 __all__.append("GetAuthoringSessionResponse")
 GetEvaluationPlanResponse = TypedDict("GetEvaluationPlanResponse", {"id": str, "project_id": str, "org_id": str, "intake_revision": int, "created_by": str, "created_at": str, "approvals": List[Dict[str, Any]], "plan": Dict[str, Any]}, total=False)
 __all__.append("GetEvaluationPlanResponse")
+GetFeaturesResponse = TypedDict("GetFeaturesResponse", {"sponsor_api": bool, "billing": bool}, total=False)
+__all__.append("GetFeaturesResponse")
 GetHealthResponse = Dict[str, Any]
 __all__.append("GetHealthResponse")
 GetIntakeResponse = TypedDict("GetIntakeResponse", {"id": str, "project_id": str, "org_id": str, "revision": int, "spec": Dict[str, Any], "dropped_citations": List[Dict[str, Any]], "dropped_claims": List[Dict[str, Any]], "draft_id": Union[str, None], "created_by": str, "created_at": str}, total=False)
@@ -102,6 +104,8 @@ ListIntakesResponse = TypedDict("ListIntakesResponse", {"data": List[Dict[str, A
 __all__.append("ListIntakesResponse")
 ListIntakeSourcesResponse = TypedDict("ListIntakeSourcesResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
 __all__.append("ListIntakeSourcesResponse")
+ListMembersResponse = TypedDict("ListMembersResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
+__all__.append("ListMembersResponse")
 ListModelsResponse = Dict[str, Any]
 __all__.append("ListModelsResponse")
 ListOrganizationLedgerResponse = TypedDict("ListOrganizationLedgerResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
@@ -112,6 +116,8 @@ ListPromptsResponse = Dict[str, Any]
 __all__.append("ListPromptsResponse")
 ListProviderKeysResponse = TypedDict("ListProviderKeysResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
 __all__.append("ListProviderKeysResponse")
+ListReviewsResponse = TypedDict("ListReviewsResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
+__all__.append("ListReviewsResponse")
 ListRunEventsResponse = TypedDict("ListRunEventsResponse", {"events": List[Dict[str, Any]], "next_offset": Union[int, None], "events_included": int, "description": str}, total=False)
 __all__.append("ListRunEventsResponse")
 ListRunsResponse = TypedDict("ListRunsResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)

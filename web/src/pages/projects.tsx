@@ -4,18 +4,26 @@
 import { useRef, useState } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import {
+  ApiError,
+  type BusinessAssessment,
+  type BusinessQuestion,
+  type BusinessQuestions,
+  type CitedSource,
   type Draft,
   type DroppedCitation,
   type IntakeRevision,
   type Page,
   type Plan,
   type Project,
+  type ReviewListItem,
   type Run,
   type Source,
   TERMINAL_DRAFT,
   type WorldRevision,
   api,
 } from '../api.ts';
+import { AuthoringSessions } from './authoring.tsx';
+import { type JsonSchema, SchemaField, problemsByPath } from '../schemaForm.tsx';
 import { Action, Area, CopyButton, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
 
 export function ProjectsPage() {
@@ -154,6 +162,7 @@ function Material({ project }: { project: Project }) {
 function Intakes({ project }: { project: Project }) {
   const intakes = useLoad(() => api<Page<IntakeRevision>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }), [project.id]);
   const plans = useLoad(() => api<Page<Plan>>('GET', `/v1/projects/${project.id}/evaluation-plans`, { query: { limit: 20 } }), [project.id]);
+  const reviews = useLoad(() => api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }), [project.id]);
   const plan = useAction(async () => {
     const created = await api<Plan>('POST', `/v1/projects/${project.id}/evaluation-plans`, { body: {}, idempotent: true });
     navigate(`/projects/${project.id}/plans/${created.id}`);
@@ -188,6 +197,20 @@ function Intakes({ project }: { project: Project }) {
             </li>
           ))}
         </ul>
+      )}
+      {reviews.value && reviews.value.data.length > 0 && (
+        <>
+          <h3>Reviews</h3>
+          <ErrorBanner error={reviews.error} />
+          <ul className="cards">
+            {reviews.value.data.map((r) => (
+              <li key={r.id} data-testid="review-item">
+                <Link to={`/reviews/${r.id}`}>Review of {formatDate(r.created_at)}</Link> <Status value={r.status} />
+                <span className="muted small">{r.status_description}</span>
+              </li>
+            ))}
+          </ul>
+        </>
       )}
     </section>
   );
@@ -248,6 +271,7 @@ export function ProjectPage({ project_id }: { project_id: string }) {
       <Material project={project.value} />
       <Intakes project={project.value} />
       <Worlds project={project.value} />
+      <AuthoringSessions project_id={project.value.id} />
     </>
   );
 }
@@ -270,40 +294,39 @@ function DroppedCitations({ dropped }: { dropped: DroppedCitation[] }) {
   );
 }
 
-/** The IntakeSpec, readable: each field's value and provenance, so a person can see what to correct. */
-function SpecSummary({ spec }: { spec: any }) {
-  const rows = Object.entries(spec ?? {}).filter(([, v]) => v && typeof v === 'object' && !Array.isArray(v) && ('value' in (v as object) || 'text' in (v as object)));
-  return (
-    <dl className="spec">
-      {rows.map(([key, v]: [string, any]) => (
-        <div key={key}>
-          <dt>{key.replaceAll('_', ' ')}</dt>
-          <dd>
-            {String(v.text ?? v.value ?? '') || <span className="muted">unknown</span>}{' '}
-            {v.provenance && <span className="chip">{String(v.provenance)}</span>}
-          </dd>
-        </div>
-      ))}
-    </dl>
-  );
+/** The IntakeSpec's published JSON Schema: the form is built from it, so a field added to the contract appears here. */
+function useIntakeSchema() {
+  return useLoad(() => api<JsonSchema>('GET', '/v1/schemas/IntakeSpec'), []);
 }
 
 export function DraftPage({ project_id, draft_id }: { project_id: string; draft_id: string }) {
   const draft = useLoad(() => api<Draft>('GET', `/v1/intake-drafts/${draft_id}`), [draft_id], { ms: 1000, until: (d) => TERMINAL_DRAFT.includes(d.status) });
-  const [json, setJson] = useState<string | null>(null);
+  const schema = useIntakeSchema();
+  // One document, two views: the form edits `spec`; the JSON view edits text, applied to `spec` whenever it parses.
+  const [spec, setSpec] = useState<unknown>(undefined);
+  const [jsonText, setJsonText] = useState<string | null>(null);
   const [parseError, setParseError] = useState<string | null>(null);
   const [confirmed, setConfirmed] = useState<IntakeRevision | null>(null);
-  const text = json ?? (draft.value?.spec ? JSON.stringify(draft.value.spec, null, 2) : '');
-  const confirm = useAction(async () => {
-    let spec: unknown;
+  const d = draft.value;
+  const current = spec === undefined ? d?.spec : spec;
+  const text = jsonText ?? (current ? JSON.stringify(current, null, 2) : '');
+  const editJson = (next: string) => {
+    setJsonText(next);
     try {
-      spec = JSON.parse(text);
+      setSpec(JSON.parse(next));
+      setParseError(null);
     } catch (error) {
       setParseError(`The IntakeSpec is not valid JSON: ${(error as Error).message}`);
-      return;
     }
+  };
+  const editForm = (next: unknown) => {
+    setSpec(next);
+    setJsonText(null);
     setParseError(null);
-    setConfirmed(await api<IntakeRevision>('POST', `/v1/projects/${project_id}/intakes`, { body: { spec, draft_id }, idempotent: true }));
+  };
+  const confirm = useAction(async () => {
+    if (parseError) return;
+    setConfirmed(await api<IntakeRevision>('POST', `/v1/projects/${project_id}/intakes`, { body: { spec: current, draft_id }, idempotent: true }));
   });
   const cancel = useAction(async () => {
     await api('POST', `/v1/intake-drafts/${draft_id}/cancel`);
@@ -313,13 +336,7 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
     const created = await api<Plan>('POST', `/v1/projects/${project_id}/evaluation-plans`, { body: {}, idempotent: true });
     navigate(`/projects/${project_id}/plans/${created.id}`);
   });
-  const d = draft.value;
-  let specPreview: unknown = null;
-  try {
-    specPreview = text ? JSON.parse(text) : null;
-  } catch {
-    specPreview = d?.spec;
-  }
+  const problems = problemsByPath(confirm.error instanceof ApiError ? confirm.error.envelope.details : null);
   return (
     <>
       <p className="crumbs">
@@ -344,17 +361,41 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
             <>
               <h2>Dropped citations</h2>
               <DroppedCitations dropped={d.dropped_citations} />
+              {d.dropped_claims.length > 0 && (
+                <div className="warning" role="note">
+                  <p>
+                    {d.dropped_claims.length} claim{d.dropped_claims.length === 1 ? ' was' : 's were'} dropped because no citation was left:
+                  </p>
+                  <ul>
+                    {d.dropped_claims.map((c) => (
+                      <li key={c.path}>
+                        <code>{c.path}</code>: {c.message}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              )}
               <h2>Review and correct the IntakeSpec</h2>
+              <p className="muted">Every statement is recorded as user declared. Correct what is wrong, fill in what you know, and confirm.</p>
+              <ErrorBanner error={schema.error} />
               <Tabs>
                 <TabList aria-label="IntakeSpec views">
-                  <Tab id="summary">Summary</Tab>
+                  <Tab id="form">Form</Tab>
                   <Tab id="json">JSON</Tab>
                 </TabList>
-                <TabPanel id="summary">
-                  <SpecSummary spec={specPreview} />
+                <TabPanel id="form">
+                  {parseError ? (
+                    <p className="muted">The JSON view holds text that does not parse; fix it there to edit with the form.</p>
+                  ) : schema.value ? (
+                    <form className="schema-form" aria-label="IntakeSpec form" onSubmit={(event) => event.preventDefault()}>
+                      <SchemaField schema={schema.value} value={current} onChange={editForm} label="IntakeSpec" path="" problems={problems} />
+                    </form>
+                  ) : (
+                    <p aria-busy="true">Loading the IntakeSpec schema…</p>
+                  )}
                 </TabPanel>
                 <TabPanel id="json">
-                  <Area label="IntakeSpec (JSON)" className="code" value={text} onChange={setJson} rows={24} spellCheck={false} />
+                  <Area label="IntakeSpec (JSON)" className="code" value={text} onChange={editJson} rows={24} spellCheck={false} />
                 </TabPanel>
               </Tabs>
               {parseError && (
@@ -363,7 +404,7 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
                 </div>
               )}
               <ErrorBanner error={confirm.error} />
-              <Action variant="primary" onPress={() => void confirm.run()} isDisabled={confirm.pending}>
+              <Action variant="primary" onPress={() => void confirm.run()} isDisabled={confirm.pending || parseError !== null}>
                 Confirm this intake
               </Action>
             </>
@@ -381,6 +422,132 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
         </>
       )}
     </>
+  );
+}
+
+function Cited({ sources }: { sources: CitedSource[] }) {
+  if (sources.length === 0) return null;
+  return (
+    <span className="muted small">
+      {' '}
+      cited from{' '}
+      {sources.map((c) => (
+        <code key={`${c.source_id}:${c.line_start}`}>
+          {c.source_id} lines {c.line_start}–{c.line_end}{' '}
+        </code>
+      ))}
+    </span>
+  );
+}
+
+const BUSINESS_LABELS: Record<string, string> = {
+  proposed_user: 'Proposed user',
+  buyer: 'Buyer',
+  budget_owner: 'Budget owner',
+  current_alternative: 'Current alternative',
+  value_hypothesis: 'Value hypothesis',
+};
+
+function BusinessRow({ label, question }: { label: string; question: BusinessQuestion }) {
+  return (
+    <div data-testid="business-question">
+      <dt>{label}</dt>
+      <dd>
+        {question.status === 'stated' ? (
+          <>
+            <q>{question.stated}</q> <span className="chip">user declared, not verified</span>
+            <Cited sources={question.cited_sources} />
+          </>
+        ) : (
+          <span className="chip">unknown: the intake does not say</span>
+        )}
+        <p className="small">Ask: {question.question}</p>
+      </dd>
+    </div>
+  );
+}
+
+/** spec: EvaluationPlan — the Business questions section and the optional business_assessment; no viability score. */
+function BusinessSection({ questions, assessment }: { questions: BusinessQuestions; assessment?: BusinessAssessment }) {
+  return (
+    <section aria-labelledby="business-heading">
+      <h2 id="business-heading">Business questions</h2>
+      <p className="muted">What your intake says about who would use and pay for this, and what to find out next. Nothing here is scored or verified.</p>
+      <dl className="spec">
+        {(['proposed_user', 'buyer', 'budget_owner', 'current_alternative'] as const).map((key) => (
+          <BusinessRow key={key} label={BUSINESS_LABELS[key]!} question={questions[key]} />
+        ))}
+        {questions.dependencies.map((d, i) => (
+          <BusinessRow key={`dependency-${d.stated ?? i}`} label={questions.dependencies.length > 1 ? `Dependency ${i + 1}` : 'Dependencies'} question={d} />
+        ))}
+        <BusinessRow label={BUSINESS_LABELS.value_hypothesis!} question={questions.value_hypothesis} />
+      </dl>
+      <h3>Suggested buyer interview</h3>
+      <p>
+        With <strong>{questions.suggested_buyer_interview.interviewee}</strong>: {questions.suggested_buyer_interview.purpose}
+      </p>
+      <ol>
+        {questions.suggested_buyer_interview.questions.map((q) => (
+          <li key={q}>{q}</li>
+        ))}
+      </ol>
+      {questions.unknowns.length > 0 && (
+        <>
+          <h3>Unknowns</h3>
+          <ul>
+            {questions.unknowns.map((u) => (
+              <li key={u.field}>
+                <code>{u.field}</code>: {u.question}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {assessment && (
+        <>
+          <h3>Business assessment</h3>
+          <p className="muted small">A question map that keeps what you submitted apart from hypotheses and unknowns. No viability score is produced.</p>
+          {assessment.submitted_claims.length > 0 && (
+            <>
+              <h4>Submitted claims</h4>
+              <ul>
+                {assessment.submitted_claims.map((c) => (
+                  <li key={c.text}>
+                    <q>{c.text}</q> <span className="chip">{c.topic}</span> <span className="chip">{c.provenance.replaceAll('_', ' ')}</span>
+                    <Cited sources={c.cited_sources} />
+                    <p className="small">Ask: {c.question}</p>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {assessment.hypotheses.length > 0 && (
+            <>
+              <h4>Hypotheses</h4>
+              <ul>
+                {assessment.hypotheses.map((h) => (
+                  <li key={`${h.field}:${h.hypothesis}`}>
+                    <code>{h.field}</code>: {h.hypothesis} <span className="muted small">Test it: {h.how_to_test}</span>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {assessment.unknowns.length > 0 && (
+            <>
+              <h4>Unknowns</h4>
+              <ul>
+                {assessment.unknowns.map((u) => (
+                  <li key={u.field}>
+                    <code>{u.field}</code>: {u.question}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+    </section>
   );
 }
 
@@ -427,6 +594,18 @@ export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id:
               </li>
             ))}
           </ul>
+          <p>
+            Estimated total: <strong data-testid="plan-total-credits">{formatNumber(p.plan.estimated_cost.total_credits)} credits</strong>{' '}
+            <span className="muted small">({p.plan.estimated_cost.basis})</span>
+          </p>
+          {p.plan.notes.length > 0 && (
+            <ul className="muted small">
+              {p.plan.notes.map((n) => (
+                <li key={n}>{n}</li>
+              ))}
+            </ul>
+          )}
+          <BusinessSection questions={p.plan.business_questions} assessment={p.plan.business_assessment} />
           <h2>Approvals</h2>
           {p.plan.approvals_needed.length === 0 && <p className="muted">No approval is needed.</p>}
           <ul className="decisions">

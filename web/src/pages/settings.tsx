@@ -2,7 +2,7 @@
 // members and roles, provider keys for admins, credits and the ledger.
 import { useState } from 'react';
 import { Checkbox, CheckboxGroup, Dialog, Heading, Label, Modal } from 'react-aria-components';
-import { type ApiToken, type Credits, type LedgerEntry, type Page, type ProviderKey, api } from '../api.ts';
+import { type ApiToken, type Credits, type LedgerEntry, type Member, type Page, type ProviderKey, api } from '../api.ts';
 import { Action, CopyButton, ErrorBanner, Field, Pager, Status, formatDate, formatNumber, useAction, useLoad, useSession } from '../ui.tsx';
 
 const LEDGER_PAGE_LIMIT = 20;
@@ -117,34 +117,49 @@ function Tokens() {
   );
 }
 
+const MEMBERS_PAGE_LIMIT = 50;
+
+/** The organization's members and roles (GET /v1/orgs/{org_id}/members). Roles are set by operators, so the list is read-only for everyone. */
 function Members() {
-  const { me } = useSession();
+  const { me, org_id } = useSession();
+  const [offset, setOffset] = useState(0);
+  const members = useLoad(() => api<Page<Member>>('GET', `/v1/orgs/${org_id}/members`, { query: { offset, limit: MEMBERS_PAGE_LIMIT } }), [org_id, offset]);
+  const current = me.memberships.find((m) => m.org_id === org_id);
   return (
     <section aria-labelledby="members-heading">
-      <h2 id="members-heading">Organizations and roles</h2>
-      <p className="muted">Roles are managed by an operator; they are shown here read-only.</p>
+      <h2 id="members-heading">Members and roles</h2>
+      <p className="muted">
+        Members of {current?.org_name ?? org_id}; you are <strong>{current?.role ?? 'not a member'}</strong>. Roles are assigned by an operator, so this list is read-only
+        {current?.role === 'owner' ? ' for owners too' : ''}.
+      </p>
+      <ErrorBanner error={members.error} />
       <div className="table-wrap">
         <table>
+          <caption className="visually-hidden">Members of the organization</caption>
           <thead>
             <tr>
-              <th>Organization</th>
               <th>Member</th>
               <th>Role</th>
-              <th>Since</th>
+              <th>Member since</th>
             </tr>
           </thead>
           <tbody>
-            {me.memberships.map((m) => (
-              <tr key={m.org_id}>
-                <td>{m.org_name}</td>
-                <td>{me.user.email}</td>
-                <td>{m.role}</td>
+            {members.value?.data.map((m) => (
+              <tr key={m.user_id} data-testid="member-row">
+                <td>
+                  {m.email}
+                  {m.user_id === me.user.id && <span className="muted small"> (you)</span>}
+                </td>
+                <td>
+                  <span className="chip">{m.role}</span>
+                </td>
                 <td>{formatDate(m.created_at)}</td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
+      {members.value && <Pager offset={offset} next={members.value.next_offset} limit={MEMBERS_PAGE_LIMIT} onPage={setOffset} />}
     </section>
   );
 }

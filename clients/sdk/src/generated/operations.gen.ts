@@ -7,6 +7,7 @@ export type Operations = {
     '/v1/billing/packs': { data: T.ListBillingPacksData; responses: T.ListBillingPacksResponses; operation_id: 'listBillingPacks' };
     '/v1/billing/purchases/{intent_id}': { data: T.GetPurchaseData; responses: T.GetPurchaseResponses; operation_id: 'getPurchase' };
     '/v1/exports/{token}': { data: T.DownloadRunExportData; responses: T.DownloadRunExportResponses; operation_id: 'downloadRunExport' };
+    '/v1/features': { data: T.GetFeaturesData; responses: T.GetFeaturesResponses; operation_id: 'getFeatures' };
     '/v1/health': { data: T.GetHealthData; responses: T.GetHealthResponses; operation_id: 'getHealth' };
     '/v1/intake-drafts/{draft_id}': { data: T.GetIntakeDraftData; responses: T.GetIntakeDraftResponses; operation_id: 'getIntakeDraft' };
     '/v1/intake-sources': { data: T.ListIntakeSourcesData; responses: T.ListIntakeSourcesResponses; operation_id: 'listIntakeSources' };
@@ -18,6 +19,7 @@ export type Operations = {
     '/v1/openapi.json': { data: T.GetOpenApiData; responses: T.GetOpenApiResponses; operation_id: 'getOpenApi' };
     '/v1/orgs/{org_id}/credits': { data: T.GetOrganizationCreditsData; responses: T.GetOrganizationCreditsResponses; operation_id: 'getOrganizationCredits' };
     '/v1/orgs/{org_id}/ledger': { data: T.ListOrganizationLedgerData; responses: T.ListOrganizationLedgerResponses; operation_id: 'listOrganizationLedger' };
+    '/v1/orgs/{org_id}/members': { data: T.ListMembersData; responses: T.ListMembersResponses; operation_id: 'listMembers' };
     '/v1/orgs/{org_id}/provider-keys': { data: T.ListProviderKeysData; responses: T.ListProviderKeysResponses; operation_id: 'listProviderKeys' };
     '/v1/orgs/{org_id}/usage': { data: T.ListAiUsageData; responses: T.ListAiUsageResponses; operation_id: 'listAiUsage' };
     '/v1/projects': { data: T.ListProjectsData; responses: T.ListProjectsResponses; operation_id: 'listProjects' };
@@ -27,6 +29,7 @@ export type Operations = {
     '/v1/projects/{project_id}/evaluation-plans/{plan_id}': { data: T.GetEvaluationPlanData; responses: T.GetEvaluationPlanResponses; operation_id: 'getEvaluationPlan' };
     '/v1/projects/{project_id}/intakes': { data: T.ListIntakesData; responses: T.ListIntakesResponses; operation_id: 'listIntakes' };
     '/v1/projects/{project_id}/intakes/{revision}': { data: T.GetIntakeData; responses: T.GetIntakeResponses; operation_id: 'getIntake' };
+    '/v1/projects/{project_id}/reviews': { data: T.ListReviewsData; responses: T.ListReviewsResponses; operation_id: 'listReviews' };
     '/v1/projects/{project_id}/runs': { data: T.ListRunsData; responses: T.ListRunsResponses; operation_id: 'listRuns' };
     '/v1/projects/{project_id}/worlds': { data: T.ListWorldsData; responses: T.ListWorldsResponses; operation_id: 'listWorlds' };
     '/v1/prompts': { data: T.ListPromptsData; responses: T.ListPromptsResponses; operation_id: 'listPrompts' };

@@ -19,6 +19,40 @@ export type Error = {
     request_id: string;
 };
 
+export type GetFeaturesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/features';
+};
+
+export type GetFeaturesErrors = {
+    /**
+     * Error envelope
+     */
+    default: Error;
+};
+
+export type GetFeaturesError = GetFeaturesErrors[keyof GetFeaturesErrors];
+
+export type GetFeaturesResponses = {
+    /**
+     * the flags
+     */
+    200: {
+        /**
+         * SERVICE_SPONSOR_API_ENABLED: the sponsor endpoints answer (otherwise 503 SPONSOR_NOT_CONFIGURED)
+         */
+        sponsor_api: boolean;
+        /**
+         * SERVICE_BILLING_ENABLED: the billing endpoints answer (otherwise 503 BILLING_NOT_CONFIGURED)
+         */
+        billing: boolean;
+    };
+};
+
+export type GetFeaturesResponse = GetFeaturesResponses[keyof GetFeaturesResponses];
+
 export type GetHealthData = {
     body?: never;
     path?: never;
@@ -307,6 +341,53 @@ export type GetMeResponses = {
 };
 
 export type GetMeResponse = GetMeResponses[keyof GetMeResponses];
+
+export type ListMembersData = {
+    body?: never;
+    path: {
+        org_id: string;
+    };
+    query?: {
+        /**
+         * items to skip
+         */
+        offset?: number;
+        /**
+         * 1 to 200, default 50
+         */
+        limit?: number;
+    };
+    url: '/v1/orgs/{org_id}/members';
+};
+
+export type ListMembersErrors = {
+    /**
+     * Error envelope
+     */
+    default: Error;
+};
+
+export type ListMembersError = ListMembersErrors[keyof ListMembersErrors];
+
+export type ListMembersResponses = {
+    /**
+     * members
+     */
+    200: {
+        data: Array<{
+            /**
+             * id with prefix usr_
+             */
+            user_id: string;
+            email: string;
+            role: 'owner' | 'admin' | 'member';
+            created_at: string;
+        }>;
+        next_offset: number | null;
+    };
+};
+
+export type ListMembersResponse = ListMembersResponses[keyof ListMembersResponses];
 
 export type ListApiTokensData = {
     body?: never;
@@ -5853,6 +5934,74 @@ export type ApproveEvaluationPlanResponses = {
 };
 
 export type ApproveEvaluationPlanResponse = ApproveEvaluationPlanResponses[keyof ApproveEvaluationPlanResponses];
+
+export type ListReviewsData = {
+    body?: never;
+    path: {
+        project_id: string;
+    };
+    query?: {
+        /**
+         * items to skip
+         */
+        offset?: number;
+        /**
+         * 1 to 200, default 50
+         */
+        limit?: number;
+    };
+    url: '/v1/projects/{project_id}/reviews';
+};
+
+export type ListReviewsErrors = {
+    /**
+     * Error envelope
+     */
+    default: Error;
+};
+
+export type ListReviewsError = ListReviewsErrors[keyof ListReviewsErrors];
+
+export type ListReviewsResponses = {
+    /**
+     * reviews
+     */
+    200: {
+        data: Array<{
+            /**
+             * id with prefix rev_
+             */
+            id: string;
+            /**
+             * id with prefix proj_
+             */
+            project_id: string;
+            /**
+             * id with prefix org_
+             */
+            org_id: string;
+            /**
+             * id with prefix plan_
+             */
+            plan_id: string;
+            status: 'queued' | 'searching' | 'drafting' | 'verifying' | 'succeeded' | 'failed' | 'canceled';
+            status_description: string;
+            byok_provider: 'openai' | 'anthropic' | 'google' | null;
+            credits_reserved: number;
+            credits_used: number | null;
+            failure: {
+                code: string;
+                message: string;
+            } | null;
+            created_by: string;
+            created_at: string;
+            finished_at: string | null;
+        }>;
+        next_offset: number | null;
+    };
+};
+
+export type ListReviewsResponse = ListReviewsResponses[keyof ListReviewsResponses];
 
 export type StartReviewData = {
     body: {
