@@ -185,6 +185,9 @@ function refusalType(error: unknown): string | null {
   return null;
 }
 
+/** The 503 of a step no worker took in time (declared on answers, revise and approve). */
+const STEP_UNAVAILABLE = 'TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again';
+
 /** How often a step refused only because the workflow has not caught up with its stored checkpoint is asked again. */
 const UPDATE_CATCH_UP_ATTEMPTS_MAX = 50;
 const UPDATE_CATCH_UP_DELAY_MS = 100;
@@ -313,7 +316,11 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       idempotency: 'required',
       body: AnswersBody,
-      responses: { 200: { description: 'the session with the checkpoint the answers made', schema: SessionOut }, 409: { description: 'CONFLICT: nothing is asked, or the session is not waiting' } },
+      responses: {
+        200: { description: 'the session with the checkpoint the answers made', schema: SessionOut },
+        409: { description: 'CONFLICT: nothing is asked, or the session is not waiting' },
+        503: { description: STEP_UNAVAILABLE },
+      },
       handler: async (ctx, { params, body }) => {
         const session = await loadSession(deps, ctx, params.session_id);
         await update(deps, ctx, session, 'answers', body);
@@ -331,7 +338,11 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       idempotency: 'required',
       body: ReviseBody,
-      responses: { 200: { description: 'the session with the new checkpoint', schema: SessionOut }, 409: { description: 'CONFLICT: not waiting, or an AI step after cap_reached' } },
+      responses: {
+        200: { description: 'the session with the new checkpoint', schema: SessionOut },
+        409: { description: 'CONFLICT: not waiting, or an AI step after cap_reached' },
+        503: { description: STEP_UNAVAILABLE },
+      },
       handler: async (ctx, { params, body }) => {
         const session = await loadSession(deps, ctx, params.session_id);
         await update(deps, ctx, session, 'revise', body);
@@ -353,6 +364,7 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       responses: {
         200: { description: 'the approved session with world_revision_id', schema: SessionOut },
         409: { description: "CONFLICT: the session is not waiting or its world does not validate" },
+        503: { description: STEP_UNAVAILABLE },
       },
       handler: async (ctx, { params, auth }) => {
         const session = await loadSession(deps, ctx, params.session_id);
