@@ -23,6 +23,9 @@ function fail(type: string, message: string, details: Record<string, unknown> = 
 
 type Route = { provider: AiCallProvider; model: string; byok: boolean; key_id: string | null; api_key: string | undefined };
 
+/** How often callModel heartbeats while a provider call is in flight. */
+export const AI_CALL_HEARTBEAT_INTERVAL_MS = 2_000;
+
 /** The activity execution that makes the call: a retry of it has the same three ids. */
 function currentCall(): { workflow_id: string; run_id: string; activity_id: string } {
   let info: ReturnType<typeof Context.current>['info'];
@@ -84,6 +87,9 @@ export function aiActivities(deps: ActivityDeps) {
         });
       }
       let result: Awaited<ReturnType<typeof callStructured>>;
+      // Heartbeats while the provider answers: a workflow that sets a heartbeat timeout notices a dead worker early.
+      const context = Context.current();
+      const beating = setInterval(() => context.heartbeat(), AI_CALL_HEARTBEAT_INTERVAL_MS);
       try {
         result = await callStructured({
           provider: chosen.provider,
@@ -108,6 +114,8 @@ export function aiActivities(deps: ActivityDeps) {
           nonRetryable: false,
           details: [{ provider: chosen.provider }],
         });
+      } finally {
+        clearInterval(beating);
       }
       const credits_charged = aiCallCredits({
         byok: chosen.byok,

@@ -26,6 +26,8 @@ export type AuthoringStart = {
   created_by: string;
   ai_limits: AiLimits;
   wait_seconds_max: number;
+  /** Steps one workflow run takes before it continues as new (the worker's CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX). */
+  steps_per_run_max: number;
   credits_per_1k_tokens: number;
   intake: IntakeSpec | null;
   template: WorldSpec;
@@ -70,6 +72,7 @@ export function authoringActivities(deps: ActivityDeps) {
         created_by: session.created_by,
         ai_limits: session.ai_limits,
         wait_seconds_max: session.wait_seconds_max,
+        steps_per_run_max: deps.config.authoring_steps_per_run_max,
         credits_per_1k_tokens: deps.config.ai_credits_per_1k_tokens,
         intake,
         template: base.world,

@@ -19,6 +19,7 @@ export type ActivityConfig = {
   stripe_api_base: string | null;
   stripe_webhook_secret: string | null;
   billing_reconcile_after_seconds: number | null;
+  authoring_steps_per_run_max: number;
 };
 
 /** What activities need: they touch the world only through these. */

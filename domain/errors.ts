@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   PROVIDER_NOT_CONFIGURED: 503,
   PAYMENT_PROVIDER_ERROR: 502,
   PROVIDER_ERROR: 502,
+  // A step that needs a workflow worker and none accepted it in time (docs/decisions.md): nothing changed; retry.
+  TEMPORARILY_UNAVAILABLE: 503,
   INTERNAL: 500,
 } as const;
 

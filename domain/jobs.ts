@@ -24,6 +24,12 @@ export const JOB_WORKFLOW_TYPES = {
   authoring: 'authoringSessionWorkflow',
 } as const satisfies Partial<Record<JobKind, string>>;
 
+/**
+ * The failure type with which a workflow refuses an Update delivered after the API stopped waiting for it (the API
+ * answered 503 TEMPORARILY_UNAVAILABLE), so the late step changes nothing (integrations/temporal/jobs.ts: updateJob).
+ */
+export const UPDATE_REQUEST_EXPIRED = 'UPDATE_REQUEST_EXPIRED';
+
 /** The job's workflow id, derived from its resource id. */
 export function jobWorkflowId(kind: JobKind, resource_id: string): string {
   return `${JOB_ID_PREFIXES[kind]}${resource_id}`;

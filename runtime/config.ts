@@ -51,6 +51,10 @@ export type Config = {
   authoring_ai_limits: { calls_max: number; tokens_max: number; ai_iterations_max: number; wall_seconds_max: number };
   /** an authoring session that waits this long for answers, revise or approve ends expired */
   authoring_wait_seconds_max: number;
+  /** steps (drafts, answers, revisions) one authoring workflow run takes before it continues as new */
+  authoring_steps_per_run_max: number;
+  /** how long an answers/revise/approve call waits for a worker to accept the step before it answers 503 */
+  authoring_update_accept_seconds: number;
 };
 
 /** The task queue of the deployment's workers unless CRUCIBLE_TASK_QUEUE names another. */
@@ -173,6 +177,8 @@ export function loadConfig(env: Env = process.env): Config {
       wall_seconds_max: int(env, 'CRUCIBLE_AUTHORING_AI_WALL_SECONDS_MAX', 1_800, 0, 86_400, problems),
     },
     authoring_wait_seconds_max: int(env, 'CRUCIBLE_AUTHORING_WAIT_SECONDS_MAX', 7 * 24 * 3600, 1, 90 * 24 * 3600, problems),
+    authoring_steps_per_run_max: int(env, 'CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX', 25, 1, 1_000, problems),
+    authoring_update_accept_seconds: int(env, 'CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS', 20, 1, 100, problems),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.log_level}")`);

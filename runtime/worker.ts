@@ -52,7 +52,7 @@ export async function createWorker(options: {
 /** What activities need, taken from the configuration here so activities never read it themselves. */
 export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTemporal | null): ActivityDeps {
   const { models, provider_base_urls, hosted_provider, hosted_api_key, master_key, ai_credits_per_1k_tokens, europe_pmc_base_url } = config;
-  const { stripe_secret_key, stripe_api_base, stripe_webhook_secret, billing_reconcile_after_seconds } = config;
+  const { stripe_secret_key, stripe_api_base, stripe_webhook_secret, billing_reconcile_after_seconds, authoring_steps_per_run_max } = config;
   return {
     config: {
       models,
@@ -66,6 +66,7 @@ export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTe
       stripe_api_base,
       stripe_webhook_secret,
       billing_reconcile_after_seconds,
+      authoring_steps_per_run_max,
     },
     db,
     logger,

@@ -12,27 +12,34 @@ import type { AuthoringStart } from '../activities/authoring.ts';
 import { type AiUsage, limitReached, ZERO_USAGE } from '../domain/authoring/checkpoint.ts';
 import { type AuthoringDraft, applyProposals, type Question, type SlotValue } from '../domain/authoring/draft.ts';
 import { AUTHORING_DRAFT_MAX_OUTPUT_TOKENS, AUTHORING_DRAFT_SCHEMA_NAME, AUTHORING_DRAFT_TASK, authoringCallBound, authoringDraftPrompt, authoringDraftSystem } from '../domain/authoring/register.ts';
+import { UPDATE_REQUEST_EXPIRED } from '../domain/jobs.ts';
 import { meteredWork } from './credits.ts';
 
 const { loadAuthoringSession, markAuthoringDrafting, writeAuthoringCheckpoint, approveAuthoringSession, endAuthoringSession } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', maximumAttempts: 20 },
 });
+// The call heartbeats while the provider answers, so a worker that dies mid-call is noticed in a heartbeat timeout,
+// not after the whole start-to-close timeout; the retry is the same activity execution (one ai_usage row, one charge).
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '6 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', backoffCoefficient: 2, maximumAttempts: 4 },
 });
 
-/** Steps (drafts, answers, revisions) one workflow run takes before it continues as new. */
+/** Steps (drafts, answers, revisions) one workflow run takes before it continues as new, unless the worker says otherwise. */
 export const AUTHORING_STEPS_PER_RUN_MAX = 25;
+
 
 export type AnswersInput = { answers: Array<{ question_id: string; value: number; note?: string }> };
 export type ReviseInput = { values?: Array<{ slot: string; value: number; reference?: string }>; instructions?: string | null };
 export type StepResult = { checkpoint: number };
+/** When the API stops waiting for a worker to accept the step (ms since the epoch); a later delivery is refused. */
+export type StepDeadline = { not_after_ms: number };
 
-export const answersUpdate = defineUpdate<StepResult, [AnswersInput]>('answers');
-export const reviseUpdate = defineUpdate<StepResult, [ReviseInput]>('revise');
-export const approveUpdate = defineUpdate<{ world_revision_id: string }, [{ approved_by: string }]>('approve');
+export const answersUpdate = defineUpdate<StepResult, [AnswersInput, StepDeadline | null]>('answers');
+export const reviseUpdate = defineUpdate<StepResult, [ReviseInput, StepDeadline | null]>('revise');
+export const approveUpdate = defineUpdate<{ world_revision_id: string }, [{ approved_by: string }, StepDeadline | null]>('approve');
 
 type Step = { id: number; kind: 'draft' | 'answers' | 'revise'; answers?: AnswersInput['answers']; revise?: ReviseInput };
 
@@ -56,6 +63,13 @@ function conflict(message: string): never {
   throw ApplicationFailure.create({ type: 'CONFLICT', message, nonRetryable: true });
 }
 
+/** A step the API gave up on (no worker accepted it in time) is refused when it arrives late: a refused Update leaves no trace. */
+function refuseLate(deadline: StepDeadline | null | undefined): void {
+  if (deadline && Date.now() > deadline.not_after_ms) {
+    throw ApplicationFailure.create({ type: UPDATE_REQUEST_EXPIRED, message: 'the request waited longer than the API did for a worker; it changed nothing; send it again', nonRetryable: true });
+  }
+}
+
 export async function authoringSessionWorkflow(input: AuthoringSessionInput): Promise<{ status: 'approved' | 'expired' | 'failed'; world_revision_id?: string }> {
   const state: AuthoringState =
     input.state ??
@@ -77,7 +91,8 @@ export async function authoringSessionWorkflow(input: AuthoringSessionInput): Pr
   };
 
   setHandler(answersUpdate, (body) => enqueue({ kind: 'answers', answers: body.answers }), {
-    validator: (body) => {
+    validator: (body, deadline) => {
+      refuseLate(deadline);
       if (state.status !== 'waiting') conflict(`the session is ${state.status}; answers are accepted only while it waits`);
       if (state.questions.length === 0) conflict('nothing is asked: the session has no open question; revise or approve instead');
       for (const answer of body.answers) {
@@ -86,7 +101,8 @@ export async function authoringSessionWorkflow(input: AuthoringSessionInput): Pr
     },
   });
   setHandler(reviseUpdate, (body) => enqueue({ kind: 'revise', revise: body }), {
-    validator: (body) => {
+    validator: (body, deadline) => {
+      refuseLate(deadline);
       if (state.status !== 'waiting') conflict(`the session is ${state.status}; revise is accepted only while it waits`);
       if (body.instructions && state.cap_reached) conflict('the session reached its AI preparation limit (cap_reached): no more AI steps; revise with values only, or approve');
       for (const value of body.values ?? []) if (!start.slots.some((slot) => slot.id === value.slot)) conflict(`slot ${value.slot} is not a slot of this world`);
@@ -101,7 +117,8 @@ export async function authoringSessionWorkflow(input: AuthoringSessionInput): Pr
       return approved;
     },
     {
-      validator: (_body) => {
+      validator: (_body, deadline) => {
+        refuseLate(deadline);
         if (state.status !== 'waiting') conflict(`the session is ${state.status}; approve is accepted only while it waits`);
         if (!state.valid) conflict("the checkpoint's world does not validate yet; answer the questions or revise first (see next_steps)");
       },
@@ -224,7 +241,7 @@ export async function authoringSessionWorkflow(input: AuthoringSessionInput): Pr
       state.done_step_id = step.id;
       state.status = 'waiting';
       steps_this_run++;
-      if (queue.length === 0 && (steps_this_run >= AUTHORING_STEPS_PER_RUN_MAX || workflowInfo().continueAsNewSuggested)) {
+      if (queue.length === 0 && (steps_this_run >= (start.steps_per_run_max ?? AUTHORING_STEPS_PER_RUN_MAX) || workflowInfo().continueAsNewSuggested)) {
         await condition(allHandlersFinished);
         if (queue.length === 0 && state.status === 'waiting') await continueAsNew<typeof authoringSessionWorkflow>({ session_id: start.session_id, state });
       }

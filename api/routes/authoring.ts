@@ -5,8 +5,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { jobWorkflowId } from '../../domain/jobs.ts';
-import { startJob } from '../../integrations/temporal/jobs.ts';
+import { jobWorkflowId, UPDATE_REQUEST_EXPIRED } from '../../domain/jobs.ts';
+import { startJob, updateJob } from '../../integrations/temporal/jobs.ts';
 import type { Context } from 'koa';
 import { type Static, Type } from 'typebox';
 import type { AiLimits, Checkpoint } from '../../domain/authoring/checkpoint.ts';
@@ -132,18 +132,37 @@ function refusal(error: unknown): string | null {
   return message;
 }
 
-/** Sends one step to the session's workflow as an Update whose id is the Idempotency-Key; a validator refusal is 409. */
+/**
+ * Sends one step to the session's workflow as an Update whose id is the Idempotency-Key; a validator refusal is 409.
+ * The wait for a worker to accept the step is bounded (CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS): past it the call is
+ * 503 TEMPORARILY_UNAVAILABLE and nothing changed (integrations/temporal/jobs.ts: updateJob).
+ */
 async function update(deps: AppDeps, ctx: Context, session: SessionRow, name: 'answers' | 'revise' | 'approve', arg: unknown): Promise<unknown> {
   if (session.status !== 'waiting' && session.status !== 'drafting') {
     throw new ServiceError('CONFLICT', `The authoring session is ${session.status}; it accepts no ${name} any more.`, [{ path: '/status', message: session.status }]);
   }
-  if (!deps.temporal) throw new ServiceError('CONFLICT', 'Authoring sessions need the workflow service; none is configured.');
+  if (!deps.temporal) throw new ServiceError('TEMPORARILY_UNAVAILABLE', 'Authoring sessions need the workflow service; none is configured.');
   const key = readIdempotencyKey(ctx, true)!;
-  const handle = deps.temporal.client.workflow.getHandle(authoringWorkflowId(session.id));
+  const until_ms = Date.now() + deps.config.authoring_update_accept_seconds * 1000;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await handle.executeUpdate(name, { args: [arg], updateId: `${name}:${key}` });
+      return await updateJob(deps.temporal, { kind: 'authoring', resource_id: session.id }, {
+        name,
+        update_id: `${name}:${key}`,
+        args: (not_after_ms) => [arg, { not_after_ms }],
+        accept_timeout_ms: Math.max(1, until_ms - Date.now()),
+      });
     } catch (error) {
+      const type = refusalType(error);
+      // An earlier copy of this request (same update id) that waited past its own deadline was refused on arrival;
+      // a refused Update leaves nothing behind, so this request's copy is asked for while its time lasts.
+      if (type === UPDATE_REQUEST_EXPIRED) {
+        if (Date.now() < until_ms - UPDATE_CATCH_UP_DELAY_MS) {
+          await delay(UPDATE_CATCH_UP_DELAY_MS);
+          continue;
+        }
+        throw new ServiceError('TEMPORARILY_UNAVAILABLE', `No worker took the ${name} step in time; nothing changed. Send the same request again later.`);
+      }
       // The row says waiting once the checkpoint activity committed; a worker that restarts in between delivers this
       // Update before it applies that activity's result, so the workflow still says drafting for one task. A refused
       // Update leaves nothing in history, so asking again (same update id) is safe; bounded by UPDATE_CATCH_UP_ATTEMPTS_MAX.
@@ -155,6 +174,19 @@ async function update(deps: AppDeps, ctx: Context, session: SessionRow, name: 'a
     }
   }
 }
+
+/** The failure type of a refused Update (its validator's ApplicationFailure), if any. */
+function refusalType(error: unknown): string | null {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 10; depth++) {
+    if (current instanceof ApplicationFailure) return current.type ?? null;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+/** The 503 of a step no worker took in time (declared on answers, revise and approve). */
+const STEP_UNAVAILABLE = 'TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again';
 
 /** How often a step refused only because the workflow has not caught up with its stored checkpoint is asked again. */
 const UPDATE_CATCH_UP_ATTEMPTS_MAX = 50;
@@ -284,7 +316,11 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       idempotency: 'required',
       body: AnswersBody,
-      responses: { 200: { description: 'the session with the checkpoint the answers made', schema: SessionOut }, 409: { description: 'CONFLICT: nothing is asked, or the session is not waiting' } },
+      responses: {
+        200: { description: 'the session with the checkpoint the answers made', schema: SessionOut },
+        409: { description: 'CONFLICT: nothing is asked, or the session is not waiting' },
+        503: { description: STEP_UNAVAILABLE },
+      },
       handler: async (ctx, { params, body }) => {
         const session = await loadSession(deps, ctx, params.session_id);
         await update(deps, ctx, session, 'answers', body);
@@ -302,7 +338,11 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       idempotency: 'required',
       body: ReviseBody,
-      responses: { 200: { description: 'the session with the new checkpoint', schema: SessionOut }, 409: { description: 'CONFLICT: not waiting, or an AI step after cap_reached' } },
+      responses: {
+        200: { description: 'the session with the new checkpoint', schema: SessionOut },
+        409: { description: 'CONFLICT: not waiting, or an AI step after cap_reached' },
+        503: { description: STEP_UNAVAILABLE },
+      },
       handler: async (ctx, { params, body }) => {
         const session = await loadSession(deps, ctx, params.session_id);
         await update(deps, ctx, session, 'revise', body);
@@ -324,6 +364,7 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       responses: {
         200: { description: 'the approved session with world_revision_id', schema: SessionOut },
         409: { description: "CONFLICT: the session is not waiting or its world does not validate" },
+        503: { description: STEP_UNAVAILABLE },
       },
       handler: async (ctx, { params, auth }) => {
         const session = await loadSession(deps, ctx, params.session_id);

@@ -2,9 +2,10 @@
 // after their commit and by the maintenance reconcilers alike. A job's workflow id comes from its resource id
 // (domain/jobs.ts) and a second start is a no-op; every job carries the search attributes operators filter on
 // (docs/operators.md). SDK errors are recognised by class, never by name.
-import type { Client } from '@temporalio/client';
+import { type Client, type WorkflowUpdateHandle, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import { ServiceError } from '../../domain/errors.ts';
 import { JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, type JobRef, jobWorkflowId } from '../../domain/jobs.ts';
 import type { conceptReviewWorkflow } from '../../workflows/conceptReview.ts';
 import type { intakeDraftWorkflow } from '../../workflows/intakeDraft.ts';
@@ -109,4 +110,40 @@ export async function cancelJob(temporal: JobTemporal | null, job: Pick<JobRef, 
     if (error instanceof WorkflowNotFoundError) return 'not_running';
     throw error;
   }
+}
+
+/** How much earlier than the API gives up the workflow stops accepting a step (the acceptance's way back). */
+export const UPDATE_ACCEPT_MARGIN_MS = 2_000;
+
+/**
+ * Sends an Update to a job's workflow and returns its result. The wait for a worker to accept it is bounded: with no
+ * worker polling (or one too busy to take the step within accept_timeout_ms), it fails with 503 TEMPORARILY_UNAVAILABLE
+ * and nothing changed (an Update is durable only once accepted; the workflow refuses a late delivery it is told of, see
+ * `args`). Once accepted, the step runs to its end and its result is awaited. `update_id` makes a retried call one step.
+ */
+export async function updateJob<R>(
+  temporal: JobTemporal,
+  job: Pick<JobRef, 'kind' | 'resource_id'>,
+  update: { name: string; update_id: string; args: (not_after_ms: number) => [unknown, ...unknown[]]; accept_timeout_ms: number },
+): Promise<R> {
+  const handle = temporal.client.workflow.getHandle(jobWorkflowId(job.kind, job.resource_id));
+  const deadline_ms = Date.now() + update.accept_timeout_ms;
+  // The workflow stops accepting a little before the call gives up, so an acceptance is never lost in transit.
+  const not_after_ms = deadline_ms - Math.min(UPDATE_ACCEPT_MARGIN_MS, update.accept_timeout_ms / 4);
+  let accepted: WorkflowUpdateHandle<R>;
+  try {
+    accepted = await temporal.client.withDeadline(deadline_ms, () =>
+      handle.startUpdate<R, [unknown, ...unknown[]]>(update.name, { args: update.args(not_after_ms), updateId: update.update_id, waitForStage: WorkflowUpdateStage.ACCEPTED }),
+    );
+  } catch (error) {
+    if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+      throw new ServiceError(
+        'TEMPORARILY_UNAVAILABLE',
+        `No worker took the ${update.name} step within ${Math.round(update.accept_timeout_ms / 1000)} seconds; nothing changed. Send the same request (same Idempotency-Key) again later.`,
+        { workflow_id: jobWorkflowId(job.kind, job.resource_id), accept_timeout_ms: update.accept_timeout_ms },
+      );
+    }
+    throw error;
+  }
+  return accepted.result();
 }

@@ -1,9 +1,11 @@
-// crucible, the CLI: the paragraph → review and sample world → run results walks with --json, the error envelope with
+// crucible, the CLI: the paragraph → review and sample world → run results walks with --json, an authoring session
+// (exit 4 while it waits, 0 once approved), the error envelope with
 // exit codes, token storage, and (in tmux, a real terminal) the progress display and the human tables.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectWithIntake } from '../support/authoring.ts';
 import { eventually } from '../support/harness.ts';
 import { REPO_DIR, run, startClientWorld, temporaryDirectory, type ClientWorld } from './support.ts';
 
@@ -94,6 +96,52 @@ describe('the walks with --json', () => {
     const exported = await crucible(['runs', 'export', created.body.run_id, '--out', zip]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(readFileSync(zip).subarray(0, 2).toString('latin1')).toBe('PK');
+  }, 300_000);
+});
+
+describe('an authoring session with --json', () => {
+  it('exits 4 while the session waits for answers or approval and 0 once it is approved', async () => {
+    const project_id = await projectWithIntake(world.service, world.user);
+    const started = await crucible(['sessions', 'start', '--project', project_id, '--wait', '--idempotency-key', 'cli-session']);
+    expect(started.code, started.stderr).toBe(4);
+    expect(started.body.status).toBe('waiting');
+    const questions = started.body.checkpoint.questions;
+    expect(questions.map((q: { slot: string }) => q.slot).sort()).toEqual(['arrival_rate', 'mean_service', 'servers', 'treatment.mean_service']);
+    expect(started.stderr).toBe(''); // --json: no progress, no note
+
+    const asked = await crucible(['sessions', 'questions', started.body.id]);
+    expect(asked.code).toBe(4);
+    expect(asked.body.checkpoint.number).toBe(1);
+
+    const usage = await crucible(['sessions', 'answer', started.body.id, '--answer', `${questions[0].id}=many`]);
+    expect(usage.code).toBe(2);
+
+    const values: Record<string, number> = { arrival_rate: 4, mean_service: 20, servers: 2, 'treatment.mean_service': 12 };
+    const pairs = questions.flatMap((q: { id: string; slot: string }) => ['--answer', `${q.id}=${values[q.slot]}`]);
+    const answered = await crucible(['sessions', 'answer', started.body.id, ...pairs, '--idempotency-key', 'cli-answers']);
+    // Every question answered: the session still waits, now for an approval.
+    expect(answered.code, answered.stderr).toBe(4);
+    expect(answered.body.checkpoint.number).toBe(2);
+    expect(answered.body.checkpoint.questions).toEqual([]);
+    expect(answered.body.accepts).toEqual(['revise', 'approve']);
+    // The same step again (same key): the same checkpoint, not a new one.
+    const again = await crucible(['sessions', 'answer', started.body.id, ...pairs, '--idempotency-key', 'cli-answers']);
+    expect(again.code).toBe(4);
+    expect(again.body.checkpoint.number).toBe(2);
+    // An answer while nothing is asked: the API's 409, exit 1.
+    const refused = await crucible(['sessions', 'answer', started.body.id, ...pairs]);
+    expect(refused.code).toBe(1);
+    expect(refused.body.error).toMatchObject({ status: 409, code: 'CONFLICT' });
+
+    const approved = await crucible(['sessions', 'approve', started.body.id]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.body.status).toBe('approved');
+    expect(approved.body.world_revision_id).toMatch(/^wrev_/);
+    const shown = await crucible(['sessions', 'show', started.body.id]);
+    expect(shown.code).toBe(0);
+    const listed = await crucible(['sessions', 'list', '--project', project_id]);
+    expect(listed.code).toBe(0);
+    expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([started.body.id]);
   }, 300_000);
 });
 

@@ -1,10 +1,12 @@
-// crucible mcp: an MCP client (the official SDK's own) lists the tools and the published prompts and runs the walks
+// crucible mcp: an MCP client (the official SDK's own) lists the tools (the tool registry's among them) and the published
+// prompts and runs the walks
 // through the server over stdio; approvals and budgets are explicit tool arguments (spec: What the service does).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectWithIntake } from '../support/authoring.ts';
 import { eventually } from '../support/harness.ts';
 import { REPO_DIR, startClientWorld, type ClientWorld } from './support.ts';
 
@@ -97,6 +99,36 @@ describe('crucible mcp', () => {
     const results = await tool('get_run_results', { run_id: created.run_id });
     expect(results.findings.length).toBeGreaterThan(0);
     expect((await tool('compare_run', { run_id: created.run_id })).metrics).toBeDefined();
+  }, 300_000);
+
+  it("exposes the tool registry's tools, with what each needs, and runs them with explicit approval and budget", async () => {
+    const registry = (await (await fetch(`${world.service.url}/v1/tools`)).json()) as { version: string; data: Array<{ name: string; needs: { approval: string } }> };
+    const { tools } = await mcp.listTools();
+    for (const entry of registry.data) {
+      const listed = tools.find((t) => t.name === entry.name);
+      expect(listed, `${entry.name} is an MCP tool`).toBeDefined();
+      expect(listed!.description).toContain(`tool registry ${registry.version}`);
+      expect(listed!.description).toContain(entry.needs.approval);
+    }
+    expect(tools.find((t) => t.name === 'synthetic_simulation')!.inputSchema.required).toEqual(['world_revision_id', 'budget_limit_credits']);
+    expect(tools.find((t) => t.name === 'concept_and_evidence_review')!.inputSchema.required).toEqual(['project_id', 'plan_id']);
+
+    // concept_and_evidence_review: refused until the user approves the plan's scope.
+    const project_id = await projectWithIntake(world.service, world.user);
+    const plan = await tool('create_plan', { project_id });
+    await expect(tool('concept_and_evidence_review', { project_id, plan_id: plan.id })).rejects.toMatchObject({ body: { status: 409, code: 'APPROVAL_REQUIRED' } });
+
+    // synthetic_simulation: runs a saved world revision under the budget given.
+    const spec = JSON.parse(readFileSync(join(REPO_DIR, 'clients', 'sdk', 'resources', 'worlds', 'gp_triage_digital_front_door.json'), 'utf8'));
+    const saved = await tool('save_world', { project_id, world: spec });
+    const quote = await tool('estimate_run', { world_revision_id: saved.world_revision_id, budget_limit_credits: 1_000_000 });
+    const created = await tool('synthetic_simulation', { world_revision_id: saved.world_revision_id, budget_limit_credits: quote.credits_estimate * 2, idempotency_key: 'mcp-registry-run' });
+    expect(created.run_id).toMatch(/^run_/);
+    const run = await eventually(async () => {
+      const read = await tool('get_run', { run_id: created.run_id });
+      return ['succeeded', 'failed', 'canceled', 'timed_out'].includes(read.status) ? read : null;
+    }, 120_000, 'the registry tool run');
+    expect(run.status).toBe('succeeded');
   }, 300_000);
 
   it('returns the error envelope as a tool error for a 404 and a 422', async () => {

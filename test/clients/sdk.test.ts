@@ -56,6 +56,16 @@ describe('generated types and bundled resources', () => {
     );
     expect(manifest.files.filter((f: { path: string }) => f.path.startsWith('worlds/'))).toHaveLength(4);
   });
+
+  it('bundle the tool registry the running service serves', async () => {
+    const served = (await (await fetch(`${world.service.url}/v1/tools`)).json()) as { version: string; data: Array<{ name: string }> };
+    const bundled = JSON.parse(readFileSync(join(SDK_DIR, 'resources', 'tools.json'), 'utf8'));
+    expect(bundled).toEqual(served);
+    expect(bundled.version).toBe('2026-10-12.2');
+    expect(bundled.data.map((tool: { name: string }) => tool.name)).toEqual(['concept_and_evidence_review', 'synthetic_simulation']);
+    const manifest = JSON.parse(readFileSync(join(SDK_DIR, 'resources', 'manifest.json'), 'utf8'));
+    expect(manifest.files.map((f: { path: string }) => f.path)).toContain('tools.json');
+  });
 });
 
 describe('the packed tarball', () => {

@@ -5,9 +5,18 @@ function openAiError(status: number, message: string, type: string, code: string
   return { status, headers: { 'x-request-id': 'req_fake', ...(headers ?? {}) }, body: { error: { message, type, param: null, code } } };
 }
 
-export async function startFakeOpenAi(options: { expected_api_key?: string } = {}): Promise<AiFake> {
+/**
+ * `hold`, when given, is awaited before the n-th completion request (0-based) is answered: a test holds a call in flight
+ * (e.g. to kill the worker that made it).
+ */
+export async function startFakeOpenAi(options: { expected_api_key?: string; hold?: (index: number) => Promise<void> } = {}): Promise<AiFake> {
   const script = new ScriptQueue();
   const state: { expected_api_key?: string } = { expected_api_key: options.expected_api_key };
+  let completions = 0;
+  const held = async (request: RecordedRequest): Promise<FakeReply> => {
+    if (options.hold && request.method === 'POST' && request.path === '/v1/chat/completions') await options.hold(completions++);
+    return handle(request);
+  };
   const handle = (request: RecordedRequest): FakeReply => {
     if (request.method !== 'POST' || request.path !== '/v1/chat/completions') {
       return openAiError(404, `Invalid URL (${request.method} ${request.path})`, 'invalid_request_error', null);
@@ -41,7 +50,7 @@ export async function startFakeOpenAi(options: { expected_api_key?: string } = {
       },
     };
   };
-  const server = await startFakeServer(handle);
+  const server = await startFakeServer(options.hold ? held : handle);
   const fake: AiFake = {
     ...server,
     base_url: `${server.url}/v1`,

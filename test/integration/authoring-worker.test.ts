@@ -1,6 +1,9 @@
 // Authoring sessions survive their worker: no worker while the session drafts (it is readable from the database and
-// completes when a worker comes), the worker stopped while the session waits (an answer sent meanwhile is not lost), a
+// completes when a worker comes), the worker stopped while the session waits (an answer sent meanwhile is taken when a
+// worker comes back within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; past that the call is 503 and changes nothing), a
 // new worker on the same task queue finishes the session; every AI call is recorded and charged once.
+// (A worker process killed with SIGKILL mid-activity: test/e2e/authoring-kill.test.ts.)
+import { setTimeout as delay } from 'node:timers/promises';
 import { inject, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../runtime/logger.ts';
 import { createWorker } from '../../runtime/worker.ts';
@@ -27,12 +30,15 @@ async function startWorker(service: TestService): Promise<{ stop(): Promise<void
   };
 }
 
+const ACCEPT_SECONDS = 15;
+
 describe('authoring sessions across worker restarts', () => {
   let service: TestService;
   let owner: TestUser;
 
   beforeAll(async () => {
-    service = await startTestService({ mode: 'api' }); // the API only: workers come and go in the test
+    // The API only: workers come and go in the test. A step waits at most ACCEPT_SECONDS for a worker to take it.
+    service = await startTestService({ mode: 'api', env: { CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS: String(ACCEPT_SECONDS) } });
     owner = await signedInOwner(service, 'author-restart');
     await service.db.transaction((tx) => grantCredits(tx, { org_id: owner.org_id, credits: 100_000, reason: 'authoring test grant', caused_by: 'test' }));
   });
@@ -55,10 +61,23 @@ describe('authoring sessions across worker restarts', () => {
     expect(first.checkpoint.questions.length).toBe(4);
     await first_worker.stop();
 
-    // The worker is gone while the session waits: the answer is accepted once a worker is back, never lost.
     const values: Record<string, number> = { arrival_rate: 4, mean_service: 20, servers: 2, 'treatment.mean_service': 12 };
-    const answer_key = key();
     const body = { answers: first.checkpoint.questions.map((q: any) => ({ question_id: q.id, value: values[q.slot] })) };
+
+    // No worker at all: the call does not wait forever; after ACCEPT_SECONDS it is 503 and changes nothing.
+    const sent_at = Date.now();
+    const unavailable = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body, headers: { 'idempotency-key': key() } });
+    const waited_ms = Date.now() - sent_at;
+    expect(unavailable.status, JSON.stringify(unavailable.body)).toBe(503);
+    expect(unavailable.body).toMatchObject({ code: 'TEMPORARILY_UNAVAILABLE', details: { accept_timeout_ms: ACCEPT_SECONDS * 1000 } });
+    expect(unavailable.body.message).toMatch(/nothing changed/);
+    expect(waited_ms).toBeGreaterThanOrEqual((ACCEPT_SECONDS - 1) * 1000);
+    expect(waited_ms).toBeLessThan((ACCEPT_SECONDS + 15) * 1000);
+    const unchanged = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session });
+    expect(unchanged.body).toMatchObject({ status: 'waiting', checkpoint_count: 1, accepts: ['answers', 'revise'] });
+
+    // The worker is gone while the session waits: an answer sent now is taken once a worker is back, never lost.
+    const answer_key = key();
     const answering = http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body, headers: { 'idempotency-key': answer_key } });
     const still = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session });
     expect(still.body.status).toBe('waiting');
@@ -70,6 +89,11 @@ describe('authoring sessions across worker restarts', () => {
       expect(answered.status, JSON.stringify(answered.body)).toBe(200);
       expect(answered.body.checkpoint.number).toBe(2);
       expect(answered.body.checkpoint.validation.valid).toBe(true);
+      // The answer refused with 503 never arrived late: had its update been applied when the worker came back, the
+      // session would hold another checkpoint, or this answer would have been refused (nothing left to ask).
+      await delay(1_000);
+      const count = await service.db.one<{ n: number }>('select count(*)::int as n from authoring_checkpoints where session_id = ?', [session_id]);
+      expect(Number(count?.n)).toBe(2);
       // The client retries the same request: the same step, not a new one.
       const retried = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body, headers: { 'idempotency-key': answer_key } });
       expect(retried.status).toBe(200);

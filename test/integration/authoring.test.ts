@@ -1,12 +1,12 @@
 // Authoring sessions (beta) on the real service, Temporal dev server and database: the offline provider holds a whole
-// session; a fake OpenAI proposing an unsourced distribution gets a question, not a setting; a tiny AI cap stops AI work
+// session whose approved world then runs to completion; a fake OpenAI proposing an unsourced distribution gets a question, not a setting; a tiny AI cap stops AI work
 // and is charged what it used; concurrent answers with one key are one step; 409 and tenant isolation; the tool registry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_REGISTRY_VERSION } from '../../domain/authoring/tools.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
 import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
-import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { key, projectWithIntake, usedCredits, waiting } from '../support/authoring.ts';
 
 describe('authoring sessions on the offline provider', () => {
@@ -119,6 +119,19 @@ describe('authoring sessions on the offline provider', () => {
     expect(estimate.body.runnable).toBe(true);
     const run = await http(service, 'POST', '/v1/runs', { token: owner.session, body: { world_revision_id, budget_limit_credits: 50_000 }, headers: { 'idempotency-key': key() } });
     expect(run.status).toBe(202);
+    // The approved world runs to completion and has results.
+    const ended = await eventually(
+      async () => {
+        const read = await http(service, 'GET', `/v1/runs/${run.body.run_id}`, { token: owner.session });
+        return ['queued', 'running'].includes(read.body.status) ? null : read.body;
+      },
+      120_000,
+      'the approved world run to end',
+    );
+    expect(ended.status, JSON.stringify(ended.error)).toBe('succeeded');
+    const results = await http(service, 'GET', `/v1/runs/${run.body.run_id}/results`, { token: owner.session });
+    expect(results.status).toBe(200);
+    expect(results.body.findings.length).toBeGreaterThan(0);
 
     // The list shows it; the prompts are published.
     const list = await http(service, 'GET', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session });

@@ -7,21 +7,24 @@ const envelope = (code: string) => ({ code, message: code, details: {}, request_
 
 describe('sessionExitCode', () => {
   it('is 4 while a session waits for answers or approval', () => {
-    expect(sessionExitCode({ status: 'waiting_for_answers' })).toBe(4);
-    expect(sessionExitCode({ status: 'awaiting_approval' })).toBe(4);
-    expect(sessionExitCode({ status: 'preparing', questions: [{ id: 'q1', text: 'Who pays?' }] })).toBe(4);
+    expect(sessionExitCode({ status: 'waiting', checkpoint: { questions: [{ id: 'q1', text: 'How many clinicians?' }] } })).toBe(4);
+    // Every question answered: the session still waits, for an approval (or a revision).
+    expect(sessionExitCode({ status: 'waiting', checkpoint: { questions: [] } })).toBe(4);
   });
 
-  it('is 0 once approved, while it works, or when every question is answered', () => {
+  it('is 0 while it drafts and once it has ended (approved, expired, failed)', () => {
+    expect(sessionExitCode({ status: 'drafting', checkpoint: null })).toBe(0);
+    expect(sessionExitCode({ status: 'drafting', checkpoint: { questions: [{ id: 'q1' }] } })).toBe(0);
     expect(sessionExitCode({ status: 'approved' })).toBe(0);
-    expect(sessionExitCode({ status: 'preparing' })).toBe(0);
-    expect(sessionExitCode({ status: 'preparing', questions: [{ id: 'q1', answer: 'the hospital' }] })).toBe(0);
-    expect(sessionExitCode({ status: 'approved', questions: [{ id: 'q1' }] })).toBe(0);
+    expect(sessionExitCode({ status: 'expired', checkpoint: { questions: [{ id: 'q1' }] } })).toBe(0);
+    expect(sessionExitCode({ status: 'failed' })).toBe(0);
   });
 
-  it('lists only unanswered questions as open', () => {
+  it("lists the latest checkpoint's questions as open, and only unanswered ones", () => {
+    expect(openQuestions({ checkpoint: { questions: [{ id: 'q1' }, { id: 'q2' }] } }).map((q) => q.id)).toEqual(['q1', 'q2']);
     expect(openQuestions({ questions: [{ id: 'a', answer: 'x' }, { id: 'b' }, { id: 'c', status: 'answered' }] }).map((q) => q.id)).toEqual(['b']);
     expect(openQuestions({ questions: 'nonsense' })).toEqual([]);
+    expect(openQuestions({ checkpoint: null })).toEqual([]);
   });
 });
 

@@ -24,25 +24,27 @@ export const EXIT_CODES_HELP = `Exit codes of crucible:
      the same --idempotency-key)
 `;
 
-/** Statuses in which an authoring session waits for the user (answers, or an approval before it continues). */
-export const SESSION_WAITING_STATUSES = ['waiting_for_answers', 'awaiting_answers', 'needs_input', 'waiting_for_approval', 'awaiting_approval'] as const;
+/**
+ * The authoring session status in which it waits for the user: for answers to its questions, a revision or an approval
+ * (docs/authoring.md: `drafting` works, `approved`, `expired` and `failed` have ended).
+ */
+export const SESSION_WAITING_STATUS = 'waiting';
 
-type SessionLike = { status?: unknown; questions?: unknown };
+type SessionLike = { status?: unknown; questions?: unknown; checkpoint?: unknown };
 
-/** Open questions of a session: those without an answer. */
+/** Open questions of a session: those of its latest checkpoint (or listed on the session itself) without an answer. */
 export function openQuestions(session: SessionLike): Record<string, unknown>[] {
-  if (!Array.isArray(session.questions)) return [];
-  return (session.questions as Record<string, unknown>[]).filter(
+  const checkpoint = session.checkpoint && typeof session.checkpoint === 'object' ? (session.checkpoint as { questions?: unknown }) : null;
+  const questions = Array.isArray(checkpoint?.questions) ? checkpoint.questions : session.questions;
+  if (!Array.isArray(questions)) return [];
+  return (questions as Record<string, unknown>[]).filter(
     (q) => q && typeof q === 'object' && (q.answer === undefined || q.answer === null) && q.status !== 'answered' && q.answered !== true,
   );
 }
 
-/** 4 while the session waits for answers or approval, 0 otherwise (an ended session included: it asks nothing). */
+/** 4 while the session waits for answers or approval (spec: Versioning), 0 otherwise: it drafts, or it has ended. */
 export function sessionExitCode(session: SessionLike): number {
-  const status = typeof session.status === 'string' ? session.status : '';
-  if ((SESSION_WAITING_STATUSES as readonly string[]).includes(status)) return EXIT.session_waiting;
-  if (['approved', 'failed', 'canceled', 'succeeded', 'closed'].includes(status)) return EXIT.ok;
-  return openQuestions(session).length > 0 ? EXIT.session_waiting : EXIT.ok;
+  return session.status === SESSION_WAITING_STATUS ? EXIT.session_waiting : EXIT.ok;
 }
 
 const TEMPORARY_STATUSES = [429, 502, 503, 504];

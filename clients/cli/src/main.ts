@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `crucible`: the command-line tool on @crucible/sdk. Every command takes --json (one JSON document on stdout for
 // scripts); otherwise it prints human tables. Progress goes to stderr. Exit codes: `crucible help exit-codes`.
+import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -49,7 +50,14 @@ function integer(name: string) {
 }
 
 /** Waits for a workflow-backed resource to end, with a progress display on stderr (none with --json). */
-async function waitFor(global: Global, what: string, read: () => Promise<Any>, describe: (value: Any) => string, timeout_seconds: number): Promise<Any> {
+async function waitFor(
+  global: Global,
+  what: string,
+  read: () => Promise<Any>,
+  describe: (value: Any) => string,
+  timeout_seconds: number,
+  done: (value: Any) => boolean = (value) => ENDED.includes(value.status),
+): Promise<Any> {
   // --json keeps stderr free for scripts: no progress at all.
   const spinner = global.json ? null : ora({ text: `${what}: waiting`, stream: process.stderr });
   spinner?.start();
@@ -58,8 +66,8 @@ async function waitFor(global: Global, what: string, read: () => Promise<Any>, d
     for (;;) {
       const value = await read();
       if (spinner) spinner.text = `${what}: ${describe(value)}`;
-      if (ENDED.includes(value.status)) {
-        if (value.status === 'succeeded') spinner?.succeed(`${what}: ${describe(value)}`);
+      if (done(value)) {
+        if (!['failed', 'canceled', 'timed_out', 'expired'].includes(value.status)) spinner?.succeed(`${what}: ${describe(value)}`);
         else spinner?.fail(`${what}: ${describe(value)}`);
         return value;
       }
@@ -467,19 +475,28 @@ export function buildProgram(): Command {
       out().result({ written: o.out, expires_at: link.expires_at }, () => `Run export written to ${o.out}.`);
     });
 
-  // Authoring sessions (beta): exit 4 while a session waits for answers (spec: Versioning).
-  const sessions = program.command('sessions').description('Authoring sessions (beta); exit code 4 while one waits for answers');
-  const showSession = (s: Any) =>
-    [
-      fields([['session', s.id ?? s.session_id], ['status', s.status], ['open questions', openQuestions(s).length]]),
+  // Authoring sessions (beta): exit 4 while a session waits for answers or approval (spec: Versioning).
+  const sessions = program.command('sessions').description('Authoring sessions (beta); exit code 4 while one waits for answers or approval');
+  const showSession = (s: Any) => {
+    const next_steps: Any[] = Array.isArray(s.checkpoint?.next_steps) ? s.checkpoint.next_steps : [];
+    return [
+      fields([
+        ['session', s.id],
+        ['status', s.status],
+        ['checkpoint', s.checkpoint?.number ?? '-'],
+        ['open questions', openQuestions(s).length],
+        ['accepts', (s.accepts ?? []).join(', ') || '-'],
+        ['world revision', s.world_revision_id ?? '-'],
+      ]),
       openQuestions(s).length
         ? table(openQuestions(s), [
-            { header: 'question', value: (q: Any) => q.id ?? q.question_id },
-            { header: 'text', value: (q: Any) => q.text ?? q.question ?? q.prompt },
+            { header: 'question', value: (q: Any) => q.id },
+            { header: 'unit', value: (q: Any) => q.unit },
+            { header: 'text', value: (q: Any) => q.text },
           ])
         : '',
-      Array.isArray(s.next_steps) && s.next_steps.length
-        ? table(s.next_steps, [
+      next_steps.length
+        ? table(next_steps, [
             { header: 'next step', value: (n: Any) => n.kind },
             { header: 'tool', value: (n: Any) => n.tool },
             { header: 'source', value: (n: Any) => n.source },
@@ -488,19 +505,38 @@ export function buildProgram(): Command {
     ]
       .filter(Boolean)
       .join('\n');
+  };
   const reportSession = (s: Any) => {
     exit_code = sessionExitCode(s);
     out().result(s, () => showSession(s));
-    if (exit_code === EXIT.session_waiting) out().note('The session waits for answers: `crucible sessions answer` (exit code 4).');
+    if (exit_code === EXIT.session_waiting) {
+      out().note(
+        openQuestions(s).length
+          ? 'The session waits for answers: `crucible sessions answer` (exit code 4).'
+          : 'The session waits for approval or a revision: `crucible sessions approve` (exit code 4).',
+      );
+    }
   };
+  // A step's Idempotency-Key: give the same --idempotency-key to retry an ambiguous failure as the same step.
+  const stepKey = (o: Any): string => o.idempotencyKey ?? `cli-${randomUUID()}`;
+  const readSession = async (session_id: string) => unwrapAs<Any>(await untyped(clientFor(g())).GET('/v1/authoring-sessions/{session_id}', { path: { session_id } }));
   sessions
     .command('start')
     .requiredOption('--project <project_id>')
     .option('--body <file>', 'request body as JSON ("-" for stdin)')
     .option('--idempotency-key <key>')
+    .option('--wait', 'wait until the first checkpoint is stored (the session waits, or has ended)')
+    .addOption(new Option('--timeout <seconds>').argParser(integer('--timeout')).default(wait_max_seconds_default))
     .action(async (o: Any) => {
       const api = untyped(clientFor(g()));
-      reportSession(unwrapAs<Any>(await api.POST('/v1/projects/{project_id}/authoring-sessions', { path: { project_id: o.project }, body: o.body ? readJsonFile(o.body) : {}, idempotencyKey: o.idempotencyKey })));
+      let session = unwrapAs<Any>(
+        await api.POST('/v1/projects/{project_id}/authoring-sessions', { path: { project_id: o.project }, body: o.body ? readJsonFile(o.body) : {}, idempotencyKey: stepKey(o) }),
+      );
+      if (o.wait) {
+        const id = session.id;
+        session = await waitFor(g(), `authoring session ${id}`, () => readSession(id), (v) => v.status, o.timeout, (v) => v.status !== 'drafting');
+      }
+      reportSession(session);
     });
   sessions
     .command('list')
@@ -514,14 +550,15 @@ export function buildProgram(): Command {
       .command(`${name} <session_id>`)
       .description(name === 'show' ? 'A session with its checkpoint and next steps' : 'The questions the session waits on')
       .action(async (session_id: string) => {
-        reportSession(unwrapAs<Any>(await untyped(clientFor(g())).GET('/v1/authoring-sessions/{session_id}', { path: { session_id } })));
+        reportSession(await readSession(session_id));
       });
   }
   sessions
     .command('answer <session_id>')
-    .description('Answer open questions: --answer ID=TEXT (repeatable) or --file answers.json')
-    .option('--answer <id=text...>')
+    .description('Answer open questions with numbers: --answer QUESTION_ID=VALUE (repeatable) or --file answers.json')
+    .option('--answer <id=value...>')
     .option('--file <file>', 'the answers body as JSON ("-" for stdin)')
+    .option('--idempotency-key <key>')
     .action(async (session_id: string, o: Any) => {
       let body: unknown;
       if (o.file) body = readJsonFile(o.file);
@@ -529,24 +566,30 @@ export function buildProgram(): Command {
         body = {
           answers: (o.answer as string[]).map((pair) => {
             const at = pair.indexOf('=');
-            if (at < 1) throw new UsageError(`--answer takes ID=TEXT, got ${pair}`);
-            return { question_id: pair.slice(0, at), answer: pair.slice(at + 1) };
+            const value = Number(pair.slice(at + 1));
+            if (at < 1 || pair.slice(at + 1).trim() === '' || !Number.isFinite(value)) throw new UsageError(`--answer takes QUESTION_ID=NUMBER, got ${pair}`);
+            return { question_id: pair.slice(0, at), value };
           }),
         };
       } else throw new UsageError('--answer or --file is needed');
-      reportSession(unwrapAs<Any>(await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/answers', { path: { session_id }, body })));
+      reportSession(unwrapAs<Any>(await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/answers', { path: { session_id }, body, idempotencyKey: stepKey(o) })));
     });
   sessions
     .command('revise <session_id>')
     .option('--body <file>', 'request body as JSON ("-" for stdin)')
+    .option('--idempotency-key <key>')
     .action(async (session_id: string, o: Any) => {
-      reportSession(unwrapAs<Any>(await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/revise', { path: { session_id }, body: o.body ? readJsonFile(o.body) : {} })));
+      reportSession(
+        unwrapAs<Any>(
+          await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/revise', { path: { session_id }, body: o.body ? readJsonFile(o.body) : {}, idempotencyKey: stepKey(o) }),
+        ),
+      );
     });
   sessions
     .command('approve <session_id>')
-    .option('--body <file>', 'request body as JSON ("-" for stdin)')
+    .option('--idempotency-key <key>')
     .action(async (session_id: string, o: Any) => {
-      reportSession(unwrapAs<Any>(await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/approve', { path: { session_id }, body: o.body ? readJsonFile(o.body) : {} })));
+      reportSession(unwrapAs<Any>(await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/approve', { path: { session_id }, body: {}, idempotencyKey: stepKey(o) })));
     });
 
   // Credits and ledger.

@@ -1,5 +1,6 @@
 // `crucible mcp`: a Model Context Protocol server over stdio, so a user's own assistant can draft an intake and
-// evaluate without a hosted model. Tools are the intake steps, review, worlds and runs, each with a JSON Schema; the
+// evaluate without a hosted model. Tools are the tool registry's tools (GET /v1/tools, bundled with the SDK) and the
+// intake steps, review, worlds and runs, each with a JSON Schema; the
 // service's published prompts are MCP prompts. spec: "No call implicitly approves processing, chooses a budget or runs
 // a world" — approvals, budgets and runs are explicit tool arguments, and each such tool does exactly one call.
 import { readFileSync } from 'node:fs';
@@ -148,9 +149,58 @@ export function tools(): ToolDef[] {
   ];
 }
 
+/** An entry of the tool registry (GET /v1/tools; spec: Versioning), as the SDK bundles it (resources/tools.json). */
+type RegistryEntry = {
+  name: string;
+  summary: string;
+  label: string;
+  needs: { approval: string; credits: string; inputs: string[] };
+  endpoints: Array<{ method: string; path: string; purpose: string }>;
+};
+
+/** What starts each registry tool: one call, with its approval and budget explicit (the registry says what it needs). */
+const REGISTRY_RUNNERS: Record<string, Pick<ToolDef, 'inputSchema' | 'run'>> = {
+  concept_and_evidence_review: {
+    inputSchema: object(
+      { project_id: id('project id (proj_…) with a confirmed intake'), plan_id: id('an evaluation plan approved for hosted_inference (or use byok_provider)'), byok_provider: { type: 'string' }, idempotency_key },
+      ['project_id', 'plan_id'],
+    ),
+    run: (api, a) =>
+      api.POST('/v1/projects/{project_id}/reviews', { path: { project_id: a.project_id }, body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) }, idempotencyKey: a.idempotency_key }),
+  },
+  synthetic_simulation: {
+    inputSchema: object(
+      { world_revision_id: id('a saved world revision (save_world, or an approved authoring session)'), budget_limit_credits: { type: 'integer', minimum: 1, description: 'the budget the user chose' }, idempotency_key },
+      ['world_revision_id', 'budget_limit_credits'],
+    ),
+    run: (api, a) => api.POST('/v1/runs', { body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits }, idempotencyKey: a.idempotency_key }),
+  },
+};
+
+/**
+ * The tool registry's tools (the bundled GET /v1/tools document), each an MCP tool named as in the registry whose
+ * description says what it needs (approval, credits, inputs) and which endpoints follow it. A registry tool this
+ * version does not know how to start is left out.
+ */
+export function registryTools(): ToolDef[] {
+  const registry = JSON.parse(readFileSync(resourceUrl('tools.json'), 'utf8')) as { version: string; data: RegistryEntry[] };
+  return registry.data.flatMap((entry) => {
+    const runner = REGISTRY_RUNNERS[entry.name];
+    if (!runner) return [];
+    const description = [
+      `${entry.summary} (tool registry ${registry.version}; results are ${entry.label}).`,
+      `Approval: ${entry.needs.approval}.`,
+      `Credits: ${entry.needs.credits}.`,
+      `Inputs: ${entry.needs.inputs.join('; ')}.`,
+      `Endpoints: ${entry.endpoints.map((e) => `${e.method} ${e.path} (${e.purpose})`).join('; ')}.`,
+    ].join(' ');
+    return [{ name: entry.name, description, ...runner }];
+  });
+}
+
 export function createMcpServer(client: CrucibleClient): Server {
   const api = { GET: client.GET as unknown as Call, POST: client.POST as unknown as Call };
-  const defs = tools();
+  const defs = [...registryTools(), ...tools()];
   const server = new Server({ name: 'crucible', version: SDK_VERSION }, { capabilities: { tools: {}, prompts: {} } });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

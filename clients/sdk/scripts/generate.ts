@@ -1,10 +1,11 @@
 // Regenerates the SDK's types and bundled resources from the served API (`npm run clients:generate`).
 // It starts the API's HTTP app on a local port (no database, no Temporal: the public discovery routes need neither),
-// reads /v1/openapi.json, /v1/models, /v1/schemas and /v1/prompts over HTTP, and writes:
+// reads /v1/openapi.json, /v1/models, /v1/schemas, /v1/prompts and /v1/tools over HTTP, and writes:
 //   src/generated/types.gen.ts       types per operation (@hey-api/openapi-ts, pinned; see docs/decisions.md)
 //   src/generated/operations.gen.ts  the path → operation map the typed GET/POST/DELETE read
 //   ../python/crucible/types_gen.py  TypedDicts of each answer for the Python client
-//   resources/                       openapi.json, models.json, schemas/, prompts.json, worlds/, guides/, manifest.json
+//   resources/                       openapi.json, models.json, schemas/, prompts.json, tools.json, worlds/, guides/,
+//                                    manifest.json
 // `--out DIR` writes into DIR instead of the package (the staleness test diffs the two).
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ import type { Db } from '../../../store/db.ts';
 const package_dir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repo_dir = join(package_dir, '..', '..');
 /** The guides bundled with the SDK (docs/ pages a script author reads). */
-const GUIDES = ['walkthrough.md', 'intake.md', 'review.md', 'runs.md', 'simulation.md', 'credits.md', 'provider-keys.md', 'clients.md'];
+const GUIDES = ['walkthrough.md', 'intake.md', 'review.md', 'runs.md', 'simulation.md', 'authoring.md', 'credits.md', 'provider-keys.md', 'clients.md'];
 const HTTP_METHODS = ['get', 'post', 'delete'] as const;
 
 type OpenApi = { paths: Record<string, Record<string, { operationId: string }>>; servers?: unknown };
@@ -114,7 +115,7 @@ export function pythonTypesModule(openapi: OpenApi): string {
   return lines.join('\n');
 }
 
-async function readServed(): Promise<{ openapi: OpenApi; models: unknown; schemas: Record<string, unknown>; prompts: unknown[] }> {
+async function readServed(): Promise<{ openapi: OpenApi; models: unknown; schemas: Record<string, unknown>; prompts: unknown[]; tools: unknown }> {
   const config = loadConfig({ SERVICE_MASTER_KEY: randomBytes(32).toString('base64'), CRUCIBLE_SESSION_SECRET: randomBytes(32).toString('base64') });
   const { app } = createApp({ config, db: {} as Db, logger: createLogger({ level: 'silent' }), temporal: null });
   const server = app.listen(0, '127.0.0.1');
@@ -132,7 +133,8 @@ async function readServed(): Promise<{ openapi: OpenApi; models: unknown; schema
     for (const contract of (await get('/v1/schemas')).data as { name: string }[]) schemas[contract.name] = await get(`/v1/schemas/${contract.name}`);
     const prompts: unknown[] = [];
     for (const prompt of (await get('/v1/prompts')).data as { id: string }[]) prompts.push(await get(`/v1/prompts/${prompt.id}`));
-    return { openapi, models, schemas, prompts };
+    const tools = await get('/v1/tools');
+    return { openapi, models, schemas, prompts, tools };
   } finally {
     server.close();
   }
@@ -168,6 +170,8 @@ export async function generate(out_dir: string, python_out: string): Promise<voi
   writeFileSync(join(resources, 'models.json'), json(served.models));
   for (const [name, schema] of Object.entries(served.schemas)) writeFileSync(join(resources, 'schemas', `${name}.json`), json(schema));
   writeFileSync(join(resources, 'prompts.json'), json(served.prompts));
+  // spec: Versioning — the tool registry (GET /v1/tools, version 2026-10-12.2).
+  writeFileSync(join(resources, 'tools.json'), json(served.tools));
   // spec: Versioning — the SDK bundles the four sample worlds (the per-feature examples stay in the repository).
   for (const file of SDK_SAMPLE_WORLDS) {
     copyFileSync(join(repo_dir, 'samples', 'worlds', file), join(resources, 'worlds', file));

@@ -25,6 +25,7 @@ export const BUNDLED = {
     "review.md",
     "runs.md",
     "simulation.md",
+    "authoring.md",
     "credits.md",
     "provider-keys.md",
     "clients.md"

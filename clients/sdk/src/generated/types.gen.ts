@@ -10407,6 +10407,10 @@ export type AnswerAuthoringSessionErrors = {
      */
     409: unknown;
     /**
+     * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again
+     */
+    503: unknown;
+    /**
      * Error envelope
      */
     default: Error;
@@ -10498,6 +10502,10 @@ export type ReviseAuthoringSessionErrors = {
      */
     409: unknown;
     /**
+     * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again
+     */
+    503: unknown;
+    /**
      * Error envelope
      */
     default: Error;
@@ -10580,6 +10588,10 @@ export type ApproveAuthoringSessionErrors = {
      * CONFLICT: the session is not waiting or its world does not validate
      */
     409: unknown;
+    /**
+     * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again
+     */
+    503: unknown;
     /**
      * Error envelope
      */
