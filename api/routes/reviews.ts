@@ -105,22 +105,10 @@ function reviewListItem(row: ReviewRow) {
 async function reviewView(deps: AppDeps, row: ReviewRow) {
   const usage = await reviewUsage(deps.db, row.id);
   return {
-    id: row.id,
-    project_id: row.project_id,
-    org_id: row.org_id,
-    plan_id: row.plan_id,
-    status: row.status,
-    status_description: REVIEW_STATE_DESCRIPTIONS[row.status],
-    byok_provider: row.byok_provider,
-    credits_reserved: row.credits_reserved,
-    credits_used: row.credits_used,
+    ...reviewListItem(row),
     usage: { calls: usage.calls, input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
     literature_query: row.literature_query,
-    failure: row.failure,
-    created_by: row.created_by,
-    created_at: row.created_at,
     updated_at: row.updated_at,
-    finished_at: row.finished_at,
     review: row.status === 'succeeded' ? row.result : null,
   };
 }

@@ -2,7 +2,6 @@
 // its AI call, and again while it waits for answers: no answer is lost, nothing is charged twice (ledger and ai_usage),
 // and the session completes on a new worker process. PostgreSQL suite only: the worker is a separate process, and the
 // embedded PGlite belongs to one process.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { maintenanceScheduleId } from '../../runtime/service.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
@@ -10,6 +9,7 @@ import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { key, projectWithIntake, usedCredits } from '../support/authoring.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { killed, killLaunched, type Launched, launch } from '../support/processes.ts';
 
 const HOSTED = {
   CRUCIBLE_HOSTED_AI_PROVIDER: 'openai',
@@ -30,9 +30,7 @@ function draftAskingEverything() {
   };
 }
 
-const children: ChildProcess[] = [];
-
-function launchWorker(service: TestService, openai: AiFake): { child: ChildProcess; output: () => string } {
+function launchWorker(service: TestService, openai: AiFake): Launched {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...HOSTED,
@@ -44,28 +42,12 @@ function launchWorker(service: TestService, openai: AiFake): { child: ChildProce
     CRUCIBLE_SESSION_SECRET: service.config.session_secret!.toString('base64'),
     CRUCIBLE_TEST_WORKFLOW_BUNDLE: inject('workflow_bundle_path'),
   };
-  const child = spawn(process.execPath, ['test/support/worker-process.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk.toString();
-  });
-  return { child, output: () => output };
+  return launch(['test/support/worker-process.ts'], env);
 }
 
-async function polling(worker: { child: ChildProcess; output: () => string }): Promise<void> {
+async function polling(worker: Launched): Promise<void> {
   await eventually(async () => worker.output().includes('worker polling') || worker.child.exitCode !== null, 60_000, 'the worker process to poll');
   expect(worker.child.exitCode, worker.output()).toBeNull();
-}
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
 }
 
 describe.runIf(process.env.DATABASE_URL)('an authoring session whose worker process is killed', () => {
@@ -86,7 +68,7 @@ describe.runIf(process.env.DATABASE_URL)('an authoring session whose worker proc
     await service.db.transaction((tx) => grantCredits(tx, { org_id: owner.org_id, credits: 100_000, reason: 'authoring test grant', caused_by: 'test' }));
   });
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    killLaunched();
     release_first_call();
     // The worker processes made this task queue's maintenance schedule; it goes with the test.
     await service?.service.client.schedule

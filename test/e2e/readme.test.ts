@@ -2,7 +2,7 @@
 // on embedded defaults with a fake Europe PMC. Only the placeholders a reader fills in are replaced: the API address,
 // `<password>` / `<printed password>` and `org_…`. Not run: the set-up commands (`npm install && npm start`, which this
 // test is) and the PostgreSQL deployment block, which starts long-running processes against an external Temporal.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../runtime/temporal.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import { eventually } from '../support/harness.ts';
+import { type Launched, launch, stopped } from '../support/processes.ts';
 import { fiveLiteratureRecords } from '../support/reviewFixtures.ts';
 
 const run = promisify(execFile);
@@ -30,8 +31,7 @@ function blockContaining(blocks: string[], needle: string): string {
 }
 
 let pmc: FakeEuropePmc;
-let child: ChildProcess;
-let output = '';
+let service: Launched;
 let url: string;
 let dataDir: string;
 let cwd: string;
@@ -55,15 +55,11 @@ beforeAll(async () => {
   };
   delete env.DATABASE_URL;
   delete env.TEMPORAL_ADDRESS;
-  child = spawn(process.execPath, ['runtime/cli.ts', 'start'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  await eventually(async () => output.includes('Press Ctrl+C to stop.') || child.exitCode !== null, 180_000, 'the service to start');
-  expect(child.exitCode, output).toBeNull();
-  admin_password = /password: (\S+)/.exec(output)![1]!;
+  service = launch(['runtime/cli.ts', 'start'], env, { cwd: repo });
+  const { child, output } = service;
+  await eventually(async () => output().includes('Press Ctrl+C to stop.') || child.exitCode !== null, 180_000, 'the service to start');
+  expect(child.exitCode, output()).toBeNull();
+  admin_password = /password: (\S+)/.exec(service.output())![1]!;
   await eventually(async () => {
     const health = (await (await fetch(`${url}/v1/health`)).json()) as { checks: Record<string, { ok: boolean }> };
     return health.checks.worker?.ok === true;
@@ -71,11 +67,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  if (service) await stopped(service.child);
   await pmc?.close();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(cwd, { recursive: true, force: true });

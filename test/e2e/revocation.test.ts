@@ -1,32 +1,21 @@
 // A credential revoked through one API process is refused by another API process within AUTH_CACHE_TTL_MS, however
 // often the second process had just accepted it (its cache holds it). PostgreSQL suite only: two API processes need
 // a shared database.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AUTH_CACHE_TTL_MS } from '../../api/auth.ts';
 import { freePort } from '../../runtime/temporal.ts';
 import { eventually, freshPostgresDatabase } from '../support/harness.ts';
+import { killLaunched, launch } from '../support/processes.ts';
 
-const children: ChildProcess[] = [];
 let dropDatabase: (() => Promise<void>) | null = null;
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killLaunched();
   await dropDatabase?.();
 });
 
-function launchApi(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['runtime/cli.ts', 'api'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk.toString();
-  });
-  return { child, output: () => output };
-}
+const launchApi = (env: NodeJS.ProcessEnv) => launch(['runtime/cli.ts', 'api'], env);
 
 async function call(base: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${base}${path}`, {

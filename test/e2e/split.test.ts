@@ -1,39 +1,20 @@
 // `crucible-server api` and `crucible-server worker` as separate processes against PostgreSQL and one Temporal address:
 // two APIs and a worker share the database, the session secret and the task queue. PostgreSQL suite only (the split
 // halves refuse to run on the embedded PGlite, which belongs to one process).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../runtime/temporal.ts';
 import { eventually, freshPostgresDatabase } from '../support/harness.ts';
+import { killLaunched, launch, stopped } from '../support/processes.ts';
 
-const children: ChildProcess[] = [];
 let dropDatabase: (() => Promise<void>) | null = null;
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killLaunched();
   await dropDatabase?.();
 });
 
-function launch(command: 'api' | 'worker', env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['runtime/cli.ts', command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk.toString();
-  });
-  return { child, output: () => output };
-}
-
-function stopped(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
-}
+const launchCommand = (command: 'api' | 'worker', env: NodeJS.ProcessEnv) => launch(['runtime/cli.ts', command], env);
 
 describe.runIf(process.env.DATABASE_URL)('crucible-server api and worker as separate processes', () => {
   it('serves one organization from two API processes with one worker polling', async () => {
@@ -51,8 +32,8 @@ describe.runIf(process.env.DATABASE_URL)('crucible-server api and worker as sepa
     const user = JSON.parse(execFileSync(process.execPath, ['runtime/cli.ts', 'operator', 'bootstrap', '--email', 'split@example.org', '--org', 'Split', '--json'], { env }).toString());
 
     const ports = [await freePort(), await freePort()];
-    const apis = ports.map((port) => launch('api', { ...env, PORT: String(port) }));
-    const worker = launch('worker', env);
+    const apis = ports.map((port) => launchCommand('api', { ...env, PORT: String(port) }));
+    const worker = launchCommand('worker', env);
     for (const api of apis) await eventually(async () => api.output().includes('API listening on') || api.child.exitCode !== null, 60_000, 'an API process');
     await eventually(async () => worker.output().includes('worker polling') || worker.child.exitCode !== null, 60_000, 'the worker');
     expect(apis.map((a) => a.child.exitCode)).toEqual([null, null]);

@@ -1,12 +1,13 @@
 // `crucible-server start` on embedded defaults: serves health with database and Temporal ok, stops cleanly on SIGTERM
 // leaving nothing running, and a second start reuses the data and the cached Temporal binary.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../runtime/temporal.ts';
 import { eventually } from '../support/harness.ts';
+import { launch, stopped } from '../support/processes.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'crucible-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -18,24 +19,13 @@ async function start(): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env, CRUCIBLE_DATA_DIR: dataDir, PORT: String(port), CRUCIBLE_TEMPORAL_UI_PORT: String(await freePort()) };
   delete env.DATABASE_URL;
   delete env.TEMPORAL_ADDRESS;
-  const child = spawn(process.execPath, ['runtime/cli.ts', 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk.toString();
-  });
-  await eventually(async () => output.includes('Press Ctrl+C to stop.') || child.exitCode !== null, 180_000, 'the service to start');
-  expect(child.exitCode, output).toBeNull();
-  return { child, output: () => output, url: `http://127.0.0.1:${port}` };
+  const { child, output } = launch(['runtime/cli.ts', 'start'], env);
+  await eventually(async () => output().includes('Press Ctrl+C to stop.') || child.exitCode !== null, 180_000, 'the service to start');
+  expect(child.exitCode, output()).toBeNull();
+  return { child, output, url: `http://127.0.0.1:${port}` };
 }
 
-async function stop(started: Started): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
-  started.child.kill('SIGTERM');
-  return exited;
-}
+const stop = (started: Started) => stopped(started.child);
 
 function devServersFor(dir: string): string {
   try {
