@@ -1,4 +1,4 @@
-// The one activity through which every AI call is made (issue 3 items 6–7): it chooses the provider (the
+// The one activity through which every AI call is made: it chooses the provider (the
 // organization's own key or the deployment's hosted provider), decrypts a stored key here and only here (spec: Provider
 // key), calls the gateway, and records the call in ai_usage once per activity execution. It does not touch the ledger:
 // the calling workflow adds `credits_charged` to its meter (workflows/credits.ts).

@@ -1,5 +1,5 @@
 // Intake drafting activities: move the draft row through its states and read the processed sources for the prompt
-// (issue 4 item 4). Each is safe to retry: state changes only apply from the states they leave.
+//. Each is safe to retry: state changes only apply from the states they leave.
 import { ApplicationFailure } from '@temporalio/common';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import { checkCitations, citationLookupFrom } from '../domain/intake/citations.ts';

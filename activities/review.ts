@@ -1,4 +1,4 @@
-// The concept review's side effects (issue 5 items 4–6): state moves, the literature search with retraction checks and
+// The concept review's side effects: state moves, the literature search with retraction checks and
 // open-access text, the drafting and judging requests built from stored data, and the verified ConceptReview stored.
 // AI calls themselves go through the callModel activity (activities/aiCall.ts), called by the workflow. Each activity
 // is safe to retry: the record set is replaced as a whole, state moves are guarded, the result is written once.

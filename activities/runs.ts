@@ -1,4 +1,4 @@
-// World-run activities (issue 6 item 4): move the run row through its states and run the replications on the worker
+// World-run activities: move the run row through its states and run the replications on the worker
 // pool. Each is safe to retry: the row changes are conditional on the prior state and a replication is stored once by
 // its (run, variant, replication) key, so a retried run activity continues where the last attempt's stored work ends.
 import { Context } from '@temporalio/activity';

@@ -1,5 +1,5 @@
 // Authentication (API token or user session) and the per-operation checks, in the order
-// 401 (who) → 403 (scope) → 404 (tenant) → 403 (role) (issue 2 item 4; docs/api.md).
+// 401 (who) → 403 (scope) → 404 (tenant) → 403 (role) (docs/api.md).
 import type { Context } from 'koa';
 import { SignJWT, jwtVerify } from 'jose';
 import { roleAtLeast, SCOPES, type Role, type Scope } from '../domain/accounts/rules.ts';

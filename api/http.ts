@@ -4,7 +4,7 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ServiceError, type ErrorDetail } from '../domain/errors.ts';
 
-/** JSON bodies are limited to 1 MiB unless an endpoint says otherwise (issue 2 item 3). */
+/** JSON bodies are limited to 1 MiB unless an endpoint says otherwise. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 function tooLarge(limit_bytes: number, limit_name: string): ServiceError {

@@ -1,4 +1,4 @@
-// One idempotency mechanism for every creating endpoint (issue 2 item 6; spec: Versioning, Sponsor API rules 1–4,
+// One idempotency mechanism for every creating endpoint (spec: Versioning, Sponsor API rules 1–4,
 // Checkout rules). A record keyed by (namespace, owner, key) holds a hash of method, route and canonical body and the
 // stored response; it commits in the same transaction as the mutation. A concurrent request with the same key waits on
 // the record's unique index and then replays; past a bounded wait it gets 409 IDEMPOTENCY_KEY_IN_USE.

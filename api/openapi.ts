@@ -1,4 +1,4 @@
-// OpenAPI 3.1, generated from the TypeBox schemas of every registered route (issue 2 item 7).
+// OpenAPI 3.1, generated from the TypeBox schemas of every registered route.
 import type { TSchema } from 'typebox';
 import { ERROR_STATUS } from '../domain/errors.ts';
 import { ErrorEnvelope } from './schemas.ts';

@@ -1,4 +1,4 @@
-// Intake extraction throughput beside Debian's pdftotext (poppler-utils) on the same generated files, in one run (issue 4 acceptance).
+// Intake extraction throughput beside Debian's pdftotext (poppler-utils) on the same generated files, in one run.
 // Run: node_modules/.bin/node bench/intake.ts   Prints figures and ratios; not a timed test.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // Benchmark: reserve+settle pairs per second through the real ledger store on PostgreSQL, on one hot organization
 // (every pair locks the same account rows) and spread over 100 organizations, beside pgbench's single-row UPDATE rate
-// on the same server with the same client count, measured in the same run (issue 3 acceptance). Prints the ratios.
+// on the same server with the same client count, measured in the same run. Prints the ratios.
 // Each pair is two transactions, as the saga's two activities commit them. Not a timed test.
 // Run: node_modules/.bin/node bench/ledger.ts   (BENCH_POSTGRES_URL overrides postgres://postgres@127.0.0.1:5432/postgres)
 import { execFileSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Foundation: accounts, sessions, API tokens, projects, idempotency records (issue 2).
+// Foundation: accounts, sessions, API tokens, projects, idempotency records.
 export class Migration0001Foundation extends Migration {
   override name = '0001_foundation';
   up(): void {

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// The credit ledger (issue 3 items 1–2; ARCHITECTURE.md: The credit ledger). Double entry with two-phase transfers,
+// The credit ledger (ARCHITECTURE.md: The credit ledger). Double entry with two-phase transfers,
 // TigerBeetle's model: every leg debits one account and credits another by the same amount, a reservation is pending
 // until a settlement posts part of it (voiding the rest) or a release voids it.
 export class Migration0002Credits extends Migration {

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Provider keys (BYOK) and metered AI calls (issue 3 items 5 and 7; spec: Provider key).
+// Provider keys (BYOK) and metered AI calls (spec: Provider key).
 export class Migration0003ProviderKeys extends Migration {
   override name = '0003_provider_keys';
   up(): void {

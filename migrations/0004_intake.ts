@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Intake: screened sources, drafting runs, confirmed IntakeSpec revisions (issue 4).
+// Intake: screened sources, drafting runs, confirmed IntakeSpec revisions.
 export class Migration0004Intake extends Migration {
   override name = '0004_intake';
   up(): void {

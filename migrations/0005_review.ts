@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Evaluation plans, their approvals, concept reviews and each review's retrieved literature (issue 5).
+// Evaluation plans, their approvals, concept reviews and each review's retrieved literature.
 export class Migration0005Review extends Migration {
   override name = '0005_review';
   up(): void {

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Worlds and runs: saved WorldSpec revisions, runs, their completed replications and the bounded event trace (issue 6).
+// Worlds and runs: saved WorldSpec revisions, runs, their completed replications and the bounded event trace.
 export class Migration0006WorldsRuns extends Migration {
   override name = '0006_worlds_runs';
   up(): void {

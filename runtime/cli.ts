@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// crucible-server: start | api | worker | migrate | operator <command> (issue 2 item 2).
+// crucible-server: start | api | worker | migrate | operator <command>.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from './logger.ts';

@@ -45,7 +45,7 @@ export type Config = {
   billing_return_url: string | null;
   /** Tests: the reconciliation timer fires this many seconds after checkout instead of at the session's expiry. */
   billing_reconcile_after_seconds: number | null;
-  /** a world run that reaches this wall-clock time ends timed_out with the replications it completed (issue 6 item 4) */
+  /** a world run that reaches this wall-clock time ends timed_out with the replications it completed */
   run_wall_clock_limit_seconds: number;
   /** spec: Limits — the AI preparation limit of a whole authoring session (a create may ask for less, never more) */
   authoring_ai_limits: { calls_max: number; tokens_max: number; ai_iterations_max: number; wall_seconds_max: number };

@@ -1,5 +1,5 @@
 // pino logs with redaction: authorization headers, cookies and any field named like api_key, password, token,
-// secret or code are replaced wherever they appear (issue 2 item 3). Query strings are logged without values.
+// secret or code are replaced wherever they appear. Query strings are logged without values.
 import { pino, type Logger, type DestinationStream } from 'pino';
 
 export const REDACTED_KEY = /(authorization|cookie|api[_-]?key|password|passwd|token|secret|code|signature)/i;

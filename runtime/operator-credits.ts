@@ -1,4 +1,4 @@
-// Operator credit commands (issue 3 item 3): `crucible-server operator grant-credits --org O --credits N --reason R`
+// Operator credit commands: `crucible-server operator grant-credits --org O --credits N --reason R`
 // prints the ledger transaction id. Server side, straight to the database like every operator command; it imports only
 // types from operator.ts, which merges these commands in at its end (no import cycle at evaluation time).
 import { ServiceError } from '../domain/errors.ts';

@@ -1,4 +1,4 @@
-// Operator commands: server side, straight to the database, never over HTTP (issue 2 item 4).
+// Operator commands: server side, straight to the database, never over HTTP.
 // While `start` runs on PGlite (one process's database) they travel over a local Unix socket to the service process.
 import { existsSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';

@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 
-/** Records are kept at least 24 hours (issue 2 item 6); the maintenance workflow purges them after this. */
+/** Records are kept at least 24 hours; the maintenance workflow purges them after this. */
 export const IDEMPOTENCY_RETENTION_HOURS = 72;
 
 export async function purgeIdempotencyRecords(db: Db, older_than_hours = IDEMPOTENCY_RETENTION_HOURS): Promise<number> {

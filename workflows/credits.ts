@@ -1,4 +1,4 @@
-// Metered work inside a workflow: the credit saga (issue 3 item 4; ARCHITECTURE.md: How a request flows, step 4).
+// Metered work inside a workflow: the credit saga (ARCHITECTURE.md: How a request flows, step 4).
 //
 //   reserve(credits_max) → work(meter) → settle(meter.used())            → { status: 'succeeded', value, credits_used }
 //   work fails            → release (compensation: nothing is charged)  → { status: 'failed', error, credits_used }

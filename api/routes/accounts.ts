@@ -1,4 +1,4 @@
-// Sign-in, sign-out, the current user, and API tokens (issue 2 item 4; spec: Authentication).
+// Sign-in, sign-out, the current user, and API tokens (spec: Authentication).
 import { Type } from 'typebox';
 import { normalizeEmail, ROLES, SCOPES, type Scope } from '../../domain/accounts/rules.ts';
 import { ServiceError } from '../../domain/errors.ts';

@@ -1,4 +1,4 @@
-// Reading an organization's credits and ledger (issue 3 item 3; spec: Credit ledger). Members only, scope read;
+// Reading an organization's credits and ledger (spec: Credit ledger). Members only, scope read;
 // another organization's credits are a plain 404. Writes happen in workflows (the saga), the operator's grant-credits,
 // sponsors' allocations and billing's purchases, never through these routes.
 import { Type } from 'typebox';

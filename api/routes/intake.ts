@@ -1,4 +1,4 @@
-// Intake endpoints (spec: Intake and review endpoints - extract, parse, intakes; issue 4 items 1, 4, 6, 7).
+// Intake endpoints (spec: Intake and review endpoints - extract, parse, intakes).
 // Extraction reads and screens without AI and sends nothing anywhere; drafting starts only on an explicit parse request.
 import { basename } from 'node:path';
 import busboy from 'busboy';

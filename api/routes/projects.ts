@@ -1,4 +1,4 @@
-// Projects (spec: Projects, worlds, runs endpoints; issue 2 item 5).
+// Projects (spec: Projects, worlds, runs endpoints).
 import type { Context } from 'koa';
 import { Type } from 'typebox';
 import { trimmedName, type Scope } from '../../domain/accounts/rules.ts';

@@ -1,4 +1,4 @@
-// Provider keys (spec: Provider key; Provider keys endpoints) and the metered AI calls of an organization (issue 3 items 5, 7).
+// Provider keys (spec: Provider key; Provider keys endpoints) and the metered AI calls of an organization.
 import { createHmac } from 'node:crypto';
 import { Type } from 'typebox';
 import { trimmedName } from '../../domain/accounts/rules.ts';

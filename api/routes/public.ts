@@ -1,4 +1,4 @@
-// Public discovery, no token: health, model catalog, OpenAPI, schemas, prompts (issue 2 items 3 and 7).
+// Public discovery, no token: health, model catalog, OpenAPI, schemas, prompts.
 import { Type } from 'typebox';
 import { CONTRACTS } from '../../domain/contracts/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';

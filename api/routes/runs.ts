@@ -1,4 +1,4 @@
-// Runs (spec: Projects, worlds, runs; Run states; issue 6 items 4–6): estimate, create under a credit budget (the
+// Runs (spec: Projects, worlds, runs; Run states): estimate, create under a credit budget (the
 // world-run workflow `run-<id>`), poll, cancel, results, the bounded event trace, paired comparison and signed-link
 // ZIP exports. The run row is the source of truth; the workflow moves it through its states.
 import type { Context } from 'koa';

@@ -1,4 +1,4 @@
-// Accounts, roles and scopes (spec: Authentication; issue 2 item 4).
+// Accounts, roles and scopes (spec: Authentication).
 import { ServiceError } from '../errors.ts';
 
 export const ROLES = ['owner', 'admin', 'member'] as const;

@@ -1,4 +1,4 @@
-// The AI-call activity's input and output (issue 3 items 6–7). Pure and serializable: workflows build the input and
+// The AI-call activity's input and output. Pure and serializable: workflows build the input and
 // read the output; the schema and the offline heuristic travel by name (domain/ai/registry.ts).
 import { Type, type Static } from 'typebox';
 import type { AiCallProvider } from './keys.ts';

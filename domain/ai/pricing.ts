@@ -1,4 +1,4 @@
-// The price of one AI call in credits (issue 3 item 7; spec: Credit ledger). Pure.
+// The price of one AI call in credits (spec: Credit ledger). Pure.
 
 /**
  * Hosted calls (the deployment's provider, the offline heuristic included) cost

@@ -1,4 +1,4 @@
-// Registries for AI calls (issue 3 items 6–7): the output schema of a call is looked up by name and the offline
+// Registries for AI calls: the output schema of a call is looked up by name and the offline
 // heuristic by task, so an activity input stays serializable (a name, not a function). Rooms register theirs from a
 // module the worker imports (their activities module), e.g. registerAiSchema('IntakeDraft', IntakeDraft).
 import type { TSchema } from 'typebox';

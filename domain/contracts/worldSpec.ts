@@ -1,7 +1,7 @@
 // WorldSpec 1.0.0: a care-pathway world for discrete-event simulation (spec: WorldSpec and run; Versioning).
 // ResourceSpec (experimental) describes one resource of a world on its own, so authoring tools can draft resources
 // separately; a WorldSpec embeds the same shape in `resources`.
-// Field lists are not shown in the spec; the shapes below follow issue 6 item 1 and are documented in docs/simulation.md.
+// Field lists are not shown in the spec; the shapes below are ours and are documented in docs/simulation.md.
 import { type Static, Type } from 'typebox';
 
 export const WORLD_SPEC_VERSION = '1.0.0';

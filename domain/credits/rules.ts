@@ -21,7 +21,7 @@ export type TransferKind = (typeof TRANSFER_KINDS)[number];
 export const TRANSFER_STATUSES = ['pending', 'posted', 'voided'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 
-/** The evaluation subject a reservation pays for (issue 3: project and review, run or session id). */
+/** The evaluation subject a reservation pays for (project and review, run or session id). */
 export const SUBJECT_KINDS = ['intake_draft', 'review', 'run', 'session'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 export type Subject = { project_id: string; kind: SubjectKind; id: string };
@@ -87,7 +87,7 @@ export type FundingSource = {
 export type Draw = { account_id: string; program_id: string | null; credits: number };
 
 /**
- * Funding order (issue 3 item 2): sponsored balances first, the program ending soonest first (ties by account id),
+ * Funding order: sponsored balances first, the program ending soonest first (ties by account id),
  * then the organization's own credits. Sponsored balances whose program has ended are not drawn.
  * Returns the legs, or the available total when it cannot cover `credits`.
  */

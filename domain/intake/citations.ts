@@ -1,4 +1,4 @@
-// Citation checking for a confirmed IntakeSpec (spec: IntakeSpec; issue 4 item 6).
+// Citation checking for a confirmed IntakeSpec (spec: IntakeSpec).
 // A citation stays only if its source was processed, belongs to the project, the lines exist and the quote is in them word for word.
 import { type Citation, citationsWithPaths, type IntakeSpec } from '../contracts/intakeSpec.ts';
 import { invariant } from '../errors.ts';

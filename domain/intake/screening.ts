@@ -1,4 +1,4 @@
-// Screening without AI for secrets and patient identifiers (spec: Intake source; issue 4 item 2).
+// Screening without AI for secrets and patient identifiers (spec: Intake source).
 // Pure and synchronous. The extraction activity adds secretlint's recommended preset on top (compute/extraction/secretlint.ts).
 // A finding carries kind, line and a masked value; the raw value never leaves this module.
 import type { Finding, FindingKind } from './sources.ts';

@@ -1,7 +1,7 @@
 // Literature rules for the concept and evidence review, pure: the Europe PMC query built from the intake,
 // and each record's classification (retractions, corrections, expressions of concern, licence).
 // spec: What the service does 3; ConceptReview ("Sources whose text the service may not read are marked
-// support not verified. Retracted records are excluded."); issue 5 item 4.
+// support not verified. Retracted records are excluded.").
 import { ServiceError } from '../errors.ts';
 
 // ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// The literature query terms taken from a confirmed intake (spec: What the service does 3; issue 5 item 4:
+// The literature query terms taken from a confirmed intake (spec: What the service does 3: the
 // condition, intervention, setting, users). The query itself is built by domain/review/literature.ts.
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { LiteratureQueryInput } from './literature.ts';

@@ -1,4 +1,4 @@
-// Evidence verification and assembly of the ConceptReview (spec: ConceptReview, the three checks; issue 5 item 6). Pure.
+// Evidence verification and assembly of the ConceptReview (spec: ConceptReview, the three checks). Pure.
 // A claim is supported only when (1) its record was retrieved and kept by this review, (2) its quote appears in that
 // record's openly licensed text with only whitespace normalized, and (3) the judge agrees. Otherwise it carries the
 // first check that failed. Retracted records never appear as evidence.

@@ -1,5 +1,5 @@
 // The AI gateway: one structured-output call against a TypeBox schema, returning the checked object and
-// token usage (issue 3 item 6; ARCHITECTURE.md: AI and literature). Keys are passed in, used only in the
+// token usage (ARCHITECTURE.md: AI and literature). Keys are passed in, used only in the
 // SDK's auth header, and never logged, put in prompts or echoed in errors (spec: Provider key).
 import type { Static, TSchema } from 'typebox';
 import { callAnthropic } from './anthropic.ts';

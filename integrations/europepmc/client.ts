@@ -1,4 +1,4 @@
-// Europe PMC REST client for the concept review (issue 5 item 4; ARCHITECTURE.md: AI and literature).
+// Europe PMC REST client for the concept review (ARCHITECTURE.md: AI and literature).
 // Search returns every record classified (excluded ones carry their reason, for the citation record);
 // full text is fetched only for openly licensed open-access records and reduced to plain text.
 // Failures are Temporal ApplicationFailures: the service being down is retryable, so the saga charges nothing.

@@ -1,4 +1,4 @@
-// The credit ledger's SQL (issue 3 items 1–3; ARCHITECTURE.md: The credit ledger). Double entry with two-phase transfers
+// The credit ledger's SQL (ARCHITECTURE.md: The credit ledger). Double entry with two-phase transfers
 // on TigerBeetle's model. Every write takes the caller's transaction, locks the accounts it touches in id order (a fixed
 // order, so concurrent writers never deadlock on each other), checks balances under those locks, and relies on the
 // CHECK constraints of 0002_credits as the backstop. Every write is idempotent by its transfer id.

@@ -1,4 +1,4 @@
-// Metered AI calls (issue 3 item 7): one row per call, recorded once per activity execution so a retried activity
+// Metered AI calls: one row per call, recorded once per activity execution so a retried activity
 // never records (or charges) twice.
 import type { AiCallProvider as AiProvider } from '../../domain/ai/keys.ts';
 import { newId } from '../../domain/ids.ts';

@@ -1,4 +1,4 @@
-// Signed export links (issue 6 item 6): a token bound to a run, its organization and an expiry, signed with HMAC-SHA256
+// Signed export links: a token bound to a run, its organization and an expiry, signed with HMAC-SHA256
 // under a key derived (HKDF-SHA256) from the session secret, so the download needs no bearer credential. Tokens are not
 // stored: the signature is the proof, the expiry keeps a leaked link short-lived.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';

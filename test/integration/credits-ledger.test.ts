@@ -1,5 +1,5 @@
 // The credit ledger's store against a real database: PGlite in memory, or a fresh PostgreSQL database when
-// DATABASE_URL is set (issue 3 acceptance: the property test and the 200-against-50 race run on both).
+// DATABASE_URL is set (the property test and the 200-against-50 race run on both).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Subject } from '../../domain/credits/rules.ts';

@@ -1,4 +1,4 @@
-// The credit saga on the real Temporal dev server and the credit endpoints over HTTP (issue 3 items 3–4).
+// The credit saga on the real Temporal dev server and the credit endpoints over HTTP.
 // Runs on PGlite, or on a fresh PostgreSQL database when DATABASE_URL is set.
 import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';

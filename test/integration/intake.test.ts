@@ -1,5 +1,5 @@
 // Intake over HTTP on the real service: extraction of the built corpus, source isolation, limits, confirmation with
-// citation checks, and gapless revision numbering under concurrency (issue 4 acceptance).
+// citation checks, and gapless revision numbering under concurrency.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtractionInput } from '../../compute/extraction.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';

@@ -1,4 +1,4 @@
-// What the web app reads (issue 14): an organization's members with their roles, a project's reviews newest first,
+// What the web app reads: an organization's members with their roles, a project's reviews newest first,
 // and the deployment flags that decide whether the sponsor and billing screens appear. Both page like every list (offset, limit, next_offset), need the read scope, and answer another
 // organization's object with a plain 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // Plans and concept reviews on the real service (PGlite or PostgreSQL, Temporal dev server, HTTP over a real port),
-// with a fake Europe PMC and a fake OpenAI as the hosted provider, driven by their real clients (issue 5 acceptance).
+// with a fake Europe PMC and a fake OpenAI as the hosted provider, driven by their real clients.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { ConceptReview } from '../../domain/contracts/conceptReview.ts';

@@ -257,7 +257,7 @@ export function configFile(): CorpusFile {
   return { name: 'config.json', input: file('config.json', text, 'application/json'), expected_status: 'excluded_for_privacy', expected_finding_kinds: ['ai_provider_key', 'password'], raw_values: [AI_KEY, DB_PASSWORD] };
 }
 
-/** The whole corpus named in issue 4's acceptance, plus a few screening cases. */
+/** The whole corpus of the intake tests (docs/intake.md), plus a few screening cases. */
 export async function buildCorpus(): Promise<CorpusFile[]> {
   return [
     textFile(),

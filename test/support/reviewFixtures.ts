@@ -69,7 +69,7 @@ export function emptyIntake(): IntakeSpec {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Literature: the five records of the acceptance test (issue 5), as a fake Europe PMC serves them
+// Literature: the five records of the acceptance test, as a fake Europe PMC serves them
 
 export const OPEN_SENTENCE = 'Remote monitoring reduced heart failure readmissions by 20 percent in community care.';
 export const CORRECTED_SENTENCE = 'Nurses reviewed telemonitoring alerts within four hours on most days.';

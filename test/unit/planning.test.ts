@@ -1,4 +1,4 @@
-// The planner: decisions with explanations, approvals, estimates and Business questions; never a score (issue 5 item 1).
+// The planner: decisions with explanations, approvals, estimates and Business questions; never a score.
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { EvaluationPlan } from '../../domain/contracts/evaluationPlan.ts';

@@ -1,4 +1,4 @@
-// Evidence verification (issue 5 item 6), the offline heuristics and the assembled ConceptReview 1.0.0.
+// Evidence verification, the offline heuristics and the assembled ConceptReview 1.0.0.
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { jatsToPlainText } from '../../integrations/europepmc/client.ts';
