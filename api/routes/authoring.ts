@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { jobWorkflowId, UPDATE_REQUEST_EXPIRED } from '../../domain/jobs.ts';
-import { startJob, updateJob } from '../../integrations/temporal/jobs.ts';
+import { STEP_RETRY_AFTER_SECONDS, startJob, updateJob } from '../../integrations/temporal/jobs.ts';
 import type { Context } from 'koa';
 import { type Static, Type } from 'typebox';
 import type { AiLimits, Checkpoint } from '../../domain/authoring/checkpoint.ts';
@@ -141,7 +141,7 @@ async function update(deps: AppDeps, ctx: Context, session: SessionRow, name: 'a
   if (session.status !== 'waiting' && session.status !== 'drafting') {
     throw new ServiceError('CONFLICT', `The authoring session is ${session.status}; it accepts no ${name} any more.`, [{ path: '/status', message: session.status }]);
   }
-  if (!deps.temporal) throw new ServiceError('TEMPORARILY_UNAVAILABLE', 'Authoring sessions need the workflow service; none is configured.');
+  if (!deps.temporal) throw new ServiceError('TEMPORARILY_UNAVAILABLE', 'Authoring sessions need the workflow service; none is configured.', {}, { retry_after_seconds: STEP_RETRY_AFTER_SECONDS });
   const key = readIdempotencyKey(ctx, true)!;
   const until_ms = Date.now() + deps.config.authoring_update_accept_seconds * 1000;
   for (let attempt = 1; ; attempt++) {
@@ -161,7 +161,7 @@ async function update(deps: AppDeps, ctx: Context, session: SessionRow, name: 'a
           await delay(UPDATE_CATCH_UP_DELAY_MS);
           continue;
         }
-        throw new ServiceError('TEMPORARILY_UNAVAILABLE', `No worker took the ${name} step in time; nothing changed. Send the same request again later.`);
+        throw new ServiceError('TEMPORARILY_UNAVAILABLE', `No worker took the ${name} step in time; nothing changed. Send the same request again later.`, {}, { retry_after_seconds: STEP_RETRY_AFTER_SECONDS });
       }
       // The row says waiting once the checkpoint activity committed; a worker that restarts in between delivers this
       // Update before it applies that activity's result, so the workflow still says drafting for one task. A refused

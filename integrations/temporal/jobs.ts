@@ -121,6 +121,9 @@ export const UPDATE_ACCEPT_MARGIN_MS = 2_000;
  * and nothing changed (an Update is durable only once accepted; the workflow refuses a late delivery it is told of, see
  * `args`). Once accepted, the step runs to its end and its result is awaited. `update_id` makes a retried call one step.
  */
+/** What a 503 for a step no worker accepted suggests as `Retry-After`. */
+export const STEP_RETRY_AFTER_SECONDS = 10;
+
 export async function updateJob<R>(
   temporal: JobTemporal,
   job: Pick<JobRef, 'kind' | 'resource_id'>,
@@ -141,6 +144,7 @@ export async function updateJob<R>(
         'TEMPORARILY_UNAVAILABLE',
         `No worker took the ${update.name} step within ${Math.round(update.accept_timeout_ms / 1000)} seconds; nothing changed. Send the same request (same Idempotency-Key) again later.`,
         { workflow_id: jobWorkflowId(job.kind, job.resource_id), accept_timeout_ms: update.accept_timeout_ms },
+        { retry_after_seconds: STEP_RETRY_AFTER_SECONDS },
       );
     }
     throw error;

@@ -71,6 +71,7 @@ describe('authoring sessions across worker restarts', () => {
     expect(unavailable.status, JSON.stringify(unavailable.body)).toBe(503);
     expect(unavailable.body).toMatchObject({ code: 'TEMPORARILY_UNAVAILABLE', details: { accept_timeout_ms: ACCEPT_SECONDS * 1000 } });
     expect(unavailable.body.message).toMatch(/nothing changed/);
+    expect(unavailable.headers.get('retry-after')).toBe('10');
     expect(waited_ms).toBeGreaterThanOrEqual((ACCEPT_SECONDS - 1) * 1000);
     expect(waited_ms).toBeLessThan((ACCEPT_SECONDS + 15) * 1000);
     const unchanged = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session });
