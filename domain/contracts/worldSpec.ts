@@ -123,11 +123,34 @@ export const Shift = Type.Object(
   { additionalProperties: false },
 );
 
+export const Breakdowns = Type.Object(
+  {
+    time_to_failure: Distribution,
+    repair: Distribution,
+    clock: Type.Optional(
+      Type.Union([Type.Literal('calendar'), Type.Literal('busy')], {
+        description: 'calendar (default): each server fails after time_to_failure of elapsed time, busy or idle; busy: only time spent serving counts',
+      }),
+    ),
+    interrupted: Type.Optional(
+      Type.Union([Type.Literal('resume'), Type.Literal('restart')], {
+        description: 'an entity whose server fails waits first in the queue and resumes its remaining service (resume, default) or draws a new duration (restart)',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'unplanned unavailability: each server of the resource fails independently after a time_to_failure draw and is repaired after a repair draw (world time unit); a server under repair is unavailable',
+  },
+);
+
 export const ResourceSpec = Type.Object(
   {
     id: Id,
     label: Type.Optional(Text(200)),
     capacity: Parameter,
+    breakdowns: Type.Optional(Breakdowns),
     shifts: Type.Optional(Type.Array(Shift, { minItems: 1, maxItems: 100, description: 'when given, capacity in each hour is the sum of the shifts covering it (0 outside shifts)' })),
   },
   { $id: 'https://crucible.dev/schemas/ResourceSpec/0.1.0-experimental', additionalProperties: false, description: 'ResourceSpec (experimental): a resource of a world' },
@@ -314,6 +337,7 @@ export type Distribution = Static<typeof Distribution>;
 export type Arrival = Static<typeof Arrival>;
 export type ResourceSpec = Static<typeof ResourceSpec>;
 export type Shift = Static<typeof Shift>;
+export type Breakdowns = Static<typeof Breakdowns>;
 export type StepRef = Static<typeof StepRef>;
 export type Step = Static<typeof Step>;
 export type QueueLimit = Static<typeof QueueLimit>;

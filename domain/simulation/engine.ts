@@ -12,6 +12,7 @@ import {
   type CompiledDistribution,
   type CompiledModel,
   compileModel,
+  CLOCK_BUSY,
   DIST_EMPIRICAL,
   DIST_EXPONENTIAL,
   DIST_FIXED,
@@ -48,6 +49,8 @@ const EVENT_SERVICE_END = 1;
 const EVENT_DELAY_END = 2;
 const EVENT_RENEGE = 3;
 const EVENT_ARRIVAL = 4;
+const EVENT_FAILURE = 5;
+const EVENT_REPAIR = 6;
 const PRIORITY_SCALE = 2 ** 44; // sequence numbers stay below 2^44, so priority * 2^44 + sequence is exact in a double
 
 const STATE_FREE = 0;
@@ -96,6 +99,9 @@ export type EventCounts = {
   capacity_changes: number;
   /** services displaced by a higher-priority arrival (pre-emptive steps) */
   preemptions: number;
+  /** server failures and completed repairs (resources with breakdowns) */
+  breakdowns: number;
+  repairs: number;
 };
 
 export type ReplicationResult = {
@@ -172,6 +178,21 @@ class Replication {
   capacityChangeHours: Int32Array[];
   capacityChangeCursor: Int32Array;
 
+  // Breakdowns (only when some resource has them): servers get identities, numbered across resources.
+  readonly hasBreakdowns: boolean;
+  /** first server number of each resource with breakdowns (-1 elsewhere) */
+  serverBase: Int32Array;
+  serverResource: Int32Array;
+  serverEntity: Int32Array;
+  /** busy clock: serving time left before the server fails; when its current service started */
+  serverTimeToFailure: Float64Array;
+  serverServiceStart: Float64Array;
+  serverToken: Int32Array;
+  idleServers: (number[] | null)[];
+  entityServer: Int32Array;
+  failureStreams: (RandomStream | null)[];
+  repairStreams: (RandomStream | null)[];
+
   // Streams: one per random source, seeded by (world seed, replication, source name).
   durationStreams: (RandomStream | null)[];
   branchStreams: (RandomStream | null)[];
@@ -200,7 +221,7 @@ class Replication {
   readonly measures: CompiledModel['measures'];
   readonly steps: CompiledModel['steps'];
 
-  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0 };
+  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0, breakdowns: 0, repairs: 0 };
   stepEntries: Float64Array;
   trace: TraceEvent[] | null;
   traceLimit: number;
@@ -249,6 +270,26 @@ class Replication {
       return Int32Array.from(changes);
     });
     this.capacityChangeCursor = new Int32Array(r);
+    this.hasBreakdowns = resources.some((resource) => resource.breakdowns !== null);
+    this.serverBase = new Int32Array(r).fill(-1);
+    let servers = 0;
+    resources.forEach((resource, index) => {
+      if (!resource.breakdowns) return;
+      this.serverBase[index] = servers;
+      servers += resource.capacity;
+    });
+    this.serverResource = new Int32Array(servers);
+    resources.forEach((resource, index) => {
+      if (resource.breakdowns) this.serverResource.fill(index, this.serverBase[index]!, this.serverBase[index]! + resource.capacity);
+    });
+    this.serverEntity = new Int32Array(servers).fill(-1);
+    this.serverTimeToFailure = new Float64Array(servers);
+    this.serverServiceStart = new Float64Array(servers);
+    this.serverToken = new Int32Array(servers);
+    this.idleServers = resources.map(() => null);
+    this.entityServer = new Int32Array(this.hasBreakdowns ? n : 0).fill(-1);
+    this.failureStreams = resources.map((resource) => (resource.breakdowns ? new RandomStream(model.seed, replicationIndex, `resource:${resource.id}:failure`) : null));
+    this.repairStreams = resources.map((resource) => (resource.breakdowns ? new RandomStream(model.seed, replicationIndex, `resource:${resource.id}:repair`) : null));
 
     const seed = model.seed;
     this.durationStreams = model.steps.map((step) => (step.duration ? new RandomStream(seed, replicationIndex, `step:${step.id}:duration`) : null));
@@ -361,6 +402,7 @@ class Replication {
   run(): ReplicationResult {
     const model = this.model;
     for (let r = 0; r < model.resources.length; r++) this.initialiseCapacity(r);
+    if (this.hasBreakdowns) for (let r = 0; r < model.resources.length; r++) if (model.resources[r]!.breakdowns) this.initialiseServers(r);
     model.arrivals.forEach((arrival, index) => {
       if (arrival.kind !== ARRIVAL_SCHEDULED) this.scheduleNextRandomArrival(index, 0);
       else this.scheduleNextScheduledArrival(index);
@@ -395,6 +437,13 @@ class Replication {
           break;
         case EVENT_SHIFT:
           this.onCapacityChange(a, b);
+          break;
+        case EVENT_FAILURE:
+          // b is the server's token: a busy-clock failure planned within a service that ended early is stale.
+          if (this.serverToken[a] === b) this.onFailure(a);
+          break;
+        case EVENT_REPAIR:
+          this.onRepair(a);
           break;
       }
     }
@@ -526,6 +575,7 @@ class Replication {
     this.freeList = growInt(this.freeList, size);
     this.entityAttributes = growFloat(this.entityAttributes, size * this.attributeCount);
     this.entityMarks = growFloat(this.entityMarks, size * this.markSlots);
+    if (this.hasBreakdowns) this.entityServer = growInt(this.entityServer, size);
     this.entityCapacity = size;
   }
 
@@ -609,6 +659,7 @@ class Replication {
       this.entityToken[entity] = token;
       inService.push(entity);
       this.schedule(end, EVENT_SERVICE_END, entity, token);
+      if (this.serverBase[resource]! >= 0) this.assignServer(entity, resource, end);
       return;
     }
     this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
@@ -646,6 +697,7 @@ class Replication {
     inService[victimSlot] = inService[inService.length - 1]!;
     inService.pop();
     const victimStep = this.entityStep[victim]!;
+    if (this.serverBase[resource]! >= 0) this.freeServer(victim, resource);
     this.touch(resource);
     this.busy[resource]!--;
     this.counts.preemptions++;
@@ -680,7 +732,10 @@ class Replication {
     this.touch(resource);
     this.busy[resource]!--;
     const inService = this.inService[resource];
-    if (inService) inService.splice(inService.indexOf(entity), 1);
+    if (inService) {
+      inService.splice(inService.indexOf(entity), 1);
+      if (this.serverBase[resource]! >= 0) this.freeServer(entity, resource);
+    }
     // Free the server for the next in line before the finished entity moves on (as SimPy's release does).
     this.dispatch(resource);
     this.entityState[entity] = STATE_MOVING;
@@ -758,6 +813,84 @@ class Replication {
     this.counts.capacity_changes++;
     if (this.trace) this.record('capacity', null, null, this.model.resources[resource]!.id, this.capacity[resource]!);
     this.scheduleCapacityChange(resource, hour);
+    this.dispatch(resource);
+  }
+
+  // ---- breakdowns ----
+
+  initialiseServers(resource: number): void {
+    const spec = this.model.resources[resource]!;
+    const breakdowns = spec.breakdowns!;
+    const base = this.serverBase[resource]!;
+    const idle: number[] = [];
+    for (let server = base + spec.capacity - 1; server >= base; server--) {
+      idle.push(server);
+      const timeToFailure = this.sample(breakdowns.timeToFailure, this.failureStreams[resource]!);
+      if (breakdowns.clock === CLOCK_BUSY) this.serverTimeToFailure[server] = timeToFailure;
+      else this.schedule(timeToFailure, EVENT_FAILURE, server, this.serverToken[server]!);
+    }
+    this.idleServers[resource] = idle;
+  }
+
+  /** Puts an entity starting service on an idle working server; on the busy clock, plans the failure if it falls within this service. */
+  assignServer(entity: number, resource: number, end: number): void {
+    const server = this.idleServers[resource]!.pop();
+    if (server === undefined) throw new ServiceError('INTERNAL', 'a service started at a resource with no idle working server');
+    this.serverEntity[server] = entity;
+    this.entityServer[entity] = server;
+    if (this.model.resources[resource]!.breakdowns!.clock !== CLOCK_BUSY) return;
+    this.serverServiceStart[server] = this.now;
+    const token = ++this.serverToken[server]!;
+    if (this.now + this.serverTimeToFailure[server]! < end) this.schedule(this.now + this.serverTimeToFailure[server]!, EVENT_FAILURE, server, token);
+  }
+
+  /** The entity's service ended or was displaced: its server is idle again (the busy clock keeps the serving time left). */
+  freeServer(entity: number, resource: number): void {
+    const server = this.entityServer[entity]!;
+    this.entityServer[entity] = -1;
+    this.serverEntity[server] = -1;
+    if (this.model.resources[resource]!.breakdowns!.clock === CLOCK_BUSY) {
+      this.serverTimeToFailure[server]! -= this.now - this.serverServiceStart[server]!;
+      this.serverToken[server]!++;
+    }
+    this.idleServers[resource]!.push(server);
+  }
+
+  onFailure(server: number): void {
+    const resource = this.serverResource[server]!;
+    const breakdowns = this.model.resources[resource]!.breakdowns!;
+    this.touch(resource);
+    this.capacity[resource]!--;
+    this.counts.breakdowns++;
+    const entity = this.serverEntity[server]!;
+    if (entity >= 0) {
+      // The entity in service is interrupted: it waits first in line and resumes (or restarts) on the next working server.
+      const inService = this.inService[resource]!;
+      inService.splice(inService.indexOf(entity), 1);
+      this.serverEntity[server] = -1;
+      this.entityServer[entity] = -1;
+      this.busy[resource]!--;
+      if (breakdowns.interrupted === PREEMPT_RESUME) this.entityRemaining[entity] = this.entityServiceEnd[entity]! - this.now;
+      this.enqueue(entity, this.entityStep[entity]!, -1);
+    } else {
+      const idle = this.idleServers[resource]!;
+      idle.splice(idle.indexOf(server), 1);
+    }
+    if (this.trace) this.record('capacity', null, null, this.model.resources[resource]!.id, this.capacity[resource]!);
+    this.schedule(this.now + this.sample(breakdowns.repair, this.repairStreams[resource]!), EVENT_REPAIR, server, 0);
+  }
+
+  onRepair(server: number): void {
+    const resource = this.serverResource[server]!;
+    const breakdowns = this.model.resources[resource]!.breakdowns!;
+    this.touch(resource);
+    this.capacity[resource]!++;
+    this.counts.repairs++;
+    this.idleServers[resource]!.push(server);
+    const timeToFailure = this.sample(breakdowns.timeToFailure, this.failureStreams[resource]!);
+    if (breakdowns.clock === CLOCK_BUSY) this.serverTimeToFailure[server] = timeToFailure;
+    else this.schedule(this.now + timeToFailure, EVENT_FAILURE, server, this.serverToken[server]!);
+    if (this.trace) this.record('capacity', null, null, this.model.resources[resource]!.id, this.capacity[resource]!);
     this.dispatch(resource);
   }
 
@@ -950,10 +1083,12 @@ class FifoQueue {
   head = 0;
   size = 0;
 
-  push(entity: number, token: number, _priority: number, _sequence: number): void {
+  /** sequence -1 puts the entity first in line (an interrupted service); otherwise last. */
+  push(entity: number, token: number, _priority: number, sequence: number): void {
     if (this.size === this.entities.length) this.grow();
     const mask = this.entities.length - 1;
-    const slot = (this.head + this.size) & mask;
+    if (sequence === -1) this.head = (this.head - 1) & mask;
+    const slot = sequence === -1 ? this.head : (this.head + this.size) & mask;
     this.entities[slot] = entity;
     this.tokens[slot] = token;
     this.size++;

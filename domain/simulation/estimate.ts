@@ -13,7 +13,7 @@ import {
   MAX_VARIANTS,
   MIN_RUN_CREDITS,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
+import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
 import { minutesPer } from './units.ts';
 import { type Problem, validateWorld } from './validate.ts';
 
@@ -211,7 +211,7 @@ function capacityProfile(model: CompiledModel, resourceIndex: number, arrivalSha
 function offeredLoad(model: CompiledModel, flowPerUnit: Float64Array): Float64Array {
   const work = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
-    if (step.kind === STEP_SERVICE) work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+    if (step.kind === STEP_SERVICE) work[step.resource]! += flowPerUnit[index]! * serviceMean(model, step);
   });
   return work;
 }
@@ -267,7 +267,7 @@ function meanServiceByResource(model: CompiledModel, flowPerUnit: Float64Array):
   const flow = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
     if (step.kind !== STEP_SERVICE) return;
-    work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+    work[step.resource]! += flowPerUnit[index]! * serviceMean(model, step);
     flow[step.resource]! += flowPerUnit[index]!;
   });
   return work.map((value, index) => (flow[index]! > 0 ? value / flow[index]! : 0));
@@ -277,7 +277,7 @@ function meanServiceByResource(model: CompiledModel, flowPerUnit: Float64Array):
 function estimateEntities(model: CompiledModel, flowPerUnit: Float64Array, overloads: ResourceOverload[]): number {
   let entities = 0;
   model.steps.forEach((step, index) => {
-    if (step.duration) entities += flowPerUnit[index]! * step.duration.mean;
+    if (step.duration) entities += flowPerUnit[index]! * (step.kind === STEP_SERVICE ? serviceMean(model, step) : step.duration.mean);
   });
   for (const overload of overloads) entities += overload.backlog;
   return entities;
@@ -291,7 +291,7 @@ function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): R
   const arrivals = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
     if (step.kind !== STEP_SERVICE || canRenege(step) || Number.isFinite(step.maxWaiting)) return;
-    work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+    work[step.resource]! += flowPerUnit[index]! * serviceMean(model, step);
     arrivals[step.resource]! += flowPerUnit[index]!;
   });
   const meanService = meanServiceByResource(model, flowPerUnit);
@@ -305,6 +305,45 @@ function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): R
     out.push({ resource: resource.id, load, capacity, backlog: Math.max(excess, Math.sqrt(arrivals[index]! * model.horizon)) });
   });
   return out;
+}
+
+/**
+ * Mean service time at a step as the resource sees it: with breakdowns, each unit of work also costs the repairs it
+ * meets, E[repair] / E[time to failure] per unit (busy clock: the completion time; calendar clock: the same factor is
+ * 1 / availability, availability = E[time to failure] / (E[time to failure] + E[repair])).
+ */
+function serviceMean(model: CompiledModel, step: CompiledModel['steps'][number]): number {
+  const breakdowns = model.resources[step.resource]!.breakdowns;
+  const mean = step.duration!.mean;
+  if (!breakdowns || breakdowns.timeToFailure.mean <= 0) return mean;
+  return mean * (1 + breakdowns.repair.mean / breakdowns.timeToFailure.mean);
+}
+
+/**
+ * Breakdown events in one replication: each failure, its repair and the stale end of the service it interrupts.
+ * Calendar clock: every server cycles through failure and repair; busy clock: failures per unit of serving time.
+ */
+function breakdownEvents(model: CompiledModel, flowPerUnit: Float64Array): number {
+  const work = new Float64Array(model.resources.length);
+  model.steps.forEach((step, index) => {
+    if (step.kind === STEP_SERVICE) work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+  });
+  let events = 0;
+  model.resources.forEach((resource, index) => {
+    const breakdowns = resource.breakdowns;
+    if (!breakdowns || resource.capacity <= 0 || breakdowns.timeToFailure.mean <= 0) return;
+    const serving = Math.min(work[index]!, resource.capacity);
+    if (breakdowns.clock === CLOCK_BUSY) {
+      events += 3 * ((serving * model.horizon) / breakdowns.timeToFailure.mean);
+      return;
+    }
+    const cycle = breakdowns.timeToFailure.mean + breakdowns.repair.mean;
+    const failures = (resource.capacity * model.horizon) / cycle;
+    const availability = breakdowns.timeToFailure.mean / cycle;
+    // A failing server is busy as often as a working one (serving work over working server-time): that share of failures interrupts a service, whose end goes stale.
+    events += failures * (2 + Math.min(1, serving / (resource.capacity * availability)));
+  });
+  return events;
 }
 
 /** Capacity changes in one replication: each change of a resource's weekly calendar once per week of the horizon. */
@@ -376,7 +415,7 @@ export function estimateRun(world: unknown): RunEstimate {
         message: `about ${Math.round(entities)} entities in the system at once under '${variant.id}'${named ? `: ${named}` : ''}; MAX_ENTITIES_IN_SYSTEM is ${MAX_ENTITIES_IN_SYSTEM}`,
       });
     }
-    events += capacityChanges(model);
+    events += capacityChanges(model) + breakdownEvents(model, flowPerUnit);
     events = Math.ceil(events);
     perReplication[variant.id] = events;
     total += events * Math.min(spec.replications, MAX_REPLICATIONS);

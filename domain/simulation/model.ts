@@ -106,8 +106,22 @@ export type CompiledResource = {
   capacityByHour: Int32Array | null;
   capacity: number;
   usesPriority: boolean;
-  /** some step at this resource pre-empts: the engine keeps the list of entities in service */
+  /** some step at this resource pre-empts, or it breaks down: the engine keeps the list of entities in service */
   preemptive: boolean;
+  /** breakdowns: null when the resource never fails */
+  breakdowns: CompiledBreakdowns | null;
+};
+
+export const CLOCK_CALENDAR = 0;
+export const CLOCK_BUSY = 1;
+
+export type CompiledBreakdowns = {
+  timeToFailure: CompiledDistribution;
+  repair: CompiledDistribution;
+  /** CLOCK_CALENDAR: elapsed time counts; CLOCK_BUSY: only time serving counts */
+  clock: number;
+  /** PREEMPT_RESUME or PREEMPT_RESTART for the entity whose server fails */
+  interrupted: number;
 };
 
 export const MEASURE_TIME_BETWEEN = 0;
@@ -263,7 +277,22 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
         for (const day of shift.days) for (let hour = shift.start_hour; hour < shift.end_hour; hour++) capacityByHour[day * 24 + hour]! += capacity;
       }
     }
-    return { id: resource.id, capacityByHour, capacity: Math.round(resolve(resource.capacity)), usesPriority: usesPriority.has(resource.id), preemptive: preemptive.has(resource.id) };
+    const breakdowns: CompiledBreakdowns | null = resource.breakdowns
+      ? {
+          timeToFailure: compileDistribution(resource.breakdowns.time_to_failure, resolve),
+          repair: compileDistribution(resource.breakdowns.repair, resolve),
+          clock: resource.breakdowns.clock === 'busy' ? CLOCK_BUSY : CLOCK_CALENDAR,
+          interrupted: resource.breakdowns.interrupted === 'restart' ? PREEMPT_RESTART : PREEMPT_RESUME,
+        }
+      : null;
+    return {
+      id: resource.id,
+      capacityByHour,
+      capacity: Math.round(resolve(resource.capacity)),
+      usesPriority: usesPriority.has(resource.id),
+      preemptive: preemptive.has(resource.id) || breakdowns !== null,
+      breakdowns,
+    };
   });
 
   const steps: CompiledStep[] = world.steps.map((step) => {

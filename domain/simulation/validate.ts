@@ -247,6 +247,14 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       parameter(context, shift.capacity, `${pointer}/capacity`, 'count', { min: 0, integer: true });
       if (typeof shift.start_hour === 'number' && typeof shift.end_hour === 'number' && !(shift.end_hour > shift.start_hour)) problems.push({ pointer: `${pointer}/end_hour`, message: 'end_hour must be after start_hour' });
     });
+    if (isObject(resource.breakdowns)) {
+      const pointer = `/resources/${index}/breakdowns`;
+      distribution(context, resource.breakdowns.time_to_failure, `${pointer}/time_to_failure`);
+      distribution(context, resource.breakdowns.repair, `${pointer}/repair`);
+      const failure = resource.breakdowns.time_to_failure;
+      if (isObject(failure) && failure.dist === 'fixed' && failure.value === 0) problems.push({ pointer: `${pointer}/time_to_failure/value`, message: 'must be greater than 0: the servers would never work' });
+      if (resource.shifts !== undefined) problems.push({ pointer, message: 'breakdowns are not supported on a resource with shifts yet: give a constant capacity' });
+    }
   });
 
   if (isObject(world.stop_when) && isId(world.stop_when.measure) && !asArray(world.measured).some((measure) => isObject(measure) && measure.id === (world.stop_when as Json).measure)) {
