@@ -266,8 +266,22 @@ export const Variant = Type.Object(
 const Amount = Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'null when unknown: totals that need it stay undefined' });
 
 export const CostRate = Type.Object(
-  { id: Id, measure: Id, label: Type.Optional(Text(200)), low: Amount, base: Amount, high: Amount, source: SettingSource },
-  { additionalProperties: false, description: 'prices one count measure: cost per counted event' },
+  {
+    id: Id,
+    measure: Id,
+    label: Type.Optional(Text(200)),
+    per: Type.Optional(
+      Type.Union([Type.Literal('event'), Type.Literal('capacity_hour'), Type.Literal('busy_hour'), Type.Literal('entity_hour')], {
+        description:
+          'event (default): per event of a count measure; capacity_hour: per server-hour available at the resource of a utilisation measure (staffed time); busy_hour: per server-hour busy there; entity_hour: per hour entities spend between the moments of a time_between measure',
+      }),
+    ),
+    low: Amount,
+    base: Amount,
+    high: Amount,
+    source: SettingSource,
+  },
+  { additionalProperties: false, description: 'prices one measure: cost per counted event, per resource-hour or per entity-hour (see per)' },
 );
 
 export const AdditionalCost = Type.Object(
@@ -275,7 +289,9 @@ export const AdditionalCost = Type.Object(
     id: Id,
     label: Text(200),
     variants: Type.Array(Id, { minItems: 1, maxItems: 20 }),
-    per: Type.Union([Type.Literal('replication'), Type.Literal('day')]),
+    per: Type.Union([Type.Literal('replication'), Type.Literal('hour'), Type.Literal('day'), Type.Literal('week'), Type.Literal('year')], {
+      description: 'once per replication, or per hour, day, week or year (365.25 days) of the window from warm-up to horizon',
+    }),
     low: Amount,
     base: Amount,
     high: Amount,
@@ -289,6 +305,14 @@ export const CostScenarios = Type.Object(
     currency: Type.String({ pattern: '^[A-Z]{3}$' }),
     rates: Type.Array(CostRate, { minItems: 1, maxItems: 100 }),
     additional_costs: Type.Optional(Type.Array(AdditionalCost, { maxItems: 100 })),
+    discount_rate_annual: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'discount every cost at this annual rate (0.035 = 3.5%): a cost at time t after the warm-up counts (1 + rate)^-(t / 365.25 days), compounded continuously; per-replication amounts are not discounted',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -83,7 +83,14 @@ export type MeasureObservation = {
   entity_sketch?: string;
   /** time_between with a threshold: entities whose time exceeded it */
   over_threshold?: number;
+  /** measures a cost rate prices: the quantities it can be priced by, in the measure window */
+  priced?: PricedQuantities;
+  /** the same, discounted to the warm-up at the cost scenarios' annual rate (only when they discount) */
+  priced_discounted?: PricedQuantities;
 };
+
+/** count: events; utilisation: server-hours busy and available; time_between: entity-hours between the moments. */
+export type PricedQuantities = { events?: number; busy_hours?: number; capacity_hours?: number; entity_hours?: number };
 
 /** Relative accuracy of the entity-level quantile sketches (DDSketch guarantee: within 1% of the true quantile's value). */
 export const SKETCH_RELATIVE_ACCURACY = 0.01;
@@ -216,6 +223,11 @@ class Replication {
   measureDetailed: Uint8Array;
   measureSketches: (DDSketch | null)[];
   measureOver: Float64Array;
+  /** cost discounting (0: off): discounted counts, busy or entity time, and capacity time per measure */
+  readonly discount: number;
+  readonly discountOrigin: number;
+  measureDiscounted: Float64Array;
+  measureDiscountedCapacity: Float64Array;
   arrivalsAfterWarmUp = 0;
   readonly perArrivalMeasures: Int32Array;
   readonly measures: CompiledModel['measures'];
@@ -311,6 +323,10 @@ class Replication {
     this.measureDetailed = Uint8Array.from(model.measures.map((measure) => (measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0)));
     this.measureSketches = model.measures.map((measure) => (measure.percentiles.length > 0 ? new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY }) : null));
     this.measureOver = new Float64Array(m);
+    this.discount = model.discountPerUnit;
+    this.discountOrigin = model.discountOrigin;
+    this.measureDiscounted = new Float64Array(this.discount > 0 ? m : 0);
+    this.measureDiscountedCapacity = new Float64Array(this.discount > 0 ? m : 0);
     this.measures = model.measures;
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
@@ -907,7 +923,10 @@ class Replication {
       const role = code & 3;
       const measure = measures[m]!;
       if (role === HOOK_COUNT) {
-        if (now >= measure.windowStart && now < measure.windowEnd) this.measureCount[m]!++;
+        if (now >= measure.windowStart && now < measure.windowEnd) {
+          this.measureCount[m]!++;
+          if (this.discount > 0) this.measureDiscounted[m]! += Math.exp(-this.discount * (now - this.discountOrigin));
+        }
         continue;
       }
       // time_between: the `from` moment marks the entity (inside the window), the `to` moment records the interval.
@@ -919,6 +938,7 @@ class Replication {
           this.measureSum[m]! += value;
           this.measureCount[m]!++;
           if (this.measureDetailed[m] === 1) this.observe(m, value);
+          if (this.discount > 0) this.measureDiscounted[m]! += this.discountedSpan(mark, now);
           this.entityMarks[slot] = Number.NaN;
         }
       } else if (now >= measure.windowStart && now < measure.windowEnd) this.entityMarks[slot] = now;
@@ -946,9 +966,37 @@ class Replication {
       if (measure.kind === MEASURE_UTILISATION) {
         this.measureArea[m]! += this.busy[resource]! * (high - low);
         this.measureCapacityArea[m]! += this.capacity[resource]! * (high - low);
+        if (this.discount > 0) {
+          const span = this.discountedSpan(low, high);
+          this.measureDiscounted[m]! += this.busy[resource]! * span;
+          this.measureDiscountedCapacity[m]! += this.capacity[resource]! * span;
+        }
       } else this.measureArea[m]! += this.queueLength[resource]! * (high - low);
     }
     this.resourceLastTime[resource] = now;
+  }
+
+  /** The discounted length of [from, to): the integral of e^{-k (t - origin)} dt. */
+  discountedSpan(from: number, to: number): number {
+    const k = this.discount;
+    return (Math.exp(-k * (from - this.discountOrigin)) - Math.exp(-k * (to - this.discountOrigin))) / k;
+  }
+
+  /** The quantities cost rates can price a measure by (undiscounted, or discounted from the accumulators). */
+  pricedQuantities(m: number, discounted: boolean): PricedQuantities {
+    const measure = this.measures[m]!;
+    const hours = 1 / this.model.unitsPerHour;
+    switch (measure.kind) {
+      case MEASURE_COUNT:
+        return { events: discounted ? this.measureDiscounted[m]! : this.measureCount[m]! };
+      case MEASURE_UTILISATION:
+        return discounted
+          ? { busy_hours: this.measureDiscounted[m]! * hours, capacity_hours: this.measureDiscountedCapacity[m]! * hours }
+          : { busy_hours: this.measureArea[m]! * hours, capacity_hours: this.measureCapacityArea[m]! * hours };
+      case MEASURE_TIME_BETWEEN:
+        return { entity_hours: discounted ? this.measureDiscounted[m]! * hours : (this.measureSum[m]! / measure.timeFactor) * hours };
+    }
+    return {};
   }
 
   // ---- sampling ----
@@ -1007,6 +1055,7 @@ class Replication {
           this.measureSum[m]! += value;
           this.measureCount[m]!++;
           if (this.measureDetailed[m] === 1) this.observe(m, value);
+          if (this.discount > 0) this.measureDiscounted[m]! += this.discountedSpan(mark, this.horizon);
         }
       });
     }
@@ -1040,6 +1089,10 @@ class Replication {
       const sketch = this.measureSketches[m];
       if (sketch) observation.entity_sketch = Buffer.from(sketch.toProto()).toString('base64');
       if (Number.isFinite(measure.threshold)) observation.over_threshold = this.measureOver[m]!;
+      if (measure.priced) {
+        observation.priced = this.pricedQuantities(m, false);
+        if (this.discount > 0) observation.priced_discounted = this.pricedQuantities(m, true);
+      }
       return observation;
     });
     const stepEntries: Record<string, number> = {};

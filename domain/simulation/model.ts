@@ -34,6 +34,8 @@ export const ARRIVAL_RATE_TABLE = 2;
 export const ARRIVAL_RENEWAL = 3;
 
 export const HOURS_PER_WEEK = 168;
+/** a year for discounting and per-year costs */
+export const DAYS_PER_YEAR = 365.25;
 
 export const PREEMPT_NONE = 0;
 export const PREEMPT_RESUME = 1;
@@ -145,6 +147,8 @@ export type CompiledMeasure = {
   percentiles: number[];
   /** time_between: count entities whose time exceeds this (measure units); Infinity when not asked for */
   threshold: number;
+  /** a cost rate prices this measure: the replication reports the priced quantities (events, resource-hours, entity-hours) */
+  priced: boolean;
 };
 
 export type CompiledModel = {
@@ -163,6 +167,9 @@ export type CompiledModel = {
   attributeCodes: Map<string, Map<string, number>>;
   measures: CompiledMeasure[];
   markSlots: number;
+  /** cost discounting: ln(1 + annual rate) per world time unit (0: none), from the origin (the warm-up) */
+  discountPerUnit: number;
+  discountOrigin: number;
   /** hooks[step * 4 + moment] = measure * 4 + role (HOOK_COUNT, HOOK_FROM, HOOK_TO) for each measure touched at that moment */
   hooks: Int32Array[];
 };
@@ -364,7 +371,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
   const measures: CompiledMeasure[] = world.measured.map((measure, index) => {
     const windowStart = measure.window?.start ?? world.warm_up;
     const windowEnd = measure.window?.end ?? world.horizon;
-    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator, percentiles: [] as number[], threshold: Number.POSITIVE_INFINITY };
+    const priced = world.cost_scenarios?.rates.some((rate) => rate.measure === measure.id) ?? false;
+    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator, percentiles: [] as number[], threshold: Number.POSITIVE_INFINITY, priced };
     switch (measure.kind) {
       case 'time_between': {
         // `to` before `from`: an entity passing the same moment again closes its previous interval first.
@@ -407,6 +415,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
     attributeCodes,
     measures,
     markSlots,
+    discountPerUnit: (world.cost_scenarios?.discount_rate_annual ?? 0) > 0 ? Math.log(1 + world.cost_scenarios!.discount_rate_annual!) / (DAYS_PER_YEAR * 24 * unitsPerHour(world.time_unit)) : 0,
+    discountOrigin: world.warm_up,
     hooks: hookLists.map((list) => Int32Array.from(list)),
   };
 }

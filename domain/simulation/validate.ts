@@ -269,7 +269,11 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       if (isId(rate.measure)) {
         const kind = measureKinds.get(rate.measure);
         if (kind === undefined) problems.push({ pointer: `${pointer}/measure`, message: `refers to measure '${rate.measure}', which does not exist` });
-        else if (kind !== 'count') problems.push({ pointer: `${pointer}/measure`, message: `measure '${rate.measure}' is a ${kind} measure; only count measures can be priced` });
+        else {
+          const per = typeof rate.per === 'string' ? rate.per : 'event';
+          const needs = PRICED_MEASURE_KIND[per];
+          if (needs !== undefined && kind !== needs) problems.push({ pointer: `${pointer}/measure`, message: `measure '${rate.measure}' is a ${kind} measure; a rate per ${per} prices a ${needs} measure` });
+        }
       }
       lowBaseHigh(rate, pointer, problems);
     });
@@ -284,6 +288,9 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     });
   }
 }
+
+/** The measure kind each kind of cost rate prices (spec: WorldSpec and run, cost_scenarios). */
+const PRICED_MEASURE_KIND: Record<string, string> = { event: 'count', capacity_hour: 'utilisation', busy_hour: 'utilisation', entity_hour: 'time_between' };
 
 function lowBaseHigh(item: Json, pointer: string, problems: Problem[]): void {
   const { low, base, high } = item;
