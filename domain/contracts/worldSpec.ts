@@ -108,6 +108,23 @@ export const Arrival = Type.Union([
         description: '7 rows (Monday..Sunday) x 24 hours of arrivals per hour; time 0 is Monday 00:00',
       }),
       scale: Type.Optional(Parameter),
+      growth_per_year: Type.Optional(
+        Type.Union([Type.Number({ minimum: -0.99, maximum: 10 }), Type.Object({ setting: Id }, { additionalProperties: false })], {
+          description: 'trend: every rate grows by this fraction a year, compounded (0.03 = +3% a year; negative shrinks), from time 0; applied hour by hour at the middle of each hour',
+        }),
+      ),
+      holidays: Type.Optional(
+        Type.Array(
+          Type.Object(
+            {
+              day: Type.Integer({ minimum: 0, description: 'day number from time 0 (day 0 is the Monday that starts the world)' }),
+              rates_as: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, description: 'the weekday row whose rates apply that day (0 = Monday; default 6 = Sunday)' })),
+            },
+            { additionalProperties: false },
+          ),
+          { maxItems: 1000, description: 'days whose arrivals follow another weekday row, e.g. bank holidays as Sundays' },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -116,8 +133,8 @@ export const Arrival = Type.Union([
 export const Shift = Type.Object(
   {
     days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { minItems: 1, maxItems: 7, description: '0 = Monday' }),
-    start_hour: Type.Integer({ minimum: 0, maximum: 23 }),
-    end_hour: Type.Integer({ minimum: 1, maximum: 24 }),
+    start_hour: Type.Number({ minimum: 0, maximum: 23.99, description: 'hour of the day the shift starts; whole minutes allowed (8.5 = 08:30)' }),
+    end_hour: Type.Number({ minimum: 0.01, maximum: 24, description: 'hour of the day the shift ends; whole minutes allowed (17.25 = 17:15)' }),
     capacity: Parameter,
   },
   { additionalProperties: false },

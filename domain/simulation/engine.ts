@@ -31,6 +31,7 @@ import {
   MOMENT_START,
   PREEMPT_NONE,
   PREEMPT_RESUME,
+  rateTableRate,
   HOOK_COUNT,
   HOOK_TO,
   STEP_BRANCH_ATTRIBUTE,
@@ -275,10 +276,11 @@ class Replication {
       Int32Array.from(model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : []))),
     );
     this.capacityChangeHours = resources.map((resource) => {
-      const byHour = resource.capacityByHour;
-      if (!byHour) return new Int32Array(0);
+      const bySlot = resource.capacityBySlot;
+      if (!bySlot) return new Int32Array(0);
       const changes: number[] = [];
-      for (let hour = 0; hour < HOURS_PER_WEEK; hour++) if (byHour[hour] !== byHour[(hour + HOURS_PER_WEEK - 1) % HOURS_PER_WEEK]) changes.push(hour);
+      const slots = bySlot.length;
+      for (let slot = 0; slot < slots; slot++) if (bySlot[slot] !== bySlot[(slot + slots - 1) % slots]) changes.push(slot);
       return Int32Array.from(changes);
     });
     this.capacityChangeCursor = new Int32Array(r);
@@ -487,9 +489,10 @@ class Replication {
     let remaining = -Math.log(stream.uniform());
     let time = from;
     let hour = Math.floor(time / hourLength);
+    const calendar = arrival.calendar !== null;
     for (let guard = 0; guard < 2 * HOURS_PER_WEEK + 1 || time <= this.horizon; guard++) {
       if (time > this.horizon) return;
-      const rate = rates[hour % HOURS_PER_WEEK]!;
+      const rate = calendar ? rateTableRate(arrival, hour, hourLength) : rates[hour % HOURS_PER_WEEK]!;
       const end = (hour + 1) * hourLength;
       const mass = rate * (end - time);
       if (mass >= remaining && rate > 0) {
@@ -800,35 +803,38 @@ class Replication {
 
   initialiseCapacity(resource: number): void {
     const spec = this.model.resources[resource]!;
-    if (!spec.capacityByHour) {
+    if (!spec.capacityBySlot) {
       this.capacity[resource] = spec.capacity;
       return;
     }
-    this.capacity[resource] = spec.capacityByHour[0]!;
+    this.capacity[resource] = spec.capacityBySlot[0]!;
     if (this.capacityChangeHours[resource]!.length > 0) this.scheduleCapacityChange(resource, 0);
   }
 
-  /** Schedules the first capacity change strictly after the absolute hour `afterHour` (hour 0 = Monday 00:00). */
-  scheduleCapacityChange(resource: number, afterHour: number): void {
+  /** Schedules the first capacity change strictly after the absolute slot `afterSlot` (slot 0 = Monday 00:00; an hour or a minute). */
+  scheduleCapacityChange(resource: number, afterSlot: number): void {
     const changes = this.capacityChangeHours[resource]!;
-    const week = Math.floor(afterHour / HOURS_PER_WEEK);
-    let next = (week + 1) * HOURS_PER_WEEK + changes[0]!;
+    const spec = this.model.resources[resource]!;
+    const slotsPerWeek = spec.capacityBySlot!.length;
+    const week = Math.floor(afterSlot / slotsPerWeek);
+    let next = (week + 1) * slotsPerWeek + changes[0]!;
     for (let k = 0; k < changes.length; k++) {
-      const candidate = week * HOURS_PER_WEEK + changes[k]!;
-      if (candidate > afterHour) {
+      const candidate = week * slotsPerWeek + changes[k]!;
+      if (candidate > afterSlot) {
         next = candidate;
         break;
       }
     }
-    this.schedule(next * this.model.unitsPerHour, EVENT_SHIFT, resource, next);
+    this.schedule((next * this.model.unitsPerHour) / spec.slotsPerHour, EVENT_SHIFT, resource, next);
   }
 
-  onCapacityChange(resource: number, hour: number): void {
+  onCapacityChange(resource: number, slot: number): void {
     this.touch(resource);
-    this.capacity[resource] = this.model.resources[resource]!.capacityByHour![hour % HOURS_PER_WEEK]!;
+    const bySlot = this.model.resources[resource]!.capacityBySlot!;
+    this.capacity[resource] = bySlot[slot % bySlot.length]!;
     this.counts.capacity_changes++;
     if (this.trace) this.record('capacity', null, null, this.model.resources[resource]!.id, this.capacity[resource]!);
-    this.scheduleCapacityChange(resource, hour);
+    this.scheduleCapacityChange(resource, slot);
     this.dispatch(resource);
   }
 

@@ -13,7 +13,7 @@ import {
   MAX_VARIANTS,
   MIN_RUN_CREDITS,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
+import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, HOURS_PER_WEEK, rateTableRate, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
 import { minutesPer } from './units.ts';
 import { type Problem, validateWorld } from './validate.ts';
 
@@ -33,6 +33,14 @@ function expectedArrivals(model: CompiledModel): number[] {
   return model.arrivals.map((arrival) => {
     if (arrival.kind === ARRIVAL_POISSON) return arrival.rate * model.horizon * arrival.batchMean;
     if (arrival.kind === ARRIVAL_RENEWAL) return arrival.interarrival!.mean > 0 ? (model.horizon / arrival.interarrival!.mean) * arrival.batchMean : Number.POSITIVE_INFINITY;
+    if (arrival.kind === ARRIVAL_RATE_TABLE && arrival.calendar) {
+      // Trend or holidays: hour by hour, over at most MAX_HORIZON_DAYS (a longer horizon is refused anyway; scaled up).
+      const hours = model.horizon / model.unitsPerHour;
+      const counted = Math.min(hours, MAX_HORIZON_DAYS * 24);
+      let total = 0;
+      for (let hour = 0; hour < counted; hour++) total += rateTableRate(arrival, hour, model.unitsPerHour) * model.unitsPerHour * Math.min(1, counted - hour);
+      return (total * hours) / counted;
+    }
     if (arrival.kind === ARRIVAL_RATE_TABLE) {
       const hours = model.horizon / model.unitsPerHour;
       let total = 0;
@@ -42,10 +50,10 @@ function expectedArrivals(model: CompiledModel): number[] {
       for (let hour = Math.floor(whole / HOURS_PER_WEEK) * HOURS_PER_WEEK; hour < hours; hour++) total += arrival.ratesByHour![hour % HOURS_PER_WEEK]! * model.unitsPerHour * Math.min(1, hours - hour);
       return total;
     }
+    // Each time t arrives at t, t + period, ... up to the horizon.
     const times = arrival.times!;
-    const perCycle = times.filter((time) => time <= model.horizon).length;
-    const cycles = Number.isFinite(arrival.period) ? Math.floor(model.horizon / arrival.period) + 1 : 1;
-    return perCycle * cycles * arrival.batchSize;
+    const repeats = times.reduce((sum, time) => sum + (time > model.horizon ? 0 : Number.isFinite(arrival.period) ? Math.floor((model.horizon - time) / arrival.period) + 1 : 1), 0);
+    return repeats * arrival.batchSize;
   });
 }
 
@@ -348,16 +356,17 @@ function breakdownEvents(model: CompiledModel, flowPerUnit: Float64Array): numbe
 
 /** Capacity changes in one replication: each change of a resource's weekly calendar once per week of the horizon. */
 function capacityChanges(model: CompiledModel): number {
-  const hours = model.horizon / model.unitsPerHour;
   let changes = 0;
   for (const resource of model.resources) {
-    const byHour = resource.capacityByHour;
-    if (!byHour) continue;
-    for (let hour = 0; hour < HOURS_PER_WEEK; hour++) {
-      if (byHour[hour] === byHour[(hour + HOURS_PER_WEEK - 1) % HOURS_PER_WEEK]) continue;
-      // Hours hour, hour + 168, ... that fall within (0, horizon].
-      if (hour > 0 && hour <= hours) changes += Math.floor((hours - hour) / HOURS_PER_WEEK) + 1;
-      else if (hour === 0) changes += Math.floor(hours / HOURS_PER_WEEK);
+    const bySlot = resource.capacityBySlot;
+    if (!bySlot) continue;
+    const slots = (model.horizon / model.unitsPerHour) * resource.slotsPerHour;
+    const week = bySlot.length;
+    for (let slot = 0; slot < week; slot++) {
+      if (bySlot[slot] === bySlot[(slot + week - 1) % week]) continue;
+      // Slots slot, slot + week, ... that fall within (0, horizon].
+      if (slot > 0 && slot <= slots) changes += Math.floor((slots - slot) / week) + 1;
+      else if (slot === 0) changes += Math.floor(slots / week);
     }
   }
   return changes;

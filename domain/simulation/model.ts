@@ -93,6 +93,8 @@ export type CompiledArrival = {
   batchSize: number;
   /** rate table: arrivals per world time unit for each hour of the week (Monday 00:00 first) */
   ratesByHour: Float64Array | null;
+  /** rate table with a trend or holidays (else null): compound growth per world time unit, weekday row of each holiday */
+  calendar: { growthPerUnit: number; holidays: Map<number, number> } | null;
   /** renewal: the interarrival time */
   interarrival: CompiledDistribution | null;
   /** poisson and renewal with batch_sizes: cumulative weights and sizes (null: one per arrival event); their mean */
@@ -104,8 +106,11 @@ export type CompiledArrival = {
 
 export type CompiledResource = {
   id: string;
-  /** capacity for each hour of the week, or null when constant */
-  capacityByHour: Int32Array | null;
+  /** mean capacity in each hour of the week (for the estimate), or null when constant */
+  capacityByHour: Float64Array | null;
+  /** capacity in each slot of the week (slotsPerHour slots an hour: 1, or 60 when a shift starts or ends between whole hours) */
+  capacityBySlot: Int32Array | null;
+  slotsPerHour: number;
   capacity: number;
   usesPriority: boolean;
   /** some step at this resource pre-empts, or it breaks down: the engine keeps the list of entities in service */
@@ -201,6 +206,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
     if (!setting) fail(`setting '${parameter.setting}' does not exist`);
     return toWorldUnit(setting.value, setting.unit, world.time_unit);
   };
+  // A dimensionless setting (fraction) as it is: no time conversion.
+  const resolveRatio = (parameter: Parameter): number => (typeof parameter === 'number' ? parameter : (values.get(parameter.setting)?.value ?? fail(`setting '${parameter.setting}' does not exist`)));
 
   const stepIndex = new Map(world.steps.map((step, index) => [step.id, index]));
   const resourceIndex = new Map(world.resources.map((resource, index) => [resource.id, index]));
@@ -248,6 +255,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       batchCumulative: null,
       batchValues: null,
       batchMean: 1,
+      calendar: null,
     };
     if (arrival.kind === 'poisson' || arrival.kind === 'renewal') {
       const batches = arrival.batch_sizes
@@ -268,7 +276,12 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
     const perUnit = unitsPerHour(world.time_unit);
     const ratesByHour = new Float64Array(HOURS_PER_WEEK);
     for (let day = 0; day < 7; day++) for (let hour = 0; hour < 24; hour++) ratesByHour[day * 24 + hour] = ((arrival.rates_per_hour[day]?.[hour] ?? 0) * scale) / perUnit;
-    return { ...base, kind: ARRIVAL_RATE_TABLE, ratesByHour };
+    const growth = arrival.growth_per_year === undefined ? 0 : resolveRatio(arrival.growth_per_year);
+    const calendar =
+      growth !== 0 || (arrival.holidays?.length ?? 0) > 0
+        ? { growthPerUnit: Math.log(1 + growth) / (DAYS_PER_YEAR * 24 * perUnit), holidays: new Map((arrival.holidays ?? []).map((holiday) => [holiday.day, holiday.rates_as ?? 6])) }
+        : null;
+    return { ...base, kind: ARRIVAL_RATE_TABLE, ratesByHour, calendar };
   });
   // Branches by attribute may name values no arrival assigns; they still need codes.
   for (const step of world.steps) if (step.kind === 'branch' && step.by === 'attribute') attributeOf(step.attribute);
@@ -276,13 +289,20 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
   const usesPriority = new Set(world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')));
   const preemptive = new Set(world.steps.filter((step) => step.kind === 'service' && step.preempt !== undefined).map((step) => (step.kind === 'service' ? step.resource : '')));
   const resources: CompiledResource[] = world.resources.map((resource) => {
-    let capacityByHour: Int32Array | null = null;
+    let capacityByHour: Float64Array | null = null;
+    let capacityBySlot: Int32Array | null = null;
+    let slotsPerHour = 1;
     if (resource.shifts) {
-      capacityByHour = new Int32Array(HOURS_PER_WEEK);
+      // Shifts on whole hours keep an hourly calendar; one boundary between hours makes it a calendar of minutes.
+      slotsPerHour = resource.shifts.every((shift) => Number.isInteger(shift.start_hour) && Number.isInteger(shift.end_hour)) ? 1 : 60;
+      capacityBySlot = new Int32Array(HOURS_PER_WEEK * slotsPerHour);
       for (const shift of resource.shifts) {
         const capacity = Math.round(resolve(shift.capacity));
-        for (const day of shift.days) for (let hour = shift.start_hour; hour < shift.end_hour; hour++) capacityByHour[day * 24 + hour]! += capacity;
+        const [start, end] = [Math.round(shift.start_hour * slotsPerHour), Math.round(shift.end_hour * slotsPerHour)];
+        for (const day of shift.days) for (let slot = start; slot < end; slot++) capacityBySlot[day * 24 * slotsPerHour + slot]! += capacity;
       }
+      capacityByHour = new Float64Array(HOURS_PER_WEEK);
+      for (let slot = 0; slot < capacityBySlot.length; slot++) capacityByHour[Math.floor(slot / slotsPerHour)]! += capacityBySlot[slot]! / slotsPerHour;
     }
     const breakdowns: CompiledBreakdowns | null = resource.breakdowns
       ? {
@@ -295,6 +315,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
     return {
       id: resource.id,
       capacityByHour,
+      capacityBySlot,
+      slotsPerHour,
       capacity: Math.round(resolve(resource.capacity)),
       usesPriority: usesPriority.has(resource.id),
       preemptive: preemptive.has(resource.id) || breakdowns !== null,
@@ -419,6 +441,20 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
     discountOrigin: world.warm_up,
     hooks: hookLists.map((list) => Int32Array.from(list)),
   };
+}
+
+/**
+ * Arrivals per world time unit of a rate table during the absolute hour `hour` (hour 0 = Monday 00:00 at time 0): the
+ * weekday row of the day (a holiday's own row), times the compound trend at the middle of the hour.
+ */
+export function rateTableRate(arrival: CompiledArrival, hour: number, unitsPerHourValue: number): number {
+  const calendar = arrival.calendar;
+  const rates = arrival.ratesByHour!;
+  if (!calendar) return rates[hour % HOURS_PER_WEEK]!;
+  const day = Math.floor(hour / 24);
+  const row = calendar.holidays.get(day) ?? day % 7;
+  const rate = rates[row * 24 + (hour % 24)]!;
+  return calendar.growthPerUnit === 0 ? rate : rate * Math.exp(calendar.growthPerUnit * (hour + 0.5) * unitsPerHourValue);
 }
 
 function cumulate(weights: number[]): Float64Array {

@@ -109,6 +109,13 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     }
     if (arrival.kind === 'rate_table') {
       if (arrival.scale !== undefined) parameter(context, arrival.scale, `${base}/scale`, 'dimensionless', { min: 0 });
+      if (arrival.growth_per_year !== undefined) parameter(context, arrival.growth_per_year, `${base}/growth_per_year`, 'dimensionless', { min: -0.99 });
+      const holidayDays = new Set<unknown>();
+      asArray(arrival.holidays).forEach((holiday, holidayIndex) => {
+        if (!isObject(holiday)) return;
+        if (holidayDays.has(holiday.day)) problems.push({ pointer: `${base}/holidays/${holidayIndex}/day`, message: `day ${String(holiday.day)} is listed twice` });
+        holidayDays.add(holiday.day);
+      });
       const total = asArray(arrival.rates_per_hour).flatMap(asArray).reduce((sum: number, rate) => sum + (typeof rate === 'number' ? rate : 0), 0);
       if (Array.isArray(arrival.rates_per_hour) && total <= 0) problems.push({ pointer: `${base}/rates_per_hour`, message: 'every rate is zero: this source never produces an arrival' });
     }
@@ -246,6 +253,10 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       const pointer = `/resources/${index}/shifts/${shiftIndex}`;
       parameter(context, shift.capacity, `${pointer}/capacity`, 'count', { min: 0, integer: true });
       if (typeof shift.start_hour === 'number' && typeof shift.end_hour === 'number' && !(shift.end_hour > shift.start_hour)) problems.push({ pointer: `${pointer}/end_hour`, message: 'end_hour must be after start_hour' });
+      for (const key of ['start_hour', 'end_hour'] as const) {
+        const hour = shift[key];
+        if (typeof hour === 'number' && Math.abs(hour * 60 - Math.round(hour * 60)) > 1e-6) problems.push({ pointer: `${pointer}/${key}`, message: `${hour} is not a whole minute: shift boundaries are in whole minutes (e.g. 8.5 = 08:30, 17.25 = 17:15)` });
+      }
     });
     if (isObject(resource.breakdowns)) {
       const pointer = `/resources/${index}/breakdowns`;
