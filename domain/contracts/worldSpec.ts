@@ -173,6 +173,17 @@ export const ResourceSpec = Type.Object(
   { $id: 'https://crucible.dev/schemas/ResourceSpec/0.1.0-experimental', additionalProperties: false, description: 'ResourceSpec (experimental): a resource of a world' },
 );
 
+const AttributeValue = Type.Union([Type.String({ maxLength: 64 }), Type.Number()]);
+
+export const Condition = Type.Object(
+  {
+    attribute: Id,
+    op: Type.Union([Type.Literal('eq'), Type.Literal('ne'), Type.Literal('lt'), Type.Literal('le'), Type.Literal('gt'), Type.Literal('ge'), Type.Literal('in')]),
+    value: Type.Union([AttributeValue, Type.Array(AttributeValue, { minItems: 1, maxItems: 50 })], { description: 'a value, or a list for `in`; lt/le/gt/ge compare numbers' }),
+  },
+  { additionalProperties: false, description: 'holds when the entity has the attribute and it compares true (an unassigned attribute fails every condition)' },
+);
+
 export const StepRef = Type.Object({ step: Id, at: Type.Union([Type.Literal('enter'), Type.Literal('start'), Type.Literal('end'), Type.Literal('renege')]) }, { additionalProperties: false });
 
 export const Step = Type.Union([
@@ -217,6 +228,47 @@ export const Step = Type.Union([
       otherwise: Id,
     },
     { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      id: Id,
+      kind: Type.Literal('branch'),
+      by: Type.Literal('shortest_queue'),
+      options: Type.Array(Type.Object({ next: Id }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'service steps; the entity joins the one whose resource has the fewest entities waiting and in service (ties at random)',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      id: Id,
+      kind: Type.Literal('branch'),
+      by: Type.Literal('rules'),
+      options: Type.Array(Type.Object({ when: Type.Array(Condition, { minItems: 1, maxItems: 20, description: 'all must hold' }), next: Id }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'the first option whose conditions all hold is taken',
+      }),
+      otherwise: Id,
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      id: Id,
+      kind: Type.Literal('assign'),
+      attribute: Id,
+      values: Type.Array(Type.Object({ value: AttributeValue, probability: Parameter }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'the new value, drawn with these probabilities (one value with probability 1 sets it)',
+      }),
+      next: Id,
+    },
+    { additionalProperties: false, description: 'changes an attribute along the pathway (e.g. acuity after triage)' },
   ),
   Type.Object({ id: Id, kind: Type.Literal('exit') }, { additionalProperties: false }),
 ]);

@@ -12,6 +12,7 @@ import {
   type CompiledDistribution,
   type CompiledModel,
   compileModel,
+  conditionHolds,
   CLOCK_BUSY,
   DIST_EMPIRICAL,
   DIST_EXPONENTIAL,
@@ -35,7 +36,10 @@ import {
   HOOK_COUNT,
   HOOK_TO,
   STEP_BRANCH_ATTRIBUTE,
+  STEP_ASSIGN,
   STEP_BRANCH_PROBABILITY,
+  STEP_BRANCH_RULES,
+  STEP_BRANCH_SHORTEST_QUEUE,
   STEP_DELAY,
   STEP_SERVICE,
 } from './model.ts';
@@ -307,7 +311,14 @@ class Replication {
 
     const seed = model.seed;
     this.durationStreams = model.steps.map((step) => (step.duration ? new RandomStream(seed, replicationIndex, `step:${step.id}:duration`) : null));
-    this.branchStreams = model.steps.map((step) => (step.kind === STEP_BRANCH_PROBABILITY ? new RandomStream(seed, replicationIndex, `step:${step.id}:branch`) : null));
+    // Probability branches draw their option, shortest-queue branches break ties, assign steps draw the new value.
+    this.branchStreams = model.steps.map((step) =>
+      step.kind === STEP_BRANCH_PROBABILITY || step.kind === STEP_BRANCH_SHORTEST_QUEUE
+        ? new RandomStream(seed, replicationIndex, `step:${step.id}:branch`)
+        : step.kind === STEP_ASSIGN
+          ? new RandomStream(seed, replicationIndex, `step:${step.id}:assign`)
+          : null,
+    );
     this.arrivalStreams = model.arrivals.map((arrival) => new RandomStream(seed, replicationIndex, `arrival:${arrival.id}`));
     this.patienceStreams = model.steps.map((step) => (step.patience ? new RandomStream(seed, replicationIndex, `step:${step.id}:patience`) : null));
     this.balkStreams = model.steps.map((step) => (Number.isFinite(step.maxWaiting) && step.balkProbability < 1 ? new RandomStream(seed, replicationIndex, `step:${step.id}:balk`) : null));
@@ -630,6 +641,18 @@ class Replication {
         case STEP_BRANCH_PROBABILITY:
           current = step.branchNext![pick(step.branchCumulative!, this.branchStreams[current]!.uniform())]!;
           break;
+        case STEP_BRANCH_SHORTEST_QUEUE:
+          current = this.shortestQueue(step, this.branchStreams[current]!);
+          break;
+        case STEP_BRANCH_RULES:
+          current = this.firstRule(entity, step);
+          break;
+        case STEP_ASSIGN: {
+          const u = step.equals!.length > 1 ? this.branchStreams[current]!.uniform() : 0;
+          this.entityAttributes[entity * this.attributeCount + step.attribute] = step.equals![pick(step.branchCumulative!, u)]!;
+          current = step.next;
+          break;
+        }
         case STEP_BRANCH_ATTRIBUTE: {
           const value = this.entityAttributes[entity * this.attributeCount + step.attribute];
           const equals = step.equals!;
@@ -649,6 +672,37 @@ class Replication {
           return;
       }
     }
+  }
+
+  /** The option whose resource has the fewest entities waiting and in service; ties broken uniformly at random. */
+  shortestQueue(step: CompiledModel['steps'][number], stream: RandomStream): number {
+    const resources = step.routeResources!;
+    let best = Number.POSITIVE_INFINITY;
+    let chosen = 0;
+    let ties = 0;
+    for (let k = 0; k < resources.length; k++) {
+      const resource = resources[k]!;
+      const load = this.queueLength[resource]! + this.busy[resource]!;
+      if (load < best) {
+        best = load;
+        chosen = k;
+        ties = 1;
+      } else if (load === best && stream.uniform() * ++ties < 1) chosen = k; // reservoir: each tied option with chance 1 / ties
+    }
+    return step.branchNext![chosen]!;
+  }
+
+  /** The first option whose conditions all hold (an unassigned attribute fails every condition), else `otherwise`. */
+  firstRule(entity: number, step: CompiledModel['steps'][number]): number {
+    const rules = step.rules!;
+    const base = entity * this.attributeCount;
+    for (let k = 0; k < rules.length; k++) {
+      const conditions = rules[k]!;
+      let holds = true;
+      for (let c = 0; c < conditions.length && holds; c++) holds = conditionHolds(conditions[c]!, this.entityAttributes[base + conditions[c]!.attribute]!);
+      if (holds) return step.branchNext![k]!;
+    }
+    return step.otherwise;
   }
 
   leave(entity: number): void {

@@ -13,7 +13,7 @@ import {
   MAX_VARIANTS,
   MIN_RUN_CREDITS,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, HOURS_PER_WEEK, rateTableRate, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
+import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, conditionHolds, HOURS_PER_WEEK, rateTableRate, STEP_ASSIGN, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_BRANCH_RULES, STEP_BRANCH_SHORTEST_QUEUE, STEP_DELAY, STEP_SERVICE } from './model.ts';
 import { minutesPer } from './units.ts';
 import { type Problem, validateWorld } from './validate.ts';
 
@@ -67,6 +67,46 @@ export function erlangC(servers: number, load: number): number {
   for (let k = 1; k <= servers; k++) b = (load * b) / (k + load * b);
   return b / (1 - (load / servers) * (1 - b));
 }
+
+/**
+ * Shares of a rule branch's options (and, last, of `otherwise`) for one arrival's entities: the joint distribution of
+ * the attributes the rules read, each independent, from the arrival's assignment or else from the first assign step that
+ * sets it (an estimate: an attribute changed along the way is taken at that step's distribution).
+ */
+function ruleShares(model: CompiledModel, arrival: CompiledModel['arrivals'][number], step: CompiledModel['steps'][number]): Float64Array {
+  const rules = step.rules!;
+  const shares = new Float64Array(rules.length + 1);
+  const read = [...new Set(rules.flatMap((conditions) => conditions.map((condition) => condition.attribute)))];
+  const distributions = read.map((attribute) => {
+    const assignment = arrival.attributes.find((candidate) => candidate.attribute === attribute);
+    const setter = assignment ? null : model.steps.find((candidate) => candidate.kind === STEP_ASSIGN && candidate.attribute === attribute);
+    const cumulative = assignment?.cumulative ?? setter?.branchCumulative ?? null;
+    const codes = assignment?.codes ?? setter?.equals ?? null;
+    if (!cumulative || !codes) return [{ code: Number.NaN, probability: 1 }];
+    return Array.from(codes, (code, c) => ({ code, probability: cumulative[c]! - (c > 0 ? cumulative[c - 1]! : 0) }));
+  });
+  const combinations = distributions.reduce((product, values) => product * values.length, 1);
+  if (combinations > 10_000) {
+    shares.fill(1 / shares.length);
+    return shares;
+  }
+  const values = new Float64Array(model.attributeNames.length).fill(Number.NaN);
+  const walk = (depth: number, probability: number) => {
+    if (depth === read.length) {
+      let chosen = rules.length;
+      for (let k = 0; k < rules.length && chosen === rules.length; k++) if (rules[k]!.every((condition) => conditionHolds(condition, values[condition.attribute]!))) chosen = k;
+      shares[chosen]! += probability;
+      return;
+    }
+    for (const option of distributions[depth]!) {
+      values[read[depth]!] = option.code;
+      walk(depth + 1, probability * option.probability);
+    }
+  };
+  walk(0, 1);
+  return shares;
+}
+
 
 /** Per service step: the share of visits that queue (each queued visit with reneging costs one renege event) and the share that renege. */
 type QueueShares = { wait: Float64Array; abandon: Float64Array; balk: Float64Array };
@@ -122,7 +162,17 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
           });
         }
         next[step.otherwise]! += weight * Math.max(0, rest);
-      }
+      } else if (step.kind === STEP_BRANCH_SHORTEST_QUEUE) {
+        // Symmetric view: join-the-shortest-queue spreads entities about evenly over its options.
+        const options = step.branchNext!;
+        for (let k = 0; k < options.length; k++) next[options[k]!]! += weight / options.length;
+      } else if (step.kind === STEP_BRANCH_RULES) {
+        const shares = ruleShares(model, arrival, step);
+        step.branchNext!.forEach((target, k) => {
+          next[target]! += weight * shares[k]!;
+        });
+        next[step.otherwise]! += weight * shares[step.branchNext!.length]!;
+      } else if (step.kind === STEP_ASSIGN) next[step.next]! += weight;
       mass += weight;
     });
     frontier = next;

@@ -9,6 +9,21 @@ export const STEP_DELAY = 1;
 export const STEP_BRANCH_PROBABILITY = 2;
 export const STEP_BRANCH_ATTRIBUTE = 3;
 export const STEP_EXIT = 4;
+export const STEP_BRANCH_SHORTEST_QUEUE = 5;
+export const STEP_BRANCH_RULES = 6;
+export const STEP_ASSIGN = 7;
+
+export const OP_EQ = 0;
+export const OP_NE = 1;
+export const OP_LT = 2;
+export const OP_LE = 3;
+export const OP_GT = 4;
+export const OP_GE = 5;
+export const OP_IN = 6;
+const OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in'];
+
+/** One condition of a rule: attribute index, OP_* and the value code (or the codes of an `in` list). */
+export type CompiledCondition = { attribute: number; op: number; value: number; values: Float64Array | null };
 
 export const DIST_FIXED = 0;
 export const DIST_EXPONENTIAL = 1;
@@ -79,6 +94,10 @@ export type CompiledStep = {
   attribute: number;
   equals: Float64Array | null;
   otherwise: number;
+  /** shortest_queue: the resource of each option's service step */
+  routeResources: Int32Array | null;
+  /** rules: the conditions of each option (all must hold) */
+  rules: CompiledCondition[][] | null;
 };
 
 export type CompiledArrival = {
@@ -284,7 +303,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
     return { ...base, kind: ARRIVAL_RATE_TABLE, ratesByHour, calendar };
   });
   // Branches by attribute may name values no arrival assigns; they still need codes.
-  for (const step of world.steps) if (step.kind === 'branch' && step.by === 'attribute') attributeOf(step.attribute);
+  for (const step of world.steps) if ((step.kind === 'branch' && step.by === 'attribute') || step.kind === 'assign') attributeOf(step.attribute);
 
   const usesPriority = new Set(world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')));
   const preemptive = new Set(world.steps.filter((step) => step.kind === 'service' && step.preempt !== undefined).map((step) => (step.kind === 'service' ? step.resource : '')));
@@ -344,6 +363,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       attribute: -1,
       equals: null,
       otherwise: -1,
+      routeResources: null,
+      rules: null,
     };
     switch (step.kind) {
       case 'service':
@@ -372,6 +393,30 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
           compiled.kind = STEP_BRANCH_PROBABILITY;
           compiled.branchCumulative = cumulate(step.options.map((option) => resolve(option.probability)));
           compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+        } else if (step.by === 'shortest_queue') {
+          compiled.kind = STEP_BRANCH_SHORTEST_QUEUE;
+          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+          compiled.routeResources = Int32Array.from(
+            step.options.map((option) => {
+              const target = world.steps[stepOf(option.next)]!;
+              return target.kind === 'service' ? (resourceIndex.get(target.resource) ?? fail(`resource '${target.resource}' does not exist`)) : fail(`option '${option.next}' of '${step.id}' is not a service step`);
+            }),
+          );
+        } else if (step.by === 'rules') {
+          compiled.kind = STEP_BRANCH_RULES;
+          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+          compiled.otherwise = stepOf(step.otherwise);
+          compiled.rules = step.options.map((option) =>
+            option.when.map((condition) => {
+              const list = Array.isArray(condition.value) ? condition.value : null;
+              return {
+                attribute: attributeOf(condition.attribute),
+                op: OPS.indexOf(condition.op),
+                value: list ? Number.NaN : codeOf(condition.attribute, condition.value as string | number),
+                values: list ? Float64Array.from(list.map((value) => codeOf(condition.attribute, value))) : null,
+              };
+            }),
+          );
         } else {
           compiled.kind = STEP_BRANCH_ATTRIBUTE;
           compiled.attribute = attributeOf(step.attribute);
@@ -379,6 +424,13 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
           compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
           compiled.otherwise = stepOf(step.otherwise);
         }
+        break;
+      case 'assign':
+        compiled.kind = STEP_ASSIGN;
+        compiled.next = stepOf(step.next);
+        compiled.attribute = attributeOf(step.attribute);
+        compiled.branchCumulative = cumulate(step.values.map((value) => resolve(value.probability)));
+        compiled.equals = Float64Array.from(step.values.map((value) => codeOf(step.attribute, value.value)));
         break;
       case 'exit':
         compiled.kind = STEP_EXIT;
@@ -455,6 +507,27 @@ export function rateTableRate(arrival: CompiledArrival, hour: number, unitsPerHo
   const row = calendar.holidays.get(day) ?? day % 7;
   const rate = rates[row * 24 + (hour % 24)]!;
   return calendar.growthPerUnit === 0 ? rate : rate * Math.exp(calendar.growthPerUnit * (hour + 0.5) * unitsPerHourValue);
+}
+
+/** Whether an attribute value (NaN: unassigned, which fails every condition) meets a rule's condition. */
+export function conditionHolds(condition: CompiledCondition, value: number): boolean {
+  if (Number.isNaN(value)) return false;
+  switch (condition.op) {
+    case OP_IN:
+      return condition.values!.includes(value);
+    case OP_EQ:
+      return value === condition.value;
+    case OP_NE:
+      return value !== condition.value;
+    case OP_LT:
+      return value < condition.value;
+    case OP_LE:
+      return value <= condition.value;
+    case OP_GT:
+      return value > condition.value;
+    default:
+      return value >= condition.value;
+  }
 }
 
 function cumulate(weights: number[]): Float64Array {

@@ -26,7 +26,7 @@ const DIMENSION_WORDS: Record<Dimension, string> = {
 };
 
 // Which moments a measure may name at each kind of step (spec: WorldSpec measured results).
-const MOMENTS_BY_KIND: Record<string, string[]> = { service: ['enter', 'start', 'end', 'renege'], delay: ['enter', 'end'], branch: ['enter'], exit: ['enter'] };
+const MOMENTS_BY_KIND: Record<string, string[]> = { service: ['enter', 'start', 'end', 'renege'], delay: ['enter', 'end'], branch: ['enter'], assign: ['enter'], exit: ['enter'] };
 
 export function validateWorld(input: unknown): ValidationResult {
   const problems = schemaProblems(WorldSpec, input);
@@ -135,6 +135,18 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     });
   });
 
+  // Attributes set along the pathway by assign steps count as assigned too.
+  steps.forEach((step, index) => {
+    if (!isObject(step) || step.kind !== 'assign' || !isId(step.attribute)) return;
+    const base = `/steps/${index}`;
+    const kinds = attributes.get(step.attribute) ?? new Set<string>();
+    attributes.set(step.attribute, kinds);
+    const values = asArray(step.values).filter(isObject);
+    for (const value of values) kinds.add(typeof value.value);
+    stepRef(step.next, `${base}/next`);
+    probabilitySum(context, values.map((value) => value.probability), values.map((_, i) => `${base}/values/${i}/probability`), `${base}/values`, `probabilities of the values step '${String(step.id)}' assigns`);
+  });
+
   steps.forEach((step, index) => {
     if (!isObject(step)) return;
     const base = `/steps/${index}`;
@@ -176,9 +188,29 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       if (step.by === 'probability') {
         probabilitySum(context, options.map((option) => option.probability), options.map((_, i) => `${base}/options/${i}/probability`), `${base}/options`, `branch probabilities of step '${String(step.id)}'`);
       }
+      if (step.by === 'shortest_queue') {
+        options.forEach((option, optionIndex) => {
+          const target = isId(option.next) ? steps[stepIndex.get(option.next) ?? -1] : undefined;
+          if (isObject(target) && target.kind !== 'service') problems.push({ pointer: `${base}/options/${optionIndex}/next`, message: `step '${String(option.next)}' is a ${String(target.kind)} step; join-the-shortest-queue chooses among service steps` });
+        });
+      }
+      if (step.by === 'rules') {
+        stepRef(step.otherwise, `${base}/otherwise`);
+        options.forEach((option, optionIndex) => {
+          asArray(option.when).forEach((condition, conditionIndex) => {
+            if (!isObject(condition)) return;
+            const pointer = `${base}/options/${optionIndex}/when/${conditionIndex}`;
+            if (isId(condition.attribute) && !attributes.has(condition.attribute)) problems.push({ pointer: `${pointer}/attribute`, message: `attribute '${condition.attribute}' is not assigned by any arrival or assign step` });
+            const list = Array.isArray(condition.value);
+            if (condition.op === 'in' && !list) problems.push({ pointer: `${pointer}/value`, message: "'in' needs a list of values" });
+            if (condition.op !== 'in' && list) problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' needs one value, not a list` });
+            if (['lt', 'le', 'gt', 'ge'].includes(String(condition.op)) && typeof condition.value !== 'number') problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' compares numbers: give a number` });
+          });
+        });
+      }
       if (step.by === 'attribute') {
         stepRef(step.otherwise, `${base}/otherwise`);
-        if (isId(step.attribute) && !attributes.has(step.attribute)) problems.push({ pointer: `${base}/attribute`, message: `attribute '${step.attribute}' is not assigned by any arrival` });
+        if (isId(step.attribute) && !attributes.has(step.attribute)) problems.push({ pointer: `${base}/attribute`, message: `attribute '${step.attribute}' is not assigned by any arrival or assign step` });
       }
     }
   });
@@ -431,14 +463,14 @@ function round(value: number): number {
 
 function successors(step: Json): { next: unknown; pointer: string }[] {
   const out: { next: unknown; pointer: string }[] = [];
-  if (step.kind === 'service' || step.kind === 'delay') out.push({ next: step.next, pointer: 'next' });
+  if (step.kind === 'service' || step.kind === 'delay' || step.kind === 'assign') out.push({ next: step.next, pointer: 'next' });
   if (step.kind === 'service' && step.renege_to !== undefined) out.push({ next: step.renege_to, pointer: 'renege_to' });
   if (step.kind === 'service' && isObject(step.queue_limit) && step.queue_limit.to !== undefined) out.push({ next: step.queue_limit.to, pointer: 'queue_limit/to' });
   if (step.kind === 'branch') {
     asArray(step.options).forEach((option, index) => {
       if (isObject(option)) out.push({ next: option.next, pointer: `options/${index}/next` });
     });
-    if (step.by === 'attribute') out.push({ next: step.otherwise, pointer: 'otherwise' });
+    if (step.by === 'attribute' || step.by === 'rules') out.push({ next: step.otherwise, pointer: 'otherwise' });
   }
   return out;
 }
