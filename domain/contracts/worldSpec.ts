@@ -270,6 +270,14 @@ export const Step = Type.Union([
     },
     { additionalProperties: false, description: 'changes an attribute along the pathway (e.g. acuity after triage)' },
   ),
+  Type.Object(
+    { id: Id, kind: Type.Literal('seize'), resource: Id, next: Id },
+    {
+      additionalProperties: false,
+      description: 'waits (FIFO) for a unit of the resource and holds it through the following steps until a release step of the same resource; an entity may hold several resources at once',
+    },
+  ),
+  Type.Object({ id: Id, kind: Type.Literal('release'), resource: Id, next: Id }, { additionalProperties: false, description: 'gives back a unit of the resource seized earlier on the pathway' }),
   Type.Object({ id: Id, kind: Type.Literal('exit') }, { additionalProperties: false }),
 ]);
 

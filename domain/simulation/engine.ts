@@ -37,6 +37,8 @@ import {
   HOOK_TO,
   STEP_BRANCH_ATTRIBUTE,
   STEP_ASSIGN,
+  STEP_RELEASE,
+  STEP_SEIZE,
   STEP_BRANCH_PROBABILITY,
   STEP_BRANCH_RULES,
   STEP_BRANCH_SHORTEST_QUEUE,
@@ -235,6 +237,8 @@ class Replication {
   measureDiscountedCapacity: Float64Array;
   arrivalsAfterWarmUp = 0;
   readonly perArrivalMeasures: Int32Array;
+  /** some step seizes a resource: dispatch checks whether the entity it serves next is seizing */
+  readonly hasSeize: boolean;
   readonly measures: CompiledModel['measures'];
   readonly steps: CompiledModel['steps'];
 
@@ -344,6 +348,7 @@ class Replication {
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
     this.stepEntries = new Float64Array(model.steps.length);
+    this.hasSeize = model.steps.some((step) => step.kind === STEP_SEIZE);
     this.traceLimit = traceLimit;
     this.trace = traceLimit > 0 ? [] : null;
   }
@@ -647,6 +652,27 @@ class Replication {
         case STEP_BRANCH_RULES:
           current = this.firstRule(entity, step);
           break;
+        case STEP_SEIZE: {
+          const resource = step.resource;
+          if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) {
+            this.seized(entity, current);
+            current = step.next;
+            break;
+          }
+          this.enqueue(entity, current);
+          return;
+        }
+        case STEP_RELEASE: {
+          const resource = step.resource;
+          if (this.busy[resource]! <= 0) throw new ServiceError('INTERNAL', `release of '${this.model.resources[resource]!.id}' at step '${step.id}' with no unit held`);
+          this.touch(resource);
+          this.busy[resource]!--;
+          if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
+          // The next in line takes the unit before the releasing entity moves on (as at a service end).
+          this.dispatch(resource);
+          current = step.next;
+          break;
+        }
         case STEP_ASSIGN: {
           const u = step.equals!.length > 1 ? this.branchStreams[current]!.uniform() : 0;
           this.entityAttributes[entity * this.attributeCount + step.attribute] = step.equals![pick(step.branchCumulative!, u)]!;
@@ -822,8 +848,23 @@ class Replication {
       if (entity < 0) break;
       this.touch(resource);
       this.queueLength[resource]!--;
-      this.startService(entity, this.entityStep[entity]!);
+      const stepIndex = this.entityStep[entity]!;
+      if (this.hasSeize && this.steps[stepIndex]!.kind === STEP_SEIZE) {
+        this.seized(entity, stepIndex);
+        this.entityState[entity] = STATE_MOVING;
+        this.enterStep(entity, this.steps[stepIndex]!.next);
+      } else this.startService(entity, stepIndex);
     }
+  }
+
+  /** The entity takes a unit of the seize step's resource and holds it until a release step. */
+  seized(entity: number, stepIndex: number): void {
+    const step = this.steps[stepIndex]!;
+    this.touch(step.resource);
+    this.busy[step.resource]!++;
+    this.entityState[entity] = STATE_MOVING;
+    this.hook(entity, stepIndex, MOMENT_START);
+    if (this.trace) this.record('start', entity, step.id, this.model.resources[step.resource]!.id, null);
   }
 
   onDelayEnd(entity: number): void {

@@ -13,7 +13,7 @@ import {
   MAX_VARIANTS,
   MIN_RUN_CREDITS,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, conditionHolds, HOURS_PER_WEEK, rateTableRate, STEP_ASSIGN, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_BRANCH_RULES, STEP_BRANCH_SHORTEST_QUEUE, STEP_DELAY, STEP_SERVICE } from './model.ts';
+import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, conditionHolds, HOURS_PER_WEEK, rateTableRate, STEP_ASSIGN, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_BRANCH_RULES, STEP_BRANCH_SHORTEST_QUEUE, STEP_DELAY, STEP_RELEASE, STEP_SEIZE, STEP_SERVICE } from './model.ts';
 import { minutesPer } from './units.ts';
 import { type Problem, validateWorld } from './validate.ts';
 
@@ -172,7 +172,7 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
           next[target]! += weight * shares[k]!;
         });
         next[step.otherwise]! += weight * shares[step.branchNext!.length]!;
-      } else if (step.kind === STEP_ASSIGN) next[step.next]! += weight;
+      } else if (step.kind === STEP_ASSIGN || step.kind === STEP_SEIZE || step.kind === STEP_RELEASE) next[step.next]! += weight;
       mass += weight;
     });
     frontier = next;
@@ -270,8 +270,41 @@ function offeredLoad(model: CompiledModel, flowPerUnit: Float64Array): Float64Ar
   const work = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
     if (step.kind === STEP_SERVICE) work[step.resource]! += flowPerUnit[index]! * serviceMean(model, step);
+    if (step.kind === STEP_SEIZE) work[step.resource]! += flowPerUnit[index]! * holdTime(model, index);
   });
   return work;
+}
+
+/**
+ * Expected time a seize step's entity holds its unit: the mean durations of the steps it passes before a release of
+ * the same resource (probability branches by their probabilities, other branches split evenly; waits not counted).
+ */
+function holdTime(model: CompiledModel, seizeIndex: number): number {
+  const seize = model.steps[seizeIndex]!;
+  let frontier = new Float64Array(model.steps.length);
+  frontier[seize.next] = 1;
+  let time = 0;
+  for (let pass = 0; pass < 10_000; pass++) {
+    const next = new Float64Array(model.steps.length);
+    let mass = 0;
+    model.steps.forEach((step, index) => {
+      const weight = frontier[index]!;
+      if (weight < 1e-9 || (step.kind === STEP_RELEASE && step.resource === seize.resource)) return;
+      if (step.kind === STEP_SERVICE) time += weight * serviceMean(model, step);
+      if (step.kind === STEP_DELAY) time += weight * step.duration!.mean;
+      if (step.kind === STEP_BRANCH_PROBABILITY) {
+        const cumulative = step.branchCumulative!;
+        for (let k = 0; k < cumulative.length; k++) next[step.branchNext![k]!]! += weight * (cumulative[k]! - (k > 0 ? cumulative[k - 1]! : 0));
+      } else if (step.branchNext) {
+        const targets = step.otherwise >= 0 ? [...step.branchNext, step.otherwise] : [...step.branchNext];
+        for (const target of targets) next[target]! += weight / targets.length;
+      } else if (step.next >= 0) next[step.next]! += weight;
+      mass += weight;
+    });
+    frontier = next;
+    if (mass < 1e-9) break;
+  }
+  return time;
 }
 
 /**
@@ -324,8 +357,8 @@ function meanServiceByResource(model: CompiledModel, flowPerUnit: Float64Array):
   const work = new Float64Array(model.resources.length);
   const flow = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
-    if (step.kind !== STEP_SERVICE) return;
-    work[step.resource]! += flowPerUnit[index]! * serviceMean(model, step);
+    if (step.kind !== STEP_SERVICE && step.kind !== STEP_SEIZE) return;
+    work[step.resource]! += flowPerUnit[index]! * (step.kind === STEP_SEIZE ? holdTime(model, index) : serviceMean(model, step));
     flow[step.resource]! += flowPerUnit[index]!;
   });
   return work.map((value, index) => (flow[index]! > 0 ? value / flow[index]! : 0));
@@ -348,6 +381,11 @@ function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): R
   const work = new Float64Array(model.resources.length);
   const arrivals = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
+    if (step.kind === STEP_SEIZE) {
+      work[step.resource]! += flowPerUnit[index]! * holdTime(model, index);
+      arrivals[step.resource]! += flowPerUnit[index]!;
+      return;
+    }
     if (step.kind !== STEP_SERVICE || canRenege(step) || Number.isFinite(step.maxWaiting)) return;
     work[step.resource]! += flowPerUnit[index]! * serviceMean(model, step);
     arrivals[step.resource]! += flowPerUnit[index]!;

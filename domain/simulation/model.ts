@@ -12,6 +12,8 @@ export const STEP_EXIT = 4;
 export const STEP_BRANCH_SHORTEST_QUEUE = 5;
 export const STEP_BRANCH_RULES = 6;
 export const STEP_ASSIGN = 7;
+export const STEP_SEIZE = 8;
+export const STEP_RELEASE = 9;
 
 export const OP_EQ = 0;
 export const OP_NE = 1;
@@ -431,6 +433,12 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
         compiled.attribute = attributeOf(step.attribute);
         compiled.branchCumulative = cumulate(step.values.map((value) => resolve(value.probability)));
         compiled.equals = Float64Array.from(step.values.map((value) => codeOf(step.attribute, value.value)));
+        break;
+      case 'seize':
+      case 'release':
+        compiled.kind = step.kind === 'seize' ? STEP_SEIZE : STEP_RELEASE;
+        compiled.next = stepOf(step.next);
+        compiled.resource = resourceIndex.get(step.resource) ?? fail(`resource '${step.resource}' does not exist`);
         break;
       case 'exit':
         compiled.kind = STEP_EXIT;

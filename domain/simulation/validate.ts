@@ -26,7 +26,7 @@ const DIMENSION_WORDS: Record<Dimension, string> = {
 };
 
 // Which moments a measure may name at each kind of step (spec: WorldSpec measured results).
-const MOMENTS_BY_KIND: Record<string, string[]> = { service: ['enter', 'start', 'end', 'renege'], delay: ['enter', 'end'], branch: ['enter'], assign: ['enter'], exit: ['enter'] };
+const MOMENTS_BY_KIND: Record<string, string[]> = { service: ['enter', 'start', 'end', 'renege'], delay: ['enter', 'end'], branch: ['enter'], assign: ['enter'], seize: ['enter', 'start'], release: ['enter'], exit: ['enter'] };
 
 export function validateWorld(input: unknown): ValidationResult {
   const problems = schemaProblems(WorldSpec, input);
@@ -150,6 +150,15 @@ function semanticProblems(world: Json, problems: Problem[]): void {
   steps.forEach((step, index) => {
     if (!isObject(step)) return;
     const base = `/steps/${index}`;
+    if (step.kind === 'seize' || step.kind === 'release') {
+      stepRef(step.next, `${base}/next`);
+      if (isId(step.resource) && !resourceIds.has(step.resource)) problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
+      const resource = resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
+      if (step.kind === 'seize' && isObject(resource) && resource.breakdowns !== undefined) problems.push({ pointer: `${base}/resource`, message: `resource '${String(step.resource)}' breaks down; seizing a resource that breaks down is not supported yet` });
+      if (step.kind === 'seize' && steps.some((other) => isObject(other) && other.kind === 'service' && other.resource === step.resource && other.preempt !== undefined)) {
+        problems.push({ pointer: `${base}/resource`, message: `resource '${String(step.resource)}' has pre-emptive steps; seizing it is not supported` });
+      }
+    }
     if (step.kind === 'service' || step.kind === 'delay') {
       stepRef(step.next, `${base}/next`);
       distribution(context, step.duration, `${base}/duration`);
@@ -216,6 +225,7 @@ function semanticProblems(world: Json, problems: Problem[]): void {
   });
 
   reachability(world, steps, stepIndex, problems);
+  seizeRelease(world, steps, stepIndex, problems);
 
   const horizon = typeof world.horizon === 'number' ? world.horizon : Number.POSITIVE_INFINITY;
   const measureKinds = new Map<string, string>();
@@ -463,7 +473,7 @@ function round(value: number): number {
 
 function successors(step: Json): { next: unknown; pointer: string }[] {
   const out: { next: unknown; pointer: string }[] = [];
-  if (step.kind === 'service' || step.kind === 'delay' || step.kind === 'assign') out.push({ next: step.next, pointer: 'next' });
+  if (step.kind === 'service' || step.kind === 'delay' || step.kind === 'assign' || step.kind === 'seize' || step.kind === 'release') out.push({ next: step.next, pointer: 'next' });
   if (step.kind === 'service' && step.renege_to !== undefined) out.push({ next: step.renege_to, pointer: 'renege_to' });
   if (step.kind === 'service' && isObject(step.queue_limit) && step.queue_limit.to !== undefined) out.push({ next: step.queue_limit.to, pointer: 'queue_limit/to' });
   if (step.kind === 'branch') {
@@ -473,6 +483,50 @@ function successors(step: Json): { next: unknown; pointer: string }[] {
     if (step.by === 'attribute' || step.by === 'rules') out.push({ next: step.otherwise, pointer: 'otherwise' });
   }
   return out;
+}
+
+/** A step an entity can leave the system from: an exit, or a service whose reneging or balking entities leave. */
+function leavesFrom(step: Json): boolean {
+  if (step.kind === 'exit') return true;
+  if (step.kind !== 'service') return false;
+  const reneges = (step.renege_after !== undefined || step.patience !== undefined) && step.renege_to === undefined;
+  const balks = isObject(step.queue_limit) && step.queue_limit.to === undefined;
+  return reneges || balks;
+}
+
+/**
+ * Seize and release pair up on every path: from a seize of R, no path reaches a way out of the system before a release
+ * of R (the unit would be held forever); from an arrival, no path reaches a release of R before a seize of R.
+ */
+function seizeRelease(world: Json, steps: unknown[], stepIndex: Map<string, number>, problems: Problem[]): void {
+  const walk = (starts: number[], stopAt: (step: Json) => boolean, found: (step: Json) => boolean): boolean => {
+    const seen = new Set<number>(starts);
+    const queue = [...starts];
+    while (queue.length > 0) {
+      const step = steps[queue.shift()!];
+      if (!isObject(step) || stopAt(step)) continue;
+      if (found(step)) return true;
+      for (const { next } of successors(step)) {
+        const index = isId(next) ? stepIndex.get(next) : undefined;
+        if (index !== undefined && !seen.has(index)) {
+          seen.add(index);
+          queue.push(index);
+        }
+      }
+    }
+    return false;
+  };
+  const arrivalStarts = asArray(world.arrivals).flatMap((arrival) => (isObject(arrival) && isId(arrival.to_step) && stepIndex.has(arrival.to_step) ? [stepIndex.get(arrival.to_step)!] : []));
+  steps.forEach((step, index) => {
+    if (!isObject(step) || !isId(step.resource)) return;
+    const holds = (other: Json, kind: string) => other.kind === kind && other.resource === step.resource;
+    if (step.kind === 'seize' && isId(step.next) && stepIndex.has(step.next)) {
+      if (walk([stepIndex.get(step.next)!], (other) => holds(other, 'release'), leavesFrom)) problems.push({ pointer: `/steps/${index}`, message: `an entity that seizes '${step.resource}' here can leave the system before a release of '${step.resource}'` });
+    }
+    if (step.kind === 'release' && index === steps.findIndex((other) => isObject(other) && holds(other, 'release'))) {
+      if (walk(arrivalStarts, (other) => holds(other, 'seize'), (other) => holds(other, 'release'))) problems.push({ pointer: `/steps/${index}`, message: `an entity can reach a release of '${step.resource}' without having seized it` });
+    }
+  });
 }
 
 function reachability(world: Json, steps: unknown[], stepIndex: Map<string, number>, problems: Problem[]): void {
