@@ -204,6 +204,18 @@ export const Step = Type.Union([
         }),
       ),
       queue_limit: Type.Optional(QueueLimit),
+      batch: Type.Optional(
+        Type.Object(
+          {
+            max_size: Type.Integer({ minimum: 1, maximum: 1000, description: 'a free server takes up to this many waiting entities together' }),
+            min_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'and starts only when at least this many wait (default 1)' })),
+          },
+          {
+            additionalProperties: false,
+            description: 'batch service: one duration draw serves the whole batch (e.g. a group session, a sterilisation load); the resource serves only this step',
+          },
+        ),
+      ),
       next: Id,
     },
     { additionalProperties: false },

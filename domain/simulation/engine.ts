@@ -239,6 +239,9 @@ class Replication {
   readonly perArrivalMeasures: Int32Array;
   /** some step seizes a resource: dispatch checks whether the entity it serves next is seizing */
   readonly hasSeize: boolean;
+  /** some service step serves batches; entityBatchNext links the members of a batch in service (-1 ends the list) */
+  readonly hasBatch: boolean;
+  entityBatchNext: Int32Array;
   readonly measures: CompiledModel['measures'];
   readonly steps: CompiledModel['steps'];
 
@@ -349,6 +352,8 @@ class Replication {
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
     this.stepEntries = new Float64Array(model.steps.length);
     this.hasSeize = model.steps.some((step) => step.kind === STEP_SEIZE);
+    this.hasBatch = model.steps.some((step) => step.batchMax > 0);
+    this.entityBatchNext = new Int32Array(this.hasBatch ? this.entityCapacity : 0);
     this.traceLimit = traceLimit;
     this.trace = traceLimit > 0 ? [] : null;
   }
@@ -611,6 +616,7 @@ class Replication {
     this.entityAttributes = growFloat(this.entityAttributes, size * this.attributeCount);
     this.entityMarks = growFloat(this.entityMarks, size * this.markSlots);
     if (this.hasBreakdowns) this.entityServer = growInt(this.entityServer, size);
+    if (this.hasBatch) this.entityBatchNext = growInt(this.entityBatchNext, size);
     this.entityCapacity = size;
   }
 
@@ -627,6 +633,12 @@ class Replication {
       switch (step.kind) {
         case STEP_SERVICE: {
           const resource = step.resource;
+          if (this.hasBatch && step.batchMax > 0) {
+            // Batch service: everyone waits in line; a free server takes a batch once enough wait.
+            this.enqueue(entity, current);
+            this.dispatchBatch(resource);
+            return;
+          }
           if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
           else if (step.preempt !== PREEMPT_NONE && this.preempt(entity, current)) this.startService(entity, current);
           else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
@@ -824,6 +836,10 @@ class Replication {
   onServiceEnd(entity: number): void {
     const stepIndex = this.entityStep[entity]!;
     const step = this.steps[stepIndex]!;
+    if (this.hasBatch && step.batchMax > 0) {
+      this.onBatchEnd(entity, stepIndex);
+      return;
+    }
     const resource = step.resource;
     this.counts.service_ends++;
     this.hook(entity, stepIndex, MOMENT_END);
@@ -841,7 +857,60 @@ class Replication {
     this.enterStep(entity, step.next);
   }
 
+  /** Starts batches at a batch-service resource while a server is free and at least the minimum batch waits. */
+  dispatchBatch(resource: number): void {
+    const stepIndex = this.model.resources[resource]!.batchStep;
+    const step = this.steps[stepIndex]!;
+    const queue = this.queues[resource]!;
+    while (this.busy[resource]! < this.capacity[resource]! && this.queueLength[resource]! >= step.batchMin) {
+      let first = -1;
+      let last = -1;
+      for (let taken = 0; taken < step.batchMax && this.queueLength[resource]! > 0; taken++) {
+        const entity = queue.pop(this.entityToken, this.entityState);
+        if (entity < 0) break;
+        this.touch(resource);
+        this.queueLength[resource]!--;
+        this.entityState[entity] = STATE_IN_SERVICE;
+        this.entityBatchNext[entity] = -1;
+        if (last >= 0) this.entityBatchNext[last] = entity;
+        else first = entity;
+        last = entity;
+        this.counts.service_starts++;
+        this.hook(entity, stepIndex, MOMENT_START);
+        if (this.trace) this.record('start', entity, step.id, this.model.resources[resource]!.id, null);
+      }
+      if (first < 0) return;
+      this.touch(resource);
+      this.busy[resource]!++;
+      this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, first, 0);
+    }
+  }
+
+  /** A batch's service ended: its members end together, the server takes the next batch, then the members move on. */
+  onBatchEnd(first: number, stepIndex: number): void {
+    const step = this.steps[stepIndex]!;
+    const resource = step.resource;
+    const members: number[] = [];
+    for (let entity = first; entity >= 0; entity = this.entityBatchNext[entity]!) members.push(entity);
+    for (const entity of members) {
+      this.counts.service_ends++;
+      this.hook(entity, stepIndex, MOMENT_END);
+      if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
+    }
+    this.touch(resource);
+    this.busy[resource]!--;
+    this.dispatchBatch(resource);
+    for (const entity of members) {
+      this.entityState[entity] = STATE_MOVING;
+      this.enterStep(entity, step.next);
+    }
+  }
+
   dispatch(resource: number): void {
+    if (this.hasBatch && this.model.resources[resource]!.batchStep >= 0) {
+      this.dispatchBatch(resource);
+      return;
+    }
     const queue = this.queues[resource]!;
     while (this.queueLength[resource]! > 0 && this.busy[resource]! < this.capacity[resource]!) {
       const entity = queue.pop(this.entityToken, this.entityState);

@@ -109,7 +109,18 @@ function ruleShares(model: CompiledModel, arrival: CompiledModel['arrivals'][num
 
 
 /** Per service step: the share of visits that queue (each queued visit with reneging costs one renege event) and the share that renege. */
-type QueueShares = { wait: Float64Array; abandon: Float64Array; balk: Float64Array };
+type QueueShares = { wait: Float64Array; abandon: Float64Array; balk: Float64Array; batch: Float64Array };
+
+/**
+ * Expected entities per batch at a batch-service step: enough that the servers keep up with the flow (offered
+ * entity-work over the servers, with 10% headroom), at least the minimum batch, at most the maximum; 1 elsewhere.
+ */
+function expectedBatch(model: CompiledModel, step: CompiledModel['steps'][number], flow: number): number {
+  if (step.batchMax <= 0) return 1;
+  const resource = model.resources[step.resource]!;
+  const servers = Math.max(1, resource.capacity);
+  return Math.min(step.batchMax, Math.max(step.batchMin, 1, (flow * serviceMean(model, step)) / servers / 0.9));
+}
 
 /** A service step whose queued visits can leave the queue: a fixed maximum wait or a patience distribution. */
 function canRenege(step: CompiledModel['steps'][number]): boolean {
@@ -190,7 +201,7 @@ function eventsPerEntity(model: CompiledModel, arrivalIndex: number, visits: Flo
     if (step.kind === STEP_SERVICE) {
       const balk = shares.balk[index]!;
       const queued = Math.max(0, shares.wait[index]! - balk);
-      events += visits[index]! * (1 - balk - shares.abandon[index]! * (1 - balk) + (canRenege(step) ? queued : 0));
+      events += visits[index]! * ((1 - balk - shares.abandon[index]! * (1 - balk)) / shares.batch[index]! + (canRenege(step) ? queued : 0));
     }
     if (step.kind === STEP_DELAY) events += visits[index]!;
   });
@@ -269,7 +280,7 @@ function capacityProfile(model: CompiledModel, resourceIndex: number, arrivalSha
 function offeredLoad(model: CompiledModel, flowPerUnit: Float64Array): Float64Array {
   const work = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
-    if (step.kind === STEP_SERVICE) work[step.resource]! += flowPerUnit[index]! * serviceMean(model, step);
+    if (step.kind === STEP_SERVICE) work[step.resource]! += (flowPerUnit[index]! * serviceMean(model, step)) / expectedBatch(model, step, flowPerUnit[index]!);
     if (step.kind === STEP_SEIZE) work[step.resource]! += flowPerUnit[index]! * holdTime(model, index);
   });
   return work;
@@ -350,7 +361,8 @@ function queueShares(model: CompiledModel, flowPerUnit: Float64Array, visitsByAr
     const closedAbandon = profile.closed_stretch > 0 ? Math.max(0, 1 - patience / profile.closed_stretch) : 0;
     abandon[index] = Math.min(1, Math.max(overflow, (1 - profile.closed_arrivals) * waitOpen * tail + profile.closed_arrivals * closedAbandon));
   });
-  return { wait, abandon, balk };
+  const batch = Float64Array.from(model.steps, (step, index) => (step.kind === STEP_SERVICE ? expectedBatch(model, step, flowPerUnit[index]!) : 1));
+  return { wait, abandon, balk, batch };
 }
 
 function meanServiceByResource(model: CompiledModel, flowPerUnit: Float64Array): Float64Array {
@@ -387,7 +399,7 @@ function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): R
       return;
     }
     if (step.kind !== STEP_SERVICE || canRenege(step) || Number.isFinite(step.maxWaiting)) return;
-    work[step.resource]! += flowPerUnit[index]! * serviceMean(model, step);
+    work[step.resource]! += (flowPerUnit[index]! * serviceMean(model, step)) / expectedBatch(model, step, flowPerUnit[index]!);
     arrivals[step.resource]! += flowPerUnit[index]!;
   });
   const meanService = meanServiceByResource(model, flowPerUnit);

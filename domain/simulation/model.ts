@@ -87,6 +87,9 @@ export type CompiledStep = {
   patience: CompiledDistribution | null;
   /** queue_limit: balk when this many or more wait (Infinity: no limit), with this probability, to this step (-1: leave) */
   maxWaiting: number;
+  /** batch service: up to batchMax entities per service, starting once batchMin wait (batchMax 0: not batched) */
+  batchMax: number;
+  batchMin: number;
   balkProbability: number;
   balkTo: number;
   /** PREEMPT_NONE, PREEMPT_RESUME or PREEMPT_RESTART */
@@ -136,6 +139,8 @@ export type CompiledResource = {
   usesPriority: boolean;
   /** some step at this resource pre-empts, or it breaks down: the engine keeps the list of entities in service */
   preemptive: boolean;
+  /** the batch service step that alone uses this resource (-1: none) */
+  batchStep: number;
   /** breakdowns: null when the resource never fails */
   breakdowns: CompiledBreakdowns | null;
 };
@@ -341,6 +346,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       capacity: Math.round(resolve(resource.capacity)),
       usesPriority: usesPriority.has(resource.id),
       preemptive: preemptive.has(resource.id) || breakdowns !== null,
+      batchStep: world.steps.findIndex((step) => step.kind === 'service' && step.resource === resource.id && step.batch !== undefined),
       breakdowns,
     };
   });
@@ -357,6 +363,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       renegeTo: -1,
       patience: null,
       maxWaiting: Number.POSITIVE_INFINITY,
+      batchMax: 0,
+      batchMin: 1,
       balkProbability: 1,
       balkTo: -1,
       preempt: PREEMPT_NONE,
@@ -379,6 +387,10 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
         if (step.renege_to !== undefined) compiled.renegeTo = stepOf(step.renege_to);
         if (step.preempt !== undefined) compiled.preempt = step.preempt === 'resume' ? PREEMPT_RESUME : PREEMPT_RESTART;
         if (step.patience !== undefined) compiled.patience = compileDistribution(step.patience, resolve);
+        if (step.batch !== undefined) {
+          compiled.batchMax = step.batch.max_size;
+          compiled.batchMin = step.batch.min_size ?? 1;
+        }
         if (step.queue_limit !== undefined) {
           compiled.maxWaiting = Math.round(resolve(step.queue_limit.max_waiting));
           if (step.queue_limit.balk_probability !== undefined) compiled.balkProbability = resolve(step.queue_limit.balk_probability);

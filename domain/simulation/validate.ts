@@ -180,6 +180,15 @@ function semanticProblems(world: Json, problems: Problem[]): void {
         if (limit.balk_probability !== undefined) parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
         if (limit.to !== undefined) stepRef(limit.to, `${base}/queue_limit/to`);
       }
+      if (isObject(step.batch)) {
+        const batch = step.batch;
+        if (typeof batch.min_size === 'number' && typeof batch.max_size === 'number' && batch.min_size > batch.max_size) problems.push({ pointer: `${base}/batch/min_size`, message: 'min_size must not exceed max_size' });
+        const shared = steps.some((other, otherIndex) => otherIndex !== index && isObject(other) && (other.kind === 'service' || other.kind === 'seize') && other.resource === step.resource);
+        if (shared) problems.push({ pointer: `${base}/batch`, message: `resource '${String(step.resource)}' is used by other steps too; a batch-service resource serves only its batch step` });
+        if (step.preempt !== undefined) problems.push({ pointer: `${base}/batch`, message: 'batch service cannot pre-empt' });
+        const resource = resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
+        if (isObject(resource) && resource.breakdowns !== undefined) problems.push({ pointer: `${base}/batch`, message: `resource '${String(step.resource)}' breaks down; batch service on a resource that breaks down is not supported yet` });
+      }
       if (step.preempt !== undefined && step.queue !== 'priority') problems.push({ pointer: `${base}/preempt`, message: 'pre-emption needs queue: "priority" and a priority_attribute' });
       if (step.queue === 'priority') {
         if (!isId(step.priority_attribute)) problems.push({ pointer: `${base}/priority_attribute`, message: 'a priority queue needs priority_attribute (lower values are served first)' });
