@@ -342,12 +342,23 @@ export const Measure = Type.Union([
   ),
 ]);
 
+export const VariantStructure = Type.Object(
+  {
+    replace_steps: Type.Optional(Type.Array(Step, { minItems: 1, maxItems: 100, description: 'steps that replace the step of the same id under this variant (another queue discipline, distribution family, next step...)' })),
+    add_steps: Type.Optional(Type.Array(Step, { minItems: 1, maxItems: 100, description: 'steps that exist only under this variant (reached through a replaced step)' })),
+    remove_steps: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 100, description: 'steps that do not exist under this variant (no longer reached)' })),
+    rationale: Type.Optional(Text()),
+  },
+  { additionalProperties: false, description: 'a variant that changes the structure of the pathway, not only settings; the resulting world is validated as a whole' },
+);
+
 export const Variant = Type.Object(
   {
     id: Id,
     label: Text(200),
     role: Type.Union([Type.Literal('baseline'), Type.Literal('treatment')]),
     changes: Type.Array(Type.Object({ setting: Id, value: Type.Number(), rationale: Type.Optional(Text()) }, { additionalProperties: false }), { maxItems: 100 }),
+    structure: Type.Optional(VariantStructure),
   },
   { additionalProperties: false },
 );

@@ -222,9 +222,23 @@ export function settingValues(world: WorldSpec, variantId: string): Map<string, 
   return values;
 }
 
-export function compileModel(world: WorldSpec, variantId: string): CompiledModel {
-  const variantIndex = world.variants.findIndex((variant) => variant.id === variantId);
+/**
+ * The world as a variant runs it: the baseline steps with the variant's structure applied (removed steps dropped,
+ * replaced steps swapped in place, added steps appended). A variant without structure runs the world as written.
+ */
+export function worldForVariant(world: WorldSpec, variantId: string): WorldSpec {
+  const structure = world.variants.find((variant) => variant.id === variantId)?.structure;
+  if (!structure) return world;
+  const replaced = new Map((structure.replace_steps ?? []).map((step) => [step.id, step]));
+  const removed = new Set(structure.remove_steps ?? []);
+  const steps = world.steps.filter((step) => !removed.has(step.id)).map((step) => replaced.get(step.id) ?? step);
+  return { ...world, steps: [...steps, ...(structure.add_steps ?? [])] };
+}
+
+export function compileModel(written: WorldSpec, variantId: string): CompiledModel {
+  const variantIndex = written.variants.findIndex((variant) => variant.id === variantId);
   if (variantIndex < 0) fail(`variant '${variantId}' does not exist in this world`);
+  const world = worldForVariant(written, variantId);
   const values = settingValues(world, variantId);
   const resolve = (parameter: Parameter): number => {
     if (typeof parameter === 'number') return parameter;

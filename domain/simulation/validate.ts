@@ -30,9 +30,59 @@ const MOMENTS_BY_KIND: Record<string, string[]> = { service: ['enter', 'start', 
 
 export function validateWorld(input: unknown): ValidationResult {
   const problems = schemaProblems(WorldSpec, input);
-  if (isObject(input)) semanticProblems(input, problems);
+  if (isObject(input)) {
+    semanticProblems(input, problems);
+    structureProblems(input, problems);
+  }
   else if (problems.length === 0) problems.push({ pointer: '', message: 'a WorldSpec must be a JSON object' });
   return { valid: problems.length === 0, problems: dedupe(problems) };
+}
+
+/**
+ * Variants that change structure: the ids they replace or remove exist, the ids they add do not, and the world each
+ * such variant runs is checked as a whole; its problems that the written world does not have are reported at the
+ * variant's structure, naming where in the variant's world they are.
+ */
+function structureProblems(world: Json, problems: Problem[]): void {
+  const steps = asArray(world.steps);
+  const ids = new Set(steps.flatMap((step) => (isObject(step) && isId(step.id) ? [step.id] : [])));
+  const written = new Set<string>();
+  const plain = { ...world, variants: asArray(world.variants).map((variant) => (isObject(variant) ? { ...variant, structure: undefined } : variant)) };
+  const baseline: Problem[] = [];
+  let baselineDone = false;
+  asArray(world.variants).forEach((variant, index) => {
+    if (!isObject(variant) || !isObject(variant.structure)) return;
+    const structure = variant.structure;
+    const pointer = `/variants/${index}/structure`;
+    const replaced = new Map<string, unknown>();
+    asArray(structure.replace_steps).forEach((step, stepIndex) => {
+      if (!isObject(step) || !isId(step.id)) return;
+      if (!ids.has(step.id)) problems.push({ pointer: `${pointer}/replace_steps/${stepIndex}/id`, message: `replaces step '${step.id}', which does not exist` });
+      replaced.set(step.id, step);
+    });
+    const removed = new Set<string>();
+    asArray(structure.remove_steps).forEach((id, idIndex) => {
+      if (!isId(id)) return;
+      if (!ids.has(id)) problems.push({ pointer: `${pointer}/remove_steps/${idIndex}`, message: `removes step '${id}', which does not exist` });
+      if (replaced.has(id)) problems.push({ pointer: `${pointer}/remove_steps/${idIndex}`, message: `step '${id}' is both replaced and removed` });
+      removed.add(id);
+    });
+    asArray(structure.add_steps).forEach((step, stepIndex) => {
+      if (isObject(step) && isId(step.id) && ids.has(step.id)) problems.push({ pointer: `${pointer}/add_steps/${stepIndex}/id`, message: `adds step '${step.id}', which already exists: replace it instead` });
+    });
+    if (!baselineDone) {
+      semanticProblems(plain, baseline);
+      for (const problem of baseline) written.add(`${problem.pointer}\u0000${problem.message}`);
+      baselineDone = true;
+    }
+    const variantSteps = [...steps.filter((step) => !(isObject(step) && isId(step.id) && removed.has(step.id))).map((step) => (isObject(step) && isId(step.id) && replaced.has(step.id) ? replaced.get(step.id) : step)), ...asArray(structure.add_steps)];
+    const own: Problem[] = [];
+    semanticProblems({ ...plain, steps: variantSteps }, own);
+    for (const problem of own) {
+      if (written.has(`${problem.pointer}\u0000${problem.message}`)) continue;
+      problems.push({ pointer, message: `under variant '${String(variant.id)}' (its steps in order: the written steps as changed, then the added ones), ${problem.pointer}: ${problem.message}` });
+    }
+  });
 }
 
 function dedupe(problems: Problem[]): Problem[] {
