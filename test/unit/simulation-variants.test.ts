@@ -6,7 +6,7 @@ import { compare, estimateRun, runSequential, summarize, validateWorld } from '.
 import { queueWorld } from '../support/worlds.ts';
 
 const [lambda1, lambda2, mu] = [0.3, 0.5, 1];
-const fifoConsult: Step = { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: 1 / mu }, next: 'sort' };
+const fifoConsult: Extract<Step, { kind: 'service' }> = { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: 1 / mu }, next: 'sort' };
 
 /** M/M/1 with urgent (priority 1) and routine (priority 2) patients, FIFO in the baseline; each treatment changes structure. */
 function clinic(): WorldSpec {
