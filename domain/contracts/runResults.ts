@@ -124,12 +124,26 @@ export const CostReport = Type.Object(
   {
     currency: Type.String(),
     basis: Type.String(),
+    discount_rate_annual: Type.Optional(Type.Number()),
     variants: Type.Array(
       Type.Object(
         {
           variant_id: Type.String(),
           lines: Type.Array(
-            Type.Object({ rate_id: Type.String(), measure_id: Type.String(), mean_count: Nullable(Type.Number()), rate: LowBaseHigh, cost: LowBaseHigh, source: Type.Unknown() }, { additionalProperties: false }),
+            Type.Object(
+              {
+                rate_id: Type.String(),
+                measure_id: Type.String(),
+                mean_count: Nullable(Type.Number()),
+                /** what the rate is per (event, capacity_hour, busy_hour, entity_hour) and the mean quantity priced per replication (discounted when the scenarios discount) */
+                per: Type.Optional(Type.String()),
+                mean_quantity: Type.Optional(Nullable(Type.Number())),
+                rate: LowBaseHigh,
+                cost: LowBaseHigh,
+                source: Type.Unknown(),
+              },
+              { additionalProperties: false },
+            ),
           ),
           total: LowBaseHigh,
           /** why a total is null: each unknown rate or missing count, named */

@@ -108,6 +108,23 @@ export const Arrival = Type.Union([
         description: '7 rows (Monday..Sunday) x 24 hours of arrivals per hour; time 0 is Monday 00:00',
       }),
       scale: Type.Optional(Parameter),
+      growth_per_year: Type.Optional(
+        Type.Union([Type.Number({ minimum: -0.99, maximum: 10 }), Type.Object({ setting: Id }, { additionalProperties: false })], {
+          description: 'trend: every rate grows by this fraction a year, compounded (0.03 = +3% a year; negative shrinks), from time 0; applied hour by hour at the middle of each hour',
+        }),
+      ),
+      holidays: Type.Optional(
+        Type.Array(
+          Type.Object(
+            {
+              day: Type.Integer({ minimum: 0, description: 'day number from time 0 (day 0 is the Monday that starts the world)' }),
+              rates_as: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, description: 'the weekday row whose rates apply that day (0 = Monday; default 6 = Sunday)' })),
+            },
+            { additionalProperties: false },
+          ),
+          { maxItems: 1000, description: 'days whose arrivals follow another weekday row, e.g. bank holidays as Sundays' },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -116,11 +133,33 @@ export const Arrival = Type.Union([
 export const Shift = Type.Object(
   {
     days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { minItems: 1, maxItems: 7, description: '0 = Monday' }),
-    start_hour: Type.Integer({ minimum: 0, maximum: 23 }),
-    end_hour: Type.Integer({ minimum: 1, maximum: 24 }),
+    start_hour: Type.Number({ minimum: 0, maximum: 23.99, description: 'hour of the day the shift starts; whole minutes allowed (8.5 = 08:30)' }),
+    end_hour: Type.Number({ minimum: 0.01, maximum: 24, description: 'hour of the day the shift ends; whole minutes allowed (17.25 = 17:15)' }),
     capacity: Parameter,
   },
   { additionalProperties: false },
+);
+
+export const Breakdowns = Type.Object(
+  {
+    time_to_failure: Distribution,
+    repair: Distribution,
+    clock: Type.Optional(
+      Type.Union([Type.Literal('calendar'), Type.Literal('busy')], {
+        description: 'calendar (default): each server fails after time_to_failure of elapsed time, busy or idle; busy: only time spent serving counts',
+      }),
+    ),
+    interrupted: Type.Optional(
+      Type.Union([Type.Literal('resume'), Type.Literal('restart')], {
+        description: 'an entity whose server fails waits first in the queue and resumes its remaining service (resume, default) or draws a new duration (restart)',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'unplanned unavailability: each server of the resource fails independently after a time_to_failure draw and is repaired after a repair draw (world time unit); a server under repair is unavailable',
+  },
 );
 
 export const ResourceSpec = Type.Object(
@@ -128,9 +167,21 @@ export const ResourceSpec = Type.Object(
     id: Id,
     label: Type.Optional(Text(200)),
     capacity: Parameter,
+    breakdowns: Type.Optional(Breakdowns),
     shifts: Type.Optional(Type.Array(Shift, { minItems: 1, maxItems: 100, description: 'when given, capacity in each hour is the sum of the shifts covering it (0 outside shifts)' })),
   },
   { $id: 'https://crucible.dev/schemas/ResourceSpec/0.1.0-experimental', additionalProperties: false, description: 'ResourceSpec (experimental): a resource of a world' },
+);
+
+const AttributeValue = Type.Union([Type.String({ maxLength: 64 }), Type.Number()]);
+
+export const Condition = Type.Object(
+  {
+    attribute: Id,
+    op: Type.Union([Type.Literal('eq'), Type.Literal('ne'), Type.Literal('lt'), Type.Literal('le'), Type.Literal('gt'), Type.Literal('ge'), Type.Literal('in')]),
+    value: Type.Union([AttributeValue, Type.Array(AttributeValue, { minItems: 1, maxItems: 50 })], { description: 'a value, or a list for `in`; lt/le/gt/ge compare numbers' }),
+  },
+  { additionalProperties: false, description: 'holds when the entity has the attribute and it compares true (an unassigned attribute fails every condition)' },
 );
 
 export const StepRef = Type.Object({ step: Id, at: Type.Union([Type.Literal('enter'), Type.Literal('start'), Type.Literal('end'), Type.Literal('renege')]) }, { additionalProperties: false });
@@ -153,6 +204,18 @@ export const Step = Type.Union([
         }),
       ),
       queue_limit: Type.Optional(QueueLimit),
+      batch: Type.Optional(
+        Type.Object(
+          {
+            max_size: Type.Integer({ minimum: 1, maximum: 1000, description: 'a free server takes up to this many waiting entities together' }),
+            min_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'and starts only when at least this many wait (default 1)' })),
+          },
+          {
+            additionalProperties: false,
+            description: 'batch service: one duration draw serves the whole batch (e.g. a group session, a sterilisation load); the resource serves only this step',
+          },
+        ),
+      ),
       next: Id,
     },
     { additionalProperties: false },
@@ -178,6 +241,55 @@ export const Step = Type.Union([
     },
     { additionalProperties: false },
   ),
+  Type.Object(
+    {
+      id: Id,
+      kind: Type.Literal('branch'),
+      by: Type.Literal('shortest_queue'),
+      options: Type.Array(Type.Object({ next: Id }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'service steps; the entity joins the one whose resource has the fewest entities waiting and in service (ties at random)',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      id: Id,
+      kind: Type.Literal('branch'),
+      by: Type.Literal('rules'),
+      options: Type.Array(Type.Object({ when: Type.Array(Condition, { minItems: 1, maxItems: 20, description: 'all must hold' }), next: Id }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'the first option whose conditions all hold is taken',
+      }),
+      otherwise: Id,
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      id: Id,
+      kind: Type.Literal('assign'),
+      attribute: Id,
+      values: Type.Array(Type.Object({ value: AttributeValue, probability: Parameter }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'the new value, drawn with these probabilities (one value with probability 1 sets it)',
+      }),
+      next: Id,
+    },
+    { additionalProperties: false, description: 'changes an attribute along the pathway (e.g. acuity after triage)' },
+  ),
+  Type.Object(
+    { id: Id, kind: Type.Literal('seize'), resource: Id, next: Id },
+    {
+      additionalProperties: false,
+      description: 'waits (FIFO) for a unit of the resource and holds it through the following steps until a release step of the same resource; an entity may hold several resources at once',
+    },
+  ),
+  Type.Object({ id: Id, kind: Type.Literal('release'), resource: Id, next: Id }, { additionalProperties: false, description: 'gives back a unit of the resource seized earlier on the pathway' }),
   Type.Object({ id: Id, kind: Type.Literal('exit') }, { additionalProperties: false }),
 ]);
 
@@ -230,12 +342,23 @@ export const Measure = Type.Union([
   ),
 ]);
 
+export const VariantStructure = Type.Object(
+  {
+    replace_steps: Type.Optional(Type.Array(Step, { minItems: 1, maxItems: 100, description: 'steps that replace the step of the same id under this variant (another queue discipline, distribution family, next step...)' })),
+    add_steps: Type.Optional(Type.Array(Step, { minItems: 1, maxItems: 100, description: 'steps that exist only under this variant (reached through a replaced step)' })),
+    remove_steps: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 100, description: 'steps that do not exist under this variant (no longer reached)' })),
+    rationale: Type.Optional(Text()),
+  },
+  { additionalProperties: false, description: 'a variant that changes the structure of the pathway, not only settings; the resulting world is validated as a whole' },
+);
+
 export const Variant = Type.Object(
   {
     id: Id,
     label: Text(200),
     role: Type.Union([Type.Literal('baseline'), Type.Literal('treatment')]),
     changes: Type.Array(Type.Object({ setting: Id, value: Type.Number(), rationale: Type.Optional(Text()) }, { additionalProperties: false }), { maxItems: 100 }),
+    structure: Type.Optional(VariantStructure),
   },
   { additionalProperties: false },
 );
@@ -243,8 +366,22 @@ export const Variant = Type.Object(
 const Amount = Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'null when unknown: totals that need it stay undefined' });
 
 export const CostRate = Type.Object(
-  { id: Id, measure: Id, label: Type.Optional(Text(200)), low: Amount, base: Amount, high: Amount, source: SettingSource },
-  { additionalProperties: false, description: 'prices one count measure: cost per counted event' },
+  {
+    id: Id,
+    measure: Id,
+    label: Type.Optional(Text(200)),
+    per: Type.Optional(
+      Type.Union([Type.Literal('event'), Type.Literal('capacity_hour'), Type.Literal('busy_hour'), Type.Literal('entity_hour')], {
+        description:
+          'event (default): per event of a count measure; capacity_hour: per server-hour available at the resource of a utilisation measure (staffed time); busy_hour: per server-hour busy there; entity_hour: per hour entities spend between the moments of a time_between measure',
+      }),
+    ),
+    low: Amount,
+    base: Amount,
+    high: Amount,
+    source: SettingSource,
+  },
+  { additionalProperties: false, description: 'prices one measure: cost per counted event, per resource-hour or per entity-hour (see per)' },
 );
 
 export const AdditionalCost = Type.Object(
@@ -252,7 +389,9 @@ export const AdditionalCost = Type.Object(
     id: Id,
     label: Text(200),
     variants: Type.Array(Id, { minItems: 1, maxItems: 20 }),
-    per: Type.Union([Type.Literal('replication'), Type.Literal('day')]),
+    per: Type.Union([Type.Literal('replication'), Type.Literal('hour'), Type.Literal('day'), Type.Literal('week'), Type.Literal('year')], {
+      description: 'once per replication, or per hour, day, week or year (365.25 days) of the window from warm-up to horizon',
+    }),
     low: Amount,
     base: Amount,
     high: Amount,
@@ -266,6 +405,14 @@ export const CostScenarios = Type.Object(
     currency: Type.String({ pattern: '^[A-Z]{3}$' }),
     rates: Type.Array(CostRate, { minItems: 1, maxItems: 100 }),
     additional_costs: Type.Optional(Type.Array(AdditionalCost, { maxItems: 100 })),
+    discount_rate_annual: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'discount every cost at this annual rate (0.035 = 3.5%): a cost at time t after the warm-up counts (1 + rate)^-(t / 365.25 days), compounded continuously; per-replication amounts are not discounted',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -314,6 +461,7 @@ export type Distribution = Static<typeof Distribution>;
 export type Arrival = Static<typeof Arrival>;
 export type ResourceSpec = Static<typeof ResourceSpec>;
 export type Shift = Static<typeof Shift>;
+export type Breakdowns = Static<typeof Breakdowns>;
 export type StepRef = Static<typeof StepRef>;
 export type Step = Static<typeof Step>;
 export type QueueLimit = Static<typeof QueueLimit>;

@@ -12,6 +12,8 @@ import {
   type CompiledDistribution,
   type CompiledModel,
   compileModel,
+  conditionHolds,
+  CLOCK_BUSY,
   DIST_EMPIRICAL,
   DIST_EXPONENTIAL,
   DIST_FIXED,
@@ -30,10 +32,16 @@ import {
   MOMENT_START,
   PREEMPT_NONE,
   PREEMPT_RESUME,
+  rateTableRate,
   HOOK_COUNT,
   HOOK_TO,
   STEP_BRANCH_ATTRIBUTE,
+  STEP_ASSIGN,
+  STEP_RELEASE,
+  STEP_SEIZE,
   STEP_BRANCH_PROBABILITY,
+  STEP_BRANCH_RULES,
+  STEP_BRANCH_SHORTEST_QUEUE,
   STEP_DELAY,
   STEP_SERVICE,
 } from './model.ts';
@@ -48,6 +56,8 @@ const EVENT_SERVICE_END = 1;
 const EVENT_DELAY_END = 2;
 const EVENT_RENEGE = 3;
 const EVENT_ARRIVAL = 4;
+const EVENT_FAILURE = 5;
+const EVENT_REPAIR = 6;
 const PRIORITY_SCALE = 2 ** 44; // sequence numbers stay below 2^44, so priority * 2^44 + sequence is exact in a double
 
 const STATE_FREE = 0;
@@ -80,7 +90,14 @@ export type MeasureObservation = {
   entity_sketch?: string;
   /** time_between with a threshold: entities whose time exceeded it */
   over_threshold?: number;
+  /** measures a cost rate prices: the quantities it can be priced by, in the measure window */
+  priced?: PricedQuantities;
+  /** the same, discounted to the warm-up at the cost scenarios' annual rate (only when they discount) */
+  priced_discounted?: PricedQuantities;
 };
+
+/** count: events; utilisation: server-hours busy and available; time_between: entity-hours between the moments. */
+export type PricedQuantities = { events?: number; busy_hours?: number; capacity_hours?: number; entity_hours?: number };
 
 /** Relative accuracy of the entity-level quantile sketches (DDSketch guarantee: within 1% of the true quantile's value). */
 export const SKETCH_RELATIVE_ACCURACY = 0.01;
@@ -96,6 +113,9 @@ export type EventCounts = {
   capacity_changes: number;
   /** services displaced by a higher-priority arrival (pre-emptive steps) */
   preemptions: number;
+  /** server failures and completed repairs (resources with breakdowns) */
+  breakdowns: number;
+  repairs: number;
 };
 
 export type ReplicationResult = {
@@ -172,6 +192,21 @@ class Replication {
   capacityChangeHours: Int32Array[];
   capacityChangeCursor: Int32Array;
 
+  // Breakdowns (only when some resource has them): servers get identities, numbered across resources.
+  readonly hasBreakdowns: boolean;
+  /** first server number of each resource with breakdowns (-1 elsewhere) */
+  serverBase: Int32Array;
+  serverResource: Int32Array;
+  serverEntity: Int32Array;
+  /** busy clock: serving time left before the server fails; when its current service started */
+  serverTimeToFailure: Float64Array;
+  serverServiceStart: Float64Array;
+  serverToken: Int32Array;
+  idleServers: (number[] | null)[];
+  entityServer: Int32Array;
+  failureStreams: (RandomStream | null)[];
+  repairStreams: (RandomStream | null)[];
+
   // Streams: one per random source, seeded by (world seed, replication, source name).
   durationStreams: (RandomStream | null)[];
   branchStreams: (RandomStream | null)[];
@@ -195,12 +230,22 @@ class Replication {
   measureDetailed: Uint8Array;
   measureSketches: (DDSketch | null)[];
   measureOver: Float64Array;
+  /** cost discounting (0: off): discounted counts, busy or entity time, and capacity time per measure */
+  readonly discount: number;
+  readonly discountOrigin: number;
+  measureDiscounted: Float64Array;
+  measureDiscountedCapacity: Float64Array;
   arrivalsAfterWarmUp = 0;
   readonly perArrivalMeasures: Int32Array;
+  /** some step seizes a resource: dispatch checks whether the entity it serves next is seizing */
+  readonly hasSeize: boolean;
+  /** some service step serves batches; entityBatchNext links the members of a batch in service (-1 ends the list) */
+  readonly hasBatch: boolean;
+  entityBatchNext: Int32Array;
   readonly measures: CompiledModel['measures'];
   readonly steps: CompiledModel['steps'];
 
-  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0 };
+  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0, breakdowns: 0, repairs: 0 };
   stepEntries: Float64Array;
   trace: TraceEvent[] | null;
   traceLimit: number;
@@ -242,17 +287,45 @@ class Replication {
       Int32Array.from(model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : []))),
     );
     this.capacityChangeHours = resources.map((resource) => {
-      const byHour = resource.capacityByHour;
-      if (!byHour) return new Int32Array(0);
+      const bySlot = resource.capacityBySlot;
+      if (!bySlot) return new Int32Array(0);
       const changes: number[] = [];
-      for (let hour = 0; hour < HOURS_PER_WEEK; hour++) if (byHour[hour] !== byHour[(hour + HOURS_PER_WEEK - 1) % HOURS_PER_WEEK]) changes.push(hour);
+      const slots = bySlot.length;
+      for (let slot = 0; slot < slots; slot++) if (bySlot[slot] !== bySlot[(slot + slots - 1) % slots]) changes.push(slot);
       return Int32Array.from(changes);
     });
     this.capacityChangeCursor = new Int32Array(r);
+    this.hasBreakdowns = resources.some((resource) => resource.breakdowns !== null);
+    this.serverBase = new Int32Array(r).fill(-1);
+    let servers = 0;
+    resources.forEach((resource, index) => {
+      if (!resource.breakdowns) return;
+      this.serverBase[index] = servers;
+      servers += resource.capacity;
+    });
+    this.serverResource = new Int32Array(servers);
+    resources.forEach((resource, index) => {
+      if (resource.breakdowns) this.serverResource.fill(index, this.serverBase[index]!, this.serverBase[index]! + resource.capacity);
+    });
+    this.serverEntity = new Int32Array(servers).fill(-1);
+    this.serverTimeToFailure = new Float64Array(servers);
+    this.serverServiceStart = new Float64Array(servers);
+    this.serverToken = new Int32Array(servers);
+    this.idleServers = resources.map(() => null);
+    this.entityServer = new Int32Array(this.hasBreakdowns ? n : 0).fill(-1);
+    this.failureStreams = resources.map((resource) => (resource.breakdowns ? new RandomStream(model.seed, replicationIndex, `resource:${resource.id}:failure`) : null));
+    this.repairStreams = resources.map((resource) => (resource.breakdowns ? new RandomStream(model.seed, replicationIndex, `resource:${resource.id}:repair`) : null));
 
     const seed = model.seed;
     this.durationStreams = model.steps.map((step) => (step.duration ? new RandomStream(seed, replicationIndex, `step:${step.id}:duration`) : null));
-    this.branchStreams = model.steps.map((step) => (step.kind === STEP_BRANCH_PROBABILITY ? new RandomStream(seed, replicationIndex, `step:${step.id}:branch`) : null));
+    // Probability branches draw their option, shortest-queue branches break ties, assign steps draw the new value.
+    this.branchStreams = model.steps.map((step) =>
+      step.kind === STEP_BRANCH_PROBABILITY || step.kind === STEP_BRANCH_SHORTEST_QUEUE
+        ? new RandomStream(seed, replicationIndex, `step:${step.id}:branch`)
+        : step.kind === STEP_ASSIGN
+          ? new RandomStream(seed, replicationIndex, `step:${step.id}:assign`)
+          : null,
+    );
     this.arrivalStreams = model.arrivals.map((arrival) => new RandomStream(seed, replicationIndex, `arrival:${arrival.id}`));
     this.patienceStreams = model.steps.map((step) => (step.patience ? new RandomStream(seed, replicationIndex, `step:${step.id}:patience`) : null));
     this.balkStreams = model.steps.map((step) => (Number.isFinite(step.maxWaiting) && step.balkProbability < 1 ? new RandomStream(seed, replicationIndex, `step:${step.id}:balk`) : null));
@@ -270,10 +343,17 @@ class Replication {
     this.measureDetailed = Uint8Array.from(model.measures.map((measure) => (measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0)));
     this.measureSketches = model.measures.map((measure) => (measure.percentiles.length > 0 ? new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY }) : null));
     this.measureOver = new Float64Array(m);
+    this.discount = model.discountPerUnit;
+    this.discountOrigin = model.discountOrigin;
+    this.measureDiscounted = new Float64Array(this.discount > 0 ? m : 0);
+    this.measureDiscountedCapacity = new Float64Array(this.discount > 0 ? m : 0);
     this.measures = model.measures;
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
     this.stepEntries = new Float64Array(model.steps.length);
+    this.hasSeize = model.steps.some((step) => step.kind === STEP_SEIZE);
+    this.hasBatch = model.steps.some((step) => step.batchMax > 0);
+    this.entityBatchNext = new Int32Array(this.hasBatch ? this.entityCapacity : 0);
     this.traceLimit = traceLimit;
     this.trace = traceLimit > 0 ? [] : null;
   }
@@ -361,6 +441,7 @@ class Replication {
   run(): ReplicationResult {
     const model = this.model;
     for (let r = 0; r < model.resources.length; r++) this.initialiseCapacity(r);
+    if (this.hasBreakdowns) for (let r = 0; r < model.resources.length; r++) if (model.resources[r]!.breakdowns) this.initialiseServers(r);
     model.arrivals.forEach((arrival, index) => {
       if (arrival.kind !== ARRIVAL_SCHEDULED) this.scheduleNextRandomArrival(index, 0);
       else this.scheduleNextScheduledArrival(index);
@@ -396,6 +477,13 @@ class Replication {
         case EVENT_SHIFT:
           this.onCapacityChange(a, b);
           break;
+        case EVENT_FAILURE:
+          // b is the server's token: a busy-clock failure planned within a service that ended early is stale.
+          if (this.serverToken[a] === b) this.onFailure(a);
+          break;
+        case EVENT_REPAIR:
+          this.onRepair(a);
+          break;
       }
     }
     this.counts.events_total = events;
@@ -422,9 +510,10 @@ class Replication {
     let remaining = -Math.log(stream.uniform());
     let time = from;
     let hour = Math.floor(time / hourLength);
+    const calendar = arrival.calendar !== null;
     for (let guard = 0; guard < 2 * HOURS_PER_WEEK + 1 || time <= this.horizon; guard++) {
       if (time > this.horizon) return;
-      const rate = rates[hour % HOURS_PER_WEEK]!;
+      const rate = calendar ? rateTableRate(arrival, hour, hourLength) : rates[hour % HOURS_PER_WEEK]!;
       const end = (hour + 1) * hourLength;
       const mass = rate * (end - time);
       if (mass >= remaining && rate > 0) {
@@ -526,6 +615,8 @@ class Replication {
     this.freeList = growInt(this.freeList, size);
     this.entityAttributes = growFloat(this.entityAttributes, size * this.attributeCount);
     this.entityMarks = growFloat(this.entityMarks, size * this.markSlots);
+    if (this.hasBreakdowns) this.entityServer = growInt(this.entityServer, size);
+    if (this.hasBatch) this.entityBatchNext = growInt(this.entityBatchNext, size);
     this.entityCapacity = size;
   }
 
@@ -542,6 +633,12 @@ class Replication {
       switch (step.kind) {
         case STEP_SERVICE: {
           const resource = step.resource;
+          if (this.hasBatch && step.batchMax > 0) {
+            // Batch service: everyone waits in line; a free server takes a batch once enough wait.
+            this.enqueue(entity, current);
+            this.dispatchBatch(resource);
+            return;
+          }
           if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
           else if (step.preempt !== PREEMPT_NONE && this.preempt(entity, current)) this.startService(entity, current);
           else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
@@ -561,6 +658,39 @@ class Replication {
         case STEP_BRANCH_PROBABILITY:
           current = step.branchNext![pick(step.branchCumulative!, this.branchStreams[current]!.uniform())]!;
           break;
+        case STEP_BRANCH_SHORTEST_QUEUE:
+          current = this.shortestQueue(step, this.branchStreams[current]!);
+          break;
+        case STEP_BRANCH_RULES:
+          current = this.firstRule(entity, step);
+          break;
+        case STEP_SEIZE: {
+          const resource = step.resource;
+          if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) {
+            this.seized(entity, current);
+            current = step.next;
+            break;
+          }
+          this.enqueue(entity, current);
+          return;
+        }
+        case STEP_RELEASE: {
+          const resource = step.resource;
+          if (this.busy[resource]! <= 0) throw new ServiceError('INTERNAL', `release of '${this.model.resources[resource]!.id}' at step '${step.id}' with no unit held`);
+          this.touch(resource);
+          this.busy[resource]!--;
+          if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
+          // The next in line takes the unit before the releasing entity moves on (as at a service end).
+          this.dispatch(resource);
+          current = step.next;
+          break;
+        }
+        case STEP_ASSIGN: {
+          const u = step.equals!.length > 1 ? this.branchStreams[current]!.uniform() : 0;
+          this.entityAttributes[entity * this.attributeCount + step.attribute] = step.equals![pick(step.branchCumulative!, u)]!;
+          current = step.next;
+          break;
+        }
         case STEP_BRANCH_ATTRIBUTE: {
           const value = this.entityAttributes[entity * this.attributeCount + step.attribute];
           const equals = step.equals!;
@@ -580,6 +710,37 @@ class Replication {
           return;
       }
     }
+  }
+
+  /** The option whose resource has the fewest entities waiting and in service; ties broken uniformly at random. */
+  shortestQueue(step: CompiledModel['steps'][number], stream: RandomStream): number {
+    const resources = step.routeResources!;
+    let best = Number.POSITIVE_INFINITY;
+    let chosen = 0;
+    let ties = 0;
+    for (let k = 0; k < resources.length; k++) {
+      const resource = resources[k]!;
+      const load = this.queueLength[resource]! + this.busy[resource]!;
+      if (load < best) {
+        best = load;
+        chosen = k;
+        ties = 1;
+      } else if (load === best && stream.uniform() * ++ties < 1) chosen = k; // reservoir: each tied option with chance 1 / ties
+    }
+    return step.branchNext![chosen]!;
+  }
+
+  /** The first option whose conditions all hold (an unassigned attribute fails every condition), else `otherwise`. */
+  firstRule(entity: number, step: CompiledModel['steps'][number]): number {
+    const rules = step.rules!;
+    const base = entity * this.attributeCount;
+    for (let k = 0; k < rules.length; k++) {
+      const conditions = rules[k]!;
+      let holds = true;
+      for (let c = 0; c < conditions.length && holds; c++) holds = conditionHolds(conditions[c]!, this.entityAttributes[base + conditions[c]!.attribute]!);
+      if (holds) return step.branchNext![k]!;
+    }
+    return step.otherwise;
   }
 
   leave(entity: number): void {
@@ -609,6 +770,7 @@ class Replication {
       this.entityToken[entity] = token;
       inService.push(entity);
       this.schedule(end, EVENT_SERVICE_END, entity, token);
+      if (this.serverBase[resource]! >= 0) this.assignServer(entity, resource, end);
       return;
     }
     this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
@@ -646,6 +808,7 @@ class Replication {
     inService[victimSlot] = inService[inService.length - 1]!;
     inService.pop();
     const victimStep = this.entityStep[victim]!;
+    if (this.serverBase[resource]! >= 0) this.freeServer(victim, resource);
     this.touch(resource);
     this.busy[resource]!--;
     this.counts.preemptions++;
@@ -673,6 +836,10 @@ class Replication {
   onServiceEnd(entity: number): void {
     const stepIndex = this.entityStep[entity]!;
     const step = this.steps[stepIndex]!;
+    if (this.hasBatch && step.batchMax > 0) {
+      this.onBatchEnd(entity, stepIndex);
+      return;
+    }
     const resource = step.resource;
     this.counts.service_ends++;
     this.hook(entity, stepIndex, MOMENT_END);
@@ -680,22 +847,93 @@ class Replication {
     this.touch(resource);
     this.busy[resource]!--;
     const inService = this.inService[resource];
-    if (inService) inService.splice(inService.indexOf(entity), 1);
+    if (inService) {
+      inService.splice(inService.indexOf(entity), 1);
+      if (this.serverBase[resource]! >= 0) this.freeServer(entity, resource);
+    }
     // Free the server for the next in line before the finished entity moves on (as SimPy's release does).
     this.dispatch(resource);
     this.entityState[entity] = STATE_MOVING;
     this.enterStep(entity, step.next);
   }
 
+  /** Starts batches at a batch-service resource while a server is free and at least the minimum batch waits. */
+  dispatchBatch(resource: number): void {
+    const stepIndex = this.model.resources[resource]!.batchStep;
+    const step = this.steps[stepIndex]!;
+    const queue = this.queues[resource]!;
+    while (this.busy[resource]! < this.capacity[resource]! && this.queueLength[resource]! >= step.batchMin) {
+      let first = -1;
+      let last = -1;
+      for (let taken = 0; taken < step.batchMax && this.queueLength[resource]! > 0; taken++) {
+        const entity = queue.pop(this.entityToken, this.entityState);
+        if (entity < 0) break;
+        this.touch(resource);
+        this.queueLength[resource]!--;
+        this.entityState[entity] = STATE_IN_SERVICE;
+        this.entityBatchNext[entity] = -1;
+        if (last >= 0) this.entityBatchNext[last] = entity;
+        else first = entity;
+        last = entity;
+        this.counts.service_starts++;
+        this.hook(entity, stepIndex, MOMENT_START);
+        if (this.trace) this.record('start', entity, step.id, this.model.resources[resource]!.id, null);
+      }
+      if (first < 0) return;
+      this.touch(resource);
+      this.busy[resource]!++;
+      this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, first, 0);
+    }
+  }
+
+  /** A batch's service ended: its members end together, the server takes the next batch, then the members move on. */
+  onBatchEnd(first: number, stepIndex: number): void {
+    const step = this.steps[stepIndex]!;
+    const resource = step.resource;
+    const members: number[] = [];
+    for (let entity = first; entity >= 0; entity = this.entityBatchNext[entity]!) members.push(entity);
+    for (const entity of members) {
+      this.counts.service_ends++;
+      this.hook(entity, stepIndex, MOMENT_END);
+      if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
+    }
+    this.touch(resource);
+    this.busy[resource]!--;
+    this.dispatchBatch(resource);
+    for (const entity of members) {
+      this.entityState[entity] = STATE_MOVING;
+      this.enterStep(entity, step.next);
+    }
+  }
+
   dispatch(resource: number): void {
+    if (this.hasBatch && this.model.resources[resource]!.batchStep >= 0) {
+      this.dispatchBatch(resource);
+      return;
+    }
     const queue = this.queues[resource]!;
     while (this.queueLength[resource]! > 0 && this.busy[resource]! < this.capacity[resource]!) {
       const entity = queue.pop(this.entityToken, this.entityState);
       if (entity < 0) break;
       this.touch(resource);
       this.queueLength[resource]!--;
-      this.startService(entity, this.entityStep[entity]!);
+      const stepIndex = this.entityStep[entity]!;
+      if (this.hasSeize && this.steps[stepIndex]!.kind === STEP_SEIZE) {
+        this.seized(entity, stepIndex);
+        this.entityState[entity] = STATE_MOVING;
+        this.enterStep(entity, this.steps[stepIndex]!.next);
+      } else this.startService(entity, stepIndex);
     }
+  }
+
+  /** The entity takes a unit of the seize step's resource and holds it until a release step. */
+  seized(entity: number, stepIndex: number): void {
+    const step = this.steps[stepIndex]!;
+    this.touch(step.resource);
+    this.busy[step.resource]!++;
+    this.entityState[entity] = STATE_MOVING;
+    this.hook(entity, stepIndex, MOMENT_START);
+    if (this.trace) this.record('start', entity, step.id, this.model.resources[step.resource]!.id, null);
   }
 
   onDelayEnd(entity: number): void {
@@ -729,35 +967,116 @@ class Replication {
 
   initialiseCapacity(resource: number): void {
     const spec = this.model.resources[resource]!;
-    if (!spec.capacityByHour) {
+    if (!spec.capacityBySlot) {
       this.capacity[resource] = spec.capacity;
       return;
     }
-    this.capacity[resource] = spec.capacityByHour[0]!;
+    this.capacity[resource] = spec.capacityBySlot[0]!;
     if (this.capacityChangeHours[resource]!.length > 0) this.scheduleCapacityChange(resource, 0);
   }
 
-  /** Schedules the first capacity change strictly after the absolute hour `afterHour` (hour 0 = Monday 00:00). */
-  scheduleCapacityChange(resource: number, afterHour: number): void {
+  /** Schedules the first capacity change strictly after the absolute slot `afterSlot` (slot 0 = Monday 00:00; an hour or a minute). */
+  scheduleCapacityChange(resource: number, afterSlot: number): void {
     const changes = this.capacityChangeHours[resource]!;
-    const week = Math.floor(afterHour / HOURS_PER_WEEK);
-    let next = (week + 1) * HOURS_PER_WEEK + changes[0]!;
+    const spec = this.model.resources[resource]!;
+    const slotsPerWeek = spec.capacityBySlot!.length;
+    const week = Math.floor(afterSlot / slotsPerWeek);
+    let next = (week + 1) * slotsPerWeek + changes[0]!;
     for (let k = 0; k < changes.length; k++) {
-      const candidate = week * HOURS_PER_WEEK + changes[k]!;
-      if (candidate > afterHour) {
+      const candidate = week * slotsPerWeek + changes[k]!;
+      if (candidate > afterSlot) {
         next = candidate;
         break;
       }
     }
-    this.schedule(next * this.model.unitsPerHour, EVENT_SHIFT, resource, next);
+    this.schedule((next * this.model.unitsPerHour) / spec.slotsPerHour, EVENT_SHIFT, resource, next);
   }
 
-  onCapacityChange(resource: number, hour: number): void {
+  onCapacityChange(resource: number, slot: number): void {
     this.touch(resource);
-    this.capacity[resource] = this.model.resources[resource]!.capacityByHour![hour % HOURS_PER_WEEK]!;
+    const bySlot = this.model.resources[resource]!.capacityBySlot!;
+    this.capacity[resource] = bySlot[slot % bySlot.length]!;
     this.counts.capacity_changes++;
     if (this.trace) this.record('capacity', null, null, this.model.resources[resource]!.id, this.capacity[resource]!);
-    this.scheduleCapacityChange(resource, hour);
+    this.scheduleCapacityChange(resource, slot);
+    this.dispatch(resource);
+  }
+
+  // ---- breakdowns ----
+
+  initialiseServers(resource: number): void {
+    const spec = this.model.resources[resource]!;
+    const breakdowns = spec.breakdowns!;
+    const base = this.serverBase[resource]!;
+    const idle: number[] = [];
+    for (let server = base + spec.capacity - 1; server >= base; server--) {
+      idle.push(server);
+      const timeToFailure = this.sample(breakdowns.timeToFailure, this.failureStreams[resource]!);
+      if (breakdowns.clock === CLOCK_BUSY) this.serverTimeToFailure[server] = timeToFailure;
+      else this.schedule(timeToFailure, EVENT_FAILURE, server, this.serverToken[server]!);
+    }
+    this.idleServers[resource] = idle;
+  }
+
+  /** Puts an entity starting service on an idle working server; on the busy clock, plans the failure if it falls within this service. */
+  assignServer(entity: number, resource: number, end: number): void {
+    const server = this.idleServers[resource]!.pop();
+    if (server === undefined) throw new ServiceError('INTERNAL', 'a service started at a resource with no idle working server');
+    this.serverEntity[server] = entity;
+    this.entityServer[entity] = server;
+    if (this.model.resources[resource]!.breakdowns!.clock !== CLOCK_BUSY) return;
+    this.serverServiceStart[server] = this.now;
+    const token = ++this.serverToken[server]!;
+    if (this.now + this.serverTimeToFailure[server]! < end) this.schedule(this.now + this.serverTimeToFailure[server]!, EVENT_FAILURE, server, token);
+  }
+
+  /** The entity's service ended or was displaced: its server is idle again (the busy clock keeps the serving time left). */
+  freeServer(entity: number, resource: number): void {
+    const server = this.entityServer[entity]!;
+    this.entityServer[entity] = -1;
+    this.serverEntity[server] = -1;
+    if (this.model.resources[resource]!.breakdowns!.clock === CLOCK_BUSY) {
+      this.serverTimeToFailure[server]! -= this.now - this.serverServiceStart[server]!;
+      this.serverToken[server]!++;
+    }
+    this.idleServers[resource]!.push(server);
+  }
+
+  onFailure(server: number): void {
+    const resource = this.serverResource[server]!;
+    const breakdowns = this.model.resources[resource]!.breakdowns!;
+    this.touch(resource);
+    this.capacity[resource]!--;
+    this.counts.breakdowns++;
+    const entity = this.serverEntity[server]!;
+    if (entity >= 0) {
+      // The entity in service is interrupted: it waits first in line and resumes (or restarts) on the next working server.
+      const inService = this.inService[resource]!;
+      inService.splice(inService.indexOf(entity), 1);
+      this.serverEntity[server] = -1;
+      this.entityServer[entity] = -1;
+      this.busy[resource]!--;
+      if (breakdowns.interrupted === PREEMPT_RESUME) this.entityRemaining[entity] = this.entityServiceEnd[entity]! - this.now;
+      this.enqueue(entity, this.entityStep[entity]!, -1);
+    } else {
+      const idle = this.idleServers[resource]!;
+      idle.splice(idle.indexOf(server), 1);
+    }
+    if (this.trace) this.record('capacity', null, null, this.model.resources[resource]!.id, this.capacity[resource]!);
+    this.schedule(this.now + this.sample(breakdowns.repair, this.repairStreams[resource]!), EVENT_REPAIR, server, 0);
+  }
+
+  onRepair(server: number): void {
+    const resource = this.serverResource[server]!;
+    const breakdowns = this.model.resources[resource]!.breakdowns!;
+    this.touch(resource);
+    this.capacity[resource]!++;
+    this.counts.repairs++;
+    this.idleServers[resource]!.push(server);
+    const timeToFailure = this.sample(breakdowns.timeToFailure, this.failureStreams[resource]!);
+    if (breakdowns.clock === CLOCK_BUSY) this.serverTimeToFailure[server] = timeToFailure;
+    else this.schedule(this.now + timeToFailure, EVENT_FAILURE, server, this.serverToken[server]!);
+    if (this.trace) this.record('capacity', null, null, this.model.resources[resource]!.id, this.capacity[resource]!);
     this.dispatch(resource);
   }
 
@@ -774,7 +1093,10 @@ class Replication {
       const role = code & 3;
       const measure = measures[m]!;
       if (role === HOOK_COUNT) {
-        if (now >= measure.windowStart && now < measure.windowEnd) this.measureCount[m]!++;
+        if (now >= measure.windowStart && now < measure.windowEnd) {
+          this.measureCount[m]!++;
+          if (this.discount > 0) this.measureDiscounted[m]! += Math.exp(-this.discount * (now - this.discountOrigin));
+        }
         continue;
       }
       // time_between: the `from` moment marks the entity (inside the window), the `to` moment records the interval.
@@ -786,6 +1108,7 @@ class Replication {
           this.measureSum[m]! += value;
           this.measureCount[m]!++;
           if (this.measureDetailed[m] === 1) this.observe(m, value);
+          if (this.discount > 0) this.measureDiscounted[m]! += this.discountedSpan(mark, now);
           this.entityMarks[slot] = Number.NaN;
         }
       } else if (now >= measure.windowStart && now < measure.windowEnd) this.entityMarks[slot] = now;
@@ -813,9 +1136,37 @@ class Replication {
       if (measure.kind === MEASURE_UTILISATION) {
         this.measureArea[m]! += this.busy[resource]! * (high - low);
         this.measureCapacityArea[m]! += this.capacity[resource]! * (high - low);
+        if (this.discount > 0) {
+          const span = this.discountedSpan(low, high);
+          this.measureDiscounted[m]! += this.busy[resource]! * span;
+          this.measureDiscountedCapacity[m]! += this.capacity[resource]! * span;
+        }
       } else this.measureArea[m]! += this.queueLength[resource]! * (high - low);
     }
     this.resourceLastTime[resource] = now;
+  }
+
+  /** The discounted length of [from, to): the integral of e^{-k (t - origin)} dt. */
+  discountedSpan(from: number, to: number): number {
+    const k = this.discount;
+    return (Math.exp(-k * (from - this.discountOrigin)) - Math.exp(-k * (to - this.discountOrigin))) / k;
+  }
+
+  /** The quantities cost rates can price a measure by (undiscounted, or discounted from the accumulators). */
+  pricedQuantities(m: number, discounted: boolean): PricedQuantities {
+    const measure = this.measures[m]!;
+    const hours = 1 / this.model.unitsPerHour;
+    switch (measure.kind) {
+      case MEASURE_COUNT:
+        return { events: discounted ? this.measureDiscounted[m]! : this.measureCount[m]! };
+      case MEASURE_UTILISATION:
+        return discounted
+          ? { busy_hours: this.measureDiscounted[m]! * hours, capacity_hours: this.measureDiscountedCapacity[m]! * hours }
+          : { busy_hours: this.measureArea[m]! * hours, capacity_hours: this.measureCapacityArea[m]! * hours };
+      case MEASURE_TIME_BETWEEN:
+        return { entity_hours: discounted ? this.measureDiscounted[m]! * hours : (this.measureSum[m]! / measure.timeFactor) * hours };
+    }
+    return {};
   }
 
   // ---- sampling ----
@@ -874,6 +1225,7 @@ class Replication {
           this.measureSum[m]! += value;
           this.measureCount[m]!++;
           if (this.measureDetailed[m] === 1) this.observe(m, value);
+          if (this.discount > 0) this.measureDiscounted[m]! += this.discountedSpan(mark, this.horizon);
         }
       });
     }
@@ -907,6 +1259,10 @@ class Replication {
       const sketch = this.measureSketches[m];
       if (sketch) observation.entity_sketch = Buffer.from(sketch.toProto()).toString('base64');
       if (Number.isFinite(measure.threshold)) observation.over_threshold = this.measureOver[m]!;
+      if (measure.priced) {
+        observation.priced = this.pricedQuantities(m, false);
+        if (this.discount > 0) observation.priced_discounted = this.pricedQuantities(m, true);
+      }
       return observation;
     });
     const stepEntries: Record<string, number> = {};
@@ -950,10 +1306,12 @@ class FifoQueue {
   head = 0;
   size = 0;
 
-  push(entity: number, token: number, _priority: number, _sequence: number): void {
+  /** sequence -1 puts the entity first in line (an interrupted service); otherwise last. */
+  push(entity: number, token: number, _priority: number, sequence: number): void {
     if (this.size === this.entities.length) this.grow();
     const mask = this.entities.length - 1;
-    const slot = (this.head + this.size) & mask;
+    if (sequence === -1) this.head = (this.head - 1) & mask;
+    const slot = sequence === -1 ? this.head : (this.head + this.size) & mask;
     this.entities[slot] = entity;
     this.tokens[slot] = token;
     this.size++;

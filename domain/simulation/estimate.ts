@@ -13,7 +13,7 @@ import {
   MAX_VARIANTS,
   MIN_RUN_CREDITS,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, type CompiledModel, compileModel, HOURS_PER_WEEK, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_DELAY, STEP_SERVICE } from './model.ts';
+import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, conditionHolds, HOURS_PER_WEEK, rateTableRate, STEP_ASSIGN, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_BRANCH_RULES, STEP_BRANCH_SHORTEST_QUEUE, STEP_DELAY, STEP_RELEASE, STEP_SEIZE, STEP_SERVICE } from './model.ts';
 import { minutesPer } from './units.ts';
 import { type Problem, validateWorld } from './validate.ts';
 
@@ -33,6 +33,14 @@ function expectedArrivals(model: CompiledModel): number[] {
   return model.arrivals.map((arrival) => {
     if (arrival.kind === ARRIVAL_POISSON) return arrival.rate * model.horizon * arrival.batchMean;
     if (arrival.kind === ARRIVAL_RENEWAL) return arrival.interarrival!.mean > 0 ? (model.horizon / arrival.interarrival!.mean) * arrival.batchMean : Number.POSITIVE_INFINITY;
+    if (arrival.kind === ARRIVAL_RATE_TABLE && arrival.calendar) {
+      // Trend or holidays: hour by hour, over at most MAX_HORIZON_DAYS (a longer horizon is refused anyway; scaled up).
+      const hours = model.horizon / model.unitsPerHour;
+      const counted = Math.min(hours, MAX_HORIZON_DAYS * 24);
+      let total = 0;
+      for (let hour = 0; hour < counted; hour++) total += rateTableRate(arrival, hour, model.unitsPerHour) * model.unitsPerHour * Math.min(1, counted - hour);
+      return (total * hours) / counted;
+    }
     if (arrival.kind === ARRIVAL_RATE_TABLE) {
       const hours = model.horizon / model.unitsPerHour;
       let total = 0;
@@ -42,10 +50,10 @@ function expectedArrivals(model: CompiledModel): number[] {
       for (let hour = Math.floor(whole / HOURS_PER_WEEK) * HOURS_PER_WEEK; hour < hours; hour++) total += arrival.ratesByHour![hour % HOURS_PER_WEEK]! * model.unitsPerHour * Math.min(1, hours - hour);
       return total;
     }
+    // Each time t arrives at t, t + period, ... up to the horizon.
     const times = arrival.times!;
-    const perCycle = times.filter((time) => time <= model.horizon).length;
-    const cycles = Number.isFinite(arrival.period) ? Math.floor(model.horizon / arrival.period) + 1 : 1;
-    return perCycle * cycles * arrival.batchSize;
+    const repeats = times.reduce((sum, time) => sum + (time > model.horizon ? 0 : Number.isFinite(arrival.period) ? Math.floor((model.horizon - time) / arrival.period) + 1 : 1), 0);
+    return repeats * arrival.batchSize;
   });
 }
 
@@ -60,8 +68,59 @@ export function erlangC(servers: number, load: number): number {
   return b / (1 - (load / servers) * (1 - b));
 }
 
+/**
+ * Shares of a rule branch's options (and, last, of `otherwise`) for one arrival's entities: the joint distribution of
+ * the attributes the rules read, each independent, from the arrival's assignment or else from the first assign step that
+ * sets it (an estimate: an attribute changed along the way is taken at that step's distribution).
+ */
+function ruleShares(model: CompiledModel, arrival: CompiledModel['arrivals'][number], step: CompiledModel['steps'][number]): Float64Array {
+  const rules = step.rules!;
+  const shares = new Float64Array(rules.length + 1);
+  const read = [...new Set(rules.flatMap((conditions) => conditions.map((condition) => condition.attribute)))];
+  const distributions = read.map((attribute) => {
+    const assignment = arrival.attributes.find((candidate) => candidate.attribute === attribute);
+    const setter = assignment ? null : model.steps.find((candidate) => candidate.kind === STEP_ASSIGN && candidate.attribute === attribute);
+    const cumulative = assignment?.cumulative ?? setter?.branchCumulative ?? null;
+    const codes = assignment?.codes ?? setter?.equals ?? null;
+    if (!cumulative || !codes) return [{ code: Number.NaN, probability: 1 }];
+    return Array.from(codes, (code, c) => ({ code, probability: cumulative[c]! - (c > 0 ? cumulative[c - 1]! : 0) }));
+  });
+  const combinations = distributions.reduce((product, values) => product * values.length, 1);
+  if (combinations > 10_000) {
+    shares.fill(1 / shares.length);
+    return shares;
+  }
+  const values = new Float64Array(model.attributeNames.length).fill(Number.NaN);
+  const walk = (depth: number, probability: number) => {
+    if (depth === read.length) {
+      let chosen = rules.length;
+      for (let k = 0; k < rules.length && chosen === rules.length; k++) if (rules[k]!.every((condition) => conditionHolds(condition, values[condition.attribute]!))) chosen = k;
+      shares[chosen]! += probability;
+      return;
+    }
+    for (const option of distributions[depth]!) {
+      values[read[depth]!] = option.code;
+      walk(depth + 1, probability * option.probability);
+    }
+  };
+  walk(0, 1);
+  return shares;
+}
+
+
 /** Per service step: the share of visits that queue (each queued visit with reneging costs one renege event) and the share that renege. */
-type QueueShares = { wait: Float64Array; abandon: Float64Array; balk: Float64Array };
+type QueueShares = { wait: Float64Array; abandon: Float64Array; balk: Float64Array; batch: Float64Array };
+
+/**
+ * Expected entities per batch at a batch-service step: enough that the servers keep up with the flow (offered
+ * entity-work over the servers, with 10% headroom), at least the minimum batch, at most the maximum; 1 elsewhere.
+ */
+function expectedBatch(model: CompiledModel, step: CompiledModel['steps'][number], flow: number): number {
+  if (step.batchMax <= 0) return 1;
+  const resource = model.resources[step.resource]!;
+  const servers = Math.max(1, resource.capacity);
+  return Math.min(step.batchMax, Math.max(step.batchMin, 1, (flow * serviceMean(model, step)) / servers / 0.9));
+}
 
 /** A service step whose queued visits can leave the queue: a fixed maximum wait or a patience distribution. */
 function canRenege(step: CompiledModel['steps'][number]): boolean {
@@ -114,7 +173,17 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
           });
         }
         next[step.otherwise]! += weight * Math.max(0, rest);
-      }
+      } else if (step.kind === STEP_BRANCH_SHORTEST_QUEUE) {
+        // Symmetric view: join-the-shortest-queue spreads entities about evenly over its options.
+        const options = step.branchNext!;
+        for (let k = 0; k < options.length; k++) next[options[k]!]! += weight / options.length;
+      } else if (step.kind === STEP_BRANCH_RULES) {
+        const shares = ruleShares(model, arrival, step);
+        step.branchNext!.forEach((target, k) => {
+          next[target]! += weight * shares[k]!;
+        });
+        next[step.otherwise]! += weight * shares[step.branchNext!.length]!;
+      } else if (step.kind === STEP_ASSIGN || step.kind === STEP_SEIZE || step.kind === STEP_RELEASE) next[step.next]! += weight;
       mass += weight;
     });
     frontier = next;
@@ -132,7 +201,7 @@ function eventsPerEntity(model: CompiledModel, arrivalIndex: number, visits: Flo
     if (step.kind === STEP_SERVICE) {
       const balk = shares.balk[index]!;
       const queued = Math.max(0, shares.wait[index]! - balk);
-      events += visits[index]! * (1 - balk - shares.abandon[index]! * (1 - balk) + (canRenege(step) ? queued : 0));
+      events += visits[index]! * ((1 - balk - shares.abandon[index]! * (1 - balk)) / shares.batch[index]! + (canRenege(step) ? queued : 0));
     }
     if (step.kind === STEP_DELAY) events += visits[index]!;
   });
@@ -211,9 +280,42 @@ function capacityProfile(model: CompiledModel, resourceIndex: number, arrivalSha
 function offeredLoad(model: CompiledModel, flowPerUnit: Float64Array): Float64Array {
   const work = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
-    if (step.kind === STEP_SERVICE) work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+    if (step.kind === STEP_SERVICE) work[step.resource]! += (flowPerUnit[index]! * serviceMean(model, step)) / expectedBatch(model, step, flowPerUnit[index]!);
+    if (step.kind === STEP_SEIZE) work[step.resource]! += flowPerUnit[index]! * holdTime(model, index);
   });
   return work;
+}
+
+/**
+ * Expected time a seize step's entity holds its unit: the mean durations of the steps it passes before a release of
+ * the same resource (probability branches by their probabilities, other branches split evenly; waits not counted).
+ */
+function holdTime(model: CompiledModel, seizeIndex: number): number {
+  const seize = model.steps[seizeIndex]!;
+  let frontier = new Float64Array(model.steps.length);
+  frontier[seize.next] = 1;
+  let time = 0;
+  for (let pass = 0; pass < 10_000; pass++) {
+    const next = new Float64Array(model.steps.length);
+    let mass = 0;
+    model.steps.forEach((step, index) => {
+      const weight = frontier[index]!;
+      if (weight < 1e-9 || (step.kind === STEP_RELEASE && step.resource === seize.resource)) return;
+      if (step.kind === STEP_SERVICE) time += weight * serviceMean(model, step);
+      if (step.kind === STEP_DELAY) time += weight * step.duration!.mean;
+      if (step.kind === STEP_BRANCH_PROBABILITY) {
+        const cumulative = step.branchCumulative!;
+        for (let k = 0; k < cumulative.length; k++) next[step.branchNext![k]!]! += weight * (cumulative[k]! - (k > 0 ? cumulative[k - 1]! : 0));
+      } else if (step.branchNext) {
+        const targets = step.otherwise >= 0 ? [...step.branchNext, step.otherwise] : [...step.branchNext];
+        for (const target of targets) next[target]! += weight / targets.length;
+      } else if (step.next >= 0) next[step.next]! += weight;
+      mass += weight;
+    });
+    frontier = next;
+    if (mass < 1e-9) break;
+  }
+  return time;
 }
 
 /**
@@ -259,15 +361,16 @@ function queueShares(model: CompiledModel, flowPerUnit: Float64Array, visitsByAr
     const closedAbandon = profile.closed_stretch > 0 ? Math.max(0, 1 - patience / profile.closed_stretch) : 0;
     abandon[index] = Math.min(1, Math.max(overflow, (1 - profile.closed_arrivals) * waitOpen * tail + profile.closed_arrivals * closedAbandon));
   });
-  return { wait, abandon, balk };
+  const batch = Float64Array.from(model.steps, (step, index) => (step.kind === STEP_SERVICE ? expectedBatch(model, step, flowPerUnit[index]!) : 1));
+  return { wait, abandon, balk, batch };
 }
 
 function meanServiceByResource(model: CompiledModel, flowPerUnit: Float64Array): Float64Array {
   const work = new Float64Array(model.resources.length);
   const flow = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
-    if (step.kind !== STEP_SERVICE) return;
-    work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+    if (step.kind !== STEP_SERVICE && step.kind !== STEP_SEIZE) return;
+    work[step.resource]! += flowPerUnit[index]! * (step.kind === STEP_SEIZE ? holdTime(model, index) : serviceMean(model, step));
     flow[step.resource]! += flowPerUnit[index]!;
   });
   return work.map((value, index) => (flow[index]! > 0 ? value / flow[index]! : 0));
@@ -277,7 +380,7 @@ function meanServiceByResource(model: CompiledModel, flowPerUnit: Float64Array):
 function estimateEntities(model: CompiledModel, flowPerUnit: Float64Array, overloads: ResourceOverload[]): number {
   let entities = 0;
   model.steps.forEach((step, index) => {
-    if (step.duration) entities += flowPerUnit[index]! * step.duration.mean;
+    if (step.duration) entities += flowPerUnit[index]! * (step.kind === STEP_SERVICE ? serviceMean(model, step) : step.duration.mean);
   });
   for (const overload of overloads) entities += overload.backlog;
   return entities;
@@ -290,8 +393,13 @@ function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): R
   const work = new Float64Array(model.resources.length);
   const arrivals = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
+    if (step.kind === STEP_SEIZE) {
+      work[step.resource]! += flowPerUnit[index]! * holdTime(model, index);
+      arrivals[step.resource]! += flowPerUnit[index]!;
+      return;
+    }
     if (step.kind !== STEP_SERVICE || canRenege(step) || Number.isFinite(step.maxWaiting)) return;
-    work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+    work[step.resource]! += (flowPerUnit[index]! * serviceMean(model, step)) / expectedBatch(model, step, flowPerUnit[index]!);
     arrivals[step.resource]! += flowPerUnit[index]!;
   });
   const meanService = meanServiceByResource(model, flowPerUnit);
@@ -307,18 +415,58 @@ function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): R
   return out;
 }
 
+/**
+ * Mean service time at a step as the resource sees it: with breakdowns, each unit of work also costs the repairs it
+ * meets, E[repair] / E[time to failure] per unit (busy clock: the completion time; calendar clock: the same factor is
+ * 1 / availability, availability = E[time to failure] / (E[time to failure] + E[repair])).
+ */
+function serviceMean(model: CompiledModel, step: CompiledModel['steps'][number]): number {
+  const breakdowns = model.resources[step.resource]!.breakdowns;
+  const mean = step.duration!.mean;
+  if (!breakdowns || breakdowns.timeToFailure.mean <= 0) return mean;
+  return mean * (1 + breakdowns.repair.mean / breakdowns.timeToFailure.mean);
+}
+
+/**
+ * Breakdown events in one replication: each failure, its repair and the stale end of the service it interrupts.
+ * Calendar clock: every server cycles through failure and repair; busy clock: failures per unit of serving time.
+ */
+function breakdownEvents(model: CompiledModel, flowPerUnit: Float64Array): number {
+  const work = new Float64Array(model.resources.length);
+  model.steps.forEach((step, index) => {
+    if (step.kind === STEP_SERVICE) work[step.resource]! += flowPerUnit[index]! * step.duration!.mean;
+  });
+  let events = 0;
+  model.resources.forEach((resource, index) => {
+    const breakdowns = resource.breakdowns;
+    if (!breakdowns || resource.capacity <= 0 || breakdowns.timeToFailure.mean <= 0) return;
+    const serving = Math.min(work[index]!, resource.capacity);
+    if (breakdowns.clock === CLOCK_BUSY) {
+      events += 3 * ((serving * model.horizon) / breakdowns.timeToFailure.mean);
+      return;
+    }
+    const cycle = breakdowns.timeToFailure.mean + breakdowns.repair.mean;
+    const failures = (resource.capacity * model.horizon) / cycle;
+    const availability = breakdowns.timeToFailure.mean / cycle;
+    // A failing server is busy as often as a working one (serving work over working server-time): that share of failures interrupts a service, whose end goes stale.
+    events += failures * (2 + Math.min(1, serving / (resource.capacity * availability)));
+  });
+  return events;
+}
+
 /** Capacity changes in one replication: each change of a resource's weekly calendar once per week of the horizon. */
 function capacityChanges(model: CompiledModel): number {
-  const hours = model.horizon / model.unitsPerHour;
   let changes = 0;
   for (const resource of model.resources) {
-    const byHour = resource.capacityByHour;
-    if (!byHour) continue;
-    for (let hour = 0; hour < HOURS_PER_WEEK; hour++) {
-      if (byHour[hour] === byHour[(hour + HOURS_PER_WEEK - 1) % HOURS_PER_WEEK]) continue;
-      // Hours hour, hour + 168, ... that fall within (0, horizon].
-      if (hour > 0 && hour <= hours) changes += Math.floor((hours - hour) / HOURS_PER_WEEK) + 1;
-      else if (hour === 0) changes += Math.floor(hours / HOURS_PER_WEEK);
+    const bySlot = resource.capacityBySlot;
+    if (!bySlot) continue;
+    const slots = (model.horizon / model.unitsPerHour) * resource.slotsPerHour;
+    const week = bySlot.length;
+    for (let slot = 0; slot < week; slot++) {
+      if (bySlot[slot] === bySlot[(slot + week - 1) % week]) continue;
+      // Slots slot, slot + week, ... that fall within (0, horizon].
+      if (slot > 0 && slot <= slots) changes += Math.floor((slots - slot) / week) + 1;
+      else if (slot === 0) changes += Math.floor(slots / week);
     }
   }
   return changes;
@@ -376,7 +524,7 @@ export function estimateRun(world: unknown): RunEstimate {
         message: `about ${Math.round(entities)} entities in the system at once under '${variant.id}'${named ? `: ${named}` : ''}; MAX_ENTITIES_IN_SYSTEM is ${MAX_ENTITIES_IN_SYSTEM}`,
       });
     }
-    events += capacityChanges(model);
+    events += capacityChanges(model) + breakdownEvents(model, flowPerUnit);
     events = Math.ceil(events);
     perReplication[variant.id] = events;
     total += events * Math.min(spec.replications, MAX_REPLICATIONS);

@@ -9,6 +9,23 @@ export const STEP_DELAY = 1;
 export const STEP_BRANCH_PROBABILITY = 2;
 export const STEP_BRANCH_ATTRIBUTE = 3;
 export const STEP_EXIT = 4;
+export const STEP_BRANCH_SHORTEST_QUEUE = 5;
+export const STEP_BRANCH_RULES = 6;
+export const STEP_ASSIGN = 7;
+export const STEP_SEIZE = 8;
+export const STEP_RELEASE = 9;
+
+export const OP_EQ = 0;
+export const OP_NE = 1;
+export const OP_LT = 2;
+export const OP_LE = 3;
+export const OP_GT = 4;
+export const OP_GE = 5;
+export const OP_IN = 6;
+const OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in'];
+
+/** One condition of a rule: attribute index, OP_* and the value code (or the codes of an `in` list). */
+export type CompiledCondition = { attribute: number; op: number; value: number; values: Float64Array | null };
 
 export const DIST_FIXED = 0;
 export const DIST_EXPONENTIAL = 1;
@@ -34,6 +51,8 @@ export const ARRIVAL_RATE_TABLE = 2;
 export const ARRIVAL_RENEWAL = 3;
 
 export const HOURS_PER_WEEK = 168;
+/** a year for discounting and per-year costs */
+export const DAYS_PER_YEAR = 365.25;
 
 export const PREEMPT_NONE = 0;
 export const PREEMPT_RESUME = 1;
@@ -68,6 +87,9 @@ export type CompiledStep = {
   patience: CompiledDistribution | null;
   /** queue_limit: balk when this many or more wait (Infinity: no limit), with this probability, to this step (-1: leave) */
   maxWaiting: number;
+  /** batch service: up to batchMax entities per service, starting once batchMin wait (batchMax 0: not batched) */
+  batchMax: number;
+  batchMin: number;
   balkProbability: number;
   balkTo: number;
   /** PREEMPT_NONE, PREEMPT_RESUME or PREEMPT_RESTART */
@@ -77,6 +99,10 @@ export type CompiledStep = {
   attribute: number;
   equals: Float64Array | null;
   otherwise: number;
+  /** shortest_queue: the resource of each option's service step */
+  routeResources: Int32Array | null;
+  /** rules: the conditions of each option (all must hold) */
+  rules: CompiledCondition[][] | null;
 };
 
 export type CompiledArrival = {
@@ -91,6 +117,8 @@ export type CompiledArrival = {
   batchSize: number;
   /** rate table: arrivals per world time unit for each hour of the week (Monday 00:00 first) */
   ratesByHour: Float64Array | null;
+  /** rate table with a trend or holidays (else null): compound growth per world time unit, weekday row of each holiday */
+  calendar: { growthPerUnit: number; holidays: Map<number, number> } | null;
   /** renewal: the interarrival time */
   interarrival: CompiledDistribution | null;
   /** poisson and renewal with batch_sizes: cumulative weights and sizes (null: one per arrival event); their mean */
@@ -102,12 +130,31 @@ export type CompiledArrival = {
 
 export type CompiledResource = {
   id: string;
-  /** capacity for each hour of the week, or null when constant */
-  capacityByHour: Int32Array | null;
+  /** mean capacity in each hour of the week (for the estimate), or null when constant */
+  capacityByHour: Float64Array | null;
+  /** capacity in each slot of the week (slotsPerHour slots an hour: 1, or 60 when a shift starts or ends between whole hours) */
+  capacityBySlot: Int32Array | null;
+  slotsPerHour: number;
   capacity: number;
   usesPriority: boolean;
-  /** some step at this resource pre-empts: the engine keeps the list of entities in service */
+  /** some step at this resource pre-empts, or it breaks down: the engine keeps the list of entities in service */
   preemptive: boolean;
+  /** the batch service step that alone uses this resource (-1: none) */
+  batchStep: number;
+  /** breakdowns: null when the resource never fails */
+  breakdowns: CompiledBreakdowns | null;
+};
+
+export const CLOCK_CALENDAR = 0;
+export const CLOCK_BUSY = 1;
+
+export type CompiledBreakdowns = {
+  timeToFailure: CompiledDistribution;
+  repair: CompiledDistribution;
+  /** CLOCK_CALENDAR: elapsed time counts; CLOCK_BUSY: only time serving counts */
+  clock: number;
+  /** PREEMPT_RESUME or PREEMPT_RESTART for the entity whose server fails */
+  interrupted: number;
 };
 
 export const MEASURE_TIME_BETWEEN = 0;
@@ -131,6 +178,8 @@ export type CompiledMeasure = {
   percentiles: number[];
   /** time_between: count entities whose time exceeds this (measure units); Infinity when not asked for */
   threshold: number;
+  /** a cost rate prices this measure: the replication reports the priced quantities (events, resource-hours, entity-hours) */
+  priced: boolean;
 };
 
 export type CompiledModel = {
@@ -149,6 +198,9 @@ export type CompiledModel = {
   attributeCodes: Map<string, Map<string, number>>;
   measures: CompiledMeasure[];
   markSlots: number;
+  /** cost discounting: ln(1 + annual rate) per world time unit (0: none), from the origin (the warm-up) */
+  discountPerUnit: number;
+  discountOrigin: number;
   /** hooks[step * 4 + moment] = measure * 4 + role (HOOK_COUNT, HOOK_FROM, HOOK_TO) for each measure touched at that moment */
   hooks: Int32Array[];
 };
@@ -170,9 +222,23 @@ export function settingValues(world: WorldSpec, variantId: string): Map<string, 
   return values;
 }
 
-export function compileModel(world: WorldSpec, variantId: string): CompiledModel {
-  const variantIndex = world.variants.findIndex((variant) => variant.id === variantId);
+/**
+ * The world as a variant runs it: the baseline steps with the variant's structure applied (removed steps dropped,
+ * replaced steps swapped in place, added steps appended). A variant without structure runs the world as written.
+ */
+export function worldForVariant(world: WorldSpec, variantId: string): WorldSpec {
+  const structure = world.variants.find((variant) => variant.id === variantId)?.structure;
+  if (!structure) return world;
+  const replaced = new Map((structure.replace_steps ?? []).map((step) => [step.id, step]));
+  const removed = new Set(structure.remove_steps ?? []);
+  const steps = world.steps.filter((step) => !removed.has(step.id)).map((step) => replaced.get(step.id) ?? step);
+  return { ...world, steps: [...steps, ...(structure.add_steps ?? [])] };
+}
+
+export function compileModel(written: WorldSpec, variantId: string): CompiledModel {
+  const variantIndex = written.variants.findIndex((variant) => variant.id === variantId);
   if (variantIndex < 0) fail(`variant '${variantId}' does not exist in this world`);
+  const world = worldForVariant(written, variantId);
   const values = settingValues(world, variantId);
   const resolve = (parameter: Parameter): number => {
     if (typeof parameter === 'number') return parameter;
@@ -180,6 +246,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
     if (!setting) fail(`setting '${parameter.setting}' does not exist`);
     return toWorldUnit(setting.value, setting.unit, world.time_unit);
   };
+  // A dimensionless setting (fraction) as it is: no time conversion.
+  const resolveRatio = (parameter: Parameter): number => (typeof parameter === 'number' ? parameter : (values.get(parameter.setting)?.value ?? fail(`setting '${parameter.setting}' does not exist`)));
 
   const stepIndex = new Map(world.steps.map((step, index) => [step.id, index]));
   const resourceIndex = new Map(world.resources.map((resource, index) => [resource.id, index]));
@@ -227,6 +295,7 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       batchCumulative: null,
       batchValues: null,
       batchMean: 1,
+      calendar: null,
     };
     if (arrival.kind === 'poisson' || arrival.kind === 'renewal') {
       const batches = arrival.batch_sizes
@@ -247,23 +316,53 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
     const perUnit = unitsPerHour(world.time_unit);
     const ratesByHour = new Float64Array(HOURS_PER_WEEK);
     for (let day = 0; day < 7; day++) for (let hour = 0; hour < 24; hour++) ratesByHour[day * 24 + hour] = ((arrival.rates_per_hour[day]?.[hour] ?? 0) * scale) / perUnit;
-    return { ...base, kind: ARRIVAL_RATE_TABLE, ratesByHour };
+    const growth = arrival.growth_per_year === undefined ? 0 : resolveRatio(arrival.growth_per_year);
+    const calendar =
+      growth !== 0 || (arrival.holidays?.length ?? 0) > 0
+        ? { growthPerUnit: Math.log(1 + growth) / (DAYS_PER_YEAR * 24 * perUnit), holidays: new Map((arrival.holidays ?? []).map((holiday) => [holiday.day, holiday.rates_as ?? 6])) }
+        : null;
+    return { ...base, kind: ARRIVAL_RATE_TABLE, ratesByHour, calendar };
   });
   // Branches by attribute may name values no arrival assigns; they still need codes.
-  for (const step of world.steps) if (step.kind === 'branch' && step.by === 'attribute') attributeOf(step.attribute);
+  for (const step of world.steps) if ((step.kind === 'branch' && step.by === 'attribute') || step.kind === 'assign') attributeOf(step.attribute);
 
   const usesPriority = new Set(world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')));
   const preemptive = new Set(world.steps.filter((step) => step.kind === 'service' && step.preempt !== undefined).map((step) => (step.kind === 'service' ? step.resource : '')));
   const resources: CompiledResource[] = world.resources.map((resource) => {
-    let capacityByHour: Int32Array | null = null;
+    let capacityByHour: Float64Array | null = null;
+    let capacityBySlot: Int32Array | null = null;
+    let slotsPerHour = 1;
     if (resource.shifts) {
-      capacityByHour = new Int32Array(HOURS_PER_WEEK);
+      // Shifts on whole hours keep an hourly calendar; one boundary between hours makes it a calendar of minutes.
+      slotsPerHour = resource.shifts.every((shift) => Number.isInteger(shift.start_hour) && Number.isInteger(shift.end_hour)) ? 1 : 60;
+      capacityBySlot = new Int32Array(HOURS_PER_WEEK * slotsPerHour);
       for (const shift of resource.shifts) {
         const capacity = Math.round(resolve(shift.capacity));
-        for (const day of shift.days) for (let hour = shift.start_hour; hour < shift.end_hour; hour++) capacityByHour[day * 24 + hour]! += capacity;
+        const [start, end] = [Math.round(shift.start_hour * slotsPerHour), Math.round(shift.end_hour * slotsPerHour)];
+        for (const day of shift.days) for (let slot = start; slot < end; slot++) capacityBySlot[day * 24 * slotsPerHour + slot]! += capacity;
       }
+      capacityByHour = new Float64Array(HOURS_PER_WEEK);
+      for (let slot = 0; slot < capacityBySlot.length; slot++) capacityByHour[Math.floor(slot / slotsPerHour)]! += capacityBySlot[slot]! / slotsPerHour;
     }
-    return { id: resource.id, capacityByHour, capacity: Math.round(resolve(resource.capacity)), usesPriority: usesPriority.has(resource.id), preemptive: preemptive.has(resource.id) };
+    const breakdowns: CompiledBreakdowns | null = resource.breakdowns
+      ? {
+          timeToFailure: compileDistribution(resource.breakdowns.time_to_failure, resolve),
+          repair: compileDistribution(resource.breakdowns.repair, resolve),
+          clock: resource.breakdowns.clock === 'busy' ? CLOCK_BUSY : CLOCK_CALENDAR,
+          interrupted: resource.breakdowns.interrupted === 'restart' ? PREEMPT_RESTART : PREEMPT_RESUME,
+        }
+      : null;
+    return {
+      id: resource.id,
+      capacityByHour,
+      capacityBySlot,
+      slotsPerHour,
+      capacity: Math.round(resolve(resource.capacity)),
+      usesPriority: usesPriority.has(resource.id),
+      preemptive: preemptive.has(resource.id) || breakdowns !== null,
+      batchStep: world.steps.findIndex((step) => step.kind === 'service' && step.resource === resource.id && step.batch !== undefined),
+      breakdowns,
+    };
   });
 
   const steps: CompiledStep[] = world.steps.map((step) => {
@@ -278,6 +377,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       renegeTo: -1,
       patience: null,
       maxWaiting: Number.POSITIVE_INFINITY,
+      batchMax: 0,
+      batchMin: 1,
       balkProbability: 1,
       balkTo: -1,
       preempt: PREEMPT_NONE,
@@ -286,6 +387,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
       attribute: -1,
       equals: null,
       otherwise: -1,
+      routeResources: null,
+      rules: null,
     };
     switch (step.kind) {
       case 'service':
@@ -298,6 +401,10 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
         if (step.renege_to !== undefined) compiled.renegeTo = stepOf(step.renege_to);
         if (step.preempt !== undefined) compiled.preempt = step.preempt === 'resume' ? PREEMPT_RESUME : PREEMPT_RESTART;
         if (step.patience !== undefined) compiled.patience = compileDistribution(step.patience, resolve);
+        if (step.batch !== undefined) {
+          compiled.batchMax = step.batch.max_size;
+          compiled.batchMin = step.batch.min_size ?? 1;
+        }
         if (step.queue_limit !== undefined) {
           compiled.maxWaiting = Math.round(resolve(step.queue_limit.max_waiting));
           if (step.queue_limit.balk_probability !== undefined) compiled.balkProbability = resolve(step.queue_limit.balk_probability);
@@ -314,6 +421,30 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
           compiled.kind = STEP_BRANCH_PROBABILITY;
           compiled.branchCumulative = cumulate(step.options.map((option) => resolve(option.probability)));
           compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+        } else if (step.by === 'shortest_queue') {
+          compiled.kind = STEP_BRANCH_SHORTEST_QUEUE;
+          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+          compiled.routeResources = Int32Array.from(
+            step.options.map((option) => {
+              const target = world.steps[stepOf(option.next)]!;
+              return target.kind === 'service' ? (resourceIndex.get(target.resource) ?? fail(`resource '${target.resource}' does not exist`)) : fail(`option '${option.next}' of '${step.id}' is not a service step`);
+            }),
+          );
+        } else if (step.by === 'rules') {
+          compiled.kind = STEP_BRANCH_RULES;
+          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+          compiled.otherwise = stepOf(step.otherwise);
+          compiled.rules = step.options.map((option) =>
+            option.when.map((condition) => {
+              const list = Array.isArray(condition.value) ? condition.value : null;
+              return {
+                attribute: attributeOf(condition.attribute),
+                op: OPS.indexOf(condition.op),
+                value: list ? Number.NaN : codeOf(condition.attribute, condition.value as string | number),
+                values: list ? Float64Array.from(list.map((value) => codeOf(condition.attribute, value))) : null,
+              };
+            }),
+          );
         } else {
           compiled.kind = STEP_BRANCH_ATTRIBUTE;
           compiled.attribute = attributeOf(step.attribute);
@@ -321,6 +452,19 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
           compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
           compiled.otherwise = stepOf(step.otherwise);
         }
+        break;
+      case 'assign':
+        compiled.kind = STEP_ASSIGN;
+        compiled.next = stepOf(step.next);
+        compiled.attribute = attributeOf(step.attribute);
+        compiled.branchCumulative = cumulate(step.values.map((value) => resolve(value.probability)));
+        compiled.equals = Float64Array.from(step.values.map((value) => codeOf(step.attribute, value.value)));
+        break;
+      case 'seize':
+      case 'release':
+        compiled.kind = step.kind === 'seize' ? STEP_SEIZE : STEP_RELEASE;
+        compiled.next = stepOf(step.next);
+        compiled.resource = resourceIndex.get(step.resource) ?? fail(`resource '${step.resource}' does not exist`);
         break;
       case 'exit':
         compiled.kind = STEP_EXIT;
@@ -335,7 +479,8 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
   const measures: CompiledMeasure[] = world.measured.map((measure, index) => {
     const windowStart = measure.window?.start ?? world.warm_up;
     const windowEnd = measure.window?.end ?? world.horizon;
-    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator, percentiles: [] as number[], threshold: Number.POSITIVE_INFINITY };
+    const priced = world.cost_scenarios?.rates.some((rate) => rate.measure === measure.id) ?? false;
+    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator, percentiles: [] as number[], threshold: Number.POSITIVE_INFINITY, priced };
     switch (measure.kind) {
       case 'time_between': {
         // `to` before `from`: an entity passing the same moment again closes its previous interval first.
@@ -378,8 +523,45 @@ export function compileModel(world: WorldSpec, variantId: string): CompiledModel
     attributeCodes,
     measures,
     markSlots,
+    discountPerUnit: (world.cost_scenarios?.discount_rate_annual ?? 0) > 0 ? Math.log(1 + world.cost_scenarios!.discount_rate_annual!) / (DAYS_PER_YEAR * 24 * unitsPerHour(world.time_unit)) : 0,
+    discountOrigin: world.warm_up,
     hooks: hookLists.map((list) => Int32Array.from(list)),
   };
+}
+
+/**
+ * Arrivals per world time unit of a rate table during the absolute hour `hour` (hour 0 = Monday 00:00 at time 0): the
+ * weekday row of the day (a holiday's own row), times the compound trend at the middle of the hour.
+ */
+export function rateTableRate(arrival: CompiledArrival, hour: number, unitsPerHourValue: number): number {
+  const calendar = arrival.calendar;
+  const rates = arrival.ratesByHour!;
+  if (!calendar) return rates[hour % HOURS_PER_WEEK]!;
+  const day = Math.floor(hour / 24);
+  const row = calendar.holidays.get(day) ?? day % 7;
+  const rate = rates[row * 24 + (hour % 24)]!;
+  return calendar.growthPerUnit === 0 ? rate : rate * Math.exp(calendar.growthPerUnit * (hour + 0.5) * unitsPerHourValue);
+}
+
+/** Whether an attribute value (NaN: unassigned, which fails every condition) meets a rule's condition. */
+export function conditionHolds(condition: CompiledCondition, value: number): boolean {
+  if (Number.isNaN(value)) return false;
+  switch (condition.op) {
+    case OP_IN:
+      return condition.values!.includes(value);
+    case OP_EQ:
+      return value === condition.value;
+    case OP_NE:
+      return value !== condition.value;
+    case OP_LT:
+      return value < condition.value;
+    case OP_LE:
+      return value <= condition.value;
+    case OP_GT:
+      return value > condition.value;
+    default:
+      return value >= condition.value;
+  }
 }
 
 function cumulate(weights: number[]): Float64Array {

@@ -4,8 +4,9 @@ import { DDSketch } from '@datadog/sketches-js';
 import type { Comparison, CostReport, Finding, MetricComparison, MetricSummary } from '../contracts/runResults.ts';
 import { RUN_RESULTS_VERSION } from '../contracts/runResults.ts';
 import type { Measure, WorldSpec } from '../contracts/worldSpec.ts';
-import type { ReplicationResult, TraceEvent } from './engine.ts';
+import type { MeasureObservation, ReplicationResult, TraceEvent } from './engine.ts';
 import { EVENT_TRACE_CAP_PER_VARIANT } from './limits.ts';
+import { DAYS_PER_YEAR } from './model.ts';
 import { minutesPer } from './units.ts';
 
 // Two-sided 95% Student t quantiles for 1..30 degrees of freedom.
@@ -218,7 +219,29 @@ export function findings(world: WorldSpec, summaries: MetricSummary[], compariso
   return out;
 }
 
-export const COST_BASIS = 'mean count of each priced event per replication (inside the measure window) times the rate; additional costs are per replication or per day of the window, reported apart';
+export const COST_BASIS =
+  'mean quantity per replication inside the measure window (events of a count measure, server-hours available or busy at the resource of a utilisation measure, entity-hours of a time_between measure) times the rate; additional costs are per replication or per hour, day, week or year of the window, reported apart; with discount_rate_annual every cost at time t after the warm-up is multiplied by (1 + rate)^-(t / 365.25 days) (per-replication amounts are not discounted)';
+
+/** The quantity a rate prices from one replication's observation of its measure. */
+function pricedQuantity(observation: MeasureObservation, per: string, discounted: boolean): number | null {
+  if (per === 'event' && !discounted) return observation.observations;
+  const quantities = discounted ? observation.priced_discounted : observation.priced;
+  if (!quantities) return null;
+  const value = per === 'event' ? quantities.events : per === 'capacity_hour' ? quantities.capacity_hours : per === 'busy_hour' ? quantities.busy_hours : quantities.entity_hours;
+  return value ?? null;
+}
+
+/** Hours of the cost window (warm-up to horizon) an additional cost accrues over, discounted when the scenarios discount. */
+function windowHours(world: WorldSpec): number {
+  const hoursPerUnit = minutesPer(world.time_unit) / 60;
+  const length = (world.horizon - world.warm_up) * hoursPerUnit;
+  const rate = world.cost_scenarios?.discount_rate_annual ?? 0;
+  if (!(rate > 0)) return length;
+  const k = Math.log(1 + rate) / (DAYS_PER_YEAR * 24);
+  return (1 - Math.exp(-k * length)) / k;
+}
+
+const HOURS_PER: Record<string, number> = { hour: 1, day: 24, week: 168, year: DAYS_PER_YEAR * 24 };
 
 /**
  * Cost report per variant: low/base/high totals from count measures times sourced rates. A null rate leaves the total
@@ -229,37 +252,37 @@ export function costReport(world: WorldSpec, results: ReplicationResult[]): Cost
   if (!scenarios) return null;
   const measureIndex = new Map(world.measured.map((measure, index) => [measure.id, index]));
   const levels = ['low', 'base', 'high'] as const;
-  const windowDays = (measure?: Measure) => {
-    const start = measure?.window?.start ?? world.warm_up;
-    const end = measure?.window?.end ?? world.horizon;
-    return ((end - start) * minutesPer(world.time_unit)) / 1440;
-  };
   return {
     currency: scenarios.currency,
     basis: COST_BASIS,
+    ...(scenarios.discount_rate_annual !== undefined ? { discount_rate_annual: scenarios.discount_rate_annual } : {}),
     synthetic: true,
     variants: world.variants.map((variant) => {
       const runs = sortedResults(results, variant.id);
       const reasons: string[] = [];
       const total = { low: 0 as number | null, base: 0 as number | null, high: 0 as number | null };
       if (runs.length === 0) reasons.push(`no completed replications of variant '${variant.id}'`);
+      const discounted = (scenarios.discount_rate_annual ?? 0) > 0;
       const lines = scenarios.rates.map((rate) => {
         const index = measureIndex.get(rate.measure);
+        const per = rate.per ?? 'event';
         const counts = index === undefined ? [] : runs.map((run) => run.measures[index]!.observations);
-        const meanCount = counts.length > 0 ? counts.reduce((sum, value) => sum + value, 0) / counts.length : null;
+        const quantities = index === undefined ? [] : runs.map((run) => pricedQuantity(run.measures[index]!, per, discounted));
+        const meanQuantity = quantities.length > 0 && quantities.every((value) => value !== null) ? (quantities as number[]).reduce((sum, value) => sum + value, 0) / quantities.length : null;
+        const meanCount = per === 'event' && counts.length > 0 ? counts.reduce((sum, value) => sum + value, 0) / counts.length : null;
         const cost = { low: null as number | null, base: null as number | null, high: null as number | null };
         for (const level of levels) {
           const value = rate[level];
           if (value === null) {
             reasons.push(`the ${level} rate '${rate.id}' is unknown (${describeSource(rate.source)})`);
             total[level] = null;
-          } else if (meanCount === null) total[level] = null;
+          } else if (meanQuantity === null) total[level] = null;
           else {
-            cost[level] = meanCount * value;
+            cost[level] = meanQuantity * value;
             if (total[level] !== null) total[level] = total[level]! + cost[level]!;
           }
         }
-        return { rate_id: rate.id, measure_id: rate.measure, mean_count: meanCount, rate: { low: rate.low, base: rate.base, high: rate.high }, cost, source: rate.source };
+        return { rate_id: rate.id, measure_id: rate.measure, mean_count: meanCount, per, mean_quantity: meanQuantity, rate: { low: rate.low, base: rate.base, high: rate.high }, cost, source: rate.source };
       });
       const additionalReasons: string[] = [];
       const additionalTotal = { low: 0 as number | null, base: 0 as number | null, high: 0 as number | null };
@@ -274,7 +297,7 @@ export function costReport(world: WorldSpec, results: ReplicationResult[]): Cost
               additionalTotal[level] = null;
               continue;
             }
-            cost[level] = extra.per === 'day' ? value * windowDays() : value;
+            cost[level] = extra.per === 'replication' ? value : (value * windowHours(world)) / HOURS_PER[extra.per]!;
             if (additionalTotal[level] !== null) additionalTotal[level] = additionalTotal[level]! + cost[level]!;
           }
           return { id: extra.id, label: extra.label, per: extra.per, cost, source: extra.source };

@@ -26,13 +26,63 @@ const DIMENSION_WORDS: Record<Dimension, string> = {
 };
 
 // Which moments a measure may name at each kind of step (spec: WorldSpec measured results).
-const MOMENTS_BY_KIND: Record<string, string[]> = { service: ['enter', 'start', 'end', 'renege'], delay: ['enter', 'end'], branch: ['enter'], exit: ['enter'] };
+const MOMENTS_BY_KIND: Record<string, string[]> = { service: ['enter', 'start', 'end', 'renege'], delay: ['enter', 'end'], branch: ['enter'], assign: ['enter'], seize: ['enter', 'start'], release: ['enter'], exit: ['enter'] };
 
 export function validateWorld(input: unknown): ValidationResult {
   const problems = schemaProblems(WorldSpec, input);
-  if (isObject(input)) semanticProblems(input, problems);
+  if (isObject(input)) {
+    semanticProblems(input, problems);
+    structureProblems(input, problems);
+  }
   else if (problems.length === 0) problems.push({ pointer: '', message: 'a WorldSpec must be a JSON object' });
   return { valid: problems.length === 0, problems: dedupe(problems) };
+}
+
+/**
+ * Variants that change structure: the ids they replace or remove exist, the ids they add do not, and the world each
+ * such variant runs is checked as a whole; its problems that the written world does not have are reported at the
+ * variant's structure, naming where in the variant's world they are.
+ */
+function structureProblems(world: Json, problems: Problem[]): void {
+  const steps = asArray(world.steps);
+  const ids = new Set(steps.flatMap((step) => (isObject(step) && isId(step.id) ? [step.id] : [])));
+  const written = new Set<string>();
+  const plain = { ...world, variants: asArray(world.variants).map((variant) => (isObject(variant) ? { ...variant, structure: undefined } : variant)) };
+  const baseline: Problem[] = [];
+  let baselineDone = false;
+  asArray(world.variants).forEach((variant, index) => {
+    if (!isObject(variant) || !isObject(variant.structure)) return;
+    const structure = variant.structure;
+    const pointer = `/variants/${index}/structure`;
+    const replaced = new Map<string, unknown>();
+    asArray(structure.replace_steps).forEach((step, stepIndex) => {
+      if (!isObject(step) || !isId(step.id)) return;
+      if (!ids.has(step.id)) problems.push({ pointer: `${pointer}/replace_steps/${stepIndex}/id`, message: `replaces step '${step.id}', which does not exist` });
+      replaced.set(step.id, step);
+    });
+    const removed = new Set<string>();
+    asArray(structure.remove_steps).forEach((id, idIndex) => {
+      if (!isId(id)) return;
+      if (!ids.has(id)) problems.push({ pointer: `${pointer}/remove_steps/${idIndex}`, message: `removes step '${id}', which does not exist` });
+      if (replaced.has(id)) problems.push({ pointer: `${pointer}/remove_steps/${idIndex}`, message: `step '${id}' is both replaced and removed` });
+      removed.add(id);
+    });
+    asArray(structure.add_steps).forEach((step, stepIndex) => {
+      if (isObject(step) && isId(step.id) && ids.has(step.id)) problems.push({ pointer: `${pointer}/add_steps/${stepIndex}/id`, message: `adds step '${step.id}', which already exists: replace it instead` });
+    });
+    if (!baselineDone) {
+      semanticProblems(plain, baseline);
+      for (const problem of baseline) written.add(`${problem.pointer}\u0000${problem.message}`);
+      baselineDone = true;
+    }
+    const variantSteps = [...steps.filter((step) => !(isObject(step) && isId(step.id) && removed.has(step.id))).map((step) => (isObject(step) && isId(step.id) && replaced.has(step.id) ? replaced.get(step.id) : step)), ...asArray(structure.add_steps)];
+    const own: Problem[] = [];
+    semanticProblems({ ...plain, steps: variantSteps }, own);
+    for (const problem of own) {
+      if (written.has(`${problem.pointer}\u0000${problem.message}`)) continue;
+      problems.push({ pointer, message: `under variant '${String(variant.id)}' (its steps in order: the written steps as changed, then the added ones), ${problem.pointer}: ${problem.message}` });
+    }
+  });
 }
 
 function dedupe(problems: Problem[]): Problem[] {
@@ -109,6 +159,13 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     }
     if (arrival.kind === 'rate_table') {
       if (arrival.scale !== undefined) parameter(context, arrival.scale, `${base}/scale`, 'dimensionless', { min: 0 });
+      if (arrival.growth_per_year !== undefined) parameter(context, arrival.growth_per_year, `${base}/growth_per_year`, 'dimensionless', { min: -0.99 });
+      const holidayDays = new Set<unknown>();
+      asArray(arrival.holidays).forEach((holiday, holidayIndex) => {
+        if (!isObject(holiday)) return;
+        if (holidayDays.has(holiday.day)) problems.push({ pointer: `${base}/holidays/${holidayIndex}/day`, message: `day ${String(holiday.day)} is listed twice` });
+        holidayDays.add(holiday.day);
+      });
       const total = asArray(arrival.rates_per_hour).flatMap(asArray).reduce((sum: number, rate) => sum + (typeof rate === 'number' ? rate : 0), 0);
       if (Array.isArray(arrival.rates_per_hour) && total <= 0) problems.push({ pointer: `${base}/rates_per_hour`, message: 'every rate is zero: this source never produces an arrival' });
     }
@@ -128,9 +185,30 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     });
   });
 
+  // Attributes set along the pathway by assign steps count as assigned too.
+  steps.forEach((step, index) => {
+    if (!isObject(step) || step.kind !== 'assign' || !isId(step.attribute)) return;
+    const base = `/steps/${index}`;
+    const kinds = attributes.get(step.attribute) ?? new Set<string>();
+    attributes.set(step.attribute, kinds);
+    const values = asArray(step.values).filter(isObject);
+    for (const value of values) kinds.add(typeof value.value);
+    stepRef(step.next, `${base}/next`);
+    probabilitySum(context, values.map((value) => value.probability), values.map((_, i) => `${base}/values/${i}/probability`), `${base}/values`, `probabilities of the values step '${String(step.id)}' assigns`);
+  });
+
   steps.forEach((step, index) => {
     if (!isObject(step)) return;
     const base = `/steps/${index}`;
+    if (step.kind === 'seize' || step.kind === 'release') {
+      stepRef(step.next, `${base}/next`);
+      if (isId(step.resource) && !resourceIds.has(step.resource)) problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
+      const resource = resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
+      if (step.kind === 'seize' && isObject(resource) && resource.breakdowns !== undefined) problems.push({ pointer: `${base}/resource`, message: `resource '${String(step.resource)}' breaks down; seizing a resource that breaks down is not supported yet` });
+      if (step.kind === 'seize' && steps.some((other) => isObject(other) && other.kind === 'service' && other.resource === step.resource && other.preempt !== undefined)) {
+        problems.push({ pointer: `${base}/resource`, message: `resource '${String(step.resource)}' has pre-emptive steps; seizing it is not supported` });
+      }
+    }
     if (step.kind === 'service' || step.kind === 'delay') {
       stepRef(step.next, `${base}/next`);
       distribution(context, step.duration, `${base}/duration`);
@@ -152,6 +230,15 @@ function semanticProblems(world: Json, problems: Problem[]): void {
         if (limit.balk_probability !== undefined) parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
         if (limit.to !== undefined) stepRef(limit.to, `${base}/queue_limit/to`);
       }
+      if (isObject(step.batch)) {
+        const batch = step.batch;
+        if (typeof batch.min_size === 'number' && typeof batch.max_size === 'number' && batch.min_size > batch.max_size) problems.push({ pointer: `${base}/batch/min_size`, message: 'min_size must not exceed max_size' });
+        const shared = steps.some((other, otherIndex) => otherIndex !== index && isObject(other) && (other.kind === 'service' || other.kind === 'seize') && other.resource === step.resource);
+        if (shared) problems.push({ pointer: `${base}/batch`, message: `resource '${String(step.resource)}' is used by other steps too; a batch-service resource serves only its batch step` });
+        if (step.preempt !== undefined) problems.push({ pointer: `${base}/batch`, message: 'batch service cannot pre-empt' });
+        const resource = resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
+        if (isObject(resource) && resource.breakdowns !== undefined) problems.push({ pointer: `${base}/batch`, message: `resource '${String(step.resource)}' breaks down; batch service on a resource that breaks down is not supported yet` });
+      }
       if (step.preempt !== undefined && step.queue !== 'priority') problems.push({ pointer: `${base}/preempt`, message: 'pre-emption needs queue: "priority" and a priority_attribute' });
       if (step.queue === 'priority') {
         if (!isId(step.priority_attribute)) problems.push({ pointer: `${base}/priority_attribute`, message: 'a priority queue needs priority_attribute (lower values are served first)' });
@@ -169,14 +256,35 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       if (step.by === 'probability') {
         probabilitySum(context, options.map((option) => option.probability), options.map((_, i) => `${base}/options/${i}/probability`), `${base}/options`, `branch probabilities of step '${String(step.id)}'`);
       }
+      if (step.by === 'shortest_queue') {
+        options.forEach((option, optionIndex) => {
+          const target = isId(option.next) ? steps[stepIndex.get(option.next) ?? -1] : undefined;
+          if (isObject(target) && target.kind !== 'service') problems.push({ pointer: `${base}/options/${optionIndex}/next`, message: `step '${String(option.next)}' is a ${String(target.kind)} step; join-the-shortest-queue chooses among service steps` });
+        });
+      }
+      if (step.by === 'rules') {
+        stepRef(step.otherwise, `${base}/otherwise`);
+        options.forEach((option, optionIndex) => {
+          asArray(option.when).forEach((condition, conditionIndex) => {
+            if (!isObject(condition)) return;
+            const pointer = `${base}/options/${optionIndex}/when/${conditionIndex}`;
+            if (isId(condition.attribute) && !attributes.has(condition.attribute)) problems.push({ pointer: `${pointer}/attribute`, message: `attribute '${condition.attribute}' is not assigned by any arrival or assign step` });
+            const list = Array.isArray(condition.value);
+            if (condition.op === 'in' && !list) problems.push({ pointer: `${pointer}/value`, message: "'in' needs a list of values" });
+            if (condition.op !== 'in' && list) problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' needs one value, not a list` });
+            if (['lt', 'le', 'gt', 'ge'].includes(String(condition.op)) && typeof condition.value !== 'number') problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' compares numbers: give a number` });
+          });
+        });
+      }
       if (step.by === 'attribute') {
         stepRef(step.otherwise, `${base}/otherwise`);
-        if (isId(step.attribute) && !attributes.has(step.attribute)) problems.push({ pointer: `${base}/attribute`, message: `attribute '${step.attribute}' is not assigned by any arrival` });
+        if (isId(step.attribute) && !attributes.has(step.attribute)) problems.push({ pointer: `${base}/attribute`, message: `attribute '${step.attribute}' is not assigned by any arrival or assign step` });
       }
     }
   });
 
   reachability(world, steps, stepIndex, problems);
+  seizeRelease(world, steps, stepIndex, problems);
 
   const horizon = typeof world.horizon === 'number' ? world.horizon : Number.POSITIVE_INFINITY;
   const measureKinds = new Map<string, string>();
@@ -246,7 +354,19 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       const pointer = `/resources/${index}/shifts/${shiftIndex}`;
       parameter(context, shift.capacity, `${pointer}/capacity`, 'count', { min: 0, integer: true });
       if (typeof shift.start_hour === 'number' && typeof shift.end_hour === 'number' && !(shift.end_hour > shift.start_hour)) problems.push({ pointer: `${pointer}/end_hour`, message: 'end_hour must be after start_hour' });
+      for (const key of ['start_hour', 'end_hour'] as const) {
+        const hour = shift[key];
+        if (typeof hour === 'number' && Math.abs(hour * 60 - Math.round(hour * 60)) > 1e-6) problems.push({ pointer: `${pointer}/${key}`, message: `${hour} is not a whole minute: shift boundaries are in whole minutes (e.g. 8.5 = 08:30, 17.25 = 17:15)` });
+      }
     });
+    if (isObject(resource.breakdowns)) {
+      const pointer = `/resources/${index}/breakdowns`;
+      distribution(context, resource.breakdowns.time_to_failure, `${pointer}/time_to_failure`);
+      distribution(context, resource.breakdowns.repair, `${pointer}/repair`);
+      const failure = resource.breakdowns.time_to_failure;
+      if (isObject(failure) && failure.dist === 'fixed' && failure.value === 0) problems.push({ pointer: `${pointer}/time_to_failure/value`, message: 'must be greater than 0: the servers would never work' });
+      if (resource.shifts !== undefined) problems.push({ pointer, message: 'breakdowns are not supported on a resource with shifts yet: give a constant capacity' });
+    }
   });
 
   if (isObject(world.stop_when) && isId(world.stop_when.measure) && !asArray(world.measured).some((measure) => isObject(measure) && measure.id === (world.stop_when as Json).measure)) {
@@ -261,7 +381,11 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       if (isId(rate.measure)) {
         const kind = measureKinds.get(rate.measure);
         if (kind === undefined) problems.push({ pointer: `${pointer}/measure`, message: `refers to measure '${rate.measure}', which does not exist` });
-        else if (kind !== 'count') problems.push({ pointer: `${pointer}/measure`, message: `measure '${rate.measure}' is a ${kind} measure; only count measures can be priced` });
+        else {
+          const per = typeof rate.per === 'string' ? rate.per : 'event';
+          const needs = PRICED_MEASURE_KIND[per];
+          if (needs !== undefined && kind !== needs) problems.push({ pointer: `${pointer}/measure`, message: `measure '${rate.measure}' is a ${kind} measure; a rate per ${per} prices a ${needs} measure` });
+        }
       }
       lowBaseHigh(rate, pointer, problems);
     });
@@ -276,6 +400,9 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     });
   }
 }
+
+/** The measure kind each kind of cost rate prices (spec: WorldSpec and run, cost_scenarios). */
+const PRICED_MEASURE_KIND: Record<string, string> = { event: 'count', capacity_hour: 'utilisation', busy_hour: 'utilisation', entity_hour: 'time_between' };
 
 function lowBaseHigh(item: Json, pointer: string, problems: Problem[]): void {
   const { low, base, high } = item;
@@ -405,16 +532,60 @@ function round(value: number): number {
 
 function successors(step: Json): { next: unknown; pointer: string }[] {
   const out: { next: unknown; pointer: string }[] = [];
-  if (step.kind === 'service' || step.kind === 'delay') out.push({ next: step.next, pointer: 'next' });
+  if (step.kind === 'service' || step.kind === 'delay' || step.kind === 'assign' || step.kind === 'seize' || step.kind === 'release') out.push({ next: step.next, pointer: 'next' });
   if (step.kind === 'service' && step.renege_to !== undefined) out.push({ next: step.renege_to, pointer: 'renege_to' });
   if (step.kind === 'service' && isObject(step.queue_limit) && step.queue_limit.to !== undefined) out.push({ next: step.queue_limit.to, pointer: 'queue_limit/to' });
   if (step.kind === 'branch') {
     asArray(step.options).forEach((option, index) => {
       if (isObject(option)) out.push({ next: option.next, pointer: `options/${index}/next` });
     });
-    if (step.by === 'attribute') out.push({ next: step.otherwise, pointer: 'otherwise' });
+    if (step.by === 'attribute' || step.by === 'rules') out.push({ next: step.otherwise, pointer: 'otherwise' });
   }
   return out;
+}
+
+/** A step an entity can leave the system from: an exit, or a service whose reneging or balking entities leave. */
+function leavesFrom(step: Json): boolean {
+  if (step.kind === 'exit') return true;
+  if (step.kind !== 'service') return false;
+  const reneges = (step.renege_after !== undefined || step.patience !== undefined) && step.renege_to === undefined;
+  const balks = isObject(step.queue_limit) && step.queue_limit.to === undefined;
+  return reneges || balks;
+}
+
+/**
+ * Seize and release pair up on every path: from a seize of R, no path reaches a way out of the system before a release
+ * of R (the unit would be held forever); from an arrival, no path reaches a release of R before a seize of R.
+ */
+function seizeRelease(world: Json, steps: unknown[], stepIndex: Map<string, number>, problems: Problem[]): void {
+  const walk = (starts: number[], stopAt: (step: Json) => boolean, found: (step: Json) => boolean): boolean => {
+    const seen = new Set<number>(starts);
+    const queue = [...starts];
+    while (queue.length > 0) {
+      const step = steps[queue.shift()!];
+      if (!isObject(step) || stopAt(step)) continue;
+      if (found(step)) return true;
+      for (const { next } of successors(step)) {
+        const index = isId(next) ? stepIndex.get(next) : undefined;
+        if (index !== undefined && !seen.has(index)) {
+          seen.add(index);
+          queue.push(index);
+        }
+      }
+    }
+    return false;
+  };
+  const arrivalStarts = asArray(world.arrivals).flatMap((arrival) => (isObject(arrival) && isId(arrival.to_step) && stepIndex.has(arrival.to_step) ? [stepIndex.get(arrival.to_step)!] : []));
+  steps.forEach((step, index) => {
+    if (!isObject(step) || !isId(step.resource)) return;
+    const holds = (other: Json, kind: string) => other.kind === kind && other.resource === step.resource;
+    if (step.kind === 'seize' && isId(step.next) && stepIndex.has(step.next)) {
+      if (walk([stepIndex.get(step.next)!], (other) => holds(other, 'release'), leavesFrom)) problems.push({ pointer: `/steps/${index}`, message: `an entity that seizes '${step.resource}' here can leave the system before a release of '${step.resource}'` });
+    }
+    if (step.kind === 'release' && index === steps.findIndex((other) => isObject(other) && holds(other, 'release'))) {
+      if (walk(arrivalStarts, (other) => holds(other, 'seize'), (other) => holds(other, 'release'))) problems.push({ pointer: `/steps/${index}`, message: `an entity can reach a release of '${step.resource}' without having seized it` });
+    }
+  });
 }
 
 function reachability(world: Json, steps: unknown[], stepIndex: Map<string, number>, problems: Problem[]): void {

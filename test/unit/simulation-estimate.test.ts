@@ -13,12 +13,13 @@ const SAMPLES = [
   'remote_monitoring_admissions',
   'ai_imaging_reading_queue',
   'community_diagnostic_pathway',
-  // one per model feature: queue limit, patience, renewal arrivals, batch arrivals, pre-emptive priority
+  // one per model feature: queue limit, patience, renewal arrivals, batch arrivals, pre-emptive priority, breakdowns
   'ambulance_handover_queue_limit',
   'urgent_treatment_patience',
   'outpatient_renewal_arrivals',
   'minor_injuries_batch_arrivals',
   'ct_stroke_preemptive_priority',
+  'mri_scanner_breakdowns',
 ];
 
 function sample(name: string): WorldSpec {

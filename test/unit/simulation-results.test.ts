@@ -37,8 +37,8 @@ function pricedWorld(lowRate: number | null): WorldSpec {
 }
 
 describe('sample worlds', () => {
-  it('ships nine sample worlds (four pathways, one per model feature), at least one with cost_scenarios', () => {
-    expect(sampleNames.length).toBe(9);
+  it('ships ten sample worlds (four pathways, one per model feature), at least one with cost_scenarios', () => {
+    expect(sampleNames.length).toBe(10);
     expect(sampleNames.some((name) => loadSample(name).cost_scenarios !== undefined)).toBe(true);
   });
 
