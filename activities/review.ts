@@ -6,7 +6,7 @@ import type { ConceptReview } from '../domain/contracts/conceptReview.ts';
 import { invariant } from '../domain/errors.ts';
 import { type ConceptReviewDraft, type DraftRecord, REVIEW_DRAFT_PROMPT, buildReviewDraftUserMessage, reviewDraftSystem } from '../domain/prompts/reviewDraft.ts';
 import { REVIEW_JUDGE_PROMPT, buildReviewJudgeUserMessage, reviewJudgeSystem } from '../domain/prompts/reviewJudge.ts';
-import { MIN_RECORDS_BEFORE_BROADENING, reviewQueryInput } from '../domain/review/query.ts';
+import { RECORDS_BEFORE_BROADENING_MIN, reviewQueryInput } from '../domain/review/query.ts';
 import { type LiteratureRecord, includedRecords, literatureQueryLadder } from '../domain/review/literature.ts';
 import { REVIEW_SEARCH_LIMIT } from '../domain/review/limits.ts';
 import type { OfflineDraftInput } from '../domain/review/offline.ts';
@@ -71,7 +71,7 @@ export function reviewActivities(deps: ActivityDeps) {
 
     /**
      * Searches Europe PMC with the intake's terms (broadening along the query ladder while fewer than
-     * MIN_RECORDS_BEFORE_BROADENING records are kept), reads open-access text where the licence allows,
+     * RECORDS_BEFORE_BROADENING_MIN records are kept), reads open-access text where the licence allows,
      * and stores the whole record set — excluded records with their reasons — for the citation record.
      */
     async searchReviewLiterature(input: { review_id: string }): Promise<{ query: string; records_retrieved: number; records_excluded: number; open_texts: number }> {
@@ -84,7 +84,7 @@ export function reviewActivities(deps: ActivityDeps) {
         for (const record of await searchLiterature({ base_url: config.europe_pmc_base_url, query, limit: REVIEW_SEARCH_LIMIT })) {
           if (!found.has(record.record_id)) found.set(record.record_id, record);
         }
-        if (includedRecords([...found.values()]).length >= MIN_RECORDS_BEFORE_BROADENING) break;
+        if (includedRecords([...found.values()]).length >= RECORDS_BEFORE_BROADENING_MIN) break;
       }
       const records = [...found.values()];
       const stored: StoredRecord[] = [];

@@ -13,7 +13,7 @@ import { buildPdf, type PdfPage } from '../test/support/corpus.ts';
 
 const run = promisify(execFile);
 
-export const BENCH_PDF_PAGES = 250; // under MAX_PDF_PAGES so the end-to-end path reads it all
+export const BENCH_PDF_PAGES = 250; // under PDF_PAGES_MAX so the end-to-end path reads it all
 export const BENCH_LINES_PER_PAGE = 45;
 export const BENCH_TEXT_BYTES = 8 * 1024 * 1024;
 export const BENCH_REPETITIONS = 5;

@@ -13,7 +13,7 @@ export const BENCH_ARRIVALS_PER_MINUTE = 4;
 export const BENCH_MEAN_SERVICE_MINUTES = 1;
 export const BENCH_HORIZON_MINUTES = 100_000;
 export const BENCH_SINGLE_THREAD_REPLICATIONS = 10;
-/** The bar of issue 6: at least 20 times SimPy per core. */
+/** The bar the engine was first held to (docs/performance.md): at least 20 times SimPy per core. */
 export const REQUIRED_RATIO_PER_CORE = 20;
 
 export type BenchFigures = {

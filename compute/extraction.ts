@@ -1,4 +1,4 @@
-// Intake extraction: read TXT, Markdown, JSON and PDF text without AI, then screen it (spec: Intake source; issue 4 items 1-3).
+// Intake extraction: read TXT, Markdown, JSON and PDF text without AI, then screen it (spec: Intake source).
 // Pure reading and screening: safe to retry, no database or network. The caller stores the result.
 import { newId } from '../domain/ids.ts';
 import { findingsFromHits, screenLinesForHits } from '../domain/intake/screening.ts';
@@ -6,7 +6,7 @@ import {
   checkExtractionLimits,
   conversionPrompt,
   type ExtractedSource,
-  MAX_LINES_PER_SOURCE,
+  LINES_PER_SOURCE_MAX,
   pageRanges,
   type PdfReport,
   type SourceKind,
@@ -17,11 +17,11 @@ import { secretlintHits } from './extraction/secretlint.ts';
 
 export {
   checkExtractionLimits,
-  MAX_BYTES_PER_REQUEST,
-  MAX_BYTES_PER_SOURCE,
-  MAX_LINES_PER_SOURCE,
-  MAX_PDF_PAGES,
-  MAX_SOURCES_PER_REQUEST,
+  BYTES_PER_REQUEST_MAX,
+  BYTES_PER_SOURCE_MAX,
+  LINES_PER_SOURCE_MAX,
+  PDF_PAGES_MAX,
+  SOURCES_PER_REQUEST_MAX,
   sourceSummary,
 } from '../domain/intake/sources.ts';
 export type { ExtractedSource, SourceSummary } from '../domain/intake/sources.ts';
@@ -122,8 +122,8 @@ function base(name: string, kind: SourceKind, content_type: string | null, size_
 
 /** Screens readable lines and sets status: any finding quarantines the source (spec: Intake source). */
 async function screenAndSettle(source: ExtractedSource, lines: string[]): Promise<ExtractedSource> {
-  if (lines.length > MAX_LINES_PER_SOURCE) {
-    return { ...source, status: 'error', reason: `the source has ${lines.length} lines; MAX_LINES_PER_SOURCE is ${MAX_LINES_PER_SOURCE}; split it` };
+  if (lines.length > LINES_PER_SOURCE_MAX) {
+    return { ...source, status: 'error', reason: `the source has ${lines.length} lines; LINES_PER_SOURCE_MAX is ${LINES_PER_SOURCE_MAX}; split it` };
   }
   if (lines.every((line) => line.trim() === '')) {
     return { ...source, status: source.status === 'unsupported' ? 'unsupported' : 'error', reason: source.reason ?? 'the source holds no text' };
@@ -219,7 +219,7 @@ export async function extractSources(inputs: ExtractionInput[]): Promise<Extract
     ),
   );
   const results: ExtractedSource[] = [];
-  // One at a time: PDFs are memory-heavy and the request is bounded by MAX_SOURCES_PER_REQUEST.
+  // One at a time: PDFs are memory-heavy and the request is bounded by SOURCES_PER_REQUEST_MAX.
   for (const [index, input] of inputs.entries()) {
     try {
       results.push(await extractOne(input, index));

@@ -6,10 +6,10 @@ import { Piscina } from 'piscina';
 import type { ComputeTask } from './worker.ts';
 
 /** Upper bound on compute threads, whatever the machine reports. */
-export const MAX_POOL_THREADS = 64;
+export const POOL_THREADS_MAX = 64;
 
 export function defaultThreadCount(): number {
-  return Math.max(1, Math.min(availableParallelism(), MAX_POOL_THREADS));
+  return Math.max(1, Math.min(availableParallelism(), POOL_THREADS_MAX));
 }
 
 let pool: Piscina | null = null;

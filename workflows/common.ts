@@ -3,13 +3,13 @@
 import { type ActivityOptions, ApplicationFailure } from '@temporalio/workflow';
 
 /** Europe PMC outages are retried a few times; past that the review fails and nothing is charged. */
-export const LITERATURE_MAX_ATTEMPTS = 4;
+export const LITERATURE_ATTEMPTS_MAX = 4;
 /** A model call: transient provider failures are retried a few times (the gateway types the rest as non-retryable). */
 export const MODEL_CALL_MAX_ATTEMPTS = 4;
 /** The simulation activity: a lost worker is retried from the stored replications a few times. */
-export const SIMULATION_MAX_ATTEMPTS = 5;
+export const SIMULATION_ATTEMPTS_MAX = 5;
 /** Housekeeping: the next maintenance tick tries again anyway. */
-export const MAINTENANCE_MAX_ATTEMPTS = 3;
+export const MAINTENANCE_ATTEMPTS_MAX = 3;
 
 /**
  * The activity-option profiles. A non-retryable failure (a ServiceError, a broken invariant: activities/index.ts) stops
@@ -29,19 +29,19 @@ export const ACTIVITY_PROFILES = {
   /** Europe PMC search and open-access reading for a review. */
   literature: {
     startToCloseTimeout: '5 minutes',
-    retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: LITERATURE_MAX_ATTEMPTS },
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: LITERATURE_ATTEMPTS_MAX },
   },
   /** The run's replications: it enforces the run's wall-clock limit itself; heartbeats detect a lost worker; a cancel waits for it to record what it discarded. */
   simulation: {
     startToCloseTimeout: '25 hours',
     heartbeatTimeout: '30 seconds',
     cancellationType: 'WAIT_CANCELLATION_COMPLETED',
-    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: SIMULATION_MAX_ATTEMPTS },
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: SIMULATION_ATTEMPTS_MAX },
   },
   /** The maintenance schedule's purge and reconcilers. */
   maintenance: {
     startToCloseTimeout: '5 minutes',
-    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: MAINTENANCE_MAX_ATTEMPTS },
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: MAINTENANCE_ATTEMPTS_MAX },
   },
 } as const satisfies Record<string, ActivityOptions>;
 

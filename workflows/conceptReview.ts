@@ -11,9 +11,9 @@ import type { Activities } from '../activities/index.ts';
 import type { AiCallResult } from '../domain/ai/call.ts';
 import { type ConceptReviewDraft, REVIEW_DRAFT_SCHEMA_NAME, REVIEW_DRAFT_TASK } from '../domain/prompts/reviewDraft.ts';
 import { type EvidenceJudgement, REVIEW_JUDGE_SCHEMA_NAME, REVIEW_JUDGE_TASK } from '../domain/prompts/reviewJudge.ts';
-import { DRAFT_MAX_OUTPUT_TOKENS, JUDGE_MAX_OUTPUT_TOKENS } from '../domain/review/limits.ts';
+import { DRAFT_OUTPUT_TOKENS_MAX, JUDGE_OUTPUT_TOKENS_MAX } from '../domain/review/limits.ts';
 import type { Judgement } from '../domain/review/verify.ts';
-import { ACTIVITY_PROFILES, failureOf, LITERATURE_MAX_ATTEMPTS, type JobFailure } from './common.ts';
+import { ACTIVITY_PROFILES, failureOf, LITERATURE_ATTEMPTS_MAX, type JobFailure } from './common.ts';
 import { type Meter, meteredWork } from './credits.ts';
 
 const { loadReviewContext, markReview, prepareReviewDraft, prepareReviewJudging, completeReview } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
@@ -27,7 +27,7 @@ export type ConceptReviewWorkflowResult = { status: 'succeeded' | 'failed' | 'ca
 function reviewFailure(error: unknown): JobFailure {
   const failure = failureOf(error, 'the review failed inside the service; nothing was charged; start a new review');
   if (failure.code !== 'LiteratureUnavailable') return failure;
-  return { code: 'LITERATURE_UNAVAILABLE', message: `Europe PMC could not be reached after ${LITERATURE_MAX_ATTEMPTS} attempts (${failure.message}); nothing was charged; start a new review later` };
+  return { code: 'LITERATURE_UNAVAILABLE', message: `Europe PMC could not be reached after ${LITERATURE_ATTEMPTS_MAX} attempts (${failure.message}); nothing was charged; start a new review later` };
 }
 
 function label(result: AiCallResult) {
@@ -60,7 +60,7 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
       prompt: request.prompt,
       schema_name: REVIEW_DRAFT_SCHEMA_NAME,
       offline_input: request.offline_input,
-      max_output_tokens: DRAFT_MAX_OUTPUT_TOKENS,
+      max_output_tokens: DRAFT_OUTPUT_TOKENS_MAX,
     });
     spend(drafted);
     const draft = drafted.object as ConceptReviewDraft;
@@ -79,7 +79,7 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
         prompt: judge.prompt,
         schema_name: REVIEW_JUDGE_SCHEMA_NAME,
         offline_input: judge.offline_input,
-        max_output_tokens: JUDGE_MAX_OUTPUT_TOKENS,
+        max_output_tokens: JUDGE_OUTPUT_TOKENS_MAX,
       });
       spend(result);
       judged_by ??= label(result);

@@ -12,9 +12,9 @@ import { ServiceError, type ErrorDetail } from '../../domain/errors.ts';
 import { citationLookupFrom, checkCitations } from '../../domain/intake/citations.ts';
 import { intakeDraftCreditsBound } from '../../domain/intake/register.ts';
 import {
-  MAX_BYTES_PER_REQUEST,
-  MAX_BYTES_PER_SOURCE,
-  MAX_SOURCES_PER_REQUEST,
+  BYTES_PER_REQUEST_MAX,
+  BYTES_PER_SOURCE_MAX,
+  SOURCES_PER_REQUEST_MAX,
   draftSources,
   SourceSummary,
 } from '../../domain/intake/sources.ts';
@@ -44,14 +44,14 @@ import '../../domain/intake/register.ts';
 
 // ---------- limits (each named in the error it causes; docs/intake.md) ----------
 
-/** Multipart framing (boundaries, part headers) allowed on top of MAX_BYTES_PER_REQUEST of source bytes. */
+/** Multipart framing (boundaries, part headers) allowed on top of BYTES_PER_REQUEST_MAX of source bytes. */
 export const MULTIPART_OVERHEAD_BYTES_MAX = 1024 * 1024;
 /** Form fields besides `text`: org_id and project_id. */
 export const MULTIPART_OTHER_FIELDS_MAX = 2;
 /** A file name is kept to this many characters. */
 export const SOURCE_NAME_CHARS_MAX = 255;
 /** Sources named in one drafting request. */
-export const MAX_SOURCES_PER_DRAFT = 50;
+export const SOURCES_PER_DRAFT_MAX = 50;
 /** A confirmed IntakeSpec document, as JSON. */
 export const INTAKE_DOCUMENT_BYTES_MAX = 4 * 1024 * 1024;
 
@@ -63,8 +63,8 @@ const OwnerFields = {
 };
 const ExtractJson = Type.Object(
   {
-    text: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: MAX_SOURCES_PER_REQUEST })], {
-      description: `pasted text; an array gives one source per item (at most MAX_SOURCES_PER_REQUEST = ${MAX_SOURCES_PER_REQUEST})`,
+    text: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: SOURCES_PER_REQUEST_MAX })], {
+      description: `pasted text; an array gives one source per item (at most SOURCES_PER_REQUEST_MAX = ${SOURCES_PER_REQUEST_MAX})`,
     }),
     ...OwnerFields,
   },
@@ -95,7 +95,7 @@ const SourceTextOut = Type.Object({
 
 const ParseBody = Type.Object(
   {
-    source_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: MAX_SOURCES_PER_DRAFT }),
+    source_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: SOURCES_PER_DRAFT_MAX }),
     byok_provider: Type.Optional(Type.Union([...BYOK_PROVIDERS.map((p) => Type.Literal(p)), Type.Null()])),
   },
   { additionalProperties: false },
@@ -211,26 +211,26 @@ function limitError(code: 'PAYLOAD_TOO_LARGE' | 'VALIDATION_FAILED', message: st
 const tooManySources = () =>
   limitError(
     'VALIDATION_FAILED',
-    `too many sources; MAX_SOURCES_PER_REQUEST is ${MAX_SOURCES_PER_REQUEST} files and text fields per request; split them over several requests`,
+    `too many sources; SOURCES_PER_REQUEST_MAX is ${SOURCES_PER_REQUEST_MAX} files and text fields per request; split them over several requests`,
     '/sources',
-    'MAX_SOURCES_PER_REQUEST',
-    MAX_SOURCES_PER_REQUEST,
+    'SOURCES_PER_REQUEST_MAX',
+    SOURCES_PER_REQUEST_MAX,
   );
 const sourceTooLarge = (index: number) =>
   limitError(
     'PAYLOAD_TOO_LARGE',
-    `source ${index + 1} is larger than MAX_BYTES_PER_SOURCE (${MAX_BYTES_PER_SOURCE} bytes); split or shorten it`,
+    `source ${index + 1} is larger than BYTES_PER_SOURCE_MAX (${BYTES_PER_SOURCE_MAX} bytes); split or shorten it`,
     `/sources/${index}`,
-    'MAX_BYTES_PER_SOURCE',
-    MAX_BYTES_PER_SOURCE,
+    'BYTES_PER_SOURCE_MAX',
+    BYTES_PER_SOURCE_MAX,
   );
 const requestTooLarge = () =>
   limitError(
     'PAYLOAD_TOO_LARGE',
-    `the request holds more than MAX_BYTES_PER_REQUEST (${MAX_BYTES_PER_REQUEST} bytes) of sources; send them over several requests`,
+    `the request holds more than BYTES_PER_REQUEST_MAX (${BYTES_PER_REQUEST_MAX} bytes) of sources; send them over several requests`,
     '/sources',
-    'MAX_BYTES_PER_REQUEST',
-    MAX_BYTES_PER_REQUEST,
+    'BYTES_PER_REQUEST_MAX',
+    BYTES_PER_REQUEST_MAX,
   );
 
 function sourceName(filename: string | undefined, index: number): string {
@@ -244,7 +244,7 @@ function sourceName(filename: string | undefined, index: number): string {
  */
 function readMultipart(ctx: Context): Promise<ExtractRequest> {
   const declared = Number(ctx.get('content-length') || 0);
-  if (declared > MAX_BYTES_PER_REQUEST + MULTIPART_OVERHEAD_BYTES_MAX) {
+  if (declared > BYTES_PER_REQUEST_MAX + MULTIPART_OVERHEAD_BYTES_MAX) {
     refuseRest(ctx);
     return Promise.reject(requestTooLarge());
   }
@@ -255,11 +255,11 @@ function readMultipart(ctx: Context): Promise<ExtractRequest> {
         headers: ctx.req.headers,
         defParamCharset: 'utf8',
         limits: {
-          files: MAX_SOURCES_PER_REQUEST,
-          fields: MAX_SOURCES_PER_REQUEST + MULTIPART_OTHER_FIELDS_MAX,
-          parts: MAX_SOURCES_PER_REQUEST + MULTIPART_OTHER_FIELDS_MAX,
-          fileSize: MAX_BYTES_PER_SOURCE,
-          fieldSize: MAX_BYTES_PER_SOURCE,
+          files: SOURCES_PER_REQUEST_MAX,
+          fields: SOURCES_PER_REQUEST_MAX + MULTIPART_OTHER_FIELDS_MAX,
+          parts: SOURCES_PER_REQUEST_MAX + MULTIPART_OTHER_FIELDS_MAX,
+          fileSize: BYTES_PER_SOURCE_MAX,
+          fieldSize: BYTES_PER_SOURCE_MAX,
         },
       });
     } catch (error) {
@@ -280,7 +280,7 @@ function readMultipart(ctx: Context): Promise<ExtractRequest> {
     };
     const count = (bytes: number) => {
       total_bytes += bytes;
-      if (total_bytes > MAX_BYTES_PER_REQUEST) fail(requestTooLarge());
+      if (total_bytes > BYTES_PER_REQUEST_MAX) fail(requestTooLarge());
     };
     parser.on('field', (name, value, info) => {
       if (failed) return;
@@ -381,12 +381,12 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       role: 'member',
       body: ExtractJson,
       body_content: { 'multipart/form-data': { schema: ExtractMultipart } },
-      body_limit: { bytes: MAX_BYTES_PER_REQUEST + MULTIPART_OVERHEAD_BYTES_MAX, name: 'MAX_BYTES_PER_REQUEST' },
+      body_limit: { bytes: BYTES_PER_REQUEST_MAX + MULTIPART_OVERHEAD_BYTES_MAX, name: 'BYTES_PER_REQUEST_MAX' },
       body_allows_nul: true,
       responses: {
         201: { description: 'the sources as stored (never their text)', schema: ExtractOut },
-        413: { description: 'PAYLOAD_TOO_LARGE: MAX_BYTES_PER_SOURCE or MAX_BYTES_PER_REQUEST' },
-        422: { description: 'VALIDATION_FAILED: MAX_SOURCES_PER_REQUEST, no sources, no owner' },
+        413: { description: 'PAYLOAD_TOO_LARGE: BYTES_PER_SOURCE_MAX or BYTES_PER_REQUEST_MAX' },
+        422: { description: 'VALIDATION_FAILED: SOURCES_PER_REQUEST_MAX, no sources, no owner' },
       },
       handler: async (ctx, { body }) => {
         const request = await readExtractRequest(ctx, body);
@@ -477,7 +477,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
         const { processed, skipped } = draftSources(body.source_ids, await findOrgSources(db, project.org_id, [...new Set(body.source_ids)]), project.id);
         const byok_provider: ByokProvider | null = body.byok_provider ?? null;
         const texts = await processedSourceLines(db, project.org_id, processed);
-        const prompt = buildIntakeDraftUserMessage(texts); // throws 422 naming MAX_DRAFT_INPUT_CHARS
+        const prompt = buildIntakeDraftUserMessage(texts); // throws 422 naming DRAFT_INPUT_CHARS_MAX
         const credits_max = intakeDraftCreditsBound({ prompt, byok: byok_provider !== null, credits_per_1k_tokens: config.ai_credits_per_1k_tokens });
         const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
           // Checked inside the idempotent transaction: a replay returns the original answer, not today's balance.

@@ -1,6 +1,6 @@
 // JSON syntax checking that reports where the JSON breaks without quoting it (JSON.parse messages quote the input).
 
-export const MAX_JSON_NESTING = 2000;
+export const JSON_NESTING_MAX = 2000;
 
 /** null when `text` is valid JSON; otherwise a reason naming line and column only. */
 export function jsonSyntaxError(text: string): string | null {
@@ -64,7 +64,7 @@ function firstErrorOffset(text: string): number {
     index += match![0].length;
   };
   const value = (depth: number): void => {
-    if (depth > MAX_JSON_NESTING) fail();
+    if (depth > JSON_NESTING_MAX) fail();
     space();
     const char = text[index];
     if (char === '{') {

@@ -1,6 +1,6 @@
 // PDF text layer reading with pdfjs-dist's legacy build for Node. Text layer only: never OCR, never guess (ARCHITECTURE.md: PDF).
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { MAX_PDF_PAGES } from '../../domain/intake/sources.ts';
+import { PDF_PAGES_MAX } from '../../domain/intake/sources.ts';
 
 export type PdfReadResult =
   | { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> }
@@ -60,8 +60,8 @@ export async function readPdfPages(bytes: Uint8Array, from: number, to: number):
       if (name === 'InvalidPDFException') return { ok: false, reason: 'the PDF structure is damaged and could not be read' };
       return { ok: false, reason: 'the PDF could not be opened' };
     }
-    if (document.numPages > MAX_PDF_PAGES) {
-      return { ok: false, reason: `the PDF has ${document.numPages} pages; MAX_PDF_PAGES is ${MAX_PDF_PAGES}; split it into smaller files` };
+    if (document.numPages > PDF_PAGES_MAX) {
+      return { ok: false, reason: `the PDF has ${document.numPages} pages; PDF_PAGES_MAX is ${PDF_PAGES_MAX}; split it into smaller files` };
     }
     const pages: Array<{ page: number; lines: string[] }> = [];
     for (let number = Math.max(1, from); number <= Math.min(to, document.numPages); number++) {

@@ -7,15 +7,15 @@ import { createHash } from 'node:crypto';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { type ErrorCode, ServiceError } from '../../domain/errors.ts';
 import { type ReplicationJob, type ReplicationResult, replicationJobs, type RunProgress } from '../../domain/simulation/index.ts';
-import { defaultThreadCount, MAX_POOL_THREADS, runComputeTask } from '../pool.ts';
+import { defaultThreadCount, POOL_THREADS_MAX, runComputeTask } from '../pool.ts';
 import type { ReplicationOutcome } from '../worker.ts';
 
-export { defaultThreadCount, MAX_POOL_THREADS };
+export { defaultThreadCount, POOL_THREADS_MAX };
 
 export type PoolOptions = {
   /** default: every replication of every variant, replication-major (see replicationJobs) */
   jobs?: ReplicationJob[];
-  /** default: os.availableParallelism(), at most MAX_POOL_THREADS and never more than the jobs */
+  /** default: os.availableParallelism(), at most POOL_THREADS_MAX and never more than the jobs */
   threads?: number;
   signal?: AbortSignal;
   /** called once per kept result, in completion order; return 'stop' to dispatch nothing more */
@@ -35,7 +35,7 @@ export type PoolRun = {
 
 export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {}): Promise<PoolRun> {
   const jobs = options.jobs ?? replicationJobs(world);
-  const threads = Math.max(1, Math.min(options.threads ?? defaultThreadCount(), MAX_POOL_THREADS, jobs.length || 1));
+  const threads = Math.max(1, Math.min(options.threads ?? defaultThreadCount(), POOL_THREADS_MAX, jobs.length || 1));
   const started = performance.now();
   // Pool threads keep compiled models by this key, so one run compiles each variant once per thread.
   const world_key = createHash('sha256').update(JSON.stringify(world)).digest('base64url');

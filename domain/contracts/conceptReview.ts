@@ -9,14 +9,14 @@ import { registerContract } from './registry.ts';
 
 export const CONCEPT_REVIEW_VERSION = '1.0.0';
 
-export const MAX_REVIEW_TEXT_CHARS = 4000;
-export const MAX_QUOTE_CHARS = 1000;
+export const REVIEW_TEXT_CHARS_MAX = 4000;
+export const QUOTE_CHARS_MAX = 1000;
 /** Evidence claims kept per dimension; the drafter is told this limit. */
-export const MAX_CLAIMS_PER_DIMENSION = 3;
-export const MAX_QUESTIONS_PER_DIMENSION = 8;
-export const MAX_EXPERIMENTS_PER_DIMENSION = 8;
+export const CLAIMS_PER_DIMENSION_MAX = 3;
+export const QUESTIONS_PER_DIMENSION_MAX = 8;
+export const EXPERIMENTS_PER_DIMENSION_MAX = 8;
 /** Records kept in one review's citation record. */
-export const MAX_REVIEW_RECORDS = 100;
+export const REVIEW_RECORDS_MAX = 100;
 
 export const FAILED_CHECKS = ['unverified_record', 'quote_not_found', 'judge_disagrees', 'support_not_verified'] as const;
 export type FailedCheck = (typeof FAILED_CHECKS)[number];
@@ -33,7 +33,7 @@ export const REVIEW_LIMITATIONS = [
   'It is not clinical, regulatory, legal or commercial advice.',
 ] as const;
 
-const Text = Type.String({ maxLength: MAX_REVIEW_TEXT_CHARS });
+const Text = Type.String({ maxLength: REVIEW_TEXT_CHARS_MAX });
 
 export const EvidenceChecks = Type.Object(
   {
@@ -53,11 +53,11 @@ export const EvidenceClaim = Type.Object(
     record_id: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
       description: 'the cited record (e.g. MED:31234567); null when the model cited an excluded record, which never appears as evidence',
     }),
-    quote: Type.String({ maxLength: MAX_QUOTE_CHARS }),
+    quote: Type.String({ maxLength: QUOTE_CHARS_MAX }),
     supported: Type.Boolean({ description: 'true only when all three checks pass' }),
     failed_check: Type.Union([Type.Enum(FAILED_CHECKS), Type.Null()]),
     checks: EvidenceChecks,
-    judge_reason: Type.Union([Type.String({ maxLength: MAX_REVIEW_TEXT_CHARS }), Type.Null()]),
+    judge_reason: Type.Union([Type.String({ maxLength: REVIEW_TEXT_CHARS_MAX }), Type.Null()]),
     note: Type.Union([Type.String({ maxLength: 400 }), Type.Null()]),
   },
   { additionalProperties: false },
@@ -71,9 +71,9 @@ export const ReviewDimension = Type.Object(
     source: Type.String({ maxLength: 400, description: 'the framework the dimension comes from' }),
     label: Type.Literal('ai_hypothesis'),
     summary: Text,
-    questions: Type.Array(Text, { maxItems: MAX_QUESTIONS_PER_DIMENSION }),
-    next_experiments: Type.Array(Text, { maxItems: MAX_EXPERIMENTS_PER_DIMENSION }),
-    evidence_claims: Type.Array(EvidenceClaim, { maxItems: MAX_CLAIMS_PER_DIMENSION }),
+    questions: Type.Array(Text, { maxItems: QUESTIONS_PER_DIMENSION_MAX }),
+    next_experiments: Type.Array(Text, { maxItems: EXPERIMENTS_PER_DIMENSION_MAX }),
+    evidence_claims: Type.Array(EvidenceClaim, { maxItems: CLAIMS_PER_DIMENSION_MAX }),
   },
   { additionalProperties: false },
 );
@@ -158,7 +158,7 @@ export const ConceptReview = Type.Object(
         searched_at: Type.String({ format: 'date-time' }),
         records_retrieved: Type.Integer({ minimum: 0 }),
         records_excluded: Type.Integer({ minimum: 0 }),
-        records: Type.Array(CitationRecordEntry, { maxItems: MAX_REVIEW_RECORDS, description: 'every record retrieved, excluded ones with their reason' }),
+        records: Type.Array(CitationRecordEntry, { maxItems: REVIEW_RECORDS_MAX, description: 'every record retrieved, excluded ones with their reason' }),
       },
       { additionalProperties: false },
     ),

@@ -12,10 +12,10 @@ export type EvaluationKind = (typeof EVALUATION_KINDS)[number];
 export const APPROVAL_SCOPES = ['hosted_inference', 'simulation_budget'] as const;
 export type ApprovalScope = (typeof APPROVAL_SCOPES)[number];
 
-export const MAX_PLAN_TEXT_CHARS = 4000;
-export const MAX_PLAN_LIST_ITEMS = 100;
+export const PLAN_TEXT_CHARS_MAX = 4000;
+export const PLAN_LIST_ITEMS_MAX = 100;
 
-const Text = Type.String({ minLength: 1, maxLength: MAX_PLAN_TEXT_CHARS });
+const Text = Type.String({ minLength: 1, maxLength: PLAN_TEXT_CHARS_MAX });
 const Credits = Type.Integer({ minimum: 0, maximum: 9007199254740991 });
 
 /** A pointer to the intake line a statement comes from; present only where the intake cites a source. */
@@ -35,7 +35,7 @@ export const EvaluationDecision = Type.Object(
     // Additive (CHANGELOG.md): the tool registry entry (GET /v1/tools) that runs this evaluation.
     tool: Type.Optional(Type.String({ maxLength: 64, description: 'the tool in GET /v1/tools that runs this evaluation' })),
     decision: Type.Union([Type.Literal('recommended'), Type.Literal('skipped')]),
-    explanation: Type.String({ minLength: 1, maxLength: MAX_PLAN_TEXT_CHARS, description: 'why, in plain words, tied to the intake fields named in based_on' }),
+    explanation: Type.String({ minLength: 1, maxLength: PLAN_TEXT_CHARS_MAX, description: 'why, in plain words, tied to the intake fields named in based_on' }),
     based_on: Type.Array(Type.String({ maxLength: 200 }), {
       maxItems: 20,
       description: 'IntakeSpec fields (JSON pointers, e.g. /stage/value) the decision reads',
@@ -44,7 +44,7 @@ export const EvaluationDecision = Type.Object(
     estimated_credits: Type.Union([Credits, Type.Null()], {
       description: 'estimated credits if run with hosted inference; null when it can only be estimated later (a world run is estimated from its WorldSpec)',
     }),
-    cost_basis: Type.String({ minLength: 1, maxLength: MAX_PLAN_TEXT_CHARS, description: 'how the estimate was made' }),
+    cost_basis: Type.String({ minLength: 1, maxLength: PLAN_TEXT_CHARS_MAX, description: 'how the estimate was made' }),
   },
   { additionalProperties: false },
 );
@@ -66,7 +66,7 @@ export const BusinessQuestion = Type.Object(
   {
     field: Type.String({ maxLength: 100, description: 'the IntakeSpec field, e.g. business.buyer' }),
     status: Type.Union([Type.Literal('stated'), Type.Literal('unknown')], { description: 'unknown: the intake does not say; stated: the user said so (user_declared, not verified)' }),
-    stated: Type.Union([Type.String({ maxLength: MAX_PLAN_TEXT_CHARS }), Type.Null()], { description: 'what the intake says, verbatim; null when unknown' }),
+    stated: Type.Union([Type.String({ maxLength: PLAN_TEXT_CHARS_MAX }), Type.Null()], { description: 'what the intake says, verbatim; null when unknown' }),
     question: Text,
     cited_sources: Type.Array(CitedSource, { maxItems: 20, description: 'only where the intake statement cites a source line' }),
   },
@@ -83,7 +83,7 @@ export const BusinessQuestions = Type.Object(
     buyer: BusinessQuestion,
     budget_owner: BusinessQuestion,
     current_alternative: BusinessQuestion,
-    dependencies: Type.Array(BusinessQuestion, { maxItems: MAX_PLAN_LIST_ITEMS, description: 'one entry per stated dependency, or one unknown entry' }),
+    dependencies: Type.Array(BusinessQuestion, { maxItems: PLAN_LIST_ITEMS_MAX, description: 'one entry per stated dependency, or one unknown entry' }),
     value_hypothesis: BusinessQuestion,
     suggested_buyer_interview: Type.Object(
       {
@@ -93,7 +93,7 @@ export const BusinessQuestions = Type.Object(
       },
       { additionalProperties: false },
     ),
-    unknowns: Type.Array(BusinessUnknown, { maxItems: MAX_PLAN_LIST_ITEMS, description: 'every business fact the intake does not state' }),
+    unknowns: Type.Array(BusinessUnknown, { maxItems: PLAN_LIST_ITEMS_MAX, description: 'every business fact the intake does not state' }),
   },
   { additionalProperties: false },
 );
@@ -113,13 +113,13 @@ export const BusinessAssessment = Type.Object(
         },
         { additionalProperties: false },
       ),
-      { maxItems: MAX_PLAN_LIST_ITEMS },
+      { maxItems: PLAN_LIST_ITEMS_MAX },
     ),
     hypotheses: Type.Array(
       Type.Object({ field: Type.String({ maxLength: 100 }), hypothesis: Text, how_to_test: Text }, { additionalProperties: false }),
-      { maxItems: MAX_PLAN_LIST_ITEMS },
+      { maxItems: PLAN_LIST_ITEMS_MAX },
     ),
-    unknowns: Type.Array(BusinessUnknown, { maxItems: MAX_PLAN_LIST_ITEMS }),
+    unknowns: Type.Array(BusinessUnknown, { maxItems: PLAN_LIST_ITEMS_MAX }),
   },
   { additionalProperties: false },
 );

@@ -7,10 +7,10 @@ import { ServiceError, type ErrorDetail } from '../errors.ts';
 export const INTAKE_SPEC_VERSION = '1.0.0';
 
 // Every growing thing has a named limit (STYLE.md); the schema carries them as maxItems / maxLength.
-export const MAX_INTAKE_CITATIONS_PER_STATEMENT = 20;
-export const MAX_INTAKE_LIST_ITEMS = 100; // claims, risks, evidence, users, unknowns, steps, dependencies
-export const MAX_INTAKE_TEXT_CHARS = 4000; // one statement's text
-export const MAX_INTAKE_QUOTE_CHARS = 2000; // one citation's quote
+export const INTAKE_CITATIONS_PER_STATEMENT_MAX = 20;
+export const INTAKE_LIST_ITEMS_MAX = 100; // claims, risks, evidence, users, unknowns, steps, dependencies
+export const INTAKE_TEXT_CHARS_MAX = 4000; // one statement's text
+export const INTAKE_QUOTE_CHARS_MAX = 2000; // one citation's quote
 
 export const PROJECT_STAGES = ['idea', 'prototype', 'pilot', 'deployed'] as const;
 export type ProjectStage = (typeof PROJECT_STAGES)[number];
@@ -22,7 +22,7 @@ export const Citation = Type.Object(
     line_end: Type.Integer({ minimum: 1, description: 'last cited line, inclusive; >= line_start' }),
     quote: Type.String({
       minLength: 1,
-      maxLength: MAX_INTAKE_QUOTE_CHARS,
+      maxLength: INTAKE_QUOTE_CHARS_MAX,
       description: 'passage that appears word for word within the cited lines (only whitespace normalized)',
     }),
   },
@@ -35,12 +35,12 @@ export const Provenance = Type.Literal('user_declared', {
   description: "where the statement comes from: the user's own material or words. `observed` is never used in an IntakeSpec.",
 });
 
-const Citations = Type.Array(Citation, { maxItems: MAX_INTAKE_CITATIONS_PER_STATEMENT });
+const Citations = Type.Array(Citation, { maxItems: INTAKE_CITATIONS_PER_STATEMENT_MAX });
 
 /** A statement drawn from the user's material; citations may be empty when the user typed it during review. */
 export const Statement = Type.Object(
   {
-    text: Type.String({ minLength: 1, maxLength: MAX_INTAKE_TEXT_CHARS }),
+    text: Type.String({ minLength: 1, maxLength: INTAKE_TEXT_CHARS_MAX }),
     provenance: Provenance,
     citations: Citations,
   },
@@ -49,18 +49,18 @@ export const Statement = Type.Object(
 export type Statement = Static<typeof Statement>;
 
 const OptionalStatement = Type.Union([Statement, Type.Null()], { description: 'null when unknown; then listed in unknowns' });
-const StatementList = Type.Array(Statement, { maxItems: MAX_INTAKE_LIST_ITEMS });
+const StatementList = Type.Array(Statement, { maxItems: INTAKE_LIST_ITEMS_MAX });
 
 /** A claim the project makes about itself; it must cite at least one processed source line. */
 export const Claim = Type.Object(
   {
-    text: Type.String({ minLength: 1, maxLength: MAX_INTAKE_TEXT_CHARS }),
+    text: Type.String({ minLength: 1, maxLength: INTAKE_TEXT_CHARS_MAX }),
     topic: Type.Union(
       [Type.Literal('clinical'), Type.Literal('operational'), Type.Literal('economic'), Type.Literal('technical'), Type.Literal('other')],
       { description: 'what the claim is about' },
     ),
     provenance: Provenance,
-    citations: Type.Array(Citation, { minItems: 1, maxItems: MAX_INTAKE_CITATIONS_PER_STATEMENT }),
+    citations: Type.Array(Citation, { minItems: 1, maxItems: INTAKE_CITATIONS_PER_STATEMENT_MAX }),
   },
   { additionalProperties: false },
 );
@@ -81,7 +81,7 @@ export type Stage = Static<typeof Stage>;
 export const PathwayStep = Type.Object(
   {
     order: Type.Integer({ minimum: 1 }),
-    description: Type.String({ minLength: 1, maxLength: MAX_INTAKE_TEXT_CHARS }),
+    description: Type.String({ minLength: 1, maxLength: INTAKE_TEXT_CHARS_MAX }),
     actor: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { description: 'who performs the step, when stated' }),
     provenance: Provenance,
     citations: Citations,
@@ -97,7 +97,7 @@ export const CarePathway = Type.Object(
         'none: no pathway given; described: steps are told in prose but cannot be run; executable: steps have actors and enough quantities (durations, volumes, rules) that a simulation could run them. The planner skips simulation unless executable.',
     }),
     description: OptionalStatement,
-    steps: Type.Array(PathwayStep, { maxItems: MAX_INTAKE_LIST_ITEMS }),
+    steps: Type.Array(PathwayStep, { maxItems: INTAKE_LIST_ITEMS_MAX }),
   },
   { additionalProperties: false },
 );
@@ -120,7 +120,7 @@ export type BusinessFacts = Static<typeof BusinessFacts>;
 export const Unknown = Type.Object(
   {
     field: Type.String({ minLength: 1, maxLength: 100, description: 'the IntakeSpec field that is unknown, e.g. `business.buyer`' }),
-    question: Type.String({ minLength: 1, maxLength: MAX_INTAKE_TEXT_CHARS, description: 'what would need answering' }),
+    question: Type.String({ minLength: 1, maxLength: INTAKE_TEXT_CHARS_MAX, description: 'what would need answering' }),
   },
   { additionalProperties: false },
 );
@@ -144,10 +144,10 @@ export const IntakeSpec = Type.Object(
     intended_users: StatementList,
     care_setting: OptionalStatement,
     stage: Stage,
-    claims: Type.Array(Claim, { maxItems: MAX_INTAKE_LIST_ITEMS }),
+    claims: Type.Array(Claim, { maxItems: INTAKE_LIST_ITEMS_MAX }),
     evidence_offered: StatementList,
     risks: StatementList,
-    unknowns: Type.Array(Unknown, { maxItems: MAX_INTAKE_LIST_ITEMS }),
+    unknowns: Type.Array(Unknown, { maxItems: INTAKE_LIST_ITEMS_MAX }),
     business: BusinessFacts,
     care_pathway: CarePathway,
     drafted_by: Type.Optional(DraftLabel),

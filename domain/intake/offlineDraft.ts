@@ -6,7 +6,7 @@ import {
   type DraftLabel,
   INTAKE_SPEC_VERSION,
   type IntakeSpec,
-  MAX_INTAKE_LIST_ITEMS,
+  INTAKE_LIST_ITEMS_MAX,
   type PathwayStep,
   type ProjectStage,
   type Statement,
@@ -22,9 +22,9 @@ export const OFFLINE_DRAFT_LABEL: DraftLabel = {
 };
 
 /** Longest quote the drafter takes from one line; longer lines are cut at a word boundary. */
-export const OFFLINE_MAX_QUOTE_CHARS = 300;
-const MAX_PER_LIST = 10;
-const MAX_STEPS = 30;
+export const OFFLINE_QUOTE_CHARS_MAX = 300;
+const PER_LIST_MAX = 10;
+const STEPS_MAX = 30;
 
 type Field =
   | 'problem' | 'proposed_solution' | 'intended_users' | 'care_setting' | 'stage' | 'claims' | 'evidence_offered' | 'risks'
@@ -81,8 +81,8 @@ const JSON_PAIR = /^\s*"([^"\\]{1,80})"\s*:\s*"((?:[^"\\]){8,})"\s*,?\s*$/;
 const LABELLED = /^([A-Za-z][A-Za-z /&'-]{1,40}?)\s*[:–—-]\s+(\S.*)$/;
 
 function cutAtWord(text: string): string {
-  if (text.length <= OFFLINE_MAX_QUOTE_CHARS) return text;
-  const cut = text.slice(0, OFFLINE_MAX_QUOTE_CHARS);
+  if (text.length <= OFFLINE_QUOTE_CHARS_MAX) return text;
+  const cut = text.slice(0, OFFLINE_QUOTE_CHARS_MAX);
   const space = cut.search(/\s\S*$/);
   return (space > 20 ? cut.slice(0, space) : cut).trimEnd();
 }
@@ -131,7 +131,7 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
   const used = new Set<string>(); // source_id:line already given to a single-valued field
   const add = (field: Field, passage: Passage) => {
     const list = found.get(field) ?? [];
-    if (list.length < (field === 'care_pathway' ? MAX_STEPS : MAX_PER_LIST) && !list.some((p) => p.source_id === passage.source_id && p.line === passage.line)) {
+    if (list.length < (field === 'care_pathway' ? STEPS_MAX : PER_LIST_MAX) && !list.some((p) => p.source_id === passage.source_id && p.line === passage.line)) {
       list.push(passage);
       found.set(field, list);
     }
@@ -161,7 +161,7 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
           }
         }
       }
-      if (CLAIM.test(quote) && claims.length < MAX_PER_LIST && field !== 'risks' && field !== 'care_pathway') claims.push(passage);
+      if (CLAIM.test(quote) && claims.length < PER_LIST_MAX && field !== 'risks' && field !== 'care_pathway') claims.push(passage);
     });
   }
 
@@ -175,7 +175,7 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
     }
     return null;
   };
-  const list = (field: Field) => (found.get(field) ?? []).slice(0, MAX_PER_LIST).map(statement);
+  const list = (field: Field) => (found.get(field) ?? []).slice(0, PER_LIST_MAX).map(statement);
 
   const problem = single('problem');
   const proposed_solution = single('proposed_solution');
@@ -254,5 +254,5 @@ const QUESTIONS: Array<[string, (spec: IntakeSpec) => boolean, string]> = [
 export function unknownsOf(spec: IntakeSpec): Unknown[] {
   return QUESTIONS.filter(([, missing]) => missing(spec))
     .map(([field, , question]) => ({ field, question }))
-    .slice(0, MAX_INTAKE_LIST_ITEMS);
+    .slice(0, INTAKE_LIST_ITEMS_MAX);
 }

@@ -2,7 +2,7 @@
 // Pure and synchronous. The extraction activity adds secretlint's recommended preset on top (compute/extraction/secretlint.ts).
 // A finding carries kind, line and a masked value; the raw value never leaves this module.
 import type { Finding, FindingKind } from './sources.ts';
-import { MAX_FINDINGS_PER_SOURCE } from './sources.ts';
+import { FINDINGS_PER_SOURCE_MAX } from './sources.ts';
 
 /** A match with its position, used to merge and de-duplicate findings from several rule sets. */
 export type ScreeningHit = { kind: FindingKind; line: number; column_start: number; column_end: number; masked: string };
@@ -288,7 +288,7 @@ export function screenLinesForHits(lines: string[]): ScreeningHit[] {
 }
 
 /**
- * Merges hits from several rule sets: one finding per overlapping span, in line order, at most MAX_FINDINGS_PER_SOURCE.
+ * Merges hits from several rule sets: one finding per overlapping span, in line order, at most FINDINGS_PER_SOURCE_MAX.
  * Earlier hits win an overlap, so pass the most specific rule set first.
  */
 export function findingsFromHits(hits: ScreeningHit[]): { findings: Finding[]; findings_not_listed: number } {
@@ -302,13 +302,13 @@ export function findingsFromHits(hits: ScreeningHit[]): { findings: Finding[]; f
     kept.push(hit);
   }
   kept.sort((a, b) => a.line - b.line || a.column_start - b.column_start);
-  const findings = kept.slice(0, MAX_FINDINGS_PER_SOURCE).map((hit) => ({
+  const findings = kept.slice(0, FINDINGS_PER_SOURCE_MAX).map((hit) => ({
     kind: hit.kind,
     category: findingCategory(hit.kind),
     line: hit.line,
     masked: hit.masked,
   }));
-  return { findings, findings_not_listed: Math.max(0, kept.length - MAX_FINDINGS_PER_SOURCE) };
+  return { findings, findings_not_listed: Math.max(0, kept.length - FINDINGS_PER_SOURCE_MAX) };
 }
 
 /** Screens lines with this module's rules alone. */

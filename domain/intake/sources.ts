@@ -3,12 +3,12 @@ import { Type, type Static } from 'typebox';
 import { ServiceError } from '../errors.ts';
 
 // Limits checked before anything is read; each appears in the error it causes.
-export const MAX_SOURCES_PER_REQUEST = 20; // files plus text fields
-export const MAX_BYTES_PER_SOURCE = 10 * 1024 * 1024; // 10 MiB per file or text field
-export const MAX_BYTES_PER_REQUEST = 25 * 1024 * 1024; // 25 MiB summed over the request
-export const MAX_PDF_PAGES = 300; // pages read per PDF; a longer PDF is an error, never silently truncated
-export const MAX_LINES_PER_SOURCE = 200_000; // numbered lines stored per source
-export const MAX_FINDINGS_PER_SOURCE = 100; // findings listed per source; the rest are counted
+export const SOURCES_PER_REQUEST_MAX = 20; // files plus text fields
+export const BYTES_PER_SOURCE_MAX = 10 * 1024 * 1024; // 10 MiB per file or text field
+export const BYTES_PER_REQUEST_MAX = 25 * 1024 * 1024; // 25 MiB summed over the request
+export const PDF_PAGES_MAX = 300; // pages read per PDF; a longer PDF is an error, never silently truncated
+export const LINES_PER_SOURCE_MAX = 200_000; // numbered lines stored per source
+export const FINDINGS_PER_SOURCE_MAX = 100; // findings listed per source; the rest are counted
 
 export const SOURCE_STATUSES = ['processed', 'unsupported', 'excluded_for_privacy', 'error'] as const;
 export type SourceStatus = (typeof SOURCE_STATUSES)[number];
@@ -60,7 +60,7 @@ export const SourceSummary = Type.Object(
     size_bytes: Type.Integer({ minimum: 0 }),
     line_count: Type.Integer({ minimum: 0 }),
     findings: Type.Array(Finding),
-    findings_not_listed: Type.Integer({ minimum: 0, description: `findings beyond the ${MAX_FINDINGS_PER_SOURCE} listed` }),
+    findings_not_listed: Type.Integer({ minimum: 0, description: `findings beyond the ${FINDINGS_PER_SOURCE_MAX} listed` }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'why the source is unsupported, in error, or excluded; null when processed' }),
     pdf: Type.Union([PdfReport, Type.Null()]),
     conversion_prompt: Type.Union([Type.String(), Type.Null()], {
@@ -92,36 +92,36 @@ export type SourceSize = { name: string; size_bytes: number };
 
 /**
  * Checks the request-level limits before any byte is read or parsed. Throws:
- * VALIDATION_FAILED when there are no sources or more than MAX_SOURCES_PER_REQUEST;
- * PAYLOAD_TOO_LARGE when one source exceeds MAX_BYTES_PER_SOURCE or all exceed MAX_BYTES_PER_REQUEST.
+ * VALIDATION_FAILED when there are no sources or more than SOURCES_PER_REQUEST_MAX;
+ * PAYLOAD_TOO_LARGE when one source exceeds BYTES_PER_SOURCE_MAX or all exceed BYTES_PER_REQUEST_MAX.
  */
 export function checkExtractionLimits(sizes: SourceSize[]): void {
   if (sizes.length === 0) {
     throw new ServiceError('VALIDATION_FAILED', 'send at least one text field or file', [{ path: '/sources', message: 'no sources' }]);
   }
-  if (sizes.length > MAX_SOURCES_PER_REQUEST) {
+  if (sizes.length > SOURCES_PER_REQUEST_MAX) {
     throw new ServiceError(
       'VALIDATION_FAILED',
-      `too many sources: ${sizes.length}; MAX_SOURCES_PER_REQUEST is ${MAX_SOURCES_PER_REQUEST} files and text fields per request; split them over several requests`,
-      [{ path: '/sources', message: `at most ${MAX_SOURCES_PER_REQUEST}`, limit: 'MAX_SOURCES_PER_REQUEST', limit_value: MAX_SOURCES_PER_REQUEST }],
+      `too many sources: ${sizes.length}; SOURCES_PER_REQUEST_MAX is ${SOURCES_PER_REQUEST_MAX} files and text fields per request; split them over several requests`,
+      [{ path: '/sources', message: `at most ${SOURCES_PER_REQUEST_MAX}`, limit: 'SOURCES_PER_REQUEST_MAX', limit_value: SOURCES_PER_REQUEST_MAX }],
     );
   }
   let total_bytes = 0;
   sizes.forEach((size, index) => {
     total_bytes += size.size_bytes;
-    if (size.size_bytes > MAX_BYTES_PER_SOURCE) {
+    if (size.size_bytes > BYTES_PER_SOURCE_MAX) {
       throw new ServiceError(
         'PAYLOAD_TOO_LARGE',
-        `source ${index + 1} is ${size.size_bytes} bytes; MAX_BYTES_PER_SOURCE is ${MAX_BYTES_PER_SOURCE} bytes; split or shorten it`,
-        [{ path: `/sources/${index}`, message: `at most ${MAX_BYTES_PER_SOURCE} bytes`, limit: 'MAX_BYTES_PER_SOURCE', limit_value: MAX_BYTES_PER_SOURCE }],
+        `source ${index + 1} is ${size.size_bytes} bytes; BYTES_PER_SOURCE_MAX is ${BYTES_PER_SOURCE_MAX} bytes; split or shorten it`,
+        [{ path: `/sources/${index}`, message: `at most ${BYTES_PER_SOURCE_MAX} bytes`, limit: 'BYTES_PER_SOURCE_MAX', limit_value: BYTES_PER_SOURCE_MAX }],
       );
     }
   });
-  if (total_bytes > MAX_BYTES_PER_REQUEST) {
+  if (total_bytes > BYTES_PER_REQUEST_MAX) {
     throw new ServiceError(
       'PAYLOAD_TOO_LARGE',
-      `the request holds ${total_bytes} bytes of sources; MAX_BYTES_PER_REQUEST is ${MAX_BYTES_PER_REQUEST} bytes; send them over several requests`,
-      [{ path: '/sources', message: `at most ${MAX_BYTES_PER_REQUEST} bytes in total`, limit: 'MAX_BYTES_PER_REQUEST', limit_value: MAX_BYTES_PER_REQUEST }],
+      `the request holds ${total_bytes} bytes of sources; BYTES_PER_REQUEST_MAX is ${BYTES_PER_REQUEST_MAX} bytes; send them over several requests`,
+      [{ path: '/sources', message: `at most ${BYTES_PER_REQUEST_MAX} bytes in total`, limit: 'BYTES_PER_REQUEST_MAX', limit_value: BYTES_PER_REQUEST_MAX }],
     );
   }
 }

@@ -21,7 +21,7 @@ import { buildLiteratureQuery } from '../review/literature.ts';
 
 export const PLANNER = { name: 'crucible-rules-planner', version: '1.0.0' } as const;
 /** A described pathway needs at least this many ordered steps, each with an actor, before a world can be authored from it. */
-export const MIN_PATHWAY_STEPS_FOR_SIMULATION = 2;
+export const PATHWAY_STEPS_FOR_SIMULATION_MIN = 2;
 
 export type PlannerInput = {
   intake: IntakeSpec;
@@ -91,7 +91,7 @@ function pathwayIsRunnable(intake: IntakeSpec): { runnable: boolean; why: string
   if (pathway.status === 'executable') return { runnable: true, why: 'the care pathway is executable: its steps have actors and quantities a simulation can run' };
   if (pathway.status === 'described') {
     const steps = pathway.steps.filter((step) => step.actor !== null);
-    if (steps.length >= MIN_PATHWAY_STEPS_FOR_SIMULATION && steps.length === pathway.steps.length) {
+    if (steps.length >= PATHWAY_STEPS_FOR_SIMULATION_MIN && steps.length === pathway.steps.length) {
       return {
         runnable: true,
         why: `the care pathway is described as ${pathway.steps.length} ordered steps, each with an actor, which is enough to author a WorldSpec (add durations and volumes while authoring)`,
@@ -99,7 +99,7 @@ function pathwayIsRunnable(intake: IntakeSpec): { runnable: boolean; why: string
     }
     return {
       runnable: false,
-      why: `the care pathway is described in prose but not as at least ${MIN_PATHWAY_STEPS_FOR_SIMULATION} ordered steps that each name an actor`,
+      why: `the care pathway is described in prose but not as at least ${PATHWAY_STEPS_FOR_SIMULATION_MIN} ordered steps that each name an actor`,
     };
   }
   return { runnable: false, why: 'the intake describes no care pathway' };

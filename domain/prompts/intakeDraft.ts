@@ -4,7 +4,7 @@ import { invariant, ServiceError } from '../errors.ts';
 import type { SourceStatus } from '../intake/sources.ts';
 
 /** Characters of numbered source text sent in one drafting request. */
-export const MAX_DRAFT_INPUT_CHARS = 600_000;
+export const DRAFT_INPUT_CHARS_MAX = 600_000;
 
 export type PublishedPrompt = { id: string; version: string; purpose: string; system: string; instructions: string };
 
@@ -38,7 +38,7 @@ export function numberLines(lines: string[], first_line = 1): string {
 /**
  * Builds the user message for the drafting model from processed sources only.
  * Any other status is a bug in the caller (spec: only processed sources are sent): INTERNAL, never sent.
- * Throws VALIDATION_FAILED naming MAX_DRAFT_INPUT_CHARS when the sources are too long for one request.
+ * Throws VALIDATION_FAILED naming DRAFT_INPUT_CHARS_MAX when the sources are too long for one request.
  */
 export function buildIntakeDraftUserMessage(sources: DraftSource[]): string {
   invariant(sources.length > 0, 'drafting needs at least one source');
@@ -49,11 +49,11 @@ export function buildIntakeDraftUserMessage(sources: DraftSource[]): string {
     return `<source id="${source.id}" name="${name}" lines="${source.lines.length}">\n${numberLines(source.lines)}\n</source>`;
   });
   const message = [`Draft the IntakeSpec from these ${sources.length} source(s).`, ...blocks].join('\n\n');
-  if (message.length > MAX_DRAFT_INPUT_CHARS) {
+  if (message.length > DRAFT_INPUT_CHARS_MAX) {
     throw new ServiceError(
       'VALIDATION_FAILED',
-      `the selected sources hold ${message.length} characters; MAX_DRAFT_INPUT_CHARS is ${MAX_DRAFT_INPUT_CHARS}; select fewer or shorter sources`,
-      [{ path: '/source_ids', message: `at most ${MAX_DRAFT_INPUT_CHARS} characters`, limit: 'MAX_DRAFT_INPUT_CHARS', limit_value: MAX_DRAFT_INPUT_CHARS }],
+      `the selected sources hold ${message.length} characters; DRAFT_INPUT_CHARS_MAX is ${DRAFT_INPUT_CHARS_MAX}; select fewer or shorter sources`,
+      [{ path: '/source_ids', message: `at most ${DRAFT_INPUT_CHARS_MAX} characters`, limit: 'DRAFT_INPUT_CHARS_MAX', limit_value: DRAFT_INPUT_CHARS_MAX }],
     );
   }
   return message;

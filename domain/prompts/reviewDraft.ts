@@ -2,17 +2,17 @@
 // (spec: What the service does 3; ConceptReview). The model cites retrieved records by id with word-for-word quotes;
 // every citation is verified afterwards (domain/review/verify.ts).
 import { Type, type Static } from 'typebox';
-import { MAX_CLAIMS_PER_DIMENSION, MAX_EXPERIMENTS_PER_DIMENSION, MAX_QUESTIONS_PER_DIMENSION } from '../contracts/conceptReview.ts';
+import { CLAIMS_PER_DIMENSION_MAX, EXPERIMENTS_PER_DIMENSION_MAX, QUESTIONS_PER_DIMENSION_MAX } from '../contracts/conceptReview.ts';
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import { DIMENSION_IDS, DIMENSIONS } from '../review/dimensions.ts';
-import { clipUtf8, MAX_DRAFT_CLAIM_CHARS, MAX_DRAFT_PROMPT_BYTES, MAX_DRAFT_QUOTE_CHARS, MAX_RECORD_CHARS_IN_DRAFT_PROMPT, utf8Bytes } from '../review/limits.ts';
+import { clipUtf8, DRAFT_CLAIM_CHARS_MAX, DRAFT_PROMPT_BYTES_MAX, DRAFT_QUOTE_CHARS_MAX, RECORD_CHARS_IN_DRAFT_PROMPT_MAX, utf8Bytes } from '../review/limits.ts';
 
 export const REVIEW_DRAFT_SCHEMA_NAME = 'ConceptReviewDraft';
 /**
  * The draft schema accepts a few more list items than the review keeps, so a model that writes one question or claim
  * too many is trimmed (first ones kept) rather than failing the whole review as invalid output.
  */
-export const MAX_DRAFT_LIST_ITEMS_ACCEPTED = 12;
+export const DRAFT_LIST_ITEMS_ACCEPTED_MAX = 12;
 export const REVIEW_DRAFT_TASK = 'review-draft';
 
 /** What the model returns: per dimension a summary, questions, next experiments and evidence claims citing records. */
@@ -23,18 +23,18 @@ export const ConceptReviewDraft = Type.Object(
         {
           id: Type.Enum(DIMENSION_IDS),
           summary: Type.String({ maxLength: 2000 }),
-          questions: Type.Array(Type.String({ maxLength: 600 }), { maxItems: MAX_DRAFT_LIST_ITEMS_ACCEPTED }),
-          next_experiments: Type.Array(Type.String({ maxLength: 600 }), { maxItems: MAX_DRAFT_LIST_ITEMS_ACCEPTED }),
+          questions: Type.Array(Type.String({ maxLength: 600 }), { maxItems: DRAFT_LIST_ITEMS_ACCEPTED_MAX }),
+          next_experiments: Type.Array(Type.String({ maxLength: 600 }), { maxItems: DRAFT_LIST_ITEMS_ACCEPTED_MAX }),
           evidence_claims: Type.Array(
             Type.Object(
               {
-                claim: Type.String({ maxLength: MAX_DRAFT_CLAIM_CHARS }),
+                claim: Type.String({ maxLength: DRAFT_CLAIM_CHARS_MAX }),
                 record_id: Type.String({ maxLength: 200 }),
-                quote: Type.String({ maxLength: MAX_DRAFT_QUOTE_CHARS }),
+                quote: Type.String({ maxLength: DRAFT_QUOTE_CHARS_MAX }),
               },
               { additionalProperties: false },
             ),
-            { maxItems: MAX_DRAFT_LIST_ITEMS_ACCEPTED },
+            { maxItems: DRAFT_LIST_ITEMS_ACCEPTED_MAX },
           ),
         },
         { additionalProperties: false },
@@ -61,10 +61,10 @@ export const REVIEW_DRAFT_PROMPT = {
     `Return one JSON object {"dimensions": [...]} with one entry for each of these ${DIMENSION_IDS.length} dimensions, in this order:`,
     dimensionList,
     'For each: "summary" (two to four sentences: what the intake says and what the literature suggests, written as a hypothesis), ' +
-      `"questions" (up to ${MAX_QUESTIONS_PER_DIMENSION} questions the team should answer), "next_experiments" (up to ${MAX_EXPERIMENTS_PER_DIMENSION} small, cheap experiments that would test the dimension), ` +
-      `and "evidence_claims" (up to ${MAX_CLAIMS_PER_DIMENSION}).`,
+      `"questions" (up to ${QUESTIONS_PER_DIMENSION_MAX} questions the team should answer), "next_experiments" (up to ${EXPERIMENTS_PER_DIMENSION_MAX} small, cheap experiments that would test the dimension), ` +
+      `and "evidence_claims" (up to ${CLAIMS_PER_DIMENSION_MAX}).`,
     'An evidence claim is {"claim", "record_id", "quote"}: record_id is the id attribute of a <record> block below; quote is copied character for character from that record\'s text (only whitespace may differ) and supports the claim on its own. ' +
-      `Keep claims under ${MAX_DRAFT_CLAIM_CHARS} and quotes under ${MAX_DRAFT_QUOTE_CHARS} characters. Cite only records given below; do not cite from memory.`,
+      `Keep claims under ${DRAFT_CLAIM_CHARS_MAX} and quotes under ${DRAFT_QUOTE_CHARS_MAX} characters. Cite only records given below; do not cite from memory.`,
     'Each claim is checked afterwards: the record must be one retrieved for this review, the quote must appear in its openly licensed text, and a second reviewer must agree the quote supports the claim. Records marked text="abstract" are not openly licensed, so claims citing them will be marked support not verified.',
     'Where the literature says nothing relevant, leave evidence_claims empty and say so in the summary.',
   ].join('\n'),
@@ -108,12 +108,12 @@ function intakeBlock(intake: IntakeSpec): string {
   ].join('\n');
 }
 
-/** Record text cut to MAX_RECORD_CHARS_IN_DRAFT_PROMPT at a sentence or word boundary. */
+/** Record text cut to RECORD_CHARS_IN_DRAFT_PROMPT_MAX at a sentence or word boundary. */
 export function clipRecordText(text: string): string {
-  if (text.length <= MAX_RECORD_CHARS_IN_DRAFT_PROMPT) return text;
-  const cut = text.slice(0, MAX_RECORD_CHARS_IN_DRAFT_PROMPT);
+  if (text.length <= RECORD_CHARS_IN_DRAFT_PROMPT_MAX) return text;
+  const cut = text.slice(0, RECORD_CHARS_IN_DRAFT_PROMPT_MAX);
   const sentence = cut.lastIndexOf('. ');
-  return sentence > MAX_RECORD_CHARS_IN_DRAFT_PROMPT / 2 ? cut.slice(0, sentence + 1) : cut.slice(0, cut.lastIndexOf(' '));
+  return sentence > RECORD_CHARS_IN_DRAFT_PROMPT_MAX / 2 ? cut.slice(0, sentence + 1) : cut.slice(0, cut.lastIndexOf(' '));
 }
 
 export function reviewDraftSystem(): string {
@@ -121,12 +121,12 @@ export function reviewDraftSystem(): string {
 }
 
 /**
- * The user message: the intake (at most half the budget), then the records in order until MAX_DRAFT_PROMPT_BYTES (UTF-8)
+ * The user message: the intake (at most half the budget), then the records in order until DRAFT_PROMPT_BYTES_MAX (UTF-8)
  * would be passed, so the reservation covers any script. Returns the message and the records that fit (the offline
  * drafter gets exactly those).
  */
 export function buildReviewDraftUserMessage(input: ReviewDraftInput): { prompt: string; records: DraftRecord[] } {
-  const budget = MAX_DRAFT_PROMPT_BYTES - utf8Bytes(reviewDraftSystem());
+  const budget = DRAFT_PROMPT_BYTES_MAX - utf8Bytes(reviewDraftSystem());
   let prompt = clipUtf8(`Review this project.\n\n${intakeBlock(input.intake)}`, Math.floor(budget / 2));
   prompt += '\n\nRetrieved literature records:';
   let prompt_bytes = utf8Bytes(prompt);

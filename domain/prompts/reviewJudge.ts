@@ -1,7 +1,7 @@
 // The published support-judging prompt (GET /v1/prompts/review-judge): the third check of every evidence claim
 // (spec: ConceptReview — "a second AI judge agrees the quote supports the claim"). It sees one claim and one quote only.
 import { Type, type Static } from 'typebox';
-import { clipUtf8, MAX_JUDGE_PROMPT_BYTES, utf8Bytes } from '../review/limits.ts';
+import { clipUtf8, JUDGE_PROMPT_BYTES_MAX, utf8Bytes } from '../review/limits.ts';
 
 export const REVIEW_JUDGE_SCHEMA_NAME = 'EvidenceJudgement';
 export const REVIEW_JUDGE_TASK = 'review-judge';
@@ -41,9 +41,9 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max);
 }
 
-/** The user message for one claim; bounded so system + message stay within MAX_JUDGE_PROMPT_BYTES (UTF-8). */
+/** The user message for one claim; bounded so system + message stay within JUDGE_PROMPT_BYTES_MAX (UTF-8). */
 export function buildReviewJudgeUserMessage(input: JudgeInput): string {
   const strip = (text: string) => text.replace(/<\/?(claim|quote)\b/gi, ' ');
   const message = `Record: ${clip(strip(input.record_title), 300)}\n<claim>\n${strip(input.claim)}\n</claim>\n<quote>\n${strip(input.quote)}\n</quote>`;
-  return clipUtf8(message, MAX_JUDGE_PROMPT_BYTES - utf8Bytes(reviewJudgeSystem()));
+  return clipUtf8(message, JUDGE_PROMPT_BYTES_MAX - utf8Bytes(reviewJudgeSystem()));
 }

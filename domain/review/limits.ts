@@ -1,23 +1,23 @@
 // Named limits of the concept review (STYLE.md: every growing thing has a limit) and the credit estimate they bound.
 // The estimate is the reservation the review runs under, so it is computed from the same limits the prompts obey.
-import { MAX_CLAIMS_PER_DIMENSION } from '../contracts/conceptReview.ts';
+import { CLAIMS_PER_DIMENSION_MAX } from '../contracts/conceptReview.ts';
 import { DIMENSION_IDS } from './dimensions.ts';
 
 /** Records asked from Europe PMC for one review. */
 export const REVIEW_SEARCH_LIMIT = 25;
 /** Characters of one record's text (open full text, else its abstract) shown to the drafter. */
-export const MAX_RECORD_CHARS_IN_DRAFT_PROMPT = 3500;
+export const RECORD_CHARS_IN_DRAFT_PROMPT_MAX = 3500;
 /** The whole drafting request (system + user message) in UTF-8 bytes; records beyond it are left out of the prompt. */
-export const MAX_DRAFT_PROMPT_BYTES = 80_000;
-export const DRAFT_MAX_OUTPUT_TOKENS = 16_000;
+export const DRAFT_PROMPT_BYTES_MAX = 80_000;
+export const DRAFT_OUTPUT_TOKENS_MAX = 16_000;
 /** Characters of a claim and of a quote (the draft schema's maxLength). */
-export const MAX_DRAFT_CLAIM_CHARS = 600;
-export const MAX_DRAFT_QUOTE_CHARS = 600;
+export const DRAFT_CLAIM_CHARS_MAX = 600;
+export const DRAFT_QUOTE_CHARS_MAX = 600;
 /** One judging request (system + user message), in UTF-8 bytes. */
-export const MAX_JUDGE_PROMPT_BYTES = 3000;
-export const JUDGE_MAX_OUTPUT_TOKENS = 256;
+export const JUDGE_PROMPT_BYTES_MAX = 3000;
+export const JUDGE_OUTPUT_TOKENS_MAX = 256;
 /** Claims one review can carry, so judge calls are bounded too. */
-export const MAX_CLAIMS_PER_REVIEW = DIMENSION_IDS.length * MAX_CLAIMS_PER_DIMENSION;
+export const CLAIMS_PER_REVIEW_MAX = DIMENSION_IDS.length * CLAIMS_PER_DIMENSION_MAX;
 /**
  * Prompts are bounded in UTF-8 bytes and the reservation counts one token per byte: byte-level tokenizers emit at most
  * one token per byte in any script, so settlement at actual usage stays inside the reservation (as intake drafting does).
@@ -38,8 +38,8 @@ export function clipUtf8(text: string, max_bytes: number): string {
 
 /** Upper estimate of tokens for one review: one drafting call at its limits plus one judging call per possible claim. */
 export function reviewTokenEstimate(): { draft_tokens: number; judge_tokens: number; total_tokens: number } {
-  const draft_tokens = MAX_DRAFT_PROMPT_BYTES + DRAFT_MAX_OUTPUT_TOKENS;
-  const judge_tokens = MAX_CLAIMS_PER_REVIEW * (MAX_JUDGE_PROMPT_BYTES + JUDGE_MAX_OUTPUT_TOKENS);
+  const draft_tokens = DRAFT_PROMPT_BYTES_MAX + DRAFT_OUTPUT_TOKENS_MAX;
+  const judge_tokens = CLAIMS_PER_REVIEW_MAX * (JUDGE_PROMPT_BYTES_MAX + JUDGE_OUTPUT_TOKENS_MAX);
   return { draft_tokens, judge_tokens, total_tokens: draft_tokens + judge_tokens };
 }
 
@@ -52,8 +52,8 @@ export function reviewCreditsEstimate(credits_per_1k_tokens: number): number {
 export function reviewCostBasis(credits_per_1k_tokens: number): string {
   const t = reviewTokenEstimate();
   return (
-    `upper estimate: one drafting call (${t.draft_tokens} tokens: up to ${MAX_DRAFT_PROMPT_BYTES} prompt bytes (UTF-8) at one token per byte ` +
-    `plus ${DRAFT_MAX_OUTPUT_TOKENS} output tokens) and up to ${MAX_CLAIMS_PER_REVIEW} judging calls (${t.judge_tokens} tokens), ` +
+    `upper estimate: one drafting call (${t.draft_tokens} tokens: up to ${DRAFT_PROMPT_BYTES_MAX} prompt bytes (UTF-8) at one token per byte ` +
+    `plus ${DRAFT_OUTPUT_TOKENS_MAX} output tokens) and up to ${CLAIMS_PER_REVIEW_MAX} judging calls (${t.judge_tokens} tokens), ` +
     `at ${credits_per_1k_tokens} credit(s) per 1,000 tokens of hosted inference. This is reserved at the start and settled at actual usage; ` +
     'with your own provider key (byok_provider) the review costs 0 credits.'
   );

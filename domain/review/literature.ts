@@ -16,13 +16,13 @@ export type LiteratureQueryInput = {
 };
 
 /** Values taken per field; the rest are dropped (the intake can list up to 100 users). */
-export const MAX_QUERY_VALUES_PER_FIELD = 5;
+export const QUERY_VALUES_PER_FIELD_MAX = 5;
 /** A value up to this many words is searched as an exact phrase; a longer one by its first content words. */
-export const MAX_PHRASE_WORDS = 4;
+export const PHRASE_WORDS_MAX = 4;
 /** Content words kept from a long, sentence-like value. */
-export const MAX_CONTENT_WORDS_PER_VALUE = 4;
+export const CONTENT_WORDS_PER_VALUE_MAX = 4;
 /** Europe PMC takes the query in the URL; longer queries are refused here with this limit named. */
-export const MAX_LITERATURE_QUERY_CHARS = 1500;
+export const LITERATURE_QUERY_CHARS_MAX = 1500;
 
 // Common English words and words that say nothing about the topic of a health-technology idea.
 const STOP_WORDS = new Set(
@@ -44,16 +44,16 @@ function values(field: string | readonly string[] | null | undefined): string[] 
   return list
     .map((value) => value.replace(QUERY_SYNTAX, ' ').replace(/\s+/g, ' ').trim())
     .filter((value) => value.length > 0)
-    .slice(0, MAX_QUERY_VALUES_PER_FIELD);
+    .slice(0, QUERY_VALUES_PER_FIELD_MAX);
 }
 
 function clause(value: string): string | null {
   const words = value.split(' ');
-  if (words.length <= MAX_PHRASE_WORDS) return `"${value}"`;
+  if (words.length <= PHRASE_WORDS_MAX) return `"${value}"`;
   const content = words
     .map((word) => word.replace(/^[-.,;/]+|[-.,;/]+$/g, ''))
     .filter((word) => word.length > 2 && !STOP_WORDS.has(word.toLowerCase()) && !/^(and|or|not)$/i.test(word));
-  const kept = [...new Set(content.map((word) => word.toLowerCase()))].slice(0, MAX_CONTENT_WORDS_PER_VALUE);
+  const kept = [...new Set(content.map((word) => word.toLowerCase()))].slice(0, CONTENT_WORDS_PER_VALUE_MAX);
   if (kept.length === 0) return null;
   return kept.length === 1 ? kept[0]! : `(${kept.join(' AND ')})`;
 }
@@ -70,8 +70,8 @@ function conjunction(groups: Array<string | null>): string | null {
 }
 
 function checkLength(query: string): string {
-  if (query.length > MAX_LITERATURE_QUERY_CHARS) {
-    throw new ServiceError('VALIDATION_FAILED', `the literature query is ${query.length} characters; the limit is MAX_LITERATURE_QUERY_CHARS (${MAX_LITERATURE_QUERY_CHARS})`, [
+  if (query.length > LITERATURE_QUERY_CHARS_MAX) {
+    throw new ServiceError('VALIDATION_FAILED', `the literature query is ${query.length} characters; the limit is LITERATURE_QUERY_CHARS_MAX (${LITERATURE_QUERY_CHARS_MAX})`, [
       { path: '/query', message: 'shorten the intake terms used for the search' },
     ]);
   }

@@ -4,17 +4,17 @@
 // openly licensed text. The judge measures word overlap between claim and quote.
 import type { EvidenceJudgement, JudgeInput } from '../prompts/reviewJudge.ts';
 import type { ConceptReviewDraft, DraftRecord } from '../prompts/reviewDraft.ts';
-import { MAX_CLAIMS_PER_DIMENSION } from '../contracts/conceptReview.ts';
+import { CLAIMS_PER_DIMENSION_MAX } from '../contracts/conceptReview.ts';
 import { DIMENSIONS } from './dimensions.ts';
-import { MAX_DRAFT_CLAIM_CHARS, MAX_DRAFT_QUOTE_CHARS } from './limits.ts';
+import { DRAFT_CLAIM_CHARS_MAX, DRAFT_QUOTE_CHARS_MAX } from './limits.ts';
 
 export const OFFLINE_REVIEW_METHOD =
   'offline heuristic (not AI): evidence claims restate sentences quoted verbatim from openly licensed records, chosen by dimension keywords; support judged by word overlap';
-/** Sentences quoted per dimension by the offline drafter (at most MAX_CLAIMS_PER_DIMENSION). */
+/** Sentences quoted per dimension by the offline drafter (at most CLAIMS_PER_DIMENSION_MAX). */
 export const OFFLINE_CLAIMS_PER_DIMENSION = 2;
 /** Share of the claim's content words that must appear in the quote for the lexical judge to agree. */
 export const LEXICAL_SUPPORT_THRESHOLD = 0.6;
-const MIN_SENTENCE_CHARS = 40;
+const SENTENCE_CHARS_MIN = 40;
 
 export type OfflineDraftInput = {
   topic: string;
@@ -39,7 +39,7 @@ function sentences(text: string): string[] {
     .split(/\n{2,}/)
     .flatMap((paragraph) => paragraph.split(/(?<=[.!?])\s+(?=[A-Z0-9])/))
     .map((s) => s.replace(/\s+/g, ' ').trim())
-    .filter((s) => s.length >= MIN_SENTENCE_CHARS && s.length <= MAX_DRAFT_QUOTE_CHARS);
+    .filter((s) => s.length >= SENTENCE_CHARS_MIN && s.length <= DRAFT_QUOTE_CHARS_MAX);
 }
 
 function hasKeyword(sentence: string, keywords: readonly string[]): boolean {
@@ -57,7 +57,7 @@ export function draftReviewOffline(input: OfflineDraftInput): ConceptReviewDraft
     .filter((r) => r.text_kind === 'open_full_text')
     .flatMap((r) => sentences(r.text).map((sentence) => ({ record: r, sentence })));
   const used = new Set<string>();
-  const per_dimension = Math.min(OFFLINE_CLAIMS_PER_DIMENSION, MAX_CLAIMS_PER_DIMENSION);
+  const per_dimension = Math.min(OFFLINE_CLAIMS_PER_DIMENSION, CLAIMS_PER_DIMENSION_MAX);
   return {
     dimensions: DIMENSIONS.map((dimension) => {
       const picked = pool.filter((p) => !used.has(p.sentence) && hasKeyword(p.sentence, dimension.keywords)).slice(0, per_dimension);
@@ -74,7 +74,7 @@ export function draftReviewOffline(input: OfflineDraftInput): ConceptReviewDraft
         questions: dimension.questions.map((q) => q.replaceAll('{topic}', clip(topic, 120))),
         next_experiments: dimension.next_experiments.map((e) => e.replaceAll('{topic}', clip(topic, 120))),
         evidence_claims: picked.map((p) => ({
-          claim: clip(`A retrieved record reports that ${p.sentence.charAt(0).toLowerCase()}${p.sentence.slice(1)}`, MAX_DRAFT_CLAIM_CHARS),
+          claim: clip(`A retrieved record reports that ${p.sentence.charAt(0).toLowerCase()}${p.sentence.slice(1)}`, DRAFT_CLAIM_CHARS_MAX),
           record_id: p.record.record_id,
           quote: p.sentence,
         })),

@@ -4,7 +4,7 @@ import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { LiteratureQueryInput } from './literature.ts';
 
 /** Fewer records than this from a query makes the review try the next, broader query of the ladder. */
-export const MIN_RECORDS_BEFORE_BROADENING = 5;
+export const RECORDS_BEFORE_BROADENING_MIN = 5;
 
 export function reviewQueryInput(intake: IntakeSpec): LiteratureQueryInput {
   return {

@@ -8,9 +8,9 @@ import {
   type ConceptReview,
   type EvidenceClaim,
   type FailedCheck,
-  MAX_CLAIMS_PER_DIMENSION,
-  MAX_QUOTE_CHARS,
-  MAX_REVIEW_RECORDS,
+  CLAIMS_PER_DIMENSION_MAX,
+  QUOTE_CHARS_MAX,
+  REVIEW_RECORDS_MAX,
   REVIEW_DISCLAIMER,
   REVIEW_LIMITATIONS,
   type ReviewDimension,
@@ -20,7 +20,7 @@ import { invariant } from '../errors.ts';
 import type { ConceptReviewDraft } from '../prompts/reviewDraft.ts';
 import { DIMENSIONS, type DimensionId } from './dimensions.ts';
 import type { LiteratureRecord } from './literature.ts';
-import { MAX_CLAIMS_PER_REVIEW } from './limits.ts';
+import { CLAIMS_PER_REVIEW_MAX } from './limits.ts';
 import { mentionIndex, type RemovedMention, REMOVED_MENTIONS_LISTED_MAX, scrubMentions } from './mentions.ts';
 
 /** A retrieved record with its openly licensed text, when the service could read it. */
@@ -55,10 +55,10 @@ export function precheckClaims(draft: ConceptReviewDraft, retrieved: readonly Re
   const out: PrecheckedClaim[] = [];
   for (const dimension of DIMENSIONS) {
     const drafted = draft.dimensions.find((d) => d.id === dimension.id);
-    for (const [index, item] of (drafted?.evidence_claims ?? []).slice(0, MAX_CLAIMS_PER_DIMENSION).entries()) {
-      if (out.length >= MAX_CLAIMS_PER_REVIEW) break;
+    for (const [index, item] of (drafted?.evidence_claims ?? []).slice(0, CLAIMS_PER_DIMENSION_MAX).entries()) {
+      if (out.length >= CLAIMS_PER_REVIEW_MAX) break;
       const claim_id = `${dimension.id}.${index + 1}`;
-      const quote = item.quote.slice(0, MAX_QUOTE_CHARS);
+      const quote = item.quote.slice(0, QUOTE_CHARS_MAX);
       const found = byId.get(item.record_id.trim());
       const base = { claim_id, dimension_id: dimension.id, claim: item.claim, quote };
       if (!found) {
@@ -124,7 +124,7 @@ export function finalizeClaims(prechecked: readonly PrecheckedClaim[], judgement
 }
 
 export function citationRecord(retrieved: readonly RetrievedRecord[]): CitationRecordEntry[] {
-  return retrieved.slice(0, MAX_REVIEW_RECORDS).map(({ record, open_text }) => ({
+  return retrieved.slice(0, REVIEW_RECORDS_MAX).map(({ record, open_text }) => ({
     record_id: record.record_id,
     title: record.title,
     authors: record.authors,

@@ -4,7 +4,7 @@
 // same kind run in the order they were scheduled.
 import { DDSketch } from '@datadog/sketches-js';
 import { ServiceError } from '../errors.ts';
-import { EVENT_TRACE_CAP_PER_VARIANT, MAX_ENTITIES_IN_SYSTEM, MAX_EVENTS_PER_REPLICATION } from './limits.ts';
+import { EVENT_TRACE_CAP_PER_VARIANT, ENTITIES_IN_SYSTEM_MAX, EVENTS_PER_REPLICATION_MAX } from './limits.ts';
 import {
   ARRIVAL_POISSON,
   ARRIVAL_RENEWAL,
@@ -457,8 +457,8 @@ class Replication {
       const b = this.heapB[0]!;
       this.popRoot();
       this.now = time;
-      if (++events > MAX_EVENTS_PER_REPLICATION) {
-        throw worldLimit(`replication exceeded MAX_EVENTS_PER_REPLICATION (${MAX_EVENTS_PER_REPLICATION}); shorten the horizon or lower the arrival rates`, '/horizon', `more than ${MAX_EVENTS_PER_REPLICATION} events in one replication`);
+      if (++events > EVENTS_PER_REPLICATION_MAX) {
+        throw worldLimit(`replication exceeded EVENTS_PER_REPLICATION_MAX (${EVENTS_PER_REPLICATION_MAX}); shorten the horizon or lower the arrival rates`, '/horizon', `more than ${EVENTS_PER_REPLICATION_MAX} events in one replication`);
       }
       switch (kind) {
         case EVENT_ARRIVAL:
@@ -576,8 +576,8 @@ class Replication {
       if (this.nextEntity === this.entityCapacity) this.growEntities();
       entity = this.nextEntity++;
     }
-    if (++this.live > MAX_ENTITIES_IN_SYSTEM) {
-      throw worldLimit(`more than MAX_ENTITIES_IN_SYSTEM (${MAX_ENTITIES_IN_SYSTEM}) entities were in the system at once; the pathway cannot keep up with its arrivals`, '/arrivals', `more than ${MAX_ENTITIES_IN_SYSTEM} entities at once`);
+    if (++this.live > ENTITIES_IN_SYSTEM_MAX) {
+      throw worldLimit(`more than ENTITIES_IN_SYSTEM_MAX (${ENTITIES_IN_SYSTEM_MAX}) entities were in the system at once; the pathway cannot keep up with its arrivals`, '/arrivals', `more than ${ENTITIES_IN_SYSTEM_MAX} entities at once`);
     }
     this.entityArrival[entity] = this.now;
     this.entityState[entity] = STATE_MOVING;

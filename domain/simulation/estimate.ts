@@ -1,17 +1,17 @@
 // estimateRun: is a world runnable within the named limits, and what will it cost (spec: /v1/runs/estimate).
 // Cost model (docs/simulation.md): expected events = variants x replications x (expected arrivals x expected events per
-// entity + capacity changes); credits = ceil(events / EVENTS_PER_CREDIT), at least MIN_RUN_CREDITS.
+// entity + capacity changes); credits = ceil(events / EVENTS_PER_CREDIT), at least RUN_CREDITS_MIN.
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import {
   creditsForEvents,
   EVENTS_PER_CREDIT,
-  MAX_ENTITIES_IN_SYSTEM,
-  MAX_EVENTS_PER_REPLICATION,
-  MAX_EVENTS_PER_RUN,
-  MAX_HORIZON_DAYS,
-  MAX_REPLICATIONS,
-  MAX_VARIANTS,
-  MIN_RUN_CREDITS,
+  ENTITIES_IN_SYSTEM_MAX,
+  EVENTS_PER_REPLICATION_MAX,
+  EVENTS_PER_RUN_MAX,
+  HORIZON_DAYS_MAX,
+  REPLICATIONS_MAX,
+  VARIANTS_MAX,
+  RUN_CREDITS_MIN,
 } from './limits.ts';
 import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, conditionHolds, HOURS_PER_WEEK, rateTableRate, STEP_ASSIGN, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_BRANCH_RULES, STEP_BRANCH_SHORTEST_QUEUE, STEP_DELAY, STEP_RELEASE, STEP_SEIZE, STEP_SERVICE } from './model.ts';
 import { minutesPer } from './units.ts';
@@ -26,7 +26,7 @@ export type RunEstimate = {
   cost_model: string;
 };
 
-export const COST_MODEL_DESCRIPTION = `credits = max(${MIN_RUN_CREDITS}, ceil(simulated events / ${EVENTS_PER_CREDIT})); events = arrivals, service ends, delay ends, reneges and capacity changes over all variants and replications`;
+export const COST_MODEL_DESCRIPTION = `credits = max(${RUN_CREDITS_MIN}, ceil(simulated events / ${EVENTS_PER_CREDIT})); events = arrivals, service ends, delay ends, reneges and capacity changes over all variants and replications`;
 
 /** Expected number of arrivals over the horizon of one replication. */
 function expectedArrivals(model: CompiledModel): number[] {
@@ -34,9 +34,9 @@ function expectedArrivals(model: CompiledModel): number[] {
     if (arrival.kind === ARRIVAL_POISSON) return arrival.rate * model.horizon * arrival.batchMean;
     if (arrival.kind === ARRIVAL_RENEWAL) return arrival.interarrival!.mean > 0 ? (model.horizon / arrival.interarrival!.mean) * arrival.batchMean : Number.POSITIVE_INFINITY;
     if (arrival.kind === ARRIVAL_RATE_TABLE && arrival.calendar) {
-      // Trend or holidays: hour by hour, over at most MAX_HORIZON_DAYS (a longer horizon is refused anyway; scaled up).
+      // Trend or holidays: hour by hour, over at most HORIZON_DAYS_MAX (a longer horizon is refused anyway; scaled up).
       const hours = model.horizon / model.unitsPerHour;
-      const counted = Math.min(hours, MAX_HORIZON_DAYS * 24);
+      const counted = Math.min(hours, HORIZON_DAYS_MAX * 24);
       let total = 0;
       for (let hour = 0; hour < counted; hour++) total += rateTableRate(arrival, hour, model.unitsPerHour) * model.unitsPerHour * Math.min(1, counted - hour);
       return (total * hours) / counted;
@@ -474,14 +474,14 @@ function capacityChanges(model: CompiledModel): number {
 
 export function estimateRun(world: unknown): RunEstimate {
   const validation = validateWorld(world);
-  const empty = { events_estimate: 0, events_per_replication_estimate: {}, credits_estimate: MIN_RUN_CREDITS, cost_model: COST_MODEL_DESCRIPTION };
+  const empty = { events_estimate: 0, events_per_replication_estimate: {}, credits_estimate: RUN_CREDITS_MIN, cost_model: COST_MODEL_DESCRIPTION };
   if (!validation.valid) return { runnable: false, issues: validation.problems, ...empty };
   const spec = world as WorldSpec;
   const issues: Problem[] = [];
   const horizonDays = (spec.horizon * minutesPer(spec.time_unit)) / 1440;
-  if (horizonDays > MAX_HORIZON_DAYS) issues.push({ pointer: '/horizon', message: `horizon is ${Math.round(horizonDays)} days; MAX_HORIZON_DAYS is ${MAX_HORIZON_DAYS}` });
-  if (spec.replications > MAX_REPLICATIONS) issues.push({ pointer: '/replications', message: `${spec.replications} replications; MAX_REPLICATIONS is ${MAX_REPLICATIONS}` });
-  if (spec.variants.length > MAX_VARIANTS) issues.push({ pointer: '/variants', message: `${spec.variants.length} variants; MAX_VARIANTS is ${MAX_VARIANTS}` });
+  if (horizonDays > HORIZON_DAYS_MAX) issues.push({ pointer: '/horizon', message: `horizon is ${Math.round(horizonDays)} days; HORIZON_DAYS_MAX is ${HORIZON_DAYS_MAX}` });
+  if (spec.replications > REPLICATIONS_MAX) issues.push({ pointer: '/replications', message: `${spec.replications} replications; REPLICATIONS_MAX is ${REPLICATIONS_MAX}` });
+  if (spec.variants.length > VARIANTS_MAX) issues.push({ pointer: '/variants', message: `${spec.variants.length} variants; VARIANTS_MAX is ${VARIANTS_MAX}` });
 
   const perReplication: Record<string, number> = {};
   let total = 0;
@@ -512,7 +512,7 @@ export function estimateRun(world: unknown): RunEstimate {
     // Entities in the system (Little's law: flow x mean time per step), plus the backlog of overloaded resources.
     const overloads = overloadedResources(model, flowPerUnit);
     const entities = estimateEntities(model, flowPerUnit, overloads);
-    if (entities > MAX_ENTITIES_IN_SYSTEM) {
+    if (entities > ENTITIES_IN_SYSTEM_MAX) {
       const named = overloads
         .map((overload) => {
           const over = overload.capacity > 0 ? `${Math.round((overload.load / overload.capacity - 1) * 100)}% above` : 'with no';
@@ -521,18 +521,18 @@ export function estimateRun(world: unknown): RunEstimate {
         .join('; ');
       issues.push({
         pointer: `/variants/${index}`,
-        message: `about ${Math.round(entities)} entities in the system at once under '${variant.id}'${named ? `: ${named}` : ''}; MAX_ENTITIES_IN_SYSTEM is ${MAX_ENTITIES_IN_SYSTEM}`,
+        message: `about ${Math.round(entities)} entities in the system at once under '${variant.id}'${named ? `: ${named}` : ''}; ENTITIES_IN_SYSTEM_MAX is ${ENTITIES_IN_SYSTEM_MAX}`,
       });
     }
     events += capacityChanges(model) + breakdownEvents(model, flowPerUnit);
     events = Math.ceil(events);
     perReplication[variant.id] = events;
-    total += events * Math.min(spec.replications, MAX_REPLICATIONS);
-    if (events > MAX_EVENTS_PER_REPLICATION) {
-      issues.push({ pointer: `/variants/${index}`, message: `about ${events} events per replication of '${variant.id}'; MAX_EVENTS_PER_REPLICATION is ${MAX_EVENTS_PER_REPLICATION}` });
+    total += events * Math.min(spec.replications, REPLICATIONS_MAX);
+    if (events > EVENTS_PER_REPLICATION_MAX) {
+      issues.push({ pointer: `/variants/${index}`, message: `about ${events} events per replication of '${variant.id}'; EVENTS_PER_REPLICATION_MAX is ${EVENTS_PER_REPLICATION_MAX}` });
     }
   });
-  if (total > MAX_EVENTS_PER_RUN) issues.push({ pointer: '/replications', message: `about ${total} events in the run; MAX_EVENTS_PER_RUN is ${MAX_EVENTS_PER_RUN}` });
+  if (total > EVENTS_PER_RUN_MAX) issues.push({ pointer: '/replications', message: `about ${total} events in the run; EVENTS_PER_RUN_MAX is ${EVENTS_PER_RUN_MAX}` });
   return { runnable: issues.length === 0, issues, events_estimate: total, events_per_replication_estimate: perReplication, credits_estimate: creditsForEvents(total), cost_model: COST_MODEL_DESCRIPTION };
 }
 

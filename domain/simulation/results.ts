@@ -1,5 +1,5 @@
 // Results of a run, all pure: summaries per measure and variant, paired comparisons under common random numbers,
-// synthetic findings, cost reports and the bounded event trace (spec: WorldSpec and run; issue 6 item 5).
+// synthetic findings, cost reports and the bounded event trace (spec: WorldSpec and run).
 import { DDSketch } from '@datadog/sketches-js';
 import type { Comparison, CostReport, Finding, MetricComparison, MetricSummary } from '../contracts/runResults.ts';
 import { RUN_RESULTS_VERSION } from '../contracts/runResults.ts';

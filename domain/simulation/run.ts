@@ -3,7 +3,7 @@
 // budget, wall clock or a cancel still holds complete baseline/treatment pairs for comparison.
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import { type ReplicationResult, runReplication } from './engine.ts';
-import { EVENT_TRACE_CAP_PER_VARIANT, MAX_REPLICATIONS } from './limits.ts';
+import { EVENT_TRACE_CAP_PER_VARIANT, REPLICATIONS_MAX } from './limits.ts';
 import { type CompiledModel, compileModel } from './model.ts';
 import { compare, summarize } from './results.ts';
 
@@ -34,7 +34,7 @@ export type ReplicationJob = { variant_id: string; replication_index: number; tr
 /** Every replication of every variant, in dispatch order; replication 0 of each variant carries the event trace. */
 export function replicationJobs(world: WorldSpec, replications = world.replications): ReplicationJob[] {
   const jobs: ReplicationJob[] = [];
-  const count = Math.min(replications, MAX_REPLICATIONS);
+  const count = Math.min(replications, REPLICATIONS_MAX);
   for (let replication = 0; replication < count; replication++) {
     for (const variant of world.variants) jobs.push({ variant_id: variant.id, replication_index: replication, trace_limit: replication === 0 ? EVENT_TRACE_CAP_PER_VARIANT : 0 });
   }

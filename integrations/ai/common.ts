@@ -7,13 +7,13 @@ import { AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvid
 
 export { AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvider };
 
-export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+export const DEFAULT_OUTPUT_TOKENS_MAX = 8192;
 /** Upper bound on max_output_tokens a caller may ask for. */
-export const MAX_OUTPUT_TOKENS_LIMIT = 32_000;
+export const OUTPUT_TOKENS_MAX = 32_000;
 /** One provider call may take this long before it counts as unavailable (retryable). */
 export const DEFAULT_AI_TIMEOUT_MS = 300_000;
 /** System text plus prompt above this size is refused before any call. */
-export const MAX_PROMPT_CHARS = 1_000_000;
+export const PROMPT_CHARS_MAX = 1_000_000;
 
 /** The `type` of every ApplicationFailure the gateway throws; workflows match on these. */
 export const AI_FAILURE_TYPES = {

@@ -8,10 +8,10 @@ import {
   AI_PROVIDERS,
   type AdapterRequest,
   DEFAULT_AI_TIMEOUT_MS,
-  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_OUTPUT_TOKENS_MAX,
   type HostedAiProvider,
-  MAX_OUTPUT_TOKENS_LIMIT,
-  MAX_PROMPT_CHARS,
+  OUTPUT_TOKENS_MAX,
+  PROMPT_CHARS_MAX,
   nonRetryable,
   type RawStructuredReply,
   type StructuredCallRequest,
@@ -25,10 +25,10 @@ import { checkAgainstSchema, toProviderJsonSchema } from './schema.ts';
 export {
   AI_FAILURE_TYPES,
   AI_PROVIDERS,
-  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_OUTPUT_TOKENS_MAX,
   HOSTED_AI_PROVIDERS,
-  MAX_OUTPUT_TOKENS_LIMIT,
-  MAX_PROMPT_CHARS,
+  OUTPUT_TOKENS_MAX,
+  PROMPT_CHARS_MAX,
 } from './common.ts';
 export type { AiFailureType, AiProvider, HostedAiProvider, StructuredCallRequest, StructuredCallResult, TokenUsage } from './common.ts';
 export { OFFLINE_MODEL_LABEL, estimateTokens } from './offline.ts';
@@ -51,10 +51,10 @@ function checkRequest<S extends TSchema>(request: StructuredCallRequest<S>): num
   if (!request.model || request.model.trim() === '') refuse(request.provider, `no model is configured for ${request.provider}`);
   if (!SCHEMA_NAME_PATTERN.test(request.schema_name)) refuse(request.provider, 'schema_name must be 1 to 64 letters, digits, _ or -');
   const chars = request.system.length + request.prompt.length;
-  if (chars > MAX_PROMPT_CHARS) refuse(request.provider, `the prompt is ${chars} characters; the limit is MAX_PROMPT_CHARS (${MAX_PROMPT_CHARS})`);
-  const max_output_tokens = request.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-  if (!Number.isInteger(max_output_tokens) || max_output_tokens < 1 || max_output_tokens > MAX_OUTPUT_TOKENS_LIMIT) {
-    refuse(request.provider, `max_output_tokens must be an integer from 1 to MAX_OUTPUT_TOKENS_LIMIT (${MAX_OUTPUT_TOKENS_LIMIT})`);
+  if (chars > PROMPT_CHARS_MAX) refuse(request.provider, `the prompt is ${chars} characters; the limit is PROMPT_CHARS_MAX (${PROMPT_CHARS_MAX})`);
+  const max_output_tokens = request.max_output_tokens ?? DEFAULT_OUTPUT_TOKENS_MAX;
+  if (!Number.isInteger(max_output_tokens) || max_output_tokens < 1 || max_output_tokens > OUTPUT_TOKENS_MAX) {
+    refuse(request.provider, `max_output_tokens must be an integer from 1 to OUTPUT_TOKENS_MAX (${OUTPUT_TOKENS_MAX})`);
   }
   return max_output_tokens;
 }

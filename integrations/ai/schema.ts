@@ -6,7 +6,7 @@ import { type AiProvider, outputInvalid } from './common.ts';
 /** Keys that identify a schema to us but mean nothing (or trouble) to a provider's schema subset. */
 const DROPPED_KEYS = new Set(['$id', '$schema']);
 /** Errors listed in a validation failure message. */
-const MAX_LISTED_ERRORS = 5;
+const LISTED_ERRORS_MAX = 5;
 
 function clean(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(clean);
@@ -43,7 +43,7 @@ export function isStrictCompatible(schema: unknown): boolean {
 /** Validates a parsed reply; throws a non-retryable ProviderOutputInvalid naming the first errors. */
 export function checkAgainstSchema<T>(provider: AiProvider, schema: TSchema, value: unknown): T {
   if (Value.Check(schema, value)) return value as T;
-  const errors = [...Value.Errors(schema, value)].slice(0, MAX_LISTED_ERRORS);
+  const errors = [...Value.Errors(schema, value)].slice(0, LISTED_ERRORS_MAX);
   const listed = errors.map((error) => `${error.instancePath || '/'} ${error.message}`).join('; ');
   throw outputInvalid(provider, listed || 'value rejected');
 }

@@ -8,14 +8,14 @@ import { type EuropePmcResult, type LiteratureRecord, toLiteratureRecord } from 
 
 export const EUROPE_PMC_DEFAULT_BASE_URL = 'https://www.ebi.ac.uk/europepmc/webservices/rest';
 /** Records asked for in one search. */
-export const MAX_LITERATURE_SEARCH_LIMIT = 100;
+export const LITERATURE_SEARCH_LIMIT_MAX = 100;
 export const DEFAULT_LITERATURE_TIMEOUT_MS = 30_000;
 /** A search response above this size is refused. */
-export const MAX_SEARCH_RESPONSE_BYTES = 16 * 1024 * 1024;
+export const SEARCH_RESPONSE_BYTES_MAX = 16 * 1024 * 1024;
 /** A JATS document above this size is not read. */
-export const MAX_FULL_TEXT_BYTES = 16 * 1024 * 1024;
+export const FULL_TEXT_BYTES_MAX = 16 * 1024 * 1024;
 /** Plain text kept per article; longer text is cut at a paragraph boundary. */
-export const MAX_FULL_TEXT_CHARS = 400_000;
+export const FULL_TEXT_CHARS_MAX = 400_000;
 
 export const LITERATURE_FAILURE_TYPES = {
   /** Connection refused, timeout, 429 or 5xx, or a reply that is not the expected JSON. Retryable. */
@@ -79,7 +79,7 @@ export type SearchLiteratureInput = {
   base_url: string;
   /** A Europe PMC query, e.g. from buildLiteratureQuery (domain/review/literature.ts). */
   query: string;
-  /** 1 to MAX_LITERATURE_SEARCH_LIMIT. */
+  /** 1 to LITERATURE_SEARCH_LIMIT_MAX. */
   limit: number;
   timeout_ms?: number;
   abort_signal?: AbortSignal;
@@ -92,8 +92,8 @@ type SearchResponse = { hitCount?: number; nextCursorMark?: string; resultList?:
  * with status 'excluded' and their reason; use includedRecords() for evidence). Order is Europe PMC's.
  */
 export async function searchLiterature(input: SearchLiteratureInput): Promise<LiteratureRecord[]> {
-  if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > MAX_LITERATURE_SEARCH_LIMIT) {
-    throw rejected(`limit must be an integer from 1 to MAX_LITERATURE_SEARCH_LIMIT (${MAX_LITERATURE_SEARCH_LIMIT})`, { limit: input.limit });
+  if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > LITERATURE_SEARCH_LIMIT_MAX) {
+    throw rejected(`limit must be an integer from 1 to LITERATURE_SEARCH_LIMIT_MAX (${LITERATURE_SEARCH_LIMIT_MAX})`, { limit: input.limit });
   }
   if (input.query.trim() === '') throw rejected('the literature query is empty', {});
   const params = new URLSearchParams({ query: input.query, format: 'json', resultType: 'core', pageSize: String(input.limit), cursorMark: '*' });
@@ -103,7 +103,7 @@ export async function searchLiterature(input: SearchLiteratureInput): Promise<Li
     await response.body?.cancel();
     throw failureForStatus(response.status, 'search');
   }
-  const body = await readLimited(response, MAX_SEARCH_RESPONSE_BYTES, 'search response');
+  const body = await readLimited(response, SEARCH_RESPONSE_BYTES_MAX, 'search response');
   let parsed: SearchResponse;
   try {
     parsed = JSON.parse(body) as SearchResponse;
@@ -153,7 +153,7 @@ export async function fetchOpenAccessText(input: FetchOpenAccessTextInput): Prom
     await response.body?.cancel();
     throw failureForStatus(response.status, `full text of ${record.pmcid}`);
   }
-  const xml = await readLimited(response, MAX_FULL_TEXT_BYTES, 'full-text document');
+  const xml = await readLimited(response, FULL_TEXT_BYTES_MAX, 'full-text document');
   const text = jatsToPlainText(xml);
   return text === '' ? null : text;
 }
@@ -248,7 +248,7 @@ export function jatsToPlainText(xml: string): string {
   let text = '';
   for (const paragraph of paragraphs) {
     const next = text === '' ? paragraph : `${text}\n\n${paragraph}`;
-    if (next.length > MAX_FULL_TEXT_CHARS) break;
+    if (next.length > FULL_TEXT_CHARS_MAX) break;
     text = next;
   }
   return text;

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /** Fakes refuse bodies above this size, like a real service would. */
-export const FAKE_MAX_BODY_BYTES = 8 * 1024 * 1024;
+export const FAKE_BODY_BYTES_MAX = 8 * 1024 * 1024;
 
 export type RecordedRequest = {
   method: string;
@@ -34,8 +34,8 @@ function readBody(request: IncomingMessage): Promise<string> {
     let bytes = 0;
     request.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes > FAKE_MAX_BODY_BYTES) {
-        reject(new Error(`fake server: request body above FAKE_MAX_BODY_BYTES (${FAKE_MAX_BODY_BYTES})`));
+      if (bytes > FAKE_BODY_BYTES_MAX) {
+        reject(new Error(`fake server: request body above FAKE_BODY_BYTES_MAX (${FAKE_BODY_BYTES_MAX})`));
         request.destroy();
         return;
       }

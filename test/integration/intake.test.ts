@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtractionInput } from '../../compute/extraction.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
-import { MAX_BYTES_PER_REQUEST, MAX_BYTES_PER_SOURCE, MAX_SOURCES_PER_REQUEST } from '../../domain/intake/sources.ts';
+import { BYTES_PER_REQUEST_MAX, BYTES_PER_SOURCE_MAX, SOURCES_PER_REQUEST_MAX } from '../../domain/intake/sources.ts';
 import { buildCorpus, type CorpusFile, PROJECT_BRIEF_TXT, textFile } from '../support/corpus.ts';
 import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
 import { apiToken, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
@@ -168,8 +168,8 @@ describe('POST /v1/intakes/extract (JSON and ownership)', () => {
 });
 
 describe('extraction limits', () => {
-  it('refuses more than MAX_SOURCES_PER_REQUEST files with 422 naming the limit', async () => {
-    const files = Array.from({ length: MAX_SOURCES_PER_REQUEST + 1 }, (_, index): ExtractionInput => ({
+  it('refuses more than SOURCES_PER_REQUEST_MAX files with 422 naming the limit', async () => {
+    const files = Array.from({ length: SOURCES_PER_REQUEST_MAX + 1 }, (_, index): ExtractionInput => ({
       kind: 'file',
       filename: `note-${index}.txt`,
       content_type: 'text/plain',
@@ -177,30 +177,30 @@ describe('extraction limits', () => {
     }));
     const response = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'org_id', value: owner.org_id }, ...files]);
     expect(response.status).toBe(422);
-    expect(response.body.message).toContain('MAX_SOURCES_PER_REQUEST');
-    expect(response.body.details[0]).toMatchObject({ limit: 'MAX_SOURCES_PER_REQUEST', limit_value: MAX_SOURCES_PER_REQUEST });
+    expect(response.body.message).toContain('SOURCES_PER_REQUEST_MAX');
+    expect(response.body.details[0]).toMatchObject({ limit: 'SOURCES_PER_REQUEST_MAX', limit_value: SOURCES_PER_REQUEST_MAX });
   });
 
-  it('refuses a file above MAX_BYTES_PER_SOURCE with 413 naming the limit, while streaming', async () => {
-    const big: ExtractionInput = { kind: 'file', filename: 'big.txt', content_type: 'text/plain', bytes: new Uint8Array(MAX_BYTES_PER_SOURCE + 1).fill(0x61) };
+  it('refuses a file above BYTES_PER_SOURCE_MAX with 413 naming the limit, while streaming', async () => {
+    const big: ExtractionInput = { kind: 'file', filename: 'big.txt', content_type: 'text/plain', bytes: new Uint8Array(BYTES_PER_SOURCE_MAX + 1).fill(0x61) };
     const response = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'org_id', value: owner.org_id }, big]);
     expect(response.status).toBe(413);
     expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(response.body.message).toContain('MAX_BYTES_PER_SOURCE');
+    expect(response.body.message).toContain('BYTES_PER_SOURCE_MAX');
   });
 
-  it('refuses a text field above MAX_BYTES_PER_SOURCE with 413 naming the limit', async () => {
+  it('refuses a text field above BYTES_PER_SOURCE_MAX with 413 naming the limit', async () => {
     const response = await postMultipart('/v1/intakes/extract', owner.session, [
       { field: 'org_id', value: owner.org_id },
-      { kind: 'text', text: 'b'.repeat(MAX_BYTES_PER_SOURCE + 1) },
+      { kind: 'text', text: 'b'.repeat(BYTES_PER_SOURCE_MAX + 1) },
     ]);
     expect(response.status).toBe(413);
-    expect(response.body.message).toContain('MAX_BYTES_PER_SOURCE');
+    expect(response.body.message).toContain('BYTES_PER_SOURCE_MAX');
   });
 
-  it('refuses files summing above MAX_BYTES_PER_REQUEST with 413 naming the limit', async () => {
-    const each = MAX_BYTES_PER_SOURCE - 1024;
-    const count = Math.floor(MAX_BYTES_PER_REQUEST / each) + 1;
+  it('refuses files summing above BYTES_PER_REQUEST_MAX with 413 naming the limit', async () => {
+    const each = BYTES_PER_SOURCE_MAX - 1024;
+    const count = Math.floor(BYTES_PER_REQUEST_MAX / each) + 1;
     const files = Array.from({ length: count }, (_, index): ExtractionInput => ({
       kind: 'file',
       filename: `part-${index}.txt`,
@@ -209,17 +209,17 @@ describe('extraction limits', () => {
     }));
     const response = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'org_id', value: owner.org_id }, ...files]);
     expect(response.status).toBe(413);
-    expect(response.body.message).toContain('MAX_BYTES_PER_REQUEST');
+    expect(response.body.message).toContain('BYTES_PER_REQUEST_MAX');
     // Nothing of a refused request is stored.
     const listed = await http(service, 'GET', `/v1/intake-sources?org_id=${owner.org_id}&limit=200`, { token: owner.session });
     expect(listed.body.data.some((source: any) => source.name.startsWith('part-'))).toBe(false);
   });
 
-  it('refuses a JSON body above MAX_BYTES_PER_REQUEST with 413 naming the limit', async () => {
-    const texts = Array.from({ length: 3 }, () => 'c'.repeat(MAX_BYTES_PER_SOURCE - 10));
+  it('refuses a JSON body above BYTES_PER_REQUEST_MAX with 413 naming the limit', async () => {
+    const texts = Array.from({ length: 3 }, () => 'c'.repeat(BYTES_PER_SOURCE_MAX - 10));
     const response = await http(service, 'POST', '/v1/intakes/extract', { token: owner.session, body: { text: texts, org_id: owner.org_id } });
     expect(response.status).toBe(413);
-    expect(response.body.message).toContain('MAX_BYTES_PER_REQUEST');
+    expect(response.body.message).toContain('BYTES_PER_REQUEST_MAX');
   });
 
   it('refuses an unknown form field', async () => {

@@ -14,7 +14,7 @@ import type { maintenanceWorkflow } from '../../workflows/maintenance.ts';
 import { probeAttempts } from '../support/activities.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { ideaStageIntake, withoutCitations } from '../support/reviewFixtures.ts';
-import { BOUNDARY_PROBE_MAX_ATTEMPTS, type failureBoundaryProbeWorkflow } from '../support/workflows/boundary.ts';
+import { BOUNDARY_PROBE_ATTEMPTS_MAX, type failureBoundaryProbeWorkflow } from '../support/workflows/boundary.ts';
 import { queueWorld } from '../support/worlds.ts';
 
 /** "A few dozen": what an hour of idle service may add to the Temporal UI's list of executions. */
@@ -71,7 +71,7 @@ describe('the worker failure boundary', () => {
 
   it('retries any other error up to the attempts its profile allows', async () => {
     const { attempts, failure } = await probe('plain_error');
-    expect(attempts).toBe(BOUNDARY_PROBE_MAX_ATTEMPTS);
+    expect(attempts).toBe(BOUNDARY_PROBE_ATTEMPTS_MAX);
     expect(failure.nonRetryable).toBe(false);
   });
 });

@@ -104,7 +104,7 @@ describe('run limits', { timeout: 120_000 }, () => {
     const issue = quote.body.issues.find((candidate: { kind: string }) => candidate.kind === 'world_limit');
     expect(issue.message).toContain("resource 'scanner'");
     expect(issue.message).toMatch(/6\d% above/);
-    expect(issue.message).toContain('MAX_ENTITIES_IN_SYSTEM');
+    expect(issue.message).toContain('ENTITIES_IN_SYSTEM_MAX');
   });
 
 });

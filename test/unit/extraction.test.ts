@@ -3,10 +3,10 @@ import {
   checkExtractionLimits,
   type ExtractedSource,
   extractSources,
-  MAX_BYTES_PER_REQUEST,
-  MAX_BYTES_PER_SOURCE,
-  MAX_PDF_PAGES,
-  MAX_SOURCES_PER_REQUEST,
+  BYTES_PER_REQUEST_MAX,
+  BYTES_PER_SOURCE_MAX,
+  PDF_PAGES_MAX,
+  SOURCES_PER_REQUEST_MAX,
   sourceSummary,
 } from '../../compute/extraction.ts';
 import { isServiceError, type ServiceError } from '../../domain/errors.ts';
@@ -171,34 +171,34 @@ describe('extractSources over the generated corpus', () => {
 });
 
 describe('extraction limits', () => {
-  it('refuses more sources than MAX_SOURCES_PER_REQUEST before reading, naming the limit', async () => {
-    const inputs = Array.from({ length: MAX_SOURCES_PER_REQUEST + 1 }, (_, index) => ({ kind: 'text' as const, text: `line ${index}` }));
-    await expect(extractSources(inputs)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('MAX_SOURCES_PER_REQUEST') });
+  it('refuses more sources than SOURCES_PER_REQUEST_MAX before reading, naming the limit', async () => {
+    const inputs = Array.from({ length: SOURCES_PER_REQUEST_MAX + 1 }, (_, index) => ({ kind: 'text' as const, text: `line ${index}` }));
+    await expect(extractSources(inputs)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('SOURCES_PER_REQUEST_MAX') });
   });
 
-  it('refuses a source over MAX_BYTES_PER_SOURCE with PAYLOAD_TOO_LARGE naming the limit', () => {
-    const error = thrown(() => checkExtractionLimits([{ name: 'big.pdf', size_bytes: MAX_BYTES_PER_SOURCE + 1 }]));
+  it('refuses a source over BYTES_PER_SOURCE_MAX with PAYLOAD_TOO_LARGE naming the limit', () => {
+    const error = thrown(() => checkExtractionLimits([{ name: 'big.pdf', size_bytes: BYTES_PER_SOURCE_MAX + 1 }]));
     expect(error.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(error.message).toContain(`MAX_BYTES_PER_SOURCE is ${MAX_BYTES_PER_SOURCE} bytes`);
+    expect(error.message).toContain(`BYTES_PER_SOURCE_MAX is ${BYTES_PER_SOURCE_MAX} bytes`);
   });
 
-  it('refuses a request over MAX_BYTES_PER_REQUEST with PAYLOAD_TOO_LARGE naming the limit', () => {
-    const sizes = Array.from({ length: 3 }, (_, index) => ({ name: `f${index}`, size_bytes: MAX_BYTES_PER_SOURCE }));
-    expect(3 * MAX_BYTES_PER_SOURCE).toBeGreaterThan(MAX_BYTES_PER_REQUEST);
+  it('refuses a request over BYTES_PER_REQUEST_MAX with PAYLOAD_TOO_LARGE naming the limit', () => {
+    const sizes = Array.from({ length: 3 }, (_, index) => ({ name: `f${index}`, size_bytes: BYTES_PER_SOURCE_MAX }));
+    expect(3 * BYTES_PER_SOURCE_MAX).toBeGreaterThan(BYTES_PER_REQUEST_MAX);
     const error = thrown(() => checkExtractionLimits(sizes));
     expect(error.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(error.message).toContain('MAX_BYTES_PER_REQUEST');
+    expect(error.message).toContain('BYTES_PER_REQUEST_MAX');
   });
 
   it('refuses an empty request', () => {
     expect(thrown(() => checkExtractionLimits([])).code).toBe('VALIDATION_FAILED');
   });
 
-  it('reports a PDF over MAX_PDF_PAGES as an error naming the limit, not a truncated read', async () => {
-    const bytes = await buildPdf(Array.from({ length: MAX_PDF_PAGES + 1 }, () => ({ kind: 'text' as const, lines: ['x y'] })));
+  it('reports a PDF over PDF_PAGES_MAX as an error naming the limit, not a truncated read', async () => {
+    const bytes = await buildPdf(Array.from({ length: PDF_PAGES_MAX + 1 }, () => ({ kind: 'text' as const, lines: ['x y'] })));
     const [source] = await extractSources([{ kind: 'file', filename: 'long.pdf', bytes }]);
     expect(source!.status).toBe('error');
-    expect(source!.reason).toContain(`MAX_PDF_PAGES is ${MAX_PDF_PAGES}`);
+    expect(source!.reason).toContain(`PDF_PAGES_MAX is ${PDF_PAGES_MAX}`);
     expect(source!.lines).toBeNull();
   });
 });

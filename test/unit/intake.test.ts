@@ -5,7 +5,7 @@ import { isServiceError } from '../../domain/errors.ts';
 import { type CitationLookup, checkCitations, citationLookupFrom, quoteAppearsIn } from '../../domain/intake/citations.ts';
 import { draftIntakeOffline, OFFLINE_DRAFT_LABEL } from '../../domain/intake/offlineDraft.ts';
 import { draftSources } from '../../domain/intake/sources.ts';
-import { buildIntakeDraftUserMessage, INTAKE_DRAFT_PROMPT, MAX_DRAFT_INPUT_CHARS } from '../../domain/prompts/intakeDraft.ts';
+import { buildIntakeDraftUserMessage, INTAKE_DRAFT_PROMPT, DRAFT_INPUT_CHARS_MAX } from '../../domain/prompts/intakeDraft.ts';
 import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
 import { awsKeyFile, jsonFile, markdownFile, mixedPdf, PROJECT_BRIEF_TXT, textFile, textLayerPdf } from '../support/corpus.ts';
 
@@ -188,9 +188,9 @@ describe('drafting prompt', () => {
     expect(() => buildIntakeDraftUserMessage([...processed, excluded])).toThrow(/only processed sources/);
   });
 
-  it('refuses sources longer than MAX_DRAFT_INPUT_CHARS, naming the limit', () => {
+  it('refuses sources longer than DRAFT_INPUT_CHARS_MAX, naming the limit', () => {
     const lines = Array.from({ length: 10_000 }, () => 'x'.repeat(80));
-    expect(() => buildIntakeDraftUserMessage([{ id: 'src_big', name: 'big', status: 'processed', lines }])).toThrow(`MAX_DRAFT_INPUT_CHARS is ${MAX_DRAFT_INPUT_CHARS}`);
+    expect(() => buildIntakeDraftUserMessage([{ id: 'src_big', name: 'big', status: 'processed', lines }])).toThrow(`DRAFT_INPUT_CHARS_MAX is ${DRAFT_INPUT_CHARS_MAX}`);
   });
 });
 

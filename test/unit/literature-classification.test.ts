@@ -7,7 +7,7 @@ import {
   type EuropePmcResult,
   includedRecords,
   literatureQueryLadder,
-  MAX_LITERATURE_QUERY_CHARS,
+  LITERATURE_QUERY_CHARS_MAX,
   normalizeLicence,
   toLiteratureRecord,
 } from '../../domain/review/literature.ts';
@@ -131,7 +131,7 @@ describe('buildLiteratureQuery', () => {
 
   it('refuses a query above the named limit', () => {
     const long = Array.from({ length: 5 }, (_, i) => `${'x'.repeat(100)}${i} ${'y'.repeat(100)}${i}`);
-    expect(() => buildLiteratureQuery({ condition: long, intervention: long, setting: long, keywords: long })).toThrow(`MAX_LITERATURE_QUERY_CHARS (${MAX_LITERATURE_QUERY_CHARS})`);
+    expect(() => buildLiteratureQuery({ condition: long, intervention: long, setting: long, keywords: long })).toThrow(`LITERATURE_QUERY_CHARS_MAX (${LITERATURE_QUERY_CHARS_MAX})`);
   });
 
   it('offers broader queries, narrowest first, without duplicates', () => {

@@ -87,7 +87,7 @@ describe('Europe PMC client', () => {
     const before = fake.requests.length;
     const failure = await applicationFailureOf(searchLiterature({ base_url: fake.base_url, query, limit: 101 }));
     expect(failure.nonRetryable).toBe(true);
-    expect(failure.message).toContain('MAX_LITERATURE_SEARCH_LIMIT (100)');
+    expect(failure.message).toContain('LITERATURE_SEARCH_LIMIT_MAX (100)');
     expect(fake.requests).toHaveLength(before);
   });
 });

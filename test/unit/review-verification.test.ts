@@ -10,7 +10,7 @@ import { buildReviewDraftUserMessage, reviewDraftSystem } from '../../domain/pro
 import { DIMENSION_IDS, DIMENSIONS } from '../../domain/review/dimensions.ts';
 import { canMoveReview, FINISHED_REVIEW_STATES, REVIEW_STATES } from '../../domain/review/states.ts';
 import { type EuropePmcResult, toLiteratureRecord } from '../../domain/review/literature.ts';
-import { clipUtf8, MAX_DRAFT_PROMPT_BYTES, MAX_JUDGE_PROMPT_BYTES, reviewTokenEstimate, utf8Bytes } from '../../domain/review/limits.ts';
+import { clipUtf8, DRAFT_PROMPT_BYTES_MAX, JUDGE_PROMPT_BYTES_MAX, reviewTokenEstimate, utf8Bytes } from '../../domain/review/limits.ts';
 import { draftReviewOffline, judgeSupportOffline } from '../../domain/review/offline.ts';
 import { mentionIndex, REMOVED_MENTION_MARK, scrubMentions } from '../../domain/review/mentions.ts';
 import { assembleConceptReview, finalizeClaims, precheckClaims, quoteAppearsIn, type RetrievedRecord } from '../../domain/review/verify.ts';
@@ -198,10 +198,10 @@ describe('prompts', () => {
   it('keep the drafting and judging requests inside their limits', () => {
     const long = { record_id: 'MED:1', title: 'T', year: 2020, journal: null, text_kind: 'open_full_text' as const, text: 'word '.repeat(5000), notes: [] };
     const { prompt, records } = buildReviewDraftUserMessage({ intake: ideaStageIntake(), records: Array.from({ length: 60 }, (_, i) => ({ ...long, record_id: `MED:${i}` })) });
-    expect(utf8Bytes(reviewDraftSystem()) + utf8Bytes(prompt)).toBeLessThanOrEqual(MAX_DRAFT_PROMPT_BYTES);
+    expect(utf8Bytes(reviewDraftSystem()) + utf8Bytes(prompt)).toBeLessThanOrEqual(DRAFT_PROMPT_BYTES_MAX);
     expect(records.length).toBeLessThan(60);
     const judge = buildReviewJudgeUserMessage({ claim: 'c'.repeat(5000), quote: 'q'.repeat(5000), record_title: 't' });
-    expect(utf8Bytes(reviewJudgeSystem()) + utf8Bytes(judge)).toBeLessThanOrEqual(MAX_JUDGE_PROMPT_BYTES);
+    expect(utf8Bytes(reviewJudgeSystem()) + utf8Bytes(judge)).toBeLessThanOrEqual(JUDGE_PROMPT_BYTES_MAX);
   });
 });
 
@@ -224,11 +224,11 @@ describe('review states', () => {
     const record = { record_id: 'MED:1', title: 'タイトル', year: 2020, journal: null, text_kind: 'open_full_text' as const, text: tamil, notes: [] };
     const { prompt } = buildReviewDraftUserMessage({ intake: long, records: Array.from({ length: 30 }, (_, i) => ({ ...record, record_id: `MED:${i}` })) });
     const input_bytes = utf8Bytes(reviewDraftSystem()) + utf8Bytes(prompt);
-    expect(input_bytes).toBeLessThanOrEqual(MAX_DRAFT_PROMPT_BYTES);
+    expect(input_bytes).toBeLessThanOrEqual(DRAFT_PROMPT_BYTES_MAX);
     // One token per UTF-8 byte at most, so the reservation covers the drafting call in any script.
     expect(input_bytes).toBeLessThanOrEqual(reviewTokenEstimate().draft_tokens);
     const judge = buildReviewJudgeUserMessage({ claim: cjk.slice(0, 3000), quote: tamil, record_title: 'タイトル' });
-    expect(utf8Bytes(reviewJudgeSystem()) + utf8Bytes(judge)).toBeLessThanOrEqual(MAX_JUDGE_PROMPT_BYTES);
+    expect(utf8Bytes(reviewJudgeSystem()) + utf8Bytes(judge)).toBeLessThanOrEqual(JUDGE_PROMPT_BYTES_MAX);
     expect(clipUtf8('é'.repeat(10), 5)).toBe('éé'); // never half a character
   });
 });

@@ -97,7 +97,7 @@ describe('estimateRun refuses an overloaded world', () => {
     expect(estimate.runnable).toBe(false);
     const message = estimate.issues.map((issue) => issue.message).join('\n');
     expect(message).toContain("resource 'clinician' is offered 10 servers' worth of work against a mean capacity of 1 (900% above capacity)");
-    expect(message).toContain('MAX_ENTITIES_IN_SYSTEM');
+    expect(message).toContain('ENTITIES_IN_SYSTEM_MAX');
   });
 
   it('refuses a world exactly at capacity whose queue would still pass the limit, and accepts one below it', () => {
@@ -140,7 +140,7 @@ describe('stop_when: replications until a measure is precise enough', () => {
 });
 
 describe('scheduled arrivals without a period', () => {
-  it('arrive at their times (not at NaN) and a burst past MAX_ENTITIES_IN_SYSTEM fails with WORLD_LIMIT_EXCEEDED', () => {
+  it('arrive at their times (not at NaN) and a burst past ENTITIES_IN_SYSTEM_MAX fails with WORLD_LIMIT_EXCEEDED', () => {
     const world = queueWorld({ servers: 1, arrivals_per_minute: 1, mean_service_minutes: 1, replications: 1 });
     world.arrivals = [{ id: 'patients', kind: 'scheduled', times: [5, 10], batch_size: 2, to_step: 'consult' }];
     const result = runReplication(world, { variant_id: 'baseline', replication_index: 0, trace_limit: 100 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import { creditsForEvents, estimateRun, MAX_REPLICATIONS, validateWorld } from '../../domain/simulation/index.ts';
+import { creditsForEvents, estimateRun, REPLICATIONS_MAX, validateWorld } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
 
 const base = () => queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1, replications: 5 });
@@ -121,12 +121,12 @@ describe('estimateRun', () => {
     expect(creditsForEvents(1)).toBe(1);
   });
 
-  it('refuses replications above MAX_REPLICATIONS and names the limit', () => {
-    const world = { ...base(), replications: MAX_REPLICATIONS + 1 };
+  it('refuses replications above REPLICATIONS_MAX and names the limit', () => {
+    const world = { ...base(), replications: REPLICATIONS_MAX + 1 };
     const estimate = estimateRun(world);
     expect(estimate.runnable).toBe(false);
     expect(estimate.issues[0]!.pointer).toBe('/replications');
-    expect(estimate.issues[0]!.message).toContain('MAX_REPLICATIONS');
+    expect(estimate.issues[0]!.message).toContain('REPLICATIONS_MAX');
   });
 
   it('is not runnable when the world is invalid, and says why', () => {
@@ -139,12 +139,12 @@ describe('estimateRun', () => {
 });
 
 describe('estimateRun entity limit', () => {
-  it('refuses a world whose queue grows past MAX_ENTITIES_IN_SYSTEM and names the limit', () => {
+  it('refuses a world whose queue grows past ENTITIES_IN_SYSTEM_MAX and names the limit', () => {
     // 10 arrivals per minute to one server serving one per minute: about 9 more entities every minute.
     const world = queueWorld({ servers: 1, arrivals_per_minute: 10, mean_service_minutes: 1, horizon_minutes: 200_000, replications: 1 });
     const estimate = estimateRun(world);
     expect(estimate.runnable).toBe(false);
-    expect(estimate.issues.some((issue) => issue.message.includes('MAX_ENTITIES_IN_SYSTEM'))).toBe(true);
+    expect(estimate.issues.some((issue) => issue.message.includes('ENTITIES_IN_SYSTEM_MAX'))).toBe(true);
     expect(estimateRun(queueWorld({ servers: 1, arrivals_per_minute: 0.9, mean_service_minutes: 1, horizon_minutes: 200_000, replications: 1 })).runnable).toBe(true);
   });
 });

@@ -4,11 +4,11 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { testActivities } from '../activities.ts';
 
 /** The attempts a retryable failure gets here; a non-retryable one must stop after the first. */
-export const BOUNDARY_PROBE_MAX_ATTEMPTS = 5;
+export const BOUNDARY_PROBE_ATTEMPTS_MAX = 5;
 
 const { failingProbe } = proxyActivities<ReturnType<typeof testActivities>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '10 milliseconds', backoffCoefficient: 1, maximumAttempts: BOUNDARY_PROBE_MAX_ATTEMPTS },
+  retry: { initialInterval: '10 milliseconds', backoffCoefficient: 1, maximumAttempts: BOUNDARY_PROBE_ATTEMPTS_MAX },
 });
 
 export async function failureBoundaryProbeWorkflow(input: { probe_id: string; throws: 'service_error' | 'internal' | 'plain_error' }): Promise<void> {

@@ -901,11 +901,11 @@ export type ExtractIntakeSourcesData = {
 
 export type ExtractIntakeSourcesErrors = {
     /**
-     * PAYLOAD_TOO_LARGE: MAX_BYTES_PER_SOURCE or MAX_BYTES_PER_REQUEST
+     * PAYLOAD_TOO_LARGE: BYTES_PER_SOURCE_MAX or BYTES_PER_REQUEST_MAX
      */
     413: unknown;
     /**
-     * VALIDATION_FAILED: MAX_SOURCES_PER_REQUEST, no sources, no owner
+     * VALIDATION_FAILED: SOURCES_PER_REQUEST_MAX, no sources, no owner
      */
     422: unknown;
     /**
