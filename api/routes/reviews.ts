@@ -68,21 +68,7 @@ export const ReviewOut = Type.Object({
 });
 
 /** A review in a listing: its state and credits, without the ConceptReview itself (read it with GET /v1/reviews/{review_id}). */
-export const ReviewListItem = Type.Object({
-  id: Id('rev'),
-  project_id: Id('proj'),
-  org_id: Id('org'),
-  plan_id: Id('plan'),
-  status: Type.Union(REVIEW_STATES.map((s) => Type.Literal(s))),
-  status_description: Type.String(),
-  byok_provider: Type.Union([...BYOK_PROVIDERS.map((p) => Type.Literal(p)), Type.Null()]),
-  credits_reserved: Credits,
-  credits_used: Type.Union([Credits, Type.Null()]),
-  failure: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
-  created_by: Type.String(),
-  created_at: Timestamp,
-  finished_at: Type.Union([Timestamp, Type.Null()]),
-});
+export const ReviewListItem = Type.Omit(ReviewOut, ['usage', 'literature_query', 'updated_at', 'review']);
 
 function reviewListItem(row: ReviewRow) {
   return {

@@ -61,8 +61,10 @@ export function precheckClaims(draft: ConceptReviewDraft, retrieved: readonly Re
       const quote = item.quote.slice(0, QUOTE_CHARS_MAX);
       const found = byId.get(item.record_id.trim());
       const base = { claim_id, dimension_id: dimension.id, claim: item.claim, quote };
-      if (!found) {
-        // A review presents no record it did not verify: the identifier goes (listed in removed_mentions), the claim stays unsupported.
+      // spec: ConceptReview check 1. A review presents no record it did not verify: the citation of a record never
+      // retrieved, or excluded (retracted records are excluded), is removed (listed in removed_mentions) and the claim
+      // stays unsupported.
+      if (!found || found.record.status === 'excluded') {
         out.push({
           ...base,
           record_id: null,
@@ -70,24 +72,13 @@ export function precheckClaims(draft: ConceptReviewDraft, retrieved: readonly Re
           record_title: null,
           failed_check: 'unverified_record',
           checks: { record_retrieved: false, quote_found: null, judge_agrees: null },
-          note: 'the cited record was not retrieved by this review; the citation was removed',
+          note: found
+            ? `the cited record was excluded (${found.record.exclusion_reason ?? 'excluded'}) and is not evidence; the citation was removed`
+            : 'the cited record was not retrieved by this review; the citation was removed',
         });
         continue;
       }
       const { record, open_text } = found;
-      if (record.status === 'excluded') {
-        // spec: ConceptReview — retracted records are excluded, so the citation is removed, not shown as evidence.
-        out.push({
-          ...base,
-          record_id: null,
-          quote: '',
-          record_title: null,
-          failed_check: 'unverified_record',
-          checks: { record_retrieved: false, quote_found: null, judge_agrees: null },
-          note: `the cited record was excluded (${record.exclusion_reason ?? 'excluded'}) and is not evidence; the citation was removed`,
-        });
-        continue;
-      }
       if (open_text === null) {
         out.push({ ...base, record_id: record.record_id, record_title: record.title, failed_check: 'support_not_verified', checks: { record_retrieved: true, quote_found: null, judge_agrees: null }, note: `the service may not read this record's text: ${record.full_text_reason}` });
         continue;

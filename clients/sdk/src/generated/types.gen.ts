@@ -5988,6 +5988,9 @@ export type ListReviewsResponses = {
             status_description: string;
             byok_provider: 'openai' | 'anthropic' | 'google' | null;
             credits_reserved: number;
+            /**
+             * settled credits once finished; 0 with byok_provider or when failed
+             */
             credits_used: number | null;
             failure: {
                 code: string;
