@@ -6,6 +6,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { ServiceError } from '../domain/errors.ts';
 import { migrationsList } from '../migrations/index.ts';
 import { type ChangeFeed, createChangeFeed } from './changes.ts';
+import { type FastReader, pgliteReader } from './pgliteReads.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -29,15 +30,17 @@ export type Db = Tx & {
 
 export type DatabaseOptions = { database_url: string | null; pglite_dir: string | null; pool_max?: number };
 
-function wrap(em: SqlEntityManager): Tx {
+/** `fast`: the PGlite read path for `select`s outside transactions (store/pgliteReads.ts). */
+function wrap(em: SqlEntityManager, fast?: FastReader): Tx {
+  const run = async <T>(sql: string, params: readonly unknown[] = []): Promise<T[]> => {
+    const rows = fast ? await fast(sql, params) : undefined;
+    return (rows ?? (await em.execute(sql, params as unknown[], 'all'))) as T[];
+  };
   return {
     em,
-    async query<T>(sql: string, params: readonly unknown[] = []) {
-      return (await em.execute(sql, params as unknown[], 'all')) as T[];
-    },
+    query: run,
     async one<T>(sql: string, params: readonly unknown[] = []) {
-      const rows = (await em.execute(sql, params as unknown[], 'all')) as T[];
-      return rows[0];
+      return (await run<T>(sql, params))[0];
     },
   };
 }
@@ -75,11 +78,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     } as never)) as unknown as CoreORM;
   }
   const root = orm.em as unknown as SqlEntityManager;
-  const base = wrap(root.fork() as SqlEntityManager);
-  const changes = createChangeFeed({
-    database_url: options.database_url,
-    pglite: () => (orm.em.getConnection() as unknown as { getNativeClient(): Promise<unknown> }).getNativeClient(),
-  });
+  const native = () => (orm.em.getConnection() as unknown as { getNativeClient(): Promise<unknown> }).getNativeClient();
+  const base = wrap(root.fork() as SqlEntityManager, kind === 'pglite' ? pgliteReader(native) : undefined);
+  const changes = createChangeFeed({ database_url: options.database_url, pglite: native });
   const db: Db = {
     ...base,
     kind,
