@@ -78,11 +78,20 @@ class Writer {
   }
 }
 
-/** `?` placeholders as `$n`; undefined when the text holds a quote or `??` (left to the ordinary path). */
+/**
+ * `?` placeholders as `$n`, outside single-quoted literals; undefined for text this small scanner does not claim to
+ * read (`??`, backslashes, double quotes, dollar quoting), which takes the ordinary path.
+ */
 export function numberedPlaceholders(sql: string): string | undefined {
-  if (/['"\\]|\?\?/.test(sql)) return undefined;
+  if (/\?\?|[\\"$]/.test(sql)) return undefined;
+  let out = '';
   let index = 0;
-  return sql.replace(/\?/g, () => `$${++index}`);
+  let quoted = false;
+  for (const char of sql) {
+    if (char === "'") quoted = !quoted;
+    out += char === '?' && !quoted ? `$${++index}` : char;
+  }
+  return quoted ? undefined : out;
 }
 
 export type FastReader = (sql: string, params: readonly unknown[]) => Promise<Record<string, unknown>[] | undefined>;
