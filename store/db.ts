@@ -7,6 +7,7 @@ import { ServiceError } from '../domain/errors.ts';
 import { migrationsList } from '../migrations/index.ts';
 import { type ChangeFeed, createChangeFeed } from './changes.ts';
 import { type FastReader, pgliteReader } from './pgliteReads.ts';
+import { createRowCache, type RowCache } from './rowCache.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -25,6 +26,8 @@ export type Db = Tx & {
   migrate(): Promise<string[]>;
   /** Notices of changed pollable rows (store/changes.ts). */
   changes: ChangeFeed;
+  /** PGlite only: pollable rows kept in memory, exact by the change feed (store/rowCache.ts). */
+  row_cache?: RowCache;
   close(): Promise<void>;
 };
 
@@ -86,6 +89,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     kind,
     orm,
     changes,
+    ...(kind === 'pglite' ? { row_cache: createRowCache(changes) } : {}),
     async transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: { isolation?: 'serializable' | 'repeatable read' }) {
       for (let attempt = 1; ; attempt++) {
         try {
