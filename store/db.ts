@@ -33,11 +33,16 @@ export type Db = Tx & {
 
 export type DatabaseOptions = { database_url: string | null; pglite_dir: string | null; pool_max?: number };
 
-/** `fast`: the PGlite read path for `select`s outside transactions (store/pgliteReads.ts). */
-function wrap(em: SqlEntityManager, fast?: FastReader): Tx {
+/**
+ * `fast`: the PGlite read path for `select`s outside transactions (store/pgliteReads.ts); `ordinary` counts the
+ * reads that took MikroORM's path instead (the row cache keeps only what the prepared path read).
+ */
+function wrap(em: SqlEntityManager, fast?: FastReader, ordinary?: { count: number }): Tx {
   const run = async <T>(sql: string, params: readonly unknown[] = []): Promise<T[]> => {
     const rows = fast ? await fast(sql, params) : undefined;
-    return (rows ?? (await em.execute(sql, params as unknown[], 'all'))) as T[];
+    if (rows) return rows as T[];
+    if (ordinary) ordinary.count++;
+    return (await em.execute(sql, params as unknown[], 'all')) as T[];
   };
   return {
     em,
@@ -82,14 +87,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
   }
   const root = orm.em as unknown as SqlEntityManager;
   const native = () => (orm.em.getConnection() as unknown as { getNativeClient(): Promise<unknown> }).getNativeClient();
-  const base = wrap(root.fork() as SqlEntityManager, kind === 'pglite' ? pgliteReader(native) : undefined);
+  const ordinary = { count: 0 };
+  const base = wrap(root.fork() as SqlEntityManager, kind === 'pglite' ? pgliteReader(native) : undefined, ordinary);
   const changes = createChangeFeed({ database_url: options.database_url, pglite: native });
   const db: Db = {
     ...base,
     kind,
     orm,
     changes,
-    ...(kind === 'pglite' ? { row_cache: createRowCache(changes) } : {}),
+    ...(kind === 'pglite' ? { row_cache: createRowCache(changes, () => ordinary.count) } : {}),
     async transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: { isolation?: 'serializable' | 'repeatable read' }) {
       for (let attempt = 1; ; attempt++) {
         try {

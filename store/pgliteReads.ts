@@ -14,6 +14,7 @@ type Native = {
   execProtocol(message: Uint8Array, options?: { syncToFs?: boolean }): Promise<{ messages: BackendMessage[] }>;
   _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
   _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
+  isInTransaction(): boolean;
 };
 type Prepared = { name: string; param_types: number[]; fields: Array<{ name: string; dataTypeID: number }> };
 
@@ -126,6 +127,8 @@ export function pgliteReader(native_of: () => Promise<unknown>): FastReader {
     if (text === undefined) return undefined;
     native ??= (await native_of()) as Native;
     const db = native;
+    // While a transaction is open the ordinary path decides, as before (it queues behind the transaction).
+    if (db.isInTransaction()) return undefined;
     try {
       return await db._runExclusiveTransaction(() =>
         db._runExclusiveQuery(async () => {

@@ -3,8 +3,10 @@
 // that owns it, and a trigger announces every change of a cached row or of a row its view reads (migrations 0010 and
 // 0012). PGlite hands the notice to the feed during the COMMIT's own response, before the committing caller resumes,
 // so a read after a write this process committed never sees the old row. A read that overlapped any notice is not
-// kept. Only reads on the database itself are cached, never inside a transaction. Not used on PostgreSQL, where
-// another process's notice arrives later than its commit.
+// kept, nor one during which any read took MikroORM's path: only what the prepared path read (which holds PGlite's
+// transaction lock, so no transaction is open) is kept, as that can never be a transaction's uncommitted state. Only
+// reads on the database itself are cached, never inside a transaction. Not used on PostgreSQL, where another process's
+// notice arrives later than its commit.
 import type { ChangeFeed } from './changes.ts';
 
 /** Row ids kept per process; the oldest goes first. */
@@ -15,7 +17,8 @@ export type RowCache = {
   read<T extends object>(id: string, part: string, load: () => Promise<T | undefined>): Promise<T | undefined>;
 };
 
-export function createRowCache(changes: ChangeFeed): RowCache {
+/** `ordinary_reads`: how many reads on the database took MikroORM's path so far (store/db.ts). */
+export function createRowCache(changes: ChangeFeed, ordinary_reads: () => number): RowCache {
   const rows = new Map<string, Map<string, object>>();
   /** Bumped on every notice: a load that overlapped one is not kept. */
   let generation = 0;
@@ -39,8 +42,9 @@ export function createRowCache(changes: ChangeFeed): RowCache {
       if (kept) return { ...kept } as never;
       if (!(await listen())) return load();
       const before = generation;
+      const ordinary_before = ordinary_reads();
       const value = await load();
-      if (value === undefined || generation !== before) return value;
+      if (value === undefined || generation !== before || ordinary_reads() !== ordinary_before) return value;
       let parts = rows.get(id);
       if (!parts) {
         if (rows.size >= ROW_CACHE_IDS_MAX) rows.delete(rows.keys().next().value!);
