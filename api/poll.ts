@@ -21,7 +21,20 @@ export const WaitQuery: Record<string, QueryParam> = {
 };
 
 export function etagOf(body: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+  return etagOfJson(JSON.stringify(body));
+}
+
+function etagOfJson(json: string): string {
+  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+}
+
+/** Serialises the handler's body once: the ETag hashes the same JSON text that is sent. */
+function serialised(ctx: Context): string {
+  if (typeof ctx.body === 'string') return ctx.body;
+  const json = JSON.stringify(ctx.body);
+  ctx.body = json;
+  ctx.type = 'application/json';
+  return json;
 }
 
 function matches(header: string, etag: string): boolean {
@@ -51,7 +64,7 @@ export async function servePollable(deps: AppDeps, ctx: Context, route: RouteDef
   try {
     await read();
     if (ctx.status !== 200) return;
-    let etag = etagOf(ctx.body);
+    let etag = etagOfJson(serialised(ctx));
     const baseline = if_none_match || etag;
     if (waiting && matches(baseline, etag)) {
       const deadline = Date.now() + wait_seconds * 1000;
@@ -81,7 +94,7 @@ export async function servePollable(deps: AppDeps, ctx: Context, route: RouteDef
         await subscribe();
         await read();
         if (ctx.status !== 200) return;
-        etag = etagOf(ctx.body);
+        etag = etagOfJson(serialised(ctx));
         if (!matches(baseline, etag)) break;
       }
     }

@@ -3,7 +3,7 @@ declare module 'autocannon' {
   type Options = { url: string; headers?: Record<string, string>; connections?: number; duration?: number; timeout?: number };
   type Result = {
     requests: { average: number };
-    latency: { p50: number; p99: number };
+    latency: { p50: number; p99: number; max: number };
     timeouts: number;
     errors: number;
     non2xx: number;

@@ -9,6 +9,8 @@ export const CHANGE_CHANNEL = 'crucible_changed';
 export type ChangeFeed = {
   /** Calls `listener` on the next notice for `id` (and on a lost LISTEN connection); resolves once listening. */
   subscribe(id: string, listener: () => void): Promise<() => void>;
+  /** Calls `listener` with every notice's id (and `null` on a lost LISTEN connection) until close; resolves once listening. */
+  observe(listener: (id: string | null) => void): Promise<void>;
   /** Waiters in this process. */
   waiting(): number;
   close(): Promise<void>;
@@ -18,12 +20,14 @@ type Native = { listen(channel: string, callback: (payload: string) => void): Pr
 
 export function createChangeFeed(source: { database_url: string | null; pglite: () => Promise<unknown> }): ChangeFeed {
   const listeners = new Map<string, Set<() => void>>();
+  const observers = new Set<(id: string | null) => void>();
   let count = 0;
   let started: Promise<void> | null = null;
   let stop: (() => Promise<void>) | null = null;
   let closed = false;
 
   const dispatch = (id: string) => {
+    for (const observer of observers) observer(id);
     const set = listeners.get(id);
     if (!set) return;
     listeners.delete(id);
@@ -33,6 +37,7 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
   /** The LISTEN connection was lost: every waiter re-reads (and re-subscribes, which reconnects). */
   const wakeAll = () => {
     started = null;
+    for (const observer of observers) observer(null);
     for (const id of [...listeners.keys()]) dispatch(id);
   };
 
@@ -84,9 +89,23 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
       }
       return unsubscribe;
     },
+    async observe(listener) {
+      if (closed) throw new Error('the change feed is closed');
+      observers.add(listener);
+      try {
+        started ??= start();
+        await started;
+      } catch (error) {
+        started = null;
+        observers.delete(listener);
+        throw error;
+      }
+    },
     waiting: () => count,
     async close() {
       closed = true;
+      for (const observer of observers) observer(null);
+      observers.clear();
       for (const id of [...listeners.keys()]) dispatch(id);
       if (started) await started.catch(() => {});
       await stop?.().catch(() => {});

@@ -6,6 +6,8 @@ import { Migrator } from '@mikro-orm/migrations';
 import { ServiceError } from '../domain/errors.ts';
 import { migrationsList } from '../migrations/index.ts';
 import { type ChangeFeed, createChangeFeed } from './changes.ts';
+import { type FastReader, pgliteReader } from './pgliteReads.ts';
+import { createRowCache, type RowCache } from './rowCache.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -24,20 +26,29 @@ export type Db = Tx & {
   migrate(): Promise<string[]>;
   /** Notices of changed pollable rows (store/changes.ts). */
   changes: ChangeFeed;
+  /** PGlite only: pollable rows kept in memory, exact by the change feed (store/rowCache.ts). */
+  row_cache?: RowCache;
   close(): Promise<void>;
 };
 
 export type DatabaseOptions = { database_url: string | null; pglite_dir: string | null; pool_max?: number };
 
-function wrap(em: SqlEntityManager): Tx {
+/**
+ * `fast`: the PGlite read path for `select`s outside transactions (store/pgliteReads.ts); `ordinary` counts the
+ * reads that took MikroORM's path instead (the row cache keeps only what the prepared path read).
+ */
+function wrap(em: SqlEntityManager, fast?: FastReader, ordinary?: { count: number }): Tx {
+  const run = async <T>(sql: string, params: readonly unknown[] = []): Promise<T[]> => {
+    const rows = fast ? await fast(sql, params) : undefined;
+    if (rows) return rows as T[];
+    if (ordinary) ordinary.count++;
+    return (await em.execute(sql, params as unknown[], 'all')) as T[];
+  };
   return {
     em,
-    async query<T>(sql: string, params: readonly unknown[] = []) {
-      return (await em.execute(sql, params as unknown[], 'all')) as T[];
-    },
+    query: run,
     async one<T>(sql: string, params: readonly unknown[] = []) {
-      const rows = (await em.execute(sql, params as unknown[], 'all')) as T[];
-      return rows[0];
+      return (await run<T>(sql, params))[0];
     },
   };
 }
@@ -75,16 +86,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     } as never)) as unknown as CoreORM;
   }
   const root = orm.em as unknown as SqlEntityManager;
-  const base = wrap(root.fork() as SqlEntityManager);
-  const changes = createChangeFeed({
-    database_url: options.database_url,
-    pglite: () => (orm.em.getConnection() as unknown as { getNativeClient(): Promise<unknown> }).getNativeClient(),
-  });
+  const native = () => (orm.em.getConnection() as unknown as { getNativeClient(): Promise<unknown> }).getNativeClient();
+  const ordinary = { count: 0 };
+  const base = wrap(root.fork() as SqlEntityManager, kind === 'pglite' ? pgliteReader(native) : undefined, ordinary);
+  const changes = createChangeFeed({ database_url: options.database_url, pglite: native });
   const db: Db = {
     ...base,
     kind,
     orm,
     changes,
+    ...(kind === 'pglite' ? { row_cache: createRowCache(changes, () => ordinary.count) } : {}),
     async transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: { isolation?: 'serializable' | 'repeatable read' }) {
       for (let attempt = 1; ; attempt++) {
         try {

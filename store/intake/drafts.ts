@@ -6,6 +6,7 @@ import { iso, isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
 import type { QueuedJobRow } from '../jobs.ts';
 import { parseJson } from './sources.ts';
+import { cachedRow } from '../rowCache.ts';
 
 export const DRAFT_STATUSES = ['queued', 'drafting', 'succeeded', 'failed', 'canceled'] as const;
 export type DraftStatus = (typeof DRAFT_STATUSES)[number];
@@ -90,8 +91,10 @@ export async function createDraft(
 }
 
 export async function findDraft(tx: Tx, id: string): Promise<DraftView | undefined> {
-  const row = await tx.one('select * from intake_drafts where id = ?', [id]);
-  return row && view(row);
+  return cachedRow(tx, id, 'draft', async () => {
+    const row = await tx.one('select * from intake_drafts where id = ?', [id]);
+    return row && view(row);
+  });
 }
 
 /** queued → drafting; returns the row as it is afterwards (a terminal row stays as it was: safe to retry). */

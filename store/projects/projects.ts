@@ -2,6 +2,7 @@
 import { newId } from '../../domain/ids.ts';
 import { isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
+import { cachedRow } from '../rowCache.ts';
 
 export type ProjectView = { id: string; org_id: string; title: string; created_by: string; created_at: string };
 
@@ -20,8 +21,10 @@ export async function createProject(tx: Tx, input: { org_id: string; title: stri
 }
 
 export async function findProject(tx: Tx, id: string): Promise<ProjectView | undefined> {
-  const row = await tx.one('select * from projects where id = ?', [id]);
-  return row && view(row);
+  return cachedRow(tx, id, 'project', async () => {
+    const row = await tx.one('select * from projects where id = ?', [id]);
+    return row && view(row);
+  });
 }
 
 export async function listProjects(tx: Tx, org_id: string, offset: number, limit: number): Promise<ProjectView[]> {

@@ -9,6 +9,7 @@ import { iso, isoRequired } from '../../domain/time.ts';
 import { notFound, type Tx } from '../db.ts';
 import type { QueuedJobRow } from '../jobs.ts';
 import type { HostedAiProvider } from '../../domain/ai/providers.ts';
+import { cachedRow } from '../rowCache.ts';
 
 export type ReviewFailure = { code: string; message: string };
 
@@ -72,8 +73,10 @@ export async function createReview(
 }
 
 export async function findReview(tx: Tx, id: string): Promise<ReviewRow | undefined> {
-  const r = await tx.one('select * from reviews where id = ?', [id]);
-  return r && row(r);
+  return cachedRow(tx, id, 'review', async () => {
+    const r = await tx.one('select * from reviews where id = ?', [id]);
+    return r && row(r);
+  });
 }
 
 /** A project's reviews, newest first (one page; limit + 1 rows to see a next page). */
@@ -163,6 +166,10 @@ export async function reviewRecords(tx: Tx, review_id: string): Promise<StoredRe
 
 /** Tokens and credits the review's AI calls recorded (ai_usage, keyed by subject). */
 export async function reviewUsage(tx: Tx, review_id: string): Promise<{ calls: number; input_tokens: number; output_tokens: number; credits_charged: number }> {
+  return (await cachedRow(tx, review_id, 'review usage', () => reviewUsageRead(tx, review_id)))!;
+}
+
+async function reviewUsageRead(tx: Tx, review_id: string): Promise<{ calls: number; input_tokens: number; output_tokens: number; credits_charged: number }> {
   const r = await tx.one<Record<string, unknown>>(
     `select count(*) as calls, coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,
        coalesce(sum(credits_charged), 0) as credits_charged

@@ -7,6 +7,7 @@ import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import { type Db, notFound, type Tx } from '../db.ts';
 import type { QueuedJobRow } from '../jobs.ts';
+import { cachedRow } from '../rowCache.ts';
 
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'timed_out', 'canceled', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -136,8 +137,10 @@ export async function queuedRuns(tx: Tx, older_than_ms: number, limit: number): 
 }
 
 export async function getRun(tx: Tx, id: string): Promise<RunView | undefined> {
-  const row = await tx.one(`${RUN_SELECT} where r.id = ?`, [id]);
-  return row && view(row);
+  return cachedRow(tx, id, 'run', async () => {
+    const row = await tx.one(`${RUN_SELECT} where r.id = ?`, [id]);
+    return row && view(row);
+  });
 }
 
 /** A project's runs, newest first; fetches limit+1 rows for `page()`. */
