@@ -7,10 +7,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { MAX_PDF_PAGES } from '../domain/intake/sources.ts';
+import { PDF_PAGES_MAX } from '../domain/intake/sources.ts';
 import { buildPdf, type PdfPage } from '../test/support/corpus.ts';
 
-export const BENCH_HEALTH_PAGES = MAX_PDF_PAGES; // 300: the longest PDF the service reads
+export const BENCH_HEALTH_PAGES = PDF_PAGES_MAX; // 300: the longest PDF the service reads
 export const BENCH_HEALTH_LINES_PER_PAGE = 45;
 /** Health pollers at once: a monitor and a few clients, not a load test. */
 export const BENCH_HEALTH_CONNECTIONS = 10;
