@@ -58,7 +58,7 @@ export function errorMessage(error: unknown): string {
 export function ErrorBanner({ error }: { error: unknown }) {
   if (!error) return null;
   const envelope = error instanceof ApiError ? error.envelope : null;
-  const details = envelope && Array.isArray(envelope.details) ? (envelope.details as Array<{ path?: string; message: string }>) : [];
+  const details = envelope && Array.isArray(envelope.details) ? envelope.details : [];
   return (
     <div className="error" role="alert">
       <p className="error-message">{errorMessage(error)}</p>

@@ -3,7 +3,7 @@
 // revise values or ask for another AI iteration (refused once `cap_reached`), and approve into a world revision.
 // Nothing is estimated or run by approving: the world revision page does that when asked.
 import { useState } from 'react';
-import { type AuthoringSession, type Checkpoint, type IntakeRevision, type Page, type ValueSource, api } from '../api.ts';
+import { type AuthoringSession, type Checkpoint, type IntakeRevisionListItem, type Page, type ValueSource, api } from '../api.ts';
 import { Action, Area, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, useAction, useLoad } from '../ui.tsx';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
@@ -16,7 +16,7 @@ const SESSIONS_PAGE_LIMIT = 20;
 /** The project page's section: the project's sessions and the form that starts one. */
 export function AuthoringSessions({ project_id }: { project_id: string }) {
   const sessions = useLoad(() => api<Page<AuthoringSession>>('GET', `/v1/projects/${project_id}/authoring-sessions`, { query: { limit: SESSIONS_PAGE_LIMIT } }), [project_id]);
-  const intakes = useLoad(() => api<Page<IntakeRevision>>('GET', `/v1/projects/${project_id}/intakes`, { query: { limit: 50 } }), [project_id]);
+  const intakes = useLoad(() => api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project_id}/intakes`, { query: { limit: 50 } }), [project_id]);
   const [revision, setRevision] = useState('');
   const [sample, setSample] = useState('');
   const start = useAction(async () => {

@@ -2,7 +2,7 @@
 // on: the packs on sale, Buy (signed-in owner or admin) → Stripe Checkout → back to the purchase status page, which
 // polls the intent. The redirect back never says "paid": only the intent's status, set from the provider's confirmed
 // session, does.
-import { type Pack, type Packs, type Purchase, api } from '../api.ts';
+import { type Checkout, type Pack, type Packs, type Purchase, api } from '../api.ts';
 import { Action, ErrorBanner, Link, Status, formatDate, formatNumber, useAction, useLoad, useLocation, useSession } from '../ui.tsx';
 
 /** How often a pending purchase is read again while the page is open. */
@@ -15,7 +15,7 @@ export function formatUsd(amount_cents: number): string {
 /** Starts a checkout for an organization or a program and sends the browser to the provider's page. */
 export function useCheckout(owner: { org_id: string } | { program_id: string }) {
   return useAction(async (pack_key: string) => {
-    const checkout = await api<{ intent_id: string; url: string }>('POST', '/v1/billing/checkout', { body: { pack_key, ...owner }, idempotent: true });
+    const checkout = await api<Checkout>('POST', '/v1/billing/checkout', { body: { pack_key, ...owner }, idempotent: true });
     window.location.assign(checkout.url);
   });
 }

@@ -12,6 +12,7 @@ import {
   type Draft,
   type DroppedCitation,
   type IntakeRevision,
+  type IntakeRevisionListItem,
   type Page,
   type Plan,
   type Project,
@@ -19,7 +20,7 @@ import {
   type Run,
   type Source,
   TERMINAL_DRAFT,
-  type WorldRevision,
+  type WorldRevisionListItem,
   api,
 } from '../api.ts';
 import { AuthoringSessions } from './authoring.tsx';
@@ -160,7 +161,7 @@ function Material({ project }: { project: Project }) {
 }
 
 function Intakes({ project }: { project: Project }) {
-  const intakes = useLoad(() => api<Page<IntakeRevision>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }), [project.id]);
+  const intakes = useLoad(() => api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }), [project.id]);
   const plans = useLoad(() => api<Page<Plan>>('GET', `/v1/projects/${project.id}/evaluation-plans`, { query: { limit: 20 } }), [project.id]);
   const reviews = useLoad(() => api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }), [project.id]);
   const plan = useAction(async () => {
@@ -217,7 +218,7 @@ function Intakes({ project }: { project: Project }) {
 }
 
 function Worlds({ project }: { project: Project }) {
-  const worlds = useLoad(() => api<Page<WorldRevision>>('GET', `/v1/projects/${project.id}/worlds`, { query: { limit: 50 } }), [project.id]);
+  const worlds = useLoad(() => api<Page<WorldRevisionListItem>>('GET', `/v1/projects/${project.id}/worlds`, { query: { limit: 50 } }), [project.id]);
   const runs = useLoad(() => api<Page<Run>>('GET', `/v1/projects/${project.id}/runs`, { query: { limit: 50 } }), [project.id]);
   return (
     <section aria-labelledby="worlds-heading">

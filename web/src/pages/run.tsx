@@ -3,7 +3,7 @@
 // undefined total is explained), and the event trace, paged. Everything here is synthetic: it describes the model.
 import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, ReferenceLine, ResponsiveContainer, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { type MetricComparison, type MetricSummary, type Run, type RunEvent, type RunResults, TERMINAL_RUN, api } from '../api.ts';
+import { type Comparison, type MetricComparison, type MetricSummary, type Run, type RunEvents, type RunExport, type RunResults, TERMINAL_RUN, api } from '../api.ts';
 import { Action, ErrorBanner, Link, Pager, Status, formatNumber, useAction, useLoad } from '../ui.tsx';
 
 const EVENTS_PAGE_LIMIT = 50;
@@ -155,7 +155,7 @@ function CostChart({ results }: { results: RunResults }) {
 function Events({ run_id }: { run_id: string }) {
   const [offset, setOffset] = useState(0);
   const events = useLoad(
-    () => api<{ events: RunEvent[]; next_offset: number | null; events_included: number; description: string }>('GET', `/v1/runs/${run_id}/events`, { query: { offset, limit: EVENTS_PAGE_LIMIT } }),
+    () => api<RunEvents>('GET', `/v1/runs/${run_id}/events`, { query: { offset, limit: EVENTS_PAGE_LIMIT } }),
     [run_id, offset],
   );
   return (
@@ -206,9 +206,9 @@ function Events({ run_id }: { run_id: string }) {
 
 function Results({ run_id }: { run_id: string }) {
   const results = useLoad(() => api<RunResults>('GET', `/v1/runs/${run_id}/results`), [run_id]);
-  const comparison = useLoad(() => api<{ metrics: MetricComparison[]; method: string }>('POST', '/v1/experiments/compare', { body: { run_id } }), [run_id]);
+  const comparison = useLoad(() => api<Comparison>('POST', '/v1/experiments/compare', { body: { run_id } }), [run_id]);
   const exporting = useAction(async () => {
-    const link = await api<{ url: string; expires_at: string }>('POST', `/v1/runs/${run_id}/export`);
+    const link = await api<RunExport>('POST', `/v1/runs/${run_id}/export`);
     window.location.assign(link.url);
   });
   const r = results.value;

@@ -2,7 +2,7 @@
 // members and roles, provider keys for admins, credits and the ledger.
 import { useState } from 'react';
 import { Checkbox, CheckboxGroup, Dialog, Heading, Label, Modal } from 'react-aria-components';
-import { type ApiToken, type Credits, type LedgerEntry, type Member, type Page, type ProviderKey, api } from '../api.ts';
+import { type ApiToken, type Credits, type LedgerEntry, type Member, type NewApiToken, type Page, type ProviderKey, api } from '../api.ts';
 import { Action, CopyButton, ErrorBanner, Field, Pager, Status, formatDate, formatNumber, useAction, useLoad, useSession } from '../ui.tsx';
 
 const LEDGER_PAGE_LIMIT = 20;
@@ -37,7 +37,7 @@ function Tokens() {
   // the secret lives only in this state while the dialog is open; closing the dialog forgets it
   const [created, setCreated] = useState<{ secret: string; token: ApiToken } | null>(null);
   const create = useAction(async () => {
-    const result = await api<{ token: ApiToken; secret: string }>('POST', '/v1/me/api-tokens', { body: { name, org_id, scopes } });
+    const result = await api<NewApiToken>('POST', '/v1/me/api-tokens', { body: { name, org_id, scopes } });
     setCreated(result);
     setName('');
     tokens.reload();

@@ -3,20 +3,19 @@
 // and programs, creates a draft program, activates or closes it, decides pending enrollments, allocates credits, funds
 // the pool with a credit pack (when billing is on) and reads the fixed whole-program report.
 import { useState } from 'react';
-import { type Packs, type Page, type Program, type ProgramReport, api } from '../api.ts';
+import { type Allocation, type Institution, type MemberDecision, type Packs, type Page, type Program, type ProgramReport, type Redemption, api } from '../api.ts';
 import { Action, ErrorBanner, Field, Link, Pager, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
 import { PackList, useCheckout } from './billing.tsx';
 
 const PROGRAMS_PAGE_LIMIT = 50;
 
-type Institution = { id: string; name: string; verified_at: string | null };
 
 function Redeem() {
   const { me, org_id } = useSession();
   const role = me.memberships.find((m) => m.org_id === org_id)?.role;
   const [code, setCode] = useState('');
   const redeem = useAction(async () => {
-    const result = await api<{ program_name: string; status: string }>('POST', '/v1/sponsors/redeem', { body: { org_id, code: code.trim() }, idempotent: true });
+    const result = await api<Redemption>('POST', '/v1/sponsors/redeem', { body: { org_id, code: code.trim() }, idempotent: true });
     setCode('');
     return result;
   });
@@ -225,7 +224,7 @@ export function ProgramPage({ program_id }: { program_id: string }) {
   const [decideOrg, setDecideOrg] = useState('');
   const [note, setNote] = useState('');
   const decide = useAction(async (approve: boolean) => {
-    const enrollment = await api<{ org_id: string; status: string }>('POST', `/v1/sponsors/programs/${program_id}/members/decide`, {
+    const enrollment = await api<MemberDecision>('POST', `/v1/sponsors/programs/${program_id}/members/decide`, {
       body: { org_id: decideOrg.trim(), approve, ...(note.trim() ? { note: note.trim() } : {}) },
       idempotent: true,
     });
@@ -237,7 +236,7 @@ export function ProgramPage({ program_id }: { program_id: string }) {
   const [allocateOrg, setAllocateOrg] = useState('');
   const [credits, setCredits] = useState('');
   const allocate = useAction(async () => {
-    const allocation = await api<{ transaction_id: string; credits: number; org_id: string }>('POST', `/v1/sponsors/programs/${program_id}/allocate`, {
+    const allocation = await api<Allocation>('POST', `/v1/sponsors/programs/${program_id}/allocate`, {
       body: { org_id: allocateOrg.trim(), credits: Number(credits) },
       idempotent: true,
     });

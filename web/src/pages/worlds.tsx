@@ -1,14 +1,14 @@
 // Worlds (spec: WorldSpec and run): a JSON editor with every problem shown at its JSON pointer, sample worlds to
 // start from, saved revisions, and an estimate under a budget the user types (never pre-filled) before a run.
 import { useState } from 'react';
-import { type Estimate, type Run, type WorldRevision, api } from '../api.ts';
+import { type Estimate, type Run, type WorldRevision, type WorldValidation, api } from '../api.ts';
 import { Action, Area, ErrorBanner, Field, Link, formatDate, formatNumber, navigate, useAction, useLoad, useLocation } from '../ui.tsx';
 
 // the sample worlds of samples/worlds, each loaded only when chosen
 const SAMPLES = import.meta.glob<{ default: unknown }>('../../../samples/worlds/*.json');
 const sampleName = (path: string) => path.split('/').pop()!.replace('.json', '').replaceAll('_', ' ');
 
-type Problem = { pointer: string; message: string };
+type Problem = WorldValidation['problems'][number];
 
 export function WorldEditorPage({ project_id }: { project_id: string }) {
   const { search } = useLocation();
@@ -33,7 +33,7 @@ export function WorldEditorPage({ project_id }: { project_id: string }) {
   const check = useAction(async () => {
     const world = parse();
     if (world === undefined) return;
-    const result = await api<{ valid: boolean; problems: Problem[] }>('POST', '/v1/world-specs/validate', { body: world });
+    const result = await api<WorldValidation>('POST', '/v1/world-specs/validate', { body: world });
     setProblems(result.problems);
   });
   const save = useAction(async () => {
