@@ -2,7 +2,7 @@
 // minutes-long Go build; an unreachable host or a wrong checksum falls back without leaving anything behind.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ const requests: string[] = [];
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'temporal-release-'));
   const staging = join(work, 'staging');
-  execFileSync('mkdir', ['-p', staging]);
+  mkdirSync(staging, { recursive: true });
   writeFileSync(join(staging, 'temporal'), `#!/bin/sh\necho "temporal version ${TEMPORAL_CLI_VERSION} (fake release)"\n`);
   writeFileSync(join(staging, 'LICENSE'), 'MIT\n');
   await tar.c({ gzip: true, file: join(work, asset), cwd: staging }, ['LICENSE', 'temporal']);
