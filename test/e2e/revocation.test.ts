@@ -2,12 +2,11 @@
 // often the second process had just accepted it (its cache holds it). PostgreSQL suite only: two API processes need
 // a shared database.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AUTH_CACHE_TTL_MS } from '../../api/auth.ts';
 import { freePort } from '../../runtime/temporal.ts';
 import { eventually, freshPostgresDatabase } from '../support/harness.ts';
-import { killLaunched, launch } from '../support/processes.ts';
+import { deploymentEnv, killLaunched, launch } from '../support/processes.ts';
 
 let dropDatabase: (() => Promise<void>) | null = null;
 afterAll(async () => {
@@ -31,14 +30,7 @@ describe.runIf(process.env.DATABASE_URL)('revocation across API processes', () =
   it('refuses a token revoked in one process in the other within the stated bound', async () => {
     const database = (await freshPostgresDatabase())!;
     dropDatabase = database.drop;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: inject('temporal_address'),
-      CRUCIBLE_TASK_QUEUE: `revoke-${randomBytes(4).toString('hex')}`,
-      SERVICE_MASTER_KEY: randomBytes(32).toString('base64'),
-      CRUCIBLE_SESSION_SECRET: randomBytes(32).toString('base64'),
-    };
+    const env = deploymentEnv(database.url, inject('temporal_address'), 'revoke');
     execFileSync(process.execPath, ['runtime/cli.ts', 'migrate'], { env });
     const user = JSON.parse(execFileSync(process.execPath, ['runtime/cli.ts', 'operator', 'bootstrap', '--email', 'revoke@example.org', '--org', 'Revoke', '--json'], { env }).toString());
     const ports = [await freePort(), await freePort()];

@@ -2,11 +2,10 @@
 // two APIs and a worker share the database, the session secret and the task queue. PostgreSQL suite only (the split
 // halves refuse to run on the embedded PGlite, which belongs to one process).
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../runtime/temporal.ts';
 import { eventually, freshPostgresDatabase } from '../support/harness.ts';
-import { killLaunched, launch, stopped } from '../support/processes.ts';
+import { deploymentEnv, killLaunched, launch, stopped } from '../support/processes.ts';
 
 let dropDatabase: (() => Promise<void>) | null = null;
 afterAll(async () => {
@@ -20,14 +19,7 @@ describe.runIf(process.env.DATABASE_URL)('crucible-server api and worker as sepa
   it('serves one organization from two API processes with one worker polling', async () => {
     const database = (await freshPostgresDatabase())!;
     dropDatabase = database.drop;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: inject('temporal_address'),
-      CRUCIBLE_TASK_QUEUE: `split-${randomBytes(4).toString('hex')}`,
-      SERVICE_MASTER_KEY: randomBytes(32).toString('base64'),
-      CRUCIBLE_SESSION_SECRET: randomBytes(32).toString('base64'),
-    };
+    const env = deploymentEnv(database.url, inject('temporal_address'), 'split');
     expect(execFileSync(process.execPath, ['runtime/cli.ts', 'migrate'], { env }).toString()).toContain('applied');
     const user = JSON.parse(execFileSync(process.execPath, ['runtime/cli.ts', 'operator', 'bootstrap', '--email', 'split@example.org', '--org', 'Split', '--json'], { env }).toString());
 

@@ -1,6 +1,7 @@
 // Child processes of the e2e tests (`crucible-server start|api|worker`, the test worker process): launched with their
 // output collected, stopped with SIGTERM or killed with SIGKILL, and every one still running killed after the file.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 
 export type Launched = { child: ChildProcess; output: () => string };
 
@@ -42,4 +43,16 @@ export function killed(child: ChildProcess): Promise<void> {
 /** For afterAll: kills every launched process still running. */
 export function killLaunched(): void {
   for (const child of launched) if (running(child)) child.kill('SIGKILL');
+}
+
+/** The environment of a split deployment's processes: one PostgreSQL database, one Temporal, one task queue, shared secrets. */
+export function deploymentEnv(database_url: string, temporal_address: string, label: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: database_url,
+    TEMPORAL_ADDRESS: temporal_address,
+    CRUCIBLE_TASK_QUEUE: `${label}-${randomBytes(4).toString('hex')}`,
+    SERVICE_MASTER_KEY: randomBytes(32).toString('base64'),
+    CRUCIBLE_SESSION_SECRET: randomBytes(32).toString('base64'),
+  };
 }
