@@ -56,7 +56,11 @@ describe('worker-thread pool', () => {
     expect(run.results.length).toBeLessThanOrEqual(4);
     expect(run.events_simulated).toBe(run.results.reduce((sum, result) => sum + result.event_counts.events_total, 0));
     const settled = await run.settled;
-    expect(settled.replications_discarded).toBeLessThanOrEqual(1);
+    // Never more than `threads` replications run at once, so at most that many are computed after the stop and
+    // discarded: two completions can resolve in one turn, the first callback dispatching onto both freed threads
+    // before the second callback's 'stop' is seen.
+    expect(settled.replications_discarded).toBeLessThanOrEqual(2);
+    expect(run.results.length + settled.replications_discarded).toBeLessThanOrEqual(3 + 1 + 2);
   });
 
   it('on abort dispatches nothing more and discards a replication that finishes afterwards', async () => {
