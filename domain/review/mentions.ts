@@ -139,7 +139,8 @@ function mentionsIn(text: string): Mention[] {
   return kept;
 }
 
-function reasonFor(target: Kept | 'numbered' | null): string | null {
+/** Why a mention of `target` is removed, or null when it names a record this review retrieved and kept. */
+export function removalReason(target: Pick<Kept, 'record_id' | 'status' | 'exclusion_reason'> | 'numbered' | null): string | null {
   if (target === 'numbered') return 'a numbered reference: this review has no reference list, only the records in its citation record';
   if (target === null) return 'names no record this review retrieved';
   if (target.status === 'excluded') return `names ${target.record_id}, which this review excluded (${target.exclusion_reason ?? 'excluded'}); it is not evidence`;
@@ -152,7 +153,7 @@ export function scrubMentions(text: string, path: string, index: MentionIndex): 
   let out = '';
   let at = 0;
   for (const mention of mentionsIn(text)) {
-    const reason = reasonFor(mention.resolve(index));
+    const reason = removalReason(mention.resolve(index));
     if (reason === null) continue;
     out += text.slice(at, mention.start) + REMOVED_MENTION_MARK;
     at = mention.end;

@@ -21,7 +21,7 @@ import type { ConceptReviewDraft } from '../prompts/reviewDraft.ts';
 import { DIMENSIONS, type DimensionId } from './dimensions.ts';
 import type { LiteratureRecord } from './literature.ts';
 import { CLAIMS_PER_REVIEW_MAX } from './limits.ts';
-import { mentionIndex, type RemovedMention, REMOVED_MENTIONS_LISTED_MAX, scrubMentions } from './mentions.ts';
+import { mentionIndex, type RemovedMention, REMOVED_MENTIONS_LISTED_MAX, removalReason, scrubMentions } from './mentions.ts';
 
 /** A retrieved record with its openly licensed text, when the service could read it. */
 export type RetrievedRecord = { record: LiteratureRecord; open_text: string | null };
@@ -224,12 +224,9 @@ function scrubReview(dimensions: ReviewDimension[], input: AssembleInput): Remov
       const index_in_draft = Number(claim.claim_id.split('.').at(-1)) - 1;
       const cited = drafted?.evidence_claims[index_in_draft]?.record_id.trim() ?? '';
       if (claim.record_id === null && cited !== '') {
-        const record = byId.get(cited);
-        removed.push({
-          path: `${at}/evidence_claims/${c}/record_id`,
-          removed: cited,
-          reason: record ? `names ${cited}, which this review excluded (${record.exclusion_reason ?? 'excluded'}); it is not evidence` : 'names no record this review retrieved',
-        });
+        const reason = removalReason(byId.get(cited) ?? null);
+        invariant(reason !== null, `claim ${claim.claim_id} loses its record only when it was not retrieved or was excluded`);
+        removed.push({ path: `${at}/evidence_claims/${c}/record_id`, removed: cited, reason });
       }
       claim.claim = scrub(claim.claim, `${at}/evidence_claims/${c}/claim`);
       if (claim.judge_reason !== null) claim.judge_reason = scrub(claim.judge_reason, `${at}/evidence_claims/${c}/judge_reason`);
