@@ -3,11 +3,11 @@
 // `<password>` / `<printed password>` and `org_…`. Not run: the set-up commands (`npm install && npm start`, which this
 // test is) and the PostgreSQL deployment block, which starts long-running processes against an external Temporal.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { freePort } from '../../runtime/temporal.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import { eventually } from '../support/harness.ts';
@@ -138,7 +138,8 @@ describe("the README's shell blocks", () => {
     const script = walk.map(([name, block]) => `echo "::${name}::"\n${block}`).join('\n');
     const printed = await bash(script, { '<printed password>': admin_password, 'org_…': admin_org });
     const out = sections(printed);
-    writeFileSync(join(tmpdir(), 'crucible-readme-walk.log'), printed);
+    // what the blocks printed, shown when an assertion below fails
+    onTestFailed(() => console.error(`--- the README walk printed ---\n${printed}`));
 
     // nothing the blocks ran complained (jq and curl write their errors to stderr, which is part of the output)
     expect(printed).not.toMatch(/jq: error|jq: \d+ compile error|curl: \(\d+\)|parse error/);
