@@ -12,7 +12,7 @@ import { type Static, Type } from 'typebox';
 import type { AiLimits, Checkpoint } from '../../domain/authoring/checkpoint.ts';
 import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import { isServiceError, ServiceError } from '../../domain/errors.ts';
+import { ServiceError } from '../../domain/errors.ts';
 import { validateWorld } from '../../domain/simulation/index.ts';
 import { createSession, findSession, latestCheckpoint, listSessions, type SessionRow } from '../../store/authoring/sessions.ts';
 import { getIntakeRevision, latestIntakeRevision } from '../../store/intake/revisions.ts';
@@ -150,19 +150,10 @@ async function update(deps: AppDeps, ctx: Context, session: SessionRow, name: 'a
         name,
         update_id: `${name}:${key}`,
         args: (not_after_ms) => [arg, { not_after_ms }],
-        accept_timeout_ms: Math.max(1, until_ms - Date.now()),
+        accept_timeout_ms: deps.config.authoring_update_accept_seconds * 1000,
+        deadline_ms: until_ms,
       });
     } catch (error) {
-      if (isServiceError(error) && error.code === 'TEMPORARILY_UNAVAILABLE') {
-        // Reported against the configured wait, not the remainder this attempt was given.
-        const accept_timeout_ms = deps.config.authoring_update_accept_seconds * 1000;
-        throw new ServiceError(
-          'TEMPORARILY_UNAVAILABLE',
-          `No worker took the ${name} step within ${deps.config.authoring_update_accept_seconds} seconds; nothing changed. Send the same request (same Idempotency-Key) again later.`,
-          { ...(error.details as Record<string, unknown>), accept_timeout_ms },
-          { retry_after_seconds: STEP_RETRY_AFTER_SECONDS },
-        );
-      }
       const type = refusalType(error);
       // An earlier copy of this request (same update id) that waited past its own deadline was refused on arrival;
       // a refused Update leaves nothing behind, so this request's copy is asked for while its time lasts.

@@ -115,24 +115,26 @@ export async function cancelJob(temporal: JobTemporal | null, job: Pick<JobRef, 
 /** How much earlier than the API gives up the workflow stops accepting a step (the acceptance's way back). */
 export const UPDATE_ACCEPT_MARGIN_MS = 2_000;
 
+/** What a 503 for a step no worker accepted suggests as `Retry-After`. */
+export const STEP_RETRY_AFTER_SECONDS = 10;
+
 /**
  * Sends an Update to a job's workflow and returns its result. The wait for a worker to accept it is bounded: with no
  * worker polling (or one too busy to take the step within accept_timeout_ms), it fails with 503 TEMPORARILY_UNAVAILABLE
  * and nothing changed (an Update is durable only once accepted; the workflow refuses a late delivery it is told of, see
  * `args`). Once accepted, the step runs to its end and its result is awaited. `update_id` makes a retried call one step.
+ * `deadline_ms` (default: now + accept_timeout_ms) lets a caller that asks again share one wait across its attempts;
+ * the 503 reports the caller's `accept_timeout_ms`.
  */
-/** What a 503 for a step no worker accepted suggests as `Retry-After`. */
-export const STEP_RETRY_AFTER_SECONDS = 10;
-
 export async function updateJob<R>(
   temporal: JobTemporal,
   job: Pick<JobRef, 'kind' | 'resource_id'>,
-  update: { name: string; update_id: string; args: (not_after_ms: number) => [unknown, ...unknown[]]; accept_timeout_ms: number },
+  update: { name: string; update_id: string; args: (not_after_ms: number) => [unknown, ...unknown[]]; accept_timeout_ms: number; deadline_ms?: number },
 ): Promise<R> {
   const handle = temporal.client.workflow.getHandle(jobWorkflowId(job.kind, job.resource_id));
-  const deadline_ms = Date.now() + update.accept_timeout_ms;
+  const deadline_ms = update.deadline_ms ?? Date.now() + update.accept_timeout_ms;
   // The workflow stops accepting a little before the call gives up, so an acceptance is never lost in transit.
-  const not_after_ms = deadline_ms - Math.min(UPDATE_ACCEPT_MARGIN_MS, update.accept_timeout_ms / 4);
+  const not_after_ms = deadline_ms - Math.min(UPDATE_ACCEPT_MARGIN_MS, Math.max(0, deadline_ms - Date.now()) / 4);
   let accepted: WorkflowUpdateHandle<R>;
   try {
     accepted = await temporal.client.withDeadline(deadline_ms, () =>
