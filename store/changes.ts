@@ -2,15 +2,34 @@
 // pg_notify('crucible_changed', <row id>) after an update (migrations/0010_change_notify.ts). On PostgreSQL one
 // LISTEN connection per process receives every notice, whichever process wrote the row; on the embedded PGlite the
 // notice is delivered in-process by PGlite itself. A waiter costs a map entry and a timer, never a query.
+//
+// A fence (`fence()`) tells a reader that every notice of a transaction committed before the fence was asked for has
+// been handled: on PostgreSQL the LISTEN connection sends itself a notice on a channel of its own, and PostgreSQL
+// delivers the notices of different transactions in the order they committed, so when that notice arrives every
+// earlier one has (docs/performance.md: the row cache on PostgreSQL). Readers arriving while a fence is in flight share
+// the next one, so a busy process sends about one fence per round trip, not one per read.
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 export const CHANGE_CHANNEL = 'crucible_changed';
+/** A fence that has not come back by then counts as a lost connection: the feed starts again, readers go to the database. */
+export const FENCE_TIMEOUT_MS = 5_000;
+const FENCE_PASSED = Promise.resolve(true);
+/** The LISTEN connection's application_name, so an operator can tell it apart in pg_stat_activity. */
+export const CHANGE_FEED_APPLICATION = 'crucible change feed';
 
 export type ChangeFeed = {
   /** Calls `listener` on the next notice for `id` (and on a lost LISTEN connection); resolves once listening. */
   subscribe(id: string, listener: () => void): Promise<() => void>;
   /** Calls `listener` with every notice's id (and `null` on a lost LISTEN connection) until close; resolves once listening. */
   observe(listener: (id: string | null) => void): Promise<void>;
+  /**
+   * Resolves true once every notice of a transaction committed before this call has been handed to the observers;
+   * false when the feed cannot promise it (not listening, the connection lost, the fence timed out).
+   */
+  fence(): Promise<boolean>;
+  /** Whether the feed is listening now (a notice committed from now on will reach the observers). */
+  live(): boolean;
   /** Waiters in this process. */
   waiting(): number;
   close(): Promise<void>;
@@ -25,6 +44,16 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
   let started: Promise<void> | null = null;
   let stop: (() => Promise<void>) | null = null;
   let closed = false;
+  let listening = false;
+  /** PostgreSQL: the LISTEN connection now, and how to give it up. */
+  let current: pg.Client | null = null;
+  let drop: (() => void) | null = null;
+  /** PostgreSQL: sends a fence on the LISTEN connection; null on PGlite (its notices arrive during the COMMIT). */
+  let sendFence: ((token: string) => Promise<unknown>) | null = null;
+  const fences = new Map<string, (arrived: boolean) => void>();
+  let fence_count = 0;
+  let fence_in_flight: Promise<boolean> | null = null;
+  let fence_queued: Promise<boolean> | null = null;
 
   const dispatch = (id: string) => {
     for (const observer of observers) observer(id);
@@ -37,28 +66,103 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
   /** The LISTEN connection was lost: every waiter re-reads (and re-subscribes, which reconnects). */
   const wakeAll = () => {
     started = null;
+    listening = false;
+    sendFence = null;
+    drop = null;
+    for (const settle of fences.values()) settle(false);
+    fences.clear();
     for (const observer of observers) observer(null);
     for (const id of [...listeners.keys()]) dispatch(id);
   };
 
   const start = async () => {
     if (source.database_url) {
-      const client = new pg.Client({ connectionString: source.database_url });
+      // A channel of this connection's own for its fences, so no other process receives them.
+      const fence_channel = `crucible_fence_${randomBytes(8).toString('hex')}`;
+      const client = new pg.Client({ connectionString: source.database_url, application_name: CHANGE_FEED_APPLICATION });
       client.on('notification', (message) => {
         if (message.channel === CHANGE_CHANNEL && message.payload) dispatch(message.payload);
+        else if (message.channel === fence_channel && message.payload) {
+          const settle = fences.get(message.payload);
+          fences.delete(message.payload);
+          settle?.(true);
+        }
       });
-      client.on('error', () => wakeAll());
+      // Only the current connection's loss counts (an old one's late 'end' must not drop its successor).
+      const lost = () => {
+        if (current !== client) return;
+        current = null;
+        client.end().catch(() => {});
+        wakeAll();
+      };
+      client.on('error', lost);
       client.on('end', () => {
-        if (!closed) wakeAll();
+        if (!closed) lost();
       });
-      await client.connect();
-      await client.query(`listen ${CHANGE_CHANNEL}`);
+      current = client;
+      try {
+        await client.connect();
+        // A fence is a transaction of its own (NOTIFY takes a transaction id); nothing is lost if one is not durable.
+        await client.query('set synchronous_commit = off');
+        await client.query(`listen ${CHANGE_CHANNEL}`);
+        await client.query(`listen ${fence_channel}`);
+      } catch (error) {
+        lost();
+        throw error;
+      }
       stop = () => client.end();
+      drop = lost;
+      sendFence = (token) => client.query('select pg_notify($1, $2)', [fence_channel, token]);
     } else {
       const native = (await source.pglite()) as Native;
       const unlisten = await native.listen(CHANGE_CHANNEL, (payload) => dispatch(payload));
       stop = unlisten;
     }
+    listening = true;
+  };
+
+  /** One fence: its own notice, sent after every reader sharing it arrived. */
+  const runFence = async (): Promise<boolean> => {
+    if (closed) return false;
+    try {
+      started ??= start();
+      await started;
+    } catch {
+      started = null;
+      return false;
+    }
+    if (!listening) return false;
+    if (!sendFence) return true; // PGlite: a committed change was announced before its COMMIT returned
+    const token = String(++fence_count);
+    const arrived = new Promise<boolean>((settle) => fences.set(token, settle));
+    let timer: NodeJS.Timeout | undefined;
+    const timed_out = new Promise<boolean>((settle) => {
+      timer = setTimeout(() => settle(false), FENCE_TIMEOUT_MS);
+    });
+    sendFence(token).catch(() => fences.get(token)?.(false));
+    const ok = await Promise.race([arrived, timed_out]);
+    clearTimeout(timer);
+    fences.delete(token);
+    // A fence that never came back: what the connection delivers can no longer be trusted.
+    if (!ok) drop?.();
+    return ok;
+  };
+
+const fence = (): Promise<boolean> => {
+    // PGlite: every committed change was announced before its COMMIT returned; nothing to wait for.
+    if (listening && !sendFence) return FENCE_PASSED;
+    if (!fence_in_flight) {
+      fence_in_flight = runFence().finally(() => {
+        fence_in_flight = null;
+      });
+      return fence_in_flight;
+    }
+    // The fence in flight may have been sent before this caller arrived: it waits for the next one.
+    fence_queued ??= fence_in_flight.then(() => {
+      fence_queued = null;
+      return fence();
+    });
+    return fence_queued;
   };
 
   return {
@@ -101,6 +205,8 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
         throw error;
       }
     },
+    fence,
+    live: () => listening,
     waiting: () => count,
     async close() {
       closed = true;

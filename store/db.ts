@@ -26,7 +26,7 @@ export type Db = Tx & {
   migrate(): Promise<string[]>;
   /** Notices of changed pollable rows (store/changes.ts). */
   changes: ChangeFeed;
-  /** PGlite only: pollable rows kept in memory, exact by the change feed (store/rowCache.ts). */
+  /** Pollable rows kept in memory, exact by the change feed (store/rowCache.ts). */
   row_cache?: RowCache;
   close(): Promise<void>;
 };
@@ -95,7 +95,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     kind,
     orm,
     changes,
-    ...(kind === 'pglite' ? { row_cache: createRowCache(changes, () => ordinary.count) } : {}),
+    row_cache: createRowCache(changes, kind === 'pglite' ? () => ordinary.count : null),
     async transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: { isolation?: 'serializable' | 'repeatable read' }) {
       for (let attempt = 1; ; attempt++) {
         try {

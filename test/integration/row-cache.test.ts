@@ -1,22 +1,24 @@
-// The PGlite row cache (store/rowCache.ts) is exact: a read after a write this process committed sees the write,
-// whether the write changed the row itself or a row its view reads (replications, AI usage), inside a transaction or not.
+// The row cache (store/rowCache.ts) is exact: a read after a committed write sees the write, whether the write changed
+// the row itself or a row its view reads (replications, AI usage), inside a transaction or not. On PGlite (always) and,
+// with DATABASE_URL, on PostgreSQL, where the write may come from another process (a second database handle here).
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../domain/ids.ts';
 import { createOrganization, createUser } from '../../store/accounts/accounts.ts';
+import { CHANGE_FEED_APPLICATION } from '../../store/changes.ts';
 import { openDatabase, type Db } from '../../store/db.ts';
 import { findDraft } from '../../store/intake/drafts.ts';
 import { createProject, findProject } from '../../store/projects/projects.ts';
 import { findReview, reviewUsage } from '../../store/review/reviews.ts';
 import { getRun } from '../../store/runs/runs.ts';
+import { freshPostgresDatabase } from '../support/harness.ts';
+import { eventually } from '../support/harness.ts';
 import { queueWorld } from '../support/worlds.ts';
 
-let db: Db;
-let ids: { org: string; user: string; project: string; draft: string; review: string; run: string };
+type Ids = { org: string; user: string; project: string; draft: string; review: string; run: string };
 
-beforeAll(async () => {
-  db = await openDatabase({ database_url: null, pglite_dir: 'memory://' });
-  await db.migrate();
-  ids = await db.transaction(async (tx) => {
+async function seed(db: Db): Promise<Ids> {
+  return db.transaction(async (tx) => {
     const user = await createUser(tx, 'cache@example.org', 'cache password 1234');
     const org = await createOrganization(tx, 'Cache', user.id);
     const project = await createProject(tx, { org_id: org.id, title: 'Cache project', created_by: user.id });
@@ -52,16 +54,32 @@ beforeAll(async () => {
     );
     return { org: org.id, user: user.id, project: project.id, draft, review, run };
   });
-});
-afterAll(async () => {
-  await db?.close();
-});
+}
 
-describe('the PGlite row cache', () => {
-  it('is on for the database itself and answers the same row again', async () => {
+const databases = process.env.DATABASE_URL ? (['pglite', 'postgresql'] as const) : (['pglite'] as const);
+
+describe.each(databases)('the row cache on %s', (kind) => {
+  let db: Db;
+  let ids: Ids;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const database = kind === 'postgresql' ? await freshPostgresDatabase() : null;
+    drop = database?.drop;
+    db = await openDatabase({ database_url: database?.url ?? null, pglite_dir: 'memory://' });
+    await db.migrate();
+    ids = await seed(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  it('is on for the database itself and answers the same row again from memory', async () => {
     expect(db.row_cache).toBeDefined();
     const first = await findProject(db, ids.project);
+    const hits = db.row_cache!.stats.hits;
     expect(await findProject(db, ids.project)).toEqual(first);
+    expect(db.row_cache!.stats.hits).toBe(hits + 1);
   });
 
   it('shows a committed change of the row at once', async () => {
@@ -106,5 +124,78 @@ describe('the PGlite row cache', () => {
     });
     expect(inside).toBe('timed_out');
     expect((await getRun(db, ids.run))?.status).toBe('timed_out');
+  });
+});
+
+// Another process's commit reaches this one's LISTEN connection some time after the commit: the fence is what keeps a
+// kept row from being answered in between.
+describe.runIf(process.env.DATABASE_URL)('the row cache on PostgreSQL, written by another process', () => {
+  let reader: Db;
+  let writer: Db;
+  let ids: Ids;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const database = (await freshPostgresDatabase())!;
+    drop = database.drop;
+    reader = await openDatabase({ database_url: database.url, pglite_dir: null });
+    await reader.migrate();
+    writer = await openDatabase({ database_url: database.url, pglite_dir: null });
+    ids = await seed(writer);
+  });
+  afterAll(async () => {
+    await reader?.close();
+    await writer?.close();
+    await drop?.();
+  });
+
+  it('never answers a row older than a change committed before the read began', async () => {
+    const hits = reader.row_cache!.stats.hits;
+    for (let round = 1; round <= 100; round++) {
+      // kept after this read (or the one before)
+      expect((await getRun(reader, ids.run))?.events_discarded).toBe(round - 1);
+      expect((await getRun(reader, ids.run))?.events_discarded).toBe(round - 1);
+      await writer.query('update runs set events_discarded = ? where id = ?', [round, ids.run]);
+      expect((await getRun(reader, ids.run))?.events_discarded).toBe(round);
+    }
+    // the unchanged re-reads came from memory
+    expect(reader.row_cache!.stats.hits - hits).toBeGreaterThanOrEqual(50);
+  });
+
+  it('shares one fence among the reads that arrive together', async () => {
+    await getRun(reader, ids.run);
+    const hits = reader.row_cache!.stats.hits;
+    await writer.query(`update projects set title = 'Renamed elsewhere' where id = ?`, [ids.project]);
+    const reads = await Promise.all(Array.from({ length: 50 }, () => findProject(reader, ids.project)));
+    expect(reads.every((project) => project?.title === 'Renamed elsewhere')).toBe(true);
+    const again = await Promise.all(Array.from({ length: 50 }, () => getRun(reader, ids.run)));
+    expect(again.every((run) => run?.run_id === ids.run)).toBe(true);
+    expect(reader.row_cache!.stats.hits - hits).toBeGreaterThanOrEqual(50);
+  });
+
+  it('empties itself when its LISTEN connection is lost, and keeps rows again once it listens again', async () => {
+    await getRun(reader, ids.run);
+    await getRun(reader, ids.run);
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    try {
+      const database = new URL((reader.orm.config.get('clientUrl') as string) ?? '').pathname.slice(1);
+      const ended = await admin.query('select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = $1 and datname = $2', [
+        CHANGE_FEED_APPLICATION,
+        database,
+      ]);
+      expect(ended.rows.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await admin.end();
+    }
+    // A change while nothing listens: no notice will ever arrive for it.
+    await writer.query('update runs set events_discarded = 1000 where id = ?', [ids.run]);
+    expect((await getRun(reader, ids.run))?.events_discarded).toBe(1000);
+    await eventually(async () => reader.changes.live(), 10_000, 'the change feed listening again');
+    const hits = reader.row_cache!.stats.hits;
+    await getRun(reader, ids.run);
+    expect((await getRun(reader, ids.run))?.events_discarded).toBe(1000);
+    expect(reader.row_cache!.stats.hits).toBeGreaterThan(hits);
+    await writer.query('update runs set events_discarded = 1001 where id = ?', [ids.run]);
+    expect((await getRun(reader, ids.run))?.events_discarded).toBe(1001);
   });
 });
