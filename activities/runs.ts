@@ -12,7 +12,8 @@ import {
   type RunStart,
   type RunStatus,
   type RunUsage,
-  recordReplication,
+  recordReplications,
+  type ReplicationToStore,
   recordStopReason,
   runStatus,
   runUsage,
@@ -39,7 +40,8 @@ export function runActivities(deps: ActivityDeps) {
     },
 
     /**
-     * Runs the replications not stored yet on the worker pool, storing each as it completes. Stops dispatching when the
+     * Runs the replications not stored yet on the worker pool, storing the complete groups behind the computation (the
+     * groups that complete while one store commits go together in the next). Stops dispatching when the
      * next replication would take the run's credits past its reservation (budget), at the wall-clock limit, or on a
      * cancel (Temporal's, seen through heartbeats, or the row's). A replication already running is not interrupted; its
      * result is discarded and its events are recorded as work done.
@@ -92,28 +94,59 @@ export function runActivities(deps: ActivityDeps) {
       // stop_when: judged on the pairs this attempt kept (a retried attempt judges on fewer, so it runs on, never short).
       const kept: ReplicationResult[] = [];
       let precise = false;
-      const keep = async (result: ReplicationResult): Promise<'stop' | undefined> => {
+      // Kept groups are stored behind the computation: the pool goes on while a store commits, and the groups that
+      // completed meanwhile are stored together in the next transaction (one commit, one notice to pollers).
+      const unstored: ReplicationToStore[] = [];
+      let storing: Promise<void> | null = null;
+      let storeFailure: unknown = null;
+      const storeKept = async (): Promise<void> => {
+        while (unstored.length > 0 && storeFailure === null) {
+          const batch = unstored.splice(0, unstored.length);
+          const batchEvents = batch.reduce((sum, member) => sum + member.result.event_counts.events_total, 0);
+          try {
+            if ((await recordReplications(db, input.run_id, batch)) === 'not_running') {
+              // Canceled meanwhile: what was not stored is not kept (it counts as computed, below).
+              eventsKept -= batchEvents + unstored.reduce((sum, member) => sum + member.result.event_counts.events_total, 0);
+              unstored.length = 0;
+              abort('canceled');
+              return;
+            }
+          } catch (error) {
+            storeFailure = error;
+            controller.abort();
+            return;
+          }
+          eventsStoredNow += batchEvents;
+        }
+      };
+      const flush = () => {
+        storing ??= storeKept().finally(() => {
+          storing = null;
+          // Groups that arrived while the last batch committed.
+          if (unstored.length > 0 && storeFailure === null && stop !== 'canceled') flush();
+        });
+      };
+      /** Resolves when every kept group is stored (or the run was found canceled, or a store failed). */
+      const stored = async () => {
+        while (storing) await storing;
+      };
+      const keep = (result: ReplicationResult): 'stop' | undefined => {
         eventsComputed += result.event_counts.events_total;
         if (stop) return 'stop';
         const group = gate.add(result);
         if (group.length === 0) return undefined;
         const groupEvents = group.reduce((sum, member) => sum + member.event_counts.events_total, 0);
-        // Decided before any await, so results arriving together are counted one at a time.
+        // Decided here, synchronously, so results arriving together are counted one at a time.
         if (creditsForEvents(eventsKept + groupEvents) > work.credits_reserved) {
           stop = 'budget';
           return 'stop';
         }
         eventsKept += groupEvents;
         for (const member of group) {
-          const stored = await recordReplication(db, input.run_id, variantOrder.get(member.variant_id) ?? 0, member);
-          if (stored === 'not_running') {
-            eventsKept -= member.event_counts.events_total;
-            stop ??= 'canceled';
-            return 'stop';
-          }
-          eventsStoredNow += member.event_counts.events_total;
+          unstored.push({ variant_order: variantOrder.get(member.variant_id) ?? 0, result: member });
           if (world.stop_when) kept.push(member);
         }
+        flush();
         if (world.stop_when && precisionReached(world, kept)) {
           precise = true;
           return 'stop';
@@ -128,6 +161,8 @@ export function runActivities(deps: ActivityDeps) {
       try {
         const pool = await runReplicationsOnPool(world, { jobs, signal: controller.signal, onReplication: ({ result }) => keep(result) });
         const settled = await pool.settled;
+        await stored();
+        if (storeFailure !== null) throw storeFailure;
         // Everything this attempt computed but did not store: the replication that would pass the budget, results that
         // arrived after a stop or cancel, and replications still running then. It is work done for the user only when the
         // budget, the wall clock or the user's cancel stopped it; an attempt Temporal abandoned (heartbeat timeout, worker

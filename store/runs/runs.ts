@@ -219,22 +219,34 @@ export async function runStatus(db: Tx, id: string): Promise<RunStatus | undefin
   return row?.status;
 }
 
+/** A completed replication to store, with its variant's position in the world (the trace's order). */
+export type ReplicationToStore = { variant_order: number; result: ReplicationResult };
+
 /**
- * Stores one completed replication (and, for replication 0, its trace) while the run is running. Returns 'stored' when
- * kept (also when a retried attempt stored it already) and 'not_running' when the run left running (canceled): a late
- * result is discarded, never written over a canceled run. The run row is share-locked so a cancel waits for this commit.
+ * Stores completed replications (and, for replication 0, their traces) in one transaction while the run is running.
+ * Returns 'stored' when kept (also when a retried attempt stored some already) and 'not_running' when the run left
+ * running (canceled): late results are discarded, never written over a canceled run. The run row is share-locked so a
+ * cancel waits for this commit.
  */
-export async function recordReplication(db: Db, run_id: string, variant_order: number, result: ReplicationResult): Promise<'stored' | 'not_running'> {
+export async function recordReplications(db: Db, run_id: string, members: readonly ReplicationToStore[]): Promise<'stored' | 'not_running'> {
   return db.transaction(async (tx) => {
     const run = await tx.one<{ status: RunStatus }>('select status from runs where id = ? for share', [run_id]);
     if (run?.status !== 'running') return 'not_running';
-    const { trace, ...kept } = result;
-    const inserted = await tx.query(
-      `insert into run_replications (run_id, variant_id, replication_index, events_total, result) values (?, ?, ?, ?, ?::jsonb)
-       on conflict do nothing returning run_id`,
-      [run_id, result.variant_id, result.replication_index, result.event_counts.events_total, JSON.stringify({ ...kept, trace: null })],
+    const rows = members.map(({ result }) => {
+      const { trace: _trace, ...kept } = result;
+      return { variant_id: result.variant_id, replication_index: result.replication_index, events_total: result.event_counts.events_total, result: { ...kept, trace: null } };
+    });
+    const inserted = await tx.query<{ variant_id: string; replication_index: number }>(
+      `insert into run_replications (run_id, variant_id, replication_index, events_total, result)
+       select ?, r.variant_id, r.replication_index, r.events_total, r.result
+       from jsonb_to_recordset(?::jsonb) as r(variant_id text, replication_index integer, events_total bigint, result jsonb)
+       on conflict do nothing returning variant_id, replication_index`,
+      [run_id, JSON.stringify(rows)],
     );
-    if (inserted.length > 0 && trace && trace.length > 0) {
+    const new_keys = new Set(inserted.map((row) => `${row.variant_id}\u0000${row.replication_index}`));
+    for (const { variant_order, result } of members) {
+      const { trace } = result;
+      if (!trace || trace.length === 0 || !new_keys.has(`${result.variant_id}\u0000${result.replication_index}`)) continue;
       await tx.query(
         `insert into run_events (run_id, variant_order, "position", variant_id, replication_index, "sequence", "time", kind, entity, step, resource, "value")
          select ?, ?, e."position", ?, ?, e."sequence", e."time", e.kind, e.entity, e.step, e.resource, e."value"

@@ -8,7 +8,7 @@ import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { creditsForEvents, EXPORT_FILE_NAMES, eventTrace, runReplication, runSequential } from '../../domain/simulation/index.ts';
 import { grantCredits } from '../../store/credits/ledger.ts';
 import { EXPORT_LINK_LIFETIME_SECONDS, signExportToken } from '../../store/runs/exportLinks.ts';
-import { finishRun, recordReplication, runReservation } from '../../store/runs/runs.ts';
+import { finishRun, recordReplications, runReservation } from '../../store/runs/runs.ts';
 import { apiToken, eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { queueWorld } from '../support/worlds.ts';
 
@@ -308,7 +308,7 @@ describe('cancel', () => {
 
     // A worker finishing late: its replication is discarded and its "succeeded" does not replace canceled.
     const late = runReplication(world, { variant_id: 'baseline', replication_index: world.replications - 1 });
-    expect(await recordReplication(service.db, run_id, 0, late)).toBe('not_running');
+    expect(await recordReplications(service.db, run_id, [{ variant_order: 0, result: late }])).toBe('not_running');
     expect(await finishRun(service.db, { run_id, status: 'succeeded', credits_used: run.credits_used })).toBe('canceled');
     const after = await http(service, 'GET', `/v1/runs/${run_id}`, { token: owner.session });
     expect(after.body).toMatchObject({ status: 'canceled', replications_completed: run.replications_completed, credits_used: run.credits_used });
