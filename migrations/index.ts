@@ -12,6 +12,7 @@ import { Migration0009Authoring } from './0009_authoring.ts';
 import { Migration0010ChangeNotify } from './0010_change_notify.ts';
 import { Migration0011SignInAttempts } from './0011_sign_in_attempts.ts';
 import { Migration0012ChangeNotifyReads } from './0012_change_notify_reads.ts';
+import { Migration0013ChangeNotifySessionsPurchases } from './0013_change_notify_sessions_purchases.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
@@ -26,4 +27,5 @@ export const migrationsList = [
   { name: '0010_change_notify', class: Migration0010ChangeNotify },
   { name: '0011_sign_in_attempts', class: Migration0011SignInAttempts },
   { name: '0012_change_notify_reads', class: Migration0012ChangeNotifyReads },
+  { name: '0013_change_notify_sessions_purchases', class: Migration0013ChangeNotifySessionsPurchases },
 ];

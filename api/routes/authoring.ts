@@ -301,6 +301,7 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       scope: 'read',
       role: 'member',
+      pollable: true,
       responses: { 200: { description: 'the session', schema: SessionOut } },
       handler: async (ctx, { params }) => {
         ctx.body = await sessionOut(deps, await loadSession(deps, ctx, params.session_id));

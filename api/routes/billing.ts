@@ -247,6 +247,7 @@ export function billingRoutes(deps: AppDeps): RouteDef[] {
       auth: 'user',
       scope: 'read',
       role: 'admin',
+      pollable: true,
       responses: { 200: { description: 'the purchase', schema: PurchaseOut } },
       handler: async (ctx, { params, auth }) => {
         const row = await findIntent(db, params.intent_id);

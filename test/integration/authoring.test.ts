@@ -142,6 +142,33 @@ describe('authoring sessions on the offline provider', () => {
     expect(prompt.body.system).toMatch(/never invent a number/);
   }, 240_000);
 
+  it('is pollable: a wait started while it drafts ends with its first checkpoint, and 304 answers an unchanged session', async () => {
+    const project_id = await projectWithIntake(service, owner);
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    expect(created.status).toBe(201);
+    const session_id = created.body.id;
+    const read = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session });
+    expect(read.status).toBe(200);
+    let current = read;
+    const started = Date.now();
+    // Each wait ends when the session changes (or at 25 s); the first checkpoint arrives within a few of them.
+    for (let round = 0; round < 5 && current.body.status !== 'waiting'; round++) {
+      const etag = current.headers.get('etag')!;
+      const next = await http(service, 'GET', `/v1/authoring-sessions/${session_id}?wait=25`, { token: owner.session, headers: { 'if-none-match': etag } });
+      expect([200, 304]).toContain(next.status);
+      if (next.status === 200) {
+        expect(next.headers.get('etag')).not.toBe(etag);
+        current = next;
+      }
+    }
+    expect(current.body.status).toBe('waiting');
+    expect(current.body.checkpoint.number).toBe(1);
+    // woken by the change, not by the end of a 25 s wait
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const unchanged = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session, headers: { 'if-none-match': current.headers.get('etag')! } });
+    expect(unchanged.status).toBe(304);
+  });
+
   it('makes one step of two concurrent answers with one key, and gives another organization 404 everywhere', async () => {
     const project_id = await projectWithIntake(service, owner);
     const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });

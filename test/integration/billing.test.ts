@@ -229,6 +229,32 @@ describe('events and the purchase-intent state table', () => {
     expect(await events(intent_id)).toContainEqual({ trigger: 'checkout.session.completed', outcome: 'completed' });
   });
 
+  it('a purchase is pollable: 304 while it is pending, and a wait ends with "completed" when the signed webhook lands', async () => {
+    const { user, intent_id, session_id } = await started('polled');
+    const first = await purchase(user, intent_id);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const again = await http(service, 'GET', `/v1/billing/purchases/${intent_id}`, { token: user.session, headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    let answered = false;
+    const waiting = http(service, 'GET', `/v1/billing/purchases/${intent_id}?wait=25`, { token: user.session, headers: { 'if-none-match': etag! } }).then((answer) => {
+      answered = true;
+      return answer;
+    });
+    // Another owner's purchase completing does not end this wait.
+    const other = await started('polled-other');
+    stripe.markPaid(other.session_id);
+    expect((await deliver('checkout.session.completed', other.session_id)).status).toBe(200);
+    await waitFor(other.user, other.intent_id, (p) => p.status === 'completed', 'the other completion');
+    expect(answered).toBe(false);
+    stripe.markPaid(session_id);
+    expect((await deliver('checkout.session.completed', session_id)).status).toBe(200);
+    const answer = await waiting;
+    expect(answer.status).toBe(200);
+    expect(answer.body.status).toBe('completed');
+    expect(answer.headers.get('etag')).not.toBe(etag);
+  });
+
   it('the same completed event 10 times concurrently, interleaved in reverse with async_payment_succeeded, grants once', async () => {
     const { user, intent_id, session_id } = await started('tenfold');
     stripe.markPaid(session_id);

@@ -10050,7 +10050,12 @@ export type GetPurchaseData = {
     path: {
         intent_id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Long-poll: hold the request up to this many seconds (at most 30) until the resource differs from the If-None-Match version (or, without it, from its state when the request arrived); then 200 with it, or 304 (If-None-Match still current) / 200 (unchanged) at the end.
+         */
+        wait?: number;
+    };
     url: '/v1/billing/purchases/{intent_id}';
 };
 
@@ -10317,7 +10322,12 @@ export type GetAuthoringSessionData = {
     path: {
         session_id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Long-poll: hold the request up to this many seconds (at most 30) until the resource differs from the If-None-Match version (or, without it, from its state when the request arrived); then 200 with it, or 304 (If-None-Match still current) / 200 (unchanged) at the end.
+         */
+        wait?: number;
+    };
     url: '/v1/authoring-sessions/{session_id}';
 };
 
