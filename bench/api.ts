@@ -1,6 +1,7 @@
 // Benchmark: the API's read path under load. autocannon (200 connections) against the real Koa app on a loopback port,
 // in its own process, on PostgreSQL (a database of its own, dropped afterwards) and on the embedded PGlite: an
-// authenticated GET of a project and of each pollable resource (intake draft, review, run), and a public read. The
+// authenticated GET of a project and of each pollable resource (intake draft, review, run, authoring session,
+// purchase), and a public read. The
 // reference is a Koa hello-world measured in the same run; the ratios are req/s against it. Not a timed test.
 // Run: node_modules/.bin/node bench/api.ts   (BENCH_POSTGRES_URL overrides postgres://postgres@127.0.0.1:5432/postgres;
 // BENCH_API_SECONDS the seconds per target, BENCH_API_DATABASES=pglite or postgresql to run one)
@@ -43,6 +44,8 @@ async function serveApi(database_url: string | null): Promise<Served> {
   const config = loadConfig({
     PORT: '0',
     LOG_LEVEL: 'info',
+    // the purchase read is a billing endpoint; reading one needs no payment provider
+    SERVICE_BILLING_ENABLED: 'true',
     SERVICE_MASTER_KEY: randomBytes(32).toString('base64'),
     CRUCIBLE_SESSION_SECRET: randomBytes(32).toString('base64'),
     ...(database_url ? { DATABASE_URL: database_url } : {}),
@@ -89,7 +92,25 @@ async function serveApi(database_url: string | null): Promise<Served> {
        values (?, ?, ?, ?, 'running', 1000, 10, 1000, 100, 10, 60, ?)`,
       [run, org.id, project.id, revision, user.id],
     );
-    return { secret, project: project.id, draft, review, run };
+    // An authoring session waiting on its first checkpoint (a checkpoint's size: the sample world and three questions).
+    const session = newId('sess');
+    await tx.query(
+      `insert into authoring_sessions (id, org_id, project_id, status, ai_limits, wait_seconds_max, checkpoint_count, created_by)
+       values (?, ?, ?, 'waiting', '{}'::jsonb, 3600, 1, ?)`,
+      [session, org.id, project.id, user.id],
+    );
+    const questions = ['arrival_rate', 'mean_service', 'servers'].map((slot, index) => ({ id: `q${index + 1}`, slot, text: `What is the ${slot}?`, unit: 'per_hour' }));
+    const checkpoint = { number: 1, reason: 'start', world, validation: { valid: false, problems: [] }, smoke_run: null, questions, next_steps: [], ai: { cap_reached: false }, changes_since_previous: [] };
+    await tx.query('insert into authoring_checkpoints (session_id, number, body) values (?, 1, ?::jsonb)', [session, JSON.stringify(checkpoint)]);
+    // A pending purchase of a pack.
+    await tx.query(`insert into billing_packs (pack_key, title, price_id, credits, live_mode) values ('bench', 'Bench pack', 'price_bench', 1000, false)`);
+    const purchase = newId('pi');
+    await tx.query(
+      `insert into purchase_intents (id, owner_id, org_id, pack_key, price_id, amount, currency, credits, live_mode, return_url, status, expires_at, created_by)
+       values (?, ?, ?, 'bench', 'price_bench', 1500, 'eur', 1000, false, 'https://example.org/back', 'pending', now() + interval '1 day', ?)`,
+      [purchase, org.id, org.id, user.id],
+    );
+    return { secret, project: project.id, draft, review, run, session, purchase };
   });
   const { app } = createApp({ config, db, logger, temporal: null });
   const server = createServer(app.callback());
@@ -103,6 +124,8 @@ async function serveApi(database_url: string | null): Promise<Served> {
       'GET intake draft': `/v1/intake-drafts/${seeded.draft}`,
       'GET review': `/v1/reviews/${seeded.review}`,
       'GET run': `/v1/runs/${seeded.run}`,
+      'GET authoring session': `/v1/authoring-sessions/${seeded.session}`,
+      'GET purchase': `/v1/billing/purchases/${seeded.purchase}`,
     },
   };
 }

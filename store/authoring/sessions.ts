@@ -5,6 +5,7 @@ import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { newId } from '../../domain/ids.ts';
 import { isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
+import { cachedRow } from '../rowCache.ts';
 
 export const SESSION_STATUSES = ['drafting', 'waiting', 'approved', 'expired', 'failed'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -78,8 +79,10 @@ export async function createSession(
 }
 
 export async function findSession(tx: Tx, id: string): Promise<SessionRow | undefined> {
-  const found = await tx.one('select * from authoring_sessions where id = ?', [id]);
-  return found && row(found);
+  return cachedRow(tx, id, 'session', async () => {
+    const found = await tx.one('select * from authoring_sessions where id = ?', [id]);
+    return found && row(found);
+  });
 }
 
 /** A project's sessions, newest first; fetches limit+1 rows for `page()`. */
@@ -89,8 +92,12 @@ export async function listSessions(tx: Tx, project_id: string, offset: number, l
 }
 
 export async function latestCheckpoint(tx: Tx, session_id: string): Promise<Checkpoint | null> {
-  const found = await tx.one<{ body: unknown }>('select body from authoring_checkpoints where session_id = ? order by number desc limit 1', [session_id]);
-  return found ? json<Checkpoint>(found.body) : null;
+  // Kept as JSON text (a new checkpoint announces its session: 0013), so every reader gets a body of its own.
+  const kept = await cachedRow(tx, session_id, 'latest checkpoint', async () => {
+    const found = await tx.one<{ body: unknown }>('select body from authoring_checkpoints where session_id = ? order by number desc limit 1', [session_id]);
+    return { text: found ? JSON.stringify(json<Checkpoint>(found.body)) : null };
+  });
+  return kept?.text ? (JSON.parse(kept.text) as Checkpoint) : null;
 }
 
 /** Stores checkpoint n once (a retried activity finds it) and moves the session to `status`. */

@@ -7,6 +7,7 @@ import { iso } from '../../domain/time.ts';
 import { fundProgramPool, grantCredits } from '../credits/ledger.ts';
 import { findProgram } from '../sponsors/sponsors.ts';
 import type { Tx } from '../db.ts';
+import { cachedRow } from '../rowCache.ts';
 
 export type PackRow = { pack_key: string; title: string; price_id: string; credits: number; live_mode: boolean; created_at: string; retired_at: string | null };
 
@@ -84,8 +85,14 @@ function intent(row: Record<string, unknown>): IntentRow {
 }
 
 export async function findIntent(tx: Tx, id: string, options: { lock?: boolean } = {}): Promise<IntentRow | undefined> {
-  const row = await tx.one(`select * from purchase_intents where id = ?${options.lock ? ' for update' : ''}`, [id]);
-  return row ? intent(row) : undefined;
+  if (options.lock) {
+    const row = await tx.one('select * from purchase_intents where id = ? for update', [id]);
+    return row ? intent(row) : undefined;
+  }
+  return cachedRow(tx, id, 'purchase', async () => {
+    const row = await tx.one('select * from purchase_intents where id = ?', [id]);
+    return row ? intent(row) : undefined;
+  });
 }
 
 /**

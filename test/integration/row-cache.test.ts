@@ -4,7 +4,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../domain/ids.ts';
+import type { Checkpoint } from '../../domain/authoring/checkpoint.ts';
 import { createOrganization, createUser } from '../../store/accounts/accounts.ts';
+import { findSession, latestCheckpoint, writeCheckpoint } from '../../store/authoring/sessions.ts';
+import { findIntent } from '../../store/billing/billing.ts';
 import { CHANGE_FEED_APPLICATION } from '../../store/changes.ts';
 import { openDatabase, type Db } from '../../store/db.ts';
 import { findDraft } from '../../store/intake/drafts.ts';
@@ -15,7 +18,7 @@ import { freshPostgresDatabase } from '../support/harness.ts';
 import { eventually } from '../support/harness.ts';
 import { queueWorld } from '../support/worlds.ts';
 
-type Ids = { org: string; user: string; project: string; draft: string; review: string; run: string };
+type Ids = { org: string; user: string; project: string; draft: string; review: string; run: string; session: string; intent: string };
 
 async function seed(db: Db): Promise<Ids> {
   return db.transaction(async (tx) => {
@@ -52,7 +55,19 @@ async function seed(db: Db): Promise<Ids> {
        values (?, ?, ?, ?, 'running', 1000, 10, 1000, 100, 10, 60, ?)`,
       [run, org.id, project.id, revision, user.id],
     );
-    return { org: org.id, user: user.id, project: project.id, draft, review, run };
+    const session = newId('sess');
+    await tx.query(
+      `insert into authoring_sessions (id, org_id, project_id, status, ai_limits, wait_seconds_max, created_by) values (?, ?, ?, 'drafting', '{}'::jsonb, 60, ?)`,
+      [session, org.id, project.id, user.id],
+    );
+    await tx.query(`insert into billing_packs (pack_key, title, price_id, credits, live_mode) values ('cache', 'Cache pack', 'price_cache', 100, false)`);
+    const intent = newId('pi');
+    await tx.query(
+      `insert into purchase_intents (id, owner_id, org_id, pack_key, price_id, amount, currency, credits, live_mode, return_url, status, expires_at, created_by)
+       values (?, ?, ?, 'cache', 'price_cache', 1500, 'eur', 100, false, 'https://example.org/back', 'pending', now() + interval '1 hour', ?)`,
+      [intent, org.id, org.id, user.id],
+    );
+    return { org: org.id, user: user.id, project: project.id, draft, review, run, session, intent };
   });
 }
 
@@ -108,6 +123,24 @@ describe.each(databases)('the row cache on %s', (kind) => {
       [newId('use'), ids.org, ids.project, ids.review],
     );
     expect(await reviewUsage(db, ids.review)).toEqual({ calls: 1, input_tokens: 10, output_tokens: 20, credits_charged: 3 });
+  });
+
+  it("shows an authoring session's new checkpoint and a purchase's completion at once", async () => {
+    expect((await findSession(db, ids.session))?.status).toBe('drafting');
+    expect(await latestCheckpoint(db, ids.session)).toBeNull();
+    expect(await latestCheckpoint(db, ids.session)).toBeNull();
+    const checkpoint = { number: 1, questions: [{ id: 'q1' }], ai: { cap_reached: false } } as unknown as Checkpoint;
+    await db.transaction((tx) => writeCheckpoint(tx, { session_id: ids.session, checkpoint, status: 'waiting' }));
+    expect((await findSession(db, ids.session))?.status).toBe('waiting');
+    expect(await latestCheckpoint(db, ids.session)).toEqual(checkpoint);
+    // each reader gets a body of its own
+    (await latestCheckpoint(db, ids.session))!.questions.length = 0;
+    expect(await latestCheckpoint(db, ids.session)).toEqual(checkpoint);
+
+    expect((await findIntent(db, ids.intent))?.status).toBe('pending');
+    expect((await findIntent(db, ids.intent))?.status).toBe('pending');
+    await db.query(`update purchase_intents set status = 'completed' where id = ?`, [ids.intent]);
+    expect((await findIntent(db, ids.intent))?.status).toBe('completed');
   });
 
   it('gives each caller its own copy of a kept row', async () => {
