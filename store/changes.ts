@@ -210,6 +210,9 @@ const fence = (): Promise<boolean> => {
     waiting: () => count,
     async close() {
       closed = true;
+      listening = false;
+      for (const settle of fences.values()) settle(false);
+      fences.clear();
       for (const observer of observers) observer(null);
       observers.clear();
       for (const id of [...listeners.keys()]) dispatch(id);

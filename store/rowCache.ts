@@ -42,7 +42,11 @@ export function createRowCache(changes: ChangeFeed, ordinary_reads: (() => numbe
       })
       .then(
         () => true,
-        () => false,
+        () => {
+          // Not listening (the database refused the LISTEN connection): a later read tries again.
+          listening = null;
+          return false;
+        },
       ));
 
   return {
