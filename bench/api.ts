@@ -38,9 +38,8 @@ async function serveApi(database_url: string | null): Promise<Served> {
   const { loadConfig } = await import('../runtime/config.ts');
   const { openDatabase } = await import('../store/db.ts');
   const { createApp } = await import('../api/app.ts');
-  const { createApiToken, createOrganization, createUser } = await import('../store/accounts/accounts.ts');
-  const { createProject } = await import('../store/projects/projects.ts');
-  const { newId } = await import('../domain/ids.ts');
+  const { createApiToken } = await import('../store/accounts/accounts.ts');
+  const { seedPollables } = await import('../test/support/pollables.ts');
   const config = loadConfig({
     PORT: '0',
     LOG_LEVEL: 'info',
@@ -54,63 +53,14 @@ async function serveApi(database_url: string | null): Promise<Served> {
   await db.migrate();
   // The service logs one line per request: it is written (to /dev/null) so its cost is measured too.
   const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+  const world = JSON.parse(readFileSync(new URL('../samples/worlds/gp_triage_digital_front_door.json', import.meta.url), 'utf8'));
+  // The authoring session waits on a first checkpoint of a checkpoint's size: the sample world and three questions.
+  const questions = ['arrival_rate', 'mean_service', 'servers'].map((slot, index) => ({ id: `q${index + 1}`, slot, text: `What is the ${slot}?`, unit: 'per_hour' }));
+  const checkpoint = { number: 1, reason: 'start', world, validation: { valid: false, problems: [] }, smoke_run: null, questions, next_steps: [], ai: { cap_reached: false }, changes_since_previous: [] };
   const seeded = await db.transaction(async (tx) => {
-    const user = await createUser(tx, 'bench@example.org', 'bench password 1234');
-    const org = await createOrganization(tx, 'Bench', user.id);
-    const { secret } = await createApiToken(tx, { user_id: user.id, org_id: org.id, name: 'bench', scopes: ['read', 'write', 'run'] });
-    const project = await createProject(tx, { org_id: org.id, title: 'Bench project', created_by: user.id });
-    const draft = newId('drf');
-    await tx.query(
-      `insert into intake_drafts (id, project_id, org_id, source_ids, status, credits_max, created_by) values (?, ?, ?, '[]'::jsonb, 'drafting', 100, ?)`,
-      [draft, project.id, org.id, user.id],
-    );
-    const plan = newId('plan');
-    await tx.query(`insert into evaluation_plans (id, project_id, org_id, intake_revision, plan, created_by) values (?, ?, ?, 1, '{}'::jsonb, ?)`, [
-      plan,
-      project.id,
-      org.id,
-      user.id,
-    ]);
-    const review = newId('rev');
-    await tx.query(
-      `insert into reviews (id, project_id, org_id, plan_id, status, credits_reserved, created_by) values (?, ?, ?, ?, 'searching', 50, ?)`,
-      [review, project.id, org.id, plan, user.id],
-    );
-    const world = JSON.parse(readFileSync(new URL('../samples/worlds/gp_triage_digital_front_door.json', import.meta.url), 'utf8'));
-    const revision = newId('wrev');
-    await tx.query(`insert into world_revisions (id, project_id, org_id, revision, name, spec, created_by) values (?, ?, ?, 1, 'bench', ?::jsonb, ?)`, [
-      revision,
-      project.id,
-      org.id,
-      JSON.stringify(world),
-      user.id,
-    ]);
-    const run = newId('run');
-    await tx.query(
-      `insert into runs (id, org_id, project_id, world_revision_id, status, budget_limit_credits, credits_estimate, events_estimate,
-         credits_reserved, replications_requested, wall_clock_limit_seconds, created_by)
-       values (?, ?, ?, ?, 'running', 1000, 10, 1000, 100, 10, 60, ?)`,
-      [run, org.id, project.id, revision, user.id],
-    );
-    // An authoring session waiting on its first checkpoint (a checkpoint's size: the sample world and three questions).
-    const session = newId('sess');
-    await tx.query(
-      `insert into authoring_sessions (id, org_id, project_id, status, ai_limits, wait_seconds_max, checkpoint_count, created_by)
-       values (?, ?, ?, 'waiting', '{}'::jsonb, 3600, 1, ?)`,
-      [session, org.id, project.id, user.id],
-    );
-    const questions = ['arrival_rate', 'mean_service', 'servers'].map((slot, index) => ({ id: `q${index + 1}`, slot, text: `What is the ${slot}?`, unit: 'per_hour' }));
-    const checkpoint = { number: 1, reason: 'start', world, validation: { valid: false, problems: [] }, smoke_run: null, questions, next_steps: [], ai: { cap_reached: false }, changes_since_previous: [] };
-    await tx.query('insert into authoring_checkpoints (session_id, number, body) values (?, 1, ?::jsonb)', [session, JSON.stringify(checkpoint)]);
-    // A pending purchase of a pack.
-    await tx.query(`insert into billing_packs (pack_key, title, price_id, credits, live_mode) values ('bench', 'Bench pack', 'price_bench', 1000, false)`);
-    const purchase = newId('pi');
-    await tx.query(
-      `insert into purchase_intents (id, owner_id, org_id, pack_key, price_id, amount, currency, credits, live_mode, return_url, status, expires_at, created_by)
-       values (?, ?, ?, 'bench', 'price_bench', 1500, 'eur', 1000, false, 'https://example.org/back', 'pending', now() + interval '1 day', ?)`,
-      [purchase, org.id, org.id, user.id],
-    );
-    return { secret, project: project.id, draft, review, run, session, purchase };
+    const ids = await seedPollables(tx, { label: 'bench', world, checkpoint: checkpoint as never });
+    const { secret } = await createApiToken(tx, { user_id: ids.user, org_id: ids.org, name: 'bench', scopes: ['read', 'write', 'run'] });
+    return { ...ids, secret };
   });
   const { app } = createApp({ config, db, logger, temporal: null });
   const server = createServer(app.callback());
@@ -125,7 +75,7 @@ async function serveApi(database_url: string | null): Promise<Served> {
       'GET review': `/v1/reviews/${seeded.review}`,
       'GET run': `/v1/runs/${seeded.run}`,
       'GET authoring session': `/v1/authoring-sessions/${seeded.session}`,
-      'GET purchase': `/v1/billing/purchases/${seeded.purchase}`,
+      'GET purchase': `/v1/billing/purchases/${seeded.intent}`,
     },
   };
 }

@@ -5,70 +5,23 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../domain/ids.ts';
 import type { Checkpoint } from '../../domain/authoring/checkpoint.ts';
-import { createOrganization, createUser } from '../../store/accounts/accounts.ts';
 import { findSession, latestCheckpoint, writeCheckpoint } from '../../store/authoring/sessions.ts';
 import { findIntent } from '../../store/billing/billing.ts';
 import { CHANGE_FEED_APPLICATION } from '../../store/changes.ts';
 import { openDatabase, type Db } from '../../store/db.ts';
 import { findDraft } from '../../store/intake/drafts.ts';
-import { createProject, findProject } from '../../store/projects/projects.ts';
+import { findProject } from '../../store/projects/projects.ts';
 import { findReview, reviewUsage } from '../../store/review/reviews.ts';
 import { getRun } from '../../store/runs/runs.ts';
 import { freshPostgresDatabase } from '../support/harness.ts';
 import { eventually } from '../support/harness.ts';
+import { type Pollables, seedPollables } from '../support/pollables.ts';
 import { queueWorld } from '../support/worlds.ts';
 
-type Ids = { org: string; user: string; project: string; draft: string; review: string; run: string; session: string; intent: string };
+type Ids = Pollables;
 
 async function seed(db: Db): Promise<Ids> {
-  return db.transaction(async (tx) => {
-    const user = await createUser(tx, 'cache@example.org', 'cache password 1234');
-    const org = await createOrganization(tx, 'Cache', user.id);
-    const project = await createProject(tx, { org_id: org.id, title: 'Cache project', created_by: user.id });
-    const draft = newId('drf');
-    await tx.query(
-      `insert into intake_drafts (id, project_id, org_id, source_ids, status, credits_max, created_by) values (?, ?, ?, '[]'::jsonb, 'drafting', 100, ?)`,
-      [draft, project.id, org.id, user.id],
-    );
-    const plan = newId('plan');
-    await tx.query(`insert into evaluation_plans (id, project_id, org_id, intake_revision, plan, created_by) values (?, ?, ?, 1, '{}'::jsonb, ?)`, [plan, project.id, org.id, user.id]);
-    const review = newId('rev');
-    await tx.query(`insert into reviews (id, project_id, org_id, plan_id, status, credits_reserved, created_by) values (?, ?, ?, ?, 'searching', 50, ?)`, [
-      review,
-      project.id,
-      org.id,
-      plan,
-      user.id,
-    ]);
-    const revision = newId('wrev');
-    await tx.query(`insert into world_revisions (id, project_id, org_id, revision, name, spec, created_by) values (?, ?, ?, 1, 'cache', ?::jsonb, ?)`, [
-      revision,
-      project.id,
-      org.id,
-      JSON.stringify(queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1 })),
-      user.id,
-    ]);
-    const run = newId('run');
-    await tx.query(
-      `insert into runs (id, org_id, project_id, world_revision_id, status, budget_limit_credits, credits_estimate, events_estimate,
-         credits_reserved, replications_requested, wall_clock_limit_seconds, created_by)
-       values (?, ?, ?, ?, 'running', 1000, 10, 1000, 100, 10, 60, ?)`,
-      [run, org.id, project.id, revision, user.id],
-    );
-    const session = newId('sess');
-    await tx.query(
-      `insert into authoring_sessions (id, org_id, project_id, status, ai_limits, wait_seconds_max, created_by) values (?, ?, ?, 'drafting', '{}'::jsonb, 60, ?)`,
-      [session, org.id, project.id, user.id],
-    );
-    await tx.query(`insert into billing_packs (pack_key, title, price_id, credits, live_mode) values ('cache', 'Cache pack', 'price_cache', 100, false)`);
-    const intent = newId('pi');
-    await tx.query(
-      `insert into purchase_intents (id, owner_id, org_id, pack_key, price_id, amount, currency, credits, live_mode, return_url, status, expires_at, created_by)
-       values (?, ?, ?, 'cache', 'price_cache', 1500, 'eur', 100, false, 'https://example.org/back', 'pending', now() + interval '1 hour', ?)`,
-      [intent, org.id, org.id, user.id],
-    );
-    return { org: org.id, user: user.id, project: project.id, draft, review, run, session, intent };
-  });
+  return db.transaction((tx) => seedPollables(tx, { label: 'cache', world: queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1 }) }));
 }
 
 const databases = process.env.DATABASE_URL ? (['pglite', 'postgresql'] as const) : (['pglite'] as const);
