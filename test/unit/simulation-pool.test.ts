@@ -86,3 +86,17 @@ describe('worker-thread pool', () => {
     await expect(runReplicationsOnPool(world, { threads: 1, jobs: [{ variant_id: 'nonexistent', replication_index: 0, trace_limit: 0 }] })).rejects.toThrow(/variant 'nonexistent' does not exist/);
   });
 });
+
+describe('pool thread world cache', () => {
+  it('asks for the world when a task comes without one it does not hold, then runs tasks by key alone', async () => {
+    const { default: runTask } = await import('../../compute/worker.ts');
+    const job = { variant_id: 'baseline', replication_index: 4, trace_limit: 0 };
+    const world_key = 'test-world-cache-key';
+    expect(await runTask({ kind: 'replication', world_key, world: null, job })).toEqual({ ok: false, world_missing: true });
+    const withWorld = await runTask({ kind: 'replication', world_key, world, job });
+    const byKey = await runTask({ kind: 'replication', world_key, world: null, job });
+    const expected = JSON.stringify(runSequential(world, { jobs: [job] })[0]);
+    expect('result' in withWorld && JSON.stringify(withWorld.result)).toBe(expected);
+    expect('result' in byKey && JSON.stringify(byKey.result)).toBe(expected);
+  });
+});
