@@ -59,6 +59,8 @@ const EVENT_ARRIVAL = 4;
 const EVENT_FAILURE = 5;
 const EVENT_REPAIR = 6;
 const PRIORITY_SCALE = 2 ** 44; // sequence numbers stay below 2^44, so priority * 2^44 + sequence is exact in a double
+/** the event kind is the key's multiple of 2^44: no separate kind array moves through the heap */
+const INVERSE_PRIORITY_SCALE = 2 ** -44;
 
 const STATE_FREE = 0;
 const STATE_WAITING = 1;
@@ -152,10 +154,9 @@ class Replication {
   now = 0;
   readonly horizon: number;
 
-  // Event heap: parallel typed arrays; key2 = priority * 2^44 + sequence.
+  // Event heap: parallel typed arrays; key = kind (the tie-break priority) * 2^44 + sequence.
   heapTime: Float64Array;
   heapKey: Float64Array;
-  heapKind: Int32Array;
   heapA: Int32Array;
   heapB: Int32Array;
   heapSize = 0;
@@ -188,7 +189,9 @@ class Replication {
   /** pre-emptive resources only: the entities in service (null elsewhere) */
   inService: (number[] | null)[];
   resourceLastTime: Float64Array;
-  resourceMeasures: Int32Array[];
+  /** the utilisation and queue_length measures of resource r: resourceMeasureList[resourceMeasureStart[r] .. resourceMeasureStart[r + 1]) */
+  resourceMeasureStart: Int32Array;
+  resourceMeasureList: Int32Array;
   capacityChangeHours: Int32Array[];
   capacityChangeCursor: Int32Array;
 
@@ -243,6 +246,15 @@ class Replication {
   readonly hasBatch: boolean;
   entityBatchNext: Int32Array;
   readonly measures: CompiledModel['measures'];
+  /** the measures' kinds, windows, mark slots and time factors as flat arrays (read on every hook and touch) */
+  readonly measureKind: Int32Array;
+  readonly measureWindowStart: Float64Array;
+  readonly measureWindowEnd: Float64Array;
+  readonly measureMarkSlot: Int32Array;
+  readonly measureTimeFactor: Float64Array;
+  /** the model's hooks flattened: those of (step, moment) are hookList[hookStart[step * 4 + moment] .. hookStart[step * 4 + moment + 1]) */
+  readonly hookStart: Int32Array;
+  readonly hookList: Int32Array;
   readonly steps: CompiledModel['steps'];
 
   counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0, breakdowns: 0, repairs: 0 };
@@ -258,7 +270,6 @@ class Replication {
     const heapCapacity = 1024;
     this.heapTime = new Float64Array(heapCapacity);
     this.heapKey = new Float64Array(heapCapacity);
-    this.heapKind = new Int32Array(heapCapacity);
     this.heapA = new Int32Array(heapCapacity);
     this.heapB = new Int32Array(heapCapacity);
 
@@ -283,9 +294,10 @@ class Replication {
     this.queues = resources.map((resource) => (resource.usesPriority ? new PriorityQueue() : new FifoQueue()));
     this.resourceLastTime = new Float64Array(r);
     this.inService = resources.map((resource) => (resource.preemptive ? [] : null));
-    this.resourceMeasures = resources.map((_, index) =>
-      Int32Array.from(model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : []))),
+    const resourceMeasures = resources.map((_, index) =>
+      model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : [])),
     );
+    [this.resourceMeasureStart, this.resourceMeasureList] = flatten(resourceMeasures);
     this.capacityChangeHours = resources.map((resource) => {
       const bySlot = resource.capacityBySlot;
       if (!bySlot) return new Int32Array(0);
@@ -348,6 +360,12 @@ class Replication {
     this.measureDiscounted = new Float64Array(this.discount > 0 ? m : 0);
     this.measureDiscountedCapacity = new Float64Array(this.discount > 0 ? m : 0);
     this.measures = model.measures;
+    this.measureKind = Int32Array.from(model.measures, (measure) => measure.kind);
+    this.measureWindowStart = Float64Array.from(model.measures, (measure) => measure.windowStart);
+    this.measureWindowEnd = Float64Array.from(model.measures, (measure) => measure.windowEnd);
+    this.measureMarkSlot = Int32Array.from(model.measures, (measure) => measure.markSlot);
+    this.measureTimeFactor = Float64Array.from(model.measures, (measure) => measure.timeFactor);
+    [this.hookStart, this.hookList] = flatten(model.hooks.map((hooks) => Array.from(hooks)));
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
     this.stepEntries = new Float64Array(model.steps.length);
@@ -374,14 +392,12 @@ class Replication {
       if (parentTime < time || (parentTime === time && heapKey[parent]! < key)) break;
       heapTime[index] = parentTime;
       heapKey[index] = heapKey[parent]!;
-      this.heapKind[index] = this.heapKind[parent]!;
       this.heapA[index] = this.heapA[parent]!;
       this.heapB[index] = this.heapB[parent]!;
       index = parent;
     }
     heapTime[index] = time;
     heapKey[index] = key;
-    this.heapKind[index] = kind;
     this.heapA[index] = a;
     this.heapB[index] = b;
   }
@@ -395,7 +411,6 @@ class Replication {
     };
     this.heapTime = grow(this.heapTime, (n) => new Float64Array(n));
     this.heapKey = grow(this.heapKey, (n) => new Float64Array(n));
-    this.heapKind = grow(this.heapKind, (n) => new Int32Array(n));
     this.heapA = grow(this.heapA, (n) => new Int32Array(n));
     this.heapB = grow(this.heapB, (n) => new Int32Array(n));
   }
@@ -406,12 +421,10 @@ class Replication {
     if (size === 0) return;
     const heapTime = this.heapTime;
     const heapKey = this.heapKey;
-    const heapKind = this.heapKind;
     const heapA = this.heapA;
     const heapB = this.heapB;
     const time = heapTime[size]!;
     const key = heapKey[size]!;
-    const kind = heapKind[size]!;
     const a = heapA[size]!;
     const b = heapB[size]!;
     let index = 0;
@@ -424,14 +437,12 @@ class Replication {
       if (time < childTime || (time === childTime && key < heapKey[child]!)) break;
       heapTime[index] = childTime;
       heapKey[index] = heapKey[child]!;
-      heapKind[index] = heapKind[child]!;
       heapA[index] = heapA[child]!;
       heapB[index] = heapB[child]!;
       index = child;
     }
     heapTime[index] = time;
     heapKey[index] = key;
-    heapKind[index] = kind;
     heapA[index] = a;
     heapB[index] = b;
   }
@@ -447,12 +458,19 @@ class Replication {
       else this.scheduleNextScheduledArrival(index);
     });
 
+    this.counts.events_total = this.loop();
+    this.now = this.horizon;
+    return this.finish();
+  }
+
+  /** Processes events up to the horizon; returns how many. Kept apart from run so its optimised code never meets the finish. */
+  loop(): number {
     const horizon = this.horizon;
     let events = 0;
     while (this.heapSize > 0) {
       const time = this.heapTime[0]!;
       if (time > horizon) break;
-      const kind = this.heapKind[0]!;
+      const kind = Math.floor(this.heapKey[0]! * INVERSE_PRIORITY_SCALE);
       const a = this.heapA[0]!;
       const b = this.heapB[0]!;
       this.popRoot();
@@ -486,9 +504,7 @@ class Replication {
           break;
       }
     }
-    this.counts.events_total = events;
-    this.now = horizon;
-    return this.finish();
+    return events;
   }
 
   // ---- arrivals ----
@@ -1083,35 +1099,39 @@ class Replication {
   // ---- measures ----
 
   hook(entity: number, stepIndex: number, moment: number): void {
-    const hooks = this.model.hooks[stepIndex * 4 + moment]!;
-    if (hooks.length === 0) return;
-    const measures = this.measures;
+    const at = stepIndex * 4 + moment;
+    const first = this.hookStart[at]!;
+    const end = this.hookStart[at + 1]!;
+    if (first !== end) this.runHooks(entity, first, end);
+  }
+
+  runHooks(entity: number, first: number, end: number): void {
+    const hookList = this.hookList;
     const now = this.now;
-    for (let k = 0; k < hooks.length; k++) {
-      const code = hooks[k]!;
+    for (let k = first; k < end; k++) {
+      const code = hookList[k]!;
       const m = code >> 2;
       const role = code & 3;
-      const measure = measures[m]!;
       if (role === HOOK_COUNT) {
-        if (now >= measure.windowStart && now < measure.windowEnd) {
+        if (now >= this.measureWindowStart[m]! && now < this.measureWindowEnd[m]!) {
           this.measureCount[m]!++;
           if (this.discount > 0) this.measureDiscounted[m]! += Math.exp(-this.discount * (now - this.discountOrigin));
         }
         continue;
       }
       // time_between: the `from` moment marks the entity (inside the window), the `to` moment records the interval.
-      const slot = entity * this.markSlots + measure.markSlot;
+      const slot = entity * this.markSlots + this.measureMarkSlot[m]!;
       if (role === HOOK_TO) {
         const mark = this.entityMarks[slot]!;
-        if (!Number.isNaN(mark)) {
-          const value = (now - mark) * measure.timeFactor;
+        if (mark === mark) {
+          const value = (now - mark) * this.measureTimeFactor[m]!;
           this.measureSum[m]! += value;
           this.measureCount[m]!++;
           if (this.measureDetailed[m] === 1) this.observe(m, value);
           if (this.discount > 0) this.measureDiscounted[m]! += this.discountedSpan(mark, now);
           this.entityMarks[slot] = Number.NaN;
         }
-      } else if (now >= measure.windowStart && now < measure.windowEnd) this.entityMarks[slot] = now;
+      } else if (now >= this.measureWindowStart[m]! && now < this.measureWindowEnd[m]!) this.entityMarks[slot] = now;
     }
   }
 
@@ -1123,17 +1143,21 @@ class Replication {
 
   /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window. */
   touch(resource: number): void {
-    const measures = this.resourceMeasures[resource]!;
+    const first = this.resourceMeasureStart[resource]!;
+    const end = this.resourceMeasureStart[resource + 1]!;
+    if (first !== end) this.accumulate(resource, first, end);
+  }
+
+  accumulate(resource: number, first: number, end: number): void {
     const last = this.resourceLastTime[resource]!;
     const now = this.now;
     if (now === last) return;
-    for (let k = 0; k < measures.length; k++) {
-      const m = measures[k]!;
-      const measure = this.measures[m]!;
-      const low = Math.max(last, measure.windowStart);
-      const high = Math.min(now, measure.windowEnd);
+    for (let k = first; k < end; k++) {
+      const m = this.resourceMeasureList[k]!;
+      const low = Math.max(last, this.measureWindowStart[m]!);
+      const high = Math.min(now, this.measureWindowEnd[m]!);
       if (high <= low) continue;
-      if (measure.kind === MEASURE_UTILISATION) {
+      if (this.measureKind[m] === MEASURE_UTILISATION) {
         this.measureArea[m]! += this.busy[resource]! * (high - low);
         this.measureCapacityArea[m]! += this.capacity[resource]! * (high - low);
         if (this.discount > 0) {
@@ -1171,7 +1195,13 @@ class Replication {
 
   // ---- sampling ----
 
+  /** A draw from a distribution; the exponential case is kept small enough to inline, the others are out of line. */
   sample(distribution: CompiledDistribution, stream: RandomStream): number {
+    if (distribution.kind === DIST_EXPONENTIAL) return -distribution.a * Math.log(stream.uniform());
+    return this.sampleOther(distribution, stream);
+  }
+
+  sampleOther(distribution: CompiledDistribution, stream: RandomStream): number {
     switch (distribution.kind) {
       case DIST_EXPONENTIAL:
         return -distribution.a * Math.log(stream.uniform());
@@ -1286,6 +1316,15 @@ class Replication {
 /** An engine limit the world made the run exceed: the world, not the service, caused the failure (spec: Credits). */
 function worldLimit(message: string, path: string, detail: string): ServiceError {
   return new ServiceError('WORLD_LIMIT_EXCEEDED', `the world caused this failure, not the service: ${message}`, [{ path, message: detail }]);
+}
+
+/** Lists as one array and the start of each (start[i] .. start[i + 1]), so the hot path reads flat typed arrays. */
+function flatten(lists: number[][]): [Int32Array, Int32Array] {
+  const start = new Int32Array(lists.length + 1);
+  lists.forEach((list, index) => {
+    start[index + 1] = start[index]! + list.length;
+  });
+  return [start, Int32Array.from(lists.flat())];
 }
 
 /** Index of the first cumulative weight above u (binary search; cumulative ends at 1). */

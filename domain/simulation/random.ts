@@ -57,9 +57,22 @@ export class RandomStream {
     return result;
   }
 
-  /** Uniform on the open interval (0, 1): never 0, so log(u) is finite. */
+  /**
+   * Uniform on the open interval (0, 1): never 0, so log(u) is finite. The xoshiro128** step of nextUint32 is written
+   * out here (rotations inline) so this hot call stays one small function the JIT inlines into its callers.
+   */
   uniform(): number {
-    return (this.nextUint32() + 0.5) * TWO_POW_MINUS_32;
+    const s1 = this.s1;
+    const scrambled = Math.imul(s1, 5);
+    const result = Math.imul((scrambled << 7) | (scrambled >>> 25), 9) >>> 0;
+    const t = s1 << 9;
+    const s2 = this.s2 ^ this.s0;
+    const s3 = this.s3 ^ s1;
+    this.s1 = s1 ^ s2;
+    this.s0 ^= s3;
+    this.s2 = s2 ^ t;
+    this.s3 = (s3 << 11) | (s3 >>> 21);
+    return (result + 0.5) * TWO_POW_MINUS_32;
   }
 
   exponential(mean: number): number {
