@@ -43,6 +43,7 @@ import {
   STEP_BRANCH_RULES,
   STEP_BRANCH_SHORTEST_QUEUE,
   STEP_DELAY,
+  STEP_EXIT,
   STEP_SERVICE,
 } from './model.ts';
 import { RandomStream } from './random.ts';
@@ -636,95 +637,104 @@ class Replication {
     this.entityCapacity = size;
   }
 
-  /** Moves an entity into a step and on through instantaneous steps until it waits, is served, is delayed or leaves. */
+  /**
+   * Moves an entity into a step and on through instantaneous steps until it waits, is served, is delayed or leaves.
+   * The common moves (a free server, a delay, the exit) are here; queueing and the instantaneous steps are out of line
+   * in arriveAtBusyService and passStep, so this stays small enough for the JIT to inline its callees.
+   */
   enterStep(entity: number, stepIndex: number): void {
     const steps = this.steps;
     let current = stepIndex;
-    for (;;) {
+    while (current >= 0) {
       const step = steps[current]!;
       this.entityStep[entity] = current;
       this.stepEntries[current]!++;
       this.hook(entity, current, MOMENT_ENTER);
       if (this.trace) this.record('enter', entity, step.id, null, null);
-      switch (step.kind) {
-        case STEP_SERVICE: {
-          const resource = step.resource;
-          if (this.hasBatch && step.batchMax > 0) {
-            // Batch service: everyone waits in line; a free server takes a batch once enough wait.
-            this.enqueue(entity, current);
-            this.dispatchBatch(resource);
-            return;
-          }
-          if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
-          else if (step.preempt !== PREEMPT_NONE && this.preempt(entity, current)) this.startService(entity, current);
-          else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
-            // Balks (or is blocked: a full queue with balk probability 1) and goes on at once.
-            if (step.balkTo >= 0) {
-              current = step.balkTo;
-              break;
-            }
-            this.leave(entity);
-          } else this.enqueue(entity, current);
+      const kind = step.kind;
+      if (kind === STEP_SERVICE) {
+        const resource = step.resource;
+        if (step.batchMax === 0 && this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) {
+          this.startService(entity, current);
           return;
         }
-        case STEP_DELAY:
-          this.entityState[entity] = STATE_IN_DELAY;
-          this.schedule(this.now + this.sample(step.duration!, this.durationStreams[current]!), EVENT_DELAY_END, entity, 0);
-          return;
-        case STEP_BRANCH_PROBABILITY:
-          current = step.branchNext![pick(step.branchCumulative!, this.branchStreams[current]!.uniform())]!;
-          break;
-        case STEP_BRANCH_SHORTEST_QUEUE:
-          current = this.shortestQueue(step, this.branchStreams[current]!);
-          break;
-        case STEP_BRANCH_RULES:
-          current = this.firstRule(entity, step);
-          break;
-        case STEP_SEIZE: {
-          const resource = step.resource;
-          if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) {
-            this.seized(entity, current);
-            current = step.next;
-            break;
-          }
-          this.enqueue(entity, current);
-          return;
+        current = this.arriveAtBusyService(entity, current);
+      } else if (kind === STEP_DELAY) {
+        this.entityState[entity] = STATE_IN_DELAY;
+        this.schedule(this.now + this.sample(step.duration!, this.durationStreams[current]!), EVENT_DELAY_END, entity, 0);
+        return;
+      } else if (kind === STEP_EXIT) {
+        this.counts.exits++;
+        this.leave(entity);
+        return;
+      } else current = this.passStep(entity, current);
+    }
+  }
+
+  /** An entity at a service step that has no free server at once (or serves batches). Returns the step it moves on to (-1: none). */
+  arriveAtBusyService(entity: number, current: number): number {
+    const step = this.steps[current]!;
+    const resource = step.resource;
+    if (this.hasBatch && step.batchMax > 0) {
+      // Batch service: everyone waits in line; a free server takes a batch once enough wait.
+      this.enqueue(entity, current);
+      this.dispatchBatch(resource);
+      return -1;
+    }
+    if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
+    else if (step.preempt !== PREEMPT_NONE && this.preempt(entity, current)) this.startService(entity, current);
+    else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
+      // Balks (or is blocked: a full queue with balk probability 1) and goes on at once.
+      if (step.balkTo >= 0) return step.balkTo;
+      this.leave(entity);
+    } else this.enqueue(entity, current);
+    return -1;
+  }
+
+  /** An instantaneous step (branch, assign, seize, release) or the exit. Returns the step the entity moves on to (-1: it waits or left). */
+  passStep(entity: number, current: number): number {
+    const step = this.steps[current]!;
+    switch (step.kind) {
+      case STEP_BRANCH_PROBABILITY:
+        return step.branchNext![pick(step.branchCumulative!, this.branchStreams[current]!.uniform())]!;
+      case STEP_BRANCH_SHORTEST_QUEUE:
+        return this.shortestQueue(step, this.branchStreams[current]!);
+      case STEP_BRANCH_RULES:
+        return this.firstRule(entity, step);
+      case STEP_SEIZE: {
+        const resource = step.resource;
+        if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) {
+          this.seized(entity, current);
+          return step.next;
         }
-        case STEP_RELEASE: {
-          const resource = step.resource;
-          if (this.busy[resource]! <= 0) throw new ServiceError('INTERNAL', `release of '${this.model.resources[resource]!.id}' at step '${step.id}' with no unit held`);
-          this.touch(resource);
-          this.busy[resource]!--;
-          if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
-          // The next in line takes the unit before the releasing entity moves on (as at a service end).
-          this.dispatch(resource);
-          current = step.next;
-          break;
-        }
-        case STEP_ASSIGN: {
-          const u = step.equals!.length > 1 ? this.branchStreams[current]!.uniform() : 0;
-          this.entityAttributes[entity * this.attributeCount + step.attribute] = step.equals![pick(step.branchCumulative!, u)]!;
-          current = step.next;
-          break;
-        }
-        case STEP_BRANCH_ATTRIBUTE: {
-          const value = this.entityAttributes[entity * this.attributeCount + step.attribute];
-          const equals = step.equals!;
-          let next = step.otherwise;
-          for (let k = 0; k < equals.length; k++) {
-            if (equals[k] === value) {
-              next = step.branchNext![k]!;
-              break;
-            }
-          }
-          current = next;
-          break;
-        }
-        default:
-          this.counts.exits++;
-          this.leave(entity);
-          return;
+        this.enqueue(entity, current);
+        return -1;
       }
+      case STEP_RELEASE: {
+        const resource = step.resource;
+        if (this.busy[resource]! <= 0) throw new ServiceError('INTERNAL', `release of '${this.model.resources[resource]!.id}' at step '${step.id}' with no unit held`);
+        this.touch(resource);
+        this.busy[resource]!--;
+        if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
+        // The next in line takes the unit before the releasing entity moves on (as at a service end).
+        this.dispatch(resource);
+        return step.next;
+      }
+      case STEP_ASSIGN: {
+        const u = step.equals!.length > 1 ? this.branchStreams[current]!.uniform() : 0;
+        this.entityAttributes[entity * this.attributeCount + step.attribute] = step.equals![pick(step.branchCumulative!, u)]!;
+        return step.next;
+      }
+      case STEP_BRANCH_ATTRIBUTE: {
+        const value = this.entityAttributes[entity * this.attributeCount + step.attribute];
+        const equals = step.equals!;
+        for (let k = 0; k < equals.length; k++) if (equals[k] === value) return step.branchNext![k]!;
+        return step.otherwise;
+      }
+      default:
+        this.counts.exits++;
+        this.leave(entity);
+        return -1;
     }
   }
 
