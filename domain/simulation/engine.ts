@@ -63,6 +63,25 @@ const PRIORITY_SCALE = 2 ** 44; // sequence numbers stay below 2^44, so priority
 /** the event kind is the key's multiple of 2^44: no separate kind array moves through the heap */
 const INVERSE_PRIORITY_SCALE = 2 ** -44;
 
+// Offsets in a measure's stride of Replication.measureState: its parameters, then its accumulators.
+const MEASURE_WINDOW_START = 0;
+const MEASURE_WINDOW_END = 1;
+const MEASURE_TIME_FACTOR = 2;
+const MEASURE_KIND = 3;
+const MEASURE_MARK_SLOT = 4;
+/** 1 for time_between measures that keep a sketch or count over a threshold (the hot path skips the others) */
+const MEASURE_DETAILED = 5;
+const MEASURE_SUM = 6;
+/** observations (entities for time_between, events for count) */
+const MEASURE_OBSERVATIONS = 7;
+/** time-weighted busy servers (utilisation) or queue length (queue_length) */
+const MEASURE_AREA = 8;
+const MEASURE_CAPACITY_AREA = 9;
+/** cost discounting: discounted counts, busy or entity time, and capacity time */
+const MEASURE_DISCOUNTED = 10;
+const MEASURE_DISCOUNTED_CAPACITY = 11;
+const MEASURE_STRIDE = 12;
+
 const STATE_FREE = 0;
 const STATE_WAITING = 1;
 const STATE_IN_SERVICE = 2;
@@ -224,21 +243,15 @@ class Replication {
   scheduledCursor: Int32Array;
   scheduledCycle: Int32Array;
 
-  // Measure accumulators.
-  measureSum: Float64Array;
-  measureCount: Float64Array;
-  measureArea: Float64Array;
-  measureCapacityArea: Float64Array;
+  // Measure accumulators. What the hot path reads and adds to per measure sits in one array, MEASURE_STRIDE numbers a
+  // measure (one typed array checked per function instead of one per quantity).
+  measureState: Float64Array;
   measureArrivals: Float64Array;
-  /** 1 for time_between measures that keep a sketch or count over a threshold (the hot path skips the others) */
-  measureDetailed: Uint8Array;
   measureSketches: (DDSketch | null)[];
   measureOver: Float64Array;
-  /** cost discounting (0: off): discounted counts, busy or entity time, and capacity time per measure */
+  /** cost discounting per world time unit (0: off) */
   readonly discount: number;
   readonly discountOrigin: number;
-  measureDiscounted: Float64Array;
-  measureDiscountedCapacity: Float64Array;
   arrivalsAfterWarmUp = 0;
   readonly perArrivalMeasures: Int32Array;
   /** some step seizes a resource: dispatch checks whether the entity it serves next is seizing */
@@ -247,12 +260,6 @@ class Replication {
   readonly hasBatch: boolean;
   entityBatchNext: Int32Array;
   readonly measures: CompiledModel['measures'];
-  /** the measures' kinds, windows, mark slots and time factors as flat arrays (read on every hook and touch) */
-  readonly measureKind: Int32Array;
-  readonly measureWindowStart: Float64Array;
-  readonly measureWindowEnd: Float64Array;
-  readonly measureMarkSlot: Int32Array;
-  readonly measureTimeFactor: Float64Array;
   /** the model's hooks flattened: those of (step, moment) are hookList[hookStart[step * 4 + moment] .. hookStart[step * 4 + moment + 1]) */
   readonly hookStart: Int32Array;
   readonly hookList: Int32Array;
@@ -348,24 +355,22 @@ class Replication {
     this.scheduledCycle = new Int32Array(model.arrivals.length);
 
     const m = model.measures.length;
-    this.measureSum = new Float64Array(m);
-    this.measureCount = new Float64Array(m);
-    this.measureArea = new Float64Array(m);
-    this.measureCapacityArea = new Float64Array(m);
     this.measureArrivals = new Float64Array(m);
-    this.measureDetailed = Uint8Array.from(model.measures.map((measure) => (measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0)));
+    this.measureState = new Float64Array(m * MEASURE_STRIDE);
+    model.measures.forEach((measure, index) => {
+      const base = index * MEASURE_STRIDE;
+      this.measureState[base + MEASURE_WINDOW_START] = measure.windowStart;
+      this.measureState[base + MEASURE_WINDOW_END] = measure.windowEnd;
+      this.measureState[base + MEASURE_TIME_FACTOR] = measure.timeFactor;
+      this.measureState[base + MEASURE_KIND] = measure.kind;
+      this.measureState[base + MEASURE_MARK_SLOT] = measure.markSlot;
+      this.measureState[base + MEASURE_DETAILED] = measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0;
+    });
     this.measureSketches = model.measures.map((measure) => (measure.percentiles.length > 0 ? new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY }) : null));
     this.measureOver = new Float64Array(m);
     this.discount = model.discountPerUnit;
     this.discountOrigin = model.discountOrigin;
-    this.measureDiscounted = new Float64Array(this.discount > 0 ? m : 0);
-    this.measureDiscountedCapacity = new Float64Array(this.discount > 0 ? m : 0);
     this.measures = model.measures;
-    this.measureKind = Int32Array.from(model.measures, (measure) => measure.kind);
-    this.measureWindowStart = Float64Array.from(model.measures, (measure) => measure.windowStart);
-    this.measureWindowEnd = Float64Array.from(model.measures, (measure) => measure.windowEnd);
-    this.measureMarkSlot = Int32Array.from(model.measures, (measure) => measure.markSlot);
-    this.measureTimeFactor = Float64Array.from(model.measures, (measure) => measure.timeFactor);
     [this.hookStart, this.hookList] = flatten(model.hooks.map((hooks) => Array.from(hooks)));
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
@@ -1123,25 +1128,25 @@ class Replication {
       const m = code >> 2;
       const role = code & 3;
       if (role === HOOK_COUNT) {
-        if (now >= this.measureWindowStart[m]! && now < this.measureWindowEnd[m]!) {
-          this.measureCount[m]!++;
-          if (this.discount > 0) this.measureDiscounted[m]! += Math.exp(-this.discount * (now - this.discountOrigin));
+        if (now >= this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]! && now < this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!) {
+          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
+          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += Math.exp(-this.discount * (now - this.discountOrigin));
         }
         continue;
       }
       // time_between: the `from` moment marks the entity (inside the window), the `to` moment records the interval.
-      const slot = entity * this.markSlots + this.measureMarkSlot[m]!;
+      const slot = entity * this.markSlots + (this.measureState[m * MEASURE_STRIDE + MEASURE_MARK_SLOT]! | 0); // | 0: an integer index for the JIT
       if (role === HOOK_TO) {
         const mark = this.entityMarks[slot]!;
         if (mark === mark) {
-          const value = (now - mark) * this.measureTimeFactor[m]!;
-          this.measureSum[m]! += value;
-          this.measureCount[m]!++;
-          if (this.measureDetailed[m] === 1) this.observe(m, value);
-          if (this.discount > 0) this.measureDiscounted[m]! += this.discountedSpan(mark, now);
+          const value = (now - mark) * this.measureState[m * MEASURE_STRIDE + MEASURE_TIME_FACTOR]!;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! += value;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
+          if (this.measureState[m * MEASURE_STRIDE + MEASURE_DETAILED] === 1) this.observe(m, value);
+          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.discountedSpan(mark, now);
           this.entityMarks[slot] = Number.NaN;
         }
-      } else if (now >= this.measureWindowStart[m]! && now < this.measureWindowEnd[m]!) this.entityMarks[slot] = now;
+      } else if (now >= this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]! && now < this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!) this.entityMarks[slot] = now;
     }
   }
 
@@ -1164,18 +1169,18 @@ class Replication {
     if (now === last) return;
     for (let k = first; k < end; k++) {
       const m = this.resourceMeasureList[k]!;
-      const low = Math.max(last, this.measureWindowStart[m]!);
-      const high = Math.min(now, this.measureWindowEnd[m]!);
+      const low = Math.max(last, this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]!);
+      const high = Math.min(now, this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!);
       if (high <= low) continue;
-      if (this.measureKind[m] === MEASURE_UTILISATION) {
-        this.measureArea[m]! += this.busy[resource]! * (high - low);
-        this.measureCapacityArea[m]! += this.capacity[resource]! * (high - low);
+      if (this.measureState[m * MEASURE_STRIDE + MEASURE_KIND] === MEASURE_UTILISATION) {
+        this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! += this.busy[resource]! * (high - low);
+        this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! += this.capacity[resource]! * (high - low);
         if (this.discount > 0) {
           const span = this.discountedSpan(low, high);
-          this.measureDiscounted[m]! += this.busy[resource]! * span;
-          this.measureDiscountedCapacity[m]! += this.capacity[resource]! * span;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.busy[resource]! * span;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED_CAPACITY]! += this.capacity[resource]! * span;
         }
-      } else this.measureArea[m]! += this.queueLength[resource]! * (high - low);
+      } else this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! += this.queueLength[resource]! * (high - low);
     }
     this.resourceLastTime[resource] = now;
   }
@@ -1192,13 +1197,13 @@ class Replication {
     const hours = 1 / this.model.unitsPerHour;
     switch (measure.kind) {
       case MEASURE_COUNT:
-        return { events: discounted ? this.measureDiscounted[m]! : this.measureCount[m]! };
+        return { events: discounted ? this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! : this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]! };
       case MEASURE_UTILISATION:
         return discounted
-          ? { busy_hours: this.measureDiscounted[m]! * hours, capacity_hours: this.measureDiscountedCapacity[m]! * hours }
-          : { busy_hours: this.measureArea[m]! * hours, capacity_hours: this.measureCapacityArea[m]! * hours };
+          ? { busy_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! * hours, capacity_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED_CAPACITY]! * hours }
+          : { busy_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! * hours, capacity_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! * hours };
       case MEASURE_TIME_BETWEEN:
-        return { entity_hours: discounted ? this.measureDiscounted[m]! * hours : (this.measureSum[m]! / measure.timeFactor) * hours };
+        return { entity_hours: discounted ? this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! * hours : (this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! / measure.timeFactor) * hours };
     }
     return {};
   }
@@ -1262,21 +1267,21 @@ class Replication {
         censored[m]!++;
         if (measure.censorAtHorizon) {
           const value = (this.horizon - mark) * measure.timeFactor;
-          this.measureSum[m]! += value;
-          this.measureCount[m]!++;
-          if (this.measureDetailed[m] === 1) this.observe(m, value);
-          if (this.discount > 0) this.measureDiscounted[m]! += this.discountedSpan(mark, this.horizon);
+          this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! += value;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
+          if (this.measureState[m * MEASURE_STRIDE + MEASURE_DETAILED] === 1) this.observe(m, value);
+          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.discountedSpan(mark, this.horizon);
         }
       });
     }
     const measures: MeasureObservation[] = model.measures.map((measure, m) => {
       const length = measure.windowEnd - measure.windowStart;
       let value: number | null = null;
-      let observations = this.measureCount[m]!;
+      let observations = this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!;
       let stillWaiting = inSystem;
       switch (measure.kind) {
         case MEASURE_TIME_BETWEEN:
-          value = observations > 0 ? this.measureSum[m]! / observations : null;
+          value = observations > 0 ? this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! / observations : null;
           stillWaiting = censored[m]!;
           break;
         case MEASURE_COUNT:
@@ -1285,12 +1290,12 @@ class Replication {
           else value = observations / ((length / model.unitsPerHour) / 24);
           break;
         case MEASURE_UTILISATION:
-          value = this.measureCapacityArea[m]! > 0 ? this.measureArea[m]! / this.measureCapacityArea[m]! : null;
+          value = this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! > 0 ? this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! / this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! : null;
           observations = 1;
           stillWaiting = this.queueLength[measure.resource]!;
           break;
         case MEASURE_QUEUE_LENGTH:
-          value = this.measureArea[m]! / length;
+          value = this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! / length;
           observations = 1;
           stillWaiting = this.queueLength[measure.resource]!;
           break;
