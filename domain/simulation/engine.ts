@@ -1138,7 +1138,7 @@ class Replication {
       const slot = entity * this.markSlots + (this.measureState[m * MEASURE_STRIDE + MEASURE_MARK_SLOT]! | 0); // | 0: an integer index for the JIT
       if (role === HOOK_TO) {
         const mark = this.entityMarks[slot]!;
-        if (mark === mark) {
+        if (!Number.isNaN(mark)) {
           const value = (now - mark) * this.measureState[m * MEASURE_STRIDE + MEASURE_TIME_FACTOR]!;
           this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! += value;
           this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
