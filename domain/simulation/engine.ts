@@ -476,7 +476,7 @@ class Replication {
     while (this.heapSize > 0) {
       const time = this.heapTime[0]!;
       if (time > horizon) break;
-      const kind = Math.floor(this.heapKey[0]! * INVERSE_PRIORITY_SCALE);
+      const kind = (this.heapKey[0]! * INVERSE_PRIORITY_SCALE) | 0; // truncation is the floor here (positive, below 2^31), and an integer switch
       const a = this.heapA[0]!;
       const b = this.heapB[0]!;
       this.popRoot();
@@ -790,21 +790,23 @@ class Replication {
     this.counts.service_starts++;
     this.hook(entity, stepIndex, MOMENT_START);
     if (this.trace) this.record('start', entity, step.id, this.model.resources[resource]!.id, null);
-    const inService = this.inService[resource];
-    if (inService) {
-      // Pre-emptive resource: remember the end and give the end event a token, so a pre-emption can make it stale.
-      const remaining = this.entityRemaining[entity]!;
-      const end = this.now + (Number.isNaN(remaining) ? this.sample(step.duration!, this.durationStreams[stepIndex]!) : remaining);
-      this.entityRemaining[entity] = Number.NaN;
-      this.entityServiceEnd[entity] = end;
-      const token = ++this.tokenCounter;
-      this.entityToken[entity] = token;
-      inService.push(entity);
-      this.schedule(end, EVENT_SERVICE_END, entity, token);
-      if (this.serverBase[resource]! >= 0) this.assignServer(entity, resource, end);
-      return;
-    }
-    this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
+    if (this.inService[resource]) this.startPreemptibleService(entity, stepIndex);
+    else this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
+  }
+
+  /** Pre-emptive resource: remember the end and give the end event a token, so a pre-emption can make it stale. */
+  startPreemptibleService(entity: number, stepIndex: number): void {
+    const step = this.steps[stepIndex]!;
+    const resource = step.resource;
+    const remaining = this.entityRemaining[entity]!;
+    const end = this.now + (Number.isNaN(remaining) ? this.sample(step.duration!, this.durationStreams[stepIndex]!) : remaining);
+    this.entityRemaining[entity] = Number.NaN;
+    this.entityServiceEnd[entity] = end;
+    const token = ++this.tokenCounter;
+    this.entityToken[entity] = token;
+    this.inService[resource]!.push(entity);
+    this.schedule(end, EVENT_SERVICE_END, entity, token);
+    if (this.serverBase[resource]! >= 0) this.assignServer(entity, resource, end);
   }
 
   /** Priority value of an entity at a service step (lower first; no value = last). */
@@ -1160,13 +1162,13 @@ class Replication {
   touch(resource: number): void {
     const first = this.resourceMeasureStart[resource]!;
     const end = this.resourceMeasureStart[resource + 1]!;
-    if (first !== end) this.accumulate(resource, first, end);
+    // A second touch at the same instant (a service end dispatching the next in line) has nothing to add.
+    if (first !== end && this.now !== this.resourceLastTime[resource]) this.accumulate(resource, first, end);
   }
 
   accumulate(resource: number, first: number, end: number): void {
     const last = this.resourceLastTime[resource]!;
     const now = this.now;
-    if (now === last) return;
     for (let k = first; k < end; k++) {
       const m = this.resourceMeasureList[k]!;
       const low = Math.max(last, this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]!);
