@@ -168,107 +168,109 @@ export function runReplication(world: WorldSpec, options: ReplicationOptions, co
   return new Replication(model, options.replication_index, traceLimit).run();
 }
 
+// Fields without an initializer are `declare`d: the constructor's first write gives each its typed value, instead of
+// class-field semantics defining it as undefined first (the JIT then keeps the field's type, e.g. Float64Array).
 class Replication {
-  readonly model: CompiledModel;
-  readonly replicationIndex: number;
+  declare readonly model: CompiledModel;
+  declare readonly replicationIndex: number;
   now = 0;
-  readonly horizon: number;
+  declare readonly horizon: number;
 
   // Event heap: parallel typed arrays; key = kind (the tie-break priority) * 2^44 + sequence.
-  heapTime: Float64Array;
-  heapKey: Float64Array;
-  heapA: Int32Array;
-  heapB: Int32Array;
+  declare heapTime: Float64Array;
+  declare heapKey: Float64Array;
+  declare heapA: Int32Array;
+  declare heapB: Int32Array;
   heapSize = 0;
   sequence = 0;
 
   // Entities: a free list over typed arrays that grow by doubling.
   entityCapacity = 1024;
-  entityStep: Int32Array;
-  entityState: Int32Array;
-  entityToken: Int32Array;
-  entityArrival: Float64Array;
-  entityAttributes: Float64Array;
-  entityMarks: Float64Array;
+  declare entityStep: Int32Array;
+  declare entityState: Int32Array;
+  declare entityToken: Int32Array;
+  declare entityArrival: Float64Array;
+  declare entityAttributes: Float64Array;
+  declare entityMarks: Float64Array;
   /** pre-emptive resources: when the entity's service ends, and the service time left after it was pre-empted (NaN: none) */
-  entityServiceEnd: Float64Array;
-  entityRemaining: Float64Array;
-  freeList: Int32Array;
+  declare entityServiceEnd: Float64Array;
+  declare entityRemaining: Float64Array;
+  declare freeList: Int32Array;
   freeCount = 0;
   nextEntity = 0;
   live = 0;
   tokenCounter = 0;
-  readonly attributeCount: number;
-  readonly markSlots: number;
+  declare readonly attributeCount: number;
+  declare readonly markSlots: number;
 
   // Resources.
-  busy: Int32Array;
-  capacity: Int32Array;
-  queueLength: Int32Array;
-  queues: (FifoQueue | PriorityQueue)[];
+  declare busy: Int32Array;
+  declare capacity: Int32Array;
+  declare queueLength: Int32Array;
+  declare queues: (FifoQueue | PriorityQueue)[];
   /** pre-emptive resources only: the entities in service (null elsewhere) */
-  inService: (number[] | null)[];
-  resourceLastTime: Float64Array;
+  declare inService: (number[] | null)[];
+  declare resourceLastTime: Float64Array;
   /** the utilisation and queue_length measures of resource r: resourceMeasureList[resourceMeasureStart[r] .. resourceMeasureStart[r + 1]) */
-  resourceMeasureStart: Int32Array;
-  resourceMeasureList: Int32Array;
-  capacityChangeHours: Int32Array[];
-  capacityChangeCursor: Int32Array;
+  declare resourceMeasureStart: Int32Array;
+  declare resourceMeasureList: Int32Array;
+  declare capacityChangeHours: Int32Array[];
+  declare capacityChangeCursor: Int32Array;
 
   // Breakdowns (only when some resource has them): servers get identities, numbered across resources.
-  readonly hasBreakdowns: boolean;
+  declare readonly hasBreakdowns: boolean;
   /** first server number of each resource with breakdowns (-1 elsewhere) */
-  serverBase: Int32Array;
-  serverResource: Int32Array;
-  serverEntity: Int32Array;
+  declare serverBase: Int32Array;
+  declare serverResource: Int32Array;
+  declare serverEntity: Int32Array;
   /** busy clock: serving time left before the server fails; when its current service started */
-  serverTimeToFailure: Float64Array;
-  serverServiceStart: Float64Array;
-  serverToken: Int32Array;
-  idleServers: (number[] | null)[];
-  entityServer: Int32Array;
-  failureStreams: (RandomStream | null)[];
-  repairStreams: (RandomStream | null)[];
+  declare serverTimeToFailure: Float64Array;
+  declare serverServiceStart: Float64Array;
+  declare serverToken: Int32Array;
+  declare idleServers: (number[] | null)[];
+  declare entityServer: Int32Array;
+  declare failureStreams: (RandomStream | null)[];
+  declare repairStreams: (RandomStream | null)[];
 
   // Streams: one per random source, seeded by (world seed, replication, source name).
-  durationStreams: (RandomStream | null)[];
-  branchStreams: (RandomStream | null)[];
+  declare durationStreams: (RandomStream | null)[];
+  declare branchStreams: (RandomStream | null)[];
   /** per service step: patience draws, balk decisions (only for steps that have them) */
-  patienceStreams: (RandomStream | null)[];
-  balkStreams: (RandomStream | null)[];
+  declare patienceStreams: (RandomStream | null)[];
+  declare balkStreams: (RandomStream | null)[];
   /** per arrival: batch size draws (only with batch_sizes) */
-  batchStreams: (RandomStream | null)[];
-  arrivalStreams: RandomStream[];
-  attributeStreams: RandomStream[][];
-  scheduledCursor: Int32Array;
-  scheduledCycle: Int32Array;
+  declare batchStreams: (RandomStream | null)[];
+  declare arrivalStreams: RandomStream[];
+  declare attributeStreams: RandomStream[][];
+  declare scheduledCursor: Int32Array;
+  declare scheduledCycle: Int32Array;
 
   // Measure accumulators. What the hot path reads and adds to per measure sits in one array, MEASURE_STRIDE numbers a
   // measure (one typed array checked per function instead of one per quantity).
-  measureState: Float64Array;
-  measureArrivals: Float64Array;
-  measureSketches: (DDSketch | null)[];
-  measureOver: Float64Array;
+  declare measureState: Float64Array;
+  declare measureArrivals: Float64Array;
+  declare measureSketches: (DDSketch | null)[];
+  declare measureOver: Float64Array;
   /** cost discounting per world time unit (0: off) */
-  readonly discount: number;
-  readonly discountOrigin: number;
+  declare readonly discount: number;
+  declare readonly discountOrigin: number;
   arrivalsAfterWarmUp = 0;
-  readonly perArrivalMeasures: Int32Array;
+  declare readonly perArrivalMeasures: Int32Array;
   /** some step seizes a resource: dispatch checks whether the entity it serves next is seizing */
-  readonly hasSeize: boolean;
+  declare readonly hasSeize: boolean;
   /** some service step serves batches; entityBatchNext links the members of a batch in service (-1 ends the list) */
-  readonly hasBatch: boolean;
-  entityBatchNext: Int32Array;
-  readonly measures: CompiledModel['measures'];
+  declare readonly hasBatch: boolean;
+  declare entityBatchNext: Int32Array;
+  declare readonly measures: CompiledModel['measures'];
   /** the model's hooks flattened: those of (step, moment) are hookList[hookStart[step * 4 + moment] .. hookStart[step * 4 + moment + 1]) */
-  readonly hookStart: Int32Array;
-  readonly hookList: Int32Array;
-  readonly steps: CompiledModel['steps'];
+  declare readonly hookStart: Int32Array;
+  declare readonly hookList: Int32Array;
+  declare readonly steps: CompiledModel['steps'];
 
   counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0, breakdowns: 0, repairs: 0 };
-  stepEntries: Float64Array;
-  trace: TraceEvent[] | null;
-  traceLimit: number;
+  declare stepEntries: Float64Array;
+  declare trace: TraceEvent[] | null;
+  declare traceLimit: number;
   traceTruncated = false;
 
   constructor(model: CompiledModel, replicationIndex: number, traceLimit: number) {
