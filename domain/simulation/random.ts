@@ -22,11 +22,13 @@ export function hashName(name: string): number {
 
 const TWO_POW_MINUS_32 = 2 ** -32;
 
+// The state words are declared, not defined as undefined first: their first write is a number, so the JIT keeps them
+// as unboxed doubles and a draw stores in place instead of allocating a number for state outside the small-integer range.
 export class RandomStream {
-  s0: number;
-  s1: number;
-  s2: number;
-  s3: number;
+  declare s0: number;
+  declare s1: number;
+  declare s2: number;
+  declare s3: number;
 
   constructor(seed: number, replicationIndex: number, source: string) {
     let state = (seed ^ Math.imul(replicationIndex + 1, 0x27d4eb2d) ^ hashName(source)) | 0;
