@@ -22,8 +22,8 @@ export function hashName(name: string): number {
 
 const TWO_POW_MINUS_32 = 2 ** -32;
 
-// The state words are declared, not defined as undefined first: their first write is a number, so the JIT keeps them
-// as unboxed doubles and a draw stores in place instead of allocating a number for state outside the small-integer range.
+// The state words are declared, not defined as undefined first: their first write is a number, so the JIT keeps them as
+// number fields and a draw stores in place instead of allocating a new number for state outside the small-integer range.
 export class RandomStream {
   declare s0: number;
   declare s1: number;
