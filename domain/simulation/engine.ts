@@ -68,19 +68,18 @@ const MEASURE_WINDOW_START = 0;
 const MEASURE_WINDOW_END = 1;
 const MEASURE_TIME_FACTOR = 2;
 const MEASURE_KIND = 3;
-const MEASURE_MARK_SLOT = 4;
 /** 1 for time_between measures that keep a sketch or count over a threshold (the hot path skips the others) */
-const MEASURE_DETAILED = 5;
-const MEASURE_SUM = 6;
+const MEASURE_DETAILED = 4;
+const MEASURE_SUM = 5;
 /** observations (entities for time_between, events for count) */
-const MEASURE_OBSERVATIONS = 7;
+const MEASURE_OBSERVATIONS = 6;
 /** time-weighted busy servers (utilisation) or queue length (queue_length) */
-const MEASURE_AREA = 8;
-const MEASURE_CAPACITY_AREA = 9;
+const MEASURE_AREA = 7;
+const MEASURE_CAPACITY_AREA = 8;
 /** cost discounting: discounted counts, busy or entity time, and capacity time */
-const MEASURE_DISCOUNTED = 10;
-const MEASURE_DISCOUNTED_CAPACITY = 11;
-const MEASURE_STRIDE = 12;
+const MEASURE_DISCOUNTED = 9;
+const MEASURE_DISCOUNTED_CAPACITY = 10;
+const MEASURE_STRIDE = 11;
 
 const STATE_FREE = 0;
 const STATE_WAITING = 1;
@@ -248,6 +247,8 @@ class Replication {
   // Measure accumulators. What the hot path reads and adds to per measure sits in one array, MEASURE_STRIDE numbers a
   // measure (one typed array checked per function instead of one per quantity).
   declare measureState: Float64Array;
+  /** each measure's slot in the per-entity mark table (time_between; -1 elsewhere), an integer index */
+  declare measureMarkSlot: Int32Array;
   declare measureArrivals: Float64Array;
   declare measureSketches: (DDSketch | null)[];
   declare measureOver: Float64Array;
@@ -359,13 +360,13 @@ class Replication {
     const m = model.measures.length;
     this.measureArrivals = new Float64Array(m);
     this.measureState = new Float64Array(m * MEASURE_STRIDE);
+    this.measureMarkSlot = Int32Array.from(model.measures, (measure) => measure.markSlot);
     model.measures.forEach((measure, index) => {
       const base = index * MEASURE_STRIDE;
       this.measureState[base + MEASURE_WINDOW_START] = measure.windowStart;
       this.measureState[base + MEASURE_WINDOW_END] = measure.windowEnd;
       this.measureState[base + MEASURE_TIME_FACTOR] = measure.timeFactor;
       this.measureState[base + MEASURE_KIND] = measure.kind;
-      this.measureState[base + MEASURE_MARK_SLOT] = measure.markSlot;
       this.measureState[base + MEASURE_DETAILED] = measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0;
     });
     this.measureSketches = model.measures.map((measure) => (measure.percentiles.length > 0 ? new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY }) : null));
@@ -1139,7 +1140,7 @@ class Replication {
         continue;
       }
       // time_between: the `from` moment marks the entity (inside the window), the `to` moment records the interval.
-      const slot = entity * this.markSlots + (this.measureState[m * MEASURE_STRIDE + MEASURE_MARK_SLOT]! | 0); // | 0: an integer index for the JIT
+      const slot = entity * this.markSlots + this.measureMarkSlot[m]!;
       if (role === HOOK_TO) {
         const mark = this.entityMarks[slot]!;
         if (!Number.isNaN(mark)) {
