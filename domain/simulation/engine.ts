@@ -181,6 +181,8 @@ class Replication {
   declare heapA: Int32Array;
   declare heapB: Int32Array;
   heapSize = 0;
+  /** the time of the event schedule() is putting in the heap (a fraction at first, so the field holds a double from the start) */
+  scheduledTime = 0.5;
   sequence = 0;
 
   // Entities: a free list over typed arrays that grow by doubling.
@@ -387,7 +389,18 @@ class Replication {
 
   // ---- event heap ----
 
+  /**
+   * Schedules an event. Small enough that the JIT always inlines it: the time goes through a number field, because a
+   * number passed to a call the JIT does not inline is boxed (a heap allocation per event), while a field is written in place.
+   */
   schedule(time: number, kind: number, a: number, b: number): void {
+    this.scheduledTime = time;
+    this.push(kind, a, b);
+  }
+
+  /** Puts the event at scheduledTime into the heap. */
+  push(kind: number, a: number, b: number): void {
+    const time = this.scheduledTime;
     if (time > this.horizon) return; // never processed: the run ends at the horizon
     if (this.heapSize === this.heapTime.length) this.growHeap();
     const key = kind * PRIORITY_SCALE + this.sequence++;
