@@ -1,9 +1,12 @@
 // Benchmark: engine events per second on an M/M/c world, one thread and the pool on all cores, beside SimPy running
-// the same model (same servers, rates and horizon) in the same run. Not a timed test; prints ratios.
+// the same model (same servers, rates and horizon) in the same run. Not a timed test; prints ratios and whether the
+// goals are met. Both engine figures are warm: one untimed replication per thread before timing.
 // Run: node_modules/.bin/node bench/simulation.ts
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { closeComputePool, computePool } from '../compute/pool.ts';
 import { defaultThreadCount, runReplicationsOnPool } from '../compute/simulation/pool.ts';
 import { compileModel, type ReplicationJob, runReplication } from '../domain/simulation/index.ts';
 import { queueWorld } from '../test/support/worlds.ts';
@@ -13,8 +16,12 @@ export const BENCH_ARRIVALS_PER_MINUTE = 4;
 export const BENCH_MEAN_SERVICE_MINUTES = 1;
 export const BENCH_HORIZON_MINUTES = 100_000;
 export const BENCH_SINGLE_THREAD_REPLICATIONS = 10;
-/** The bar the engine was first held to (docs/performance.md): at least 20 times SimPy per core. */
-export const REQUIRED_RATIO_PER_CORE = 20;
+/** Replications per pool thread in the timed pool run: enough that the last one's tail is a small share of the wall time. */
+export const BENCH_POOL_REPLICATIONS_PER_THREAD = 20;
+/** The engine's goal (docs/performance.md): one thread at least 40 times SimPy on the same model in the same run. */
+export const REQUIRED_RATIO_SINGLE_THREAD = 40;
+/** The pool's goal: on 2 cores, at least 1.8 times the single-thread events per second. */
+export const REQUIRED_POOL_SPEED_UP_ON_2_CORES = 1.8;
 
 export type BenchFigures = {
   engine_single_thread_events_per_second: number;
@@ -24,6 +31,10 @@ export type BenchFigures = {
   ratio_single_thread: number | null;
   ratio_pool_per_core: number | null;
   ratio_pool_total: number | null;
+  /** pool events/s over single-thread events/s */
+  pool_speed_up: number;
+  /** process CPU seconds over wall seconds during the timed pool run */
+  pool_cores_used: number;
 };
 
 function python(): string | null {
@@ -58,15 +69,26 @@ export async function main(): Promise<BenchFigures> {
   const single = events / singleSeconds;
   console.log(`engine, 1 thread: ${events} events in ${singleSeconds.toFixed(3)} s = ${Math.round(single).toLocaleString('en')} events/s`);
 
-  // Pool: every core, the same replications spread over threads; wall time includes starting the workers.
+  // Pool: every core. The service creates the pool once at start (compute/pool.ts), so a run never pays thread start-up
+  // or cold code: create it and give each thread one warm-up replication (as the single thread had) before timing.
   const threads = defaultThreadCount();
+  computePool();
+  const warmUp: ReplicationJob[] = [];
+  for (let thread = 0; thread < threads; thread++) warmUp.push({ variant_id: 'baseline', replication_index: 999 + thread, trace_limit: 0 });
+  await runReplicationsOnPool(world, { jobs: warmUp, threads });
   const jobs: ReplicationJob[] = [];
-  for (let replication = 0; replication < BENCH_SINGLE_THREAD_REPLICATIONS * threads; replication++) jobs.push({ variant_id: 'baseline', replication_index: replication, trace_limit: 0 });
+  for (let replication = 0; replication < BENCH_POOL_REPLICATIONS_PER_THREAD * threads; replication++) jobs.push({ variant_id: 'baseline', replication_index: replication, trace_limit: 0 });
+  // The process's CPU time over the wall time says how many cores the pool actually had: on a shared machine, a pool
+  // figure near 1x with about 1 core used is other load, not the pool.
+  const cpuBefore = process.cpuUsage();
   started = performance.now();
   const pool = await runReplicationsOnPool(world, { jobs, threads });
   const poolSeconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const coresUsed = (cpu.user + cpu.system) / 1e6 / poolSeconds;
   const pooled = pool.events_simulated / poolSeconds;
-  console.log(`engine, pool of ${threads} threads: ${pool.events_simulated} events in ${poolSeconds.toFixed(3)} s = ${Math.round(pooled).toLocaleString('en')} events/s`);
+  console.log(`engine, pool of ${threads} threads (warm): ${pool.events_simulated} events in ${poolSeconds.toFixed(3)} s = ${Math.round(pooled).toLocaleString('en')} events/s (cores used: ${coresUsed.toFixed(2)})`);
+  await closeComputePool();
 
   let simpy: number | null = null;
   const interpreter = python();
@@ -86,11 +108,17 @@ export async function main(): Promise<BenchFigures> {
     ratio_single_thread: simpy ? single / simpy : null,
     ratio_pool_per_core: simpy ? pooled / threads / simpy : null,
     ratio_pool_total: simpy ? pooled / simpy : null,
+    pool_speed_up: pooled / single,
+    pool_cores_used: coresUsed,
   };
   if (simpy) {
-    console.log(`ratio, 1 thread vs SimPy: ${result.ratio_single_thread!.toFixed(1)}x (bar: ${REQUIRED_RATIO_PER_CORE}x per core) ${result.ratio_single_thread! >= REQUIRED_RATIO_PER_CORE ? 'MET' : 'NOT MET'}`);
+    console.log(`ratio, 1 thread vs SimPy: ${result.ratio_single_thread!.toFixed(1)}x (goal: ${REQUIRED_RATIO_SINGLE_THREAD}x) ${result.ratio_single_thread! >= REQUIRED_RATIO_SINGLE_THREAD ? 'MET' : 'NOT MET'}`);
     console.log(`ratio, pool per core vs SimPy: ${result.ratio_pool_per_core!.toFixed(1)}x; pool on ${threads} cores vs SimPy on one: ${result.ratio_pool_total!.toFixed(1)}x`);
   }
+  const shortOfCores = coresUsed < threads - 0.2 ? ` (the pool had ${coresUsed.toFixed(2)} of ${threads} cores: other load on the machine)` : '';
+  const poolVerdict = threads === 2 ? `${result.pool_speed_up >= REQUIRED_POOL_SPEED_UP_ON_2_CORES ? 'MET' : 'NOT MET'}${shortOfCores}` : `goal is stated for 2 cores; this machine gives ${threads}`;
+  console.log(`pool of ${threads} vs 1 thread: ${result.pool_speed_up.toFixed(2)}x (goal on 2 cores: ${REQUIRED_POOL_SPEED_UP_ON_2_CORES}x) ${poolVerdict}`);
+  console.log(`load average (1, 5, 15 min): ${loadavg().map((load) => load.toFixed(2)).join(', ')} on ${availableParallelism()} cores`);
   return result;
 }
 

@@ -1,5 +1,6 @@
 // A compute pool thread (compute/pool.ts): runs simulation replications and reads PDF page ranges. It keeps the
-// compiled model of the worlds it saw recently, so the replications of one run compile each variant once per thread.
+// worlds and compiled models it saw recently, so the replications of one run compile each variant once per thread and
+// only a run's first task on a thread carries the world (compute/simulation/pool.ts sends it again when told).
 // Only the engine, the model compiler and the PDF reader load here (not TypeBox or the rest of the rooms).
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
 import { runReplication } from '../domain/simulation/engine.ts';
@@ -8,28 +9,42 @@ import type { ReplicationJob } from '../domain/simulation/run.ts';
 import { type PdfRangeResult, readPdfPages } from './extraction/pdf.ts';
 
 export type ComputeTask =
-  | { kind: 'replication'; world_key: string; world: WorldSpec; job: ReplicationJob }
+  /** world: null when this thread is expected to hold the world under world_key already */
+  | { kind: 'replication'; world_key: string; world: WorldSpec | null; job: ReplicationJob }
   | { kind: 'pdf_pages'; bytes: Uint8Array; from: number; to: number };
 
 export type ReplicationOutcome =
   | { ok: true; result: ReturnType<typeof runReplication>; wall_ms: number }
-  | { ok: false; error: { name: string; code?: string; message: string; details?: unknown } };
+  /** the task came without its world and this thread does not hold it (never saw it, or dropped it): send it with the world */
+  | { ok: false; world_missing: true }
+  | { ok: false; world_missing?: undefined; error: { name: string; code?: string; message: string; details?: unknown } };
 
+/** Worlds kept per thread by world_key, oldest dropped first. */
+const WORLDS_KEPT_MAX = 8;
 /** Compiled models kept per thread (world_key + variant), oldest dropped first. */
 const MODELS_KEPT_MAX = 32;
+const worlds = new Map<string, WorldSpec>();
 const models = new Map<string, CompiledModel>();
+
+function keep<T>(map: Map<string, T>, key: string, value: T, limit: number): void {
+  map.delete(key);
+  if (map.size >= limit) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
 
 function replication(task: Extract<ComputeTask, { kind: 'replication' }>): ReplicationOutcome {
   const started = performance.now();
   try {
+    const world = task.world ?? worlds.get(task.world_key);
+    if (!world) return { ok: false, world_missing: true };
+    if (task.world) keep(worlds, task.world_key, task.world, WORLDS_KEPT_MAX);
     const key = `${task.world_key}\u0000${task.job.variant_id}`;
     let model = models.get(key);
     if (!model) {
-      model = compileModel(task.world, task.job.variant_id);
-      if (models.size >= MODELS_KEPT_MAX) models.delete(models.keys().next().value!);
-      models.set(key, model);
+      model = compileModel(world, task.job.variant_id);
+      keep(models, key, model, MODELS_KEPT_MAX);
     }
-    return { ok: true, result: runReplication(task.world, task.job, model), wall_ms: performance.now() - started };
+    return { ok: true, result: runReplication(world, task.job, model), wall_ms: performance.now() - started };
   } catch (error) {
     const failure = error as { name?: string; code?: string; message?: string; details?: unknown };
     return { ok: false, error: { name: failure.name ?? 'Error', code: failure.code, message: failure.message ?? String(error), details: failure.details } };

@@ -37,7 +37,8 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
   const jobs = options.jobs ?? replicationJobs(world);
   const threads = Math.max(1, Math.min(options.threads ?? defaultThreadCount(), POOL_THREADS_MAX, jobs.length || 1));
   const started = performance.now();
-  // Pool threads keep compiled models by this key, so one run compiles each variant once per thread.
+  // Pool threads keep the world and its compiled models by this key, so one run compiles each variant once per thread
+  // and only its first task on each thread carries the world (structured-cloned per task otherwise).
   const world_key = createHash('sha256').update(JSON.stringify(world)).digest('base64url');
   const order = new Map(jobs.map((job, index) => [`${job.variant_id}\u0000${job.replication_index}`, index]));
 
@@ -79,20 +80,41 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
     };
     const onAbort = () => finish('aborted');
 
+    // The first `threads` tasks carry the world (each idle thread takes one); a thread that still lacks it says so
+    // and gets the same job again with the world.
+    let sentWithWorld = 0;
+    const send = (job: ReplicationJob, withWorld: boolean) => {
+      if (withWorld) sentWithWorld++;
+      runComputeTask<ReplicationOutcome>({ kind: 'replication', world_key, world: withWorld ? world : null, job }).then(
+        (message) => onOutcome(job, message),
+        (error: unknown) => {
+          inFlight--;
+          fail(error);
+        },
+      );
+    };
+
     const dispatch = () => {
       while (!done && idle > 0 && next < jobs.length) {
         idle--;
         const job = jobs[next++]!;
         inFlight++;
-        runComputeTask<ReplicationOutcome>({ kind: 'replication', world_key, world, job }).then(onOutcome, (error: unknown) => {
-          inFlight--;
-          fail(error);
-        });
+        send(job, sentWithWorld < threads);
       }
       if (!done && inFlight === 0 && callbacksPending === 0 && next >= jobs.length) finish('completed');
     };
 
-    const onOutcome = async (message: ReplicationOutcome) => {
+    const onOutcome = async (job: ReplicationJob, message: ReplicationOutcome) => {
+      if (!message.ok && message.world_missing) {
+        // Nothing was computed; still in flight, now with the world (unless the run already ended).
+        if (!done) {
+          send(job, true);
+          return;
+        }
+        inFlight--;
+        maybeSettle();
+        return;
+      }
       inFlight--;
       if (!message.ok) {
         const { error } = message;

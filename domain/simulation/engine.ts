@@ -43,6 +43,7 @@ import {
   STEP_BRANCH_RULES,
   STEP_BRANCH_SHORTEST_QUEUE,
   STEP_DELAY,
+  STEP_EXIT,
   STEP_SERVICE,
 } from './model.ts';
 import { RandomStream } from './random.ts';
@@ -59,6 +60,26 @@ const EVENT_ARRIVAL = 4;
 const EVENT_FAILURE = 5;
 const EVENT_REPAIR = 6;
 const PRIORITY_SCALE = 2 ** 44; // sequence numbers stay below 2^44, so priority * 2^44 + sequence is exact in a double
+/** the event kind is the key's multiple of 2^44: no separate kind array moves through the heap */
+const INVERSE_PRIORITY_SCALE = 2 ** -44;
+
+// Offsets in a measure's stride of Replication.measureState: its parameters, then its accumulators.
+const MEASURE_WINDOW_START = 0;
+const MEASURE_WINDOW_END = 1;
+const MEASURE_TIME_FACTOR = 2;
+const MEASURE_KIND = 3;
+/** 1 for time_between measures that keep a sketch or count over a threshold (the hot path skips the others) */
+const MEASURE_DETAILED = 4;
+const MEASURE_SUM = 5;
+/** observations (entities for time_between, events for count) */
+const MEASURE_OBSERVATIONS = 6;
+/** time-weighted busy servers (utilisation) or queue length (queue_length) */
+const MEASURE_AREA = 7;
+const MEASURE_CAPACITY_AREA = 8;
+/** cost discounting: discounted counts, busy or entity time, and capacity time */
+const MEASURE_DISCOUNTED = 9;
+const MEASURE_DISCOUNTED_CAPACITY = 10;
+const MEASURE_STRIDE = 11;
 
 const STATE_FREE = 0;
 const STATE_WAITING = 1;
@@ -146,109 +167,113 @@ export function runReplication(world: WorldSpec, options: ReplicationOptions, co
   return new Replication(model, options.replication_index, traceLimit).run();
 }
 
+// Fields without an initializer are `declare`d: the constructor's first write gives each its typed value, instead of
+// class-field semantics defining it as undefined first (the JIT then keeps the field's type, e.g. Float64Array).
 class Replication {
-  readonly model: CompiledModel;
-  readonly replicationIndex: number;
+  declare readonly model: CompiledModel;
+  declare readonly replicationIndex: number;
   now = 0;
-  readonly horizon: number;
+  declare readonly horizon: number;
 
-  // Event heap: parallel typed arrays; key2 = priority * 2^44 + sequence.
-  heapTime: Float64Array;
-  heapKey: Float64Array;
-  heapKind: Int32Array;
-  heapA: Int32Array;
-  heapB: Int32Array;
+  // Event heap: parallel typed arrays; key = kind (the tie-break priority) * 2^44 + sequence.
+  declare heapTime: Float64Array;
+  declare heapKey: Float64Array;
+  declare heapA: Int32Array;
+  declare heapB: Int32Array;
   heapSize = 0;
+  /** the time of the event schedule() is putting in the heap (a fraction at first, so the field holds a double from the start) */
+  scheduledTime = 0.5;
   sequence = 0;
 
   // Entities: a free list over typed arrays that grow by doubling.
   entityCapacity = 1024;
-  entityStep: Int32Array;
-  entityState: Int32Array;
-  entityToken: Int32Array;
-  entityArrival: Float64Array;
-  entityAttributes: Float64Array;
-  entityMarks: Float64Array;
+  declare entityStep: Int32Array;
+  declare entityState: Int32Array;
+  declare entityToken: Int32Array;
+  declare entityArrival: Float64Array;
+  declare entityAttributes: Float64Array;
+  declare entityMarks: Float64Array;
   /** pre-emptive resources: when the entity's service ends, and the service time left after it was pre-empted (NaN: none) */
-  entityServiceEnd: Float64Array;
-  entityRemaining: Float64Array;
-  freeList: Int32Array;
+  declare entityServiceEnd: Float64Array;
+  declare entityRemaining: Float64Array;
+  declare freeList: Int32Array;
   freeCount = 0;
   nextEntity = 0;
   live = 0;
   tokenCounter = 0;
-  readonly attributeCount: number;
-  readonly markSlots: number;
+  declare readonly attributeCount: number;
+  declare readonly markSlots: number;
 
   // Resources.
-  busy: Int32Array;
-  capacity: Int32Array;
-  queueLength: Int32Array;
-  queues: (FifoQueue | PriorityQueue)[];
+  declare busy: Int32Array;
+  declare capacity: Int32Array;
+  declare queueLength: Int32Array;
+  declare queues: (FifoQueue | PriorityQueue)[];
   /** pre-emptive resources only: the entities in service (null elsewhere) */
-  inService: (number[] | null)[];
-  resourceLastTime: Float64Array;
-  resourceMeasures: Int32Array[];
-  capacityChangeHours: Int32Array[];
-  capacityChangeCursor: Int32Array;
+  declare inService: (number[] | null)[];
+  declare resourceLastTime: Float64Array;
+  /** the utilisation and queue_length measures of resource r: resourceMeasureList[resourceMeasureStart[r] .. resourceMeasureStart[r + 1]) */
+  declare resourceMeasureStart: Int32Array;
+  declare resourceMeasureList: Int32Array;
+  declare capacityChangeHours: Int32Array[];
+  declare capacityChangeCursor: Int32Array;
 
   // Breakdowns (only when some resource has them): servers get identities, numbered across resources.
-  readonly hasBreakdowns: boolean;
+  declare readonly hasBreakdowns: boolean;
   /** first server number of each resource with breakdowns (-1 elsewhere) */
-  serverBase: Int32Array;
-  serverResource: Int32Array;
-  serverEntity: Int32Array;
+  declare serverBase: Int32Array;
+  declare serverResource: Int32Array;
+  declare serverEntity: Int32Array;
   /** busy clock: serving time left before the server fails; when its current service started */
-  serverTimeToFailure: Float64Array;
-  serverServiceStart: Float64Array;
-  serverToken: Int32Array;
-  idleServers: (number[] | null)[];
-  entityServer: Int32Array;
-  failureStreams: (RandomStream | null)[];
-  repairStreams: (RandomStream | null)[];
+  declare serverTimeToFailure: Float64Array;
+  declare serverServiceStart: Float64Array;
+  declare serverToken: Int32Array;
+  declare idleServers: (number[] | null)[];
+  declare entityServer: Int32Array;
+  declare failureStreams: (RandomStream | null)[];
+  declare repairStreams: (RandomStream | null)[];
 
   // Streams: one per random source, seeded by (world seed, replication, source name).
-  durationStreams: (RandomStream | null)[];
-  branchStreams: (RandomStream | null)[];
+  declare durationStreams: (RandomStream | null)[];
+  declare branchStreams: (RandomStream | null)[];
   /** per service step: patience draws, balk decisions (only for steps that have them) */
-  patienceStreams: (RandomStream | null)[];
-  balkStreams: (RandomStream | null)[];
+  declare patienceStreams: (RandomStream | null)[];
+  declare balkStreams: (RandomStream | null)[];
   /** per arrival: batch size draws (only with batch_sizes) */
-  batchStreams: (RandomStream | null)[];
-  arrivalStreams: RandomStream[];
-  attributeStreams: RandomStream[][];
-  scheduledCursor: Int32Array;
-  scheduledCycle: Int32Array;
+  declare batchStreams: (RandomStream | null)[];
+  declare arrivalStreams: RandomStream[];
+  declare attributeStreams: RandomStream[][];
+  declare scheduledCursor: Int32Array;
+  declare scheduledCycle: Int32Array;
 
-  // Measure accumulators.
-  measureSum: Float64Array;
-  measureCount: Float64Array;
-  measureArea: Float64Array;
-  measureCapacityArea: Float64Array;
-  measureArrivals: Float64Array;
-  /** 1 for time_between measures that keep a sketch or count over a threshold (the hot path skips the others) */
-  measureDetailed: Uint8Array;
-  measureSketches: (DDSketch | null)[];
-  measureOver: Float64Array;
-  /** cost discounting (0: off): discounted counts, busy or entity time, and capacity time per measure */
-  readonly discount: number;
-  readonly discountOrigin: number;
-  measureDiscounted: Float64Array;
-  measureDiscountedCapacity: Float64Array;
+  // Measure accumulators. What the hot path reads and adds to per measure sits in one array, MEASURE_STRIDE numbers a
+  // measure (one typed array checked per function instead of one per quantity).
+  declare measureState: Float64Array;
+  /** each measure's slot in the per-entity mark table (time_between; -1 elsewhere), an integer index */
+  declare measureMarkSlot: Int32Array;
+  declare measureArrivals: Float64Array;
+  declare measureSketches: (DDSketch | null)[];
+  declare measureOver: Float64Array;
+  /** cost discounting per world time unit (0: off) */
+  declare readonly discount: number;
+  declare readonly discountOrigin: number;
   arrivalsAfterWarmUp = 0;
-  readonly perArrivalMeasures: Int32Array;
+  declare readonly perArrivalMeasures: Int32Array;
   /** some step seizes a resource: dispatch checks whether the entity it serves next is seizing */
-  readonly hasSeize: boolean;
+  declare readonly hasSeize: boolean;
   /** some service step serves batches; entityBatchNext links the members of a batch in service (-1 ends the list) */
-  readonly hasBatch: boolean;
-  entityBatchNext: Int32Array;
-  readonly measures: CompiledModel['measures'];
-  readonly steps: CompiledModel['steps'];
+  declare readonly hasBatch: boolean;
+  declare entityBatchNext: Int32Array;
+  declare readonly measures: CompiledModel['measures'];
+  /** the model's hooks flattened: those of (step, moment) are hookList[hookStart[step * 4 + moment] .. hookStart[step * 4 + moment + 1]) */
+  declare readonly hookStart: Int32Array;
+  declare readonly hookList: Int32Array;
+  declare readonly steps: CompiledModel['steps'];
 
   counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0, breakdowns: 0, repairs: 0 };
-  stepEntries: Float64Array;
-  trace: TraceEvent[] | null;
-  traceLimit: number;
+  declare stepEntries: Float64Array;
+  declare trace: TraceEvent[] | null;
+  declare traceLimit: number;
   traceTruncated = false;
 
   constructor(model: CompiledModel, replicationIndex: number, traceLimit: number) {
@@ -258,7 +283,6 @@ class Replication {
     const heapCapacity = 1024;
     this.heapTime = new Float64Array(heapCapacity);
     this.heapKey = new Float64Array(heapCapacity);
-    this.heapKind = new Int32Array(heapCapacity);
     this.heapA = new Int32Array(heapCapacity);
     this.heapB = new Int32Array(heapCapacity);
 
@@ -283,9 +307,10 @@ class Replication {
     this.queues = resources.map((resource) => (resource.usesPriority ? new PriorityQueue() : new FifoQueue()));
     this.resourceLastTime = new Float64Array(r);
     this.inService = resources.map((resource) => (resource.preemptive ? [] : null));
-    this.resourceMeasures = resources.map((_, index) =>
-      Int32Array.from(model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : []))),
+    const resourceMeasures = resources.map((_, index) =>
+      model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : [])),
     );
+    [this.resourceMeasureStart, this.resourceMeasureList] = flatten(resourceMeasures);
     this.capacityChangeHours = resources.map((resource) => {
       const bySlot = resource.capacityBySlot;
       if (!bySlot) return new Int32Array(0);
@@ -335,19 +360,23 @@ class Replication {
     this.scheduledCycle = new Int32Array(model.arrivals.length);
 
     const m = model.measures.length;
-    this.measureSum = new Float64Array(m);
-    this.measureCount = new Float64Array(m);
-    this.measureArea = new Float64Array(m);
-    this.measureCapacityArea = new Float64Array(m);
     this.measureArrivals = new Float64Array(m);
-    this.measureDetailed = Uint8Array.from(model.measures.map((measure) => (measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0)));
+    this.measureState = new Float64Array(m * MEASURE_STRIDE);
+    this.measureMarkSlot = Int32Array.from(model.measures, (measure) => measure.markSlot);
+    model.measures.forEach((measure, index) => {
+      const base = index * MEASURE_STRIDE;
+      this.measureState[base + MEASURE_WINDOW_START] = measure.windowStart;
+      this.measureState[base + MEASURE_WINDOW_END] = measure.windowEnd;
+      this.measureState[base + MEASURE_TIME_FACTOR] = measure.timeFactor;
+      this.measureState[base + MEASURE_KIND] = measure.kind;
+      this.measureState[base + MEASURE_DETAILED] = measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0;
+    });
     this.measureSketches = model.measures.map((measure) => (measure.percentiles.length > 0 ? new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY }) : null));
     this.measureOver = new Float64Array(m);
     this.discount = model.discountPerUnit;
     this.discountOrigin = model.discountOrigin;
-    this.measureDiscounted = new Float64Array(this.discount > 0 ? m : 0);
-    this.measureDiscountedCapacity = new Float64Array(this.discount > 0 ? m : 0);
     this.measures = model.measures;
+    [this.hookStart, this.hookList] = flatten(model.hooks.map((hooks) => Array.from(hooks)));
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
     this.stepEntries = new Float64Array(model.steps.length);
@@ -360,7 +389,18 @@ class Replication {
 
   // ---- event heap ----
 
+  /**
+   * Schedules an event. Small enough that the JIT always inlines it: the time goes through a number field, because a
+   * number passed to a call the JIT does not inline is boxed (a heap allocation per event), while a field is written in place.
+   */
   schedule(time: number, kind: number, a: number, b: number): void {
+    this.scheduledTime = time;
+    this.push(kind, a, b);
+  }
+
+  /** Puts the event at scheduledTime into the heap. */
+  push(kind: number, a: number, b: number): void {
+    const time = this.scheduledTime;
     if (time > this.horizon) return; // never processed: the run ends at the horizon
     if (this.heapSize === this.heapTime.length) this.growHeap();
     const key = kind * PRIORITY_SCALE + this.sequence++;
@@ -374,14 +414,12 @@ class Replication {
       if (parentTime < time || (parentTime === time && heapKey[parent]! < key)) break;
       heapTime[index] = parentTime;
       heapKey[index] = heapKey[parent]!;
-      this.heapKind[index] = this.heapKind[parent]!;
       this.heapA[index] = this.heapA[parent]!;
       this.heapB[index] = this.heapB[parent]!;
       index = parent;
     }
     heapTime[index] = time;
     heapKey[index] = key;
-    this.heapKind[index] = kind;
     this.heapA[index] = a;
     this.heapB[index] = b;
   }
@@ -395,7 +433,6 @@ class Replication {
     };
     this.heapTime = grow(this.heapTime, (n) => new Float64Array(n));
     this.heapKey = grow(this.heapKey, (n) => new Float64Array(n));
-    this.heapKind = grow(this.heapKind, (n) => new Int32Array(n));
     this.heapA = grow(this.heapA, (n) => new Int32Array(n));
     this.heapB = grow(this.heapB, (n) => new Int32Array(n));
   }
@@ -406,12 +443,10 @@ class Replication {
     if (size === 0) return;
     const heapTime = this.heapTime;
     const heapKey = this.heapKey;
-    const heapKind = this.heapKind;
     const heapA = this.heapA;
     const heapB = this.heapB;
     const time = heapTime[size]!;
     const key = heapKey[size]!;
-    const kind = heapKind[size]!;
     const a = heapA[size]!;
     const b = heapB[size]!;
     let index = 0;
@@ -424,14 +459,12 @@ class Replication {
       if (time < childTime || (time === childTime && key < heapKey[child]!)) break;
       heapTime[index] = childTime;
       heapKey[index] = heapKey[child]!;
-      heapKind[index] = heapKind[child]!;
       heapA[index] = heapA[child]!;
       heapB[index] = heapB[child]!;
       index = child;
     }
     heapTime[index] = time;
     heapKey[index] = key;
-    heapKind[index] = kind;
     heapA[index] = a;
     heapB[index] = b;
   }
@@ -447,12 +480,19 @@ class Replication {
       else this.scheduleNextScheduledArrival(index);
     });
 
+    this.counts.events_total = this.loop();
+    this.now = this.horizon;
+    return this.finish();
+  }
+
+  /** Processes events up to the horizon; returns how many. Kept apart from run so its optimised code never meets the finish. */
+  loop(): number {
     const horizon = this.horizon;
     let events = 0;
     while (this.heapSize > 0) {
       const time = this.heapTime[0]!;
       if (time > horizon) break;
-      const kind = this.heapKind[0]!;
+      const kind = (this.heapKey[0]! * INVERSE_PRIORITY_SCALE) | 0; // truncation is the floor here (positive, below 2^31), and an integer switch
       const a = this.heapA[0]!;
       const b = this.heapB[0]!;
       this.popRoot();
@@ -486,9 +526,7 @@ class Replication {
           break;
       }
     }
-    this.counts.events_total = events;
-    this.now = horizon;
-    return this.finish();
+    return events;
   }
 
   // ---- arrivals ----
@@ -620,95 +658,104 @@ class Replication {
     this.entityCapacity = size;
   }
 
-  /** Moves an entity into a step and on through instantaneous steps until it waits, is served, is delayed or leaves. */
+  /**
+   * Moves an entity into a step and on through instantaneous steps until it waits, is served, is delayed or leaves.
+   * The common moves (a free server, a delay, the exit) are here; queueing and the instantaneous steps are out of line
+   * in arriveAtBusyService and passStep, so this stays small enough for the JIT to inline its callees.
+   */
   enterStep(entity: number, stepIndex: number): void {
     const steps = this.steps;
     let current = stepIndex;
-    for (;;) {
+    while (current >= 0) {
       const step = steps[current]!;
       this.entityStep[entity] = current;
       this.stepEntries[current]!++;
       this.hook(entity, current, MOMENT_ENTER);
       if (this.trace) this.record('enter', entity, step.id, null, null);
-      switch (step.kind) {
-        case STEP_SERVICE: {
-          const resource = step.resource;
-          if (this.hasBatch && step.batchMax > 0) {
-            // Batch service: everyone waits in line; a free server takes a batch once enough wait.
-            this.enqueue(entity, current);
-            this.dispatchBatch(resource);
-            return;
-          }
-          if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
-          else if (step.preempt !== PREEMPT_NONE && this.preempt(entity, current)) this.startService(entity, current);
-          else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
-            // Balks (or is blocked: a full queue with balk probability 1) and goes on at once.
-            if (step.balkTo >= 0) {
-              current = step.balkTo;
-              break;
-            }
-            this.leave(entity);
-          } else this.enqueue(entity, current);
+      const kind = step.kind;
+      if (kind === STEP_SERVICE) {
+        const resource = step.resource;
+        if (step.batchMax === 0 && this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) {
+          this.startService(entity, current);
           return;
         }
-        case STEP_DELAY:
-          this.entityState[entity] = STATE_IN_DELAY;
-          this.schedule(this.now + this.sample(step.duration!, this.durationStreams[current]!), EVENT_DELAY_END, entity, 0);
-          return;
-        case STEP_BRANCH_PROBABILITY:
-          current = step.branchNext![pick(step.branchCumulative!, this.branchStreams[current]!.uniform())]!;
-          break;
-        case STEP_BRANCH_SHORTEST_QUEUE:
-          current = this.shortestQueue(step, this.branchStreams[current]!);
-          break;
-        case STEP_BRANCH_RULES:
-          current = this.firstRule(entity, step);
-          break;
-        case STEP_SEIZE: {
-          const resource = step.resource;
-          if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) {
-            this.seized(entity, current);
-            current = step.next;
-            break;
-          }
-          this.enqueue(entity, current);
-          return;
+        current = this.arriveAtBusyService(entity, current);
+      } else if (kind === STEP_DELAY) {
+        this.entityState[entity] = STATE_IN_DELAY;
+        this.schedule(this.now + this.sample(step.duration!, this.durationStreams[current]!), EVENT_DELAY_END, entity, 0);
+        return;
+      } else if (kind === STEP_EXIT) {
+        this.counts.exits++;
+        this.leave(entity);
+        return;
+      } else current = this.passStep(entity, current);
+    }
+  }
+
+  /** An entity at a service step that has no free server at once (or serves batches). Returns the step it moves on to (-1: none). */
+  arriveAtBusyService(entity: number, current: number): number {
+    const step = this.steps[current]!;
+    const resource = step.resource;
+    if (this.hasBatch && step.batchMax > 0) {
+      // Batch service: everyone waits in line; a free server takes a batch once enough wait.
+      this.enqueue(entity, current);
+      this.dispatchBatch(resource);
+      return -1;
+    }
+    if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
+    else if (step.preempt !== PREEMPT_NONE && this.preempt(entity, current)) this.startService(entity, current);
+    else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
+      // Balks (or is blocked: a full queue with balk probability 1) and goes on at once.
+      if (step.balkTo >= 0) return step.balkTo;
+      this.leave(entity);
+    } else this.enqueue(entity, current);
+    return -1;
+  }
+
+  /** An instantaneous step (branch, assign, seize, release) or the exit. Returns the step the entity moves on to (-1: it waits or left). */
+  passStep(entity: number, current: number): number {
+    const step = this.steps[current]!;
+    switch (step.kind) {
+      case STEP_BRANCH_PROBABILITY:
+        return step.branchNext![pick(step.branchCumulative!, this.branchStreams[current]!.uniform())]!;
+      case STEP_BRANCH_SHORTEST_QUEUE:
+        return this.shortestQueue(step, this.branchStreams[current]!);
+      case STEP_BRANCH_RULES:
+        return this.firstRule(entity, step);
+      case STEP_SEIZE: {
+        const resource = step.resource;
+        if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) {
+          this.seized(entity, current);
+          return step.next;
         }
-        case STEP_RELEASE: {
-          const resource = step.resource;
-          if (this.busy[resource]! <= 0) throw new ServiceError('INTERNAL', `release of '${this.model.resources[resource]!.id}' at step '${step.id}' with no unit held`);
-          this.touch(resource);
-          this.busy[resource]!--;
-          if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
-          // The next in line takes the unit before the releasing entity moves on (as at a service end).
-          this.dispatch(resource);
-          current = step.next;
-          break;
-        }
-        case STEP_ASSIGN: {
-          const u = step.equals!.length > 1 ? this.branchStreams[current]!.uniform() : 0;
-          this.entityAttributes[entity * this.attributeCount + step.attribute] = step.equals![pick(step.branchCumulative!, u)]!;
-          current = step.next;
-          break;
-        }
-        case STEP_BRANCH_ATTRIBUTE: {
-          const value = this.entityAttributes[entity * this.attributeCount + step.attribute];
-          const equals = step.equals!;
-          let next = step.otherwise;
-          for (let k = 0; k < equals.length; k++) {
-            if (equals[k] === value) {
-              next = step.branchNext![k]!;
-              break;
-            }
-          }
-          current = next;
-          break;
-        }
-        default:
-          this.counts.exits++;
-          this.leave(entity);
-          return;
+        this.enqueue(entity, current);
+        return -1;
       }
+      case STEP_RELEASE: {
+        const resource = step.resource;
+        if (this.busy[resource]! <= 0) throw new ServiceError('INTERNAL', `release of '${this.model.resources[resource]!.id}' at step '${step.id}' with no unit held`);
+        this.touch(resource);
+        this.busy[resource]!--;
+        if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
+        // The next in line takes the unit before the releasing entity moves on (as at a service end).
+        this.dispatch(resource);
+        return step.next;
+      }
+      case STEP_ASSIGN: {
+        const u = step.equals!.length > 1 ? this.branchStreams[current]!.uniform() : 0;
+        this.entityAttributes[entity * this.attributeCount + step.attribute] = step.equals![pick(step.branchCumulative!, u)]!;
+        return step.next;
+      }
+      case STEP_BRANCH_ATTRIBUTE: {
+        const value = this.entityAttributes[entity * this.attributeCount + step.attribute];
+        const equals = step.equals!;
+        for (let k = 0; k < equals.length; k++) if (equals[k] === value) return step.branchNext![k]!;
+        return step.otherwise;
+      }
+      default:
+        this.counts.exits++;
+        this.leave(entity);
+        return -1;
     }
   }
 
@@ -759,21 +806,23 @@ class Replication {
     this.counts.service_starts++;
     this.hook(entity, stepIndex, MOMENT_START);
     if (this.trace) this.record('start', entity, step.id, this.model.resources[resource]!.id, null);
-    const inService = this.inService[resource];
-    if (inService) {
-      // Pre-emptive resource: remember the end and give the end event a token, so a pre-emption can make it stale.
-      const remaining = this.entityRemaining[entity]!;
-      const end = this.now + (Number.isNaN(remaining) ? this.sample(step.duration!, this.durationStreams[stepIndex]!) : remaining);
-      this.entityRemaining[entity] = Number.NaN;
-      this.entityServiceEnd[entity] = end;
-      const token = ++this.tokenCounter;
-      this.entityToken[entity] = token;
-      inService.push(entity);
-      this.schedule(end, EVENT_SERVICE_END, entity, token);
-      if (this.serverBase[resource]! >= 0) this.assignServer(entity, resource, end);
-      return;
-    }
-    this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
+    if (this.inService[resource]) this.startPreemptibleService(entity, stepIndex);
+    else this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
+  }
+
+  /** Pre-emptive resource: remember the end and give the end event a token, so a pre-emption can make it stale. */
+  startPreemptibleService(entity: number, stepIndex: number): void {
+    const step = this.steps[stepIndex]!;
+    const resource = step.resource;
+    const remaining = this.entityRemaining[entity]!;
+    const end = this.now + (Number.isNaN(remaining) ? this.sample(step.duration!, this.durationStreams[stepIndex]!) : remaining);
+    this.entityRemaining[entity] = Number.NaN;
+    this.entityServiceEnd[entity] = end;
+    const token = ++this.tokenCounter;
+    this.entityToken[entity] = token;
+    this.inService[resource]!.push(entity);
+    this.schedule(end, EVENT_SERVICE_END, entity, token);
+    if (this.serverBase[resource]! >= 0) this.assignServer(entity, resource, end);
   }
 
   /** Priority value of an entity at a service step (lower first; no value = last). */
@@ -1083,35 +1132,39 @@ class Replication {
   // ---- measures ----
 
   hook(entity: number, stepIndex: number, moment: number): void {
-    const hooks = this.model.hooks[stepIndex * 4 + moment]!;
-    if (hooks.length === 0) return;
-    const measures = this.measures;
+    const at = stepIndex * 4 + moment;
+    const first = this.hookStart[at]!;
+    const end = this.hookStart[at + 1]!;
+    if (first !== end) this.runHooks(entity, first, end);
+  }
+
+  runHooks(entity: number, first: number, end: number): void {
+    const hookList = this.hookList;
     const now = this.now;
-    for (let k = 0; k < hooks.length; k++) {
-      const code = hooks[k]!;
+    for (let k = first; k < end; k++) {
+      const code = hookList[k]!;
       const m = code >> 2;
       const role = code & 3;
-      const measure = measures[m]!;
       if (role === HOOK_COUNT) {
-        if (now >= measure.windowStart && now < measure.windowEnd) {
-          this.measureCount[m]!++;
-          if (this.discount > 0) this.measureDiscounted[m]! += Math.exp(-this.discount * (now - this.discountOrigin));
+        if (now >= this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]! && now < this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!) {
+          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
+          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += Math.exp(-this.discount * (now - this.discountOrigin));
         }
         continue;
       }
       // time_between: the `from` moment marks the entity (inside the window), the `to` moment records the interval.
-      const slot = entity * this.markSlots + measure.markSlot;
+      const slot = entity * this.markSlots + this.measureMarkSlot[m]!;
       if (role === HOOK_TO) {
         const mark = this.entityMarks[slot]!;
         if (!Number.isNaN(mark)) {
-          const value = (now - mark) * measure.timeFactor;
-          this.measureSum[m]! += value;
-          this.measureCount[m]!++;
-          if (this.measureDetailed[m] === 1) this.observe(m, value);
-          if (this.discount > 0) this.measureDiscounted[m]! += this.discountedSpan(mark, now);
+          const value = (now - mark) * this.measureState[m * MEASURE_STRIDE + MEASURE_TIME_FACTOR]!;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! += value;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
+          if (this.measureState[m * MEASURE_STRIDE + MEASURE_DETAILED] === 1) this.observe(m, value);
+          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.discountedSpan(mark, now);
           this.entityMarks[slot] = Number.NaN;
         }
-      } else if (now >= measure.windowStart && now < measure.windowEnd) this.entityMarks[slot] = now;
+      } else if (now >= this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]! && now < this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!) this.entityMarks[slot] = now;
     }
   }
 
@@ -1123,25 +1176,29 @@ class Replication {
 
   /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window. */
   touch(resource: number): void {
-    const measures = this.resourceMeasures[resource]!;
+    const first = this.resourceMeasureStart[resource]!;
+    const end = this.resourceMeasureStart[resource + 1]!;
+    // A second touch at the same instant (a service end dispatching the next in line) has nothing to add.
+    if (first !== end && this.now !== this.resourceLastTime[resource]) this.accumulate(resource, first, end);
+  }
+
+  accumulate(resource: number, first: number, end: number): void {
     const last = this.resourceLastTime[resource]!;
     const now = this.now;
-    if (now === last) return;
-    for (let k = 0; k < measures.length; k++) {
-      const m = measures[k]!;
-      const measure = this.measures[m]!;
-      const low = Math.max(last, measure.windowStart);
-      const high = Math.min(now, measure.windowEnd);
+    for (let k = first; k < end; k++) {
+      const m = this.resourceMeasureList[k]!;
+      const low = Math.max(last, this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]!);
+      const high = Math.min(now, this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!);
       if (high <= low) continue;
-      if (measure.kind === MEASURE_UTILISATION) {
-        this.measureArea[m]! += this.busy[resource]! * (high - low);
-        this.measureCapacityArea[m]! += this.capacity[resource]! * (high - low);
+      if (this.measureState[m * MEASURE_STRIDE + MEASURE_KIND] === MEASURE_UTILISATION) {
+        this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! += this.busy[resource]! * (high - low);
+        this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! += this.capacity[resource]! * (high - low);
         if (this.discount > 0) {
           const span = this.discountedSpan(low, high);
-          this.measureDiscounted[m]! += this.busy[resource]! * span;
-          this.measureDiscountedCapacity[m]! += this.capacity[resource]! * span;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.busy[resource]! * span;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED_CAPACITY]! += this.capacity[resource]! * span;
         }
-      } else this.measureArea[m]! += this.queueLength[resource]! * (high - low);
+      } else this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! += this.queueLength[resource]! * (high - low);
     }
     this.resourceLastTime[resource] = now;
   }
@@ -1158,20 +1215,26 @@ class Replication {
     const hours = 1 / this.model.unitsPerHour;
     switch (measure.kind) {
       case MEASURE_COUNT:
-        return { events: discounted ? this.measureDiscounted[m]! : this.measureCount[m]! };
+        return { events: discounted ? this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! : this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]! };
       case MEASURE_UTILISATION:
         return discounted
-          ? { busy_hours: this.measureDiscounted[m]! * hours, capacity_hours: this.measureDiscountedCapacity[m]! * hours }
-          : { busy_hours: this.measureArea[m]! * hours, capacity_hours: this.measureCapacityArea[m]! * hours };
+          ? { busy_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! * hours, capacity_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED_CAPACITY]! * hours }
+          : { busy_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! * hours, capacity_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! * hours };
       case MEASURE_TIME_BETWEEN:
-        return { entity_hours: discounted ? this.measureDiscounted[m]! * hours : (this.measureSum[m]! / measure.timeFactor) * hours };
+        return { entity_hours: discounted ? this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! * hours : (this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! / measure.timeFactor) * hours };
     }
     return {};
   }
 
   // ---- sampling ----
 
+  /** A draw from a distribution; the exponential case is kept small enough to inline, the others are out of line. */
   sample(distribution: CompiledDistribution, stream: RandomStream): number {
+    if (distribution.kind === DIST_EXPONENTIAL) return -distribution.a * Math.log(stream.uniform());
+    return this.sampleOther(distribution, stream);
+  }
+
+  sampleOther(distribution: CompiledDistribution, stream: RandomStream): number {
     switch (distribution.kind) {
       case DIST_EXPONENTIAL:
         return -distribution.a * Math.log(stream.uniform());
@@ -1222,21 +1285,21 @@ class Replication {
         censored[m]!++;
         if (measure.censorAtHorizon) {
           const value = (this.horizon - mark) * measure.timeFactor;
-          this.measureSum[m]! += value;
-          this.measureCount[m]!++;
-          if (this.measureDetailed[m] === 1) this.observe(m, value);
-          if (this.discount > 0) this.measureDiscounted[m]! += this.discountedSpan(mark, this.horizon);
+          this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! += value;
+          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
+          if (this.measureState[m * MEASURE_STRIDE + MEASURE_DETAILED] === 1) this.observe(m, value);
+          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.discountedSpan(mark, this.horizon);
         }
       });
     }
     const measures: MeasureObservation[] = model.measures.map((measure, m) => {
       const length = measure.windowEnd - measure.windowStart;
       let value: number | null = null;
-      let observations = this.measureCount[m]!;
+      let observations = this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!;
       let stillWaiting = inSystem;
       switch (measure.kind) {
         case MEASURE_TIME_BETWEEN:
-          value = observations > 0 ? this.measureSum[m]! / observations : null;
+          value = observations > 0 ? this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! / observations : null;
           stillWaiting = censored[m]!;
           break;
         case MEASURE_COUNT:
@@ -1245,12 +1308,12 @@ class Replication {
           else value = observations / ((length / model.unitsPerHour) / 24);
           break;
         case MEASURE_UTILISATION:
-          value = this.measureCapacityArea[m]! > 0 ? this.measureArea[m]! / this.measureCapacityArea[m]! : null;
+          value = this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! > 0 ? this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! / this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! : null;
           observations = 1;
           stillWaiting = this.queueLength[measure.resource]!;
           break;
         case MEASURE_QUEUE_LENGTH:
-          value = this.measureArea[m]! / length;
+          value = this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! / length;
           observations = 1;
           stillWaiting = this.queueLength[measure.resource]!;
           break;
@@ -1286,6 +1349,15 @@ class Replication {
 /** An engine limit the world made the run exceed: the world, not the service, caused the failure (spec: Credits). */
 function worldLimit(message: string, path: string, detail: string): ServiceError {
   return new ServiceError('WORLD_LIMIT_EXCEEDED', `the world caused this failure, not the service: ${message}`, [{ path, message: detail }]);
+}
+
+/** Lists as one array and the start of each (start[i] .. start[i + 1]), so the hot path reads flat typed arrays. */
+function flatten(lists: number[][]): [Int32Array, Int32Array] {
+  const start = new Int32Array(lists.length + 1);
+  lists.forEach((list, index) => {
+    start[index + 1] = start[index]! + list.length;
+  });
+  return [start, Int32Array.from(lists.flat())];
 }
 
 /** Index of the first cumulative weight above u (binary search; cumulative ends at 1). */

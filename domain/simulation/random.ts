@@ -22,11 +22,13 @@ export function hashName(name: string): number {
 
 const TWO_POW_MINUS_32 = 2 ** -32;
 
+// The state words are declared, not defined as undefined first: their first write is a number, so the JIT keeps them as
+// number fields and a draw stores in place instead of allocating a new number for state outside the small-integer range.
 export class RandomStream {
-  s0: number;
-  s1: number;
-  s2: number;
-  s3: number;
+  declare s0: number;
+  declare s1: number;
+  declare s2: number;
+  declare s3: number;
 
   constructor(seed: number, replicationIndex: number, source: string) {
     let state = (seed ^ Math.imul(replicationIndex + 1, 0x27d4eb2d) ^ hashName(source)) | 0;
@@ -57,9 +59,22 @@ export class RandomStream {
     return result;
   }
 
-  /** Uniform on the open interval (0, 1): never 0, so log(u) is finite. */
+  /**
+   * Uniform on the open interval (0, 1): never 0, so log(u) is finite. The xoshiro128** step of nextUint32 is written
+   * out here (rotations inline) so this hot call stays one small function the JIT inlines into its callers.
+   */
   uniform(): number {
-    return (this.nextUint32() + 0.5) * TWO_POW_MINUS_32;
+    const s1 = this.s1;
+    const scrambled = Math.imul(s1, 5);
+    const result = Math.imul((scrambled << 7) | (scrambled >>> 25), 9) >>> 0;
+    const t = s1 << 9;
+    const s2 = this.s2 ^ this.s0;
+    const s3 = this.s3 ^ s1;
+    this.s1 = s1 ^ s2;
+    this.s0 ^= s3;
+    this.s2 = s2 ^ t;
+    this.s3 = (s3 << 11) | (s3 >>> 21);
+    return (result + 0.5) * TWO_POW_MINUS_32;
   }
 
   exponential(mean: number): number {

@@ -86,3 +86,31 @@ describe('worker-thread pool', () => {
     await expect(runReplicationsOnPool(world, { threads: 1, jobs: [{ variant_id: 'nonexistent', replication_index: 0, trace_limit: 0 }] })).rejects.toThrow(/variant 'nonexistent' does not exist/);
   });
 });
+
+describe('pool thread world cache', () => {
+  it('keeps two runs of different worlds apart when they share the threads', async () => {
+    const other = queueWorld({ servers: 3, arrivals_per_minute: 2.4, mean_service_minutes: 1, horizon_minutes: 5_000, warm_up_minutes: 100, replications: 5, seed: 777 });
+    const [first, second] = await Promise.all([runReplicationsOnPool(world, { threads: 2 }), runReplicationsOnPool(other, { threads: 2 })]);
+    expect(JSON.stringify(first.results)).toBe(JSON.stringify(runSequential(world)));
+    expect(JSON.stringify(second.results)).toBe(JSON.stringify(runSequential(other)));
+  });
+
+  it('gives the same results when only the first task carries the world and later ones may land on a thread without it', async () => {
+    const single = queueWorld({ servers: 2, arrivals_per_minute: 1.2, mean_service_minutes: 1, horizon_minutes: 2_000, warm_up_minutes: 100, replications: 8, seed: 4242 });
+    const run = await runReplicationsOnPool(single, { threads: 1 });
+    expect(JSON.stringify(run.results)).toBe(JSON.stringify(runSequential(single)));
+  });
+
+
+  it('asks for the world when a task comes without one it does not hold, then runs tasks by key alone', async () => {
+    const { default: runTask } = await import('../../compute/worker.ts');
+    const job = { variant_id: 'baseline', replication_index: 4, trace_limit: 0 };
+    const world_key = 'test-world-cache-key';
+    expect(await runTask({ kind: 'replication', world_key, world: null, job })).toEqual({ ok: false, world_missing: true });
+    const withWorld = await runTask({ kind: 'replication', world_key, world, job });
+    const byKey = await runTask({ kind: 'replication', world_key, world: null, job });
+    const expected = JSON.stringify(runSequential(world, { jobs: [job] })[0]);
+    expect('result' in withWorld && JSON.stringify(withWorld.result)).toBe(expected);
+    expect('result' in byKey && JSON.stringify(byKey.result)).toBe(expected);
+  });
+});
