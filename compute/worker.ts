@@ -1,15 +1,15 @@
-// A compute pool thread (compute/pool.ts): runs simulation replications and reads PDF page ranges. It keeps the
-// compiled model of the worlds it saw recently, so the replications of one run compile each variant once per thread.
+// A compute pool thread (compute/pool.ts): runs simulation replications and reads its share of a PDF's pages. It keeps
+// the compiled model of the worlds it saw recently, so the replications of one run compile each variant once per thread.
 // Only the engine, the model compiler and the PDF reader load here (not TypeBox or the rest of the rooms).
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
 import { runReplication } from '../domain/simulation/engine.ts';
 import { type CompiledModel, compileModel } from '../domain/simulation/model.ts';
 import type { ReplicationJob } from '../domain/simulation/run.ts';
-import { type PdfRangeResult, readPdfPages } from './extraction/pdf.ts';
+import { type PdfShareResult, readPdfShare } from './extraction/pdf.ts';
 
 export type ComputeTask =
   | { kind: 'replication'; world_key: string; world: WorldSpec; job: ReplicationJob }
-  | { kind: 'pdf_pages'; bytes: Uint8Array; from: number; to: number };
+  | { kind: 'pdf_pages'; bytes: Uint8Array; progress: Int32Array }; // both over SharedArrayBuffers (compute/extraction/pdf.ts)
 
 export type ReplicationOutcome =
   | { ok: true; result: ReturnType<typeof runReplication>; wall_ms: number }
@@ -36,7 +36,7 @@ function replication(task: Extract<ComputeTask, { kind: 'replication' }>): Repli
   }
 }
 
-export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfRangeResult> {
+export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfShareResult> {
   if (task.kind === 'replication') return replication(task);
-  return readPdfPages(task.bytes, task.from, task.to);
+  return readPdfShare(task.bytes, task.progress);
 }
