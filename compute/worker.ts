@@ -7,6 +7,11 @@ import { type CompiledModel, compileModel } from '../domain/simulation/model.ts'
 import type { ReplicationJob } from '../domain/simulation/run.ts';
 import { type PdfShareResult, readPdfShare } from './extraction/pdf.ts';
 
+// pdfjs inflates every content stream over 1 KiB through DecompressionStream, which in Node is a web stream over zlib on
+// the libuv threadpool: for a page's few KiB the hop costs more than the inflate and this thread idles meanwhile. Without
+// it pdfjs inflates on this thread with its own decoder (its fallback, same bytes); nothing else on a pool thread uses it.
+Reflect.deleteProperty(globalThis, 'DecompressionStream');
+
 export type ComputeTask =
   | { kind: 'replication'; world_key: string; world: WorldSpec; job: ReplicationJob }
   | { kind: 'pdf_pages'; bytes: Uint8Array; progress: Int32Array }; // both over SharedArrayBuffers (compute/extraction/pdf.ts)
