@@ -18,8 +18,16 @@ export const PDF_PAGES_PER_CLAIM = 2;
 // The reading progress of one document, shared by its tasks (an Int32Array over a SharedArrayBuffer).
 const NEXT_PAGE = 0; // the first page no thread has claimed yet
 const PAGE_COUNT = 1; // the page count, once a thread has opened the document; -1 before
-const STOPPED = 2; // 1 once the reading failed: no thread claims more pages
+const STOPPED = 2; // 1 once the reading failed or every page is back: no thread claims more pages
 const PROGRESS_SLOTS = 3;
+
+/** The shared progress of one document's reading, before any thread has opened it. */
+export function newPdfProgress(): Int32Array {
+  const progress = new Int32Array(new SharedArrayBuffer(PROGRESS_SLOTS * Int32Array.BYTES_PER_ELEMENT));
+  progress[NEXT_PAGE] = 1;
+  progress[PAGE_COUNT] = -1;
+  return progress;
+}
 
 /**
  * Reads every page's text layer as lines in content order; a page with no text gives no lines. The reading runs on the
@@ -34,9 +42,7 @@ export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
   // One copy the threads share, instead of one structured clone of the file per task.
   const shared_bytes = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
   shared_bytes.set(bytes);
-  const progress = new Int32Array(new SharedArrayBuffer(PROGRESS_SLOTS * Int32Array.BYTES_PER_ELEMENT));
-  progress[NEXT_PAGE] = 1;
-  progress[PAGE_COUNT] = -1;
+  const progress = newPdfProgress();
   return new Promise<PdfReadResult>((resolve, reject) => {
     const pages: Array<{ page: number; lines: string[] }> = [];
     let tasks_returned = 0;
