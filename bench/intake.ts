@@ -2,7 +2,7 @@
 // Run: node_modules/.bin/node bench/intake.ts   Prints figures and ratios; not a timed test.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -16,7 +16,7 @@ const run = promisify(execFile);
 export const BENCH_PDF_PAGES = 250; // under PDF_PAGES_MAX so the end-to-end path reads it all
 export const BENCH_LINES_PER_PAGE = 45;
 export const BENCH_TEXT_BYTES = 8 * 1024 * 1024;
-export const BENCH_REPETITIONS = 5;
+export const BENCH_REPETITIONS = 9;
 
 const WORDS = 'patients clinic referral triage nurse consultant pathway outcome waiting review practice dermatology photo urgent routine audit evidence budget buyer pilot'.split(' ');
 
@@ -42,14 +42,24 @@ function generatedText(bytes: number): string {
 }
 
 async function median(repetitions: number, work: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let index = 0; index < repetitions; index++) {
-    const started = performance.now();
-    await work();
-    times.push((performance.now() - started) / 1000);
+  const [seconds] = await interleavedMedians(repetitions, [work]);
+  return seconds!;
+}
+
+/**
+ * Median seconds of each work, the works taking turns once per round: on a shared machine a change of load then falls on
+ * every work alike instead of on whichever was being timed.
+ */
+async function interleavedMedians(repetitions: number, works: Array<() => Promise<unknown>>): Promise<number[]> {
+  const times = works.map((): number[] => []);
+  for (let round = 0; round < repetitions; round++) {
+    for (const [index, work] of works.entries()) {
+      const started = performance.now();
+      await work();
+      times[index]!.push((performance.now() - started) / 1000);
+    }
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  return times.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]!);
 }
 
 async function pdftotextAvailable(): Promise<boolean> {
@@ -82,20 +92,24 @@ export async function main(): Promise<void> {
     await run('pdftotext', ['-q', pdf_path, '-'], { maxBuffer: 256 * 1024 * 1024 });
 
     let ours_text_bytes = 0;
-    const ours_read_s = await median(BENCH_REPETITIONS, async () => {
-      const result = await readPdfText(pdf);
-      if (!result.ok) throw new Error(result.reason);
-      ours_text_bytes = Buffer.byteLength(result.pages.map((page) => page.lines.join('\n')).join('\n'));
-    });
-    const ours_full_s = await median(BENCH_REPETITIONS, async () => {
-      const [source] = await extractSources([{ kind: 'file', filename: 'bench.pdf', bytes: pdf }]);
-      if (source!.status !== 'processed') throw new Error(`bench PDF came back ${source!.status}`);
-    });
     let poppler_text_bytes = 0;
-    const poppler_s = await median(BENCH_REPETITIONS, async () => {
-      const { stdout } = await run('pdftotext', ['-q', pdf_path, '-'], { maxBuffer: 256 * 1024 * 1024, encoding: 'buffer' });
-      poppler_text_bytes = stdout.byteLength;
-    });
+    const load_before = loadavg()[0]!;
+    const [ours_read_s, ours_full_s, poppler_s] = (await interleavedMedians(BENCH_REPETITIONS, [
+      async () => {
+        const result = await readPdfText(pdf);
+        if (!result.ok) throw new Error(result.reason);
+        ours_text_bytes = Buffer.byteLength(result.pages.map((page) => page.lines.join('\n')).join('\n'));
+      },
+      async () => {
+        const [source] = await extractSources([{ kind: 'file', filename: 'bench.pdf', bytes: pdf }]);
+        if (source!.status !== 'processed') throw new Error(`bench PDF came back ${source!.status}`);
+      },
+      async () => {
+        const { stdout } = await run('pdftotext', ['-q', pdf_path, '-'], { maxBuffer: 256 * 1024 * 1024, encoding: 'buffer' });
+        poppler_text_bytes = stdout.byteLength;
+      },
+    ])) as [number, number, number];
+    const load_after = loadavg()[0]!;
 
     const text = generatedText(BENCH_TEXT_BYTES);
     const text_bytes = new TextEncoder().encode(text);
@@ -110,7 +124,9 @@ export async function main(): Promise<void> {
       ['extractSources PDF (read + screen)', BENCH_PDF_PAGES / ours_full_s, ours_text_bytes / mb / ours_full_s],
       ['pdftotext (poppler, process incl.)', BENCH_PDF_PAGES / poppler_s, poppler_text_bytes / mb / poppler_s],
     ] as const;
-    console.log(`intake extraction benchmark: ${BENCH_PDF_PAGES}-page PDF (${fixed(pdf.byteLength / mb)} MiB), median of ${BENCH_REPETITIONS}`);
+    console.log(
+      `intake extraction benchmark: ${BENCH_PDF_PAGES}-page PDF (${fixed(pdf.byteLength / mb)} MiB), median of ${BENCH_REPETITIONS} rounds taking turns; ${availableParallelism()} cores, load ${fixed(load_before)} -> ${fixed(load_after)}`,
+    );
     for (const [label, pages_per_s, text_mb_per_s] of rows) {
       console.log(`  ${label.padEnd(38)} ${fixed(pages_per_s, 1).padStart(8)} pages/s ${fixed(text_mb_per_s).padStart(8)} text MB/s`);
     }

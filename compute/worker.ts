@@ -1,17 +1,22 @@
-// A compute pool thread (compute/pool.ts): runs simulation replications and reads PDF page ranges. It keeps the
-// worlds and compiled models it saw recently, so the replications of one run compile each variant once per thread and
-// only a run's first task on a thread carries the world (compute/simulation/pool.ts sends it again when told).
+// A compute pool thread (compute/pool.ts): runs simulation replications and reads its share of a PDF's pages. It keeps
+// the worlds and compiled models it saw recently, so the replications of one run compile each variant once per thread
+// and only a run's first task on a thread carries the world (compute/simulation/pool.ts sends it again when told).
 // Only the engine, the model compiler and the PDF reader load here (not TypeBox or the rest of the rooms).
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
 import { runReplication } from '../domain/simulation/engine.ts';
 import { type CompiledModel, compileModel } from '../domain/simulation/model.ts';
 import type { ReplicationJob } from '../domain/simulation/run.ts';
-import { type PdfRangeResult, readPdfPages } from './extraction/pdf.ts';
+import { type PdfShareResult, readPdfShare } from './extraction/pdf.ts';
+
+// pdfjs inflates every content stream over 1 KiB through DecompressionStream, which in Node is a web stream over zlib on
+// the libuv threadpool: for a page's few KiB the hop costs more than the inflate and this thread idles meanwhile. Without
+// it pdfjs inflates on this thread with its own decoder (its fallback, same bytes); nothing else on a pool thread uses it.
+Reflect.deleteProperty(globalThis, 'DecompressionStream');
 
 export type ComputeTask =
   /** world: null when this thread is expected to hold the world under world_key already */
   | { kind: 'replication'; world_key: string; world: WorldSpec | null; job: ReplicationJob }
-  | { kind: 'pdf_pages'; bytes: Uint8Array; from: number; to: number };
+  | { kind: 'pdf_pages'; bytes: Uint8Array; progress: Int32Array }; // both over SharedArrayBuffers (compute/extraction/pdf.ts)
 
 export type ReplicationOutcome =
   | { ok: true; result: ReturnType<typeof runReplication>; wall_ms: number }
@@ -51,7 +56,7 @@ function replication(task: Extract<ComputeTask, { kind: 'replication' }>): Repli
   }
 }
 
-export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfRangeResult> {
+export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfShareResult> {
   if (task.kind === 'replication') return replication(task);
-  return readPdfPages(task.bytes, task.from, task.to);
+  return readPdfShare(task.bytes, task.progress);
 }

@@ -1,48 +1,89 @@
 // PDF text layer reading with pdfjs-dist's legacy build for Node. Text layer only: never OCR, never guess (ARCHITECTURE.md: PDF).
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { invariant } from '../../domain/errors.ts';
 import { PDF_PAGES_MAX } from '../../domain/intake/sources.ts';
 
 export type PdfReadResult =
   | { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> }
   | { ok: false; reason: string };
 
-
 type TextItem = { str: string; hasEOL: boolean; transform: number[]; width: number; height: number };
 
-/** What a pool thread returns for a page range: the document's page count and the pages it read. */
-export type PdfRangeResult = { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> } | { ok: false; reason: string };
+/** What a pool thread returns for its share of a document: the document's page count and the pages it read. */
+export type PdfShareResult = { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> } | { ok: false; reason: string };
 
-/** Pages per pool task when one document is spread over the threads (below this one thread reads it all). */
-export const PDF_PAGES_PER_TASK_MIN = 16;
+/** Pages a thread claims at a time: small, so the threads finish together; each claim is one atomic add. */
+export const PDF_PAGES_PER_CLAIM = 2;
+
+// The reading progress of one document, shared by its tasks (an Int32Array over a SharedArrayBuffer).
+const NEXT_PAGE = 0; // the first page no thread has claimed yet
+const PAGE_COUNT = 1; // the page count, once a thread has opened the document; -1 before
+const STOPPED = 2; // 1 once the reading failed or every page is back: no thread claims more pages
+const PROGRESS_SLOTS = 3;
+
+/** The shared progress of one document's reading, before any thread has opened it. */
+export function newPdfProgress(): Int32Array {
+  const progress = new Int32Array(new SharedArrayBuffer(PROGRESS_SLOTS * Int32Array.BYTES_PER_ELEMENT));
+  progress[NEXT_PAGE] = 1;
+  progress[PAGE_COUNT] = -1;
+  return progress;
+}
 
 /**
  * Reads every page's text layer as lines in content order; a page with no text gives no lines. The reading runs on the
- * process's compute pool, never on the caller's event loop; a long document is split into page ranges read in
- * parallel (each thread opens the document itself: the cross-reference parse is small beside the text extraction).
+ * process's compute pool, never on the caller's event loop: every thread opens the document from the start and claims
+ * pages from a shared counter until none are left, so no thread waits for the page count and none idles while another
+ * has pages to read. The answer comes once every page is read; a task that starts later (its thread was busy) finds
+ * nothing to claim and returns at once, without opening the document.
  */
 export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
   const { runComputeTask, defaultThreadCount } = await import('../pool.ts');
   const threads = defaultThreadCount();
-  // The first range also tells how many pages there are.
-  const first = await runComputeTask<PdfRangeResult>({ kind: 'pdf_pages', bytes, from: 1, to: PDF_PAGES_PER_TASK_MIN });
-  if (!first.ok || first.page_count <= PDF_PAGES_PER_TASK_MIN) return first;
-  const rest = first.page_count - PDF_PAGES_PER_TASK_MIN;
-  const per_task = Math.max(PDF_PAGES_PER_TASK_MIN, Math.ceil(rest / threads));
-  const ranges: Array<Promise<PdfRangeResult>> = [];
-  for (let from = PDF_PAGES_PER_TASK_MIN + 1; from <= first.page_count; from += per_task) {
-    ranges.push(runComputeTask<PdfRangeResult>({ kind: 'pdf_pages', bytes, from, to: Math.min(first.page_count, from + per_task - 1) }));
-  }
-  const pages = [...first.pages];
-  for (const range of await Promise.all(ranges)) {
-    if (!range.ok) return range;
-    pages.push(...range.pages);
-  }
-  return { ok: true, page_count: first.page_count, pages };
+  // One copy the threads share, instead of one structured clone of the file per task.
+  const shared_bytes = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+  shared_bytes.set(bytes);
+  const progress = newPdfProgress();
+  return new Promise<PdfReadResult>((resolve, reject) => {
+    const pages: Array<{ page: number; lines: string[] }> = [];
+    let tasks_returned = 0;
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      settled = true;
+      Atomics.store(progress, STOPPED, 1); // a task still queued then returns without opening the document
+      outcome();
+    };
+    const collect = (result: PdfShareResult) => {
+      tasks_returned++;
+      if (settled) return;
+      if (!result.ok) return settle(() => resolve(result));
+      pages.push(...result.pages);
+      if (pages.length === result.page_count) {
+        pages.sort((a, b) => a.page - b.page);
+        return settle(() => resolve({ ok: true, page_count: result.page_count, pages }));
+      }
+      // Each claimed page comes back with the task that claimed it, so when every task is back every page is here.
+      invariant(tasks_returned < threads, `the PDF tasks returned ${pages.length} of ${result.page_count} pages`);
+    };
+    for (let task = 0; task < threads; task++) {
+      runComputeTask<PdfShareResult>({ kind: 'pdf_pages', bytes: shared_bytes, progress })
+        .then(collect)
+        .catch((error: unknown) => {
+          if (!settled) settle(() => reject(error));
+        });
+    }
+  });
 }
 
-/** Reads the text layer of pages `from`..`to` (clamped to the document); runs on a pool thread (compute/worker.ts). */
-export async function readPdfPages(bytes: Uint8Array, from: number, to: number): Promise<PdfRangeResult> {
-  // pdfjs transfers the buffer it is given; hand it a copy so the caller's bytes stay intact.
+/**
+ * Reads the text layer of the pages this thread claims from `progress` until none are left or the reading stopped;
+ * runs on a pool thread (compute/worker.ts).
+ */
+export async function readPdfShare(bytes: Uint8Array, progress: Int32Array): Promise<PdfShareResult> {
+  const known_count = Atomics.load(progress, PAGE_COUNT);
+  if (Atomics.load(progress, STOPPED) === 1 || (known_count >= 0 && Atomics.load(progress, NEXT_PAGE) > known_count)) {
+    return { ok: true, page_count: known_count, pages: [] };
+  }
+  // pdfjs transfers the buffer it is given, and a shared one cannot be transferred: it gets a copy of its own.
   const task = getDocument({
     data: bytes.slice(),
     verbosity: 0,
@@ -50,29 +91,39 @@ export async function readPdfPages(bytes: Uint8Array, from: number, to: number):
     useSystemFonts: false,
     stopAtErrors: false,
   });
+  const stop = (result: PdfShareResult) => {
+    Atomics.store(progress, STOPPED, 1);
+    return result;
+  };
   try {
     let document: Awaited<typeof task.promise>;
     try {
       document = await task.promise;
     } catch (error) {
       const name = (error as { name?: string }).name;
-      if (name === 'PasswordException') return { ok: false, reason: 'the PDF is encrypted with a password; remove the password and upload it again' };
-      if (name === 'InvalidPDFException') return { ok: false, reason: 'the PDF structure is damaged and could not be read' };
-      return { ok: false, reason: 'the PDF could not be opened' };
+      if (name === 'PasswordException') return stop({ ok: false, reason: 'the PDF is encrypted with a password; remove the password and upload it again' });
+      if (name === 'InvalidPDFException') return stop({ ok: false, reason: 'the PDF structure is damaged and could not be read' });
+      return stop({ ok: false, reason: 'the PDF could not be opened' });
     }
-    if (document.numPages > PDF_PAGES_MAX) {
-      return { ok: false, reason: `the PDF has ${document.numPages} pages; PDF_PAGES_MAX is ${PDF_PAGES_MAX}; split it into smaller files` };
+    const page_count = document.numPages;
+    if (page_count > PDF_PAGES_MAX) {
+      return stop({ ok: false, reason: `the PDF has ${page_count} pages; PDF_PAGES_MAX is ${PDF_PAGES_MAX}; split it into smaller files` });
     }
+    Atomics.store(progress, PAGE_COUNT, page_count);
     const pages: Array<{ page: number; lines: string[] }> = [];
-    for (let number = Math.max(1, from); number <= Math.min(to, document.numPages); number++) {
-      const page = await document.getPage(number);
-      const content = await page.getTextContent();
-      pages.push({ page: number, lines: itemsToLines(content.items.flatMap((item) => ('str' in item ? [item as unknown as TextItem] : []))) });
-      page.cleanup();
+    while (Atomics.load(progress, STOPPED) === 0) {
+      const first = Atomics.add(progress, NEXT_PAGE, PDF_PAGES_PER_CLAIM);
+      if (first > page_count) break;
+      for (let number = first; number <= Math.min(first + PDF_PAGES_PER_CLAIM - 1, page_count); number++) {
+        const page = await document.getPage(number);
+        const content = await page.getTextContent();
+        pages.push({ page: number, lines: itemsToLines(content.items.flatMap((item) => ('str' in item ? [item as unknown as TextItem] : []))) });
+        page.cleanup();
+      }
     }
-    return { ok: true, page_count: document.numPages, pages };
+    return { ok: true, page_count, pages };
   } catch {
-    return { ok: false, reason: 'the PDF could not be read: a page failed to parse' };
+    return stop({ ok: false, reason: 'the PDF could not be read: a page failed to parse' });
   } finally {
     await task.destroy();
   }

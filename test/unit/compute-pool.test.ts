@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { readPdfText } from '../../compute/extraction/pdf.ts';
+import { newPdfProgress, readPdfShare, readPdfText } from '../../compute/extraction/pdf.ts';
 import { computePoolStats, defaultThreadCount } from '../../compute/pool.ts';
 import { runReplicationsOnPool } from '../../compute/simulation/pool.ts';
 import { queueWorld } from '../support/worlds.ts';
@@ -27,5 +27,26 @@ describe('the compute pool', () => {
     const read = await readPdfText(await pdfOfPages(40));
     expect(read.ok && read.pages.map((page) => page.lines[0])).toEqual(Array.from({ length: 40 }, (_, index) => `Page number ${index + 1}`));
     expect(computePoolStats()).toEqual({ pools_created: 1, threads_started: defaultThreadCount(), threads: defaultThreadCount() });
+  }, 60_000);
+});
+
+describe('a PDF shared by the pool threads', () => {
+  it('has every page read exactly once between readers claiming pages, and a reader that comes after the last claim reads none', async () => {
+    const bytes = await pdfOfPages(23);
+    const progress = newPdfProgress();
+    const shares = await Promise.all([readPdfShare(bytes, progress), readPdfShare(bytes, progress), readPdfShare(bytes, progress)]);
+    const pages = shares.flatMap((share) => (share.ok ? share.pages : []));
+    expect(shares.every((share) => share.ok && share.page_count === 23)).toBe(true);
+    expect(pages.map((page) => page.page).sort((a, b) => a - b)).toEqual(Array.from({ length: 23 }, (_, index) => index + 1));
+    for (const page of pages) expect(page.lines).toEqual([`Page number ${page.page}`]);
+    expect(await readPdfShare(bytes, progress)).toEqual({ ok: true, page_count: 23, pages: [] });
+  }, 60_000);
+
+  it('stops the other readers when one fails: a reader starting after a damaged PDF failed opens nothing', async () => {
+    const progress = newPdfProgress();
+    const damaged = new TextEncoder().encode('%PDF-1.7\nnot a document\n%%EOF');
+    expect(await readPdfShare(damaged, progress)).toEqual({ ok: false, reason: 'the PDF structure is damaged and could not be read' });
+    expect(await readPdfShare(damaged, progress)).toEqual({ ok: true, page_count: -1, pages: [] });
+    expect(await readPdfText(damaged)).toEqual({ ok: false, reason: 'the PDF structure is damaged and could not be read' });
   }, 60_000);
 });
