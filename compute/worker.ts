@@ -1,7 +1,8 @@
 // A compute pool thread (compute/pool.ts): runs simulation replications and reads its share of a PDF's pages. It keeps
 // the worlds and compiled models it saw recently, so the replications of one run compile each variant once per thread
 // and only a run's first task on a thread carries the world (compute/simulation/pool.ts sends it again when told).
-// Only the engine, the model compiler and the PDF reader load here (not TypeBox or the rest of the rooms).
+// Only the engine, the model compiler and the PDF reader load here (with the intake limits the reader checks, which
+// bring TypeBox; not the rest of the rooms).
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
 import { runReplication } from '../domain/simulation/engine.ts';
 import { type CompiledModel, compileModel } from '../domain/simulation/model.ts';
