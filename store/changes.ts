@@ -148,7 +148,7 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
     return ok;
   };
 
-const fence = (): Promise<boolean> => {
+  const fence = (): Promise<boolean> => {
     // PGlite: every committed change was announced before its COMMIT returned; nothing to wait for.
     if (listening && !sendFence) return FENCE_PASSED;
     if (!fence_in_flight) {
