@@ -249,8 +249,6 @@ class Replication {
   // Measure accumulators. What the hot path reads and adds to per measure sits in one array, MEASURE_STRIDE numbers a
   // measure (one typed array checked per function instead of one per quantity).
   declare measureState: Float64Array;
-  /** each measure's slot in the per-entity mark table (time_between; -1 elsewhere), an integer index */
-  declare measureMarkSlot: Int32Array;
   declare measureArrivals: Float64Array;
   declare measureSketches: (DDSketch | null)[];
   declare measureOver: Float64Array;
@@ -265,9 +263,9 @@ class Replication {
   declare readonly hasBatch: boolean;
   declare entityBatchNext: Int32Array;
   declare readonly measures: CompiledModel['measures'];
-  /** the model's hooks flattened: those of (step, moment) are hookList[hookStart[step * 4 + moment] .. hookStart[step * 4 + moment + 1]) */
-  declare readonly hookStart: Int32Array;
-  declare readonly hookList: Int32Array;
+  /** the model's measure code (see specialise): the hooks of a (step, moment), and the time-weighted areas of a resource */
+  declare readonly hooks: HookCode;
+  declare readonly touchResource: TouchCode;
   declare readonly steps: CompiledModel['steps'];
 
   counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0, breakdowns: 0, repairs: 0 };
@@ -362,7 +360,6 @@ class Replication {
     const m = model.measures.length;
     this.measureArrivals = new Float64Array(m);
     this.measureState = new Float64Array(m * MEASURE_STRIDE);
-    this.measureMarkSlot = Int32Array.from(model.measures, (measure) => measure.markSlot);
     model.measures.forEach((measure, index) => {
       const base = index * MEASURE_STRIDE;
       this.measureState[base + MEASURE_WINDOW_START] = measure.windowStart;
@@ -376,7 +373,9 @@ class Replication {
     this.discount = model.discountPerUnit;
     this.discountOrigin = model.discountOrigin;
     this.measures = model.measures;
-    [this.hookStart, this.hookList] = flatten(model.hooks.map((hooks) => Array.from(hooks)));
+    const code = specialise(model, this.resourceMeasureStart, this.resourceMeasureList);
+    this.hooks = code.hooks;
+    this.touchResource = code.touch;
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
     this.stepEntries = new Float64Array(model.steps.length);
@@ -1132,40 +1131,7 @@ class Replication {
   // ---- measures ----
 
   hook(entity: number, stepIndex: number, moment: number): void {
-    const at = stepIndex * 4 + moment;
-    const first = this.hookStart[at]!;
-    const end = this.hookStart[at + 1]!;
-    if (first !== end) this.runHooks(entity, first, end);
-  }
-
-  runHooks(entity: number, first: number, end: number): void {
-    const hookList = this.hookList;
-    const now = this.now;
-    for (let k = first; k < end; k++) {
-      const code = hookList[k]!;
-      const m = code >> 2;
-      const role = code & 3;
-      if (role === HOOK_COUNT) {
-        if (now >= this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]! && now < this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!) {
-          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
-          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += Math.exp(-this.discount * (now - this.discountOrigin));
-        }
-        continue;
-      }
-      // time_between: the `from` moment marks the entity (inside the window), the `to` moment records the interval.
-      const slot = entity * this.markSlots + this.measureMarkSlot[m]!;
-      if (role === HOOK_TO) {
-        const mark = this.entityMarks[slot]!;
-        if (!Number.isNaN(mark)) {
-          const value = (now - mark) * this.measureState[m * MEASURE_STRIDE + MEASURE_TIME_FACTOR]!;
-          this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! += value;
-          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
-          if (this.measureState[m * MEASURE_STRIDE + MEASURE_DETAILED] === 1) this.observe(m, value);
-          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.discountedSpan(mark, now);
-          this.entityMarks[slot] = Number.NaN;
-        }
-      } else if (now >= this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]! && now < this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!) this.entityMarks[slot] = now;
-    }
+    this.hooks(this, entity, stepIndex * 4 + moment);
   }
 
   /** One entity's time for a measure that keeps its distribution (sketch) or a threshold count. */
@@ -1174,33 +1140,9 @@ class Replication {
     if (value > this.measures[m]!.threshold) this.measureOver[m]!++;
   }
 
-  /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window. */
+  /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window (the model's specialised code). */
   touch(resource: number): void {
-    const first = this.resourceMeasureStart[resource]!;
-    const end = this.resourceMeasureStart[resource + 1]!;
-    // A second touch at the same instant (a service end dispatching the next in line) has nothing to add.
-    if (first !== end && this.now !== this.resourceLastTime[resource]) this.accumulate(resource, first, end);
-  }
-
-  accumulate(resource: number, first: number, end: number): void {
-    const last = this.resourceLastTime[resource]!;
-    const now = this.now;
-    for (let k = first; k < end; k++) {
-      const m = this.resourceMeasureList[k]!;
-      const low = Math.max(last, this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]!);
-      const high = Math.min(now, this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!);
-      if (high <= low) continue;
-      if (this.measureState[m * MEASURE_STRIDE + MEASURE_KIND] === MEASURE_UTILISATION) {
-        this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! += this.busy[resource]! * (high - low);
-        this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! += this.capacity[resource]! * (high - low);
-        if (this.discount > 0) {
-          const span = this.discountedSpan(low, high);
-          this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.busy[resource]! * span;
-          this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED_CAPACITY]! += this.capacity[resource]! * span;
-        }
-      } else this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! += this.queueLength[resource]! * (high - low);
-    }
-    this.resourceLastTime[resource] = now;
+    this.touchResource(this, resource);
   }
 
   /** The discounted length of [from, to): the integral of e^{-k (t - origin)} dt. */
@@ -1344,6 +1286,92 @@ class Replication {
       trace_truncated: this.traceTruncated,
     };
   }
+}
+
+// ---- measure code specialised per compiled model ----
+
+/** Runs the hooks of (step, moment) at = step * 4 + moment for an entity. */
+type HookCode = (r: Replication, entity: number, at: number) => void;
+/** Accumulates the time-weighted areas of a resource's measures up to now. */
+type TouchCode = (r: Replication, resource: number) => void;
+type MeasureCode = { hooks: HookCode; touch: TouchCode };
+
+const measureCodeCache = new WeakMap<CompiledModel, MeasureCode>();
+
+/**
+ * The measure hooks and resource areas of one compiled model as straight-line code: only the measures it has, each
+ * with its kind, slots and options (discounting, sketches) chosen once here instead of looked up per event. The source
+ * is built only from the model's integers (measure, step, resource, slot and array indices) and this file's fixed
+ * text: no name, id or other string of the world is ever part of it, and window bounds and time factors are read from
+ * Replication.measureState at run time. The arithmetic is that of the generic loop it replaces, in the same order,
+ * so results are bit-identical. Cached per compiled model (the pool reuses one model across replications).
+ */
+function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, resourceMeasureList: Int32Array): MeasureCode {
+  const cached = measureCodeCache.get(model);
+  if (cached) return cached;
+  const int = (value: number): string => {
+    if (!Number.isSafeInteger(value)) throw new ServiceError('INTERNAL', 'measure code: an index that is not an integer');
+    return String(value);
+  };
+  const discounted = model.discountPerUnit > 0;
+  const at = (m: number, offset: number) => `ms[${int(m * MEASURE_STRIDE + offset)}]`;
+
+  const hookCases: string[] = [];
+  model.hooks.forEach((list, point) => {
+    if (list.length === 0) return;
+    const lines: string[] = [];
+    for (const code of list) {
+      const m = code >> 2;
+      const role = code & 3;
+      const measure = model.measures[m]!;
+      if (role === HOOK_COUNT) {
+        lines.push(`if (now >= ${at(m, MEASURE_WINDOW_START)} && now < ${at(m, MEASURE_WINDOW_END)}) {`);
+        lines.push(`  ${at(m, MEASURE_OBSERVATIONS)}++;`);
+        if (discounted) lines.push(`  ${at(m, MEASURE_DISCOUNTED)} += Math.exp(-r.discount * (now - r.discountOrigin));`);
+        lines.push('}');
+        continue;
+      }
+      const slot = `entity * ${int(model.markSlots)} + ${int(measure.markSlot)}`;
+      if (role === HOOK_TO) {
+        lines.push('{', `  const slot = ${slot};`, '  const mark = r.entityMarks[slot];', '  if (!Number.isNaN(mark)) {');
+        lines.push(`    const value = (now - mark) * ${at(m, MEASURE_TIME_FACTOR)};`);
+        lines.push(`    ${at(m, MEASURE_SUM)} += value;`, `    ${at(m, MEASURE_OBSERVATIONS)}++;`);
+        if (measure.percentiles.length > 0 || Number.isFinite(measure.threshold)) lines.push(`    r.observe(${int(m)}, value);`);
+        if (discounted) lines.push(`    ${at(m, MEASURE_DISCOUNTED)} += r.discountedSpan(mark, now);`);
+        lines.push('    r.entityMarks[slot] = NaN;', '  }', '}');
+      } else lines.push(`if (now >= ${at(m, MEASURE_WINDOW_START)} && now < ${at(m, MEASURE_WINDOW_END)}) r.entityMarks[${slot}] = now;`);
+    }
+    hookCases.push(`case ${int(point)}: {`, ...lines.map((line) => `  ${line}`), '  return;', '}');
+  });
+  const hookSource = hookCases.length === 0 ? '' : ['const ms = r.measureState;', 'const now = r.now;', 'switch (at) {', ...hookCases, '}'].join('\n');
+
+  const touchCases: string[] = [];
+  for (let resource = 0; resource + 1 < resourceMeasureStart.length; resource++) {
+    const first = resourceMeasureStart[resource]!;
+    const end = resourceMeasureStart[resource + 1]!;
+    if (first === end) continue;
+    const k = int(resource);
+    const lines = [`const last = r.resourceLastTime[${k}];`, 'if (now === last) return;'];
+    for (let index = first; index < end; index++) {
+      const m = resourceMeasureList[index]!;
+      lines.push('{', `  const low = Math.max(last, ${at(m, MEASURE_WINDOW_START)});`, `  const high = Math.min(now, ${at(m, MEASURE_WINDOW_END)});`, '  if (!(high <= low)) {');
+      if (model.measures[m]!.kind === MEASURE_UTILISATION) {
+        lines.push(`    ${at(m, MEASURE_AREA)} += r.busy[${k}] * (high - low);`, `    ${at(m, MEASURE_CAPACITY_AREA)} += r.capacity[${k}] * (high - low);`);
+        if (discounted) {
+          lines.push('    const span = r.discountedSpan(low, high);');
+          lines.push(`    ${at(m, MEASURE_DISCOUNTED)} += r.busy[${k}] * span;`, `    ${at(m, MEASURE_DISCOUNTED_CAPACITY)} += r.capacity[${k}] * span;`);
+        }
+      } else lines.push(`    ${at(m, MEASURE_AREA)} += r.queueLength[${k}] * (high - low);`);
+      lines.push('  }', '}');
+    }
+    lines.push(`r.resourceLastTime[${k}] = now;`);
+    touchCases.push(`case ${k}: {`, ...lines.map((line) => `  ${line}`), '  return;', '}');
+  }
+  const touchSource = touchCases.length === 0 ? '' : ['const ms = r.measureState;', 'const now = r.now;', 'switch (resource) {', ...touchCases, '}'].join('\n');
+
+  const code: MeasureCode = { hooks: new Function('r', 'entity', 'at', hookSource) as HookCode, touch: new Function('r', 'resource', touchSource) as TouchCode };
+  measureCodeCache.set(model, code);
+  return code;
 }
 
 /** An engine limit the world made the run exceed: the world, not the service, caused the failure (spec: Credits). */
