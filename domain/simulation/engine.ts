@@ -183,6 +183,10 @@ class Replication {
   heapSize = 0;
   /** the time of the event schedule() is putting in the heap (a fraction at first, so the field holds a double from the start) */
   scheduledTime = 0.5;
+  /** the key of the event siftDown places (a fraction at first, as scheduledTime) */
+  scheduledKey = 0.5;
+  /** the loop has read the root and not yet removed it: the next push takes its place */
+  rootTaken = false;
   sequence = 0;
 
   // Entities: a free list over typed arrays that grow by doubling.
@@ -397,12 +401,20 @@ class Replication {
     this.push(kind, a, b);
   }
 
-  /** Puts the event at scheduledTime into the heap. */
+  /** Puts the event at scheduledTime into the heap (in the root's place when the loop has taken the root). */
   push(kind: number, a: number, b: number): void {
     const time = this.scheduledTime;
     if (time > this.horizon) return; // never processed: the run ends at the horizon
-    if (this.heapSize === this.heapTime.length) this.growHeap();
     const key = kind * PRIORITY_SCALE + this.sequence++;
+    if (this.rootTaken) {
+      // The event being processed schedules one: it replaces the root with one sift-down, instead of the root's removal
+      // and this insertion. The heap orders by the unique (time, key), so which events run when does not change.
+      this.rootTaken = false;
+      this.scheduledKey = key;
+      this.siftDown(this.heapSize, a, b);
+      return;
+    }
+    if (this.heapSize === this.heapTime.length) this.growHeap();
     const heapTime = this.heapTime;
     const heapKey = this.heapKey;
     let index = this.heapSize++;
@@ -436,18 +448,24 @@ class Replication {
     this.heapB = grow(this.heapB, (n) => new Int32Array(n));
   }
 
-  /** Removes the root; the caller has read it. */
+  /** Removes the root the loop has taken (when the event it ran scheduled nothing). */
   popRoot(): void {
+    this.rootTaken = false;
     const size = --this.heapSize;
     if (size === 0) return;
+    this.scheduledTime = this.heapTime[size]!;
+    this.scheduledKey = this.heapKey[size]!;
+    this.siftDown(size, this.heapA[size]!, this.heapB[size]!);
+  }
+
+  /** Puts the event (scheduledTime, scheduledKey, a, b) at the root of the heap's first `size` entries and sifts it down. */
+  siftDown(size: number, a: number, b: number): void {
     const heapTime = this.heapTime;
     const heapKey = this.heapKey;
     const heapA = this.heapA;
     const heapB = this.heapB;
-    const time = heapTime[size]!;
-    const key = heapKey[size]!;
-    const a = heapA[size]!;
-    const b = heapB[size]!;
+    const time = this.scheduledTime;
+    const key = this.scheduledKey;
     let index = 0;
     const half = size >> 1;
     while (index < half) {
@@ -494,10 +512,10 @@ class Replication {
       const kind = (this.heapKey[0]! * INVERSE_PRIORITY_SCALE) | 0; // truncation is the floor here (positive, below 2^31), and an integer switch
       const a = this.heapA[0]!;
       const b = this.heapB[0]!;
-      this.popRoot();
+      this.rootTaken = true; // removed by the first event this one schedules, or after it
       this.now = time;
       if (++events > EVENTS_PER_REPLICATION_MAX) {
-        throw worldLimit(`replication exceeded EVENTS_PER_REPLICATION_MAX (${EVENTS_PER_REPLICATION_MAX}); shorten the horizon or lower the arrival rates`, '/horizon', `more than ${EVENTS_PER_REPLICATION_MAX} events in one replication`);
+        throw eventLimit();
       }
       switch (kind) {
         case EVENT_ARRIVAL:
@@ -524,6 +542,7 @@ class Replication {
           this.onRepair(a);
           break;
       }
+      if (this.rootTaken) this.popRoot();
     }
     return events;
   }
@@ -532,11 +551,17 @@ class Replication {
 
   scheduleNextRandomArrival(index: number, from: number): void {
     const arrival = this.model.arrivals[index]!;
-    const stream = this.arrivalStreams[index]!;
     if (arrival.kind === ARRIVAL_POISSON) {
-      if (arrival.rate > 0) this.schedule(from - Math.log(stream.uniform()) / arrival.rate, EVENT_ARRIVAL, index, 0);
+      if (arrival.rate > 0) this.schedule(from - Math.log(this.arrivalStreams[index]!.uniform()) / arrival.rate, EVENT_ARRIVAL, index, 0);
       return;
     }
+    this.scheduleOtherArrival(index, from);
+  }
+
+  /** Renewal and non-homogeneous Poisson arrivals (out of line, so the Poisson case stays small enough to inline). */
+  scheduleOtherArrival(index: number, from: number): void {
+    const arrival = this.model.arrivals[index]!;
+    const stream = this.arrivalStreams[index]!;
     if (arrival.kind === ARRIVAL_RENEWAL) {
       this.schedule(from + this.sample(arrival.interarrival!, stream), EVENT_ARRIVAL, index, 0);
       return;
@@ -582,25 +607,41 @@ class Replication {
     const arrival = this.model.arrivals[index]!;
     if (arrival.kind === ARRIVAL_SCHEDULED) this.scheduleNextScheduledArrival(index);
     else this.scheduleNextRandomArrival(index, this.now);
-    const batch = arrival.batchCumulative ? arrival.batchValues![pick(arrival.batchCumulative, this.batchStreams[index]!.uniform())]! : arrival.batchSize;
+    const batch = arrival.batchCumulative ? this.drawBatch(index) : arrival.batchSize;
     for (let unit = 0; unit < batch; unit++) {
       const entity = this.allocateEntity();
       this.counts.arrivals++;
-      const assignments = arrival.attributes;
-      for (let k = 0; k < assignments.length; k++) {
-        const assignment = assignments[k]!;
-        const u = this.attributeStreams[index]![k]!.uniform();
-        this.entityAttributes[entity * this.attributeCount + assignment.attribute] = assignment.codes[pick(assignment.cumulative, u)]!;
-      }
+      if (arrival.attributes.length > 0) this.assignAttributes(entity, index);
       if (this.now >= this.model.warmUp) this.arrivalsAfterWarmUp++;
-      const perArrival = this.perArrivalMeasures;
-      for (let k = 0; k < perArrival.length; k++) {
-        const m = perArrival[k]!;
-        const measure = this.measures[m]!;
-        if (this.now >= measure.windowStart && this.now < measure.windowEnd) this.measureArrivals[m]!++;
-      }
+      if (this.perArrivalMeasures.length > 0) this.countArrival();
       if (this.trace) this.record('arrival', entity, null, null, null);
       this.enterStep(entity, arrival.toStep);
+    }
+  }
+
+  // The less common parts of an arrival, out of line so that onArrival stays small enough to inline its callees.
+
+  drawBatch(index: number): number {
+    const arrival = this.model.arrivals[index]!;
+    return arrival.batchValues![pick(arrival.batchCumulative!, this.batchStreams[index]!.uniform())]!;
+  }
+
+  assignAttributes(entity: number, index: number): void {
+    const assignments = this.model.arrivals[index]!.attributes;
+    for (let k = 0; k < assignments.length; k++) {
+      const assignment = assignments[k]!;
+      const u = this.attributeStreams[index]![k]!.uniform();
+      this.entityAttributes[entity * this.attributeCount + assignment.attribute] = assignment.codes[pick(assignment.cumulative, u)]!;
+    }
+  }
+
+  /** count measures per arrival: the arrival counts in the denominator of those whose window holds now */
+  countArrival(): void {
+    const perArrival = this.perArrivalMeasures;
+    for (let k = 0; k < perArrival.length; k++) {
+      const m = perArrival[k]!;
+      const measure = this.measures[m]!;
+      if (this.now >= measure.windowStart && this.now < measure.windowEnd) this.measureArrivals[m]!++;
     }
   }
 
@@ -614,7 +655,7 @@ class Replication {
       entity = this.nextEntity++;
     }
     if (++this.live > ENTITIES_IN_SYSTEM_MAX) {
-      throw worldLimit(`more than ENTITIES_IN_SYSTEM_MAX (${ENTITIES_IN_SYSTEM_MAX}) entities were in the system at once; the pathway cannot keep up with its arrivals`, '/arrivals', `more than ${ENTITIES_IN_SYSTEM_MAX} entities at once`);
+      throw entityLimit();
     }
     this.entityArrival[entity] = this.now;
     this.entityState[entity] = STATE_MOVING;
@@ -670,7 +711,7 @@ class Replication {
       this.entityStep[entity] = current;
       this.stepEntries[current]!++;
       this.hook(entity, current, MOMENT_ENTER);
-      if (this.trace) this.record('enter', entity, step.id, null, null);
+      if (this.trace) this.recordStep('enter', entity, current, false, null);
       const kind = step.kind;
       if (kind === STEP_SERVICE) {
         const resource = step.resource;
@@ -680,8 +721,7 @@ class Replication {
         }
         current = this.arriveAtBusyService(entity, current);
       } else if (kind === STEP_DELAY) {
-        this.entityState[entity] = STATE_IN_DELAY;
-        this.schedule(this.now + this.sample(step.duration!, this.durationStreams[current]!), EVENT_DELAY_END, entity, 0);
+        this.startDelay(entity, current);
         return;
       } else if (kind === STEP_EXIT) {
         this.counts.exits++;
@@ -689,6 +729,11 @@ class Replication {
         return;
       } else current = this.passStep(entity, current);
     }
+  }
+
+  startDelay(entity: number, stepIndex: number): void {
+    this.entityState[entity] = STATE_IN_DELAY;
+    this.schedule(this.now + this.sample(this.steps[stepIndex]!.duration!, this.durationStreams[stepIndex]!), EVENT_DELAY_END, entity, 0);
   }
 
   /** An entity at a service step that has no free server at once (or serves batches). Returns the step it moves on to (-1: none). */
@@ -804,7 +849,7 @@ class Replication {
     this.entityState[entity] = STATE_IN_SERVICE;
     this.counts.service_starts++;
     this.hook(entity, stepIndex, MOMENT_START);
-    if (this.trace) this.record('start', entity, step.id, this.model.resources[resource]!.id, null);
+    if (this.trace) this.recordStep('start', entity, stepIndex, true, null);
     if (this.inService[resource]) this.startPreemptibleService(entity, stepIndex);
     else this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
   }
@@ -876,9 +921,14 @@ class Replication {
     this.entityToken[entity] = token;
     const priority = step.priorityAttribute >= 0 ? this.entityAttributes[entity * this.attributeCount + step.priorityAttribute]! : 0;
     this.queues[resource]!.push(entity, token, Number.isNaN(priority) ? Number.MAX_VALUE : priority, order);
-    if (this.trace) this.record('queue', entity, step.id, this.model.resources[resource]!.id, this.queueLength[resource]!);
+    if (this.trace) this.recordStep('queue', entity, stepIndex, true, this.queueLength[resource]!);
+    if (step.renegeAfter !== Number.POSITIVE_INFINITY || step.patience) this.scheduleRenege(entity, stepIndex, token);
+  }
+
+  scheduleRenege(entity: number, stepIndex: number, token: number): void {
+    const step = this.steps[stepIndex]!;
     if (step.renegeAfter !== Number.POSITIVE_INFINITY) this.schedule(this.now + step.renegeAfter, EVENT_RENEGE, entity, token);
-    else if (step.patience) this.schedule(this.now + this.sample(step.patience, this.patienceStreams[stepIndex]!), EVENT_RENEGE, entity, token);
+    else this.schedule(this.now + this.sample(step.patience!, this.patienceStreams[stepIndex]!), EVENT_RENEGE, entity, token);
   }
 
   onServiceEnd(entity: number): void {
@@ -891,7 +941,7 @@ class Replication {
     const resource = step.resource;
     this.counts.service_ends++;
     this.hook(entity, stepIndex, MOMENT_END);
-    if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
+    if (this.trace) this.recordStep('end', entity, stepIndex, true, null);
     this.touch(resource);
     this.busy[resource]!--;
     const inService = this.inService[resource];
@@ -1211,6 +1261,12 @@ class Replication {
     trace.push({ sequence: trace.length, time: this.now, kind, entity, step, resource, value });
   }
 
+  /** A trace event of an entity at a step, with the step's resource when atResource (out of line: hot paths only test this.trace). */
+  recordStep(kind: TraceEvent['kind'], entity: number, stepIndex: number, atResource: boolean, value: number | null): void {
+    const step = this.steps[stepIndex]!;
+    this.record(kind, entity, step.id, atResource ? this.model.resources[step.resource]!.id : null, value);
+  }
+
   finish(): ReplicationResult {
     const model = this.model;
     for (let r = 0; r < model.resources.length; r++) this.touch(r);
@@ -1377,6 +1433,15 @@ function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, reso
 /** An engine limit the world made the run exceed: the world, not the service, caused the failure (spec: Credits). */
 function worldLimit(message: string, path: string, detail: string): ServiceError {
   return new ServiceError('WORLD_LIMIT_EXCEEDED', `the world caused this failure, not the service: ${message}`, [{ path, message: detail }]);
+}
+
+// The limits' errors are built out of line: the hot functions that throw them stay small enough to inline.
+function eventLimit(): ServiceError {
+  return worldLimit(`replication exceeded EVENTS_PER_REPLICATION_MAX (${EVENTS_PER_REPLICATION_MAX}); shorten the horizon or lower the arrival rates`, '/horizon', `more than ${EVENTS_PER_REPLICATION_MAX} events in one replication`);
+}
+
+function entityLimit(): ServiceError {
+  return worldLimit(`more than ENTITIES_IN_SYSTEM_MAX (${ENTITIES_IN_SYSTEM_MAX}) entities were in the system at once; the pathway cannot keep up with its arrivals`, '/arrivals', `more than ${ENTITIES_IN_SYSTEM_MAX} entities at once`);
 }
 
 /** Lists as one array and the start of each (start[i] .. start[i + 1]), so the hot path reads flat typed arrays. */
