@@ -1425,8 +1425,23 @@ function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, reso
   }
   const touchSource = touchCases.length === 0 ? '' : ['const ms = r.measureState;', 'const now = r.now;', 'switch (resource) {', ...touchCases, '}'].join('\n');
 
-  const code: MeasureCode = { hooks: new Function('r', 'entity', 'at', hookSource) as HookCode, touch: new Function('r', 'resource', touchSource) as TouchCode };
+  const code: MeasureCode = { hooks: generated(hookSource, 'r', 'entity', 'at') as HookCode, touch: generated(touchSource, 'r', 'resource') as TouchCode };
   measureCodeCache.set(model, code);
+  return code;
+}
+
+/** Generated functions by source: models with the same measure layout share one function (and its optimised code). */
+const generatedBySource = new Map<string, (...args: never[]) => void>();
+const GENERATED_CACHE_MAX = 512;
+
+function generated(source: string, ...parameters: string[]): (...args: never[]) => void {
+  const key = `${parameters.join(',')}\n${source}`;
+  let code = generatedBySource.get(key);
+  if (!code) {
+    if (generatedBySource.size >= GENERATED_CACHE_MAX) generatedBySource.clear();
+    code = new Function(...parameters, source) as (...args: never[]) => void;
+    generatedBySource.set(key, code);
+  }
   return code;
 }
 
