@@ -176,10 +176,10 @@ class Replication {
   declare readonly horizon: number;
 
   // Event heap: parallel typed arrays; key = kind (the tie-break priority) * 2^44 + sequence.
-  declare heapTime: Float64Array;
-  declare heapKey: Float64Array;
-  declare heapA: Int32Array;
-  declare heapB: Int32Array;
+  /** entry i: time at 2i, key at 2i + 1 (one array and one bounds check for both) */
+  declare heapEvents: Float64Array;
+  /** entry i: the event's a at 2i, b at 2i + 1 */
+  declare heapArgs: Int32Array;
   heapSize = 0;
   /** the time of the event schedule() is putting in the heap (a fraction at first, so the field holds a double from the start) */
   scheduledTime = 0.5;
@@ -283,10 +283,8 @@ class Replication {
     this.replicationIndex = replicationIndex;
     this.horizon = model.horizon;
     const heapCapacity = 1024;
-    this.heapTime = new Float64Array(heapCapacity);
-    this.heapKey = new Float64Array(heapCapacity);
-    this.heapA = new Int32Array(heapCapacity);
-    this.heapB = new Int32Array(heapCapacity);
+    this.heapEvents = new Float64Array(2 * heapCapacity);
+    this.heapArgs = new Int32Array(2 * heapCapacity);
 
     this.attributeCount = model.attributeNames.length;
     this.markSlots = model.markSlots;
@@ -414,38 +412,34 @@ class Replication {
       this.siftDown(this.heapSize, a, b);
       return;
     }
-    if (this.heapSize === this.heapTime.length) this.growHeap();
-    const heapTime = this.heapTime;
-    const heapKey = this.heapKey;
+    if (2 * this.heapSize === this.heapEvents.length) this.growHeap();
+    const events = this.heapEvents;
+    const args = this.heapArgs;
     let index = this.heapSize++;
     // Sift up with a hole.
     while (index > 0) {
       const parent = (index - 1) >> 1;
-      const parentTime = heapTime[parent]!;
-      if (parentTime < time || (parentTime === time && heapKey[parent]! < key)) break;
-      heapTime[index] = parentTime;
-      heapKey[index] = heapKey[parent]!;
-      this.heapA[index] = this.heapA[parent]!;
-      this.heapB[index] = this.heapB[parent]!;
+      const parentTime = events[2 * parent]!;
+      if (parentTime < time || (parentTime === time && events[2 * parent + 1]! < key)) break;
+      events[2 * index] = parentTime;
+      events[2 * index + 1] = events[2 * parent + 1]!;
+      args[2 * index] = args[2 * parent]!;
+      args[2 * index + 1] = args[2 * parent + 1]!;
       index = parent;
     }
-    heapTime[index] = time;
-    heapKey[index] = key;
-    this.heapA[index] = a;
-    this.heapB[index] = b;
+    events[2 * index] = time;
+    events[2 * index + 1] = key;
+    args[2 * index] = a;
+    args[2 * index + 1] = b;
   }
 
   growHeap(): void {
-    const size = this.heapTime.length * 2;
-    const grow = <T extends Float64Array | Int32Array>(array: T, make: (n: number) => T): T => {
-      const next = make(size);
-      next.set(array);
-      return next;
-    };
-    this.heapTime = grow(this.heapTime, (n) => new Float64Array(n));
-    this.heapKey = grow(this.heapKey, (n) => new Float64Array(n));
-    this.heapA = grow(this.heapA, (n) => new Int32Array(n));
-    this.heapB = grow(this.heapB, (n) => new Int32Array(n));
+    const events = new Float64Array(this.heapEvents.length * 2);
+    events.set(this.heapEvents);
+    this.heapEvents = events;
+    const args = new Int32Array(this.heapArgs.length * 2);
+    args.set(this.heapArgs);
+    this.heapArgs = args;
   }
 
   /** Removes the root the loop has taken (when the event it ran scheduled nothing). */
@@ -453,17 +447,15 @@ class Replication {
     this.rootTaken = false;
     const size = --this.heapSize;
     if (size === 0) return;
-    this.scheduledTime = this.heapTime[size]!;
-    this.scheduledKey = this.heapKey[size]!;
-    this.siftDown(size, this.heapA[size]!, this.heapB[size]!);
+    this.scheduledTime = this.heapEvents[2 * size]!;
+    this.scheduledKey = this.heapEvents[2 * size + 1]!;
+    this.siftDown(size, this.heapArgs[2 * size]!, this.heapArgs[2 * size + 1]!);
   }
 
   /** Puts the event (scheduledTime, scheduledKey, a, b) at the root of the heap's first `size` entries and sifts it down. */
   siftDown(size: number, a: number, b: number): void {
-    const heapTime = this.heapTime;
-    const heapKey = this.heapKey;
-    const heapA = this.heapA;
-    const heapB = this.heapB;
+    const events = this.heapEvents;
+    const args = this.heapArgs;
     const time = this.scheduledTime;
     const key = this.scheduledKey;
     let index = 0;
@@ -471,19 +463,19 @@ class Replication {
     while (index < half) {
       let child = 2 * index + 1;
       const right = child + 1;
-      if (right < size && (heapTime[right]! < heapTime[child]! || (heapTime[right] === heapTime[child] && heapKey[right]! < heapKey[child]!))) child = right;
-      const childTime = heapTime[child]!;
-      if (time < childTime || (time === childTime && key < heapKey[child]!)) break;
-      heapTime[index] = childTime;
-      heapKey[index] = heapKey[child]!;
-      heapA[index] = heapA[child]!;
-      heapB[index] = heapB[child]!;
+      if (right < size && (events[2 * right]! < events[2 * child]! || (events[2 * right] === events[2 * child] && events[2 * right + 1]! < events[2 * child + 1]!))) child = right;
+      const childTime = events[2 * child]!;
+      if (time < childTime || (time === childTime && key < events[2 * child + 1]!)) break;
+      events[2 * index] = childTime;
+      events[2 * index + 1] = events[2 * child + 1]!;
+      args[2 * index] = args[2 * child]!;
+      args[2 * index + 1] = args[2 * child + 1]!;
       index = child;
     }
-    heapTime[index] = time;
-    heapKey[index] = key;
-    heapA[index] = a;
-    heapB[index] = b;
+    events[2 * index] = time;
+    events[2 * index + 1] = key;
+    args[2 * index] = a;
+    args[2 * index + 1] = b;
   }
 
   // ---- main loop ----
@@ -507,11 +499,11 @@ class Replication {
     const horizon = this.horizon;
     let events = 0;
     while (this.heapSize > 0) {
-      const time = this.heapTime[0]!;
+      const time = this.heapEvents[0]!;
       if (time > horizon) break;
-      const kind = (this.heapKey[0]! * INVERSE_PRIORITY_SCALE) | 0; // truncation is the floor here (positive, below 2^31), and an integer switch
-      const a = this.heapA[0]!;
-      const b = this.heapB[0]!;
+      const kind = (this.heapEvents[1]! * INVERSE_PRIORITY_SCALE) | 0; // truncation is the floor here (positive, below 2^31), and an integer switch
+      const a = this.heapArgs[0]!;
+      const b = this.heapArgs[1]!;
       this.rootTaken = true; // removed by the first event this one schedules, or after it
       this.now = time;
       if (++events > EVENTS_PER_REPLICATION_MAX) {
