@@ -463,7 +463,13 @@ class Replication {
     while (index < half) {
       let child = 2 * index + 1;
       const right = child + 1;
-      if (right < size && (events[2 * right]! < events[2 * child]! || (events[2 * right] === events[2 * child] && events[2 * right + 1]! < events[2 * child + 1]!))) child = right;
+      if (right < size) {
+        // The earlier child, as a sum of comparisons rather than a branch: which child is earlier is a coin toss the
+        // processor cannot predict. The two terms exclude each other (the second only when the times are equal).
+        const leftTime = events[2 * child]!;
+        const rightTime = events[2 * right]!;
+        child += Number(rightTime < leftTime) + Number(rightTime === leftTime && events[2 * right + 1]! < events[2 * child + 1]!);
+      }
       const childTime = events[2 * child]!;
       if (time < childTime || (time === childTime && key < events[2 * child + 1]!)) break;
       events[2 * index] = childTime;
