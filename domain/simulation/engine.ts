@@ -176,13 +176,17 @@ class Replication {
   declare readonly horizon: number;
 
   // Event heap: parallel typed arrays; key = kind (the tie-break priority) * 2^44 + sequence.
-  declare heapTime: Float64Array;
-  declare heapKey: Float64Array;
-  declare heapA: Int32Array;
-  declare heapB: Int32Array;
+  /** entry i: time at 2i, key at 2i + 1 (one array and one bounds check for both) */
+  declare heapEvents: Float64Array;
+  /** entry i: the event's a at 2i, b at 2i + 1 */
+  declare heapArgs: Int32Array;
   heapSize = 0;
   /** the time of the event schedule() is putting in the heap (a fraction at first, so the field holds a double from the start) */
   scheduledTime = 0.5;
+  /** the key of the event siftDown places (a fraction at first, as scheduledTime) */
+  scheduledKey = 0.5;
+  /** the loop has read the root and not yet removed it: the next push takes its place */
+  rootTaken = false;
   sequence = 0;
 
   // Entities: a free list over typed arrays that grow by doubling.
@@ -249,8 +253,6 @@ class Replication {
   // Measure accumulators. What the hot path reads and adds to per measure sits in one array, MEASURE_STRIDE numbers a
   // measure (one typed array checked per function instead of one per quantity).
   declare measureState: Float64Array;
-  /** each measure's slot in the per-entity mark table (time_between; -1 elsewhere), an integer index */
-  declare measureMarkSlot: Int32Array;
   declare measureArrivals: Float64Array;
   declare measureSketches: (DDSketch | null)[];
   declare measureOver: Float64Array;
@@ -265,9 +267,9 @@ class Replication {
   declare readonly hasBatch: boolean;
   declare entityBatchNext: Int32Array;
   declare readonly measures: CompiledModel['measures'];
-  /** the model's hooks flattened: those of (step, moment) are hookList[hookStart[step * 4 + moment] .. hookStart[step * 4 + moment + 1]) */
-  declare readonly hookStart: Int32Array;
-  declare readonly hookList: Int32Array;
+  /** the model's measure code (see specialise): the hooks of a (step, moment), and the time-weighted areas of a resource */
+  declare readonly hooks: HookCode;
+  declare readonly touchResource: TouchCode;
   declare readonly steps: CompiledModel['steps'];
 
   counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0, breakdowns: 0, repairs: 0 };
@@ -281,10 +283,8 @@ class Replication {
     this.replicationIndex = replicationIndex;
     this.horizon = model.horizon;
     const heapCapacity = 1024;
-    this.heapTime = new Float64Array(heapCapacity);
-    this.heapKey = new Float64Array(heapCapacity);
-    this.heapA = new Int32Array(heapCapacity);
-    this.heapB = new Int32Array(heapCapacity);
+    this.heapEvents = new Float64Array(2 * heapCapacity);
+    this.heapArgs = new Int32Array(2 * heapCapacity);
 
     this.attributeCount = model.attributeNames.length;
     this.markSlots = model.markSlots;
@@ -362,7 +362,6 @@ class Replication {
     const m = model.measures.length;
     this.measureArrivals = new Float64Array(m);
     this.measureState = new Float64Array(m * MEASURE_STRIDE);
-    this.measureMarkSlot = Int32Array.from(model.measures, (measure) => measure.markSlot);
     model.measures.forEach((measure, index) => {
       const base = index * MEASURE_STRIDE;
       this.measureState[base + MEASURE_WINDOW_START] = measure.windowStart;
@@ -376,7 +375,9 @@ class Replication {
     this.discount = model.discountPerUnit;
     this.discountOrigin = model.discountOrigin;
     this.measures = model.measures;
-    [this.hookStart, this.hookList] = flatten(model.hooks.map((hooks) => Array.from(hooks)));
+    const code = specialise(model, this.resourceMeasureStart, this.resourceMeasureList);
+    this.hooks = code.hooks;
+    this.touchResource = code.touch;
     this.steps = model.steps;
     this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
     this.stepEntries = new Float64Array(model.steps.length);
@@ -398,75 +399,89 @@ class Replication {
     this.push(kind, a, b);
   }
 
-  /** Puts the event at scheduledTime into the heap. */
+  /** Puts the event at scheduledTime into the heap (in the root's place when the loop has taken the root). */
   push(kind: number, a: number, b: number): void {
     const time = this.scheduledTime;
     if (time > this.horizon) return; // never processed: the run ends at the horizon
-    if (this.heapSize === this.heapTime.length) this.growHeap();
     const key = kind * PRIORITY_SCALE + this.sequence++;
-    const heapTime = this.heapTime;
-    const heapKey = this.heapKey;
+    if (this.rootTaken) {
+      // The event being processed schedules one: it replaces the root with one sift-down, instead of the root's removal
+      // and this insertion. The heap orders by the unique (time, key), so which events run when does not change.
+      this.rootTaken = false;
+      this.scheduledKey = key;
+      this.siftDown(this.heapSize, a, b);
+      return;
+    }
+    if (2 * this.heapSize === this.heapEvents.length) this.growHeap();
+    const events = this.heapEvents;
+    const args = this.heapArgs;
     let index = this.heapSize++;
     // Sift up with a hole.
     while (index > 0) {
       const parent = (index - 1) >> 1;
-      const parentTime = heapTime[parent]!;
-      if (parentTime < time || (parentTime === time && heapKey[parent]! < key)) break;
-      heapTime[index] = parentTime;
-      heapKey[index] = heapKey[parent]!;
-      this.heapA[index] = this.heapA[parent]!;
-      this.heapB[index] = this.heapB[parent]!;
+      const parentTime = events[2 * parent]!;
+      if (parentTime < time || (parentTime === time && events[2 * parent + 1]! < key)) break;
+      events[2 * index] = parentTime;
+      events[2 * index + 1] = events[2 * parent + 1]!;
+      args[2 * index] = args[2 * parent]!;
+      args[2 * index + 1] = args[2 * parent + 1]!;
       index = parent;
     }
-    heapTime[index] = time;
-    heapKey[index] = key;
-    this.heapA[index] = a;
-    this.heapB[index] = b;
+    events[2 * index] = time;
+    events[2 * index + 1] = key;
+    args[2 * index] = a;
+    args[2 * index + 1] = b;
   }
 
   growHeap(): void {
-    const size = this.heapTime.length * 2;
-    const grow = <T extends Float64Array | Int32Array>(array: T, make: (n: number) => T): T => {
-      const next = make(size);
-      next.set(array);
-      return next;
-    };
-    this.heapTime = grow(this.heapTime, (n) => new Float64Array(n));
-    this.heapKey = grow(this.heapKey, (n) => new Float64Array(n));
-    this.heapA = grow(this.heapA, (n) => new Int32Array(n));
-    this.heapB = grow(this.heapB, (n) => new Int32Array(n));
+    const events = new Float64Array(this.heapEvents.length * 2);
+    events.set(this.heapEvents);
+    this.heapEvents = events;
+    const args = new Int32Array(this.heapArgs.length * 2);
+    args.set(this.heapArgs);
+    this.heapArgs = args;
   }
 
-  /** Removes the root; the caller has read it. */
+  /** Removes the root the loop has taken (when the event it ran scheduled nothing). */
   popRoot(): void {
+    this.rootTaken = false;
     const size = --this.heapSize;
     if (size === 0) return;
-    const heapTime = this.heapTime;
-    const heapKey = this.heapKey;
-    const heapA = this.heapA;
-    const heapB = this.heapB;
-    const time = heapTime[size]!;
-    const key = heapKey[size]!;
-    const a = heapA[size]!;
-    const b = heapB[size]!;
+    this.scheduledTime = this.heapEvents[2 * size]!;
+    this.scheduledKey = this.heapEvents[2 * size + 1]!;
+    this.siftDown(size, this.heapArgs[2 * size]!, this.heapArgs[2 * size + 1]!);
+  }
+
+  /** Puts the event (scheduledTime, scheduledKey, a, b) at the root of the heap's first `size` entries and sifts it down. */
+  siftDown(size: number, a: number, b: number): void {
+    const events = this.heapEvents;
+    const args = this.heapArgs;
+    const time = this.scheduledTime;
+    const key = this.scheduledKey;
     let index = 0;
     const half = size >> 1;
     while (index < half) {
       let child = 2 * index + 1;
       const right = child + 1;
-      if (right < size && (heapTime[right]! < heapTime[child]! || (heapTime[right] === heapTime[child] && heapKey[right]! < heapKey[child]!))) child = right;
-      const childTime = heapTime[child]!;
-      if (time < childTime || (time === childTime && key < heapKey[child]!)) break;
-      heapTime[index] = childTime;
-      heapKey[index] = heapKey[child]!;
-      heapA[index] = heapA[child]!;
-      heapB[index] = heapB[child]!;
+      if (right < size) {
+        // The earlier child, as a sum of comparisons rather than a branch: which child is earlier is a coin toss the
+        // processor cannot predict. The two terms exclude each other (the second only when the times are equal).
+        const leftTime = events[2 * child]!;
+        const rightTime = events[2 * right]!;
+        child += Number(rightTime < leftTime) + Number(rightTime === leftTime && events[2 * right + 1]! < events[2 * child + 1]!);
+      }
+      const childTime = events[2 * child]!;
+      if (time < childTime || (time === childTime && key < events[2 * child + 1]!)) break;
+      events[2 * index] = childTime;
+      events[2 * index + 1] = events[2 * child + 1]!;
+      args[2 * index] = args[2 * child]!;
+      args[2 * index + 1] = args[2 * child + 1]!;
       index = child;
     }
-    heapTime[index] = time;
-    heapKey[index] = key;
-    heapA[index] = a;
-    heapB[index] = b;
+    events[2 * index] = time;
+    events[2 * index + 1] = key;
+    args[2 * index] = a;
+    args[2 * index + 1] = b;
   }
 
   // ---- main loop ----
@@ -490,15 +505,15 @@ class Replication {
     const horizon = this.horizon;
     let events = 0;
     while (this.heapSize > 0) {
-      const time = this.heapTime[0]!;
+      const time = this.heapEvents[0]!;
       if (time > horizon) break;
-      const kind = (this.heapKey[0]! * INVERSE_PRIORITY_SCALE) | 0; // truncation is the floor here (positive, below 2^31), and an integer switch
-      const a = this.heapA[0]!;
-      const b = this.heapB[0]!;
-      this.popRoot();
+      const kind = (this.heapEvents[1]! * INVERSE_PRIORITY_SCALE) | 0; // truncation is the floor here (positive, below 2^31), and an integer switch
+      const a = this.heapArgs[0]!;
+      const b = this.heapArgs[1]!;
+      this.rootTaken = true; // removed by the first event this one schedules, or after it
       this.now = time;
       if (++events > EVENTS_PER_REPLICATION_MAX) {
-        throw worldLimit(`replication exceeded EVENTS_PER_REPLICATION_MAX (${EVENTS_PER_REPLICATION_MAX}); shorten the horizon or lower the arrival rates`, '/horizon', `more than ${EVENTS_PER_REPLICATION_MAX} events in one replication`);
+        throw eventLimit();
       }
       switch (kind) {
         case EVENT_ARRIVAL:
@@ -525,6 +540,7 @@ class Replication {
           this.onRepair(a);
           break;
       }
+      if (this.rootTaken) this.popRoot();
     }
     return events;
   }
@@ -533,11 +549,17 @@ class Replication {
 
   scheduleNextRandomArrival(index: number, from: number): void {
     const arrival = this.model.arrivals[index]!;
-    const stream = this.arrivalStreams[index]!;
     if (arrival.kind === ARRIVAL_POISSON) {
-      if (arrival.rate > 0) this.schedule(from - Math.log(stream.uniform()) / arrival.rate, EVENT_ARRIVAL, index, 0);
+      if (arrival.rate > 0) this.schedule(from - Math.log(this.arrivalStreams[index]!.uniform()) / arrival.rate, EVENT_ARRIVAL, index, 0);
       return;
     }
+    this.scheduleOtherArrival(index, from);
+  }
+
+  /** Renewal and non-homogeneous Poisson arrivals (out of line, so the Poisson case stays small enough to inline). */
+  scheduleOtherArrival(index: number, from: number): void {
+    const arrival = this.model.arrivals[index]!;
+    const stream = this.arrivalStreams[index]!;
     if (arrival.kind === ARRIVAL_RENEWAL) {
       this.schedule(from + this.sample(arrival.interarrival!, stream), EVENT_ARRIVAL, index, 0);
       return;
@@ -583,25 +605,41 @@ class Replication {
     const arrival = this.model.arrivals[index]!;
     if (arrival.kind === ARRIVAL_SCHEDULED) this.scheduleNextScheduledArrival(index);
     else this.scheduleNextRandomArrival(index, this.now);
-    const batch = arrival.batchCumulative ? arrival.batchValues![pick(arrival.batchCumulative, this.batchStreams[index]!.uniform())]! : arrival.batchSize;
+    const batch = arrival.batchCumulative ? this.drawBatch(index) : arrival.batchSize;
     for (let unit = 0; unit < batch; unit++) {
       const entity = this.allocateEntity();
       this.counts.arrivals++;
-      const assignments = arrival.attributes;
-      for (let k = 0; k < assignments.length; k++) {
-        const assignment = assignments[k]!;
-        const u = this.attributeStreams[index]![k]!.uniform();
-        this.entityAttributes[entity * this.attributeCount + assignment.attribute] = assignment.codes[pick(assignment.cumulative, u)]!;
-      }
+      if (arrival.attributes.length > 0) this.assignAttributes(entity, index);
       if (this.now >= this.model.warmUp) this.arrivalsAfterWarmUp++;
-      const perArrival = this.perArrivalMeasures;
-      for (let k = 0; k < perArrival.length; k++) {
-        const m = perArrival[k]!;
-        const measure = this.measures[m]!;
-        if (this.now >= measure.windowStart && this.now < measure.windowEnd) this.measureArrivals[m]!++;
-      }
+      if (this.perArrivalMeasures.length > 0) this.countArrival();
       if (this.trace) this.record('arrival', entity, null, null, null);
       this.enterStep(entity, arrival.toStep);
+    }
+  }
+
+  // The less common parts of an arrival, out of line so that onArrival stays small enough to inline its callees.
+
+  drawBatch(index: number): number {
+    const arrival = this.model.arrivals[index]!;
+    return arrival.batchValues![pick(arrival.batchCumulative!, this.batchStreams[index]!.uniform())]!;
+  }
+
+  assignAttributes(entity: number, index: number): void {
+    const assignments = this.model.arrivals[index]!.attributes;
+    for (let k = 0; k < assignments.length; k++) {
+      const assignment = assignments[k]!;
+      const u = this.attributeStreams[index]![k]!.uniform();
+      this.entityAttributes[entity * this.attributeCount + assignment.attribute] = assignment.codes[pick(assignment.cumulative, u)]!;
+    }
+  }
+
+  /** count measures per arrival: the arrival counts in the denominator of those whose window holds now */
+  countArrival(): void {
+    const perArrival = this.perArrivalMeasures;
+    for (let k = 0; k < perArrival.length; k++) {
+      const m = perArrival[k]!;
+      const measure = this.measures[m]!;
+      if (this.now >= measure.windowStart && this.now < measure.windowEnd) this.measureArrivals[m]!++;
     }
   }
 
@@ -615,7 +653,7 @@ class Replication {
       entity = this.nextEntity++;
     }
     if (++this.live > ENTITIES_IN_SYSTEM_MAX) {
-      throw worldLimit(`more than ENTITIES_IN_SYSTEM_MAX (${ENTITIES_IN_SYSTEM_MAX}) entities were in the system at once; the pathway cannot keep up with its arrivals`, '/arrivals', `more than ${ENTITIES_IN_SYSTEM_MAX} entities at once`);
+      throw entityLimit();
     }
     this.entityArrival[entity] = this.now;
     this.entityState[entity] = STATE_MOVING;
@@ -671,7 +709,7 @@ class Replication {
       this.entityStep[entity] = current;
       this.stepEntries[current]!++;
       this.hook(entity, current, MOMENT_ENTER);
-      if (this.trace) this.record('enter', entity, step.id, null, null);
+      if (this.trace) this.recordStep('enter', entity, current, false, null);
       const kind = step.kind;
       if (kind === STEP_SERVICE) {
         const resource = step.resource;
@@ -681,8 +719,7 @@ class Replication {
         }
         current = this.arriveAtBusyService(entity, current);
       } else if (kind === STEP_DELAY) {
-        this.entityState[entity] = STATE_IN_DELAY;
-        this.schedule(this.now + this.sample(step.duration!, this.durationStreams[current]!), EVENT_DELAY_END, entity, 0);
+        this.startDelay(entity, current);
         return;
       } else if (kind === STEP_EXIT) {
         this.counts.exits++;
@@ -690,6 +727,11 @@ class Replication {
         return;
       } else current = this.passStep(entity, current);
     }
+  }
+
+  startDelay(entity: number, stepIndex: number): void {
+    this.entityState[entity] = STATE_IN_DELAY;
+    this.schedule(this.now + this.sample(this.steps[stepIndex]!.duration!, this.durationStreams[stepIndex]!), EVENT_DELAY_END, entity, 0);
   }
 
   /** An entity at a service step that has no free server at once (or serves batches). Returns the step it moves on to (-1: none). */
@@ -805,7 +847,7 @@ class Replication {
     this.entityState[entity] = STATE_IN_SERVICE;
     this.counts.service_starts++;
     this.hook(entity, stepIndex, MOMENT_START);
-    if (this.trace) this.record('start', entity, step.id, this.model.resources[resource]!.id, null);
+    if (this.trace) this.recordStep('start', entity, stepIndex, true, null);
     if (this.inService[resource]) this.startPreemptibleService(entity, stepIndex);
     else this.schedule(this.now + this.sample(step.duration!, this.durationStreams[stepIndex]!), EVENT_SERVICE_END, entity, 0);
   }
@@ -877,9 +919,14 @@ class Replication {
     this.entityToken[entity] = token;
     const priority = step.priorityAttribute >= 0 ? this.entityAttributes[entity * this.attributeCount + step.priorityAttribute]! : 0;
     this.queues[resource]!.push(entity, token, Number.isNaN(priority) ? Number.MAX_VALUE : priority, order);
-    if (this.trace) this.record('queue', entity, step.id, this.model.resources[resource]!.id, this.queueLength[resource]!);
+    if (this.trace) this.recordStep('queue', entity, stepIndex, true, this.queueLength[resource]!);
+    if (step.renegeAfter !== Number.POSITIVE_INFINITY || step.patience) this.scheduleRenege(entity, stepIndex, token);
+  }
+
+  scheduleRenege(entity: number, stepIndex: number, token: number): void {
+    const step = this.steps[stepIndex]!;
     if (step.renegeAfter !== Number.POSITIVE_INFINITY) this.schedule(this.now + step.renegeAfter, EVENT_RENEGE, entity, token);
-    else if (step.patience) this.schedule(this.now + this.sample(step.patience, this.patienceStreams[stepIndex]!), EVENT_RENEGE, entity, token);
+    else this.schedule(this.now + this.sample(step.patience!, this.patienceStreams[stepIndex]!), EVENT_RENEGE, entity, token);
   }
 
   onServiceEnd(entity: number): void {
@@ -892,7 +939,7 @@ class Replication {
     const resource = step.resource;
     this.counts.service_ends++;
     this.hook(entity, stepIndex, MOMENT_END);
-    if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
+    if (this.trace) this.recordStep('end', entity, stepIndex, true, null);
     this.touch(resource);
     this.busy[resource]!--;
     const inService = this.inService[resource];
@@ -1132,40 +1179,7 @@ class Replication {
   // ---- measures ----
 
   hook(entity: number, stepIndex: number, moment: number): void {
-    const at = stepIndex * 4 + moment;
-    const first = this.hookStart[at]!;
-    const end = this.hookStart[at + 1]!;
-    if (first !== end) this.runHooks(entity, first, end);
-  }
-
-  runHooks(entity: number, first: number, end: number): void {
-    const hookList = this.hookList;
-    const now = this.now;
-    for (let k = first; k < end; k++) {
-      const code = hookList[k]!;
-      const m = code >> 2;
-      const role = code & 3;
-      if (role === HOOK_COUNT) {
-        if (now >= this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]! && now < this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!) {
-          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
-          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += Math.exp(-this.discount * (now - this.discountOrigin));
-        }
-        continue;
-      }
-      // time_between: the `from` moment marks the entity (inside the window), the `to` moment records the interval.
-      const slot = entity * this.markSlots + this.measureMarkSlot[m]!;
-      if (role === HOOK_TO) {
-        const mark = this.entityMarks[slot]!;
-        if (!Number.isNaN(mark)) {
-          const value = (now - mark) * this.measureState[m * MEASURE_STRIDE + MEASURE_TIME_FACTOR]!;
-          this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! += value;
-          this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!++;
-          if (this.measureState[m * MEASURE_STRIDE + MEASURE_DETAILED] === 1) this.observe(m, value);
-          if (this.discount > 0) this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.discountedSpan(mark, now);
-          this.entityMarks[slot] = Number.NaN;
-        }
-      } else if (now >= this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]! && now < this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!) this.entityMarks[slot] = now;
-    }
+    this.hooks(this, entity, stepIndex * 4 + moment);
   }
 
   /** One entity's time for a measure that keeps its distribution (sketch) or a threshold count. */
@@ -1174,33 +1188,9 @@ class Replication {
     if (value > this.measures[m]!.threshold) this.measureOver[m]!++;
   }
 
-  /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window. */
+  /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window (the model's specialised code). */
   touch(resource: number): void {
-    const first = this.resourceMeasureStart[resource]!;
-    const end = this.resourceMeasureStart[resource + 1]!;
-    // A second touch at the same instant (a service end dispatching the next in line) has nothing to add.
-    if (first !== end && this.now !== this.resourceLastTime[resource]) this.accumulate(resource, first, end);
-  }
-
-  accumulate(resource: number, first: number, end: number): void {
-    const last = this.resourceLastTime[resource]!;
-    const now = this.now;
-    for (let k = first; k < end; k++) {
-      const m = this.resourceMeasureList[k]!;
-      const low = Math.max(last, this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_START]!);
-      const high = Math.min(now, this.measureState[m * MEASURE_STRIDE + MEASURE_WINDOW_END]!);
-      if (high <= low) continue;
-      if (this.measureState[m * MEASURE_STRIDE + MEASURE_KIND] === MEASURE_UTILISATION) {
-        this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! += this.busy[resource]! * (high - low);
-        this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! += this.capacity[resource]! * (high - low);
-        if (this.discount > 0) {
-          const span = this.discountedSpan(low, high);
-          this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! += this.busy[resource]! * span;
-          this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED_CAPACITY]! += this.capacity[resource]! * span;
-        }
-      } else this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! += this.queueLength[resource]! * (high - low);
-    }
-    this.resourceLastTime[resource] = now;
+    this.touchResource(this, resource);
   }
 
   /** The discounted length of [from, to): the integral of e^{-k (t - origin)} dt. */
@@ -1267,6 +1257,12 @@ class Replication {
       return;
     }
     trace.push({ sequence: trace.length, time: this.now, kind, entity, step, resource, value });
+  }
+
+  /** A trace event of an entity at a step, with the step's resource when atResource (out of line: hot paths only test this.trace). */
+  recordStep(kind: TraceEvent['kind'], entity: number, stepIndex: number, atResource: boolean, value: number | null): void {
+    const step = this.steps[stepIndex]!;
+    this.record(kind, entity, step.id, atResource ? this.model.resources[step.resource]!.id : null, value);
   }
 
   finish(): ReplicationResult {
@@ -1346,9 +1342,119 @@ class Replication {
   }
 }
 
+// ---- measure code specialised per compiled model ----
+
+/** Runs the hooks of (step, moment) at = step * 4 + moment for an entity. */
+type HookCode = (r: Replication, entity: number, at: number) => void;
+/** Accumulates the time-weighted areas of a resource's measures up to now. */
+type TouchCode = (r: Replication, resource: number) => void;
+type MeasureCode = { hooks: HookCode; touch: TouchCode };
+
+const measureCodeCache = new WeakMap<CompiledModel, MeasureCode>();
+
+/**
+ * The measure hooks and resource areas of one compiled model as straight-line code: only the measures it has, each
+ * with its kind, slots and options (discounting, sketches) chosen once here instead of looked up per event. The source
+ * is built only from the model's integers (measure, step, resource, slot and array indices) and this file's fixed
+ * text: no name, id or other string of the world is ever part of it, and window bounds and time factors are read from
+ * Replication.measureState at run time. The arithmetic is that of the generic loop it replaces, in the same order,
+ * so results are bit-identical. Cached per compiled model (the pool reuses one model across replications).
+ */
+function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, resourceMeasureList: Int32Array): MeasureCode {
+  const cached = measureCodeCache.get(model);
+  if (cached) return cached;
+  const int = (value: number): string => {
+    if (!Number.isSafeInteger(value)) throw new ServiceError('INTERNAL', 'measure code: an index that is not an integer');
+    return String(value);
+  };
+  const discounted = model.discountPerUnit > 0;
+  const at = (m: number, offset: number) => `ms[${int(m * MEASURE_STRIDE + offset)}]`;
+
+  const hookCases: string[] = [];
+  model.hooks.forEach((list, point) => {
+    if (list.length === 0) return;
+    const lines: string[] = [];
+    for (const code of list) {
+      const m = code >> 2;
+      const role = code & 3;
+      const measure = model.measures[m]!;
+      if (role === HOOK_COUNT) {
+        lines.push(`if (now >= ${at(m, MEASURE_WINDOW_START)} && now < ${at(m, MEASURE_WINDOW_END)}) {`);
+        lines.push(`  ${at(m, MEASURE_OBSERVATIONS)}++;`);
+        if (discounted) lines.push(`  ${at(m, MEASURE_DISCOUNTED)} += Math.exp(-r.discount * (now - r.discountOrigin));`);
+        lines.push('}');
+        continue;
+      }
+      const slot = `entity * ${int(model.markSlots)} + ${int(measure.markSlot)}`;
+      if (role === HOOK_TO) {
+        lines.push('{', `  const slot = ${slot};`, '  const mark = r.entityMarks[slot];', '  if (!Number.isNaN(mark)) {');
+        lines.push(`    const value = (now - mark) * ${at(m, MEASURE_TIME_FACTOR)};`);
+        lines.push(`    ${at(m, MEASURE_SUM)} += value;`, `    ${at(m, MEASURE_OBSERVATIONS)}++;`);
+        if (measure.percentiles.length > 0 || Number.isFinite(measure.threshold)) lines.push(`    r.observe(${int(m)}, value);`);
+        if (discounted) lines.push(`    ${at(m, MEASURE_DISCOUNTED)} += r.discountedSpan(mark, now);`);
+        lines.push('    r.entityMarks[slot] = NaN;', '  }', '}');
+      } else lines.push(`if (now >= ${at(m, MEASURE_WINDOW_START)} && now < ${at(m, MEASURE_WINDOW_END)}) r.entityMarks[${slot}] = now;`);
+    }
+    hookCases.push(`case ${int(point)}: {`, ...lines.map((line) => `  ${line}`), '  return;', '}');
+  });
+  const hookSource = hookCases.length === 0 ? '' : ['const ms = r.measureState;', 'const now = r.now;', 'switch (at) {', ...hookCases, '}'].join('\n');
+
+  const touchCases: string[] = [];
+  for (let resource = 0; resource + 1 < resourceMeasureStart.length; resource++) {
+    const first = resourceMeasureStart[resource]!;
+    const end = resourceMeasureStart[resource + 1]!;
+    if (first === end) continue;
+    const k = int(resource);
+    const lines = [`const last = r.resourceLastTime[${k}];`, 'if (now === last) return;'];
+    for (let index = first; index < end; index++) {
+      const m = resourceMeasureList[index]!;
+      lines.push('{', `  const low = Math.max(last, ${at(m, MEASURE_WINDOW_START)});`, `  const high = Math.min(now, ${at(m, MEASURE_WINDOW_END)});`, '  if (!(high <= low)) {');
+      if (model.measures[m]!.kind === MEASURE_UTILISATION) {
+        lines.push(`    ${at(m, MEASURE_AREA)} += r.busy[${k}] * (high - low);`, `    ${at(m, MEASURE_CAPACITY_AREA)} += r.capacity[${k}] * (high - low);`);
+        if (discounted) {
+          lines.push('    const span = r.discountedSpan(low, high);');
+          lines.push(`    ${at(m, MEASURE_DISCOUNTED)} += r.busy[${k}] * span;`, `    ${at(m, MEASURE_DISCOUNTED_CAPACITY)} += r.capacity[${k}] * span;`);
+        }
+      } else lines.push(`    ${at(m, MEASURE_AREA)} += r.queueLength[${k}] * (high - low);`);
+      lines.push('  }', '}');
+    }
+    lines.push(`r.resourceLastTime[${k}] = now;`);
+    touchCases.push(`case ${k}: {`, ...lines.map((line) => `  ${line}`), '  return;', '}');
+  }
+  const touchSource = touchCases.length === 0 ? '' : ['const ms = r.measureState;', 'const now = r.now;', 'switch (resource) {', ...touchCases, '}'].join('\n');
+
+  const code: MeasureCode = { hooks: generated(hookSource, 'r', 'entity', 'at') as HookCode, touch: generated(touchSource, 'r', 'resource') as TouchCode };
+  measureCodeCache.set(model, code);
+  return code;
+}
+
+/** Generated functions by source: models with the same measure layout share one function (and its optimised code). */
+const generatedBySource = new Map<string, (...args: never[]) => void>();
+const GENERATED_CACHE_MAX = 512;
+
+function generated(source: string, ...parameters: string[]): (...args: never[]) => void {
+  const key = `${parameters.join(',')}\n${source}`;
+  let code = generatedBySource.get(key);
+  if (!code) {
+    if (generatedBySource.size >= GENERATED_CACHE_MAX) generatedBySource.clear();
+    code = new Function(...parameters, source) as (...args: never[]) => void;
+    generatedBySource.set(key, code);
+  }
+  return code;
+}
+
 /** An engine limit the world made the run exceed: the world, not the service, caused the failure (spec: Credits). */
 function worldLimit(message: string, path: string, detail: string): ServiceError {
   return new ServiceError('WORLD_LIMIT_EXCEEDED', `the world caused this failure, not the service: ${message}`, [{ path, message: detail }]);
+}
+
+// The limits' errors are built out of line: the hot functions that throw them stay small enough to inline.
+function eventLimit(): ServiceError {
+  return worldLimit(`replication exceeded EVENTS_PER_REPLICATION_MAX (${EVENTS_PER_REPLICATION_MAX}); shorten the horizon or lower the arrival rates`, '/horizon', `more than ${EVENTS_PER_REPLICATION_MAX} events in one replication`);
+}
+
+function entityLimit(): ServiceError {
+  return worldLimit(`more than ENTITIES_IN_SYSTEM_MAX (${ENTITIES_IN_SYSTEM_MAX}) entities were in the system at once; the pathway cannot keep up with its arrivals`, '/arrivals', `more than ${ENTITIES_IN_SYSTEM_MAX} entities at once`);
 }
 
 /** Lists as one array and the start of each (start[i] .. start[i + 1]), so the hot path reads flat typed arrays. */
