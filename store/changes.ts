@@ -7,13 +7,20 @@
 // been handled: on PostgreSQL the LISTEN connection sends itself a notice on a channel of its own, and PostgreSQL
 // delivers the notices of different transactions in the order they committed, so when that notice arrives every
 // earlier one has (docs/performance.md: the row cache on PostgreSQL). Readers arriving while a fence is in flight share
-// the next one, so a busy process sends about one fence per round trip, not one per read.
+// the next one, so a busy process sends about one fence per round trip (at most one per FENCE_INTERVAL_MIN_MS), not
+// one per read.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 
 export const CHANGE_CHANNEL = 'crucible_changed';
 /** A fence that has not come back by then counts as a lost connection: the feed starts again, readers go to the database. */
 export const FENCE_TIMEOUT_MS = 5_000;
+/**
+ * Fences are sent at most this often per process: each is a tiny transaction that takes a transaction id (NOTIFY needs
+ * one), so a busy process spends at most 500 ids a second on them; a reader waits at most this long for its turn.
+ */
+export const FENCE_INTERVAL_MIN_MS = 2;
 const FENCE_PASSED = Promise.resolve(true);
 /** The LISTEN connection's application_name, so an operator can tell it apart in pg_stat_activity. */
 export const CHANGE_FEED_APPLICATION = 'crucible change feed';
@@ -52,8 +59,10 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
   let sendFence: ((token: string) => Promise<unknown>) | null = null;
   const fences = new Map<string, (arrived: boolean) => void>();
   let fence_count = 0;
+  /** The fence sent and not back yet, the one the next callers share, and when the last was sent. */
   let fence_in_flight: Promise<boolean> | null = null;
-  let fence_queued: Promise<boolean> | null = null;
+  let fence_next: Promise<boolean> | null = null;
+  let fence_sent_at = Number.NEGATIVE_INFINITY;
 
   const dispatch = (id: string) => {
     for (const observer of observers) observer(id);
@@ -148,21 +157,32 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
     return ok;
   };
 
+  /** The next fence: sent after one turn, once the one in flight is back and the minimum interval has passed. */
+  const nextFence = async (): Promise<boolean> => {
+    await null; // fence() records this promise as the next fence before anything below runs
+    // One fence at a time, and at most one per FENCE_INTERVAL_MIN_MS (each is a transaction with an id).
+    while (fence_in_flight) await fence_in_flight;
+    // (a timer may fire early by up to a millisecond of the loop's clock, so the wait is checked again)
+    for (let wait_ms = fence_sent_at + FENCE_INTERVAL_MIN_MS - performance.now(); wait_ms > 0; wait_ms = fence_sent_at + FENCE_INTERVAL_MIN_MS - performance.now()) {
+      await delay(Math.ceil(wait_ms));
+    }
+    fence_next = null; // callers from here on need a fence sent after them
+    fence_sent_at = performance.now();
+    const sent = runFence();
+    fence_in_flight = sent;
+    try {
+      return await sent;
+    } finally {
+      if (fence_in_flight === sent) fence_in_flight = null;
+    }
+  };
+
   const fence = (): Promise<boolean> => {
     // PGlite: every committed change was announced before its COMMIT returned; nothing to wait for.
     if (listening && !sendFence) return FENCE_PASSED;
-    if (!fence_in_flight) {
-      fence_in_flight = runFence().finally(() => {
-        fence_in_flight = null;
-      });
-      return fence_in_flight;
-    }
-    // The fence in flight may have been sent before this caller arrived: it waits for the next one.
-    fence_queued ??= fence_in_flight.then(() => {
-      fence_queued = null;
-      return fence();
-    });
-    return fence_queued;
+    // Every caller until the next fence is sent shares it: it is sent after each of them arrived.
+    fence_next ??= nextFence();
+    return fence_next;
   };
 
   return {
