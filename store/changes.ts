@@ -37,6 +37,8 @@ export type ChangeFeed = {
   fence(): Promise<boolean>;
   /** Whether the feed is listening now (a notice committed from now on will reach the observers). */
   live(): boolean;
+  /** Fences sent to PostgreSQL since the feed was made. */
+  fencesSent(): number;
   /** Waiters in this process. */
   waiting(): number;
   close(): Promise<void>;
@@ -227,6 +229,7 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
     },
     fence,
     live: () => listening,
+    fencesSent: () => fence_count,
     waiting: () => count,
     async close() {
       closed = true;

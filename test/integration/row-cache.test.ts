@@ -7,7 +7,7 @@ import { newId } from '../../domain/ids.ts';
 import type { Checkpoint } from '../../domain/authoring/checkpoint.ts';
 import { findSession, latestCheckpoint, writeCheckpoint } from '../../store/authoring/sessions.ts';
 import { findIntent } from '../../store/billing/billing.ts';
-import { CHANGE_FEED_APPLICATION } from '../../store/changes.ts';
+import { CHANGE_FEED_APPLICATION, FENCE_INTERVAL_MIN_MS } from '../../store/changes.ts';
 import { openDatabase, type Db } from '../../store/db.ts';
 import { findDraft } from '../../store/intake/drafts.ts';
 import { findProject } from '../../store/projects/projects.ts';
@@ -156,6 +156,17 @@ describe.runIf(process.env.DATABASE_URL)('the row cache on PostgreSQL, written b
     const again = await Promise.all(Array.from({ length: 50 }, () => getRun(reader, ids.run)));
     expect(again.every((run) => run?.run_id === ids.run)).toBe(true);
     expect(reader.row_cache!.stats.hits - hits).toBeGreaterThanOrEqual(50);
+  });
+
+  it('sends at most one fence per FENCE_INTERVAL_MIN_MS, however many reads there are', async () => {
+    await getRun(reader, ids.run);
+    const sent = reader.changes.fencesSent();
+    const started = performance.now();
+    for (let round = 0; round < 20; round++) await Promise.all(Array.from({ length: 20 }, () => getRun(reader, ids.run)));
+    const elapsed_ms = performance.now() - started;
+    const fences = reader.changes.fencesSent() - sent;
+    expect(fences).toBeGreaterThanOrEqual(20);
+    expect(fences).toBeLessThanOrEqual(Math.floor(elapsed_ms / FENCE_INTERVAL_MIN_MS) + 1);
   });
 
   it('empties itself when its LISTEN connection is lost, and keeps rows again once it listens again', async () => {
