@@ -99,31 +99,31 @@ export function runActivities(deps: ActivityDeps) {
       const unstored: ReplicationToStore[] = [];
       let storing: Promise<void> | null = null;
       let storeFailure: unknown = null;
-      const storeKept = async (): Promise<void> => {
-        while (unstored.length > 0 && storeFailure === null) {
-          const batch = unstored.splice(0, unstored.length);
-          const batchEvents = batch.reduce((sum, member) => sum + member.result.event_counts.events_total, 0);
-          try {
-            if ((await recordReplications(db, input.run_id, batch)) === 'not_running') {
-              // Canceled meanwhile: what was not stored is not kept (it counts as computed, below).
-              eventsKept -= batchEvents + unstored.reduce((sum, member) => sum + member.result.event_counts.events_total, 0);
-              unstored.length = 0;
-              abort('canceled');
-              return;
-            }
-          } catch (error) {
-            storeFailure = error;
-            controller.abort();
+      /** Stores every group kept so far in one transaction. */
+      const storeBatch = async (): Promise<void> => {
+        const batch = unstored.splice(0, unstored.length);
+        const batchEvents = batch.reduce((sum, member) => sum + member.result.event_counts.events_total, 0);
+        try {
+          if ((await recordReplications(db, input.run_id, batch)) === 'not_running') {
+            // Canceled meanwhile: what was not stored is not kept (it counts as computed, below).
+            eventsKept -= batchEvents + unstored.reduce((sum, member) => sum + member.result.event_counts.events_total, 0);
+            unstored.length = 0;
+            abort('canceled');
             return;
           }
           eventsStoredNow += batchEvents;
+        } catch (error) {
+          storeFailure = error;
+          unstored.length = 0;
+          controller.abort();
         }
       };
+      /** One store at a time; the groups kept while it commits go in the next. */
       const flush = () => {
-        storing ??= storeKept().finally(() => {
+        if (storing || unstored.length === 0 || storeFailure !== null) return;
+        storing = storeBatch().finally(() => {
           storing = null;
-          // Groups that arrived while the last batch committed.
-          if (unstored.length > 0 && storeFailure === null && stop !== 'canceled') flush();
+          flush();
         });
       };
       /** Resolves when every kept group is stored (or the run was found canceled, or a store failed). */
