@@ -52,12 +52,12 @@ export function createRowCache(changes: ChangeFeed, ordinary_reads: (() => numbe
   return {
     stats,
     async read(id, part, load) {
-      // A shallow copy: a caller that sets a field does not change what the next caller reads.
       if (rows.get(id)?.has(part)) {
         // The fence may drop the row (a notice that arrived meanwhile), so it is looked up again after it.
         const kept = (await changes.fence()) ? rows.get(id)?.get(part) : undefined;
         if (kept) {
           stats.hits++;
+          // A shallow copy: a caller that sets a field does not change what the next caller reads.
           return { ...kept } as never;
         }
       }
