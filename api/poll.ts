@@ -28,6 +28,30 @@ function etagOfJson(json: string): string {
   return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 }
 
+/** A body serialised ahead of the request, with its ETag: kept beside its rows (store/rowCache.ts) and sent as it is. */
+export type Rendered = { json: string; etag: string };
+
+export function rendered(body: unknown): Rendered {
+  const json = JSON.stringify(body);
+  return { json, etag: etagOfJson(json) };
+}
+
+const sent_rendered = new WeakMap<Context, Rendered>();
+
+/** Answers `body` as it was rendered: the router neither serialises it nor hashes it again. */
+export function sendRendered(ctx: Context, body: Rendered): void {
+  ctx.body = body.json;
+  ctx.type = 'application/json';
+  sent_rendered.set(ctx, body);
+}
+
+/** The ETag of the answer's JSON text; a rendered body's own when the body is still that text. */
+function etagOfAnswer(ctx: Context): string {
+  const json = serialised(ctx);
+  const kept = sent_rendered.get(ctx);
+  return kept && kept.json === json ? kept.etag : etagOfJson(json);
+}
+
 /** Serialises the handler's body once: the ETag hashes the same JSON text that is sent. */
 function serialised(ctx: Context): string {
   if (typeof ctx.body === 'string') return ctx.body;
@@ -64,7 +88,7 @@ export async function servePollable(deps: AppDeps, ctx: Context, route: RouteDef
   try {
     await read();
     if (ctx.status !== 200) return;
-    let etag = etagOfJson(serialised(ctx));
+    let etag = etagOfAnswer(ctx);
     const baseline = if_none_match || etag;
     if (waiting && matches(baseline, etag)) {
       const deadline = Date.now() + wait_seconds * 1000;
@@ -94,7 +118,7 @@ export async function servePollable(deps: AppDeps, ctx: Context, route: RouteDef
         await subscribe();
         await read();
         if (ctx.status !== 200) return;
-        etag = etagOfJson(serialised(ctx));
+        etag = etagOfAnswer(ctx);
         if (!matches(baseline, etag)) break;
       }
     }

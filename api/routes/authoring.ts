@@ -16,10 +16,12 @@ import { ServiceError } from '../../domain/errors.ts';
 import { validateWorld } from '../../domain/simulation/index.ts';
 import { createSession, findSession, latestCheckpoint, listSessions, type SessionRow } from '../../store/authoring/sessions.ts';
 import { getIntakeRevision, latestIntakeRevision } from '../../store/intake/revisions.ts';
+import { cachedRow } from '../../store/rowCache.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
 import { authorizeOwned } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { page } from '../http.ts';
+import { type Rendered, rendered, sendRendered } from '../poll.ts';
 import { idempotent, readIdempotencyKey, respond } from '../idempotency.ts';
 import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
@@ -114,6 +116,18 @@ async function sessionOut(deps: AppDeps, session: SessionRow, withCheckpoint = t
   const checkpoint = await latestCheckpoint(deps.db, session.id);
   const { starting_world: _starting, ...rest } = session;
   return { ...rest, accepts: accepts(session, checkpoint), checkpoint: withCheckpoint ? (checkpoint as unknown as Record<string, unknown>) : null };
+}
+
+/**
+ * A session's answer rendered once per version: its row, its JSON text and ETag, kept beside the row in the row cache
+ * (dropped with it when the session or a new checkpoint is announced: 0013), so a poll neither parses the checkpoint
+ * nor serialises and hashes the body again. The body is the same for every caller; access is checked on the row.
+ */
+async function sessionView(deps: AppDeps, session_id: string): Promise<{ session: SessionRow; body: Rendered } | undefined> {
+  return cachedRow(deps.db, session_id, 'answer', async () => {
+    const session = await findSession(deps.db, session_id);
+    return session && { session, body: rendered(await sessionOut(deps, session)) };
+  });
 }
 
 async function loadSession(deps: AppDeps, ctx: Context, session_id: string): Promise<SessionRow> {
@@ -304,7 +318,9 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       pollable: true,
       responses: { 200: { description: 'the session', schema: SessionOut } },
       handler: async (ctx, { params }) => {
-        ctx.body = await sessionOut(deps, await loadSession(deps, ctx, params.session_id));
+        const view = await sessionView(deps, params.session_id);
+        await authorizeOwned(deps, ctx, `Authoring session ${params.session_id}`, view?.session);
+        sendRendered(ctx, view!.body);
       },
     }),
     route({

@@ -1,6 +1,9 @@
 // The polling read path: ETag and 304, the bounded long-poll `?wait=N`, and the credential cache's revocation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Checkpoint } from '../../domain/authoring/checkpoint.ts';
 import { newId } from '../../domain/ids.ts';
+import { etagOf } from '../../api/poll.ts';
+import { createSession, writeCheckpoint } from '../../store/authoring/sessions.ts';
 import { apiToken, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 
 let service: TestService;
@@ -83,6 +86,48 @@ describe('pollable resources', () => {
     const answer = await http(service, 'GET', `/v1/runs/${run}?wait=2`, { token, headers: { 'if-none-match': headers.get('etag')! } });
     expect(answer.status).toBe(304);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_950);
+  });
+
+  it("renders an authoring session once per version: kept while unchanged, new with a new checkpoint, access checked every time", async () => {
+    const project = await http(service, 'POST', '/v1/projects', { token, body: { title: 'Authored', org_id: owner.org_id } });
+    const session = await service.db.transaction((tx) =>
+      createSession(tx, {
+        org_id: owner.org_id,
+        project_id: project.body.id,
+        intake_revision_id: null,
+        byok_provider: null,
+        ai_limits: { credits_max: 10 } as never,
+        starting_world: null,
+        wait_seconds_max: 30,
+        created_by: owner.user_id,
+      }),
+    );
+    const path = `/v1/authoring-sessions/${session.id}`;
+    const first = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const text = await first.text();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toMatch(/^application\/json/);
+    // the ETag is the hash of the very text sent
+    expect(first.headers.get('etag')).toBe(etagOf(JSON.parse(text)));
+    expect(JSON.parse(text)).toMatchObject({ id: session.id, status: 'drafting', checkpoint: null, accepts: [] });
+
+    const hits = service.db.row_cache!.stats.hits;
+    const again = await http(service, 'GET', path, { token });
+    expect(again.body).toEqual(JSON.parse(text));
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(service.db.row_cache!.stats.hits).toBeGreaterThan(hits);
+    expect((await http(service, 'GET', path, { token, headers: { 'if-none-match': first.headers.get('etag')! } })).status).toBe(304);
+    // a kept answer is still another organization's 404
+    const stranger = await signedInOwner(service, 'poll-stranger');
+    expect((await http(service, 'GET', path, { token: stranger.session })).status).toBe(404);
+
+    const checkpoint = { number: 1, questions: [{ id: 'q1', slot: 'servers' }], validation: { valid: true, problems: [] }, ai: { cap_reached: false } } as unknown as Checkpoint;
+    await service.db.transaction((tx) => writeCheckpoint(tx, { session_id: session.id, checkpoint, status: 'waiting' }));
+    const changed = await http(service, 'GET', path, { token, headers: { 'if-none-match': first.headers.get('etag')! } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ status: 'waiting', checkpoint_count: 1, checkpoint, accepts: ['answers', 'revise', 'approve'] });
+    expect(changed.headers.get('etag')).toBe(etagOf(changed.body));
+    expect(changed.headers.get('etag')).not.toBe(first.headers.get('etag'));
   });
 
   it('refuses a wait over the limit with 422', async () => {
