@@ -20,10 +20,11 @@ describe('the Python client', () => {
       env: { CRUCIBLE_URL: world.service.url, CRUCIBLE_TOKEN: world.token, CRUCIBLE_ORG: world.user.org_id, PYTHONDONTWRITEBYTECODE: '1' },
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/^Ran 8 tests in /m);
+    expect(result.stderr).toMatch(/^Ran 9 tests in /m);
     expect(result.stderr).toMatch(/^OK$/m);
     expect(result.stderr).toMatch(/test_paragraph_to_review .* ok/);
     expect(result.stderr).toMatch(/test_sample_world_to_run_results .* ok/);
     expect(result.stderr).toMatch(/test_errors_carry_the_envelope .* ok/);
+    expect(result.stderr).toMatch(/test_authoring_session_to_world_revision .* ok/);
   }, 300_000);
 });

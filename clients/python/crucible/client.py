@@ -207,6 +207,64 @@ class Client:
         """A signed link; download it with any HTTP client and without this client's bearer credential."""
         return cast(Dict[str, Any], self.post(f"/v1/runs/{_q(run_id)}/export"))
 
+    # Authoring sessions (beta): the service drafts a world with you, a checkpoint at a time. Every step takes an
+    # Idempotency-Key, which is the step's id: a retried step is one step.
+
+    def create_authoring_session(
+        self,
+        project_id: str,
+        *,
+        intake_revision: Optional[int] = None,
+        starting_world: Optional[Mapping[str, Any]] = None,
+        byok_provider: Optional[str] = None,
+        ai_limits: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Starts a session on the project's latest confirmed intake (or ``intake_revision``); it drafts, then waits."""
+        body: Dict[str, Any] = {}
+        if intake_revision is not None:
+            body["intake_revision"] = intake_revision
+        if starting_world is not None:
+            body["starting_world"] = starting_world
+        if byok_provider:
+            body["byok_provider"] = byok_provider
+        if ai_limits is not None:
+            body["ai_limits"] = ai_limits
+        return cast(Dict[str, Any], self.post(f"/v1/projects/{_q(project_id)}/authoring-sessions", body, idempotency_key=_key(idempotency_key)))
+
+    def get_authoring_session(self, session_id: str, *, wait_seconds: Optional[int] = None) -> Dict[str, Any]:
+        """The session and its latest checkpoint. ``wait_seconds`` (at most 30) asks the service to hold the answer until
+        the session changes from its state when the request arrived (a long-poll you ask for; never implicit)."""
+        return cast(Dict[str, Any], self.get(f"/v1/authoring-sessions/{_q(session_id)}", query={"wait": wait_seconds}))
+
+    def list_authoring_sessions(self, project_id: str, *, offset: Optional[int] = None, limit: Optional[int] = None) -> Dict[str, Any]:
+        return cast(Dict[str, Any], self.get(f"/v1/projects/{_q(project_id)}/authoring-sessions", query={"offset": offset, "limit": limit}))
+
+    def answer_authoring_session(self, session_id: str, answers: List[Mapping[str, Any]], *, idempotency_key: Optional[str] = None) -> Dict[str, Any]:
+        """Answers open questions: ``[{"question_id": ..., "value": number, "note": optional}]``."""
+        return cast(Dict[str, Any], self.post(f"/v1/authoring-sessions/{_q(session_id)}/answers", {"answers": list(answers)}, idempotency_key=_key(idempotency_key)))
+
+    def revise_authoring_session(
+        self,
+        session_id: str,
+        *,
+        values: Optional[List[Mapping[str, Any]]] = None,
+        instructions: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Sets slot values (``[{"slot": ..., "value": number, "reference": optional}]``) and/or asks for another AI
+        iteration with ``instructions``."""
+        body: Dict[str, Any] = {}
+        if values is not None:
+            body["values"] = list(values)
+        if instructions is not None:
+            body["instructions"] = instructions
+        return cast(Dict[str, Any], self.post(f"/v1/authoring-sessions/{_q(session_id)}/revise", body, idempotency_key=_key(idempotency_key)))
+
+    def approve_authoring_session(self, session_id: str, *, idempotency_key: Optional[str] = None) -> Dict[str, Any]:
+        """Approves the latest checkpoint's world: it becomes a world revision of the project (``world_revision_id``)."""
+        return cast(Dict[str, Any], self.post(f"/v1/authoring-sessions/{_q(session_id)}/approve", {}, idempotency_key=_key(idempotency_key)))
+
     def credits(self, org_id: str) -> Dict[str, Any]:
         return cast(Dict[str, Any], self.get(f"/v1/orgs/{_q(org_id)}/credits"))
 

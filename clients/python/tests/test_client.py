@@ -92,6 +92,39 @@ class LiveService(unittest.TestCase):
         self.assertGreater(len(results["metrics"]), 0)
         self.assertIn("metrics", c.compare_run(created["run_id"]))
 
+    def test_authoring_session_to_world_revision(self) -> None:
+        c = self.client
+        project = c.create_project("Python authoring", ORG)
+        source = c.extract_text(PARAGRAPH, project_id=project["id"])["sources"][0]
+        parsed = c.draft_intake(project["id"], source_ids=[source["id"]])
+        draft = until_ended(lambda: c.get_intake_draft(parsed["id"]))
+        c.confirm_intake(project["id"], draft["spec"], draft_id=draft["id"])
+        created = c.create_authoring_session(project["id"], idempotency_key="py-session")
+        self.assertEqual(created["status"], "drafting")
+        self.assertEqual(c.create_authoring_session(project["id"], idempotency_key="py-session")["id"], created["id"])
+        session = created
+        deadline = time.monotonic() + WAIT_MAX_SECONDS
+        while session["status"] == "drafting" and time.monotonic() < deadline:
+            # an explicit long-poll: the service answers when the session changes (or after 25 s)
+            session = c.get_authoring_session(created["id"], wait_seconds=25)
+        self.assertEqual(session["status"], "waiting")
+        self.assertEqual(session["accepts"], ["answers", "revise"])
+        values = {"arrival_rate": 4, "mean_service": 20, "servers": 2, "treatment.mean_service": 12}
+        answers = [{"question_id": q["id"], "value": values[q["slot"]]} for q in session["checkpoint"]["questions"]]
+        answered = c.answer_authoring_session(created["id"], answers, idempotency_key="py-answers")
+        self.assertEqual(answered["checkpoint"]["number"], 2)
+        # the same key is the same step: no third checkpoint
+        self.assertEqual(c.answer_authoring_session(created["id"], answers, idempotency_key="py-answers")["checkpoint"]["number"], 2)
+        self.assertIn("approve", answered["accepts"])
+        with self.assertRaises(CrucibleAPIError) as invalid:
+            c.revise_authoring_session(created["id"], values=[{"slot": "servers"}])
+        self.assertEqual((invalid.exception.status, invalid.exception.code), (422, "VALIDATION_FAILED"))
+        approved = c.approve_authoring_session(created["id"], idempotency_key="py-approve")
+        self.assertEqual(approved["status"], "approved")
+        self.assertTrue(approved["world_revision_id"].startswith("wrev_"))
+        listed = c.list_authoring_sessions(project["id"])
+        self.assertEqual([s["id"] for s in listed["data"]], [created["id"]])
+
     def test_errors_carry_the_envelope(self) -> None:
         c = self.client
         with self.assertRaises(CrucibleAPIError) as missing:
