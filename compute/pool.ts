@@ -1,6 +1,7 @@
 // One long-lived worker-thread pool per process (piscina), created once and shared by simulation replications and
 // PDF reading (ARCHITECTURE.md: compute/). Its threads start with the pool and stay until the process ends, so a run
 // or an upload pays no thread start-up; the event loop only posts tasks and receives results.
+import { mkdirSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,16 +25,32 @@ export function defaultThreadCount(): number {
 // starts, a short-lived thread loads the pool thread's modules with the cache on (filling it on a fresh clone, finding it
 // full otherwise); the pool threads then strip nothing. Without a usable cache the threads strip as before: slower, same
 // results.
-const COMPILE_CACHE_DIR = process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'node-compile-cache');
-const workerPath = fileURLToPath(new URL('./worker.ts', import.meta.url));
-const threadEnv = { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE_DIR };
 
-function fillCompileCache(): Promise<void> {
+const workerPath = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+/**
+ * The compile cache directory for the pool threads, or null when it is not safe to use: code is loaded from it, so it
+ * must be this user's alone (created 0700 here; one that exists must be owned by this user and writable by no one else).
+ */
+function compileCacheDirectory(): string | null {
+  const directory = process.env.NODE_COMPILE_CACHE || join(tmpdir(), `crucible-compile-cache-${process.getuid?.() ?? 'user'}`);
+  try {
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    const stats = statSync(directory);
+    if (!stats.isDirectory() || (process.getuid && stats.uid !== process.getuid()) || (stats.mode & 0o022) !== 0) return null;
+    return directory;
+  } catch {
+    return null;
+  }
+}
+
+/** Loads the pool thread's file in a short-lived thread with the cache on, and writes the cache. */
+function fillCompileCache(env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve) => {
     // Loaded as piscina loads a thread's file (require of its path: the cache knows a module by the name it was loaded by).
     const loader = new Worker(`try { require(${JSON.stringify(workerPath)}); } finally { require('node:module').flushCompileCache(); }`, {
       eval: true,
-      env: threadEnv,
+      env,
       stdout: false,
       stderr: false,
     });
@@ -55,7 +72,10 @@ let threads_started = 0;
 export function computePool(): Promise<Piscina> {
   if (starting) return starting;
   const threads = defaultThreadCount();
-  starting = fillCompileCache().then(() => {
+  const cache = compileCacheDirectory();
+  const { NODE_COMPILE_CACHE: _unsafe, ...inherited } = process.env;
+  const threadEnv = cache ? { ...inherited, NODE_COMPILE_CACHE: cache } : inherited;
+  starting = (cache ? fillCompileCache(threadEnv) : Promise.resolve()).then(() => {
     pool = new Piscina({
       filename: workerPath,
       minThreads: threads,
