@@ -1,43 +1,102 @@
 // One long-lived worker-thread pool per process (piscina), created once and shared by simulation replications and
 // PDF reading (ARCHITECTURE.md: compute/). Its threads start with the pool and stay until the process ends, so a run
 // or an upload pays no thread start-up; the event loop only posts tasks and receives results.
-import { availableParallelism } from 'node:os';
+import { mkdirSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { ComputeTask } from './worker.ts';
 
 /** Upper bound on compute threads, whatever the machine reports. */
 export const POOL_THREADS_MAX = 64;
+/** How long the thread that fills the compile cache may take before the pool starts without waiting for it. */
+export const COMPILE_CACHE_WARM_UP_MAX_MS = 30_000;
 
 export function defaultThreadCount(): number {
   return Math.max(1, Math.min(availableParallelism(), POOL_THREADS_MAX));
 }
 
+// Pool threads load their modules from Node's compile cache (docs/performance.md, "The simulation engine", session 5).
+// Node strips TypeScript with a WebAssembly module whose memory growth detaches an ArrayBuffer, and one detach makes V8
+// drop its ArrayBufferDetaching protector for the rest of the thread: every typed-array access of the engine then checks
+// the buffer's detached bit (6-8 % of its speed). A module read from the cache is not stripped again, so before the pool
+// starts, a short-lived thread loads the pool thread's modules with the cache on (filling it on a fresh clone, finding it
+// full otherwise); the pool threads then strip nothing. Without a usable cache the threads strip as before: slower, same
+// results.
+
+const workerPath = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+/**
+ * The compile cache directory for the pool threads, or null when it is not safe to use: code is loaded from it, so it
+ * must be this user's alone (created 0700 here; one that exists must be owned by this user and writable by no one else).
+ */
+function compileCacheDirectory(): string | null {
+  const directory = process.env.NODE_COMPILE_CACHE || join(tmpdir(), `crucible-compile-cache-${process.getuid?.() ?? 'user'}`);
+  try {
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    const stats = statSync(directory);
+    if (!stats.isDirectory() || (process.getuid && stats.uid !== process.getuid()) || (stats.mode & 0o022) !== 0) return null;
+    return directory;
+  } catch {
+    return null;
+  }
+}
+
+/** Loads the pool thread's file in a short-lived thread with the cache on, and writes the cache. */
+function fillCompileCache(env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve) => {
+    // Loaded as piscina loads a thread's file (require of its path: the cache knows a module by the name it was loaded by).
+    const loader = new Worker(`try { require(${JSON.stringify(workerPath)}); } finally { require('node:module').flushCompileCache(); }`, {
+      eval: true,
+      env,
+      stdout: false,
+      stderr: false,
+    });
+    const timer = setTimeout(() => void loader.terminate(), COMPILE_CACHE_WARM_UP_MAX_MS);
+    loader.once('error', () => {}); // a module that fails to load fails the same way on the pool threads, where it is reported
+    loader.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 let pool: Piscina | null = null;
+let starting: Promise<Piscina> | null = null;
 let pools_created = 0;
 let threads_started = 0;
 
 /** The process's compute pool, created on first use (the API and the worker call it at start). */
-export function computePool(): Piscina {
-  if (pool) return pool;
+export function computePool(): Promise<Piscina> {
+  if (starting) return starting;
   const threads = defaultThreadCount();
-  pool = new Piscina({
-    filename: new URL('./worker.ts', import.meta.url).href,
-    minThreads: threads,
-    maxThreads: threads,
-    // Threads never retire: a pool that shrank would pay thread start-up again on the next run.
-    idleTimeout: Number.POSITIVE_INFINITY,
-    // Each thread takes one task at a time; the queue holds the rest (callers bound what they submit).
-    concurrentTasksPerWorker: 1,
+  const cache = compileCacheDirectory();
+  const { NODE_COMPILE_CACHE: _unsafe, ...inherited } = process.env;
+  const threadEnv = cache ? { ...inherited, NODE_COMPILE_CACHE: cache } : inherited;
+  starting = (cache ? fillCompileCache(threadEnv) : Promise.resolve()).then(() => {
+    pool = new Piscina({
+      filename: workerPath,
+      minThreads: threads,
+      maxThreads: threads,
+      // Threads never retire: a pool that shrank would pay thread start-up again on the next run.
+      idleTimeout: Number.POSITIVE_INFINITY,
+      // Each thread takes one task at a time; the queue holds the rest (callers bound what they submit).
+      concurrentTasksPerWorker: 1,
+      env: threadEnv,
+    });
+    pools_created++;
+    pool.on('workerCreate', () => {
+      threads_started++;
+    });
+    return pool;
   });
-  pools_created++;
-  pool.on('workerCreate', () => {
-    threads_started++;
-  });
-  return pool;
+  return starting;
 }
 
-export function runComputeTask<T>(task: ComputeTask, options: { transferList?: ArrayBuffer[] } = {}): Promise<T> {
-  return computePool().run(task, { transferList: options.transferList as never }) as Promise<T>;
+export async function runComputeTask<T>(task: ComputeTask, options: { transferList?: ArrayBuffer[] } = {}): Promise<T> {
+  return (await computePool()).run(task, { transferList: options.transferList as never }) as Promise<T>;
 }
 
 /** How many pools and threads this process has created (the pool is meant to be created once per process). */
@@ -47,7 +106,8 @@ export function computePoolStats(): { pools_created: number; threads_started: nu
 
 /** Ends the pool's threads (process shutdown); a later computePool() makes a new one. */
 export async function closeComputePool(): Promise<void> {
-  const current = pool;
+  const current = starting;
+  starting = null;
   pool = null;
-  await current?.destroy();
+  await (await current)?.destroy();
 }

@@ -146,7 +146,7 @@ export async function startService(options: {
     }
 
     // One compute pool per process, its threads started now (simulation replications and PDF reading share it).
-    computePool();
+    await computePool();
     cleanups.push(() => closeComputePool());
 
     let api_url: string | null = null;
