@@ -145,8 +145,10 @@ export async function startService(options: {
       await ensureMaintenanceSchedule(client, config);
     }
 
-    // One compute pool per process, its threads started now (simulation replications and PDF reading share it).
-    await computePool();
+    // One compute pool per process, its threads started now (simulation replications and PDF reading share it). Not
+    // awaited: its threads start after the compile cache is filled (compute/pool.ts, about a second), and a task that
+    // arrives before then waits for the pool; the service answers meanwhile.
+    computePool().catch((error) => logger.error({ err: error }, 'the compute pool did not start'));
     cleanups.push(() => closeComputePool());
 
     let api_url: string | null = null;
