@@ -1,6 +1,5 @@
 // PDF text layer reading with pdfjs-dist's legacy build for Node. Text layer only: never OCR, never guess (ARCHITECTURE.md: PDF).
 import { getDocument, PDFWorker } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { WorkerMessageHandler } from 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 import { invariant } from '../../domain/errors.ts';
 import { PDF_PAGES_MAX } from '../../domain/intake/sources.ts';
 
@@ -86,7 +85,7 @@ export async function readPdfShare(bytes: Uint8Array, progress: Int32Array): Pro
   }
   // pdfjs owns the buffer it is given (through a real worker's port it would be transferred): it gets a copy of its own.
   const task = getDocument({
-    worker: inThreadWorker(),
+    worker: await inThreadWorker(),
     data: bytes.slice(),
     verbosity: 0,
     disableFontFace: true,
@@ -224,16 +223,21 @@ function copyMessage(value: unknown): unknown {
   return copy;
 }
 
-let in_thread_worker: PDFWorker | null = null;
+let in_thread_worker: Promise<PDFWorker> | null = null;
 
-/** pdfjs's worker code on this thread behind an InThreadPort, set up once per thread and shared by its documents. */
-function inThreadWorker(): PDFWorker {
-  if (in_thread_worker) return in_thread_worker;
-  const api_end = new InThreadPort();
-  const worker_end = new InThreadPort();
-  api_end.other = worker_end;
-  worker_end.other = api_end;
-  WorkerMessageHandler.initializeFromPort(worker_end);
-  in_thread_worker = new PDFWorker({ port: api_end as never, verbosity: 0 });
+/**
+ * pdfjs's worker code on this thread behind an InThreadPort, set up once per thread and shared by its documents. Loaded
+ * on the first read, as pdfjs's fake worker loads it: a process that only hands PDFs to the pool (the API) never loads
+ * it, nor the globals its polyfills add.
+ */
+function inThreadWorker(): Promise<PDFWorker> {
+  in_thread_worker ??= import('pdfjs-dist/legacy/build/pdf.worker.mjs').then(({ WorkerMessageHandler }) => {
+    const api_end = new InThreadPort();
+    const worker_end = new InThreadPort();
+    api_end.other = worker_end;
+    worker_end.other = api_end;
+    WorkerMessageHandler.initializeFromPort(worker_end);
+    return new PDFWorker({ port: api_end as never, verbosity: 0 });
+  });
   return in_thread_worker;
 }
