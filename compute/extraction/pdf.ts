@@ -1,5 +1,5 @@
 // PDF text layer reading with pdfjs-dist's legacy build for Node. Text layer only: never OCR, never guess (ARCHITECTURE.md: PDF).
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, PDFWorker } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { invariant } from '../../domain/errors.ts';
 import { PDF_PAGES_MAX } from '../../domain/intake/sources.ts';
 
@@ -83,8 +83,9 @@ export async function readPdfShare(bytes: Uint8Array, progress: Int32Array): Pro
   if (Atomics.load(progress, STOPPED) === 1 || (known_count >= 0 && Atomics.load(progress, NEXT_PAGE) > known_count)) {
     return { ok: true, page_count: known_count, pages: [] };
   }
-  // pdfjs transfers the buffer it is given, and a shared one cannot be transferred: it gets a copy of its own.
+  // pdfjs owns the buffer it is given (through a real worker's port it would be transferred): it gets a copy of its own.
   const task = getDocument({
+    worker: await inThreadWorker(),
     data: bytes.slice(),
     verbosity: 0,
     disableFontFace: true,
@@ -160,4 +161,83 @@ function itemsToLines(items: TextItem[]): string[] {
   // Trailing empty lines carry nothing citable.
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
   return lines;
+}
+
+type MessageListener = (event: { data: unknown }) => void;
+
+/**
+ * One end of an in-thread message channel between pdfjs's API and its worker code, in place of pdfjs's fake-worker
+ * loopback: a message is copied when posted, as a port would, and delivered a microtask later to the other end. pdfjs's
+ * loopback copies with structuredClone and its transfer list; this copy is plain JavaScript for the arrays and plain
+ * objects a message is made of (most of it text items, which structuredClone serialises and parses again) and
+ * structuredClone without transfer for anything else, so no ArrayBuffer is ever detached.
+ */
+class InThreadPort {
+  other: InThreadPort | null = null;
+  readonly #listeners = new Map<MessageListener, (() => void) | null>();
+  readonly #delivered = Promise.resolve();
+
+  postMessage(message: unknown): void {
+    const event = { data: copyMessage(message) };
+    const target = this.other!;
+    void this.#delivered.then(() => {
+      for (const listener of target.#listeners.keys()) listener.call(target, event);
+    });
+  }
+
+  addEventListener(_name: 'message', listener: MessageListener, options?: { signal?: AbortSignal }): void {
+    const signal = options?.signal;
+    if (signal?.aborted) return;
+    let unlisten: (() => void) | null = null;
+    if (signal) {
+      const onAbort = () => this.removeEventListener('message', listener);
+      signal.addEventListener('abort', onAbort);
+      unlisten = () => signal.removeEventListener('abort', onAbort);
+    }
+    this.#listeners.set(listener, unlisten);
+  }
+
+  removeEventListener(_name: 'message', listener: MessageListener): void {
+    this.#listeners.get(listener)?.();
+    this.#listeners.delete(listener);
+  }
+
+  terminate(): void {
+    for (const unlisten of this.#listeners.values()) unlisten?.();
+    this.#listeners.clear();
+  }
+}
+
+/** A copy of a message as structuredClone makes it, cheaper for the arrays and plain objects it is made of. */
+function copyMessage(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const copy = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index++) copy[index] = copyMessage(value[index]);
+    return copy;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
+  const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
+  for (const key of Object.keys(value)) copy[key] = copyMessage((value as Record<string, unknown>)[key]);
+  return copy;
+}
+
+let in_thread_worker: Promise<PDFWorker> | null = null;
+
+/**
+ * pdfjs's worker code on this thread behind an InThreadPort, set up once per thread and shared by its documents. Loaded
+ * on the first read, as pdfjs's fake worker loads it: a process that only hands PDFs to the pool (the API) never loads
+ * it, nor the globals its polyfills add.
+ */
+function inThreadWorker(): Promise<PDFWorker> {
+  in_thread_worker ??= import('pdfjs-dist/legacy/build/pdf.worker.mjs').then(({ WorkerMessageHandler }) => {
+    const api_end = new InThreadPort();
+    const worker_end = new InThreadPort();
+    api_end.other = worker_end;
+    worker_end.other = api_end;
+    WorkerMessageHandler.initializeFromPort(worker_end);
+    return new PDFWorker({ port: api_end as never, verbosity: 0 });
+  });
+  return in_thread_worker;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { newPdfProgress, readPdfShare, readPdfText } from '../../compute/extraction/pdf.ts';
 import { computePoolStats, defaultThreadCount } from '../../compute/pool.ts';
@@ -40,6 +41,30 @@ describe('a PDF shared by the pool threads', () => {
     expect(pages.map((page) => page.page).sort((a, b) => a - b)).toEqual(Array.from({ length: 23 }, (_, index) => index + 1));
     for (const page of pages) expect(page.lines).toEqual([`Page number ${page.page}`]);
     expect(await readPdfShare(bytes, progress)).toEqual({ ok: true, page_count: 23, pages: [] });
+  }, 60_000);
+
+  it('reads documents one after another on one thread without transferring (detaching) any ArrayBuffer', async () => {
+    // A detached buffer costs a pool thread V8's ArrayBufferDetaching protector for good (docs/performance.md), and the
+    // simulation engine shares these threads: pdfjs's messages are copied on the thread, never transferred.
+    const native = globalThis.structuredClone;
+    const transfer_lists: unknown[] = [];
+    globalThis.structuredClone = ((value: unknown, options?: { transfer?: unknown[] }) => {
+      if (options?.transfer?.length) transfer_lists.push(options.transfer);
+      return native(value, options as never);
+    }) as typeof structuredClone;
+    try {
+      const locked = new Uint8Array(readFileSync(new URL('../fixtures/locked.pdf', import.meta.url)));
+      const bytes = await pdfOfPages(3);
+      expect(await readPdfShare(locked, newPdfProgress())).toEqual({ ok: false, reason: 'the PDF is encrypted with a password; remove the password and upload it again' });
+      for (let read = 0; read < 2; read++) {
+        const share = await readPdfShare(bytes, newPdfProgress());
+        expect(share.ok && share.pages.map((page) => page.lines)).toEqual([['Page number 1'], ['Page number 2'], ['Page number 3']]);
+      }
+      expect(bytes.byteLength).toBeGreaterThan(0);
+      expect(transfer_lists).toEqual([]);
+    } finally {
+      globalThis.structuredClone = native;
+    }
   }, 60_000);
 
   it('stops the other readers when one fails: a reader starting after a damaged PDF failed opens nothing', async () => {
