@@ -14,12 +14,6 @@ import { type PdfShareResult, readPdfShare } from './extraction/pdf.ts';
 // it pdfjs inflates on this thread with its own decoder (its fallback, same bytes); nothing else on a pool thread uses it.
 Reflect.deleteProperty(globalThis, 'DecompressionStream');
 
-// pdfjs's in-thread worker passes its messages by structuredClone with a transfer list; a transfer detaches the sent
-// ArrayBuffer, and one detach costs this thread V8's ArrayBufferDetaching protector for good (the engine's typed arrays
-// then check for it on every access; compute/pool.ts). Cloning without the transfer list copies the same bytes instead.
-const cloneWithTransfer = globalThis.structuredClone;
-globalThis.structuredClone = (value, _options) => cloneWithTransfer(value);
-
 export type ComputeTask =
   /** world: null when this thread is expected to hold the world under world_key already */
   | { kind: 'replication'; world_key: string; world: WorldSpec | null; job: ReplicationJob }
