@@ -20,10 +20,6 @@ export const WaitQuery: Record<string, QueryParam> = {
   },
 };
 
-export function etagOf(body: unknown): string {
-  return etagOfJson(JSON.stringify(body));
-}
-
 function etagOfJson(json: string): string {
   return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 }
