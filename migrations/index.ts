@@ -13,6 +13,7 @@ import { Migration0010ChangeNotify } from './0010_change_notify.ts';
 import { Migration0011SignInAttempts } from './0011_sign_in_attempts.ts';
 import { Migration0012ChangeNotifyReads } from './0012_change_notify_reads.ts';
 import { Migration0013ChangeNotifySessionsPurchases } from './0013_change_notify_sessions_purchases.ts';
+import { Migration0014RunEventChunks } from './0014_run_event_chunks.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
@@ -28,4 +29,5 @@ export const migrationsList = [
   { name: '0011_sign_in_attempts', class: Migration0011SignInAttempts },
   { name: '0012_change_notify_reads', class: Migration0012ChangeNotifyReads },
   { name: '0013_change_notify_sessions_purchases', class: Migration0013ChangeNotifySessionsPurchases },
+  { name: '0014_run_event_chunks', class: Migration0014RunEventChunks },
 ];

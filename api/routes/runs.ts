@@ -28,6 +28,7 @@ import { EXPORT_LINK_LIFETIME_SECONDS, signExportToken, verifyExportToken } from
 import {
   allRunEvents,
   cancelRun,
+  countRunEvents,
   createRun,
   getRun,
   listRuns,
@@ -367,7 +368,7 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         const comparison = compare(loaded.world, loaded.results);
         const costs = costReport(loaded.world, loaded.results);
         const trace = eventTrace(loaded.world, loaded.results);
-        const stored = await pageRunEvents(db, run.run_id, 0, 1);
+        const events_included = await countRunEvents(db, run.run_id);
         ctx.body = {
           run_id: run.run_id,
           status: run.status,
@@ -377,7 +378,7 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
           findings: findings(loaded.world, metrics, comparison, costs),
           cost_report: costs,
           replication_counts: trace.replication_counts,
-          trace: { events_included: stored.events_included, cap_per_variant: trace.cap_per_variant, description: trace.description },
+          trace: { events_included, cap_per_variant: trace.cap_per_variant, description: trace.description },
         };
       },
     }),

@@ -2,7 +2,7 @@
 // Every status change is a conditional update on the expected prior state, so a worker finishing late never overwrites
 // canceled (spec: Run states — worker completion preserves a canceled state).
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import type { ReplicationResult, StoredTraceEvent } from '../../domain/simulation/index.ts';
+import type { ReplicationResult, StoredTraceEvent, TraceEvent } from '../../domain/simulation/index.ts';
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import { type Db, notFound, type Tx } from '../db.ts';
@@ -244,15 +244,22 @@ export async function recordReplications(db: Db, run_id: string, members: readon
       [run_id, JSON.stringify(rows)],
     );
     const new_keys = new Set(inserted.map((row) => `${row.variant_id}\u0000${row.replication_index}`));
+    const chunks: unknown[] = [];
     for (const { variant_order, result } of members) {
       const { trace } = result;
       if (!trace || trace.length === 0 || !new_keys.has(`${result.variant_id}\u0000${result.replication_index}`)) continue;
+      for (let chunk = 0; chunk * RUN_EVENT_CHUNK_SIZE < trace.length; chunk++) {
+        const events = trace.slice(chunk * RUN_EVENT_CHUNK_SIZE, (chunk + 1) * RUN_EVENT_CHUNK_SIZE);
+        chunks.push(run_id, variant_order, chunk, result.variant_id, result.replication_index, events.length, encodeChunk(events));
+      }
+    }
+    // One statement for every chunk of this transaction (a traced replication of 10,000 events is 10 rows).
+    for (let start = 0; start < chunks.length; start += CHUNK_COLUMNS * CHUNK_ROWS_PER_INSERT) {
+      const values = chunks.slice(start, start + CHUNK_COLUMNS * CHUNK_ROWS_PER_INSERT);
+      const rows = Array.from({ length: values.length / CHUNK_COLUMNS }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
       await tx.query(
-        `insert into run_events (run_id, variant_order, "position", variant_id, replication_index, "sequence", "time", kind, entity, step, resource, "value")
-         select ?, ?, e."position", ?, ?, e."sequence", e."time", e.kind, e.entity, e.step, e.resource, e."value"
-         from jsonb_to_recordset(?::jsonb) as e("position" integer, "sequence" bigint, "time" double precision, kind text, entity integer, step text, resource text, "value" double precision)
-         on conflict do nothing`,
-        [run_id, variant_order, result.variant_id, result.replication_index, JSON.stringify(trace.map((event, position) => ({ position, ...event })))],
+        `insert into run_event_chunks (run_id, variant_order, chunk, variant_id, replication_index, event_count, events) values ${rows} on conflict do nothing`,
+        values,
       );
     }
     return 'stored';
@@ -305,31 +312,74 @@ export async function loadReplications(db: Tx, run_id: string, variant_ids: stri
     .sort((a, b) => a.replication_index - b.replication_index || (order.get(a.variant_id) ?? 0) - (order.get(b.variant_id) ?? 0));
 }
 
-function traceEvent(row: Record<string, unknown>): StoredTraceEvent {
-  return {
-    variant_id: row.variant_id as string,
-    replication_index: Number(row.replication_index),
-    sequence: Number(row.sequence),
-    time: Number(row.time),
-    kind: row.kind as StoredTraceEvent['kind'],
-    entity: row.entity === null ? null : Number(row.entity),
-    step: (row.step as string | null) ?? null,
-    resource: (row.resource as string | null) ?? null,
-    value: row.value === null ? null : Number(row.value),
-  };
+/**
+ * The trace is stored in chunks of this many events, one row each (migrations/0014_run_event_chunks.ts): the position of
+ * an event in its variant's trace is chunk × RUN_EVENT_CHUNK_SIZE + its index in the chunk.
+ */
+export const RUN_EVENT_CHUNK_SIZE = 1000;
+const CHUNK_COLUMNS = 7;
+const CHUNK_ROWS_PER_INSERT = 100;
+
+/** A chunk's text: a JSON array of [sequence, time, kind, entity, step, resource, value] tuples (doubles round-trip). */
+function encodeChunk(events: readonly TraceEvent[]): string {
+  return JSON.stringify(events.map((event) => [event.sequence, event.time, event.kind, event.entity, event.step, event.resource, event.value]));
 }
 
-const EVENT_COLUMNS = 'variant_id, replication_index, "sequence", "time", kind, entity, step, resource, "value"';
+type EventTuple = [number, number, TraceEvent['kind'], number | null, string | null, string | null, number | null];
+
+function decodeChunk(row: { variant_id: string; replication_index: number | string; events: string }): StoredTraceEvent[] {
+  const replication_index = Number(row.replication_index);
+  return (JSON.parse(row.events) as EventTuple[]).map(([sequence, time, kind, entity, step, resource, value]) => ({
+    variant_id: row.variant_id,
+    replication_index,
+    sequence,
+    time,
+    kind,
+    entity,
+    step,
+    resource,
+    value,
+  }));
+}
+
+type ChunkRow = { variant_id: string; replication_index: number | string; events: string };
+
+/** The number of stored trace events of a run. */
+export async function countRunEvents(db: Tx, run_id: string): Promise<number> {
+  const row = await db.one<{ n: string | number | null }>('select sum(event_count) as n from run_event_chunks where run_id = ?', [run_id]);
+  return Number(row?.n ?? 0);
+}
 
 /** One page of the stored trace in its total order (variant order, then position) and the number of stored events. */
 export async function pageRunEvents(db: Tx, run_id: string, offset: number, limit: number): Promise<{ events: StoredTraceEvent[]; events_included: number }> {
-  const total = await db.one<{ n: string | number }>('select count(*) as n from run_events where run_id = ?', [run_id]);
-  const rows = await db.query(`select ${EVENT_COLUMNS} from run_events where run_id = ? order by variant_order, "position" offset ? limit ?`, [run_id, offset, limit]);
-  return { events: rows.map(traceEvent), events_included: Number(total?.n ?? 0) };
+  // The chunks' sizes (their text is not read) place the page; then only the chunks it overlaps are read, in order.
+  const sizes = await db.query<{ variant_order: number; chunk: number; event_count: number }>(
+    'select variant_order, chunk, event_count from run_event_chunks where run_id = ? order by variant_order, chunk',
+    [run_id],
+  );
+  let start = 0;
+  let first: { variant_order: number; chunk: number; start: number } | undefined;
+  let last: { variant_order: number; chunk: number } | undefined;
+  for (const size of sizes) {
+    const count = Number(size.event_count);
+    if (limit > 0 && start + count > offset && start < offset + limit) {
+      first ??= { variant_order: Number(size.variant_order), chunk: Number(size.chunk), start };
+      last = { variant_order: Number(size.variant_order), chunk: Number(size.chunk) };
+    }
+    start += count;
+  }
+  if (!first || !last) return { events: [], events_included: start };
+  const rows = await db.query<ChunkRow>(
+    `select variant_id, replication_index, events from run_event_chunks
+     where run_id = ? and (variant_order, chunk) >= (?, ?) and (variant_order, chunk) <= (?, ?) order by variant_order, chunk`,
+    [run_id, first.variant_order, first.chunk, last.variant_order, last.chunk],
+  );
+  const events = rows.flatMap(decodeChunk);
+  return { events: events.slice(offset - first.start, offset - first.start + limit), events_included: start };
 }
 
 /** Every stored trace event (bounded by EVENT_TRACE_CAP_PER_VARIANT per variant), for the export. */
 export async function allRunEvents(db: Tx, run_id: string): Promise<StoredTraceEvent[]> {
-  const rows = await db.query(`select ${EVENT_COLUMNS} from run_events where run_id = ? order by variant_order, "position"`, [run_id]);
-  return rows.map(traceEvent);
+  const rows = await db.query<ChunkRow>('select variant_id, replication_index, events from run_event_chunks where run_id = ? order by variant_order, chunk', [run_id]);
+  return rows.flatMap(decodeChunk);
 }
