@@ -67,6 +67,7 @@ let pool: Piscina | null = null;
 let starting: Promise<Piscina> | null = null;
 let pools_created = 0;
 let threads_started = 0;
+let pool_errors = 0;
 
 /** The process's compute pool, created on first use (the API and the worker call it at start). */
 export function computePool(): Promise<Piscina> {
@@ -90,6 +91,15 @@ export function computePool(): Promise<Piscina> {
     pool.on('workerCreate', () => {
       threads_started++;
     });
+    // piscina emits 'error' when a thread answers a task the pool no longer holds ("Unexpected message from Worker",
+    // seen once in session 5 after many PDF reads back to back). Every task's caller has had its own answer or error,
+    // and an EventEmitter 'error' with no listener would end the process, so it is counted and reported without the
+    // message (it carries the task's result: a document's text).
+    pool.on('error', (error: unknown) => {
+      pool_errors++;
+      const name = error instanceof Error ? error.message.split(':')[0] : 'unknown';
+      process.emitWarning(`compute pool: ${name} (ignored; every task's caller had its answer)`, { code: 'CRUCIBLE_COMPUTE_POOL' });
+    });
     return pool;
   });
   return starting;
@@ -100,8 +110,8 @@ export async function runComputeTask<T>(task: ComputeTask, options: { transferLi
 }
 
 /** How many pools and threads this process has created (the pool is meant to be created once per process). */
-export function computePoolStats(): { pools_created: number; threads_started: number; threads: number } {
-  return { pools_created, threads_started, threads: pool?.threads.length ?? 0 };
+export function computePoolStats(): { pools_created: number; threads_started: number; threads: number; errors: number } {
+  return { pools_created, threads_started, threads: pool?.threads.length ?? 0, errors: pool_errors };
 }
 
 /** Ends the pool's threads (process shutdown); a later computePool() makes a new one. */

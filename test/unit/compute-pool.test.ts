@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { newPdfProgress, readPdfShare, readPdfText } from '../../compute/extraction/pdf.ts';
-import { computePoolStats, defaultThreadCount } from '../../compute/pool.ts';
+import { computePool, computePoolStats, defaultThreadCount } from '../../compute/pool.ts';
 import { runReplicationsOnPool } from '../../compute/simulation/pool.ts';
 import { queueWorld } from '../support/worlds.ts';
 
@@ -27,7 +27,24 @@ describe('the compute pool', () => {
     expect(second.outcome).toBe('completed');
     const read = await readPdfText(await pdfOfPages(40));
     expect(read.ok && read.pages.map((page) => page.lines[0])).toEqual(Array.from({ length: 40 }, (_, index) => `Page number ${index + 1}`));
-    expect(computePoolStats()).toEqual({ pools_created: 1, threads_started: defaultThreadCount(), threads: defaultThreadCount() });
+    expect(computePoolStats()).toEqual({ pools_created: 1, threads_started: defaultThreadCount(), threads: defaultThreadCount(), errors: 0 });
+  }, 60_000);
+
+  it('survives an error the pool emits (an answer for a task it no longer holds) and keeps running tasks', async () => {
+    // piscina emits 'error' for such an answer; with no listener an EventEmitter throws it, which ended the process.
+    const pool = await computePool();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      expect(() => pool.emit('error', new Error('Unexpected message from Worker: { taskId: 7, result: { text: "an unpublished idea" } }'))).not.toThrow();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(computePoolStats().errors).toBe(1);
+      expect(warnings.map((warning) => warning.message)).toEqual(["compute pool: Unexpected message from Worker (ignored; every task's caller had its answer)"]);
+      expect((await runReplicationsOnPool(world)).outcome).toBe('completed');
+    } finally {
+      process.off('warning', onWarning);
+    }
   }, 60_000);
 });
 
