@@ -49,7 +49,8 @@ import {
 import { RandomStream } from './random.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 
-export const ENGINE_VERSION = 'crucible-des 1.0.0';
+// 1.1.0: exponential draws by the ziggurat instead of -log(U) (the same distribution, other numbers for a seed).
+export const ENGINE_VERSION = 'crucible-des 1.1.0';
 
 // Event kinds double as tie-break priorities (lower runs first at the same time).
 const EVENT_SHIFT = 0;
@@ -550,7 +551,7 @@ class Replication {
   scheduleNextRandomArrival(index: number, from: number): void {
     const arrival = this.model.arrivals[index]!;
     if (arrival.kind === ARRIVAL_POISSON) {
-      if (arrival.rate > 0) this.schedule(from - Math.log(this.arrivalStreams[index]!.uniform()) / arrival.rate, EVENT_ARRIVAL, index, 0);
+      if (arrival.rate > 0) this.schedule(from + this.arrivalStreams[index]!.standardExponential() / arrival.rate, EVENT_ARRIVAL, index, 0);
       return;
     }
     this.scheduleOtherArrival(index, from);
@@ -567,7 +568,7 @@ class Replication {
     // Non-homogeneous Poisson by inversion of the integrated hourly rate.
     const rates = arrival.ratesByHour!;
     const hourLength = this.model.unitsPerHour;
-    let remaining = -Math.log(stream.uniform());
+    let remaining = stream.standardExponential();
     let time = from;
     let hour = Math.floor(time / hourLength);
     const calendar = arrival.calendar !== null;
@@ -1220,14 +1221,14 @@ class Replication {
 
   /** A draw from a distribution; the exponential case is kept small enough to inline, the others are out of line. */
   sample(distribution: CompiledDistribution, stream: RandomStream): number {
-    if (distribution.kind === DIST_EXPONENTIAL) return -distribution.a * Math.log(stream.uniform());
+    if (distribution.kind === DIST_EXPONENTIAL) return distribution.a * stream.standardExponential();
     return this.sampleOther(distribution, stream);
   }
 
   sampleOther(distribution: CompiledDistribution, stream: RandomStream): number {
     switch (distribution.kind) {
       case DIST_EXPONENTIAL:
-        return -distribution.a * Math.log(stream.uniform());
+        return distribution.a * stream.standardExponential();
       case DIST_FIXED:
         return distribution.a;
       case DIST_UNIFORM:

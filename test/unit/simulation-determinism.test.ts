@@ -13,18 +13,18 @@ const TRACE_LIMIT = 200;
 
 // Recompute (and say why in the commit) only when ENGINE_VERSION changes or a sample world is edited on purpose.
 const PINNED: { engine_version: string; digests: Record<string, string> } = {
-  engine_version: 'crucible-des 1.0.0',
+  engine_version: 'crucible-des 1.1.0',
   digests: {
-    ai_imaging_reading_queue: 'rlL5rVwOI5TblE1Mngvjgj',
-    ambulance_handover_queue_limit: 'iL9g0l7fVRvZI6ti18PRam',
-    community_diagnostic_pathway: '46VA1KQlxftQ5eOTCmg2CX',
-    ct_stroke_preemptive_priority: 'Z906lhAGfD7L9N9I88LLGI',
-    gp_triage_digital_front_door: 'YEqHhrLPF33_Rdfp-3zBnk',
-    minor_injuries_batch_arrivals: 'J_OzSHIFc3oxokD8RhaQHI',
-    mri_scanner_breakdowns: 'WCLYeG9FyZ4jJJPwRKwCCK',
+    ai_imaging_reading_queue: 'w0m3DgWtQPQf4K-PWjvfma',
+    ambulance_handover_queue_limit: 'oxRRLspy1XBVnQCSSoypxd',
+    community_diagnostic_pathway: '5es0fDvYc3W5f-9N5vxmKt',
+    ct_stroke_preemptive_priority: 'Yds1VOzrEsockq2Iuk84PJ',
+    gp_triage_digital_front_door: '4wbeVYz2ynUEDUwlh1Q1t-',
+    minor_injuries_batch_arrivals: '2nvaWJGQta-kCvF4knQ7Z3',
+    mri_scanner_breakdowns: 'PVP0riOQr2_7c-lARgpl6o',
     outpatient_renewal_arrivals: 'YciHUWQbKK23DNaxwpyNe6',
-    remote_monitoring_admissions: 'j6frJGaikD1mWW2WeMjxJ7',
-    urgent_treatment_patience: 'HQMDjiASUwWtiTjD5jAFEi',
+    remote_monitoring_admissions: 'X-bveURdmfypZjkzfpSVtB',
+    urgent_treatment_patience: 'hxF6I-ztCuxm3hLygdkmOp',
   },
 };
 
