@@ -81,6 +81,8 @@ export class RandomStream {
   declare s1: number;
   declare s2: number;
   declare s3: number;
+  /** The ziggurat's rare draw, handed back in a field (see standardExponential). */
+  declare rareDraw: number;
 
   constructor(seed: number, replicationIndex: number, source: string) {
     let state = (seed ^ Math.imul(replicationIndex + 1, 0x27d4eb2d) ^ hashName(source)) | 0;
@@ -95,6 +97,7 @@ export class RandomStream {
     [state, word] = splitmix32(state);
     this.s3 = word | 0;
     if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
+    this.rareDraw = Number.NaN; // a double from the first write, so the field holds doubles in place
   }
 
   /** Next 32-bit output of xoshiro128**, as an unsigned integer. */
@@ -151,22 +154,34 @@ export class RandomStream {
     const layer = (word & 0xff) << 1;
     const position = word >>> 8;
     if (position < ZIGGURAT_WIDTH_AND_FAST_LIMIT[layer + 1]!) return (position + 0.5) * ZIGGURAT_WIDTH_AND_FAST_LIMIT[layer]!;
-    return this.standardExponentialRare(layer >> 1, position);
+    // The rare case hands its draw back in a field: a double returned by a call the JIT does not inline is boxed, and
+    // merged with the common case's double it made the JIT box every draw (a heap number a draw, a scavenge per 0.6 M).
+    this.standardExponentialRare(layer >> 1, position);
+    return this.rareDraw;
   }
 
-  /** The ziggurat's rare cases (out of line): layer 0 beyond r is the tail; otherwise the wedge, and a new point if it misses. */
-  standardExponentialRare(firstLayer: number, firstPosition: number): number {
+  /** The ziggurat's rare cases (out of line), into rareDraw: layer 0 beyond r is the tail; otherwise the wedge, and a new point if it misses. */
+  standardExponentialRare(firstLayer: number, firstPosition: number): void {
     let layer = firstLayer;
     let position = firstPosition;
     for (let attempt = 0; attempt < ZIGGURAT_ATTEMPTS_MAX; attempt++) {
-      if (layer === 0) return ZIGGURAT_R - Math.log(this.uniform());
+      if (layer === 0) {
+        this.rareDraw = ZIGGURAT_R - Math.log(this.uniform());
+        return;
+      }
       const x = (position + 0.5) * ZIGGURAT_WIDTH_AND_FAST_LIMIT[2 * layer]!;
       const bottom = ZIGGURAT_HEIGHT[layer]!;
-      if (bottom + this.uniform() * (ZIGGURAT_HEIGHT[layer - 1]! - bottom) < Math.exp(-x)) return x;
+      if (bottom + this.uniform() * (ZIGGURAT_HEIGHT[layer - 1]! - bottom) < Math.exp(-x)) {
+        this.rareDraw = x;
+        return;
+      }
       const word = this.nextUint32();
       layer = word & 0xff;
       position = word >>> 8;
-      if (position < ZIGGURAT_WIDTH_AND_FAST_LIMIT[2 * layer + 1]!) return (position + 0.5) * ZIGGURAT_WIDTH_AND_FAST_LIMIT[2 * layer]!;
+      if (position < ZIGGURAT_WIDTH_AND_FAST_LIMIT[2 * layer + 1]!) {
+        this.rareDraw = (position + 0.5) * ZIGGURAT_WIDTH_AND_FAST_LIMIT[2 * layer]!;
+        return;
+      }
     }
     throw new Error(`ziggurat: no exponential draw in ${ZIGGURAT_ATTEMPTS_MAX} attempts (each misses with chance about 0.02)`);
   }
