@@ -14,10 +14,12 @@ import { assertCanCover } from '../../store/credits/ledger.ts';
 import { assertAiAvailable } from '../../store/keys/availability.ts';
 import { findPlan } from '../../store/review/plans.ts';
 import { cancelQueuedReview, createReview, findReview, listReviews, type ReviewRow, reviewUsage } from '../../store/review/reviews.ts';
-import { authorizeOwned} from '../auth.ts';
+import { cachedRow } from '../../store/rowCache.ts';
+import { authorizeOwned } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { page } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
+import { type Rendered, rendered, sendRendered } from '../poll.ts';
 import { route, type RouteDef } from '../registry.ts';
 import { Credits, Id, Page, PageQuery, Timestamp } from '../schemas.ts';
 import { loadProject } from './projects.ts';
@@ -97,6 +99,19 @@ async function reviewView(deps: AppDeps, row: ReviewRow) {
     updated_at: row.updated_at,
     review: row.status === 'succeeded' ? row.result : null,
   };
+}
+
+/**
+ * A review's answer rendered once per version: its row, its JSON text and ETag, kept beside the row in the row cache.
+ * The review's row and its AI usage are both announced under the review's id (0010, 0012), so a change of either drops
+ * it; a poll then costs one cache read (one fence on PostgreSQL) instead of two, and no serialising or hashing. The body
+ * is the same for every caller; access is checked on the row.
+ */
+async function reviewAnswer(deps: AppDeps, review_id: string): Promise<{ row: ReviewRow; body: Rendered } | undefined> {
+  return cachedRow(deps.db, review_id, 'answer', async () => {
+    const row = await findReview(deps.db, review_id);
+    return row && { row, body: rendered(await reviewView(deps, row)) };
+  });
 }
 
 /** A review the caller may read; another organization's review is a plain 404. */
@@ -182,7 +197,9 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
       pollable: true,
       responses: { 200: { description: 'the review', schema: ReviewOut }, 304: { description: 'not modified: the If-None-Match version is current' } },
       handler: async (ctx, input) => {
-        ctx.body = await reviewView(deps, await loadReview(deps, ctx, input.params.review_id));
+        const answer = await reviewAnswer(deps, input.params.review_id);
+        await authorizeOwned(deps, ctx, `Review ${input.params.review_id}`, answer?.row);
+        sendRendered(ctx, answer!.body);
       },
     }),
     route({

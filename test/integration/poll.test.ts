@@ -130,6 +130,57 @@ describe('pollable resources', () => {
     expect(changed.headers.get('etag')).not.toBe(first.headers.get('etag'));
   });
 
+  it('renders a review once per version: kept while unchanged, new with a new AI call or a status change, access checked every time', async () => {
+    const project = await http(service, 'POST', '/v1/projects', { token, body: { title: 'Reviewed', org_id: owner.org_id } });
+    const plan = newId('plan');
+    const review = newId('rev');
+    await service.db.query(`insert into evaluation_plans (id, project_id, org_id, intake_revision, plan, created_by) values (?, ?, ?, 1, '{}'::jsonb, ?)`, [
+      plan,
+      project.body.id,
+      owner.org_id,
+      owner.user_id,
+    ]);
+    await service.db.query(`insert into reviews (id, project_id, org_id, plan_id, status, credits_reserved, created_by) values (?, ?, ?, ?, 'searching', 50, ?)`, [
+      review,
+      project.body.id,
+      owner.org_id,
+      plan,
+      owner.user_id,
+    ]);
+    const path = `/v1/reviews/${review}`;
+    const first = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const text = await first.text();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('etag')).toBe(rendered(JSON.parse(text)).etag);
+    expect(JSON.parse(text)).toMatchObject({ id: review, status: 'searching', usage: { calls: 0, input_tokens: 0, output_tokens: 0 }, review: null });
+
+    const hits = service.db.row_cache!.stats.hits;
+    const again = await http(service, 'GET', path, { token });
+    expect(again.body).toEqual(JSON.parse(text));
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(service.db.row_cache!.stats.hits).toBeGreaterThan(hits);
+    const stranger = await signedInOwner(service, 'poll-review-stranger');
+    expect((await http(service, 'GET', path, { token: stranger.session })).status).toBe(404);
+
+    // an AI call of the review (a row of another table, announced under the review's id) gives a new answer
+    await service.db.query(
+      `insert into ai_usage (id, org_id, provider, model, byok, input_tokens, output_tokens, duration_ms, project_id, subject_kind, subject_id, task,
+         credits_charged, workflow_id, run_id, activity_id)
+       values (?, ?, 'offline', 'offline-heuristic', false, 120, 30, 5, ?, 'review', ?, 'draft', 2, 'wf', 'run', 'a1')`,
+      [newId('aiu'), owner.org_id, project.body.id, review],
+    );
+    const used = await http(service, 'GET', path, { token, headers: { 'if-none-match': first.headers.get('etag')! } });
+    expect(used.status).toBe(200);
+    expect(used.body.usage).toEqual({ calls: 1, input_tokens: 120, output_tokens: 30 });
+    expect(used.headers.get('etag')).toBe(rendered(used.body).etag);
+
+    await service.db.query(`update reviews set status = 'drafting' where id = ?`, [review]);
+    const moved = await http(service, 'GET', path, { token, headers: { 'if-none-match': used.headers.get('etag')! } });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ status: 'drafting', usage: { calls: 1 } });
+    expect(moved.headers.get('etag')).not.toBe(used.headers.get('etag'));
+  });
+
   it('refuses a wait over the limit with 422', async () => {
     const run = await queuedRun();
     const answer = await http(service, 'GET', `/v1/runs/${run}?wait=31`, { token });
