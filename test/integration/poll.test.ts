@@ -167,7 +167,7 @@ describe('pollable resources', () => {
       `insert into ai_usage (id, org_id, provider, model, byok, input_tokens, output_tokens, duration_ms, project_id, subject_kind, subject_id, task,
          credits_charged, workflow_id, run_id, activity_id)
        values (?, ?, 'offline', 'offline-heuristic', false, 120, 30, 5, ?, 'review', ?, 'draft', 2, 'wf', 'run', 'a1')`,
-      [newId('aiu'), owner.org_id, project.body.id, review],
+      [newId('use'), owner.org_id, project.body.id, review],
     );
     const used = await http(service, 'GET', path, { token, headers: { 'if-none-match': first.headers.get('etag')! } });
     expect(used.status).toBe(200);
