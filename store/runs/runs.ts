@@ -326,8 +326,9 @@ function encodeChunk(events: readonly TraceEvent[]): string {
 }
 
 type EventTuple = [number, number, TraceEvent['kind'], number | null, string | null, string | null, number | null];
+type ChunkRow = { variant_id: string; replication_index: number | string; events: string };
 
-function decodeChunk(row: { variant_id: string; replication_index: number | string; events: string }): StoredTraceEvent[] {
+function decodeChunk(row: ChunkRow): StoredTraceEvent[] {
   const replication_index = Number(row.replication_index);
   return (JSON.parse(row.events) as EventTuple[]).map(([sequence, time, kind, entity, step, resource, value]) => ({
     variant_id: row.variant_id,
@@ -341,8 +342,6 @@ function decodeChunk(row: { variant_id: string; replication_index: number | stri
     value,
   }));
 }
-
-type ChunkRow = { variant_id: string; replication_index: number | string; events: string };
 
 /** The number of stored trace events of a run. */
 export async function countRunEvents(db: Tx, run_id: string): Promise<number> {
