@@ -244,19 +244,19 @@ export async function recordReplications(db: Db, run_id: string, members: readon
       [run_id, JSON.stringify(rows)],
     );
     const new_keys = new Set(inserted.map((row) => `${row.variant_id}\u0000${row.replication_index}`));
-    const chunks: unknown[] = [];
+    const values: unknown[] = [];
     for (const { variant_order, result } of members) {
       const { trace } = result;
       if (!trace || trace.length === 0 || !new_keys.has(`${result.variant_id}\u0000${result.replication_index}`)) continue;
       for (let chunk = 0; chunk * RUN_EVENT_CHUNK_SIZE < trace.length; chunk++) {
         const events = trace.slice(chunk * RUN_EVENT_CHUNK_SIZE, (chunk + 1) * RUN_EVENT_CHUNK_SIZE);
-        chunks.push(run_id, variant_order, chunk, result.variant_id, result.replication_index, events.length, encodeChunk(events));
+        values.push(run_id, variant_order, chunk, result.variant_id, result.replication_index, events.length, encodeChunk(events));
       }
     }
-    // One statement for every chunk of this transaction (a traced replication of 10,000 events is 10 rows).
-    for (let start = 0; start < chunks.length; start += CHUNK_COLUMNS * CHUNK_ROWS_PER_INSERT) {
-      const values = chunks.slice(start, start + CHUNK_COLUMNS * CHUNK_ROWS_PER_INSERT);
-      const rows = Array.from({ length: values.length / CHUNK_COLUMNS }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+    // One statement for every chunk of this transaction: at most VARIANTS_MAX × EVENT_TRACE_CAP_PER_VARIANT / 1,000 =
+    // 200 rows (1,400 parameters); a traced replication of 10,000 events is 10 rows.
+    if (values.length > 0) {
+      const rows = Array.from({ length: values.length / 7 }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
       await tx.query(
         `insert into run_event_chunks (run_id, variant_order, chunk, variant_id, replication_index, event_count, events) values ${rows} on conflict do nothing`,
         values,
@@ -317,8 +317,6 @@ export async function loadReplications(db: Tx, run_id: string, variant_ids: stri
  * an event in its variant's trace is chunk × RUN_EVENT_CHUNK_SIZE + its index in the chunk.
  */
 export const RUN_EVENT_CHUNK_SIZE = 1000;
-const CHUNK_COLUMNS = 7;
-const CHUNK_ROWS_PER_INSERT = 100;
 
 /** A chunk's text: a JSON array of [sequence, time, kind, entity, step, resource, value] tuples (doubles round-trip). */
 function encodeChunk(events: readonly TraceEvent[]): string {
@@ -361,7 +359,7 @@ export async function pageRunEvents(db: Tx, run_id: string, offset: number, limi
   let last: { variant_order: number; chunk: number } | undefined;
   for (const size of sizes) {
     const count = Number(size.event_count);
-    if (limit > 0 && start + count > offset && start < offset + limit) {
+    if (start + count > offset && start < offset + limit) {
       first ??= { variant_order: Number(size.variant_order), chunk: Number(size.chunk), start };
       last = { variant_order: Number(size.variant_order), chunk: Number(size.chunk) };
     }
