@@ -7,6 +7,7 @@ import { openDatabase } from '../store/db.ts';
 import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './config.ts';
 import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';
 import { startService } from './service.ts';
+import { findTemporalServer, startTemporalServer, temporalDatabases, TEMPORAL_SERVER_VERSION } from './temporalServer.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const USAGE = `usage: crucible-server <start|api|worker|migrate|operator> …
@@ -14,6 +15,8 @@ const USAGE = `usage: crucible-server <start|api|worker|migrate|operator> …
   api        the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)
   worker     the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)
   migrate    apply database migrations
+  temporal-server  a real Temporal Server on PostgreSQL (built with Go once; docs/deploy.md)
+             [--database-url URL (default DATABASE_URL)] [--prefix temporal] [--port 7233] [--dir .data/temporal-server]
   operator   operator commands (create-user, create-org, add-member, bootstrap, …)`;
 
 function parseFlags(argv: string[]): Record<string, string | boolean> {
@@ -57,6 +60,26 @@ async function firstStart(config: Config, db: Awaited<ReturnType<typeof openData
   say('');
 }
 
+/** `crucible-server temporal-server`: Temporal's own databases on the PostgreSQL server of DATABASE_URL, then the server. */
+async function temporalServerCommand(config: Config, flags: Record<string, string | boolean>): Promise<number> {
+  const database_url = typeof flags['database-url'] === 'string' ? flags['database-url'] : config.database_url;
+  if (!database_url) throw new ConfigError('temporal-server keeps its state in PostgreSQL: set DATABASE_URL or pass --database-url postgres://…');
+  const tools = await findTemporalServer({ say });
+  if (!tools) throw new ConfigError(`temporal-server v${TEMPORAL_SERVER_VERSION} is not built and Go is not available to build it (install Go, or run a Temporal cluster and set TEMPORAL_ADDRESS)`);
+  const databases = temporalDatabases(database_url, typeof flags.prefix === 'string' ? flags.prefix : 'temporal');
+  const port = typeof flags.port === 'string' ? Number(flags.port) : 7233;
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new ConfigError(`--port must be a TCP port (1-65535), got ${flags.port}`);
+  const dir = typeof flags.dir === 'string' ? flags.dir : join(config.data_dir, 'temporal-server');
+  const server = await startTemporalServer({ tools, databases, dir, port });
+  say(`Temporal Server ${TEMPORAL_SERVER_VERSION} at ${server.address}, state in PostgreSQL databases ${databases.database} and ${databases.visibility_database}.`);
+  say(`Start API and worker processes with TEMPORAL_ADDRESS=${server.address}. Press Ctrl+C to stop.`);
+  const exited = new Promise<string>((resolve) => server.process.once('exit', (code) => resolve(`temporal-server exited with code ${code}`)));
+  const why = await Promise.race([waitForSignal(), exited]);
+  say(`${why}: stopping…`);
+  await server.stop();
+  return why.startsWith('temporal-server') ? 1 : 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === 'help') {
@@ -93,6 +116,8 @@ async function main(argv: string[]): Promise<number> {
       await service.stop();
       return 0;
     }
+    case 'temporal-server':
+      return temporalServerCommand(config, parseFlags(rest));
     case 'migrate': {
       if (!config.database_url) mkdirSync(config.data_dir, { recursive: true });
       const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
