@@ -216,7 +216,7 @@ export function buildProgram(): Command {
         if (path === '-') form.append('text', readFileSync(0, 'utf8'));
         else form.append('files', new Blob([readFileSync(path)]), basename(path));
       }
-      const extracted = unwrapAs<Any>(await client.POST('/v1/intakes/extract', { body: form as never }));
+      const extracted = unwrapAs<Any>(await client.POST('/v1/intakes/extract', { body: form }));
       out().result(extracted, () => table(extracted.sources, [
         { header: 'source', value: (s: Any) => s.id },
         { header: 'name', value: (s: Any) => s.name ?? s.filename ?? s.kind },
