@@ -101,7 +101,7 @@ describe('every documented crucible command, in order', () => {
     const ids: Record<string, string> = { org: world.user.org_id };
 
     for (const step of steps) {
-      const command = step.command.replace(/\b(org|proj|drf|plan|rev|wrev|run|sess)_…/g, (placeholder, prefix: string) => {
+      const command = step.command.replace(/\b(org|proj|drf|plan|rev|wrev|run|sess)_…/g, (_placeholder, prefix: string) => {
         if (!ids[prefix]) throw new Error(`${step.command}: no ${prefix}_ id has been printed by an earlier documented command`);
         return ids[prefix]!;
       });

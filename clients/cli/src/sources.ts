@@ -29,11 +29,11 @@ export async function projectSourceIds(client: Pick<CrucibleClient, 'GET'>, proj
   }
   if (processed.length === 0) {
     const why = seen === 0 ? 'has no sources' : `has ${seen} source(s), none of them processed`;
-    throw new UsageError(`Project ${project_id} ${why}: add material with \`crucible extract --project ${project_id}\` first.`);
+    throw new UsageError(`Project ${project_id} ${why}: add material first (\`crucible extract --project ${project_id}\`, or the MCP tool extract_intake).`);
   }
   if (processed.length > SOURCES_PER_DRAFT_MAX) {
     throw new UsageError(
-      `Project ${project_id} has ${processed.length} processed sources; one draft reads at most ${SOURCES_PER_DRAFT_MAX}: name them with --source.`,
+      `Project ${project_id} has ${processed.length} processed sources; one draft reads at most ${SOURCES_PER_DRAFT_MAX}: name them (--source, or source_ids).`,
     );
   }
   // The listing is newest first; a draft reads the material in the order it was added.
