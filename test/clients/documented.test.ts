@@ -118,14 +118,15 @@ describe('every documented crucible command, in order', () => {
     expect(JSON.parse(readFileSync(join(work.path, 'review.json'), 'utf8')).citation_record.records.length).toBeGreaterThan(0);
     expect(readFileSync(join(work.path, 'run.zip')).subarray(0, 2).toString('latin1')).toBe('PK');
     const headers = { authorization: `Bearer ${world.token}` };
-    const session = await (await fetch(`${world.service.url}/v1/authoring-sessions/${ids.sess}`, { headers })).json();
+    const read = async (path: string): Promise<any> => (await fetch(`${world.service.url}${path}`, { headers })).json();
+    const session = await read(`/v1/authoring-sessions/${ids.sess}`);
     expect(session).toMatchObject({ status: 'approved', world_revision_id: expect.stringMatching(/^wrev_/) });
     // `intake draft` without --source drafted from the project's one processed source: the pasted paragraph.
-    const sources = await (await fetch(`${world.service.url}/v1/intake-sources?org_id=${world.user.org_id}&project_id=${ids.proj}`, { headers })).json();
+    const sources = await read(`/v1/intake-sources?org_id=${world.user.org_id}&project_id=${ids.proj}`);
     expect(sources.data.map((s: { status: string }) => s.status)).toEqual(['processed']);
-    const draft = await (await fetch(`${world.service.url}/v1/intake-drafts/${ids.drf}`, { headers })).json();
+    const draft = await read(`/v1/intake-drafts/${ids.drf}`);
     expect(draft).toMatchObject({ status: 'succeeded', source_ids: [sources.data[0].id], skipped_source_ids: [] });
-    const keys = await (await fetch(`${world.service.url}/v1/orgs/${world.user.org_id}/provider-keys`, { headers })).json();
+    const keys = await read(`/v1/orgs/${world.user.org_id}/provider-keys`);
     expect(keys.data.map((key: { provider: string; label: string }) => [key.provider, key.label])).toContainEqual(['openai', 'ops']);
   }, 600_000);
 });
