@@ -52,13 +52,10 @@ export function buildOpenApi(routes: RouteDef[], server_url: string | null): Rec
     if (route.auth === 'user') operation.security = [{ bearer: [] }, { session_cookie: [] }];
     else if (route.auth === 'session') operation.security = [{ bearer: [] }, { session_cookie: [] }];
     else operation.security = [];
-    if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: plain(route.body) } } };
-    if (route.body_content) {
-      operation.requestBody = {
-        required: true,
-        content: Object.fromEntries(Object.entries(route.body_content).map(([type, c]) => [type, { schema: plain(c.schema) }])),
-      };
-    }
+    // A route that reads JSON and another media type (extract: JSON or multipart) documents both.
+    const content: Record<string, unknown> = route.body ? { 'application/json': { schema: plain(route.body) } } : {};
+    for (const [type, c] of Object.entries(route.body_content ?? {})) content[type] = { schema: plain(c.schema) };
+    if (Object.keys(content).length > 0) operation.requestBody = { required: true, content };
     paths[route.path] ??= {};
     paths[route.path]![route.method] = operation;
   }

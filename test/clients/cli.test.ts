@@ -6,6 +6,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectWithIntake } from '../support/authoring.ts';
+import { VALID_NHS_NUMBER } from '../support/corpus.ts';
 import { eventually } from '../support/harness.ts';
 import { REPO_DIR, run, startClientWorld, temporaryDirectory, type ClientWorld } from './support.ts';
 
@@ -96,6 +97,27 @@ describe('the walks with --json', () => {
     const exported = await crucible(['runs', 'export', created.body.run_id, '--out', zip]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(readFileSync(zip).subarray(0, 2).toString('latin1')).toBe('PK');
+  }, 300_000);
+});
+
+describe('intake draft without --source', () => {
+  it("drafts from every processed source of the project, never a quarantined one; a project with none is a usage error", async () => {
+    const project = await crucible(['projects', 'create', '--title', 'CLI default sources', '--org', world.user.org_id]);
+    const project_id = project.body.id;
+    const empty = await crucible(['intake', 'draft', '--project', project_id]);
+    expect(empty.code).toBe(2);
+    expect(empty.body.error.message).toContain(`crucible extract --project ${project_id}`);
+
+    const first = await crucible(['extract', '--project', project_id, '-'], { input: PARAGRAPH });
+    const quarantined = await crucible(['extract', '--project', project_id, '-'], { input: `Patient NHS number ${VALID_NHS_NUMBER} was referred on the urgent pathway.` });
+    expect(quarantined.body.sources[0].status).toBe('excluded_for_privacy');
+    const second = await crucible(['extract', '--project', project_id, '-'], { input: 'Stage: idea, nothing is built yet.' });
+    const draft = await crucible(['intake', 'draft', '--project', project_id, '--wait']);
+    expect(draft.code, draft.stderr).toBe(0);
+    expect(draft.body).toMatchObject({ status: 'succeeded', source_ids: [first.body.sources[0].id, second.body.sources[0].id], skipped_source_ids: [] });
+    // Another project's material is not this project's.
+    const other = await crucible(['projects', 'create', '--title', 'CLI other', '--org', world.user.org_id]);
+    expect((await crucible(['intake', 'draft', '--project', other.body.id])).code).toBe(2);
   }, 300_000);
 });
 

@@ -15,10 +15,14 @@ let mcp: Client;
 beforeAll(async () => {
   world = await startClientWorld('mcp');
   mcp = new Client({ name: 'crucible-test', version: '0.0.0' });
+  // The configuration docs/clients.md gives an assistant, as written there.
+  const doc = readFileSync(join(REPO_DIR, 'docs', 'clients.md'), 'utf8');
+  const config = JSON.parse(/```json\n(\{ "command"[\s\S]*?)```/.exec(doc)![1]!.replaceAll('/path/to/crucible', REPO_DIR)) as { command: string; args: string[] };
+  expect(config.args.at(-1)).toBe('mcp');
   await mcp.connect(
     new StdioClientTransport({
-      command: process.execPath,
-      args: [join(REPO_DIR, 'clients', 'cli', 'src', 'main.ts'), 'mcp'],
+      command: config.command,
+      args: config.args,
       env: { ...(process.env as Record<string, string>), CRUCIBLE_URL: world.service.url, CRUCIBLE_TOKEN: world.token },
       stderr: 'pipe',
     }),
@@ -65,7 +69,9 @@ describe('crucible mcp', () => {
     const source_id = extracted.sources[0].id;
     const lines = await tool('get_source_text', { source_id });
     expect(JSON.stringify(lines)).toMatch(/heart failure/);
-    const parse = await tool('draft_intake', { project_id: project.id, source_ids: [source_id] });
+    // No source_ids: every processed source of the project (here the one pasted).
+    const parse = await tool('draft_intake', { project_id: project.id });
+    expect(parse.source_ids).toEqual([source_id]);
     const draft = await eventually(async () => {
       const read = await tool('get_intake_draft', { draft_id: parse.id });
       return ['succeeded', 'failed', 'canceled'].includes(read.status) ? read : null;
@@ -130,6 +136,13 @@ describe('crucible mcp', () => {
     }, 120_000, 'the registry tool run');
     expect(run.status).toBe('succeeded');
   }, 300_000);
+
+  it('refuses draft_intake without source_ids for a project with no processed source, saying what to do', async () => {
+    const project = await tool('create_project', { title: 'MCP empty', org_id: world.user.org_id });
+    const result = (await mcp.callTool({ name: 'draft_intake', arguments: { project_id: project.id } })) as { isError?: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toContain('extract_intake');
+  });
 
   it('returns the error envelope as a tool error for a 404 and a 422', async () => {
     await expect(tool('get_run', { run_id: 'run_doesnotexist' })).rejects.toMatchObject({ body: { status: 404, code: 'NOT_FOUND' } });

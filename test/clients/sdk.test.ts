@@ -1,6 +1,6 @@
-// @crucible/sdk: generated types and bundled resources are current; the packed tarball installs into a clean directory,
-// a TypeScript program on it type-checks and walks paragraph → review and sample world → run results; errors carry the
-// envelope (spec: Versioning, Errors).
+// @crucible/sdk: generated types and bundled resources are current; the packed tarball (with its README) installs into
+// a clean directory; the README's and docs/clients.md's examples and a TypeScript program on it type-check and run,
+// walking paragraph → review and sample world → run results; errors carry the envelope (spec: Versioning, Errors).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,17 @@ function files(dir: string): Record<string, string> {
     if (entry.isFile()) out[relative(dir, join(entry.parentPath, entry.name))] = readFileSync(join(entry.parentPath, entry.name), 'utf8');
   }
   return out;
+}
+
+/** The fenced TypeScript blocks of a Markdown text. */
+function tsBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+}
+
+/** The SDK's section of docs/clients.md. */
+function sdkSection(doc: string): string {
+  const start = doc.indexOf('\n## `@crucible/sdk`');
+  return doc.slice(start, doc.indexOf('\n## ', start + 1));
 }
 
 let world: ClientWorld;
@@ -83,10 +94,15 @@ describe('the packed tarball', () => {
       const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--offline', join(pack.path, 'crucible-sdk-0.1.0.tgz')], { cwd: app.path });
       expect(installed.code, installed.stderr).toBe(0);
       const installed_files = readdirSync(join(app.path, 'node_modules', '@crucible', 'sdk'), { recursive: true }) as string[];
-      expect(installed_files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'resources/manifest.json', 'resources/openapi.json']));
+      expect(installed_files).toEqual(expect.arrayContaining(['README.md', 'dist/index.js', 'dist/index.d.ts', 'resources/manifest.json', 'resources/openapi.json']));
       expect(installed_files.some((f) => f.startsWith('src') || f.startsWith('scripts'))).toBe(false);
 
       writeFileSync(join(app.path, 'walk.ts'), readFileSync(join(SDK_DIR, 'examples', 'walk.ts')));
+      // The examples the README in the tarball and docs/clients.md show, as written there.
+      const [readme_example] = tsBlocks(readFileSync(join(app.path, 'node_modules', '@crucible', 'sdk', 'README.md'), 'utf8'));
+      const [doc_example] = tsBlocks(sdkSection(readFileSync(join(REPO_DIR, 'docs', 'clients.md'), 'utf8')));
+      writeFileSync(join(app.path, 'readme.ts'), readme_example!);
+      writeFileSync(join(app.path, 'doc.ts'), doc_example!);
       writeFileSync(
         join(app.path, 'tsconfig.json'),
         JSON.stringify({
@@ -101,11 +117,23 @@ describe('the packed tarball', () => {
             types: ['node'],
             typeRoots: [join(REPO_DIR, 'node_modules', '@types')],
           },
-          files: ['walk.ts'],
+          files: ['walk.ts', 'readme.ts', 'doc.ts'],
         }),
       );
       const checked = await run(NODE, [TSC, '--noEmit', '-p', app.path], { cwd: app.path });
       expect(checked.code, checked.stdout).toBe(0);
+
+      const example_env = { CRUCIBLE_URL: world.service.url, CRUCIBLE_TOKEN: world.token, CRUCIBLE_ORG: world.user.org_id };
+      const readme = await run(NODE, ['readme.ts'], { cwd: app.path, env: example_env });
+      expect(readme.code, readme.stderr).toBe(0);
+      expect(JSON.parse(readme.stdout.trim())).toEqual({
+        draft: expect.stringMatching(/^drf_/),
+        sources: 2,
+        error: { status: 404, code: 'NOT_FOUND', request_id: expect.stringMatching(/\S/) },
+      });
+      const doc = await run(NODE, ['doc.ts'], { cwd: app.path, env: example_env });
+      expect(doc.code, doc.stderr).toBe(0);
+      expect(JSON.parse(doc.stdout.trim())).toEqual({ project: expect.stringMatching(/^proj_/), source: 'processed', role: 'owner' });
 
       const walked = await run(NODE, ['walk.ts'], {
         cwd: app.path,

@@ -12,6 +12,7 @@ import { type ApiResult, type CrucibleClient, createCrucibleClient, SDK_VERSION,
 import { forgetStored, readStored, resolveBaseUrl, resolveToken, writeStored } from './credentials.ts';
 import { AuthenticationError, EXIT, EXIT_CODES_HELP, errorExitCode, openQuestions, sessionExitCode, UsageError } from './exit.ts';
 import { fields, printer, table } from './output.ts';
+import { projectSourceIds } from './sources.ts';
 
 type Any = Record<string, any>;
 type Global = { url?: string; json?: boolean };
@@ -215,7 +216,7 @@ export function buildProgram(): Command {
         if (path === '-') form.append('text', readFileSync(0, 'utf8'));
         else form.append('files', new Blob([readFileSync(path)]), basename(path));
       }
-      const extracted = unwrapAs<Any>(await client.POST('/v1/intakes/extract', { body: form as never }));
+      const extracted = unwrapAs<Any>(await client.POST('/v1/intakes/extract', { body: form }));
       out().result(extracted, () => table(extracted.sources, [
         { header: 'source', value: (s: Any) => s.id },
         { header: 'name', value: (s: Any) => s.name ?? s.filename ?? s.kind },
@@ -227,15 +228,15 @@ export function buildProgram(): Command {
   intake
     .command('draft')
     .requiredOption('--project <project_id>')
-    .option('--source <source_id...>', 'processed sources to draft from (default: all of the project)')
+    .option('--source <source_id...>', 'processed sources to draft from (default: all of the project\'s processed sources, at most 50)')
     .option('--byok-provider <provider>')
     .option('--idempotency-key <key>')
     .option('--wait', 'wait for the draft to end, with progress on stderr')
     .option('--timeout <seconds>', 'with --wait', integer('--timeout'), wait_max_seconds_default)
     .action(async (o: Any) => {
       const client = clientFor(g());
-      const body: Any = {};
-      if (o.source) body.source_ids = o.source;
+      // No --source: every processed source of the project (the API's request names them).
+      const body: Any = { source_ids: o.source ?? (await projectSourceIds(client, o.project)) };
       if (o.byokProvider) body.byok_provider = o.byokProvider;
       let draft = unwrapAs<Any>(await client.POST('/v1/projects/{project_id}/intakes/parse', { path: { project_id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }));
       if (o.wait) {

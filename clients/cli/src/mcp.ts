@@ -8,6 +8,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type ApiResult, CrucibleApiError, type CrucibleClient, createCrucibleClient, resourceUrl, SDK_VERSION } from '../../sdk/src/index.ts';
+import { projectSourceIds } from './sources.ts';
 
 type Json = Record<string, unknown>;
 type Call = (path: string, options?: Json) => Promise<ApiResult<unknown>>;
@@ -57,12 +58,12 @@ export function tools(): ToolDef[] {
     },
     {
       name: 'draft_intake',
-      description: "Ask the service to draft an IntakeSpec from the project's processed sources (metered in credits). Poll with get_intake_draft.",
+      description: "Ask the service to draft an IntakeSpec from the project's processed sources (metered in credits): the sources named, or without source_ids every processed source of the project (at most 50). Poll with get_intake_draft.",
       inputSchema: object({ project_id: id('project id'), source_ids: { type: 'array', items: { type: 'string' } }, byok_provider: { type: 'string' }, idempotency_key }, ['project_id']),
-      run: (api, a) =>
+      run: async (api, a) =>
         api.POST('/v1/projects/{project_id}/intakes/parse', {
           path: { project_id: a.project_id },
-          body: { ...(a.source_ids ? { source_ids: a.source_ids } : {}), ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
+          body: { source_ids: a.source_ids ?? (await projectSourceIds(api as unknown as Pick<CrucibleClient, 'GET'>, a.project_id as string)), ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
           idempotencyKey: a.idempotency_key,
         }),
     },

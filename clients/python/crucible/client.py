@@ -26,6 +26,10 @@ BACKOFF_BASE_SECONDS = 0.2
 BACKOFF_CAP_SECONDS = 5.0
 #: Answers worth retrying: the service is busy or a gateway failed.
 RETRY_STATUSES = (429, 502, 503, 504)
+#: The API's limit on source_ids in one drafting request; the source list's largest page; pages read at most.
+SOURCES_PER_DRAFT_MAX = 50
+SOURCES_PAGE_LIMIT = 200
+SOURCES_PAGES_MAX = 50
 
 
 class Client:
@@ -124,8 +128,9 @@ class Client:
     def list_projects(self, org_id: str, *, offset: Optional[int] = None, limit: Optional[int] = None) -> Dict[str, Any]:
         return cast(Dict[str, Any], self.get("/v1/projects", query={"org_id": org_id, "offset": offset, "limit": limit}))
 
-    def extract_text(self, text: str, *, project_id: Optional[str] = None, org_id: Optional[str] = None) -> Dict[str, Any]:
-        body: Dict[str, Any] = {"text": text}
+    def extract_text(self, text: Union[str, List[str]], *, project_id: Optional[str] = None, org_id: Optional[str] = None) -> Dict[str, Any]:
+        """Pasted text, read and screened without AI: one string is one source, a list gives one source per item."""
+        body: Dict[str, Any] = {"text": text if isinstance(text, str) else list(text)}
         if project_id:
             body["project_id"] = project_id
         if org_id:
@@ -135,10 +140,33 @@ class Client:
     def get_source_text(self, source_id: str) -> Dict[str, Any]:
         return cast(Dict[str, Any], self.get(f"/v1/intake-sources/{_q(source_id)}/text"))
 
+    def list_sources(self, org_id: str, *, project_id: Optional[str] = None, offset: Optional[int] = None, limit: Optional[int] = None) -> Dict[str, Any]:
+        """One page of an organization's (or one project's) intake sources, newest first; never their text."""
+        return cast(Dict[str, Any], self.get("/v1/intake-sources", query={"org_id": org_id, "project_id": project_id, "offset": offset, "limit": limit}))
+
+    def project_source_ids(self, project_id: str) -> List[str]:
+        """The ids of the project's processed sources (readable and unflagged), oldest first."""
+        org_id = self.get_project(project_id)["org_id"]
+        processed: List[str] = []
+        offset: Optional[int] = 0
+        for _ in range(SOURCES_PAGES_MAX):
+            if offset is None:
+                break
+            page = self.list_sources(org_id, project_id=project_id, offset=offset, limit=SOURCES_PAGE_LIMIT)
+            processed.extend(source["id"] for source in page["data"] if source["status"] == "processed")
+            offset = page.get("next_offset")
+        processed.reverse()
+        return processed
+
     def draft_intake(self, project_id: str, *, source_ids: Optional[List[str]] = None, byok_provider: Optional[str] = None, idempotency_key: Optional[str] = None) -> Dict[str, Any]:
-        body: Dict[str, Any] = {}
-        if source_ids is not None:
-            body["source_ids"] = source_ids
+        """Drafts from the sources named, or without source_ids from every processed source of the project."""
+        if source_ids is None:
+            source_ids = self.project_source_ids(project_id)
+            if not source_ids:
+                raise ValueError(f"project {project_id} has no processed source: extract material for it first")
+            if len(source_ids) > SOURCES_PER_DRAFT_MAX:
+                raise ValueError(f"project {project_id} has {len(source_ids)} processed sources; one draft reads at most {SOURCES_PER_DRAFT_MAX}: pass source_ids")
+        body: Dict[str, Any] = {"source_ids": source_ids}
         if byok_provider:
             body["byok_provider"] = byok_provider
         return cast(Dict[str, Any], self.post(f"/v1/projects/{_q(project_id)}/intakes/parse", body, idempotency_key=_key(idempotency_key)))

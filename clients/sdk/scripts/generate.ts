@@ -24,7 +24,7 @@ import type { Db } from '../../../store/db.ts';
 const package_dir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repo_dir = join(package_dir, '..', '..');
 /** The guides bundled with the SDK (docs/ pages a script author reads). */
-const GUIDES = ['walkthrough.md', 'intake.md', 'review.md', 'runs.md', 'simulation.md', 'authoring.md', 'credits.md', 'provider-keys.md', 'clients.md'];
+const GUIDES = ['walkthrough.md', 'intake.md', 'review.md', 'runs.md', 'simulation.md', 'authoring.md', 'credits.md', 'provider-keys.md', 'clients.md', 'sponsors.md'];
 const HTTP_METHODS = ['get', 'post', 'delete'] as const;
 
 type OpenApi = { paths: Record<string, Record<string, { operationId: string }>>; servers?: unknown };

@@ -59,8 +59,9 @@ export type CallOptions = {
 
 type RequestParts<D> = { [K in keyof D as K extends 'url' | 'headers' ? never : D[K] extends never | undefined ? never : K]: D[K] };
 type RequiredKeys<T> = { [K in keyof T]-?: Record<never, never> extends Pick<T, K> ? never : K }[keyof T];
-/** The body may also be FormData for multipart operations (for example /v1/intakes/extract with files). */
-type Options<D> = RequestParts<D> & CallOptions & { body?: unknown };
+/** A body may also be FormData, sent as multipart (for /v1/intakes/extract with files: the document lists both). */
+type WithForm<R> = 'body' extends keyof R ? Omit<R, 'body'> & { body: R['body' & keyof R] | FormData } : R;
+type Options<D> = WithForm<RequestParts<D>> & CallOptions;
 type Args<D> = RequiredKeys<RequestParts<D>> extends never ? [options?: Options<D>] : [options: Options<D>];
 
 export type ApiSuccess<T> = { ok: true; status: number; data: T; headers: Headers; request_id: string | null };

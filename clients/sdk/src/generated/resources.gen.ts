@@ -28,6 +28,7 @@ export const BUNDLED = {
     "authoring.md",
     "credits.md",
     "provider-keys.md",
-    "clients.md"
+    "clients.md",
+    "sponsors.md"
   ]
 } as const;

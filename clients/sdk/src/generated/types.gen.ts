@@ -878,13 +878,9 @@ export type ListAiUsageResponse = ListAiUsageResponses[keyof ListAiUsageResponse
 export type ExtractIntakeSourcesData = {
     body: {
         /**
-         * pasted text; each `text` field is one source
+         * pasted text; an array gives one source per item (at most SOURCES_PER_REQUEST_MAX = 20)
          */
-        text?: Array<string>;
-        /**
-         * files of any field name: TXT, Markdown, JSON, PDF
-         */
-        files?: Array<Blob | File>;
+        text: string | Array<string>;
         /**
          * whose material it is: an organization (org_…)
          */
