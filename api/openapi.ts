@@ -38,8 +38,10 @@ export function buildOpenApi(routes: RouteDef[], server_url: string | null): Rec
         ? { description: r.description, content: { [r.content_type ?? 'application/json']: { schema: plain(r.schema) } } }
         : { description: r.description };
     }
-    if (route.starts_job && !responses['503']) {
-      responses['503'] = { description: 'TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds' };
+    if (route.starts_job) {
+      const unavailable = 'TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds';
+      const declared = (responses['503'] as { description?: string } | undefined)?.description;
+      responses['503'] = { description: declared ? `${declared}, or ${unavailable}` : unavailable };
     }
     responses.default = { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     const operation: Record<string, unknown> = {
