@@ -4,6 +4,8 @@
 // Temporal goes away again the 503 comes back. The Temporal here is a dev server of the test's own, stopped and started
 // on one port.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isServiceError } from '../../domain/errors.ts';
+import { cancelJob, startJob, TEMPORAL_CALL_DEADLINE_MS } from '../../integrations/temporal/jobs.ts';
 import { type DevServer, freePort, startDevServer } from '../../runtime/temporal.ts';
 import { grantCredits } from '../../store/credits/ledger.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
@@ -94,4 +96,17 @@ describe('an API process while Temporal is unreachable', () => {
     await eventually(async () => (await http(service, 'GET', '/v1/health')).body.checks.temporal.ok === false, 10_000, 'readiness to see Temporal gone');
     await expectDownAnswers();
   }, 180_000);
+
+  it('past the route\'s check (Temporal gone in between), a start is bounded: a reconciled kind stays queued, another kind is a 503', async () => {
+    expect(temporal).toBeNull();
+    const jobs = { client: service.service.client, task_queue: service.task_queue };
+    const job = { org_id: owner.org_id, project_id };
+    const run = await timed(() => startJob(jobs, { ...job, kind: 'run', resource_id: 'run_deferred' }, { run_id: 'run_deferred' }));
+    expect(run.result).toBe('deferred');
+    expect(run.ms).toBeLessThan(TEMPORAL_CALL_DEADLINE_MS + 1_000);
+    const authoring = await startJob(jobs, { ...job, kind: 'authoring', resource_id: 'aus_refused' }, { session_id: 'aus_refused' }).catch((error: unknown) => error);
+    expect(isServiceError(authoring) && authoring.code).toBe('TEMPORARILY_UNAVAILABLE');
+    // A cancel needs no answer from Temporal: the row says canceled and the workflow reads it at its next step.
+    expect(await cancelJob(jobs, { kind: 'run', resource_id: 'run_deferred' })).toBe('deferred');
+  }, 60_000);
 });
