@@ -4,17 +4,18 @@
 // let @temporalio/testing download it).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { arch as osArch, platform as osPlatform } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import * as tar from 'tar';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { JOB_SEARCH_ATTRIBUTES } from '../domain/jobs.ts';
+import { ConfigError } from './config.ts';
 
 /** The `--search-attribute Name=Keyword` flags that register the jobs' search attributes on a dev server (docs/operators.md). */
 export function searchAttributeFlags(): string[] {
@@ -172,10 +173,16 @@ export function devServerPidFile(data_dir: string): string {
   return join(data_dir, 'temporal.pid');
 }
 
-/** The command line of a process (Linux /proc), or null when it is gone or cannot be read. */
-function commandLine(pid: number): string | null {
+/**
+ * The database file a running dev server was started with (Linux /proc: its `--db-filename` argument, resolved against
+ * its working directory), or null when the process is gone, unreadable or no dev server.
+ */
+function devServerDatabase(pid: number): string | null {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const at = args.indexOf('--db-filename');
+    if (!args.includes('start-dev') || at < 0 || !args[at + 1]) return null;
+    return resolve(readlinkSync(`/proc/${pid}/cwd`), args[at + 1]!);
   } catch {
     return null;
   }
@@ -194,13 +201,9 @@ function alive(pid: number): boolean {
 export function leftoverDevServers(db_file: string, pid_file: string): number[] {
   const pids = new Set<number>();
   const recorded = existsSync(pid_file) ? Number(readFileSync(pid_file, 'utf8').trim()) : Number.NaN;
-  // Without /proc (macOS) the pid file's process is trusted while it is alive; on Linux its command line must name db_file.
+  // Without /proc (macOS) the pid file's process is trusted while it is alive; on Linux its database must be db_file.
   const proc = existsSync('/proc/self/cmdline');
-  const ours = (pid: number) => {
-    if (!proc) return alive(pid);
-    const line = commandLine(pid);
-    return line !== null && line.includes('start-dev') && line.includes(db_file);
-  };
+  const ours = (pid: number) => (proc ? devServerDatabase(pid) === resolve(db_file) : alive(pid));
   if (Number.isInteger(recorded) && recorded > 0 && recorded !== process.pid && ours(recorded)) pids.add(recorded);
   if (proc) {
     for (const entry of readdirSync('/proc')) {
@@ -211,9 +214,27 @@ export function leftoverDevServers(db_file: string, pid_file: string): number[] 
   return [...pids];
 }
 
-/** Stops (SIGTERM, then SIGKILL after 5 s) each leftover dev server of db_file; returns the pids stopped. */
+/** The pid of a running crucible-server that is pid's parent (Linux /proc), or null: a leftover's parent is gone. */
+function livingServiceParent(pid: number): number | null {
+  try {
+    const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+    const line = readFileSync(`/proc/${ppid}/cmdline`, 'utf8');
+    return ppid !== process.pid && /runtime\/cli\.ts|crucible-server/.test(line) ? ppid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Stops (SIGTERM, then SIGKILL after 5 s) each leftover dev server of db_file; returns the pids stopped. One whose
+ * service still runs is not a leftover: the start is refused instead (two services on one data directory).
+ */
 export async function stopLeftoverDevServers(db_file: string, pid_file: string): Promise<number[]> {
   const pids = leftoverDevServers(db_file, pid_file);
+  for (const pid of pids) {
+    const service = livingServiceParent(pid);
+    if (service !== null) throw new ConfigError(`another crucible-server (pid ${service}) is running on ${db_file}; stop it first, or set CRUCIBLE_DATA_DIR to another directory`);
+  }
   for (const pid of pids) {
     try {
       process.kill(pid, 'SIGTERM');
@@ -250,7 +271,7 @@ export async function portFree(port: number, host = '127.0.0.1'): Promise<boolea
 async function uiPort(wanted: number | undefined, fallback: boolean, say: (line: string) => void): Promise<number> {
   if (!wanted) return freePort();
   if (await portFree(wanted)) return wanted;
-  if (!fallback) throw new Error(`the Temporal UI port ${wanted} (CRUCIBLE_TEMPORAL_UI_PORT) is in use; choose another or stop what holds it`);
+  if (!fallback) throw new ConfigError(`the Temporal UI port ${wanted} (CRUCIBLE_TEMPORAL_UI_PORT) is in use; choose another or stop what holds it`);
   const port = await freePort();
   say(`the Temporal UI's default port ${wanted} is in use; using ${port} instead`);
   return port;
@@ -273,7 +294,8 @@ function spawnPrivate(...args: Parameters<typeof spawn>): ChildProcess {
 
 async function devServerArgs(options: { port: number; db_file?: string; ui_port?: number | null; ui_port_fallback?: boolean; say: (line: string) => void }) {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'error', '--namespace', 'default', ...searchAttributeFlags()];
-  if (options.db_file) args.push('--db-filename', options.db_file);
+  // Absolute, so a leftover is told apart from another checkout's dev server by its arguments alone.
+  if (options.db_file) args.push('--db-filename', resolve(options.db_file));
   let ui_url: string | null = null;
   if (options.ui_port === null) args.push('--headless');
   else {

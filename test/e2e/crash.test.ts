@@ -1,7 +1,8 @@
 // `crucible-server start` after a crash (issue 26): a SIGKILL of the service leaves its dev server running, and the next
 // start on the same data directory stops that leftover (said in one line) and starts; a busy default Temporal UI port
 // falls back to a free one; the dev server's database is 0600; and when the dev server itself dies, the service stops
-// and exits 1 for its supervisor, leaving nothing running, and starts again on the same data.
+// and exits 1 for its supervisor, leaving nothing running, and starts again on the same data; a second service on a
+// data directory in use is refused.
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -106,7 +107,7 @@ describe('crucible-server start after a crash', () => {
     expect(devServersFor(dataDir)).toEqual([]);
   }, 400_000);
 
-  it('exits 1 when its dev server dies, leaving nothing running, and starts again on the same data', async () => {
+  it('exits 1 when its dev server dies, leaving nothing running, and starts again on the same data, alone', async () => {
     const ui_port = String(await freePort());
     const first = await start({ CRUCIBLE_TEMPORAL_UI_PORT: ui_port });
     await ready(first.url);
@@ -118,6 +119,15 @@ describe('crucible-server start after a crash', () => {
 
     const second = await start({ CRUCIBLE_TEMPORAL_UI_PORT: ui_port });
     expect(second.output()).not.toContain('stopped a Temporal dev server');
+    await ready(second.url);
+    // A running service's dev server is no leftover: a second service on the same data directory is refused.
+    const env: NodeJS.ProcessEnv = { ...process.env, CRUCIBLE_DATA_DIR: dataDir, PORT: String(await freePort()), CRUCIBLE_TEMPORAL_UI_PORT: String(await freePort()) };
+    delete env.DATABASE_URL;
+    delete env.TEMPORAL_ADDRESS;
+    const third = launch(['runtime/cli.ts', 'start'], env);
+    const refused = await new Promise<number | null>((resolve) => third.child.once('exit', (code) => resolve(code)));
+    expect(refused, third.output()).toBe(1);
+    expect(third.output()).toContain(`another crucible-server (pid ${second.child.pid}) is running on ${join(dataDir, 'temporal.db')}; stop it first`);
     await ready(second.url);
     expect(await stopped(second.child)).toBe(0);
     expect(devServersFor(dataDir)).toEqual([]);
