@@ -6,7 +6,7 @@ import { temporalUnavailable } from '../integrations/temporal/jobs.ts';
 import type { AppDeps } from './context.ts';
 
 /** Each probe gives up after this long; all run at once, so readiness answers within it plus the request's own cost. */
-export const PROBE_DEADLINE_MS = 1_500;
+export const PROBE_DEADLINE_MS = 1_000;
 /** A readiness result is reused for at most this long. */
 export const READINESS_CACHE_MS = 1_000;
 
