@@ -97,13 +97,24 @@ export function readiness(deps: AppDeps): Readiness {
   return found;
 }
 
+/** How long the job gate waits for Temporal itself when readiness saw it down (a slow answer on a loaded machine). */
+export const GATE_CONFIRM_DEADLINE_MS = 2_500;
+
 /**
  * The job gate (a route's `starts_job`): while Temporal is unreachable a job start answers 503 TEMPORARILY_UNAVAILABLE
- * before anything is written or charged, within PROBE_DEADLINE_MS. Without a Temporal client at all (an API-only test
- * process) the job is created queued for the reconciler, as before.
+ * before anything is written or charged. Readiness (cached, 1 s probes) says Temporal is up: go on at once; it says
+ * down: Temporal is asked once more with GATE_CONFIRM_DEADLINE_MS, so a merely slow Temporal never refuses a job, and
+ * an unreachable one is answered within about 3.5 s. Without a Temporal client at all (an API-only test process) the
+ * job is created queued for the reconciler, as before.
  */
 export async function requireTemporal(deps: AppDeps, what: string): Promise<void> {
-  if (!deps.temporal) return;
+  const temporal = deps.temporal;
+  if (!temporal) return;
   const report = await readiness(deps).report();
-  if (!report.checks.temporal.ok) throw temporalUnavailable(what);
+  if (report.checks.temporal.ok) return;
+  try {
+    await temporal.client.withDeadline(Date.now() + GATE_CONFIRM_DEADLINE_MS, () => temporal.client.workflowService.getSystemInfo({}));
+  } catch {
+    throw temporalUnavailable(what);
+  }
 }
