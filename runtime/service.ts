@@ -49,10 +49,11 @@ function lazyTemporal(address: string, config: Config, logger: Logger): { connec
   const attempt = async (round: number): Promise<void> => {
     try {
       await connection.withDeadline(Date.now() + 5_000, () => ensureJobSearchAttributes(connection, config.temporal_namespace));
-      if (round > 0) logger.info({ temporal_address: address }, 'Temporal is reachable; job starts are accepted again');
+      if (round > 0) logger.info({ temporal_address: address }, 'Temporal is ready for job starts');
     } catch (error) {
       if (stopped) return;
-      if (round === 0) logger.warn({ temporal_address: address, err: error }, 'Temporal is not reachable; serving reads, job starts answer 503 until it is');
+      // Unreachable (job starts answer 503 meanwhile), or the namespace lacks the search attributes (err names the command).
+      if (round === 0) logger.warn({ temporal_address: address, err: error }, 'Temporal is not ready for job starts; serving reads and trying again');
       timer = setTimeout(() => void attempt(round + 1), SEARCH_ATTRIBUTE_RETRY_MS[Math.min(round, SEARCH_ATTRIBUTE_RETRY_MS.length - 1)]);
     }
   };
