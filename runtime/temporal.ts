@@ -188,12 +188,17 @@ function devServerDatabase(pid: number): string | null {
   }
 }
 
+/** Whether pid runs; a zombie (dead, not yet reaped, e.g. under an init that never reaps) counts as gone. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return !existsSync('/proc/self/stat');
   }
 }
 
@@ -247,7 +252,8 @@ export async function stopLeftoverDevServers(db_file: string, pid_file: string):
       try {
         process.kill(pid, 'SIGKILL');
       } catch {}
-      while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+      const last = Date.now() + 5_000;
+      while (alive(pid) && Date.now() < last) await new Promise((r) => setTimeout(r, 50));
     }
   }
   rmSync(pid_file, { force: true });
