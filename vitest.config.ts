@@ -8,6 +8,7 @@ export default defineConfig({
     hookTimeout: 240_000,
     pool: 'forks',
     maxWorkers: 2,
-    globalSetup: ['test/support/global-setup.ts'],
+    // system tools first (installed, or the run stops with the command to run), then the Temporal dev server and bundle
+    globalSetup: ['test/support/system-tools.ts', 'test/support/global-setup.ts'],
   },
 });

@@ -38,6 +38,11 @@ export function buildOpenApi(routes: RouteDef[], server_url: string | null): Rec
         ? { description: r.description, content: { [r.content_type ?? 'application/json']: { schema: plain(r.schema) } } }
         : { description: r.description };
     }
+    if (route.starts_job) {
+      const unavailable = 'TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds';
+      const declared = (responses['503'] as { description?: string } | undefined)?.description;
+      responses['503'] = { description: declared ? `${declared}, or ${unavailable}` : unavailable };
+    }
     responses.default = { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     const operation: Record<string, unknown> = {
       operationId: route.operation_id,
@@ -48,6 +53,7 @@ export function buildOpenApi(routes: RouteDef[], server_url: string | null): Rec
       'x-crucible-auth': route.auth,
       ...(route.scope ? { 'x-crucible-scope': route.scope } : {}),
       ...(route.role ? { 'x-crucible-role': route.role } : {}),
+      ...(route.starts_job ? { 'x-crucible-starts-job': true } : {}),
     };
     if (route.auth === 'user') operation.security = [{ bearer: [] }, { session_cookie: [] }];
     else if (route.auth === 'session') operation.security = [{ bearer: [] }, { session_cookie: [] }];

@@ -1,5 +1,5 @@
 // One registry of routes serves the router, the OpenAPI document and docs/api.md. What a route declares is what the
-// router enforces (api/router.ts): credential, scope, path parameters, query, body and idempotency, in that order,
+// router enforces (api/router.ts): credential, scope, path parameters, query, body, idempotency and Temporal, in that order,
 // before the handler runs with the validated, typed `input`.
 import type { Context } from 'koa';
 import type { Static, TSchema } from 'typebox';
@@ -74,6 +74,11 @@ type Common = {
    * are announced (migrations: crucible_notify_change).
    */
   pollable?: boolean;
+  /**
+   * The route starts a long job (a workflow), named as the 503 names it ("the run"): while Temporal is unreachable it
+   * answers 503 TEMPORARILY_UNAVAILABLE after its checks and before anything is written or charged (api/readiness.ts).
+   */
+  starts_job?: string;
   responses: Record<number, { description: string; schema?: TSchema; content_type?: string }>;
 };
 

@@ -10,6 +10,7 @@ import { authenticate, requireScopeOf } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
 import { JSON_BODY_LIMIT_BYTES, readJsonBody, schemaErrors } from './http.ts';
 import { readIdempotencyKey } from './idempotency.ts';
+import { requireTemporal } from './readiness.ts';
 import { servePollable, WaitQuery } from './poll.ts';
 import { koaPath, pathParameters, type QueryParam, type RouteDef, type RouteFeature } from './registry.ts';
 
@@ -220,6 +221,7 @@ export function enforce(deps: AppDeps, route: RouteDef) {
     const query = readQuery(ctx, route.query ?? {}, route.query_closed === true);
     const body = await readBody(ctx, route);
     if (route.idempotency) readIdempotencyKey(ctx, route.idempotency === 'required');
+    if (route.starts_job) await requireTemporal(deps, route.starts_job);
     if (route.pollable) {
       const { wait, ...own } = query as { wait?: number };
       await servePollable(deps, ctx, route, wait ?? 0, () => route.handler(ctx, { body, query: own, params, auth }));

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import pg from 'pg';
@@ -62,7 +63,12 @@ async function serveApi(database_url: string | null): Promise<Served> {
     const { secret } = await createApiToken(tx, { user_id: ids.user, org_id: ids.org, name: 'bench', scopes: ['read', 'write', 'run'] });
     return { ...ids, secret };
   });
-  const { app } = createApp({ config, db, logger, temporal: null });
+  // BENCH_TEMPORAL_ADDRESS (bench/readiness.ts): readiness probes a real Temporal, as the service's API process does.
+  const temporal_address = process.env.BENCH_TEMPORAL_ADDRESS;
+  const temporal = temporal_address
+    ? { client: new Client({ connection: Connection.lazy({ address: temporal_address }) }), task_queue: config.temporal_task_queue, namespace: config.temporal_namespace }
+    : null;
+  const { app } = createApp({ config, db, logger, temporal });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -7,6 +7,8 @@ declare module 'autocannon' {
     timeouts: number;
     errors: number;
     non2xx: number;
+    /** answers per HTTP status */
+    statusCodeStats?: Record<string, { count: number }>;
   };
   export default function autocannon(options: Options): Promise<Result>;
 }

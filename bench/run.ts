@@ -19,7 +19,7 @@ if (missing.length > 0) {
   } else process.stdout.write(`missing references (install them to get every ratio): ${missing.join(', ')}\n`);
 }
 
-const ALL = ['api', 'health', 'simulation', 'intake', 'ledger', 'worldrun'];
+const ALL = ['api', 'health', 'readiness', 'simulation', 'intake', 'ledger', 'worldrun'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 let failed = 0;
 for (const name of wanted) {

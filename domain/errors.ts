@@ -22,7 +22,8 @@ export const ERROR_STATUS = {
   PROVIDER_NOT_CONFIGURED: 503,
   PAYMENT_PROVIDER_ERROR: 502,
   PROVIDER_ERROR: 502,
-  // A step that needs a workflow worker and none accepted it in time (docs/decisions.md): nothing changed; retry.
+  // A step that needs a workflow worker and none accepted it in time, or a job start while Temporal is unreachable
+  // (docs/decisions.md; docs/operators.md: When Temporal is down): nothing changed or charged; retry after Retry-After.
   TEMPORARILY_UNAVAILABLE: 503,
   INTERNAL: 500,
 } as const;

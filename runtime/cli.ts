@@ -12,7 +12,7 @@ import { findTemporalServer, startTemporalServer, temporalDatabases, TEMPORAL_SE
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const USAGE = `usage: crucible-server <start|api|worker|migrate|operator> …
   start      the whole service on embedded defaults (PGlite under .data/, a local Temporal dev server, worker, API)
-  api        the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)
+  api        the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS; starts and serves reads while Temporal is down)
   worker     the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)
   migrate    apply database migrations
   temporal-server  a real Temporal Server on PostgreSQL (built with Go once; docs/deploy.md)
@@ -39,10 +39,10 @@ async function readStdin(): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** SIGHUP too: a closed terminal would otherwise end the process without stopping the dev server. */
 function waitForSignal(): Promise<string> {
   return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve(signal));
   });
 }
 
@@ -98,8 +98,15 @@ async function main(argv: string[]): Promise<number> {
       say(`  Temporal UI: ${service.ui_url ?? `(external Temporal at ${service.temporal_address})`}`);
       say(`  Data:        ${local.database_url ? 'PostgreSQL (DATABASE_URL)' : join(local.data_dir, 'pg')}  (secrets and Temporal state in ${local.data_dir})`);
       say('Press Ctrl+C to stop.');
-      const signal = await waitForSignal();
-      say(`${signal}: draining the worker, closing the database, stopping Temporal…`);
+      // A dead dev server is not restarted in place: the service stops and exits 1, so a supervisor (or the person)
+      // starts it again, and the runs it held resume from temporal.db (docs/decisions.md).
+      const ended = await Promise.race([waitForSignal().then((signal) => ({ signal })), service.dependency_died.then((how) => ({ died: how }))]);
+      if ('died' in ended) {
+        process.stderr.write(`the Temporal dev server stopped on its own (${ended.died}); stopping the service, exit code 1. Start it again (npm start); running jobs resume.\n`);
+        await service.stop();
+        return 1;
+      }
+      say(`${ended.signal}: draining the worker, closing the database, stopping Temporal…`);
       await service.stop();
       say('stopped.');
       return 0;

@@ -14,7 +14,7 @@ import { openDatabase, type Db } from '../store/db.ts';
 import { MAINTENANCE_INTERVAL_MINUTES, MAINTENANCE_SCHEDULE_ID, MAINTENANCE_WORKFLOW_TYPE } from '../domain/jobs.ts';
 import { type Config, DEFAULT_TASK_QUEUE } from './config.ts';
 import { serveOperatorSocket } from './operator.ts';
-import { downloadedDevServer, ensureJobSearchAttributes, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
+import { devServerPidFile, downloadedDevServer, ensureJobSearchAttributes, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
 import { createWorker, type ExtraActivities } from './worker.ts';
 
 export type ServiceHandle = {
@@ -24,8 +24,60 @@ export type ServiceHandle = {
   db: Db;
   client: Client;
   deps: AppDeps | null;
+  /** Settles (with how it ended) when the embedded dev server dies on its own; never for an external Temporal. */
+  dependency_died: Promise<string>;
   stop(): Promise<void>;
 };
+
+/**
+ * gRPC's reconnect backoff grows to 120 s by default: a Temporal that comes back would go unnoticed that long. Capped
+ * here so an API process reconnects within seconds.
+ */
+const TEMPORAL_CHANNEL_ARGS = { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 5_000 };
+/** How often an API process that started without Temporal tries again to register the jobs' search attributes. */
+const SEARCH_ATTRIBUTE_RETRY_MS = [1_000, 2_000, 5_000, 10_000];
+
+/**
+ * An API process does not need Temporal to start or to serve reads: its connection is lazy, job starts answer 503 while
+ * Temporal is unreachable (api/readiness.ts), and the jobs' search attributes are registered once it answers, retried
+ * in the background until then (said once in the log).
+ */
+function lazyTemporal(address: string, config: Config, logger: Logger): { connection: Connection; stop(): void } {
+  const connection = Connection.lazy({ address, tls: config.temporal_tls || undefined, channelArgs: TEMPORAL_CHANNEL_ARGS });
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = async (round: number): Promise<void> => {
+    try {
+      await connection.withDeadline(Date.now() + 5_000, () => ensureJobSearchAttributes(connection, config.temporal_namespace));
+      if (round > 0) logger.info({ temporal_address: address }, 'Temporal is ready for job starts');
+    } catch (error) {
+      if (stopped) return;
+      // Unreachable (job starts answer 503 meanwhile), or the namespace lacks the search attributes (err names the command).
+      if (round === 0) logger.warn({ temporal_address: address, err: error }, 'Temporal is not ready for job starts; serving reads and trying again');
+      timer = setTimeout(() => void attempt(round + 1), SEARCH_ATTRIBUTE_RETRY_MS[Math.min(round, SEARCH_ATTRIBUTE_RETRY_MS.length - 1)]);
+    }
+  };
+  void attempt(0);
+  return {
+    connection,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Starts the embedded dev server (the Temporal CLI, else @temporalio/testing's download) on the data directory. */
+async function embeddedTemporal(config: Config, say: (line: string) => void): Promise<DevServer> {
+  const cli = await findTemporalCli({ say });
+  const db_file = join(config.data_dir, 'temporal.db');
+  const port = Number(process.env.CRUCIBLE_TEMPORAL_PORT) || undefined;
+  const ui_port = config.temporal_ui_port || undefined;
+  if (!cli) return downloadedDevServer({ db_file, port, ui_port, say });
+  // The UI port falls back to a free one when busy only while it is the default (CRUCIBLE_TEMPORAL_UI_PORT unset).
+  const ui_port_fallback = !process.env.CRUCIBLE_TEMPORAL_UI_PORT;
+  return startDevServer({ cli, db_file, pid_file: devServerPidFile(config.data_dir), port, ui_port, ui_port_fallback, say });
+}
 
 let runtimeInstalled = false;
 /** Temporal's core logs go through pino at warn level, so they are redacted like ours. */
@@ -118,19 +170,21 @@ export async function startService(options: {
     let address = options.temporal_address ?? config.temporal_address;
     let devServer: DevServer | null = null;
     if (!address) {
-      const cli = await findTemporalCli({ say });
-      const db_file = join(config.data_dir, 'temporal.db');
-      const port = Number(process.env.CRUCIBLE_TEMPORAL_PORT) || undefined;
-      devServer = cli
-        ? await startDevServer({ cli, db_file, port, ui_port: config.temporal_ui_port || undefined })
-        : await downloadedDevServer({ db_file, port, ui_port: config.temporal_ui_port || undefined, say });
+      devServer = await embeddedTemporal(config, say);
       cleanups.push(() => devServer!.stop());
       address = devServer.address;
     }
-    const connection = await Connection.connect({ address, tls: config.temporal_tls || undefined });
+    let connection: Connection;
+    if (options.mode === 'api') {
+      const lazy = lazyTemporal(address, config, logger);
+      connection = lazy.connection;
+      cleanups.push(async () => lazy.stop());
+    } else {
+      connection = await Connection.connect({ address, tls: config.temporal_tls || undefined, channelArgs: TEMPORAL_CHANNEL_ARGS });
+      await ensureJobSearchAttributes(connection, config.temporal_namespace);
+    }
     cleanups.push(() => connection.close());
     const client = new Client({ connection, namespace: config.temporal_namespace });
-    await ensureJobSearchAttributes(connection, config.temporal_namespace);
 
     let worker: Worker | null = null;
     if (options.mode !== 'api') {
@@ -188,7 +242,8 @@ export async function startService(options: {
       const socket = await serveOperatorSocket(db, config.data_dir);
       cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())));
     }
-    return { api_url, ui_url: devServer?.ui_url ?? null, temporal_address: address, db, client, deps, stop };
+    const dependency_died = devServer?.died ?? new Promise<string>(() => {});
+    return { api_url, ui_url: devServer?.ui_url ?? null, temporal_address: address, db, client, deps, dependency_died, stop };
   } catch (error) {
     await stop();
     throw error;

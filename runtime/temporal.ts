@@ -4,17 +4,18 @@
 // let @temporalio/testing download it).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { arch as osArch, platform as osPlatform } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import * as tar from 'tar';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { JOB_SEARCH_ATTRIBUTES } from '../domain/jobs.ts';
+import { ConfigError } from './config.ts';
 
 /** The `--search-attribute Name=Keyword` flags that register the jobs' search attributes on a dev server (docs/operators.md). */
 export function searchAttributeFlags(): string[] {
@@ -158,28 +159,208 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
-export type DevServer = { address: string; ui_url: string | null; process: ChildProcess | null; stop(): Promise<void> };
+export type DevServer = {
+  address: string;
+  ui_url: string | null;
+  process: ChildProcess | null;
+  /** Settles when the dev server ends without stop() having been called: its exit code or signal. */
+  died: Promise<string>;
+  stop(): Promise<void>;
+};
 
-/** Starts `temporal server start-dev` on free ports (or those given) and waits until it answers. */
-export async function startDevServer(options: {
-  cli: string;
-  db_file?: string;
-  port?: number;
-  ui_port?: number | null;
-  log?: (line: string) => void;
-}): Promise<DevServer> {
-  const port = options.port || (await freePort());
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--namespace', 'default', ...searchAttributeFlags()];
-  if (options.db_file) args.push('--db-filename', options.db_file);
+/** Where `crucible-server start` records its dev server, beside `temporal.db`, so a later start can stop a leftover. */
+export function devServerPidFile(data_dir: string): string {
+  return join(data_dir, 'temporal.pid');
+}
+
+/**
+ * The database file a running dev server was started with (Linux /proc: its `--db-filename` argument, resolved against
+ * its working directory), or null when the process is gone, unreadable or no dev server.
+ */
+function devServerDatabase(pid: number): string | null {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const at = args.indexOf('--db-filename');
+    if (!args.includes('start-dev') || at < 0 || !args[at + 1]) return null;
+    return resolve(readlinkSync(`/proc/${pid}/cwd`), args[at + 1]!);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether pid runs; a zombie (dead, not yet reaped, e.g. under an init that never reaps) counts as gone. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return !existsSync('/proc/self/stat');
+  }
+}
+
+/** The dev servers (still running) whose database is db_file: the pid file's, and on Linux any other found in /proc. */
+export function leftoverDevServers(db_file: string, pid_file: string): number[] {
+  const pids = new Set<number>();
+  const recorded = existsSync(pid_file) ? Number(readFileSync(pid_file, 'utf8').trim()) : Number.NaN;
+  // Without /proc (macOS) the pid file's process is trusted while it is alive; on Linux its database must be db_file.
+  const proc = existsSync('/proc/self/cmdline');
+  const ours = (pid: number) => (proc ? devServerDatabase(pid) === resolve(db_file) : alive(pid));
+  if (Number.isInteger(recorded) && recorded > 0 && recorded !== process.pid && ours(recorded)) pids.add(recorded);
+  if (proc) {
+    for (const entry of readdirSync('/proc')) {
+      const pid = Number(entry);
+      if (Number.isInteger(pid) && pid !== process.pid && ours(pid)) pids.add(pid);
+    }
+  }
+  return [...pids];
+}
+
+/** The pid of a running crucible-server that is pid's parent (Linux /proc), or null: a leftover's parent is gone. */
+function livingServiceParent(pid: number): number | null {
+  try {
+    const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+    const line = readFileSync(`/proc/${ppid}/cmdline`, 'utf8');
+    return ppid !== process.pid && /runtime\/cli\.ts|crucible-server/.test(line) ? ppid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Stops (SIGTERM, then SIGKILL after 5 s) each leftover dev server of db_file; returns the pids stopped. One whose
+ * service still runs is not a leftover: the start is refused instead (two services on one data directory).
+ */
+export async function stopLeftoverDevServers(db_file: string, pid_file: string): Promise<number[]> {
+  const pids = leftoverDevServers(db_file, pid_file);
+  for (const pid of pids) {
+    const service = livingServiceParent(pid);
+    if (service !== null) throw new ConfigError(`another crucible-server (pid ${service}) is running on ${db_file}; stop it first, or set CRUCIBLE_DATA_DIR to another directory`);
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      continue;
+    }
+    const deadline = Date.now() + 5_000;
+    while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (alive(pid)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+      const last = Date.now() + 5_000;
+      while (alive(pid) && Date.now() < last) await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  rmSync(pid_file, { force: true });
+  return pids;
+}
+
+/** Whether nothing listens on host:port (a listen attempt succeeds). */
+export async function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The UI port to use: the one asked for when it is free; when it is busy, a free one if `fallback` (the default port,
+ * not one the operator chose), said in one line; else an error naming the variable.
+ */
+async function uiPort(wanted: number | undefined, fallback: boolean, say: (line: string) => void): Promise<number> {
+  if (!wanted) return freePort();
+  if (await portFree(wanted)) return wanted;
+  if (!fallback) throw new ConfigError(`the Temporal UI port ${wanted} (CRUCIBLE_TEMPORAL_UI_PORT) is in use; choose another or stop what holds it`);
+  const port = await freePort();
+  say(`the Temporal UI's default port ${wanted} is in use; using ${port} instead`);
+  return port;
+}
+
+/** An existing dev-server database (from before this rule) is made 0600; a new one is created so (see spawnPrivate). */
+function privateDatabaseFile(db_file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) if (existsSync(db_file + suffix)) chmodSync(db_file + suffix, 0o600);
+}
+
+/** SQLite creates its files with the umask's mode (0644 by default): the child starts under umask 077 (files 0600). */
+function spawnPrivate(...args: Parameters<typeof spawn>): ChildProcess {
+  const previous = process.umask(0o077);
+  try {
+    return spawn(...args);
+  } finally {
+    process.umask(previous);
+  }
+}
+
+async function devServerArgs(options: { port: number; db_file?: string; ui_port?: number | null; ui_port_fallback?: boolean; say: (line: string) => void }) {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'error', '--namespace', 'default', ...searchAttributeFlags()];
+  // Absolute, so a leftover is told apart from another checkout's dev server by its arguments alone.
+  if (options.db_file) args.push('--db-filename', resolve(options.db_file));
   let ui_url: string | null = null;
   if (options.ui_port === null) args.push('--headless');
   else {
-    const ui_port = options.ui_port || (await freePort());
+    const ui_port = await uiPort(options.ui_port, options.ui_port_fallback === true, options.say);
     args.push('--ui-port', String(ui_port));
     ui_url = `http://127.0.0.1:${ui_port}`;
   }
   args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
-  const child = spawn(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return { args, ui_url };
+}
+
+/** Polls the frontend until it answers, or fails after DEV_SERVER_START_TIMEOUT_MS. */
+async function untilAnswering(address: string): Promise<void> {
+  const deadline = Date.now() + DEV_SERVER_START_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.close();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer within ${DEV_SERVER_START_TIMEOUT_MS} ms: ${(error as Error).message}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/**
+ * Starts `temporal server start-dev` on free ports (or those given) and waits until it answers. With `pid_file`
+ * (crucible-server start): a leftover dev server of the same database is stopped first (said in one line), the new
+ * one's pid is written there, and it runs in a process group of its own, so a terminal's Ctrl+C reaches only the
+ * service, which drains its worker before stopping it; it is also killed when this process exits any other way it can
+ * notice. A SIGKILL of this process leaves it running until the next start stops it.
+ */
+export async function startDevServer(options: {
+  cli: string;
+  db_file?: string;
+  pid_file?: string;
+  port?: number;
+  ui_port?: number | null;
+  /** The UI port is the default, not the operator's: when busy, fall back to a free port. */
+  ui_port_fallback?: boolean;
+  say?: (line: string) => void;
+}): Promise<DevServer> {
+  const say = options.say ?? (() => {});
+  if (options.db_file && options.pid_file) {
+    const stopped = await stopLeftoverDevServers(options.db_file, options.pid_file);
+    if (stopped.length) say(`stopped a Temporal dev server left running on ${options.db_file} by an earlier start (pid ${stopped.join(', ')})`);
+  }
+  if (options.db_file) privateDatabaseFile(options.db_file);
+  const port = options.port || (await freePort());
+  const { args, ui_url } = await devServerArgs({ ...options, port, say });
+  const spawnIt = options.db_file ? spawnPrivate : spawn;
+  const child = spawnIt(options.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.pid_file !== undefined });
+  const killOnExit = () => child.kill('SIGKILL');
+  if (options.pid_file) {
+    writeFileSync(options.pid_file, `${child.pid}\n`, { mode: 0o600 });
+    process.once('exit', killOnExit);
+  }
   let output = '';
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-8000);
@@ -187,41 +368,34 @@ export async function startDevServer(options: {
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const address = `127.0.0.1:${port}`;
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`the Temporal dev server exited with code ${code} before it was ready:\n${output}`))),
-  );
-  const deadline = Date.now() + DEV_SERVER_START_TIMEOUT_MS;
-  const ready = (async () => {
-    for (;;) {
-      try {
-        const connection = await Connection.connect({ address, connectTimeout: 1000 });
-        await connection.workflowService.getSystemInfo({});
-        await connection.close();
-        return;
-      } catch (error) {
-        if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer within ${DEV_SERVER_START_TIMEOUT_MS} ms: ${(error as Error).message}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-  })();
+  let stopping = false;
+  const ended = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`)));
+  const exitedEarly = ended.then((how) => Promise.reject(new Error(`the Temporal dev server exited with ${how} before it was ready:\n${output}`)));
   try {
-    await Promise.race([ready, exited]);
+    await Promise.race([untilAnswering(address), exitedEarly]);
   } catch (error) {
     child.kill('SIGKILL');
+    if (options.pid_file) rmSync(options.pid_file, { force: true });
     throw error;
   }
-  exited.catch(() => {});
+  exitedEarly.catch(() => {});
+  const died = ended.then((how) => (stopping ? new Promise<string>(() => {}) : how));
   return {
     address,
     ui_url,
     process: child,
+    died,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await gone;
-      clearTimeout(timer);
+      stopping = true;
+      process.removeListener('exit', killOnExit);
+      if (child.exitCode === null && child.signalCode === null) {
+        const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await gone;
+        clearTimeout(timer);
+      }
+      if (options.pid_file) rmSync(options.pid_file, { force: true });
     },
   };
 }
@@ -250,6 +424,8 @@ export async function downloadedDevServer(options: { db_file: string; port?: num
     address: env.address,
     ui_url: `http://127.0.0.1:${ui_port}`,
     process: null,
+    // @temporalio/testing owns this process; its death shows as Temporal unreachable in /v1/health.
+    died: new Promise<string>(() => {}),
     stop: () => env.teardown(),
   };
 }

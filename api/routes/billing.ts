@@ -161,6 +161,7 @@ export function billingRoutes(deps: AppDeps): RouteDef[] {
       method: 'post',
       path: '/v1/billing/checkout',
       operation_id: 'startCheckout',
+      starts_job: 'the checkout',
       summary: 'Start buying a credit pack for an organization or a sponsor program: saves the intent, returns the checkout link',
       tag: 'billing',
       feature: 'billing',

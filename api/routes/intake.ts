@@ -458,6 +458,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       method: 'post',
       path: '/v1/projects/{project_id}/intakes/parse',
       operation_id: 'parseIntake',
+      starts_job: 'the intake draft',
       summary: "Request drafting of an IntakeSpec from the project's processed sources (the intake-draft workflow, metered in credits)",
       tag: 'intake',
       auth: 'user',

@@ -6,6 +6,7 @@ import { PROMPTS } from '../../domain/prompts/registry.ts';
 import { HOSTED_AI_PROVIDERS } from '../../domain/ai/providers.ts';
 import type { AppDeps } from '../context.ts';
 import { buildOpenApi, CHANGELOG } from '../openapi.ts';
+import { PROBE_DEADLINE_MS, READINESS_CACHE_MS, readiness } from '../readiness.ts';
 import { route, type RouteDef } from '../registry.ts';
 
 const PROVIDER_PURPOSE = 'structured drafting (intake, review) and support judging';
@@ -48,9 +49,15 @@ const FeaturesOut = Type.Object({
   billing: Type.Boolean({ description: 'SERVICE_BILLING_ENABLED: the billing endpoints answer (otherwise 503 BILLING_NOT_CONFIGURED)' }),
 });
 
+const CheckOut = Type.Object({ ok: Type.Boolean(), detail: Type.String() });
+const HealthOut = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  checks: Type.Object({ database: CheckOut, temporal: CheckOut, worker: CheckOut }),
+});
+const LiveOut = Type.Object({ status: Type.Literal('ok') });
+
 /** `routes` gives every route of the app once it is built (the OpenAPI document describes them all). */
 export function publicRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteDef[] {
-  const { db, temporal } = deps;
   let openapi: Record<string, unknown> | null = null;
   return [
     route({
@@ -69,43 +76,29 @@ export function publicRoutes(deps: AppDeps, routes: () => RouteDef[]): RouteDef[
       method: 'get',
       path: '/v1/health',
       operation_id: 'getHealth',
-      summary: 'Database, Temporal and worker health',
+      summary: `Readiness: database, Temporal and worker, each probe bounded by ${PROBE_DEADLINE_MS} ms; the result is shared for up to ${READINESS_CACHE_MS} ms`,
       tag: 'public',
       auth: 'public',
       responses: {
-        200: { description: 'all ok' },
-        503: { description: 'something is down' },
+        200: { description: 'ready: every check ok', schema: HealthOut },
+        503: { description: 'not ready: a check failed (its detail says which and why)', schema: HealthOut },
       },
       handler: async (ctx) => {
-        const checks: Record<string, { ok: boolean; detail?: string }> = {};
-        try {
-          await db.query('select 1');
-          checks.database = { ok: true, detail: db.kind };
-        } catch (error) {
-          checks.database = { ok: false, detail: (error as Error).message };
-        }
-        if (!temporal) {
-          checks.temporal = { ok: false, detail: 'not connected' };
-          checks.worker = { ok: false, detail: 'not connected' };
-        } else {
-          try {
-            await temporal.client.workflowService.getSystemInfo({});
-            checks.temporal = { ok: true, detail: temporal.namespace };
-            const queue = await temporal.client.workflowService.describeTaskQueue({
-              namespace: temporal.namespace,
-              taskQueue: { name: temporal.task_queue },
-              taskQueueType: 1,
-            });
-            const pollers = queue.pollers?.length ?? 0;
-            checks.worker = { ok: pollers > 0, detail: `${pollers} poller(s) on task queue ${temporal.task_queue}` };
-          } catch (error) {
-            checks.temporal ??= { ok: false, detail: (error as Error).message };
-            checks.worker = { ok: false, detail: 'unknown: Temporal is unreachable' };
-          }
-        }
-        const ok = Object.values(checks).every((c) => c.ok);
-        ctx.status = ok ? 200 : 503;
-        ctx.body = { status: ok ? 'ok' : 'degraded', checks };
+        const report = await readiness(deps).report();
+        ctx.status = report.ok ? 200 : 503;
+        ctx.body = { status: report.ok ? 'ok' : 'degraded', checks: report.checks };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/health/live',
+      operation_id: 'getLiveness',
+      summary: 'Liveness: the process answers (no database or Temporal call); restart the process only when this fails',
+      tag: 'public',
+      auth: 'public',
+      responses: { 200: { description: 'the process is serving', schema: LiveOut } },
+      handler: async (ctx) => {
+        ctx.body = { status: 'ok' };
       },
     }),
     route({

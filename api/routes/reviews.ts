@@ -126,6 +126,7 @@ export function reviewRoutes(deps: AppDeps): RouteDef[] {
       method: 'post',
       path: '/v1/projects/{project_id}/reviews',
       operation_id: 'startReview',
+      starts_job: 'the review',
       summary:
         'Start a concept and evidence review for a plan that recommends it; needs hosted_inference approved on the plan or byok_provider. Credits are reserved at the start and settled at actual usage.',
       tag: 'review',

@@ -234,6 +234,7 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       method: 'post',
       path: '/v1/runs',
       operation_id: 'createRun',
+      starts_job: 'the run',
       summary: 'Create a run of a world revision under a credit budget and start it (the world-run workflow)',
       tag: 'runs',
       auth: 'user',

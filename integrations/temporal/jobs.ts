@@ -2,7 +2,7 @@
 // after their commit and by the maintenance reconcilers alike. A job's workflow id comes from its resource id
 // (domain/jobs.ts) and a second start is a no-op; every job carries the search attributes operators filter on
 // (docs/operators.md). SDK errors are recognised by class, never by name.
-import { type Client, type WorkflowUpdateHandle, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage } from '@temporalio/client';
+import { type Client, isGrpcServiceError, type WorkflowUpdateHandle, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { ServiceError } from '../../domain/errors.ts';
@@ -42,13 +42,57 @@ export function jobSearchAttributes(job: JobRef): SearchAttributePair[] {
   return pairs;
 }
 
-/** started: now running (or it already was); finished: it ran before and ended; no_temporal: left queued. */
-export type JobStart = 'started' | 'finished' | 'no_temporal';
+/**
+ * started: now running (or it already was); finished: it ran before and ended; no_temporal: left queued; deferred:
+ * Temporal did not answer in time, the row stays queued and the maintenance reconciler starts it.
+ */
+export type JobStart = 'started' | 'finished' | 'no_temporal' | 'deferred';
+
+/** Every call to Temporal from a request is bounded: past this it is taken as unreachable (503, never a 20 s wait). */
+export const TEMPORAL_CALL_DEADLINE_MS = 3_000;
+/** What a 503 for an unreachable Temporal suggests as `Retry-After`. */
+export const TEMPORAL_RETRY_AFTER_SECONDS = 5;
+
+/** The kinds whose queued rows the maintenance reconciler starts (activities/maintenance.ts: reconcilers). */
+const RECONCILED_KINDS: ReadonlySet<string> = new Set(['run', 'review', 'intake_draft']);
+
+const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_UNAVAILABLE = 14;
+
+/** Whether an SDK error (or one it wraps) says the Temporal frontend could not be reached in time. */
+export function temporalUnreachable(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    if (isGrpcServiceError(cause) && (cause.code === GRPC_UNAVAILABLE || cause.code === GRPC_DEADLINE_EXCEEDED)) return true;
+  }
+  return false;
+}
+
+/** The 503 answered when Temporal cannot be reached: nothing was started and nothing charged. */
+export function temporalUnavailable(what: string): ServiceError {
+  return new ServiceError(
+    'TEMPORARILY_UNAVAILABLE',
+    `The workflow service (Temporal) cannot be reached, so ${what} cannot start now; nothing was charged. Send the same request (with the same Idempotency-Key, if you sent one) again in a few seconds.`,
+    { dependency: 'temporal' },
+    { retry_after_seconds: TEMPORAL_RETRY_AFTER_SECONDS },
+  );
+}
+
+/** Runs one Temporal call within TEMPORAL_CALL_DEADLINE_MS; an unreachable Temporal becomes the 503 above. */
+async function bounded<T>(temporal: JobTemporal, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await temporal.client.withDeadline(Date.now() + TEMPORAL_CALL_DEADLINE_MS, call);
+  } catch (error) {
+    if (temporalUnreachable(error)) throw temporalUnavailable(what);
+    throw error;
+  }
+}
 
 /**
  * Starts a job's workflow under its deterministic id. A job already running is left alone (USE_EXISTING) and one that
  * finished is not run again (REJECT_DUPLICATE): both are a no-op. Without Temporal (an API-only test process) the row
- * stays queued for the maintenance reconciler.
+ * stays queued for the maintenance reconciler. When Temporal does not answer within TEMPORAL_CALL_DEADLINE_MS (it went
+ * down after the route's check, api/readiness.ts): a reconciled kind stays queued ('deferred'), any other kind is a 503
+ * (its create needs an Idempotency-Key, and the same request again starts it).
  */
 export async function startJob<K extends StartableJobKind>(
   temporal: JobTemporal | null,
@@ -58,17 +102,20 @@ export async function startJob<K extends StartableJobKind>(
   if (!temporal) return 'no_temporal';
   const workflowId = jobWorkflowId(job.kind, job.resource_id);
   try {
-    await temporal.client.workflow.start<JobWorkflows[K]>(JOB_WORKFLOW_TYPES[job.kind], {
-      taskQueue: temporal.task_queue,
-      workflowId,
-      args,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: jobSearchAttributes(job),
-    });
+    await bounded(temporal, `the ${job.kind.replace('_', ' ')}`, () =>
+      temporal.client.workflow.start<JobWorkflows[K]>(JOB_WORKFLOW_TYPES[job.kind], {
+        taskQueue: temporal.task_queue,
+        workflowId,
+        args,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: jobSearchAttributes(job),
+      }),
+    );
     return 'started';
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return 'finished';
+    if (error instanceof ServiceError && error.code === 'TEMPORARILY_UNAVAILABLE' && RECONCILED_KINDS.has(job.kind)) return 'deferred';
     throw error;
   }
 }
@@ -93,21 +140,25 @@ export async function signalWithStartJob<W extends Workflow, S extends unknown[]
     signalArgs: signal.args,
     typedSearchAttributes: jobSearchAttributes(job),
   };
-  await temporal.client.workflow.signalWithStart<W, S>(workflow_type, options as unknown as Parameters<typeof temporal.client.workflow.signalWithStart<W, S>>[1]);
+  await bounded(temporal, `the ${job.kind}`, () =>
+    temporal.client.workflow.signalWithStart<W, S>(workflow_type, options as unknown as Parameters<typeof temporal.client.workflow.signalWithStart<W, S>>[1]),
+  );
   return 'signaled';
 }
 
 /**
  * Asks a job's workflow to stop. A workflow that never started or already ended needs nothing (the row is the source of
- * truth, and the workflow reads it); any other failure (Temporal unreachable) propagates.
+ * truth, and the workflow reads it); nor does one Temporal cannot be asked about now ('deferred': the workflow reads the
+ * canceled row at its next step). Any other failure propagates.
  */
-export async function cancelJob(temporal: JobTemporal | null, job: Pick<JobRef, 'kind' | 'resource_id'>): Promise<'requested' | 'not_running' | 'no_temporal'> {
+export async function cancelJob(temporal: JobTemporal | null, job: Pick<JobRef, 'kind' | 'resource_id'>): Promise<'requested' | 'not_running' | 'no_temporal' | 'deferred'> {
   if (!temporal) return 'no_temporal';
   try {
-    await temporal.client.workflow.getHandle(jobWorkflowId(job.kind, job.resource_id)).cancel();
+    await bounded(temporal, 'the cancellation', () => temporal.client.workflow.getHandle(jobWorkflowId(job.kind, job.resource_id)).cancel());
     return 'requested';
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return 'not_running';
+    if (error instanceof ServiceError && error.code === 'TEMPORARILY_UNAVAILABLE') return 'deferred';
     throw error;
   }
 }

@@ -45,7 +45,8 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Pr
   };
 }
 
-export async function startTestService(options: { env?: Record<string, string>; mode?: 'all' | 'api' } = {}): Promise<TestService> {
+/** `temporal_address`: another Temporal than the shared dev server (one the test stops and starts). */
+export async function startTestService(options: { env?: Record<string, string>; mode?: 'all' | 'api'; temporal_address?: string } = {}): Promise<TestService> {
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {
@@ -72,7 +73,7 @@ export async function startTestService(options: { env?: Record<string, string>; 
     config,
     logger,
     mode: options.mode ?? 'all',
-    temporal_address: inject('temporal_address'),
+    temporal_address: options.temporal_address ?? inject('temporal_address'),
     bundle: { codePath: inject('workflow_bundle_path') },
     extra_activities: testActivities,
     pglite_dir: 'memory://',

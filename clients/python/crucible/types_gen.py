@@ -54,7 +54,7 @@ GetEvaluationPlanResponse = TypedDict("GetEvaluationPlanResponse", {"id": str, "
 __all__.append("GetEvaluationPlanResponse")
 GetFeaturesResponse = TypedDict("GetFeaturesResponse", {"sponsor_api": bool, "billing": bool}, total=False)
 __all__.append("GetFeaturesResponse")
-GetHealthResponse = Dict[str, Any]
+GetHealthResponse = TypedDict("GetHealthResponse", {"status": str, "checks": Dict[str, Any]}, total=False)
 __all__.append("GetHealthResponse")
 GetIntakeResponse = TypedDict("GetIntakeResponse", {"id": str, "project_id": str, "org_id": str, "revision": int, "spec": Dict[str, Any], "dropped_citations": List[Dict[str, Any]], "dropped_claims": List[Dict[str, Any]], "draft_id": Union[str, None], "created_by": str, "created_at": str}, total=False)
 __all__.append("GetIntakeResponse")
@@ -64,6 +64,8 @@ GetIntakeSourceResponse = TypedDict("GetIntakeSourceResponse", {"id": str, "name
 __all__.append("GetIntakeSourceResponse")
 GetIntakeSourceTextResponse = TypedDict("GetIntakeSourceTextResponse", {"id": str, "name": str, "line_count": int, "numbered_text": str}, total=False)
 __all__.append("GetIntakeSourceTextResponse")
+GetLivenessResponse = TypedDict("GetLivenessResponse", {"status": str}, total=False)
+__all__.append("GetLivenessResponse")
 GetMeResponse = TypedDict("GetMeResponse", {"user": Dict[str, Any], "memberships": List[Dict[str, Any]], "auth": Dict[str, Any]}, total=False)
 __all__.append("GetMeResponse")
 GetOpenApiResponse = Dict[str, Any]

@@ -9,6 +9,7 @@ export type Operations = {
     '/v1/exports/{token}': { data: T.DownloadRunExportData; responses: T.DownloadRunExportResponses; operation_id: 'downloadRunExport' };
     '/v1/features': { data: T.GetFeaturesData; responses: T.GetFeaturesResponses; operation_id: 'getFeatures' };
     '/v1/health': { data: T.GetHealthData; responses: T.GetHealthResponses; operation_id: 'getHealth' };
+    '/v1/health/live': { data: T.GetLivenessData; responses: T.GetLivenessResponses; operation_id: 'getLiveness' };
     '/v1/intake-drafts/{draft_id}': { data: T.GetIntakeDraftData; responses: T.GetIntakeDraftResponses; operation_id: 'getIntakeDraft' };
     '/v1/intake-sources': { data: T.ListIntakeSourcesData; responses: T.ListIntakeSourcesResponses; operation_id: 'listIntakeSources' };
     '/v1/intake-sources/{source_id}': { data: T.GetIntakeSourceData; responses: T.GetIntakeSourceResponses; operation_id: 'getIntakeSource' };

@@ -62,9 +62,25 @@ export type GetHealthData = {
 
 export type GetHealthErrors = {
     /**
-     * something is down
+     * not ready: a check failed (its detail says which and why)
      */
-    503: unknown;
+    503: {
+        status: 'ok' | 'degraded';
+        checks: {
+            database: {
+                ok: boolean;
+                detail: string;
+            };
+            temporal: {
+                ok: boolean;
+                detail: string;
+            };
+            worker: {
+                ok: boolean;
+                detail: string;
+            };
+        };
+    };
     /**
      * Error envelope
      */
@@ -75,10 +91,55 @@ export type GetHealthError = GetHealthErrors[keyof GetHealthErrors];
 
 export type GetHealthResponses = {
     /**
-     * all ok
+     * ready: every check ok
      */
-    200: unknown;
+    200: {
+        status: 'ok' | 'degraded';
+        checks: {
+            database: {
+                ok: boolean;
+                detail: string;
+            };
+            temporal: {
+                ok: boolean;
+                detail: string;
+            };
+            worker: {
+                ok: boolean;
+                detail: string;
+            };
+        };
+    };
 };
+
+export type GetHealthResponse = GetHealthResponses[keyof GetHealthResponses];
+
+export type GetLivenessData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/health/live';
+};
+
+export type GetLivenessErrors = {
+    /**
+     * Error envelope
+     */
+    default: Error;
+};
+
+export type GetLivenessError = GetLivenessErrors[keyof GetLivenessErrors];
+
+export type GetLivenessResponses = {
+    /**
+     * the process is serving
+     */
+    200: {
+        status: 'ok';
+    };
+};
+
+export type GetLivenessResponse = GetLivenessResponses[keyof GetLivenessResponses];
 
 export type ListModelsData = {
     body?: never;
@@ -1240,7 +1301,7 @@ export type ParseIntakeErrors = {
      */
     402: unknown;
     /**
-     * PROVIDER_NOT_CONFIGURED
+     * PROVIDER_NOT_CONFIGURED, or TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds
      */
     503: unknown;
     /**
@@ -6033,7 +6094,7 @@ export type StartReviewErrors = {
      */
     409: unknown;
     /**
-     * PROVIDER_NOT_CONFIGURED
+     * PROVIDER_NOT_CONFIGURED, or TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds
      */
     503: unknown;
     /**
@@ -9011,6 +9072,10 @@ export type CreateRunErrors = {
      */
     422: unknown;
     /**
+     * TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds
+     */
+    503: unknown;
+    /**
      * Error envelope
      */
     default: Error;
@@ -10016,6 +10081,10 @@ export type StartCheckoutData = {
 
 export type StartCheckoutErrors = {
     /**
+     * TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds
+     */
+    503: unknown;
+    /**
      * Error envelope
      */
     default: Error;
@@ -10249,7 +10318,7 @@ export type CreateAuthoringSessionErrors = {
      */
     422: unknown;
     /**
-     * PROVIDER_NOT_CONFIGURED
+     * PROVIDER_NOT_CONFIGURED, or TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds
      */
     503: unknown;
     /**
@@ -10416,7 +10485,7 @@ export type AnswerAuthoringSessionErrors = {
      */
     409: unknown;
     /**
-     * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again
+     * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again, or TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds
      */
     503: unknown;
     /**
@@ -10511,7 +10580,7 @@ export type ReviseAuthoringSessionErrors = {
      */
     409: unknown;
     /**
-     * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again
+     * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again, or TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds
      */
     503: unknown;
     /**
@@ -10598,7 +10667,7 @@ export type ApproveAuthoringSessionErrors = {
      */
     409: unknown;
     /**
-     * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again
+     * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again, or TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds
      */
     503: unknown;
     /**
