@@ -20,6 +20,8 @@ const SAMPLES = [
   'minor_injuries_batch_arrivals',
   'ct_stroke_preemptive_priority',
   'mri_scanner_breakdowns',
+  // a one-day urgent care model: normal examination times floored, stream measures, a one-day pattern from 06:00
+  'urgent_care_treat_release',
 ];
 
 function sample(name: string): WorldSpec {
