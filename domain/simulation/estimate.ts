@@ -158,7 +158,9 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
         const cumulative = step.branchCumulative!;
         for (let k = 0; k < cumulative.length; k++) next[step.branchNext![k]!]! += weight * (cumulative[k]! - (k > 0 ? cumulative[k - 1]! : 0));
       } else if (step.kind === STEP_BRANCH_ATTRIBUTE) {
-        const assignment = arrival.attributes.find((candidate) => candidate.attribute === step.attribute);
+        // The arrival's assignment, or else the first assign step that sets the attribute (as for rules).
+        const setter = model.steps.find((candidate) => candidate.kind === STEP_ASSIGN && candidate.attribute === step.attribute);
+        const assignment = arrival.attributes.find((candidate) => candidate.attribute === step.attribute) ?? (setter ? { codes: setter.equals!, cumulative: setter.branchCumulative! } : undefined);
         let rest = 1;
         if (assignment) {
           // The first option whose value matches wins, as in the engine.

@@ -234,6 +234,18 @@ const FEATURE_WORLDS: Record<string, () => WorldSpec> = {
     consultStep(world).next = 'sort';
     return world;
   },
+  'routing (an attribute set on the way, then a branch by it)': () => {
+    const world = featureWorld({ servers: 2, arrivals_per_minute: 1, horizon_minutes: 60_000 });
+    world.arrivals[0]!.to_step = 'grade';
+    world.steps = [
+      { id: 'grade', kind: 'assign', attribute: 'acuity', values: [{ value: 'high', probability: 0.8 }, { value: 'low', probability: 0.2 }], next: 'route' },
+      { id: 'route', kind: 'branch', by: 'attribute', attribute: 'acuity', options: [{ equals: 'high', next: 'observe' }], otherwise: 'consult' },
+      { id: 'observe', kind: 'delay', duration: { dist: 'exponential', mean: 5 }, next: 'consult' },
+      consultStep(world),
+      { id: 'done', kind: 'exit' },
+    ];
+    return world;
+  },
   'seize and release (a room held through exam and notes)': () => {
     const world = featureWorld({ servers: 50, arrivals_per_minute: 0.8, horizon_minutes: 100_000 });
     world.resources.push({ id: 'room', capacity: 1 });
