@@ -42,6 +42,24 @@ export const Distribution = Type.Union([
   Type.Object({ dist: Type.Literal('lognormal'), mean: Parameter, sd: Parameter }, { additionalProperties: false }),
   Type.Object({ dist: Type.Literal('gamma'), shape: Parameter, scale: Parameter }, { additionalProperties: false }),
   Type.Object(
+    {
+      dist: Type.Literal('normal'),
+      mean: Parameter,
+      sd: Parameter,
+      min: Type.Optional(Parameter),
+      max: Type.Optional(Parameter),
+      bounds: Type.Optional(
+        Type.Union([Type.Literal('truncate'), Type.Literal('clamp')], {
+          description: 'truncate (default): draws follow the normal conditioned on [min, max]; clamp: a draw below min counts as min and one above max as max (a floor, as published models write max(min, normal))',
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description: 'normal with this mean and sd, kept within [min, max]: min defaults to 0 (a duration is never negative), max to no bound',
+    },
+  ),
+  Type.Object(
     { dist: Type.Literal('empirical'), values: Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 10000 }), weights: Type.Optional(Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 10000 })) },
     { additionalProperties: false },
   ),
@@ -103,10 +121,19 @@ export const Arrival = Type.Union([
       ...arrivalCommon,
       kind: Type.Literal('rate_table'),
       rates_per_hour: Type.Array(Type.Array(Type.Number({ minimum: 0 }), { minItems: 24, maxItems: 24 }), {
-        minItems: 7,
+        minItems: 1,
         maxItems: 7,
-        description: '7 rows (Monday..Sunday) x 24 hours of arrivals per hour; time 0 is Monday 00:00',
+        description: '7 rows (Monday..Sunday) x 24 hours of arrivals per hour, or 1 row: a one-day pattern that every day repeats; time 0 is `start` (default Monday 00:00)',
       }),
+      start: Type.Optional(
+        Type.Object(
+          {
+            weekday: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, description: 'the weekday row time 0 falls in (0 = Monday, default)' })),
+            hour: Type.Optional(Type.Integer({ minimum: 0, maximum: 23, description: 'the hour of the day at time 0 (6 = the world starts at 06:00), default 0' })),
+          },
+          { additionalProperties: false, description: "where time 0 falls in the table (the rate table's clock; shifts keep Monday 00:00)" },
+        ),
+      ),
       scale: Type.Optional(Parameter),
       growth_per_year: Type.Optional(
         Type.Union([Type.Number({ minimum: -0.99, maximum: 10 }), Type.Object({ setting: Id }, { additionalProperties: false })], {
@@ -117,7 +144,7 @@ export const Arrival = Type.Union([
         Type.Array(
           Type.Object(
             {
-              day: Type.Integer({ minimum: 0, description: 'day number from time 0 (day 0 is the Monday that starts the world)' }),
+              day: Type.Integer({ minimum: 0, description: 'day number from time 0 (day 0 is the calendar day time 0 falls in: the Monday that starts the world, unless `start` says otherwise)' }),
               rates_as: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, description: 'the weekday row whose rates apply that day (0 = Monday; default 6 = Sunday)' })),
             },
             { additionalProperties: false },
@@ -185,6 +212,11 @@ export const Condition = Type.Object(
 );
 
 export const StepRef = Type.Object({ step: Id, at: Type.Union([Type.Literal('enter'), Type.Literal('start'), Type.Literal('end'), Type.Literal('renege')]) }, { additionalProperties: false });
+
+/** One step moment, or several: a list measures a stream (any of its moments: the time to whichever exit an entity takes; every exit counted). */
+export const StepRefs = Type.Union([StepRef, Type.Array(StepRef, { minItems: 1, maxItems: 50 })], {
+  description: 'a step moment, or a list of them: from the latest listed `from` moment passed to the first listed `to` moment reached; a count counts each listed moment',
+});
 
 export const Step = Type.Union([
   Type.Object(
@@ -305,8 +337,8 @@ export const Measure = Type.Union([
     {
       ...measureCommon,
       kind: Type.Literal('time_between'),
-      from: StepRef,
-      to: StepRef,
+      from: StepRefs,
+      to: StepRefs,
       unit: TimeUnit,
       denominator: Type.Literal('entity'),
       censoring: Type.Union([Type.Literal('exclude'), Type.Literal('at_horizon')]),
@@ -325,7 +357,7 @@ export const Measure = Type.Union([
     {
       ...measureCommon,
       kind: Type.Literal('count'),
-      event: StepRef,
+      event: StepRefs,
       unit: Type.Union([Type.Literal('count'), Type.Literal('count_per_arrival'), Type.Literal('count_per_day')]),
       denominator: Type.Union([Type.Literal('replication'), Type.Literal('arrival'), Type.Literal('day')]),
       censoring: Type.Literal('none'),
@@ -463,6 +495,7 @@ export type ResourceSpec = Static<typeof ResourceSpec>;
 export type Shift = Static<typeof Shift>;
 export type Breakdowns = Static<typeof Breakdowns>;
 export type StepRef = Static<typeof StepRef>;
+export type StepRefs = Static<typeof StepRefs>;
 export type Step = Static<typeof Step>;
 export type QueueLimit = Static<typeof QueueLimit>;
 export type BatchSizes = Static<typeof BatchSizes>;

@@ -19,6 +19,7 @@ import {
   DIST_FIXED,
   DIST_GAMMA,
   DIST_LOGNORMAL,
+  DIST_NORMAL,
   DIST_TRIANGULAR,
   DIST_UNIFORM,
   HOURS_PER_WEEK,
@@ -46,6 +47,7 @@ import {
   STEP_EXIT,
   STEP_SERVICE,
 } from './model.ts';
+import { boundedNormalDraw } from './normal.ts';
 import { RandomStream } from './random.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 
@@ -1245,6 +1247,8 @@ class Replication {
         return stream.gamma(distribution.a, distribution.b);
       case DIST_EMPIRICAL:
         return distribution.values![pick(distribution.cumulative!, stream.uniform())]!;
+      case DIST_NORMAL:
+        return boundedNormalDraw(distribution.cumulative!, stream.uniform());
     }
     return distribution.a;
   }

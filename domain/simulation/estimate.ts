@@ -13,7 +13,9 @@ import {
   VARIANTS_MAX,
   RUN_CREDITS_MIN,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, conditionHolds, HOURS_PER_WEEK, rateTableRate, STEP_ASSIGN, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_BRANCH_RULES, STEP_BRANCH_SHORTEST_QUEUE, STEP_DELAY, STEP_RELEASE, STEP_SEIZE, STEP_SERVICE } from './model.ts';
+import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, conditionHolds, HOURS_PER_WEEK, PREEMPT_NONE, rateTableRate, STEP_ASSIGN, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_BRANCH_RULES, STEP_BRANCH_SHORTEST_QUEUE, STEP_DELAY, STEP_RELEASE, STEP_SEIZE, STEP_SERVICE } from './model.ts';
+import { ServiceError } from '../errors.ts';
+import { runReplication } from './engine.ts';
 import { minutesPer } from './units.ts';
 import { type Problem, validateWorld } from './validate.ts';
 
@@ -156,7 +158,9 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
         const cumulative = step.branchCumulative!;
         for (let k = 0; k < cumulative.length; k++) next[step.branchNext![k]!]! += weight * (cumulative[k]! - (k > 0 ? cumulative[k - 1]! : 0));
       } else if (step.kind === STEP_BRANCH_ATTRIBUTE) {
-        const assignment = arrival.attributes.find((candidate) => candidate.attribute === step.attribute);
+        // The arrival's assignment, or else the first assign step that sets the attribute (as for rules).
+        const setter = model.steps.find((candidate) => candidate.kind === STEP_ASSIGN && candidate.attribute === step.attribute);
+        const assignment = arrival.attributes.find((candidate) => candidate.attribute === step.attribute) ?? (setter ? { codes: setter.equals!, cumulative: setter.branchCumulative! } : undefined);
         let rest = 1;
         if (assignment) {
           // The first option whose value matches wins, as in the engine.
@@ -472,6 +476,82 @@ function capacityChanges(model: CompiledModel): number {
   return changes;
 }
 
+/** Events the pilot of one variant may simulate (split over the variants, at least PILOT_EVENTS_MIN each). */
+export const PILOT_EVENTS = 100_000;
+export const PILOT_EVENTS_MIN = 10_000;
+/** A pilot whose analytic expectation is below this many events is too small to correct the estimate. */
+const PILOT_EXPECTED_MIN = 1_000;
+
+type VariantEstimate = { events: number; entities: number; overloads: ResourceOverload[]; pilot: boolean };
+
+/**
+ * Whether the events an entity causes depend on the queues it meets (loss, balking, abandonment, pre-emption,
+ * batches, breakdowns): only then do the queueing formulas approximate the count, and a pilot corrects them. Elsewhere
+ * every visit ends once and the analytic count is exact in expectation.
+ */
+function queueDependent(model: CompiledModel): boolean {
+  if (model.resources.some((resource) => resource.breakdowns !== null)) return true;
+  return model.steps.some((step) => step.kind === STEP_SERVICE && (canRenege(step) || Number.isFinite(step.maxWaiting) || step.preempt !== PREEMPT_NONE || step.batchMax > 0));
+}
+
+/** The analytic expectation for one variant over the world's horizon (docs/simulation.md, Cost model). */
+function analyticVariant(spec: WorldSpec, variantId: string, issues: Problem[] | null, arrivalPointer = true): VariantEstimate {
+  const model = compileModel(spec, variantId);
+  const arrivals = expectedArrivals(model);
+  arrivals.forEach((expected, arrivalIndex) => {
+    if (Number.isFinite(expected)) return;
+    if (issues && arrivalPointer) issues.push({ pointer: `/arrivals/${arrivalIndex}`, message: `arrival '${model.arrivals[arrivalIndex]!.id}' has a mean interarrival time of 0 under '${variantId}': arrivals would never stop` });
+    arrivals[arrivalIndex] = 0;
+  });
+  // Flows per time unit into each step (first without reneging, then with the reneging it implies).
+  const flows = (shares: QueueShares | null) => {
+    const flowPerUnit = new Float64Array(model.steps.length);
+    const visitsByArrival = model.arrivals.map((_, arrivalIndex) => expectedVisits(model, arrivalIndex, shares));
+    visitsByArrival.forEach((visits, arrivalIndex) => {
+      for (let step = 0; step < visits.length; step++) flowPerUnit[step]! += (visits[step]! * arrivals[arrivalIndex]!) / model.horizon;
+    });
+    return { flowPerUnit, visitsByArrival };
+  };
+  const first = flows(null);
+  const shares = queueShares(model, first.flowPerUnit, first.visitsByArrival, arrivals);
+  const { flowPerUnit, visitsByArrival } = flows(shares);
+  let events = 0;
+  visitsByArrival.forEach((visits, arrivalIndex) => {
+    events += arrivals[arrivalIndex]! * eventsPerEntity(model, arrivalIndex, visits, shares);
+  });
+  // Entities in the system (Little's law: flow x mean time per step), plus the backlog of overloaded resources.
+  const overloads = overloadedResources(model, flowPerUnit);
+  const entities = estimateEntities(model, flowPerUnit, overloads);
+  events += capacityChanges(model) + breakdownEvents(model, flowPerUnit);
+  return { events, entities, overloads, pilot: queueDependent(model) };
+}
+
+/**
+ * The pilot (docs/simulation.md, Cost model): replication 0 of the variant over a shortened horizon, chosen so the
+ * analytic expectation is about `budget` events, run by the engine itself. Returns the ratio of the events it
+ * simulated to the analytic expectation over the same horizon, which corrects what the queueing formulas miss (loss,
+ * abandonment, pre-emption, bursts); 1 when the pilot is too small to say or the engine refuses it.
+ */
+export function pilotRatio(spec: WorldSpec, variantId: string, expected: number, budget: number): number {
+  if (!(expected > 0)) return 1;
+  let horizon = Math.min(spec.horizon, (spec.horizon * budget) / expected);
+  let analytic = 0;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    analytic = horizon >= spec.horizon ? expected : analyticVariant({ ...spec, horizon }, variantId, null).events;
+    if (analytic >= PILOT_EXPECTED_MIN || horizon >= spec.horizon) break;
+    horizon = Math.min(spec.horizon, horizon * 4);
+  }
+  if (analytic < PILOT_EXPECTED_MIN / 10) return 1;
+  const pilot: WorldSpec = { ...spec, horizon, stop_when: undefined, cost_scenarios: undefined, measured: spec.measured.map((measure) => ({ ...measure, window: undefined, percentiles: undefined, threshold: undefined }) as typeof measure) };
+  try {
+    const simulated = runReplication(pilot, { variant_id: variantId, replication_index: 0, trace_limit: 0 }).event_counts.events_total;
+    return simulated / analytic;
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'WORLD_LIMIT_EXCEEDED') return 1;
+    throw error;
+  }
+}
+
 export function estimateRun(world: unknown): RunEstimate {
   const validation = validateWorld(world);
   const empty = { events_estimate: 0, events_per_replication_estimate: {}, credits_estimate: RUN_CREDITS_MIN, cost_model: COST_MODEL_DESCRIPTION };
@@ -484,34 +564,10 @@ export function estimateRun(world: unknown): RunEstimate {
   if (spec.variants.length > VARIANTS_MAX) issues.push({ pointer: '/variants', message: `${spec.variants.length} variants; VARIANTS_MAX is ${VARIANTS_MAX}` });
 
   const perReplication: Record<string, number> = {};
+  const pilotBudget = Math.max(PILOT_EVENTS_MIN, Math.floor(PILOT_EVENTS / spec.variants.length));
   let total = 0;
   spec.variants.forEach((variant, index) => {
-    const model = compileModel(spec, variant.id);
-    const arrivals = expectedArrivals(model);
-    arrivals.forEach((expected, arrivalIndex) => {
-      if (Number.isFinite(expected)) return;
-      issues.push({ pointer: `/arrivals/${arrivalIndex}`, message: `arrival '${model.arrivals[arrivalIndex]!.id}' has a mean interarrival time of 0 under '${variant.id}': arrivals would never stop` });
-      arrivals[arrivalIndex] = 0;
-    });
-    // Flows per time unit into each step (first without reneging, then with the reneging it implies).
-    const flows = (shares: QueueShares | null) => {
-      const flowPerUnit = new Float64Array(model.steps.length);
-      const visitsByArrival = model.arrivals.map((_, arrivalIndex) => expectedVisits(model, arrivalIndex, shares));
-      visitsByArrival.forEach((visits, arrivalIndex) => {
-        for (let step = 0; step < visits.length; step++) flowPerUnit[step]! += (visits[step]! * arrivals[arrivalIndex]!) / model.horizon;
-      });
-      return { flowPerUnit, visitsByArrival };
-    };
-    const first = flows(null);
-    const shares = queueShares(model, first.flowPerUnit, first.visitsByArrival, arrivals);
-    const { flowPerUnit, visitsByArrival } = flows(shares);
-    let events = 0;
-    visitsByArrival.forEach((visits, arrivalIndex) => {
-      events += arrivals[arrivalIndex]! * eventsPerEntity(model, arrivalIndex, visits, shares);
-    });
-    // Entities in the system (Little's law: flow x mean time per step), plus the backlog of overloaded resources.
-    const overloads = overloadedResources(model, flowPerUnit);
-    const entities = estimateEntities(model, flowPerUnit, overloads);
+    const { events: analytic, entities, overloads, pilot } = analyticVariant(spec, variant.id, issues);
     if (entities > ENTITIES_IN_SYSTEM_MAX) {
       const named = overloads
         .map((overload) => {
@@ -524,8 +580,9 @@ export function estimateRun(world: unknown): RunEstimate {
         message: `about ${Math.round(entities)} entities in the system at once under '${variant.id}'${named ? `: ${named}` : ''}; ENTITIES_IN_SYSTEM_MAX is ${ENTITIES_IN_SYSTEM_MAX}`,
       });
     }
-    events += capacityChanges(model) + breakdownEvents(model, flowPerUnit);
-    events = Math.ceil(events);
+    // A world the limits refuse is not piloted: its analytic figure is what the issue reports.
+    const ratio = pilot && issues.length === 0 && analytic <= EVENTS_PER_REPLICATION_MAX ? pilotRatio(spec, variant.id, analytic, pilotBudget) : 1;
+    const events = Math.ceil(analytic * ratio);
     perReplication[variant.id] = events;
     total += events * Math.min(spec.replications, REPLICATIONS_MAX);
     if (events > EVENTS_PER_REPLICATION_MAX) {

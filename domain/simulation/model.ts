@@ -1,7 +1,8 @@
 // Compiles a valid WorldSpec and one variant into flat numbers the engine can run fast: parameters resolved
 // (settings changed by the variant applied, units converted to the world time unit), ids turned into indices.
 import { ServiceError } from '../errors.ts';
-import type { Distribution, Parameter, StepRef, WorldSpec } from '../contracts/worldSpec.ts';
+import type { Distribution, Parameter, StepRefs, WorldSpec } from '../contracts/worldSpec.ts';
+import { boundedNormal, boundedNormalMoments } from './normal.ts';
 import { toWorldUnit, unitsPerHour } from './units.ts';
 
 export const STEP_SERVICE = 0;
@@ -34,6 +35,7 @@ export const DIST_TRIANGULAR = 3;
 export const DIST_LOGNORMAL = 4;
 export const DIST_GAMMA = 5;
 export const DIST_EMPIRICAL = 6;
+export const DIST_NORMAL = 7;
 
 export const MOMENT_ENTER = 0;
 export const MOMENT_START = 1;
@@ -66,7 +68,7 @@ export type CompiledDistribution = {
   b: number;
   /** triangular: max */
   c: number;
-  /** empirical: cumulative weights (last = 1) and their values */
+  /** empirical: cumulative weights (last = 1) and their values; normal: the bounded normal's parameters (normal.ts) */
   cumulative: Float64Array | null;
   values: Float64Array | null;
   /** expected value in world time units, for the estimate */
@@ -115,10 +117,10 @@ export type CompiledArrival = {
   times: Float64Array | null;
   period: number;
   batchSize: number;
-  /** rate table: arrivals per world time unit for each hour of the week (Monday 00:00 first) */
+  /** rate table: arrivals per world time unit for each hour of the week from time 0 (Monday 00:00 first unless the table starts elsewhere) */
   ratesByHour: Float64Array | null;
   /** rate table with a trend or holidays (else null): compound growth per world time unit, weekday row of each holiday */
-  calendar: { growthPerUnit: number; holidays: Map<number, number> } | null;
+  calendar: { growthPerUnit: number; holidays: Map<number, number>; offsetHours: number } | null;
   /** renewal: the interarrival time */
   interarrival: CompiledDistribution | null;
   /** poisson and renewal with batch_sizes: cumulative weights and sizes (null: one per arrival event); their mean */
@@ -314,12 +316,17 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
     }
     const scale = arrival.scale === undefined ? 1 : resolve(arrival.scale);
     const perUnit = unitsPerHour(world.time_unit);
+    // Indexed by the hour since time 0: a table starting elsewhere than Monday 00:00 is rotated, a one-day row repeated.
+    const offsetHours = (arrival.start?.weekday ?? 0) * 24 + (arrival.start?.hour ?? 0);
+    const rows = arrival.rates_per_hour.length === 1 ? [0, 0, 0, 0, 0, 0, 0] : [0, 1, 2, 3, 4, 5, 6];
     const ratesByHour = new Float64Array(HOURS_PER_WEEK);
-    for (let day = 0; day < 7; day++) for (let hour = 0; hour < 24; hour++) ratesByHour[day * 24 + hour] = ((arrival.rates_per_hour[day]?.[hour] ?? 0) * scale) / perUnit;
+    for (let day = 0; day < 7; day++) {
+      for (let hour = 0; hour < 24; hour++) ratesByHour[(day * 24 + hour - offsetHours + HOURS_PER_WEEK) % HOURS_PER_WEEK] = ((arrival.rates_per_hour[rows[day]!]?.[hour] ?? 0) * scale) / perUnit;
+    }
     const growth = arrival.growth_per_year === undefined ? 0 : resolveRatio(arrival.growth_per_year);
     const calendar =
       growth !== 0 || (arrival.holidays?.length ?? 0) > 0
-        ? { growthPerUnit: Math.log(1 + growth) / (DAYS_PER_YEAR * 24 * perUnit), holidays: new Map((arrival.holidays ?? []).map((holiday) => [holiday.day, holiday.rates_as ?? 6])) }
+        ? { growthPerUnit: Math.log(1 + growth) / (DAYS_PER_YEAR * 24 * perUnit), holidays: new Map((arrival.holidays ?? []).map((holiday) => [holiday.day, holiday.rates_as ?? 6])), offsetHours }
         : null;
     return { ...base, kind: ARRIVAL_RATE_TABLE, ratesByHour, calendar };
   });
@@ -474,7 +481,9 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
   });
 
   const hookLists: number[][] = world.steps.flatMap(() => [[], [], [], []]);
-  const hookAt = (ref: StepRef, measure: number, role: number) => hookLists[stepOf(ref.step) * 4 + MOMENTS.indexOf(ref.at)]!.push(measure * 4 + role);
+  const hookAt = (refs: StepRefs, measure: number, role: number) => {
+    for (const ref of Array.isArray(refs) ? refs : [refs]) hookLists[stepOf(ref.step) * 4 + MOMENTS.indexOf(ref.at)]!.push(measure * 4 + role);
+  };
   let markSlots = 0;
   const measures: CompiledMeasure[] = world.measured.map((measure, index) => {
     const windowStart = measure.window?.start ?? world.warm_up;
@@ -530,16 +539,19 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
 }
 
 /**
- * Arrivals per world time unit of a rate table during the absolute hour `hour` (hour 0 = Monday 00:00 at time 0): the
- * weekday row of the day (a holiday's own row), times the compound trend at the middle of the hour.
+ * Arrivals per world time unit of a rate table during hour `hour` after time 0 (Monday 00:00 unless the table's `start`
+ * says otherwise): the weekday row of the day (a holiday's own row), times the compound trend at the middle of the hour.
  */
 export function rateTableRate(arrival: CompiledArrival, hour: number, unitsPerHourValue: number): number {
   const calendar = arrival.calendar;
   const rates = arrival.ratesByHour!;
   if (!calendar) return rates[hour % HOURS_PER_WEEK]!;
-  const day = Math.floor(hour / 24);
-  const row = calendar.holidays.get(day) ?? day % 7;
-  const rate = rates[row * 24 + (hour % 24)]!;
+  // The table's own clock: hour `hour` after time 0 is `absolute` hours after the Monday 00:00 before time 0.
+  const offset = calendar.offsetHours;
+  const absolute = hour + offset;
+  const day = Math.floor(absolute / 24);
+  const row = calendar.holidays.get(day - Math.floor(offset / 24)) ?? day % 7;
+  const rate = rates[(row * 24 + (absolute % 24) - offset + HOURS_PER_WEEK) % HOURS_PER_WEEK]!;
   return calendar.growthPerUnit === 0 ? rate : rate * Math.exp(calendar.growthPerUnit * (hour + 0.5) * unitsPerHourValue);
 }
 
@@ -618,6 +630,18 @@ function compileDistribution(distribution: Distribution, resolve: (parameter: Pa
       out.b = resolve(distribution.scale);
       out.mean = out.a * out.b;
       break;
+    case 'normal': {
+      // Bounded below by min (default 0: a duration is never negative) and above by max (default none).
+      const mean = resolve(distribution.mean);
+      const sd = resolve(distribution.sd);
+      const min = distribution.min === undefined ? 0 : resolve(distribution.min);
+      const max = distribution.max === undefined ? Number.POSITIVE_INFINITY : resolve(distribution.max);
+      const clamp = distribution.bounds === 'clamp';
+      out.kind = DIST_NORMAL;
+      out.cumulative = boundedNormal(mean, sd, min, max, clamp);
+      out.mean = boundedNormalMoments(mean, sd, min, max, clamp).mean;
+      break;
+    }
     case 'empirical': {
       out.kind = DIST_EMPIRICAL;
       const weights = distribution.weights ?? distribution.values.map(() => 1);

@@ -2,6 +2,7 @@
 // Schema problems first, then semantic checks; the semantic checks guard every access so a half-broken document
 // still gets all the problems that can be found, not just the first.
 import { WorldSpec } from '../contracts/worldSpec.ts';
+import { normalCdf } from './normal.ts';
 import { escapePointer, type Problem, schemaProblems } from './schemaProblems.ts';
 import { type Dimension, dimensionOf, toWorldUnit } from './units.ts';
 
@@ -166,6 +167,9 @@ function semanticProblems(world: Json, problems: Problem[]): void {
         if (holidayDays.has(holiday.day)) problems.push({ pointer: `${base}/holidays/${holidayIndex}/day`, message: `day ${String(holiday.day)} is listed twice` });
         holidayDays.add(holiday.day);
       });
+      const rows = Array.isArray(arrival.rates_per_hour) ? arrival.rates_per_hour.length : 7;
+      if (rows !== 1 && rows !== 7) problems.push({ pointer: `${base}/rates_per_hour`, message: `has ${rows} rows: give 7 (Monday..Sunday) or 1 (a one-day pattern every day repeats)` });
+      if (rows === 1 && asArray(arrival.holidays).length > 0) problems.push({ pointer: `${base}/holidays`, message: 'a holiday takes another weekday row, but a one-day pattern has only one row: give 7 rows, or remove the holidays' });
       const total = asArray(arrival.rates_per_hour).flatMap(asArray).reduce((sum: number, rate) => sum + (typeof rate === 'number' ? rate : 0), 0);
       if (Array.isArray(arrival.rates_per_hour) && total <= 0) problems.push({ pointer: `${base}/rates_per_hour`, message: 'every rate is zero: this source never produces an arrival' });
     }
@@ -304,12 +308,24 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       if (typeof ref.at === 'string' && !allowed.includes(ref.at)) problems.push({ pointer: `${pointer}/at`, message: `a ${String(target.kind)} step has no '${ref.at}' moment (allowed: ${allowed.join(', ')})` });
       if (ref.at === 'renege' && target.renege_after === undefined && target.patience === undefined) problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no renege_after, so nobody reneges there` });
     };
+    // A list of moments (a stream): each is checked at its own pointer, and one listed twice is named.
+    const moments = (refs: unknown, pointer: string) => {
+      if (!Array.isArray(refs)) return moment(refs, pointer);
+      const seen = new Set<string>();
+      refs.forEach((ref, k) => {
+        moment(ref, `${pointer}/${k}`);
+        if (!isObject(ref)) return;
+        const key = `${String(ref.step)}:${String(ref.at)}`;
+        if (seen.has(key)) problems.push({ pointer: `${pointer}/${k}`, message: `lists step '${String(ref.step)}' at '${String(ref.at)}' twice; list each moment once` });
+        seen.add(key);
+      });
+    };
     if (measure.kind === 'time_between') {
-      moment(measure.from, `${base}/from`);
-      moment(measure.to, `${base}/to`);
+      moments(measure.from, `${base}/from`);
+      moments(measure.to, `${base}/to`);
     }
     if (measure.kind === 'count') {
-      moment(measure.event, `${base}/event`);
+      moments(measure.event, `${base}/event`);
       const expected: Record<string, string> = { replication: 'count', arrival: 'count_per_arrival', day: 'count_per_day' };
       if (typeof measure.denominator === 'string' && typeof measure.unit === 'string' && expected[measure.denominator] !== measure.unit) {
         problems.push({ pointer: `${base}/unit`, message: `unit '${measure.unit}' does not match denominator '${measure.denominator}' (expected '${expected[measure.denominator]}')` });
@@ -490,6 +506,17 @@ function distribution(context: Context, value: unknown, pointer: string): void {
       time('mean', { positive: true });
       time('sd');
       break;
+    case 'normal': {
+      const mean = time('mean', { min: Number.NEGATIVE_INFINITY });
+      const sd = time('sd');
+      const min = value.min === undefined ? 0 : time('min');
+      const max = value.max === undefined ? Number.POSITIVE_INFINITY : time('max', { positive: true });
+      if (min !== null && max !== null && !(min < max)) context.problems.push({ pointer: `${pointer}/max`, message: `max (${max}) must be above min (${min}); for a fixed duration use {"dist": "fixed"}` });
+      else if (value.bounds !== 'clamp' && mean !== null && sd !== null && sd > 0 && min !== null && max !== null && normalCdf((max - mean) / sd) - normalCdf((min - mean) / sd) < 1e-9) {
+        context.problems.push({ pointer: `${pointer}/mean`, message: `a normal with mean ${mean} and sd ${sd} has almost no probability between min ${min} and max ${max}: truncation would draw nothing sensible; move the mean or the bounds, or use "bounds": "clamp"` });
+      }
+      break;
+    }
     case 'gamma':
       parameter(context, value.shape, `${pointer}/shape`, 'dimensionless', { positive: true });
       time('scale', { positive: true });

@@ -61,13 +61,12 @@ async function settled(run_id: string, timeout_ms = 90_000) {
   );
 }
 
-/**
- * A world whose estimate is low on purpose: the estimate sees the clinic at 10% load (Erlang C: 10% of patients
- * wait), but patients come in batches of 100 every 100 minutes, so almost all of them queue and each queued patient
- * costs a renege event; a run simulates about 1.75 times the estimated events and meets a budget set at the estimate
- * mid-way.
- */
+/** A world whose estimate is low on purpose (see below): a run meets a budget set at the estimate mid-way. */
 function burstyWorld(replications = 20): WorldSpec {
+  // Rare large batches (one arrival event in 200 brings 1,000 patients, each then passing 40 short visits): replications
+  // differ widely. The estimate pilots replication 0, which under seed 3 has no large batch (about 8,000 events against
+  // a mean near 45,000), so the run meets a budget of the estimate part-way (docs/simulation.md, Cost model).
+  const visits = Array.from({ length: 40 }, (_, k) => ({ id: `visit_${k}`, kind: 'delay' as const, duration: { dist: 'fixed' as const, value: 1 }, next: k === 39 ? 'done' : `visit_${k + 1}` }));
   return {
     contract: 'WorldSpec',
     version: '1.0.0',
@@ -77,12 +76,13 @@ function burstyWorld(replications = 20): WorldSpec {
     horizon: 20_000,
     warm_up: 100,
     replications,
-    seed: 7,
+    seed: 3,
     settings: {},
-    arrivals: [{ id: 'patients', kind: 'scheduled', times: [0], period: 100, batch_size: 100, to_step: 'consult' }],
+    arrivals: [{ id: 'patients', kind: 'poisson', rate: 0.01, batch_sizes: { values: [1, 1000], weights: [199, 1] }, to_step: 'consult' }],
     resources: [{ id: 'clinician', capacity: 1 }],
     steps: [
-      { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: 0.1 }, renege_after: 1000, next: 'done' },
+      { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: 0.1 }, renege_after: 1000, next: 'visit_0' },
+      ...visits,
       { id: 'done', kind: 'exit' },
     ],
     measured: [

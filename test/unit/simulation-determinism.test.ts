@@ -1,7 +1,8 @@
 // Determinism pinned: a change meant to make the engine faster must not change a single draw, event or float operation
 // (docs/performance.md, "The simulation engine"). The sample worlds use every feature (breakdowns, batches, pre-emption,
 // patience, costs, calendars, renewal and rate-table arrivals); each variant's replications 0 (with a trace) and 1 are
-// hashed together and compared with the digests pinned for this ENGINE_VERSION.
+// hashed together and compared with the digests pinned for this ENGINE_VERSION. urgent_care_treat_release (normal
+// durations, stream measures, a one-day pattern from 06:00) was added under the same version: existing digests unchanged.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +25,7 @@ const PINNED: { engine_version: string; digests: Record<string, string> } = {
     mri_scanner_breakdowns: 'PVP0riOQr2_7c-lARgpl6o',
     outpatient_renewal_arrivals: 'YciHUWQbKK23DNaxwpyNe6',
     remote_monitoring_admissions: 'X-bveURdmfypZjkzfpSVtB',
+    urgent_care_treat_release: 'hCw44ZL_BgErBMA2U0iR_3',
     urgent_treatment_patience: 'hxF6I-ztCuxm3hLygdkmOp',
   },
 };

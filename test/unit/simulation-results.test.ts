@@ -37,8 +37,8 @@ function pricedWorld(lowRate: number | null): WorldSpec {
 }
 
 describe('sample worlds', () => {
-  it('ships ten sample worlds (four pathways, one per model feature), at least one with cost_scenarios', () => {
-    expect(sampleNames.length).toBe(10);
+  it('ships eleven sample worlds (four pathways, one per model feature, one published-style model), at least one with cost_scenarios', () => {
+    expect(sampleNames.length).toBe(11);
     expect(sampleNames.some((name) => loadSample(name).cost_scenarios !== undefined)).toBe(true);
   });
 

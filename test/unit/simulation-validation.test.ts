@@ -84,7 +84,7 @@ describe('validateWorld', () => {
     world.replications = 'many';
     const problems = validateWorld(world).problems;
     expect(problems.filter((problem) => problem.pointer.startsWith('/steps/0/duration'))).toEqual([
-      { pointer: '/steps/0/duration/dist', message: 'must be one of: "fixed", "exponential", "uniform", "triangular", "lognormal", "gamma", "empirical"' },
+      { pointer: '/steps/0/duration/dist', message: 'must be one of: "fixed", "exponential", "uniform", "triangular", "lognormal", "gamma", "normal", "empirical"' },
     ]);
     expect(problems.map((problem) => problem.pointer)).toContain('/replications');
   });
