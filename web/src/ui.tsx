@@ -55,7 +55,6 @@ export function useSession(): Session {
 /** The app's own first sentence for the common error codes: what to do first. The envelope's message follows it. */
 const FIRST_STEP: Record<string, string> = {
   NETWORK: 'The service cannot be reached. Check your connection and try again.',
-  UNAUTHENTICATED: 'You are signed out. Sign in again to continue.',
   FORBIDDEN: 'Your role in this organization does not allow this. Ask an owner or admin.',
   NOT_FOUND: 'This item does not exist, or it belongs to another organization.',
   VALIDATION_FAILED: 'Something in what you entered needs correcting; see the notes below.',

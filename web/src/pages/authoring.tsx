@@ -138,6 +138,8 @@ type Names = ReturnType<typeof names>;
 
 /** A sentence of the service in words: a generated question by its label and unit, a missing setting as "not set yet". */
 function sentence(text: string, n?: Names): string {
+  const measure = /^(-?[\d.]+) ([a-z_]+)$/.exec(text);
+  if (measure) return `${formatNumber(Number(measure[1]))} ${unitWords(measure[2]!)}`;
   const asked = questionLabel(text.replace(/^answer \S+: /, ''));
   if (asked) return `${text.startsWith('answer ') ? 'Answer: ' : ''}${capital(asked.label)} (${unitWords(asked.unit)})`;
   const missing = /refers to setting '(.+?)', which does not exist/.exec(text);
