@@ -125,3 +125,44 @@ describe('the intake beside its sources', () => {
     expect(await page.getByTestId('cited-line').allTextContents()).toContain(README_PARAGRAPH.split('\n')[2]);
   }, 120_000);
 });
+
+describe('errors and the keyboard', () => {
+  it("says what to do first for a missing item, with the code and request id only in the error's technical details", async () => {
+    const page = ctx.page;
+    await page.goto(`${ctx.service.url}/reviews/rev_0000000000000000000000000`);
+    const alert = page.getByRole('alert');
+    await alert.getByText('This item does not exist, or it belongs to another organization.').waitFor();
+    const technical = alert.locator('[data-technical]');
+    expect(await technical.textContent()).toContain('NOT_FOUND');
+    expect(await technical.textContent()).toMatch(/request req_[0-9a-z]+/);
+    await readAsAPerson(page, 'error-not-found');
+  }, 60_000);
+
+  it('chooses a card and cites lines by number with the keyboard alone', async () => {
+    const page = ctx.page;
+    await page.goto(ctx.state.intake_url!);
+    const solution = page.getByTestId('intake-card').filter({ has: page.getByRole('heading', { name: 'Solution' }) });
+    await solution.waitFor();
+    const before = await solution.getByTestId('citation').count();
+    // Tab from the Problem card's text to the Solution card's "Show its lines", as a keyboard user moves through the cards
+    await page.getByRole('textbox', { name: 'Problem' }).focus();
+    const focused = () =>
+      page.evaluate(`(() => {
+        const at = document.activeElement;
+        return !!at && at.textContent === 'Show its lines' && at.closest('[data-testid="intake-card"]')?.querySelector('h3')?.textContent === 'Solution';
+      })()`);
+    for (let presses = 0; presses < 20 && !(await focused()); presses++) await page.keyboard.press('Tab');
+    expect(await focused()).toBe(true);
+    await page.keyboard.press('Enter');
+    const lines = solution.getByRole('textbox', { name: 'or lines' });
+    await lines.waitFor();
+    await lines.focus();
+    await page.keyboard.type('1');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    const citations = solution.getByTestId('citation');
+    await expect.poll(() => citations.count()).toBe(before + 1);
+    expect(await citations.last().textContent()).toContain(README_PARAGRAPH.split('\n')[0]);
+    expect(await page.getByTestId('cited-line').allTextContents()).toContain(README_PARAGRAPH.split('\n')[0]);
+  }, 60_000);
+});
