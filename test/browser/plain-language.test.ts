@@ -166,3 +166,21 @@ describe('errors and the keyboard', () => {
     expect(await page.getByTestId('cited-line').allTextContents()).toContain(README_PARAGRAPH.split('\n')[0]);
   }, 60_000);
 });
+
+describe('removed citations', () => {
+  it('explains in words a citation the material does not support, once the intake is confirmed', async () => {
+    const page = ctx.page;
+    await page.goto(ctx.state.intake_url!);
+    await page.getByRole('tab', { name: 'JSON (advanced)' }).click();
+    const editor = page.getByLabel('The intake as JSON');
+    const spec = JSON.parse(await editor.inputValue());
+    spec.problem.citations = [{ ...spec.problem.citations[0], quote: 'patients love the app' }];
+    await editor.fill(JSON.stringify(spec, null, 2));
+    await page.getByRole('button', { name: 'Confirm this intake' }).click();
+    await page.getByRole('heading', { name: /^Confirmed as revision \d+$/ }).waitFor();
+    const note = page.getByTestId('dropped-citations');
+    await note.waitFor();
+    expect(await note.textContent()).toContain('A citation of the problem: the quoted words are not in line 1 of pasted text 1.');
+    await readAsAPerson(page, 'intake-confirmed');
+  }, 60_000);
+});

@@ -487,9 +487,10 @@ function drafter(d: Draft): string {
   return `Drafted by ${who}; ${formatNumber(d.usage.credits_charged)} credit${d.usage.credits_charged === 1 ? '' : 's'} charged.`;
 }
 
-function DraftEditor({ d, project_id, draft_id, onConfirmed }: { d: Draft; project_id: string; draft_id: string; onConfirmed(revision: IntakeRevision): void }) {
+type EditorProps = { d: Draft; project_id: string; draft_id: string; sources: ReturnType<typeof useSourceTexts>; onConfirmed(revision: IntakeRevision): void };
+
+function DraftEditor({ d, project_id, draft_id, sources, onConfirmed }: EditorProps) {
   const schema = useIntakeSchema();
-  const sources = useSourceTexts(d.source_ids);
   // One document, three views: the cards and the form edit `spec`; the JSON view edits text, applied whenever it parses.
   const [spec, setSpec] = useState<unknown>(d.spec);
   const [jsonText, setJsonText] = useState<string | null>(null);
@@ -571,6 +572,7 @@ function DraftEditor({ d, project_id, draft_id, onConfirmed }: { d: Draft; proje
 export function DraftPage({ project_id, draft_id }: { project_id: string; draft_id: string }) {
   const draft = useLoad(() => api<Draft>('GET', `/v1/intake-drafts/${draft_id}`), [draft_id], { ms: 1000, until: (d) => TERMINAL_DRAFT.includes(d.status) });
   const [confirmed, setConfirmed] = useState<IntakeRevision | null>(null);
+  const sources = useSourceTexts(draft.value?.status === 'succeeded' ? draft.value.source_ids : []);
   const cancel = useAction(async () => {
     await api('POST', `/v1/intake-drafts/${draft_id}/cancel`);
     draft.reload();
@@ -602,12 +604,12 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
             </>
           )}
           {d.error && <ErrorBanner error={new ApiError(0, { code: d.error.code, message: d.error.message, details: {}, request_id: '' })} />}
-          {d.status === 'succeeded' && !confirmed && <DraftEditor d={d} project_id={project_id} draft_id={draft_id} onConfirmed={setConfirmed} />}
+          {d.status === 'succeeded' && !confirmed && <DraftEditor d={d} project_id={project_id} draft_id={draft_id} sources={sources} onConfirmed={setConfirmed} />}
           {confirmed && (
             <>
               <h2>Confirmed as revision {confirmed.revision}</h2>
               <p>Next: the plan says which evaluations fit your idea, why, and what each would cost in credits. Planning itself costs nothing.</p>
-              <DroppedCitations dropped={confirmed.dropped_citations} sources={[]} />
+              <DroppedCitations dropped={confirmed.dropped_citations} sources={sources.value ?? []} />
               <ErrorBanner error={plan.error} />
               <Action variant="primary" onPress={() => void plan.run()} isDisabled={plan.pending}>
                 Plan the evaluations
