@@ -239,7 +239,7 @@ function Worlds({ project }: { project: Project }) {
         run shows its cost in credits before it starts.
       </p>
       <Link to={`/projects/${project.id}/worlds/new`} className="button primary">
-        Build a model of the care pathway
+        New world: a model of the care pathway
       </Link>
       <ErrorBanner error={worlds.error ?? runs.error} />
       {worlds.value && worlds.value.data.length > 0 && (
