@@ -118,6 +118,11 @@ export function ErrorBanner({ error }: { error: unknown }) {
     <div className="error" role="alert">
       <p className="error-message">{first ?? (looksTechnical(message) ? 'The request was refused. The technical details below say why.' : message)}</p>
       {first && !looksTechnical(message) && <p>{message}</p>}
+      {envelope?.code === 'NOT_FOUND' && (
+        <p>
+          <Link to="/">Go to your projects</Link>
+        </p>
+      )}
       {plainDetails.length > 0 && (
         <ul>
           {plainDetails.slice(0, 20).map((d) => (
