@@ -142,6 +142,8 @@ function sentence(text: string, n?: Names): string {
   if (measure) return `${formatNumber(Number(measure[1]))} ${unitWords(measure[2]!)}`;
   const asked = questionLabel(text.replace(/^answer \S+: /, ''));
   if (asked) return `${text.startsWith('answer ') ? 'Answer: ' : ''}${capital(asked.label)} (${unitWords(asked.unit)})`;
+  const noWindow = /^measure (\S+) states no time window; (.*)$/.exec(text);
+  if (noWindow && n) return `${n.measure(noWindow[1]!)} has no time window of its own; ${plainText(noWindow[2]!)}`;
   const missing = /refers to setting '(.+?)', which does not exist/.exec(text);
   if (missing && n) return `${n.setting(missing[1]!.replaceAll(' ', '_'))} is not set yet: answer its question.`;
   return plainText(text);
@@ -154,7 +156,8 @@ const show = (value: unknown) =>
 /** Where in the checkpoint a change happened (`/world/settings/servers`) in words. */
 function placeWords(path: string, n: Names, checkpoint: Checkpoint): string {
   const parts = path.split('/').filter(Boolean);
-  const measured = parts[0] === 'world' && parts[1] === 'measured' && parts[2] ? checkpoint.world.measured[Number(parts[2])] : undefined;
+  const key = parts[2] ?? '';
+  const measured = parts[0] === 'world' && parts[1] === 'measured' && key ? (/^\d+$/.test(key) ? checkpoint.world.measured[Number(key)] : { measure_id: key }) : undefined;
   if (measured) return `${n.measure(measured.measure_id)}: coverage`;
   if (parts[0] === 'questions') return 'Question asked';
   if (parts[0] === 'world' && parts[1] === 'settings' && parts[2]) return n.setting(parts[2]);
