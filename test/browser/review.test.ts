@@ -53,20 +53,27 @@ describe('the evaluation flow in the browser', () => {
     await screenshot(page, 'project-material');
 
     await page.getByRole('button', { name: /Draft the intake from 1 processed source/ }).click();
-    await page.getByRole('heading', { name: 'Review and correct the IntakeSpec' }).waitFor();
-    await page.getByRole('heading', { name: 'Dropped citations' }).waitFor();
-    await screenshot(page, 'intake-draft-form');
-    // the JSON view holds the draft; a correction made there is what gets confirmed
-    await page.getByRole('tab', { name: 'JSON' }).click();
-    const editor = page.getByLabel('IntakeSpec (JSON)');
+    await page.getByTestId('source-pane').locator('[data-line]').first().waitFor();
+    await screenshot(page, 'intake-draft-cards');
+    // the JSON view (an advanced tab) holds the draft; a correction made there is what gets confirmed
+    await page.getByRole('tab', { name: 'JSON (advanced)' }).click();
+    const editor = page.getByLabel('The intake as JSON');
     const drafted = JSON.parse(await editor.inputValue());
     expect(drafted.problem.text).toMatch(/heart failure/);
+    const corrected = { ...drafted, care_setting: { text: 'Community heart failure nursing service', provenance: 'user_declared', citations: [] } };
+    await editor.fill(JSON.stringify(corrected, null, 2));
     await screenshot(page, 'intake-draft-json');
 
     await page.getByRole('button', { name: 'Confirm this intake' }).click();
     await page.getByRole('heading', { name: 'Confirmed as revision 1' }).waitFor();
+    const projects0 = await http(service, 'GET', `/v1/projects?org_id=${user.org_id}`, { token: user.session });
+    const project0 = projects0.body.data.find((p: { title: string }) => p.title === 'Heart failure remote monitoring');
+    const confirmed = await http(service, 'GET', `/v1/projects/${project0.id}/intakes/1`, { token: user.session });
+    expect(confirmed.body.spec.care_setting.text).toBe('Community heart failure nursing service');
     await page.getByRole('button', { name: 'Plan the evaluations' }).click();
     await page.getByRole('heading', { name: 'Evaluation plan' }).waitFor();
+    // the heading shows before the plan has loaded: wait for its decisions, then count them
+    await page.getByTestId('decision').first().waitFor();
     await expect(page.getByTestId('decision').count()).resolves.toBe(2);
     // spec: EvaluationPlan — the Business questions: user, buyer, budget owner, current alternative, dependencies, value
     // hypothesis, each stated or explicitly unknown with what to ask, and a suggested buyer interview
@@ -82,22 +89,26 @@ describe('the evaluation flow in the browser', () => {
     const startButton = page.getByRole('button', { name: 'Start the concept and evidence review' });
     await expect(startButton.isDisabled()).resolves.toBe(true);
     await screenshot(page, 'plan');
-    await page.getByRole('button', { name: 'Approve hosted inference' }).click();
+    await page.getByRole('button', { name: 'Approve the use of AI for the review' }).click();
     await page.getByText('approved', { exact: true }).waitFor();
     await startButton.click();
 
     await page.getByRole('heading', { name: 'Concept and evidence review' }).waitFor();
     await page.getByTestId('disclaimer').waitFor({ timeout: 60_000 });
     await expect(page.getByTestId('dimension').count()).resolves.toBe(13);
-    for (const label of await page.getByTestId('dimension').locator('summary .chip').allTextContents()) expect(label).toBe('ai_hypothesis');
+    for (const label of await page.getByTestId('dimension').locator('summary .chip').allTextContents()) expect(label).toBe('AI hypothesis');
     const claims = page.getByTestId('claim');
     expect(await claims.count()).toBeGreaterThan(0);
+    // each claim's three checks as plain badges with a sentence, and the paper it cites by its title
     const first = await claims.first().textContent();
-    expect(first).toMatch(/1\. record retrieved: (passed|failed)/);
-    expect(first).toMatch(/2\. quote found in the text: (passed|failed|not checked)/);
-    expect(first).toMatch(/3\. second reader agrees: (passed|failed|not checked)/);
+    expect(first).toMatch(/Paper (found|not found): /);
+    expect(first).toMatch(/Quote (found|not found|not checked): /);
+    expect(first).toMatch(/Second reader (agrees|disagrees|not asked): /);
+    expect(await claims.first().getByRole('link').count()).toBe(1);
     await expect(page.getByText('supported', { exact: true }).count()).resolves.toBeGreaterThan(0);
     await expect(page.getByTestId('excluded-record').count()).resolves.toBe(2);
+    // excluded records with the reason in words, never as a code
+    for (const text of await page.getByTestId('excluded-record').allTextContents()) expect(text).toMatch(/Retracted by its journal|A retraction notice, not a study/);
     expect(await page.getByTestId('disclaimer').textContent()).toContain('not advice');
     await screenshot(page, 'review');
 

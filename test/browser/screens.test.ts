@@ -73,11 +73,11 @@ describe('the IntakeSpec form', () => {
     await signInThroughForm(page, service, owner);
     await page.getByRole('link', { name: 'Triage form' }).click();
     await page.getByRole('button', { name: /Draft the intake from 1 processed source/ }).click();
-    await page.getByRole('heading', { name: 'Review and correct the IntakeSpec' }).waitFor();
-    await page.getByRole('heading', { name: 'Dropped citations' }).waitFor();
+    await page.getByTestId('source-pane').locator('[data-line]').first().waitFor();
 
-    // the form is built from the schema: the version is shown read-only, statements are fieldsets
-    const form = page.getByRole('form', { name: 'IntakeSpec form' });
+    // the form built from the schema is an advanced tab: the version is shown read-only, statements are fieldsets
+    await page.getByRole('tab', { name: 'Form (advanced)' }).click();
+    const form = page.getByRole('form', { name: 'Intake form' });
     await form.waitFor();
     expect(await form.getByLabel('version', { exact: true }).textContent()).toBe('1.0.0');
     const problem = form.getByRole('group', { name: 'problem', exact: true });
@@ -88,16 +88,21 @@ describe('the IntakeSpec form', () => {
     // an empty statement is refused by the API; its message is shown at the field
     await problemText.fill('');
     await page.getByRole('button', { name: 'Confirm this intake' }).click();
-    await page.getByRole('alert').filter({ hasText: 'VALIDATION_FAILED' }).waitFor();
+    const alert = page.getByRole('alert').filter({ hasText: 'Something in what you entered needs correcting' });
+    await alert.waitFor();
+    // the code is for support: inside the error's technical details
+    expect(await alert.locator('[data-technical]').textContent()).toContain('VALIDATION_FAILED');
     await problem.locator('.field-problem').first().waitFor();
     await screenshot(page, 'intake-form-problem');
 
     const corrected = 'Patients wait more than two weeks for a same-day clinic slot.';
     await problemText.fill(corrected);
     // the JSON view shows the same document
-    await page.getByRole('tab', { name: 'JSON' }).click();
-    expect(JSON.parse(await page.getByLabel('IntakeSpec (JSON)').inputValue()).problem.text).toBe(corrected);
-    await page.getByRole('tab', { name: 'Form' }).click();
+    await page.getByRole('tab', { name: 'JSON (advanced)' }).click();
+    expect(JSON.parse(await page.getByLabel('The intake as JSON').inputValue()).problem.text).toBe(corrected);
+    // and so do the cards beside the material
+    await page.getByRole('tab', { name: 'Beside your material' }).click();
+    expect(await page.getByRole('textbox', { name: 'Problem' }).inputValue()).toBe(corrected);
     await page.getByRole('button', { name: 'Confirm this intake' }).click();
     await page.getByRole('heading', { name: 'Confirmed as revision 1' }).waitFor();
 
@@ -118,14 +123,18 @@ describe('authoring sessions', () => {
     });
     await signInThroughForm(page, service, owner);
     await page.goto(`${service.url}/projects/${project_id}`);
-    await page.getByRole('heading', { name: '4. Authoring sessions (beta)' }).waitFor();
+    await page.getByRole('heading', { name: 'Authoring sessions (beta)' }).waitFor();
     await page.getByRole('button', { name: 'Start an authoring session' }).click();
 
     await page.getByRole('heading', { name: 'Authoring session' }).waitFor();
     await page.getByRole('heading', { name: 'Checkpoint 1' }).waitFor({ timeout: 60_000 });
-    await page.getByTestId('session-status').getByText('waiting').waitFor();
+    await page.getByTestId('session-status').getByText('waiting for you').waitFor();
     const questions = page.getByTestId('question');
     expect(await questions.count()).toBe(4);
+    // the questions in words, from their labels and units
+    const asked = (await questions.allTextContents()).join('\n');
+    expect(asked).toContain('Clinicians available at once');
+    expect(asked).not.toContain('What is the clinicians');
     // nothing is guessed: no setting has a value before the answers
     expect(await page.getByTestId('setting').count()).toBe(0);
     await expect(page.getByRole('button', { name: 'Approve this world' }).isDisabled()).resolves.toBe(true);
@@ -140,12 +149,14 @@ describe('authoring sessions', () => {
     const changes = page.getByTestId('change');
     await changes.first().waitFor();
     const changed = (await changes.allTextContents()).join('\n');
-    expect(changed).toContain('/world/settings/arrival_rate');
-    expect(changed).toContain('4 per_hour');
-    expect(changed).toContain('/validation/valid');
+    expect(changed).toContain('Patients arriving per hour');
+    expect(changed).toContain('4 per hour');
+    expect(changed).toContain('Whether the model is complete');
     expect(await page.getByTestId('setting').count()).toBeGreaterThanOrEqual(3);
     expect(await page.getByTestId('question').count()).toBe(0);
-    expect((await page.getByTestId('next-step').allTextContents()).join('\n')).toContain('synthetic_simulation');
+    expect(await page.getByTestId('next-step').count()).toBeGreaterThan(0);
+    // the tool a next step names is for the technical view
+    expect(await page.locator('[data-technical]').last().textContent()).toContain('synthetic_simulation');
     await screenshot(page, 'authoring-checkpoint');
 
     // revise one value with its reference: checkpoint 3 says exactly what changed
@@ -155,8 +166,8 @@ describe('authoring sessions', () => {
     await page.getByRole('button', { name: 'Revise' }).click();
     await page.getByRole('heading', { name: 'Checkpoint 3' }).waitFor({ timeout: 60_000 });
     const revised = await page.getByTestId('change').allTextContents();
-    expect(revised).toEqual(['/world/settings/servers2 count3 count']);
-    expect(await page.getByTestId('setting').filter({ hasText: 'servers' }).textContent()).toContain('reference: Clinic rota 2026');
+    expect(revised).toEqual(['Clinicians available at once2 people3 people']);
+    expect(await page.getByTestId('setting').filter({ hasText: 'Clinicians available at once' }).textContent()).toContain('reference: Clinic rota 2026');
 
     await page.getByRole('button', { name: 'Approve this world' }).click();
     await page.getByTestId('session-status').getByText('approved').waitFor({ timeout: 60_000 });
@@ -220,7 +231,7 @@ describe('authoring sessions', () => {
     });
     await signInThroughForm(page, service, owner);
     await page.goto(`${service.url}/authoring-sessions/${created.body.id}`);
-    await page.getByTestId('session-status').getByText('cap_reached').waitFor();
+    await page.getByTestId('session-status').getByText('AI preparation limit reached').waitFor();
     await page.getByText('reached its AI preparation limit').waitFor();
     expect(await page.getByLabel('Ask for another AI iteration (optional instructions)').count()).toBe(0);
     // answers are still applied by rule

@@ -10,7 +10,7 @@ import { DraftPage, PlanPage, ProjectPage, ProjectsPage } from './pages/projects
 import { ReviewPage } from './pages/review.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { WorldEditorPage, WorldRevisionPage } from './pages/worlds.tsx';
-import { Action, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation, useSession } from './ui.tsx';
+import { Action, CreditBalance, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation, useSession } from './ui.tsx';
 import './styles.css';
 
 // the run page carries the chart library: loaded only when a run is opened
@@ -91,7 +91,7 @@ function Routes() {
     <section>
       <h1>Not found</h1>
       <p>
-        There is no page at <code>{path}</code>. <Link to="/">Go to your projects</Link>.
+        There is no page at this address. <Link to="/">Go to your projects</Link>.
       </p>
     </section>
   );
@@ -144,6 +144,7 @@ function App() {
           <Link to="/settings">Settings</Link>
         </nav>
         <div className="who">
+          {current && <CreditBalance org_id={current} />}
           {orgs.length > 1 ? (
             <label>
               <span className="visually-hidden">Organization</span>

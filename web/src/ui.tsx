@@ -2,7 +2,8 @@
 // from React Aria Components (labels, keyboard focus, announcements).
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { Button, FieldError, Input, Label, TextArea, TextField } from 'react-aria-components';
-import { ApiError, type Features, type Me } from './api.ts';
+import { ApiError, type Credits, type Features, type Me, api } from './api.ts';
+import { TechnicalDetails } from './technical.tsx';
 
 // ---------- a small history router: the server answers every non-API path with index.html ----------
 const listeners = new Set<() => void>();
@@ -51,6 +52,57 @@ export function useSession(): Session {
 }
 
 // ---------- errors ----------
+/** The app's own first sentence for the common error codes: what to do first. The envelope's message follows it. */
+const FIRST_STEP: Record<string, string> = {
+  NETWORK: 'The service cannot be reached. Check your connection and try again.',
+  FORBIDDEN: 'Your role in this organization does not allow this. Ask an owner or admin.',
+  NOT_FOUND: 'This item does not exist, or it belongs to another organization.',
+  VALIDATION_FAILED: 'Something in what you entered needs correcting; see the notes below.',
+  INSUFFICIENT_CREDITS: 'Your organization does not have enough credits for this. Add credits on the Billing page or ask an admin.',
+  APPROVAL_REQUIRED: 'This needs an explicit approval first. Approve it on the plan, then try again.',
+  CONFLICT: 'This cannot be done in the item’s current state. Reload the page to see where it stands.',
+  QUOTA_EXCEEDED: 'Your organization reached a limit for this. Ask an admin.',
+  RATE_LIMITED: 'Too many requests just now. Wait a minute and try again.',
+  PAYLOAD_TOO_LARGE: 'What you sent is too large. Send less at once.',
+  PROVIDER_NOT_CONFIGURED: 'The AI provider is not set up for this service. Ask the operator, or add your own provider key in Settings.',
+  PROVIDER_ERROR: 'The AI provider did not answer properly. Try again in a few minutes; nothing was charged beyond actual use.',
+  TEMPORARILY_UNAVAILABLE: 'The service is busy. Try again in a few minutes.',
+  INTERNAL: 'Something went wrong on our side. Try again; if it happens again, send the technical details to support.',
+};
+
+/** Text a person should not have to read (ids, pointers, field names, contract names, HTTP paths): kept for the disclosure. */
+const TECHNICAL = [
+  /\b[a-z]{2,5}_[0-9a-z]{8,}\b/,
+  /(?:^|[\s("'])\/[a-z_]+(?:\/[a-z0-9_-]+)+/,
+  /\b[a-z]+(?:_[a-z0-9]+)+\b/,
+  /\b(?:IntakeSpec|EvaluationPlan|WorldSpec|ResourceSpec|ConceptReview|RunManifest|MetricSummary)\b/,
+  /\b(?:GET|POST|PUT|PATCH|DELETE) \/v1\//,
+];
+export function looksTechnical(text: string): boolean {
+  return TECHNICAL.some((pattern) => pattern.test(text));
+}
+
+/** Server sentences in words: contract names and the few field names that reach prose, said as a person would. */
+const WORDS: Array<[RegExp, string]> = [
+  [/\s*\((?:byok_provider|hosted_inference|user_declared|ai_hypothesis)\)/g, ''],
+  [/\bWorldSpec\b/g, 'world model'],
+  [/\bIntakeSpec\b/g, 'intake'],
+  [/\bEvaluationPlan\b/g, 'plan'],
+  [/\bConceptReview\b/g, 'review'],
+  [/\buser_declared\b/g, 'declared by you'],
+  [/\bai_hypothesis\b/g, 'AI hypothesis'],
+  [/\bhosted_inference\b/g, 'the service’s AI'],
+  [/\bhosted inference\b/g, 'the service’s AI'],
+  [/\bbyok_provider\b/g, 'your own provider key'],
+  [/\s*\((?:GET|POST|PUT|PATCH|DELETE) \/v1\/[^)]*\)/g, ''],
+  [/(?:^|\s)\/[a-z_]+(?:\/[a-z0-9_-]+)+:?\s*/g, ' '],
+];
+export function plainText(text: string): string {
+  let out = text;
+  for (const [pattern, words] of WORDS) out = out.replace(pattern, words);
+  return out.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, (name) => name.replaceAll('_', ' ')).trim();
+}
+
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.envelope.message;
   return error instanceof Error ? error.message : String(error);
@@ -59,23 +111,44 @@ export function ErrorBanner({ error }: { error: unknown }) {
   if (!error) return null;
   const envelope = error instanceof ApiError ? error.envelope : null;
   const details = envelope && Array.isArray(envelope.details) ? envelope.details : [];
+  const message = errorMessage(error);
+  const first = envelope ? FIRST_STEP[envelope.code] : undefined;
+  const plainDetails = details.filter((d) => !looksTechnical(d.message));
   return (
     <div className="error" role="alert">
-      <p className="error-message">{errorMessage(error)}</p>
-      {details.length > 0 && (
+      <p className="error-message">{first ?? (looksTechnical(message) ? 'The request was refused. The technical details below say why.' : message)}</p>
+      {first && !looksTechnical(message) && <p>{message}</p>}
+      {envelope?.code === 'NOT_FOUND' && (
+        <p>
+          <Link to="/">Go to your projects</Link>
+        </p>
+      )}
+      {plainDetails.length > 0 && (
         <ul>
-          {details.slice(0, 20).map((d) => (
-            <li key={`${d.path}:${d.message}`}>
-              {d.path ? <code>{d.path}</code> : null} {d.message}
-            </li>
+          {plainDetails.slice(0, 20).map((d) => (
+            <li key={`${d.path}:${d.message}`}>{d.message}</li>
           ))}
         </ul>
       )}
-      {envelope?.code && (
-        <p className="muted small">
-          {envelope.code}
-          {envelope.request_id ? ` · request ${envelope.request_id}` : ''}
-        </p>
+      {(envelope?.code || looksTechnical(message) || details.length > 0) && (
+        <TechnicalDetails summary="Technical details of this error">
+          <p>{message}</p>
+          {details.length > 0 && (
+            <ul>
+              {details.slice(0, 20).map((d) => (
+                <li key={`${d.path}:${d.message}`}>
+                  {d.path ? <code>{d.path}</code> : null} {d.message}
+                </li>
+              ))}
+            </ul>
+          )}
+          {envelope?.code && (
+            <p>
+              {envelope.code}
+              {envelope.request_id ? ` · request ${envelope.request_id}` : ''}
+            </p>
+          )}
+        </TechnicalDetails>
       )}
     </div>
   );
@@ -220,5 +293,17 @@ export function Pager({ offset, next, onPage, limit }: { offset: number; next: n
         Next
       </Action>
     </nav>
+  );
+}
+
+/** The header's credit balance: what the organization can spend now, read again on each new screen. */
+export function CreditBalance({ org_id }: { org_id: string }) {
+  const { path } = useLocation();
+  const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id, path]);
+  if (!credits.value) return null;
+  return (
+    <Link to="/settings" className="credits">
+      <span data-testid="header-credits">{formatNumber(credits.value.available_credits)}</span> credits available
+    </Link>
   );
 }

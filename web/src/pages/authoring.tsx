@@ -4,7 +4,8 @@
 // Nothing is estimated or run by approving: the world revision page does that when asked.
 import { useState } from 'react';
 import { type AuthoringSession, type Checkpoint, type IntakeRevisionListItem, type Page, type ValueSource, api } from '../api.ts';
-import { Action, Area, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, useAction, useLoad } from '../ui.tsx';
+import { TechnicalDetails } from '../technical.tsx';
+import { Action, Area, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
 const SAMPLES = import.meta.glob<{ default: unknown }>('../../../samples/worlds/*.json');
@@ -12,6 +13,33 @@ const sampleName = (path: string) => path.split('/').pop()!.replace('.json', '')
 /** How often a drafting session is read again; each read is one GET (the page can be left and returned to). */
 const SESSION_POLL_MS = 1000;
 const SESSIONS_PAGE_LIMIT = 20;
+
+const UNITS: Record<string, string> = { per_hour: 'per hour', per_day: 'per day', count: 'people', fraction: 'share (0 to 1)', minutes: 'minutes', hours: 'hours', days: 'days' };
+export const unitWords = (unit: string) => UNITS[unit] ?? plainText(unit);
+const words = (name: string) => name.replaceAll('_', ' ').replaceAll('.', ': ');
+const capital = (text: string) => text.replace(/^./, (c) => c.toUpperCase());
+
+/** The names a person reads for a checkpoint's settings, measures and variants: the world's own labels and descriptions. */
+function names(checkpoint: Checkpoint) {
+  const spec = (checkpoint.world.spec ?? {}) as { settings?: Record<string, { description?: string }>; measured?: Array<{ id: string; label?: string }> };
+  const fromQuestions = new Map(checkpoint.questions.map((q) => [q.slot, questionLabel(q.text)?.label]));
+  const setting = (id: string) => capital(spec.settings?.[id]?.description ?? fromQuestions.get(id) ?? TEMPLATE_SETTINGS[id] ?? words(id));
+  const measure = (id: string) => capital(spec.measured?.find((m) => m.id === id)?.label ?? words(id));
+  const variant = (id: string) => checkpoint.world.variants.find((v) => v.id === id)?.label ?? words(id);
+  return { setting, measure, variant };
+}
+/** The service template's settings (domain/authoring/draft.ts), for when the question that named them is answered. */
+const TEMPLATE_SETTINGS: Record<string, string> = {
+  arrival_rate: 'patients arriving per hour',
+  mean_service: 'mean time a clinician spends per patient',
+  servers: 'clinicians available at once',
+};
+
+/** "What is the clinicians available at once (count)? …" → the label and unit it was made from, to say it in words. */
+export function questionLabel(text: string): { label: string; unit: string } | null {
+  const match = /^What is the (.+?) \(([a-z_]+)\)\?/.exec(text);
+  return match ? { label: match[1]!, unit: match[2]! } : null;
+}
 
 /** The project page's section: the project's sessions and the form that starts one. */
 export function AuthoringSessions({ project_id }: { project_id: string }) {
@@ -30,7 +58,7 @@ export function AuthoringSessions({ project_id }: { project_id: string }) {
   const confirmed = intakes.value?.data ?? [];
   return (
     <section aria-labelledby="authoring-heading">
-      <h2 id="authoring-heading">4. Authoring sessions (beta)</h2>
+      <h2 id="authoring-heading">Authoring sessions (beta)</h2>
       <p className="muted">
         Prepare a world with the service: it drafts from your confirmed intake, asks for every number it cannot source, and shows each checkpoint. Nothing runs until you
         approve and then run the world yourself.
@@ -60,7 +88,7 @@ export function AuthoringSessions({ project_id }: { project_id: string }) {
           <label className="field">
             <span>Starting world (optional)</span>
             <select value={sample} onChange={(e) => setSample(e.target.value)}>
-              <option value="">none: the single-queue template</option>
+              <option value="">none: a simple one-queue model</option>
               {Object.keys(SAMPLES).map((path) => (
                 <option key={path} value={path}>
                   sample: {sampleName(path)}
@@ -80,9 +108,9 @@ export function AuthoringSessions({ project_id }: { project_id: string }) {
             <li key={s.id}>
               <Link to={`/authoring-sessions/${s.id}`}>Session of {formatDate(s.created_at)}</Link>
               <span>
-                <Status value={s.status} /> {s.cap_reached && <span className="chip">cap reached</span>}
+                <Status value={s.status} /> {s.cap_reached && <span className="chip">AI limit reached</span>}
               </span>
-              <span className="muted small">{s.checkpoint_count} checkpoints</span>
+              <span className="muted small">{s.checkpoint_count} checkpoint{s.checkpoint_count === 1 ? '' : 's'}</span>
             </li>
           ))}
         </ul>
@@ -94,7 +122,7 @@ export function AuthoringSessions({ project_id }: { project_id: string }) {
 function sourceText(source: ValueSource): string {
   switch (source.kind) {
     case 'intake_line':
-      return `intake ${source.source_id} lines ${source.line_start}–${source.line_end}: “${source.quote}”`;
+      return `your material, line${source.line_start === source.line_end ? ` ${source.line_start}` : `s ${source.line_start}–${source.line_end}`}: “${source.quote}”`;
     case 'answer':
       return `your answer (checkpoint ${source.answered_at_checkpoint})`;
     case 'reference':
@@ -102,13 +130,47 @@ function sourceText(source: ValueSource): string {
     case 'assumption':
       return `assumption: ${source.rationale}`;
     default:
-      return JSON.stringify(source);
+      return 'a source the app cannot show';
   }
 }
 
-const show = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+type Names = ReturnType<typeof names>;
 
-function Changes({ checkpoint }: { checkpoint: Checkpoint }) {
+/** A sentence of the service in words: a generated question by its label and unit, a missing setting as "not set yet". */
+function sentence(text: string, n?: Names): string {
+  const measure = /^(-?[\d.]+) ([a-z_]+)$/.exec(text);
+  if (measure) return `${formatNumber(Number(measure[1]))} ${unitWords(measure[2]!)}`;
+  const asked = questionLabel(text.replace(/^answer \S+: /, ''));
+  if (asked) return `${text.startsWith('answer ') ? 'Answer: ' : ''}${capital(asked.label)} (${unitWords(asked.unit)})`;
+  const noWindow = /^measure (\S+) states no time window; (.*)$/.exec(text);
+  if (noWindow && n) return `${n.measure(noWindow[1]!)} has no time window of its own; ${plainText(noWindow[2]!)}`;
+  const missing = /refers to setting '(.+?)', which does not exist/.exec(text);
+  if (missing && n) return `${n.setting(missing[1]!.replaceAll(' ', '_'))} is not set yet: answer its question.`;
+  return plainText(text);
+}
+
+/** A value as a person reads it: numbers with separators, units in words, anything structured as "changed". */
+const show = (value: unknown) =>
+  value === null || value === undefined ? '—' : typeof value === 'number' ? formatNumber(value) : typeof value === 'boolean' ? (value ? 'yes' : 'no') : typeof value === 'object' ? 'changed' : sentence(String(value));
+
+/** Where in the checkpoint a change happened (`/world/settings/servers`) in words. */
+function placeWords(path: string, n: Names, checkpoint: Checkpoint): string {
+  const parts = path.split('/').filter(Boolean);
+  const key = parts[2] ?? '';
+  const measured = parts[0] === 'world' && parts[1] === 'measured' && key ? (/^\d+$/.test(key) ? checkpoint.world.measured[Number(key)] : { measure_id: key }) : undefined;
+  if (measured) return `${n.measure(measured.measure_id)}: coverage`;
+  if (parts[0] === 'questions') return 'Question asked';
+  if (parts[0] === 'world' && parts[1] === 'settings' && parts[2]) return n.setting(parts[2]);
+  if (parts[0] === 'world' && parts[1] === 'variants') return parts[2] ? `A change in ${n.variant(parts[2])}` : 'The variants';
+  if (parts[0] === 'world' && parts[1] === 'measured') return 'What is measured';
+  if (parts[0] === 'validation') return 'Whether the model is complete';
+  if (parts[0] === 'questions') return 'Open questions';
+  if (parts[0] === 'smoke_run') return 'The quick test run';
+  if (parts[0] === 'next_steps') return 'Next steps';
+  return 'Another part of the model';
+}
+
+function Changes({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
   return (
     <div>
       <h3>{checkpoint.number === 1 ? 'What the first checkpoint sets' : `What changed since checkpoint ${checkpoint.number - 1}`}</h3>
@@ -119,7 +181,7 @@ function Changes({ checkpoint }: { checkpoint: Checkpoint }) {
           <table>
             <thead>
               <tr>
-                <th>Where</th>
+                <th>What</th>
                 <th>Before</th>
                 <th>After</th>
               </tr>
@@ -127,9 +189,7 @@ function Changes({ checkpoint }: { checkpoint: Checkpoint }) {
             <tbody>
               {checkpoint.changes_since_previous.map((c) => (
                 <tr key={c.path} data-testid="change">
-                  <td>
-                    <code>{c.path}</code>
-                  </td>
+                  <td>{placeWords(c.path, n, checkpoint)}</td>
                   <td>{show(c.before)}</td>
                   <td>{show(c.after)}</td>
                 </tr>
@@ -142,7 +202,14 @@ function Changes({ checkpoint }: { checkpoint: Checkpoint }) {
   );
 }
 
-function Questions({ session, onStep }: { session: AuthoringSession; onStep(next: AuthoringSession): void }) {
+/** A question in words: from its label and unit when the service's sentence was built from them, else its own text. */
+function questionWords(q: Checkpoint['questions'][number], n: Names): { label: string; unit: string } {
+  const parsed = questionLabel(q.text);
+  if (parsed) return { label: capital(parsed.label), unit: unitWords(parsed.unit) };
+  return { label: plainText(q.text), unit: unitWords(q.unit) || n.setting(q.slot) };
+}
+
+function Questions({ session, onStep, n }: { session: AuthoringSession; onStep(next: AuthoringSession): void; n: Names }) {
   const questions = session.checkpoint?.questions ?? [];
   const [values, setValues] = useState<Record<string, string>>({});
   const [notes, setNotes] = useState<Record<string, string>>({});
@@ -166,23 +233,27 @@ function Questions({ session, onStep }: { session: AuthoringSession; onStep(next
         void send.run();
       }}
     >
+      <p className="muted">Nothing is guessed: give each number you know and where it comes from. A number left empty stays open.</p>
       <ul className="questions">
-        {questions.map((q) => (
-          <li key={q.id} data-testid="question">
-            <p>
-              <strong>{q.text}</strong> <span className="chip">{q.unit}</span> <span className="muted small">slot {q.slot}</span>
-            </p>
-            {q.unsourced_proposal && (
-              <p className="muted small">
-                The model proposed {formatNumber(q.unsourced_proposal.value)} without a source (<span className="chip">ai_hypothesis</span>); it is not used unless you give it.
+        {questions.map((q) => {
+          const said = questionWords(q, n);
+          return (
+            <li key={q.id} data-testid="question">
+              <p>
+                <strong>{said.label}</strong> <span className="chip">{said.unit}</span>
               </p>
-            )}
-            <div className="inline-form">
-              <Field label={`Answer (${q.unit})`} value={values[q.id] ?? ''} onChange={(v) => setValues((old) => ({ ...old, [q.id]: v }))} inputMode="text" name={`answer-${q.slot}`} />
-              <Field label="Where the number comes from (optional)" value={notes[q.id] ?? ''} onChange={(v) => setNotes((old) => ({ ...old, [q.id]: v }))} name={`note-${q.slot}`} />
-            </div>
-          </li>
-        ))}
+              {q.unsourced_proposal && (
+                <p className="muted small">
+                  The AI proposed {formatNumber(q.unsourced_proposal.value)} without a source (a hypothesis); it is not used unless you give it.
+                </p>
+              )}
+              <div className="inline-form">
+                <Field label={`Answer (${said.unit})`} value={values[q.id] ?? ''} onChange={(v) => setValues((old) => ({ ...old, [q.id]: v }))} inputMode="text" name={`answer-${q.slot}`} />
+                <Field label="Where the number comes from (optional)" value={notes[q.id] ?? ''} onChange={(v) => setNotes((old) => ({ ...old, [q.id]: v }))} name={`note-${q.slot}`} />
+              </div>
+            </li>
+          );
+        })}
       </ul>
       {invalid && <p className="field-problem">Each answer is a number.</p>}
       <ErrorBanner error={send.error} />
@@ -193,12 +264,12 @@ function Questions({ session, onStep }: { session: AuthoringSession; onStep(next
   );
 }
 
-function Revise({ session, onStep }: { session: AuthoringSession; onStep(next: AuthoringSession): void }) {
+function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next: AuthoringSession): void; n: Names }) {
   const checkpoint = session.checkpoint!;
   const slots = [
-    ...Object.entries(checkpoint.world.settings).map(([setting, v]) => ({ slot: setting, label: `${setting} (${formatNumber(v.value)} ${v.unit})` })),
+    ...Object.entries(checkpoint.world.settings).map(([setting, v]) => ({ slot: setting, label: `${n.setting(setting)} (now ${formatNumber(v.value)} ${unitWords(v.unit)})` })),
     ...checkpoint.world.variants.flatMap((variant) =>
-      variant.changes.map((c) => ({ slot: `${variant.id}.${c.setting}`, label: `${variant.id}: ${c.setting} (${formatNumber(c.value)} ${c.unit})` })),
+      variant.changes.map((c) => ({ slot: `${variant.id}.${c.setting}`, label: `${variant.label}: ${n.setting(c.setting)} (now ${formatNumber(c.value)} ${unitWords(c.unit)})` })),
     ),
   ];
   const [slot, setSlot] = useState('');
@@ -245,8 +316,7 @@ function Revise({ session, onStep }: { session: AuthoringSession; onStep(next: A
       )}
       {checkpoint.ai.cap_reached ? (
         <p className="warning" role="note">
-          The session reached its AI preparation limit ({checkpoint.ai.limit_reached?.replaceAll('_', ' ') ?? 'cap reached'}): values can still be changed and the world approved, but
-          no further AI iteration can be asked for.
+          The session reached its AI preparation limit: values can still be changed and the model approved, but no further AI iteration can be asked for.
         </p>
       ) : (
         <Area label="Ask for another AI iteration (optional instructions)" value={instructions} onChange={setInstructions} rows={3} />
@@ -259,50 +329,74 @@ function Revise({ session, onStep }: { session: AuthoringSession; onStep(next: A
   );
 }
 
-function CheckpointView({ checkpoint }: { checkpoint: Checkpoint }) {
+function Settings({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
+  if (Object.keys(checkpoint.world.settings).length === 0)
+    return <p className="muted">No value is set yet: nothing is guessed; each number comes from your intake, a reference or your answer.</p>;
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>Setting</th>
+            <th>Value</th>
+            <th>Where it comes from</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(checkpoint.world.settings).map(([name, s]) => (
+            <tr key={name} data-testid="setting">
+              <td>{n.setting(name)}</td>
+              <td>
+                {formatNumber(s.value)} {unitWords(s.unit)}
+              </td>
+              <td className="small">{plainText(sourceText(s.source))}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const DENOMINATORS: Record<string, string> = { entity: 'per patient', replication: 'per simulated period', capacity_time: 'of the time available' };
+
+function Measured({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
+  return (
+    <ul>
+      {checkpoint.world.measured.map((m) => (
+        <li key={m.measure_id}>
+          <strong>{n.measure(m.measure_id)}</strong> <Status value={m.coverage} />{' '}
+          <span className="small">
+            in {unitWords(m.unit)}, {DENOMINATORS[m.denominator] ?? plainText(m.denominator)}, from {formatNumber(m.time_window.start)} to {formatNumber(m.time_window.end)}{' '}
+            {unitWords(m.time_window.unit)}
+            {m.reported_beside.still_waiting_at_end_mean !== null && `; still waiting at the end: ${formatNumber(m.reported_beside.still_waiting_at_end_mean)}`}
+            {m.reported_beside.censored_count !== null && `; not finished by the end: ${formatNumber(m.reported_beside.censored_count)}`}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function CheckpointView({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
   const ai = checkpoint.ai;
   return (
     <>
-      <h3>World settings</h3>
-      {Object.keys(checkpoint.world.settings).length === 0 ? (
-        <p className="muted">No value is set yet: nothing is guessed; each number comes from your intake, a reference or your answer.</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Setting</th>
-                <th>Value</th>
-                <th>Source</th>
-              </tr>
-            </thead>
-            <tbody>
-              {Object.entries(checkpoint.world.settings).map(([name, s]) => (
-                <tr key={name} data-testid="setting">
-                  <td>{name.replaceAll('_', ' ')}</td>
-                  <td>
-                    {formatNumber(s.value)} {s.unit}
-                  </td>
-                  <td className="small">{sourceText(s.source)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <h3>Variants</h3>
+      <h3>Settings</h3>
+      <Settings checkpoint={checkpoint} n={n} />
+      <h3>What is compared</h3>
       <ul>
         {checkpoint.world.variants.map((v) => (
           <li key={v.id}>
-            <strong>{v.label}</strong> <span className="chip">{v.role}</span>
+            <strong>{v.label}</strong> <span className="chip">{v.role === 'baseline' ? 'today' : plainText(v.role)}</span>
             {v.changes.length === 0 ? (
               <span className="muted small"> changes nothing</span>
             ) : (
               <ul>
                 {v.changes.map((c) => (
                   <li key={c.setting}>
-                    {c.setting.replaceAll('_', ' ')}: {c.baseline === null ? '—' : formatNumber(c.baseline)} → {formatNumber(c.value)} {c.unit}{' '}
-                    <span className="muted small">({sourceText(c.source)})</span>
+                    {n.setting(c.setting)}: {c.baseline === null ? '—' : formatNumber(c.baseline)} → {formatNumber(c.value)} {unitWords(c.unit)}{' '}
+                    <span className="muted small">({plainText(sourceText(c.source))})</span>
                   </li>
                 ))}
               </ul>
@@ -311,52 +405,14 @@ function CheckpointView({ checkpoint }: { checkpoint: Checkpoint }) {
         ))}
       </ul>
       <h3>What is measured</h3>
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Measure</th>
-              <th>Coverage</th>
-              <th>Unit</th>
-              <th>Denominator</th>
-              <th>Time window</th>
-              <th>Censoring</th>
-              <th>Reported beside it</th>
-            </tr>
-          </thead>
-          <tbody>
-            {checkpoint.world.measured.map((m) => (
-              <tr key={m.measure_id}>
-                <td>{m.measure_id}</td>
-                <td>
-                  <Status value={m.coverage} />
-                </td>
-                <td>{m.unit}</td>
-                <td>{m.denominator}</td>
-                <td>
-                  {formatNumber(m.time_window.start)}–{formatNumber(m.time_window.end)} {m.time_window.unit}
-                </td>
-                <td>{m.censoring.replaceAll('_', ' ')}</td>
-                <td className="small">
-                  {m.reported_beside.still_waiting_at_end_mean !== null && <>still waiting at the end: {formatNumber(m.reported_beside.still_waiting_at_end_mean)} </>}
-                  {m.reported_beside.censored_count !== null && <>censored: {formatNumber(m.reported_beside.censored_count)}</>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <h3>Validation</h3>
+      <Measured checkpoint={checkpoint} n={n} />
+      <h3>Is the model complete?</h3>
       {checkpoint.validation.valid ? (
-        <p>
-          <Status value="valid" /> the world validates.
-        </p>
+        <p>Yes: the model is complete and can be approved.</p>
       ) : (
         <ul>
           {checkpoint.validation.problems.map((p) => (
-            <li key={`${p.pointer}:${p.message}`}>
-              <code>{p.pointer}</code> {p.message}
-            </li>
+            <li key={`${p.pointer}:${p.message}`}>{sentence(p.message, n)}</li>
           ))}
         </ul>
       )}
@@ -364,21 +420,68 @@ function CheckpointView({ checkpoint }: { checkpoint: Checkpoint }) {
       <ul>
         {checkpoint.next_steps.map((step) => (
           <li key={`${step.kind}:${step.message}`} data-testid="next-step">
-            {step.message} <span className="chip">{step.source}</span> {step.tool && <code>{step.tool}</code>}
+            {sentence(step.message, n)} <span className="chip">{step.source === 'rule' ? 'rule' : 'AI hypothesis'}</span>
           </li>
         ))}
       </ul>
       <h3>AI use</h3>
       <p className="small">
-        Session total: {ai.session_total.calls} calls · {formatNumber(ai.session_total.tokens)} tokens · {ai.session_total.ai_iterations} AI iterations ·{' '}
-        {formatNumber(ai.session_total.wall_seconds)} s · {formatNumber(ai.session_total.credits)} credits. Next step at most: {ai.estimated.calls} calls,{' '}
-        {formatNumber(ai.estimated.tokens)} tokens, {formatNumber(ai.estimated.credits)} credits. Limits for the whole session: {ai.limits.calls_max} calls,{' '}
-        {formatNumber(ai.limits.tokens_max)} tokens, {ai.limits.ai_iterations_max} iterations, {formatNumber(ai.limits.wall_seconds_max)} s.
-        {ai.heuristic && <span className="chip">drafted by the offline heuristic</span>}
+        So far: {formatNumber(ai.session_total.credits)} credits, {ai.session_total.ai_iterations} of {ai.limits.ai_iterations_max} AI iterations. The next step costs at most{' '}
+        {formatNumber(ai.estimated.credits)} credits, charged at actual use.
+        {ai.heuristic && ' Drafted by the built-in method (no AI).'}
       </p>
     </>
   );
 }
+
+function CheckpointTechnical({ session, checkpoint }: { session: AuthoringSession; checkpoint: Checkpoint | null }) {
+  const ai = checkpoint?.ai;
+  return (
+    <TechnicalDetails>
+      <p>
+        Session {session.id} · status {session.status}
+        {session.world_revision_id ? ` · world revision ${session.world_revision_id}` : ''}
+      </p>
+      {checkpoint && ai && (
+        <>
+          <p>
+            Session total: {ai.session_total.calls} calls, {ai.session_total.tokens} tokens, {ai.session_total.wall_seconds} s. Next step at most: {ai.estimated.calls} calls,{' '}
+            {ai.estimated.tokens} tokens. Limits: {ai.limits.calls_max} calls, {ai.limits.tokens_max} tokens, {ai.limits.wall_seconds_max} s
+            {ai.limit_reached ? `; limit reached: ${ai.limit_reached}` : ''}.
+          </p>
+          {checkpoint.changes_since_previous.map((c) => (
+            <p key={c.path}>
+              <code>{c.path}</code> {JSON.stringify(c.before)} → {JSON.stringify(c.after)}
+            </p>
+          ))}
+          {checkpoint.questions.map((q) => (
+            <p key={q.id}>
+              question {q.id} (slot {q.slot}, {q.unit}): {q.text}
+            </p>
+          ))}
+          {checkpoint.validation.problems.map((p) => (
+            <p key={`${p.pointer}:${p.message}`}>
+              <code>{p.pointer}</code> {p.message}
+            </p>
+          ))}
+          {checkpoint.next_steps.map((step) => (
+            <p key={`${step.kind}:${step.message}`}>
+              next step {step.kind} ({step.source}){step.tool ? ` with tool ${step.tool}` : ''}
+            </p>
+          ))}
+        </>
+      )}
+    </TechnicalDetails>
+  );
+}
+
+const SESSION_STATUS: Record<string, string> = {
+  drafting: 'working on a step',
+  waiting: 'waiting for you',
+  approved: 'approved',
+  expired: 'ended (no answer in time)',
+  failed: 'stopped by a failure',
+};
 
 export function AuthoringSessionPage({ session_id }: { session_id: string }) {
   const session = useLoad(() => api<AuthoringSession>('GET', `/v1/authoring-sessions/${session_id}`), [session_id], {
@@ -394,53 +497,56 @@ export function AuthoringSessionPage({ session_id }: { session_id: string }) {
   });
   const s = session.value;
   const checkpoint = s?.checkpoint ?? null;
+  const n = checkpoint ? names(checkpoint) : null;
   return (
     <>
       <p className="crumbs">
         <Link to="/">Projects</Link> / {s && <Link to={`/projects/${s.project_id}`}>Project</Link>} /
       </p>
       <h1>Authoring session</h1>
+      <p className="muted">The service prepares a model of your care pathway with you: it asks for every number it cannot source, and nothing runs until you approve and start a run yourself.</p>
       <ErrorBanner error={session.error} />
       {s && (
         <>
           <p aria-live="polite" data-testid="session-status">
-            <Status value={s.status} /> {s.cap_reached && <span className="chip">cap_reached: AI preparation limit reached</span>}{' '}
+            <span className={`status status-${s.status}`}>{SESSION_STATUS[s.status] ?? plainText(s.status)}</span>{' '}
+            {s.cap_reached && <span className="chip">AI preparation limit reached</span>}{' '}
             <span className="muted small">
               {s.checkpoint_count} checkpoint{s.checkpoint_count === 1 ? '' : 's'} · started {formatDate(s.created_at)}
             </span>
           </p>
-          {s.status === 'drafting' && <p className="muted">A step is running (draft, validation, smoke run)… you can leave this page and come back.</p>}
+          {s.status === 'drafting' && <p className="muted">A step is running (drafting, checking, a quick test run)… you can leave this page and come back.</p>}
           {s.status === 'expired' && <p className="muted">The session waited longer than its limit without an answer and has ended.</p>}
-          {s.error && <ErrorBanner error={new Error(s.error.message)} />}
+          {s.error && <ErrorBanner error={new Error(plainText(s.error.message))} />}
           {s.status === 'approved' && s.world_revision_id && (
             <div className="ok" role="status">
               <p>
-                Approved and saved as a world revision. Nothing was estimated or run:{' '}
+                Approved and saved as a model of your care pathway. Nothing was estimated or run:{' '}
                 <Link to={`/world-revisions/${s.world_revision_id}`}>open the world revision to estimate and run it</Link>.
               </p>
             </div>
           )}
-          {checkpoint && (
+          {checkpoint && n && (
             <>
               <h2>Checkpoint {checkpoint.number}</h2>
               <p className="muted small">after {checkpoint.reason === 'draft' ? 'the first draft' : checkpoint.reason === 'answers' ? 'your answers' : 'a revision'}</p>
-              <Changes checkpoint={checkpoint} />
+              <Changes checkpoint={checkpoint} n={n} />
               {s.status === 'waiting' && (
                 <>
                   <h3>Questions</h3>
-                  <Questions session={s} onStep={onStep} />
+                  <Questions session={s} onStep={onStep} n={n} />
                 </>
               )}
-              <CheckpointView checkpoint={checkpoint} />
+              <CheckpointView checkpoint={checkpoint} n={n} />
               {s.status === 'waiting' && (
                 <>
                   <h3>Revise</h3>
-                  <Revise session={s} onStep={onStep} />
+                  <Revise session={s} onStep={onStep} n={n} />
                   <h3>Approve</h3>
                   {s.accepts.includes('approve') ? (
-                    <p className="muted">Approving saves this checkpoint's world as a world revision. It does not estimate or run it.</p>
+                    <p className="muted">Approving saves this checkpoint’s model. It does not estimate or run it, and costs nothing.</p>
                   ) : (
-                    <p className="muted">The world does not validate yet: answer the questions or revise first.</p>
+                    <p className="muted">The model is not complete yet: answer the questions or revise first.</p>
                   )}
                   <ErrorBanner error={approve.error} />
                   <Action variant="primary" onPress={() => void approve.run()} isDisabled={!s.accepts.includes('approve') || approve.pending}>
@@ -450,6 +556,7 @@ export function AuthoringSessionPage({ session_id }: { session_id: string }) {
               )}
             </>
           )}
+          <CheckpointTechnical session={s} checkpoint={checkpoint} />
         </>
       )}
     </>

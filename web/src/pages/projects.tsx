@@ -2,16 +2,8 @@
 // without AI), a drafted IntakeSpec to review and correct, confirmation, the evaluation plan with its approvals, and
 // the start of a review. Every step has its own address, so a long job can be left and returned to.
 import { useRef, useState } from 'react';
-import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import {
-  ApiError,
-  type BusinessAssessment,
-  type BusinessQuestion,
-  type BusinessQuestions,
-  type CitedSource,
   type Draft,
-  type DroppedCitation,
-  type IntakeRevision,
   type IntakeRevisionListItem,
   type Page,
   type Plan,
@@ -19,13 +11,13 @@ import {
   type ReviewListItem,
   type Run,
   type Source,
-  TERMINAL_DRAFT,
   type WorldRevisionListItem,
   api,
 } from '../api.ts';
 import { AuthoringSessions } from './authoring.tsx';
-import { type JsonSchema, SchemaField, problemsByPath } from '../schemaForm.tsx';
-import { Action, Area, CopyButton, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
+import { Action, Area, CopyButton, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad, useSession } from '../ui.tsx';
+import { TechnicalDetails } from '../technical.tsx';
+import { REVIEW_STATUS } from './review.tsx';
 
 export function ProjectsPage() {
   const { org_id } = useSession();
@@ -38,6 +30,7 @@ export function ProjectsPage() {
   return (
     <>
       <h1>Projects</h1>
+      <p className="muted">Each project is one idea: its material, the intake drafted from it, the plan, and the review or simulation.</p>
       <form
         className="inline-form"
         onSubmit={(event) => {
@@ -59,10 +52,21 @@ export function ProjectsPage() {
           </li>
         ))}
       </ul>
-      {projects.value?.data.length === 0 && <p className="muted">No projects yet: create one to start.</p>}
+      {projects.value?.data.length === 0 && (
+        <div className="empty" data-testid="projects-empty">
+          <h2>Start with your idea</h2>
+          <p>
+            Give your project a title above and create it. Then paste a paragraph about your idea (the problem, your solution, who would use it, how far it is): the service
+            drafts an intake for you to check, plans the evaluations that fit, and reviews the published evidence.
+          </p>
+          <p className="muted small">Reading and screening your material and planning are free; each step that uses AI says what it can cost before it starts.</p>
+        </div>
+      )}
     </>
   );
 }
+
+const SOURCE_KINDS: Record<string, string> = { text: 'text', markdown: 'Markdown', json: 'JSON', pdf: 'PDF', unknown: 'unknown type' };
 
 function SourceList({ sources }: { sources: Source[] }) {
   return (
@@ -72,10 +76,10 @@ function SourceList({ sources }: { sources: Source[] }) {
           <div className="row">
             <strong>{s.name}</strong> <Status value={s.status} />
             <span className="muted small">
-              {s.kind} · {formatNumber(s.size_bytes)} bytes · {s.line_count} lines
+              {SOURCE_KINDS[s.kind] ?? 'file'} · {formatNumber(s.size_bytes)} bytes · {formatNumber(s.line_count)} lines
             </span>
           </div>
-          {s.reason && <p className="muted">{s.reason}</p>}
+          {s.reason && <p className="muted">{plainText(s.reason)}</p>}
           {s.findings.length > 0 && (
             <details open={s.status !== 'processed'}>
               <summary>
@@ -104,7 +108,7 @@ function SourceList({ sources }: { sources: Source[] }) {
   );
 }
 
-function Material({ project }: { project: Project }) {
+function Material({ project, onChange }: { project: Project; onChange(): void }) {
   const sources = useLoad(() => api<Page<Source>>('GET', '/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }), [project.id]);
   const [text, setText] = useState('');
   const fileInput = useRef<HTMLInputElement>(null);
@@ -123,6 +127,7 @@ function Material({ project }: { project: Project }) {
     setFiles([]);
     if (fileInput.current) fileInput.current.value = '';
     sources.reload();
+    onChange();
   });
   const processed = (sources.value?.data ?? []).filter((s) => s.status === 'processed');
   const draft = useAction(async () => {
@@ -131,8 +136,11 @@ function Material({ project }: { project: Project }) {
   });
   return (
     <section aria-labelledby="material-heading">
-      <h2 id="material-heading">1. Your material</h2>
-      <p className="muted">Paste text or upload files (TXT, Markdown, JSON, PDF). They are read and screened for secrets and patient identifiers without AI.</p>
+      <h2 id="material-heading">Your material</h2>
+      <p className="muted">
+        Paste the text of your idea or upload files (TXT, Markdown, JSON, PDF). They are read and screened for secrets and patient identifiers without AI, free of charge; a file
+        with a patient identifier is set aside and never sent to an AI.
+      </p>
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -154,23 +162,25 @@ function Material({ project }: { project: Project }) {
         <Action variant="primary" isDisabled={processed.length === 0 || draft.pending} onPress={() => void draft.run()}>
           Draft the intake from {processed.length} processed source{processed.length === 1 ? '' : 's'}
         </Action>
+        <p className="muted small">Drafting reads your accepted material and fills in the intake for you to check. It is charged in credits at actual use; the most it can cost is shown once it starts.</p>
         <ErrorBanner error={draft.error} />
       </div>
     </section>
   );
 }
 
-function Intakes({ project }: { project: Project }) {
+function Intakes({ project, onChange }: { project: Project; onChange(): void }) {
   const intakes = useLoad(() => api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }), [project.id]);
   const plans = useLoad(() => api<Page<Plan>>('GET', `/v1/projects/${project.id}/evaluation-plans`, { query: { limit: 20 } }), [project.id]);
   const reviews = useLoad(() => api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }), [project.id]);
   const plan = useAction(async () => {
     const created = await api<Plan>('POST', `/v1/projects/${project.id}/evaluation-plans`, { body: {}, idempotent: true });
+    onChange();
     navigate(`/projects/${project.id}/plans/${created.id}`);
   });
   return (
     <section aria-labelledby="intake-heading">
-      <h2 id="intake-heading">2. Intake and plans</h2>
+      <h2 id="intake-heading">Intake, plans and reviews</h2>
       <ErrorBanner error={intakes.error ?? plans.error ?? plan.error} />
       {intakes.value?.data.length ? (
         <>
@@ -185,6 +195,7 @@ function Intakes({ project }: { project: Project }) {
           <Action variant="primary" onPress={() => void plan.run()} isDisabled={plan.pending}>
             Plan evaluations for the latest intake
           </Action>
+          <span className="muted small"> Planning is free: it says what each evaluation would cost before anything runs.</span>
         </>
       ) : (
         <p className="muted">No confirmed intake yet: draft one from your material, correct it and confirm it.</p>
@@ -207,7 +218,7 @@ function Intakes({ project }: { project: Project }) {
             {reviews.value.data.map((r) => (
               <li key={r.id} data-testid="review-item">
                 <Link to={`/reviews/${r.id}`}>Review of {formatDate(r.created_at)}</Link> <Status value={r.status} />
-                <span className="muted small">{r.status_description}</span>
+                <span className="muted small">{REVIEW_STATUS[r.status] ?? ''}</span>
               </li>
             ))}
           </ul>
@@ -222,15 +233,18 @@ function Worlds({ project }: { project: Project }) {
   const runs = useLoad(() => api<Page<Run>>('GET', `/v1/projects/${project.id}/runs`, { query: { limit: 50 } }), [project.id]);
   return (
     <section aria-labelledby="worlds-heading">
-      <h2 id="worlds-heading">3. Worlds and runs</h2>
-      <p className="muted">Simulate the care pathway your product would change. Results are synthetic: they describe the model, not the world.</p>
+      <h2 id="worlds-heading">Simulations</h2>
+      <p className="muted">
+        Model the care pathway your product would change and simulate it with and without your product. Results are synthetic: they describe the model, not real patients. Each
+        run shows its cost in credits before it starts.
+      </p>
       <Link to={`/projects/${project.id}/worlds/new`} className="button primary">
-        New world
+        New world: a model of the care pathway
       </Link>
       <ErrorBanner error={worlds.error ?? runs.error} />
       {worlds.value && worlds.value.data.length > 0 && (
         <>
-          <h3>World revisions</h3>
+          <h3>Models of the care pathway</h3>
           <ul className="cards">
             {worlds.value.data.map((w) => (
               <li key={w.world_revision_id}>
@@ -259,8 +273,81 @@ function Worlds({ project }: { project: Project }) {
   );
 }
 
+
+type Overview = { sources: number; intakes: number; plans: Plan[]; reviews: ReviewListItem[]; runs: Run[] };
+type Step = { name: string; state: 'done' | 'current' | 'later'; said: string; next?: { text: string; to: string } };
+
+/** The four steps of a project (material → intake → plan → review or simulation), where it stands and what to do next. */
+function steps(project: Project, o: Overview): Step[] {
+  const finishedReview = o.reviews.find((r) => r.status === 'succeeded');
+  const activeReview = o.reviews.find((r) => !['succeeded', 'failed', 'canceled'].includes(r.status));
+  const finishedRun = o.runs.find((r) => r.status === 'succeeded');
+  const plan = o.plans[0];
+  const s = (n: number, word: string) => `${formatNumber(n)} ${word}${n === 1 ? '' : 's'}`;
+  const out: Step[] = [
+    { name: 'Material', state: o.sources > 0 ? 'done' : 'current', said: o.sources > 0 ? `${s(o.sources, 'source')} accepted` : 'Nothing added yet', next: { text: 'Paste the text of your idea or upload a file', to: '#material-heading' } },
+    { name: 'Intake', state: o.intakes > 0 ? 'done' : 'later', said: o.intakes > 0 ? `${s(o.intakes, 'confirmed revision')}` : 'Not confirmed yet', next: { text: 'Draft the intake from your material, check it and confirm it', to: '#material-heading' } },
+    { name: 'Plan', state: plan ? 'done' : 'later', said: plan ? `Made on ${formatDate(plan.created_at)}` : 'No plan yet', next: { text: 'Plan the evaluations (free)', to: '#intake-heading' } },
+    {
+      name: 'Review or simulation',
+      state: finishedReview || finishedRun ? 'done' : 'later',
+      said: finishedReview ? 'A review is finished' : activeReview ? 'A review is under way' : finishedRun ? 'A simulation is finished' : 'Not started',
+      next: activeReview
+        ? { text: 'See how the review is going', to: `/reviews/${activeReview.id}` }
+        : plan
+          ? { text: 'Open the plan, approve it and start the review', to: `/projects/${project.id}/plans/${plan.id}` }
+          : undefined,
+    },
+  ];
+  const current = out.findIndex((step) => step.state !== 'done');
+  for (const [i, step] of out.entries()) if (step.state !== 'done') step.state = i === current ? 'current' : 'later';
+  return out;
+}
+
+function ProjectSteps({ project, version }: { project: Project; version: number }) {
+  const overview = useLoad(async (): Promise<Overview> => {
+    const [sources, intakes, plans, reviews, runs] = await Promise.all([
+      api<Page<Source>>('GET', '/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }),
+      api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }),
+      api<Page<Plan>>('GET', `/v1/projects/${project.id}/evaluation-plans`, { query: { limit: 20 } }),
+      api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }),
+      api<Page<Run>>('GET', `/v1/projects/${project.id}/runs`, { query: { limit: 20 } }),
+    ]);
+    return { sources: sources.data.filter((x) => x.status === 'processed').length, intakes: intakes.data.length, plans: plans.data, reviews: reviews.data, runs: runs.data };
+  }, [project.id, version]);
+  if (overview.error) return <ErrorBanner error={overview.error} />;
+  if (!overview.value) return <p aria-busy="true">Loading where the project stands…</p>;
+  const list = steps(project, overview.value);
+  const current = list.find((step) => step.state === 'current');
+  return (
+    <nav aria-label="Where this project stands" className="overview" data-testid="project-steps">
+      <ol>
+        {list.map((step, i) => (
+          <li key={step.name} className={step.state} aria-current={step.state === 'current' ? 'step' : undefined}>
+            <span className="step-name">
+              {i + 1}. {step.name}
+            </span>
+            <span className="small">{step.state === 'done' ? `Done: ${step.said}` : step.said}</span>
+          </li>
+        ))}
+      </ol>
+      {current?.next ? (
+        <p className="next-action" data-testid="next-action">
+          Next:{' '}
+          {current.next.to.startsWith('#') ? <a href={current.next.to}>{current.next.text}</a> : <Link to={current.next.to}>{current.next.text}</Link>}
+        </p>
+      ) : (
+        <p className="next-action" data-testid="next-action">
+          Every step is done. Add material or confirm a new intake revision to go round again.</p>
+      )}
+    </nav>
+  );
+}
+
 export function ProjectPage({ project_id }: { project_id: string }) {
   const project = useLoad(() => api<Project>('GET', `/v1/projects/${project_id}`), [project_id]);
+  const [version, setVersion] = useState(0);
+  const changed = () => setVersion((v) => v + 1);
   if (project.error) return <ErrorBanner error={project.error} />;
   if (!project.value) return <p aria-busy="true">Loading…</p>;
   return (
@@ -269,381 +356,20 @@ export function ProjectPage({ project_id }: { project_id: string }) {
         <Link to="/">Projects</Link> /
       </p>
       <h1>{project.value.title}</h1>
-      <Material project={project.value} />
-      <Intakes project={project.value} />
+      <p className="muted small">Started {formatDate(project.value.created_at)}</p>
+      <ProjectSteps project={project.value} version={version} />
+      <Material project={project.value} onChange={changed} />
+      <Intakes project={project.value} onChange={changed} />
       <Worlds project={project.value} />
       <AuthoringSessions project_id={project.value.id} />
+      <TechnicalDetails>
+        <p>
+          Project {project.value.id} · organization {project.value.org_id}
+        </p>
+      </TechnicalDetails>
     </>
   );
 }
 
-function DroppedCitations({ dropped }: { dropped: DroppedCitation[] }) {
-  if (dropped.length === 0) return <p className="muted">No citation was dropped: every cited line was found in your material.</p>;
-  return (
-    <div className="warning" role="note">
-      <p>
-        {dropped.length} citation{dropped.length === 1 ? ' was' : 's were'} dropped because the cited lines do not say it:
-      </p>
-      <ul>
-        {dropped.map((d) => (
-          <li key={`${d.path}:${d.source_id}:${d.line_start}`}>
-            <code>{d.path}</code> — lines {d.line_start}–{d.line_end} of {d.source_id}: {d.message}
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
-/** The IntakeSpec's published JSON Schema: the form is built from it, so a field added to the contract appears here. */
-function useIntakeSchema() {
-  return useLoad(() => api<JsonSchema>('GET', '/v1/schemas/IntakeSpec'), []);
-}
-
-export function DraftPage({ project_id, draft_id }: { project_id: string; draft_id: string }) {
-  const draft = useLoad(() => api<Draft>('GET', `/v1/intake-drafts/${draft_id}`), [draft_id], { ms: 1000, until: (d) => TERMINAL_DRAFT.includes(d.status) });
-  const schema = useIntakeSchema();
-  // One document, two views: the form edits `spec`; the JSON view edits text, applied to `spec` whenever it parses.
-  const [spec, setSpec] = useState<unknown>(undefined);
-  const [jsonText, setJsonText] = useState<string | null>(null);
-  const [parseError, setParseError] = useState<string | null>(null);
-  const [confirmed, setConfirmed] = useState<IntakeRevision | null>(null);
-  const d = draft.value;
-  const current = spec === undefined ? d?.spec : spec;
-  const text = jsonText ?? (current ? JSON.stringify(current, null, 2) : '');
-  const editJson = (next: string) => {
-    setJsonText(next);
-    try {
-      setSpec(JSON.parse(next));
-      setParseError(null);
-    } catch (error) {
-      setParseError(`The IntakeSpec is not valid JSON: ${(error as Error).message}`);
-    }
-  };
-  const editForm = (next: unknown) => {
-    setSpec(next);
-    setJsonText(null);
-    setParseError(null);
-  };
-  const confirm = useAction(async () => {
-    if (parseError) return;
-    setConfirmed(await api<IntakeRevision>('POST', `/v1/projects/${project_id}/intakes`, { body: { spec: current, draft_id }, idempotent: true }));
-  });
-  const cancel = useAction(async () => {
-    await api('POST', `/v1/intake-drafts/${draft_id}/cancel`);
-    draft.reload();
-  });
-  const plan = useAction(async () => {
-    const created = await api<Plan>('POST', `/v1/projects/${project_id}/evaluation-plans`, { body: {}, idempotent: true });
-    navigate(`/projects/${project_id}/plans/${created.id}`);
-  });
-  const problems = problemsByPath(confirm.error instanceof ApiError ? confirm.error.envelope.details : null);
-  return (
-    <>
-      <p className="crumbs">
-        <Link to="/">Projects</Link> / <Link to={`/projects/${project_id}`}>Project</Link> /
-      </p>
-      <h1>Intake draft</h1>
-      <ErrorBanner error={draft.error} />
-      {d && (
-        <>
-          <p aria-live="polite">
-            <Status value={d.status} /> {d.usage && <span className="muted small">drafted by {d.usage.provider} · {d.usage.credits_charged} credits</span>}
-          </p>
-          {!TERMINAL_DRAFT.includes(d.status) && (
-            <>
-              <p className="muted">Drafting… you can leave this page and come back.</p>
-              <Action onPress={() => void cancel.run()}>Cancel drafting</Action>
-              <ErrorBanner error={cancel.error} />
-            </>
-          )}
-          {d.error && <ErrorBanner error={new Error(d.error.message)} />}
-          {d.status === 'succeeded' && !confirmed && (
-            <>
-              <h2>Dropped citations</h2>
-              <DroppedCitations dropped={d.dropped_citations} />
-              {d.dropped_claims.length > 0 && (
-                <div className="warning" role="note">
-                  <p>
-                    {d.dropped_claims.length} claim{d.dropped_claims.length === 1 ? ' was' : 's were'} dropped because no citation was left:
-                  </p>
-                  <ul>
-                    {d.dropped_claims.map((c) => (
-                      <li key={c.path}>
-                        <code>{c.path}</code>: {c.message}
-                      </li>
-                    ))}
-                  </ul>
-                </div>
-              )}
-              <h2>Review and correct the IntakeSpec</h2>
-              <p className="muted">Every statement is recorded as user declared. Correct what is wrong, fill in what you know, and confirm.</p>
-              <ErrorBanner error={schema.error} />
-              <Tabs>
-                <TabList aria-label="IntakeSpec views">
-                  <Tab id="form">Form</Tab>
-                  <Tab id="json">JSON</Tab>
-                </TabList>
-                <TabPanel id="form">
-                  {parseError ? (
-                    <p className="muted">The JSON view holds text that does not parse; fix it there to edit with the form.</p>
-                  ) : schema.value ? (
-                    <form className="schema-form" aria-label="IntakeSpec form" onSubmit={(event) => event.preventDefault()}>
-                      <SchemaField schema={schema.value} value={current} onChange={editForm} label="IntakeSpec" path="" problems={problems} />
-                    </form>
-                  ) : (
-                    <p aria-busy="true">Loading the IntakeSpec schema…</p>
-                  )}
-                </TabPanel>
-                <TabPanel id="json">
-                  <Area label="IntakeSpec (JSON)" className="code" value={text} onChange={editJson} rows={24} spellCheck={false} />
-                </TabPanel>
-              </Tabs>
-              {parseError && (
-                <div className="error" role="alert">
-                  <p className="error-message">{parseError}</p>
-                </div>
-              )}
-              <ErrorBanner error={confirm.error} />
-              <Action variant="primary" onPress={() => void confirm.run()} isDisabled={confirm.pending || parseError !== null}>
-                Confirm this intake
-              </Action>
-            </>
-          )}
-          {confirmed && (
-            <>
-              <h2>Confirmed as revision {confirmed.revision}</h2>
-              <DroppedCitations dropped={confirmed.dropped_citations} />
-              <ErrorBanner error={plan.error} />
-              <Action variant="primary" onPress={() => void plan.run()} isDisabled={plan.pending}>
-                Plan the evaluations
-              </Action>
-            </>
-          )}
-        </>
-      )}
-    </>
-  );
-}
-
-function Cited({ sources }: { sources: CitedSource[] }) {
-  if (sources.length === 0) return null;
-  return (
-    <span className="muted small">
-      {' '}
-      cited from{' '}
-      {sources.map((c) => (
-        <code key={`${c.source_id}:${c.line_start}`}>
-          {c.source_id} lines {c.line_start}–{c.line_end}{' '}
-        </code>
-      ))}
-    </span>
-  );
-}
-
-const BUSINESS_LABELS: Record<string, string> = {
-  proposed_user: 'Proposed user',
-  buyer: 'Buyer',
-  budget_owner: 'Budget owner',
-  current_alternative: 'Current alternative',
-  value_hypothesis: 'Value hypothesis',
-};
-
-function BusinessRow({ label, question }: { label: string; question: BusinessQuestion }) {
-  return (
-    <div data-testid="business-question">
-      <dt>{label}</dt>
-      <dd>
-        {question.status === 'stated' ? (
-          <>
-            <q>{question.stated}</q> <span className="chip">user declared, not verified</span>
-            <Cited sources={question.cited_sources} />
-          </>
-        ) : (
-          <span className="chip">unknown: the intake does not say</span>
-        )}
-        <p className="small">Ask: {question.question}</p>
-      </dd>
-    </div>
-  );
-}
-
-/** spec: EvaluationPlan — the Business questions section and the optional business_assessment; no viability score. */
-function BusinessSection({ questions, assessment }: { questions: BusinessQuestions; assessment?: BusinessAssessment }) {
-  return (
-    <section aria-labelledby="business-heading">
-      <h2 id="business-heading">Business questions</h2>
-      <p className="muted">What your intake says about who would use and pay for this, and what to find out next. Nothing here is scored or verified.</p>
-      <dl className="spec">
-        {(['proposed_user', 'buyer', 'budget_owner', 'current_alternative'] as const).map((key) => (
-          <BusinessRow key={key} label={BUSINESS_LABELS[key]!} question={questions[key]} />
-        ))}
-        {questions.dependencies.map((d, i) => (
-          <BusinessRow key={`dependency-${d.stated ?? i}`} label={questions.dependencies.length > 1 ? `Dependency ${i + 1}` : 'Dependencies'} question={d} />
-        ))}
-        <BusinessRow label={BUSINESS_LABELS.value_hypothesis!} question={questions.value_hypothesis} />
-      </dl>
-      <h3>Suggested buyer interview</h3>
-      <p>
-        With <strong>{questions.suggested_buyer_interview.interviewee}</strong>: {questions.suggested_buyer_interview.purpose}
-      </p>
-      <ol>
-        {questions.suggested_buyer_interview.questions.map((q) => (
-          <li key={q}>{q}</li>
-        ))}
-      </ol>
-      {questions.unknowns.length > 0 && (
-        <>
-          <h3>Unknowns</h3>
-          <ul>
-            {questions.unknowns.map((u) => (
-              <li key={u.field}>
-                <code>{u.field}</code>: {u.question}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-      {assessment && (
-        <>
-          <h3>Business assessment</h3>
-          <p className="muted small">A question map that keeps what you submitted apart from hypotheses and unknowns. No viability score is produced.</p>
-          {assessment.submitted_claims.length > 0 && (
-            <>
-              <h4>Submitted claims</h4>
-              <ul>
-                {assessment.submitted_claims.map((c) => (
-                  <li key={c.text}>
-                    <q>{c.text}</q> <span className="chip">{c.topic}</span> <span className="chip">{c.provenance.replaceAll('_', ' ')}</span>
-                    <Cited sources={c.cited_sources} />
-                    <p className="small">Ask: {c.question}</p>
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          {assessment.hypotheses.length > 0 && (
-            <>
-              <h4>Hypotheses</h4>
-              <ul>
-                {assessment.hypotheses.map((h) => (
-                  <li key={`${h.field}:${h.hypothesis}`}>
-                    <code>{h.field}</code>: {h.hypothesis} <span className="muted small">Test it: {h.how_to_test}</span>
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          {assessment.unknowns.length > 0 && (
-            <>
-              <h4>Unknowns</h4>
-              <ul>
-                {assessment.unknowns.map((u) => (
-                  <li key={u.field}>
-                    <code>{u.field}</code>: {u.question}
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-        </>
-      )}
-    </section>
-  );
-}
-
-export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id: string }) {
-  const plan = useLoad(() => api<Plan>('GET', `/v1/projects/${project_id}/evaluation-plans/${plan_id}`), [project_id, plan_id]);
-  const approve = useAction(async (scope: string) => {
-    await api('POST', `/v1/projects/${project_id}/evaluation-plans/${plan_id}/approve`, { body: { scope } });
-    plan.reload();
-  });
-  const start = useAction(async () => {
-    const review = await api<{ id: string }>('POST', `/v1/projects/${project_id}/reviews`, { body: { plan_id }, idempotent: true });
-    navigate(`/reviews/${review.id}`);
-  });
-  const p = plan.value;
-  const approved = new Set(p?.approvals.map((a) => a.scope));
-  const review = p?.plan.evaluations.find((e) => e.kind === 'concept_and_evidence_review');
-  const reviewReady = review?.decision === 'recommended' && review.approvals_needed.every((s) => approved.has(s));
-  return (
-    <>
-      <p className="crumbs">
-        <Link to="/">Projects</Link> / <Link to={`/projects/${project_id}`}>Project</Link> /
-      </p>
-      <h1>Evaluation plan</h1>
-      <ErrorBanner error={plan.error} />
-      {p && (
-        <>
-          <p className="muted">From intake revision {p.intake_revision}. No score is given: each evaluation is recommended or skipped, with the reason.</p>
-          <ul className="decisions">
-            {p.plan.evaluations.map((e) => (
-              <li key={e.kind} data-testid="decision">
-                <h2>
-                  {e.kind.replaceAll('_', ' ')} <Status value={e.decision} />
-                </h2>
-                <p>{e.explanation}</p>
-                {e.based_on.length > 0 && (
-                  <p className="muted small">
-                    Based on {e.based_on.map((b) => <code key={b}>{b} </code>)}
-                  </p>
-                )}
-                <p>
-                  Estimated credits: <strong>{e.estimated_credits === null ? 'estimated later' : formatNumber(e.estimated_credits)}</strong>{' '}
-                  <span className="muted small">({e.cost_basis})</span>
-                </p>
-              </li>
-            ))}
-          </ul>
-          <p>
-            Estimated total: <strong data-testid="plan-total-credits">{formatNumber(p.plan.estimated_cost.total_credits)} credits</strong>{' '}
-            <span className="muted small">({p.plan.estimated_cost.basis})</span>
-          </p>
-          {p.plan.notes.length > 0 && (
-            <ul className="muted small">
-              {p.plan.notes.map((n) => (
-                <li key={n}>{n}</li>
-              ))}
-            </ul>
-          )}
-          <BusinessSection questions={p.plan.business_questions} assessment={p.plan.business_assessment} />
-          <h2>Approvals</h2>
-          {p.plan.approvals_needed.length === 0 && <p className="muted">No approval is needed.</p>}
-          <ul className="decisions">
-            {p.plan.approvals_needed.map((a) => (
-              <li key={a.scope}>
-                <p>
-                  <strong>{a.scope.replaceAll('_', ' ')}</strong>: {a.reason}
-                </p>
-                {a.not_needed_when && <p className="muted small">Not needed when {a.not_needed_when}</p>}
-                {approved.has(a.scope) ? (
-                  <Status value="approved" />
-                ) : (
-                  <Action variant="primary" onPress={() => void approve.run(a.scope)} isDisabled={approve.pending} aria-label={`Approve ${a.scope.replaceAll('_', ' ')}`}>
-                    Approve {a.scope.replaceAll('_', ' ')}
-                  </Action>
-                )}
-              </li>
-            ))}
-          </ul>
-          <ErrorBanner error={approve.error} />
-          <h2>Start</h2>
-          {review?.decision === 'recommended' ? (
-            <>
-              {!reviewReady && <p className="muted">Approve the review's scopes above first.</p>}
-              <Action variant="primary" onPress={() => void start.run()} isDisabled={!reviewReady || start.pending}>
-                Start the concept and evidence review
-              </Action>
-            </>
-          ) : (
-            <p className="muted">The plan does not recommend a review.</p>
-          )}
-          <ErrorBanner error={start.error} />
-          <p>
-            <Link to={`/projects/${project_id}/worlds/new`}>Build a world to simulate</Link>
-          </p>
-        </>
-      )}
-    </>
-  );
-}
+export { DraftPage } from './intake.tsx';
+export { PlanPage } from './plan.tsx';

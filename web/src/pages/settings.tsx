@@ -250,6 +250,17 @@ function ProviderKeys() {
   );
 }
 
+const LEDGER_KINDS: Record<string, string> = {
+  grant: 'Credits granted',
+  purchase: 'Credits bought',
+  allocation: 'Credits from a sponsor program',
+  reservation: 'Held for a job while it runs',
+  settlement: 'Job finished: charged at actual use, the rest returned',
+  release: 'Hold released: nothing charged',
+  adjustment: 'Adjustment by an operator',
+};
+const SUBJECTS: Record<string, string> = { intake_draft: 'intake draft', review: 'review', run: 'simulation run', session: 'authoring session' };
+
 function CreditsPanel() {
   const { org_id } = useSession();
   const [offset, setOffset] = useState(0);
@@ -258,6 +269,7 @@ function CreditsPanel() {
   return (
     <section aria-labelledby="credits-heading">
       <h2 id="credits-heading">Credits</h2>
+      <p className="muted">Work that uses AI holds up to its estimate while it runs, then is charged at actual use and the rest returned.</p>
       <ErrorBanner error={credits.error ?? ledger.error} />
       {credits.value && (
         <dl className="stats">
@@ -277,8 +289,8 @@ function CreditsPanel() {
           <thead>
             <tr>
               <th>When</th>
-              <th>Kind</th>
-              <th>Status</th>
+              <th>What</th>
+              <th>For</th>
               <th>Credits</th>
               <th>Change to available</th>
             </tr>
@@ -287,8 +299,11 @@ function CreditsPanel() {
             {ledger.value?.data.map((e) => (
               <tr key={e.id}>
                 <td>{formatDate(e.created_at)}</td>
-                <td>{e.kind.replaceAll('_', ' ')}</td>
-                <td>{e.status}</td>
+                <td>
+                  {LEDGER_KINDS[e.kind] ?? e.kind.replaceAll('_', ' ')}
+                  {e.status !== 'posted' && <span className="muted small"> ({e.status})</span>}
+                </td>
+                <td>{e.subject ? (SUBJECTS[e.subject.kind] ?? 'a job') : '—'}</td>
                 <td>{formatNumber(e.credits)}</td>
                 <td>{e.available_change_credits > 0 ? `+${formatNumber(e.available_change_credits)}` : formatNumber(e.available_change_credits)}</td>
               </tr>
