@@ -74,7 +74,16 @@ export async function ensureWebBuild(options: { force?: boolean; say?: (line: st
   const started = performance.now();
   say('building the web app (web/ → web/dist)…');
   const { build } = await import('vite');
-  await build({ configFile: join(WEB_DIR, 'vite.config.ts'), logLevel: 'warn' });
+  // always the production build (React's production runtime, minified): under the test runner NODE_ENV is 'test',
+  // which would otherwise give the development runtime and a bundle twice the size
+  const node_env = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: join(WEB_DIR, 'vite.config.ts'), logLevel: 'warn', mode: 'production' });
+  } finally {
+    if (node_env === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = node_env;
+  }
   const compressed = precompress(join(WEB_DIR, 'dist'));
   say(
     `web app built in ${Math.round(performance.now() - started)} ms; ${compressed.files} files precompressed (${Math.round(compressed.bytes / 1024)} kB, ${Math.round(compressed.brotli_bytes / 1024)} kB brotli)`,

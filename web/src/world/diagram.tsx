@@ -2,9 +2,9 @@
 // laid out top to bottom by dagre and drawn by React Flow. Selecting a node (click, or Tab to it and Enter) opens its
 // form; the diagram is read-only as a drawing (nothing is dragged or connected here: the form edits the world).
 import dagre from '@dagrejs/dagre';
-import { type Edge, Handle, MarkerType, type Node, type NodeProps, Position, ReactFlow } from '@xyflow/react';
+import { type Edge, Handle, MarkerType, type Node, type NodeProps, Position, ReactFlow, type ReactFlowInstance } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { type World, arrivalSummary, describeDuration, humanize, resourceName, stepEdges, stepKindName, stepName } from './model.ts';
 
 const NODE_WIDTH = 210;
@@ -92,13 +92,25 @@ export function layoutWorld(world: World, selection: Selection): { nodes: Node<C
 
 export function WorldDiagram({ world, selection, onSelect }: { world: World; selection: Selection; onSelect?(selection: Selection): void }) {
   const { nodes, edges } = useMemo(() => layoutWorld(world, selection), [world, selection]);
+  // the whole pathway stays in view when the screen turns or narrows
+  const box = useRef<HTMLDivElement>(null);
+  const flow = useRef<ReactFlowInstance<Node<CardData>, Edge> | null>(null);
+  useEffect(() => {
+    if (!box.current) return;
+    const observer = new ResizeObserver(() => void flow.current?.fitView({ padding: 0.1 }));
+    observer.observe(box.current);
+    return () => observer.disconnect();
+  }, []);
   const select = (id: string) => {
     const [kind, name] = id.split(/:(.*)/s) as ['step' | 'arrival', string];
     onSelect?.({ kind, id: name });
   };
   return (
-    <div className="world-diagram" data-testid="world-diagram">
+    <div className="world-diagram" data-testid="world-diagram" ref={box}>
       <ReactFlow
+        onInit={(instance) => {
+          flow.current = instance;
+        }}
         nodes={nodes}
         edges={edges}
         nodeTypes={NODE_TYPES}

@@ -131,23 +131,23 @@ export function parameterValue(world: World, parameter: unknown): number | null 
 
 export const DISTRIBUTIONS: Record<string, { name: string; fields: Array<{ key: string; label: string }> }> = {
   fixed: { name: 'Always the same', fields: [{ key: 'value', label: 'Duration' }] },
-  exponential: { name: 'Varies a lot (exponential)', fields: [{ key: 'mean', label: 'Average duration' }] },
+  exponential: { name: 'Exponential: varies a lot', fields: [{ key: 'mean', label: 'Average duration' }] },
   lognormal: {
-    name: 'Usually near the average, sometimes much longer (log-normal)',
+    name: 'Log-normal: near the average, sometimes much longer',
     fields: [
       { key: 'mean', label: 'Average duration' },
-      { key: 'sd', label: 'Spread (standard deviation)' },
+      { key: 'sd', label: 'Spread, as a standard deviation' },
     ],
   },
   uniform: {
-    name: 'Anywhere between a shortest and a longest (uniform)',
+    name: 'Uniform: anywhere from a shortest to a longest',
     fields: [
       { key: 'min', label: 'Shortest' },
       { key: 'max', label: 'Longest' },
     ],
   },
   triangular: {
-    name: 'Shortest, most likely and longest (triangular)',
+    name: 'Triangular: shortest, most likely, longest',
     fields: [
       { key: 'min', label: 'Shortest' },
       { key: 'mode', label: 'Most likely' },
@@ -155,7 +155,7 @@ export const DISTRIBUTIONS: Record<string, { name: string; fields: Array<{ key: 
     ],
   },
   gamma: {
-    name: 'Gamma (shape and scale)',
+    name: 'Gamma: shape and scale',
     fields: [
       { key: 'shape', label: 'Shape (no unit)' },
       { key: 'scale', label: 'Scale' },
@@ -272,7 +272,11 @@ export function plainText(message: string, world: World | null = null): string {
     .replace(/(^|[\s("'])(\/[A-Za-z0-9_~-]+(?:\/[A-Za-z0-9_~-]+)*)/g, (_m, before: string, pointer: string) => `${before}${placeInWords(world, pointer).toLowerCase()}`)
     .replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (id) => id.replaceAll('_', ' '))
     .replace(/\b(?:GET|POST|PUT|PATCH|DELETE) \/v1\/\S+/g, 'the service')
-    .replace(/\bWorldSpec\b/g, 'world');
+    .replace(/\bWorldSpec\b/g, 'world')
+    .replace(/\bmust be >= /g, 'must be at least ')
+    .replace(/\bmust be <= /g, 'must be at most ')
+    .replace(/\bmust be > /g, 'must be more than ')
+    .replace(/\bmust be < /g, 'must be less than ');
 }
 
 /** A copy of the world with one step replaced. */
