@@ -45,7 +45,7 @@ async function expectReadableScreen(page: Page, name: string) {
 
 /** Every tick label of a chart's axis lies inside the chart's drawing and its figure (none is cut off). */
 async function expectTicksInside(page: Page, testId: string) {
-  const boxes: { inside: boolean; text: string }[] = await page.evaluate(`(() => {
+  const measure = (): Promise<{ inside: boolean; text: string }[]> => page.evaluate(`(() => {
     const out = [];
     for (const figure of document.querySelectorAll('[data-testid="${testId}"]')) {
       const svg = figure.querySelector('svg');
@@ -60,8 +60,10 @@ async function expectTicksInside(page: Page, testId: string) {
     }
     return out;
   })()`);
+  // the plots redraw at their new width once the page has been resized
+  await expect.poll(async () => (await measure()).filter((b) => !b.inside)).toEqual([]);
+  const boxes = await measure();
   expect(boxes.length).toBeGreaterThan(1);
-  expect(boxes.filter((b) => !b.inside)).toEqual([]);
   return boxes.map((b) => b.text);
 }
 
@@ -92,6 +94,11 @@ describe('worlds and runs in the browser', () => {
     expect(await diagram.locator('.react-flow__edge').count()).toBeGreaterThanOrEqual(4);
     expect(await diagram.textContent()).toContain('Cardiology ward beds (5)');
 
+    // keyboard: a step is reached with Tab and opened with Enter
+    await diagram.locator('.react-flow__node').filter({ has: page.locator('.world-node-title', { hasText: /^Follow up$/ }) }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('step-form').getByRole('heading', { name: /Follow up/ }).waitFor();
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
     // the whole world's form: fewer repetitions, so the run is quick on a busy machine
     await page.getByLabel('Repetitions per variant (runs of the model)').fill('5');
     // select the admission step in the diagram and change its duration in its form
@@ -115,6 +122,14 @@ describe('worlds and runs in the browser', () => {
     expect(json.steps.find((s: { id: string }) => s.id === 'admission').duration).toEqual({ dist: 'lognormal', mean: { setting: 'length_of_stay' }, sd: 3 });
     expect(json.settings.length_of_stay.value).toBe(6);
     expect(json.replications).toBe(5);
+    // completion from the published schema: a property the world does not have yet is offered
+    await editor.locator('.cm-content').click();
+    await page.keyboard.press('ControlOrMeta+Home');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('"stop');
+    await page.locator('.cm-tooltip-autocomplete').getByText('stop_when').waitFor();
+    await page.keyboard.press('Escape');
     // a problem is marked on its line: a horizon before the warm-up
     await editor.locator('.cm-content').click();
     await page.keyboard.press('ControlOrMeta+a');
@@ -130,7 +145,7 @@ describe('worlds and runs in the browser', () => {
     await page.getByRole('button', { name: 'Save this world' }).click();
     const problems = page.getByTestId('world-problems');
     await problems.waitFor();
-    expect(await problems.textContent()).toMatch(/Horizon/);
+    expect(await problems.textContent()).toMatch(/Horizon: must be more than 0/);
     expect(await technicalText(page)).toEqual([]);
     await page.getByRole('tab', { name: 'Pathway' }).click();
     await page.getByRole('button', { name: 'Back to the whole world' }).click();

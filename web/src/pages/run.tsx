@@ -7,7 +7,7 @@ import { useState } from 'react';
 import { type Comparison, type CostReport, type MetricComparison, type MetricSummary, type Run, type RunEvents, type RunExport, type RunResults, type WorldRevision, TERMINAL_RUN, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, Link, Pager, formatDate, useAction, useLoad } from '../ui.tsx';
-import { type World, formatCurrency, formatMeasure, formatNumber, humanize, isWorld, measureName, plainText, unitWords, variantName } from '../world/model.ts';
+import { type World, formatAxis, formatCurrency, formatMeasure, formatNumber, humanize, isWorld, measureName, plainText, unitWords, variantName } from '../world/model.ts';
 import { PlainError } from '../world/plainError.tsx';
 import { RangePlot } from '../world/rangePlot.tsx';
 import '../world/world.css';
@@ -57,7 +57,7 @@ function MeasureSection({ world, measure_id, rows, comparisons }: { world: World
             label={`${name}: difference from the baseline with 95% intervals`}
             zero
             rows={comparisons.map((m) => ({ label: variantName(world, m.treatment_variant_id), value: m.mean_difference, low: m.interval_95.low, high: m.interval_95.high }))}
-            format={(v) => formatMeasure(v, unit, { sign: true, difference: true })}
+            format={(v) => formatAxis(v, unit, { sign: true, difference: true })}
           />
         </figure>
       )}
@@ -74,7 +74,7 @@ function MeasureSection({ world, measure_id, rows, comparisons }: { world: World
         <RangePlot
           label={`${name} for each variant with 95% intervals`}
           rows={rows.map((m) => ({ label: variantName(world, m.variant_id), value: m.mean, low: m.interval_95.low, high: m.interval_95.high }))}
-          format={(v) => formatMeasure(v, unit)}
+          format={(v) => formatAxis(v, unit)}
         />
       </figure>
     </section>
@@ -217,6 +217,8 @@ function Results({ run_id, world }: { run_id: string; world: World | undefined }
   );
 }
 
+const credits = (n: number) => `${formatNumber(n)} credit${n === 1 ? '' : 's'}`;
+
 function Progress({ run }: { run: Run }) {
   return (
     <div aria-live="polite">
@@ -231,8 +233,8 @@ function Progress({ run }: { run: Run }) {
         <progress max={Math.max(1, run.replications_requested)} value={run.replications_completed} />
       </label>
       <p className="muted small">
-        Budget: up to {formatNumber(run.budget_limit_credits)} credits, charged at actual use. Estimated {formatNumber(run.credits_estimate)}; {formatNumber(run.credits_reserved)} held while it runs;{' '}
-        {run.credits_used === null ? 'the charge is settled when it ends.' : `charged ${formatNumber(run.credits_used)}.`}
+        Budget: up to {credits(run.budget_limit_credits)}, charged at actual use. Estimated at {credits(run.credits_estimate)}; {credits(run.credits_reserved)} held while it runs;{' '}
+        {run.credits_used === null ? 'the charge is settled when it ends.' : `charged ${credits(run.credits_used)}.`}
       </p>
     </div>
   );

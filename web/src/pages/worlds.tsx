@@ -14,12 +14,14 @@ import type { Problem } from '../world/jsonEditor.tsx';
 import {
   type World,
   formatNumber,
+  formatSetting,
   formatTime,
   humanize,
   isWorld,
   measureName,
   placeInWords,
   plainText,
+  settingName,
   unitWords,
 } from '../world/model.ts';
 import { PlainError } from '../world/plainError.tsx';
@@ -258,6 +260,9 @@ export function WorldEditorPage({ project_id }: { project_id: string }) {
   );
 }
 
+const settingValue = (world: World, name: string, value: number | undefined) =>
+  value === undefined ? 'not set' : formatSetting(value, world.settings[name]?.unit ?? '');
+
 function WorldSummary({ world }: { world: World }) {
   const baseline = world.variants.find((v) => v.role === 'baseline');
   return (
@@ -276,7 +281,7 @@ function WorldSummary({ world }: { world: World }) {
               <ul>
                 {v.changes.map((c) => (
                   <li key={c.setting}>
-                    {humanize(c.setting)}: {formatNumber(world.settings[c.setting]?.value)} becomes {formatNumber(c.value)}
+                    {settingName(world, c.setting)}: {settingValue(world, c.setting, world.settings[c.setting]?.value)} becomes {settingValue(world, c.setting, c.value)}
                     {c.rationale ? ` (${c.rationale})` : ''}
                   </li>
                 ))}

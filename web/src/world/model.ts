@@ -107,6 +107,14 @@ export function formatMeasure(value: number | null | undefined, unit: string, op
   }
 }
 
+const AXIS_UNITS: Record<string, string> = { minutes: ' min', hours: ' h', days: ' days' };
+/** A tick label: short (the heading names the unit), float noise removed, shares as percentages. */
+export function formatAxis(value: number, unit: string, options: { sign?: boolean; difference?: boolean } = {}): string {
+  const clean = Number(value.toPrecision(10));
+  if (unit === 'fraction') return options.difference ? `${formatNumber(Number((clean * 100).toPrecision(10)), options)} pts` : `${formatNumber(Number((clean * 100).toPrecision(10)), options)}%`;
+  return `${formatNumber(clean, options)}${AXIS_UNITS[unit] ?? ''}`;
+}
+
 /** What a measure's unit means, for a heading: "hours per patient", "share of the time busy". */
 export function unitWords(unit: string): string {
   const words: Record<string, string> = {
@@ -120,6 +128,21 @@ export function unitWords(unit: string): string {
     entities: 'average number waiting',
   };
   return words[unit] ?? humanize(unit).toLowerCase();
+}
+
+const RATE_WORDS: Record<string, string> = { per_minute: 'a minute', per_hour: 'an hour', per_day: 'a day' };
+/** A setting's value in its own unit: probabilities and fractions as percentages, times and rates with their unit. */
+export function formatSetting(value: number, unit: string): string {
+  if (unit === 'probability' || unit === 'fraction') return `${formatNumber(Number((value * 100).toPrecision(10)))}%`;
+  if (unit in TIME_UNIT_ONE) return formatTime(value, unit);
+  if (unit in RATE_WORDS) return `${formatNumber(value)} ${RATE_WORDS[unit]}`;
+  if (/^[A-Z]{3}$/.test(unit)) return formatCurrency(value, unit);
+  return formatNumber(value);
+}
+
+/** A setting's name for a person: its description when it has one, else its name as words. */
+export function settingName(world: World, name: string): string {
+  return world.settings[name]?.description ?? humanize(name);
 }
 
 // ---------- parameters and distributions ----------

@@ -42,11 +42,26 @@ export function niceTicks(min: number, max: number, wanted = TICKS_WANTED): numb
   return ticks;
 }
 
+/** Average width of a tick label's character at 12 px, with room between labels. */
+const CHAR_PX = 7.2;
+const LABEL_GAP_PX = 12;
+
+/** The most ticks (up to four) whose labels fit side by side in the width without touching. */
+function readableTicks(min: number, max: number, width: number, format: (value: number) => string): number[] {
+  let ticks = niceTicks(min, max, TICKS_WANTED);
+  for (let wanted = TICKS_WANTED - 1; wanted >= 1; wanted--) {
+    const widest = Math.max(...ticks.map((t) => format(t).length)) * CHAR_PX + LABEL_GAP_PX;
+    if ((width - 2 * SIDE) / Math.max(1, ticks.length - 1) >= widest) return ticks;
+    ticks = niceTicks(min, max, wanted);
+  }
+  return ticks;
+}
+
 export function RangePlot({ rows, format, zero = false, testId, label }: { rows: RangeRow[]; format(value: number): string; zero?: boolean; testId?: string; label: string }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const values = rows.flatMap((r) => [r.low, r.high, r.value]).filter((v): v is number => v !== null && Number.isFinite(v));
   if (zero) values.push(0);
-  const ticks = values.length ? niceTicks(Math.min(...values), Math.max(...values), width < 420 ? 3 : TICKS_WANTED) : [];
+  const ticks = values.length ? readableTicks(Math.min(...values), Math.max(...values), width, format) : [];
   const lo = ticks[0] ?? 0;
   const hi = ticks[ticks.length - 1] ?? 1;
   const x = (v: number) => SIDE + ((v - lo) / (hi - lo || 1)) * (width - 2 * SIDE);
