@@ -86,6 +86,8 @@ describe('worlds and runs in the browser', () => {
     await page.goto(`${service.url}/projects/${project_id}/worlds/new`);
     await page.getByRole('heading', { name: 'New world' }).waitFor();
 
+    await page.getByRole('button', { name: SAMPLE }).waitFor();
+    await expectReadableScreen(page, 'world-samples');
     // one click on a sample: its pathway is drawn, arrivals to exits
     await page.getByRole('button', { name: SAMPLE }).click();
     const diagram = page.getByTestId('world-diagram');
