@@ -39,6 +39,9 @@ function ComparisonLine({ world, metric }: { world: World | undefined; metric: M
   );
 }
 
+/** The results carry each summary's censored count (MetricSummary 1.0.0); the app's hand-kept type leaves it out. */
+const censored = (summary: MetricSummary) => (summary as MetricSummary & { censored_count?: number }).censored_count ?? 0;
+
 function MeasureSection({ world, measure_id, rows, comparisons }: { world: World | undefined; measure_id: string; rows: MetricSummary[]; comparisons: MetricComparison[] }) {
   const unit = rows[0]?.unit ?? comparisons[0]?.unit ?? '';
   const name = measureName(world, measure_id);
@@ -66,6 +69,13 @@ function MeasureSection({ world, measure_id, rows, comparisons }: { world: World
           <li key={m.variant_id}>
             {variantName(world, m.variant_id)}: <strong>{formatMeasure(m.mean, m.unit)}</strong> on average (95% interval {formatMeasure(m.interval_95.low, m.unit)} to{' '}
             {formatMeasure(m.interval_95.high, m.unit)}, {formatNumber(m.n)} repetitions)
+            {censored(m) > 0 && (
+              <span className="muted">
+                {' '}
+                · {formatNumber(censored(m))} had not reached the end of this measure when the period ended (
+                {world?.measured.find((x) => x.id === measure_id)?.censoring === 'at_horizon' ? 'counted up to the end of the period' : 'left out of the average'})
+              </span>
+            )}
           </li>
         ))}
       </ul>
