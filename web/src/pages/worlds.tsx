@@ -417,9 +417,11 @@ export function WorldRevisionPage({ world_revision_id }: { world_revision_id: st
       <PlainError error={revision.error} />
       {w && (
         <>
-          <h1>{w.name}</h1>
+          <h1>
+            {w.name} <span className="muted small">· revision {w.revision}</span>
+          </h1>
           <p className="muted">
-            Version {w.revision}, saved {formatDate(w.created_at)}. <Link to={`/projects/${w.project_id}/worlds/new?from=${w.world_revision_id}`}>Change it (as a new version)</Link>
+            Saved {formatDate(w.created_at)}. <Link to={`/projects/${w.project_id}/worlds/new?from=${w.world_revision_id}`}>Change it (as a new version)</Link>
           </p>
           {world && (
             <>
