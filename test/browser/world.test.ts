@@ -194,6 +194,10 @@ describe('worlds and runs in the browser', () => {
     expect(await page.locator('[data-testid="means-chart"] .interval').count()).toBe(10);
     const occupancy = measures.filter({ has: page.getByRole('heading', { name: /^Bed occupancy/ }) });
     expect(await occupancy.textContent()).toMatch(/\d%/);
+    // a share's axis reads in whole percentage points, zero as 0 (no floating-point noise)
+    const occupancyTicks = await occupancy.locator('[data-testid="differences-chart"] .axis-tick').allTextContents();
+    expect(occupancyTicks.length).toBeGreaterThan(1);
+    expect(occupancyTicks.filter((t) => !/^[-+−]?\d+ pts$/.test(t))).toEqual([]);
     // the cost axis is whole: every label in the box, with a currency sign and thousands separators
     const ticks = await expectTicksInside(page, 'cost-chart');
     expect(ticks.some((t) => /^£\d{1,3}(,\d{3})+$/.test(t!))).toBe(true);

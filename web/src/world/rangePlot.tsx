@@ -36,9 +36,12 @@ export function niceTicks(min: number, max: number, wanted = TICKS_WANTED): numb
   const rough = (max - min) / wanted;
   const power = 10 ** Math.floor(Math.log10(rough));
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power;
+  // each tick from its own multiple (no running sum), so zero is exactly 0 and not -1.4e-17
+  const at = (k: number) => (k === 0 ? 0 : Number((k * step).toPrecision(12)));
   const ticks: number[] = [];
-  for (let t = Math.floor(min / step) * step; t <= max + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
-  if (ticks[ticks.length - 1]! < max) ticks.push(Number((ticks[ticks.length - 1]! + step).toPrecision(12)));
+  let k = Math.floor(min / step);
+  for (; at(k) <= max + step * 1e-9; k++) ticks.push(at(k));
+  if (ticks[ticks.length - 1]! < max) ticks.push(at(k));
   return ticks;
 }
 
