@@ -14,7 +14,9 @@ const API_PREFIX = /^\/v1(\/|$)/;
 /** Hashed build assets never change under their name. */
 const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
 
-// The app loads only its own scripts and styles; Recharts sets inline style attributes, hence 'unsafe-inline' for styles.
+// The app loads only its own scripts and styles, and never evaluates strings as code (no 'unsafe-eval', no
+// 'wasm-unsafe-eval'). Recharts and the world diagram (@xyflow/react) set inline style attributes, and CodeMirror adds
+// its theme as <style> elements, hence 'unsafe-inline' for styles only.
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
@@ -31,6 +33,8 @@ export function webApp(options: { root?: string } = {}) {
   return async (ctx: Context, next: Next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || API_PREFIX.test(ctx.path) || !existsSync(`${root}/index.html`)) return next();
     const headers = () => {
+      // runtime/webBuild.ts precompressed the text files: @koa/send serves `.br` or `.gz` per Accept-Encoding
+      ctx.vary('Accept-Encoding');
       ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'same-origin');
@@ -39,7 +43,7 @@ export function webApp(options: { root?: string } = {}) {
     if (ctx.path !== '/' && extname(ctx.path)) {
       try {
         headers();
-        await send(ctx, ctx.path, { root, immutable: asset, maxage: asset ? ASSET_MAX_AGE_MS : 0, hidden: false });
+        await send(ctx, ctx.path, { root, immutable: asset, maxage: asset ? ASSET_MAX_AGE_MS : 0, hidden: false, brotli: true, gzip: true });
         return;
       } catch (error) {
         const status = (error as { status?: number }).status;
@@ -56,6 +60,6 @@ export function webApp(options: { root?: string } = {}) {
     // spec: Layout — the app's routes (/projects/…, /settings) are client-side: index.html answers them all
     headers();
     ctx.set('Cache-Control', 'no-cache');
-    await send(ctx, 'index.html', { root });
+    await send(ctx, 'index.html', { root, brotli: true, gzip: true });
   };
 }

@@ -1,10 +1,19 @@
-// Worlds and runs in Chromium: start from a sample world, see problems at their JSON pointers, save a revision,
-// estimate under a budget the user types (nothing pre-filled), run it, and read the results as charts; export the ZIP.
+// Worlds and runs in Chromium, as a clinician would use them: start from a sample world in one click, see the pathway
+// as a diagram, select a step and change its duration in its form, see a problem in words (and on its line in the
+// Advanced tab), save, estimate under a budget the user types (nothing pre-filled), run, and read the results by
+// measure. On every screen: no technical text outside the technical details, no serious axe-core violation, nothing
+// wider than a 375-px phone; the cost chart's tick labels lie inside the chart.
+import type { Page } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperator } from '../../runtime/operator.ts';
-import { PHONE, launchBrowser, newPage, screenshot, signInThroughForm } from '../support/browser.ts';
+import { launchBrowser, newPage, screenshot, signInThroughForm } from '../support/browser.ts';
 import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { documentWidth, seriousViolations, technicalText } from '../support/plainLanguage.ts';
+
+const PHONE_375 = { width: 375, height: 800 };
+const DESKTOP = { width: 1280, height: 900 };
+const SAMPLE = 'Remote monitoring for heart failure and emergency admissions';
 
 let service: TestService;
 let browser: Browser;
@@ -22,77 +31,196 @@ afterAll(async () => {
   await service?.stop();
 });
 
+/** The checks every screen keeps, at desktop and at a 375-px phone, with a screenshot of each. */
+async function expectReadableScreen(page: Page, name: string) {
+  expect(await technicalText(page), `${name}: technical text outside the technical details`).toEqual([]);
+  expect(await seriousViolations(page), `${name}: axe-core serious or critical violations`).toEqual([]);
+  await screenshot(page, name);
+  await page.setViewportSize(PHONE_375);
+  await expect.poll(() => documentWidth(page), { message: `${name}: document width at a 375-px phone` }).toBeLessThanOrEqual(375);
+  expect(await technicalText(page), `${name} (phone): technical text`).toEqual([]);
+  await screenshot(page, `${name}-phone`);
+  await page.setViewportSize(DESKTOP);
+}
+
+/** Every tick label of a chart's axis lies inside the chart's drawing and its figure (none is cut off). */
+async function expectTicksInside(page: Page, testId: string) {
+  const measure = (): Promise<{ inside: boolean; text: string }[]> => page.evaluate(`(() => {
+    const out = [];
+    for (const figure of document.querySelectorAll('[data-testid="${testId}"]')) {
+      const svg = figure.querySelector('svg');
+      const outer = svg.getBoundingClientRect();
+      const box = figure.getBoundingClientRect();
+      for (const tick of svg.querySelectorAll('.axis-tick')) {
+        const r = tick.getBoundingClientRect();
+        const inside = r.left >= outer.left - 0.5 && r.right <= outer.right + 0.5 && r.top >= outer.top - 0.5 && r.bottom <= outer.bottom + 0.5
+          && r.left >= box.left && r.right <= box.right;
+        out.push({ inside, text: tick.textContent });
+      }
+    }
+    return out;
+  })()`);
+  // the plots redraw at their new width once the page has been resized
+  await expect.poll(async () => (await measure()).filter((b) => !b.inside)).toEqual([]);
+  const boxes = await measure();
+  expect(boxes.length).toBeGreaterThan(1);
+  return boxes.map((b) => b.text);
+}
+
 describe('worlds and runs in the browser', () => {
-  it('saves a sample world, runs it under a typed budget and shows the charts', async ({ onTestFailed }) => {
-    const { context, page } = await newPage(browser);
+  it('builds a world from a sample in the diagram, changes a step in its form, saves, estimates and runs it', async ({ onTestFailed }) => {
+    const { context, page } = await newPage(browser, DESKTOP);
     onTestFailed(async () => {
       await screenshot(page, 'world-flow-failed');
     });
+    // the diagram, the editor and the plots live within the page's Content-Security-Policy (no eval, no inline script)
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text());
+    });
+    page.on('pageerror', (error) => refused.push(error.message));
     const project = await http(service, 'POST', '/v1/projects', { token: user.session, body: { title: 'Remote monitoring', org_id: user.org_id } });
     expect(project.status).toBe(201);
+    const project_id = (project.body as { id: string }).id;
     await signInThroughForm(page, service, user);
-    await page.getByRole('link', { name: 'Remote monitoring' }).click();
-    await page.getByRole('link', { name: 'New world' }).click();
+    await page.goto(`${service.url}/projects/${project_id}/worlds/new`);
     await page.getByRole('heading', { name: 'New world' }).waitFor();
 
-    await page.getByLabel('Start from a sample world').selectOption({ label: 'remote monitoring admissions' });
-    const editor = page.getByLabel('WorldSpec (JSON)');
-    await expect.poll(async () => (await editor.inputValue()).length).toBeGreaterThan(100);
-    const sample = JSON.parse(await editor.inputValue());
+    await page.getByRole('button', { name: SAMPLE }).waitFor();
+    await expectReadableScreen(page, 'world-samples');
+    // one click on a sample: its pathway is drawn, arrivals to exits
+    await page.getByRole('button', { name: SAMPLE }).click();
+    const diagram = page.getByTestId('world-diagram');
+    await diagram.locator('.react-flow__node').first().waitFor();
+    expect(await diagram.locator('.react-flow__node').count()).toBe(5);
+    expect(await diagram.locator('.react-flow__edge').count()).toBeGreaterThanOrEqual(4);
+    expect(await diagram.textContent()).toContain('Cardiology ward beds (5)');
 
-    // a broken world: its problems are shown at their JSON pointers
-    await editor.fill(JSON.stringify({ ...sample, horizon: -1, replications: 'many' }, null, 2));
+    // keyboard: a step is reached with Tab and opened with Enter
+    await diagram.locator('.react-flow__node').filter({ has: page.locator('.world-node-title', { hasText: /^Follow up$/ }) }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('step-form').getByRole('heading', { name: /Follow up/ }).waitFor();
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
+    // the whole world's form: fewer repetitions, so the run is quick on a busy machine
+    await page.getByLabel('Repetitions per variant (runs of the model)').fill('5');
+    // select the admission step in the diagram and change its duration in its form
+    await diagram.locator('.react-flow__node').filter({ has: page.locator('.world-node-title', { hasText: /^Admission$/ }) }).click();
+    const form = page.getByTestId('step-form');
+    await form.getByRole('heading', { name: /Admission/ }).waitFor();
+    expect(await form.getByLabel('Resource').inputValue()).toBe('ward_bed');
+    await form.getByLabel('Average duration (days)').fill('6');
+    await form.getByLabel('Spread, as a standard deviation (days)').fill('3');
+    // the diagram follows the form
+    await expect.poll(() => diagram.textContent()).toContain('6 days on average');
+    await expectReadableScreen(page, 'world-editor');
+
+    // the Advanced tab: the same world as JSON, with the form's changes
+    await page.getByRole('tab', { name: 'Advanced (JSON)' }).click();
+    const editor = page.getByTestId('json-editor');
+    await editor.locator('.cm-content').waitFor();
+    // CodeMirror draws only the lines in view: the document is read from the editor itself (EditorView.findFromDOM's way)
+    const documentText = () => page.evaluate<string>(`document.querySelector('.cm-content').cmTile.root.view.state.doc.toString()`);
+    const json = JSON.parse(await documentText());
+    expect(json.steps.find((s: { id: string }) => s.id === 'admission').duration).toEqual({ dist: 'lognormal', mean: { setting: 'length_of_stay' }, sd: 3 });
+    expect(json.settings.length_of_stay.value).toBe(6);
+    expect(json.replications).toBe(5);
+    // completion from the published schema: a property the world does not have yet is offered
+    await editor.locator('.cm-content').click();
+    await page.keyboard.press('ControlOrMeta+Home');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('"stop');
+    await page.locator('.cm-tooltip-autocomplete').getByText('stop_when').waitFor();
+    await page.keyboard.press('Escape');
+    // a problem is marked on its line: a horizon before the warm-up
+    await editor.locator('.cm-content').click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.insertText(JSON.stringify({ ...json, horizon: -1 }, null, 2));
+    // CodeMirror draws the lines in view only: back to the top, where the horizon is
+    await page.keyboard.press('ControlOrMeta+Home');
+    const marked = editor.locator('.cm-lintRange-error');
+    await marked.first().waitFor();
+    const markedLines = await editor.locator('.cm-line', { has: page.locator('.cm-lintRange-error') }).allInnerTexts();
+    expect(markedLines.map((line) => line.trim())).toContain('"horizon": -1,');
+    await screenshot(page, 'world-editor-json-problem');
+    // saving says what to fix in words, never an API path or a pointer
+    await page.getByRole('button', { name: 'Save this world' }).click();
+    const problems = page.getByTestId('world-problems');
+    await problems.waitFor();
+    expect(await problems.textContent()).toMatch(/Horizon: must be more than 0/);
+    expect(await technicalText(page)).toEqual([]);
+    await page.getByRole('tab', { name: 'Pathway' }).click();
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
+    await page.getByLabel('Simulated period (days)').fill('730');
     await page.getByRole('button', { name: 'Check' }).click();
-    const problems = page.getByRole('alert');
-    await problems.getByText('/horizon').first().waitFor();
-    expect(await problems.textContent()).toContain('/replications');
-    await screenshot(page, 'world-problems');
-    // saving it is refused with the envelope's message and the same pointers
-    await page.getByRole('button', { name: 'Save revision' }).click();
-    await page.getByRole('alert').filter({ hasText: 'VALIDATION_FAILED' }).waitFor();
+    await page.getByText('The world is valid').waitFor();
 
-    // the sample with fewer replications, so the run is quick on a busy machine
-    await editor.fill(JSON.stringify({ ...sample, replications: 5 }, null, 2));
-    await page.getByRole('button', { name: 'Check' }).click();
-    await page.getByText('The world is valid.').waitFor();
-    await page.getByRole('button', { name: 'Save revision' }).click();
-    await page.getByRole('heading', { name: /revision 1/ }).waitFor();
+    await page.getByRole('button', { name: 'Save this world' }).click();
+    await page.getByRole('heading', { name: SAMPLE, level: 1 }).waitFor();
+    expect(page.url()).toMatch(/\/world-revisions\/wrev_/);
+    const revision_id = page.url().split('/').pop()!;
+    const saved = await http(service, 'GET', `/v1/world-revisions/${revision_id}`, { token: user.session });
+    const world = (saved.body as { world: { steps: Array<{ id: string; duration?: unknown }>; settings: Record<string, { value: number }>; replications: number; horizon: number } }).world;
+    expect(world.steps.find((s) => s.id === 'admission')!.duration).toEqual({ dist: 'lognormal', mean: { setting: 'length_of_stay' }, sd: 3 });
+    expect(world.settings.length_of_stay!.value).toBe(6);
+    expect([world.replications, world.horizon]).toEqual([5, 730]);
 
-    // spec: WorldSpec and run — nothing is pre-filled as a budget
+    // spec: WorldSpec and run — nothing is pre-filled as a budget; a budget that is not a whole number is refused in words
     const budget = page.getByLabel('Budget (credits)');
     expect(await budget.inputValue()).toBe('');
-    await expect(page.getByRole('button', { name: 'Run' }).isDisabled()).resolves.toBe(true);
-    // a budget of 0 is refused: the error shows the envelope's message and where
+    expect(await page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
     await budget.fill('0');
     await page.getByRole('button', { name: 'Estimate' }).click();
-    const refused = page.getByRole('alert').filter({ hasText: 'VALIDATION_FAILED' });
-    await refused.waitFor();
-    expect(await refused.textContent()).toContain('/budget_limit_credits');
+    await page.getByText('Type a whole number of credits, 1 or more.').waitFor();
     await budget.fill('50');
     await page.getByRole('button', { name: 'Estimate' }).click();
-    await page.getByTestId('estimate').getByText('Runnable.').waitFor();
-    await screenshot(page, 'world-estimate');
-    await page.getByRole('button', { name: 'Run' }).click();
+    const estimate = page.getByTestId('estimate');
+    await estimate.getByText('Ready to run.').waitFor();
+    expect(await estimate.textContent()).toContain('up to 50 credits, charged at actual use');
+    await expectReadableScreen(page, 'world-revision');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
 
-    await page.getByRole('heading', { name: 'Run' }).waitFor();
-    await page.getByTestId('means-chart').first().waitFor({ timeout: 90_000 });
-    expect(await page.getByTestId('means-chart').count()).toBeGreaterThan(0);
-    await page.getByTestId('differences-chart').first().waitFor();
-    await page.getByTestId('cost-chart').waitFor();
-    // the charts are drawn (SVG marks), not just their captions
-    expect(await page.locator('[data-testid="means-chart"] .recharts-bar-rectangle').count()).toBeGreaterThan(0);
-    expect(await page.locator('[data-testid="differences-chart"] .recharts-scatter-symbol').count()).toBeGreaterThan(0);
-    await page.getByRole('heading', { name: 'Event trace' }).waitFor();
-    const firstEvents = await page.locator('section[aria-labelledby="events-heading"] tbody').textContent();
-    await page.locator('section[aria-labelledby="events-heading"]').getByRole('button', { name: 'Next' }).click();
-    await expect.poll(() => page.locator('section[aria-labelledby="events-heading"] tbody').textContent()).not.toBe(firstEvents);
-    await screenshot(page, 'run-results');
+    // the results, by measure: the comparison first, then each variant, with labels and units
+    await page.getByRole('heading', { name: `Simulation: ${SAMPLE}` }).waitFor();
+    await page.getByTestId('cost-chart').waitFor({ timeout: 120_000 });
+    await page.getByText('Finished', { exact: true }).waitFor();
+    const measures = page.getByTestId('measure');
+    expect(await measures.count()).toBe(5);
+    const admissions = measures.filter({ has: page.getByRole('heading', { name: /^Emergency admissions/ }) });
+    const paragraphs = await admissions.locator('p, li').allInnerTexts();
+    expect(paragraphs[0]).toMatch(/^Remote monitoring compared with Usual care: [−-]?[\d,.]+ \(95% interval/);
+    expect(paragraphs.some((p) => p.startsWith('Usual care: '))).toBe(true);
+    expect(await page.getByTestId('means-chart').count()).toBe(5);
+    expect(await page.locator('[data-testid="means-chart"] .interval').count()).toBe(10);
+    const occupancy = measures.filter({ has: page.getByRole('heading', { name: /^Bed occupancy/ }) });
+    expect(await occupancy.textContent()).toMatch(/\d%/);
+    // a share's axis reads in whole percentage points, zero as 0 (no floating-point noise)
+    const occupancyTicks = await occupancy.locator('[data-testid="differences-chart"] .axis-tick').allTextContents();
+    expect(occupancyTicks.length).toBeGreaterThan(1);
+    expect(occupancyTicks.filter((t) => !/^[-+−]?\d+ pts$/.test(t))).toEqual([]);
+    // the cost axis is whole: every label in the box, with a currency sign and thousands separators
+    const ticks = await expectTicksInside(page, 'cost-chart');
+    expect(ticks.some((t) => /^£\d{1,3}(,\d{3})+$/.test(t!))).toBe(true);
+    await expectTicksInside(page, 'means-chart');
+    await expectTicksInside(page, 'differences-chart');
+    await expectReadableScreen(page, 'run-results');
+    await page.setViewportSize(PHONE_375);
+    await expectTicksInside(page, 'cost-chart');
+    await page.setViewportSize(DESKTOP);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export ZIP' }).click()]);
+    // the event trace, paged, behind its own disclosure
+    await page.getByTestId('events').locator('summary').click();
+    const rows = page.getByTestId('events').locator('tbody');
+    await rows.locator('tr').first().waitFor();
+    const firstEvents = await rows.textContent();
+    expect(firstEvents).toContain('Usual care');
+    await page.getByTestId('events').getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => rows.textContent()).not.toBe(firstEvents);
+    expect(await technicalText(page)).toEqual([]);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download all results (ZIP)' }).click()]);
     expect(download.suggestedFilename()).toMatch(/\.zip$/);
-
-    await page.setViewportSize(PHONE);
-    await screenshot(page, 'run-results-phone');
+    expect(refused).toEqual([]);
     await context.close();
-  }, 240_000);
+  }, 300_000);
 });

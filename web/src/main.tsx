@@ -3,17 +3,21 @@ import { StrictMode, Suspense, lazy, useCallback, useEffect, useState } from 're
 import { createRoot } from 'react-dom/client';
 import { Form } from 'react-aria-components';
 import { ApiError, type Features, type Me, api } from './api.ts';
-import { AuthoringSessionPage } from './pages/authoring.tsx';
-import { BillingPage, PurchasePage } from './pages/billing.tsx';
-import { ProgramPage, SponsorPage } from './pages/sponsor.tsx';
 import { DraftPage, PlanPage, ProjectPage, ProjectsPage } from './pages/projects.tsx';
-import { ReviewPage } from './pages/review.tsx';
-import { SettingsPage } from './pages/settings.tsx';
-import { WorldEditorPage, WorldRevisionPage } from './pages/worlds.tsx';
 import { Action, CreditBalance, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation, useSession } from './ui.tsx';
 import './styles.css';
 
-// the run page carries the chart library: loaded only when a run is opened
+// Every screen but the projects is its own chunk, loaded when it opens: the first screen stays small (docs/web.md).
+// The world editor carries the diagram (and, on its Advanced tab, CodeMirror); the run page the chart library.
+const AuthoringSessionPage = lazy(() => import('./pages/authoring.tsx').then((m) => ({ default: m.AuthoringSessionPage })));
+const BillingPage = lazy(() => import('./pages/billing.tsx').then((m) => ({ default: m.BillingPage })));
+const PurchasePage = lazy(() => import('./pages/billing.tsx').then((m) => ({ default: m.PurchasePage })));
+const SponsorPage = lazy(() => import('./pages/sponsor.tsx').then((m) => ({ default: m.SponsorPage })));
+const ProgramPage = lazy(() => import('./pages/sponsor.tsx').then((m) => ({ default: m.ProgramPage })));
+const ReviewPage = lazy(() => import('./pages/review.tsx').then((m) => ({ default: m.ReviewPage })));
+const SettingsPage = lazy(() => import('./pages/settings.tsx').then((m) => ({ default: m.SettingsPage })));
+const WorldEditorPage = lazy(() => import('./pages/worlds.tsx').then((m) => ({ default: m.WorldEditorPage })));
+const WorldRevisionPage = lazy(() => import('./pages/worlds.tsx').then((m) => ({ default: m.WorldRevisionPage })));
 const RunPage = lazy(() => import('./pages/run.tsx'));
 
 const ORG_KEY = 'crucible.org_id';
@@ -49,6 +53,14 @@ function SignIn({ onSignedIn }: { onSignedIn(): void }) {
 const projectPath = /^\/projects\/([^/]+)$/;
 
 function Routes() {
+  return (
+    <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+      <Page />
+    </Suspense>
+  );
+}
+
+function Page() {
   const { path } = useLocation();
   const { features } = useSession();
   const at = (pattern: RegExp) => pattern.exec(path)?.slice(1) as string[] | undefined;
@@ -81,12 +93,7 @@ function Routes() {
   const authoring = at(/^\/authoring-sessions\/([^/]+)$/);
   if (authoring) return <AuthoringSessionPage session_id={authoring[0]!} />;
   const run = at(/^\/runs\/([^/]+)$/);
-  if (run)
-    return (
-      <Suspense fallback={<p aria-busy="true">Loading…</p>}>
-        <RunPage run_id={run[0]!} />
-      </Suspense>
-    );
+  if (run) return <RunPage run_id={run[0]!} />;
   return (
     <section>
       <h1>Not found</h1>

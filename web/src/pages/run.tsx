@@ -1,197 +1,185 @@
-// A world run (spec: WorldSpec and run): progress while it works, then its results as charts — each measure's mean
-// and 95% interval per variant, paired differences with their intervals, the cost scenarios low/base/high (an
-// undefined total is explained), and the event trace, paged. Everything here is synthetic: it describes the model.
+// A world run (spec: WorldSpec and run): progress while it works, then its results in plain language. Each measure
+// has its own section: the comparison with the baseline first (the paired difference and its 95% interval), then
+// each variant's mean and interval, both drawn as range plots; then the costs (low, base and high per variant, with
+// why a total is not known), and the event trace of the first repetition. Variants and measures are named by their
+// labels, numbers carry units and thousands separators. Everything here is synthetic: it describes the model.
 import { useState } from 'react';
-import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, ReferenceLine, ResponsiveContainer, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { type Comparison, type MetricComparison, type MetricSummary, type Run, type RunEvents, type RunExport, type RunResults, TERMINAL_RUN, api } from '../api.ts';
-import { Action, ErrorBanner, Link, Pager, Status, formatNumber, useAction, useLoad } from '../ui.tsx';
+import { type Comparison, type CostReport, type MetricComparison, type MetricSummary, type Run, type RunEvents, type RunExport, type RunResults, type WorldRevision, TERMINAL_RUN, api } from '../api.ts';
+import { TechnicalDetails } from '../technical.tsx';
+import { Action, Link, Pager, formatDate, useAction, useLoad } from '../ui.tsx';
+import { type World, formatAxis, formatCurrency, formatMeasure, formatNumber, humanize, isWorld, measureName, plainText, unitWords, variantName } from '../world/model.ts';
+import { PlainError } from '../world/plainError.tsx';
+import { RangePlot } from '../world/rangePlot.tsx';
+import '../world/world.css';
 
 const EVENTS_PAGE_LIMIT = 50;
-const COLORS = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed'];
 
-function MeansChart({ measure, rows }: { measure: string; rows: MetricSummary[] }) {
-  const data = rows.map((m) => ({
-    variant: m.variant_id,
-    mean: m.mean,
-    error: m.mean !== null && m.interval_95.low !== null && m.interval_95.high !== null ? [m.mean - m.interval_95.low, m.interval_95.high - m.mean] : [0, 0],
-  }));
-  const unit = rows[0]?.unit ?? '';
+const STATUS_WORDS: Record<string, string> = {
+  queued: 'Waiting to start',
+  running: 'Running',
+  succeeded: 'Finished',
+  timed_out: 'Stopped at its time limit',
+  canceled: 'Canceled',
+  failed: 'Failed',
+};
+
+function ComparisonLine({ world, metric }: { world: World | undefined; metric: MetricComparison }) {
+  const low = metric.interval_95.low;
+  const high = metric.interval_95.high;
+  const clear = low !== null && high !== null && (low > 0 || high < 0);
   return (
-    <figure className="chart" data-testid="means-chart">
-      <figcaption>
-        <strong>{measure.replaceAll('_', ' ')}</strong> <span className="muted small">mean per variant with 95% interval ({unit})</span>
-      </figcaption>
-      <ResponsiveContainer width="100%" height={220}>
-        <BarChart data={data} margin={{ top: 10, right: 16, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="variant" />
-          <YAxis />
-          <Tooltip formatter={(value) => formatNumber(Number(value))} />
-          <Bar dataKey="mean" fill={COLORS[0]} isAnimationActive={false}>
-            <ErrorBar dataKey="error" width={8} stroke="#111" />
-          </Bar>
-        </BarChart>
-      </ResponsiveContainer>
-      <table className="small">
-        <caption className="visually-hidden">{measure} means</caption>
-        <thead>
-          <tr>
-            <th>Variant</th>
-            <th>n</th>
-            <th>Mean</th>
-            <th>95% interval</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((m) => (
-            <tr key={m.variant_id}>
-              <td>{m.variant_id}</td>
-              <td>{m.n}</td>
-              <td>{formatNumber(m.mean)}</td>
-              <td>
-                {formatNumber(m.interval_95.low)} to {formatNumber(m.interval_95.high)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </figure>
+    <p className="comparison">
+      <strong>
+        {variantName(world, metric.treatment_variant_id)} compared with {variantName(world, metric.baseline_variant_id)}:{' '}
+        {formatMeasure(metric.mean_difference, metric.unit, { sign: true, difference: true })}
+      </strong>{' '}
+      (95% interval {formatMeasure(low, metric.unit, { sign: true, difference: true })} to {formatMeasure(high, metric.unit, { sign: true, difference: true })}, {formatNumber(metric.n_pairs)} paired
+      repetitions). {clear ? 'The interval does not include zero.' : 'The interval includes no difference: the model does not show a clear change.'}
+    </p>
   );
 }
 
-/** One chart per measure: each difference on its own axis and unit, with its interval and the zero line. */
-function DifferenceChart({ metric }: { metric: MetricComparison }) {
-  const m = metric;
-  const data =
-    m.mean_difference === null
-      ? []
-      : [
-          {
-            pair: `${m.treatment_variant_id} − ${m.baseline_variant_id}`,
-            difference: m.mean_difference,
-            error: m.interval_95.low !== null && m.interval_95.high !== null ? [m.mean_difference - m.interval_95.low, m.interval_95.high - m.mean_difference] : [0, 0],
-          },
-        ];
+/** The results carry each summary's censored count (MetricSummary 1.0.0); the app's hand-kept type leaves it out. */
+const censored = (summary: MetricSummary) => (summary as MetricSummary & { censored_count?: number }).censored_count ?? 0;
+
+function MeasureSection({ world, measure_id, rows, comparisons }: { world: World | undefined; measure_id: string; rows: MetricSummary[]; comparisons: MetricComparison[] }) {
+  const unit = rows[0]?.unit ?? comparisons[0]?.unit ?? '';
+  const name = measureName(world, measure_id);
   return (
-    <figure className="chart" data-testid="differences-chart">
-      <figcaption>
-        <strong>{m.measure_id.replaceAll('_', ' ')}</strong>{' '}
-        <span className="muted small">
-          {m.treatment_variant_id} minus {m.baseline_variant_id}: {formatNumber(m.mean_difference)} {m.unit}, 95% interval {formatNumber(m.interval_95.low)} to{' '}
-          {formatNumber(m.interval_95.high)} ({m.n_pairs} pairs)
-        </span>
-      </figcaption>
-      {data.length > 0 ? (
-        <ResponsiveContainer width="100%" height={110}>
-          <ScatterChart layout="vertical" margin={{ top: 8, right: 24, bottom: 4, left: 8 }}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis type="number" dataKey="difference" name="difference" domain={['auto', 'auto']} />
-            <YAxis type="category" dataKey="pair" width={150} tick={{ fontSize: 11 }} />
-            <ReferenceLine x={0} stroke="#555" />
-            <Tooltip formatter={(value) => formatNumber(Number(value))} />
-            <Scatter data={data} fill={COLORS[1]} isAnimationActive={false}>
-              <ErrorBar dataKey="error" direction="x" width={8} stroke="#111" />
-            </Scatter>
-          </ScatterChart>
-        </ResponsiveContainer>
-      ) : (
-        <p className="muted">undefined: no replication has a value for both variants</p>
+    <section className="measure" aria-labelledby={`measure-${measure_id}`} data-testid="measure">
+      <h3 id={`measure-${measure_id}`}>
+        {name} <span className="muted small">({unitWords(unit)})</span>
+      </h3>
+      {comparisons.map((metric) => (
+        <ComparisonLine key={metric.treatment_variant_id} world={world} metric={metric} />
+      ))}
+      {comparisons.length > 0 && (
+        <figure className="chart" data-testid="differences-chart">
+          <figcaption className="small muted">Difference from {variantName(world, comparisons[0]!.baseline_variant_id)}: dot the mean, bar the 95% interval; the dark line is no difference.</figcaption>
+          <RangePlot
+            label={`${name}: difference from the baseline with 95% intervals`}
+            zero
+            rows={comparisons.map((m) => ({ label: variantName(world, m.treatment_variant_id), value: m.mean_difference, low: m.interval_95.low, high: m.interval_95.high }))}
+            format={(v) => formatAxis(v, unit, { sign: true, difference: true })}
+          />
+        </figure>
       )}
-    </figure>
-  );
-}
-
-function DifferencesCharts({ metrics }: { metrics: MetricComparison[] }) {
-  return (
-    <>
-      <p className="muted small">Treatment minus baseline, paired replication by replication (common random numbers), with 95% intervals.</p>
-      <div className="charts">
-        {metrics.map((m) => (
-          <DifferenceChart key={`${m.measure_id}-${m.treatment_variant_id}-${m.baseline_variant_id}`} metric={m} />
-        ))}
-      </div>
-    </>
-  );
-}
-
-function CostChart({ results }: { results: RunResults }) {
-  const report = results.cost_report;
-  if (!report) return <p className="muted">This world has no cost scenarios.</p>;
-  const data = report.variants.map((v) => ({ variant: v.variant_id, low: v.total.low, base: v.total.base, high: v.total.high }));
-  return (
-    <figure className="chart" data-testid="cost-chart">
-      <figcaption>
-        <strong>Cost scenarios</strong>{' '}
-        <span className="muted small">
-          total per variant, low / base / high ({report.currency}; {report.basis})
-        </span>
-      </figcaption>
-      <ResponsiveContainer width="100%" height={240}>
-        <BarChart data={data} margin={{ top: 10, right: 16, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="variant" />
-          <YAxis />
-          <Tooltip formatter={(value) => formatNumber(Number(value))} />
-          <Legend />
-          <Bar dataKey="low" fill={COLORS[2]} isAnimationActive={false} />
-          <Bar dataKey="base" fill={COLORS[0]} isAnimationActive={false} />
-          <Bar dataKey="high" fill={COLORS[3]} isAnimationActive={false} />
-        </BarChart>
-      </ResponsiveContainer>
-      <ul>
-        {report.variants.map((v) => (
-          <li key={v.variant_id}>
-            <strong>{v.variant_id}</strong>: low {formatNumber(v.total.low)}, base {formatNumber(v.total.base)}, high {formatNumber(v.total.high)}
-            {v.undefined_reasons.length > 0 && (
-              <span className="muted"> — a total is undefined because: {v.undefined_reasons.join('; ')}</span>
+      <ul className="variant-means">
+        {rows.map((m) => (
+          <li key={m.variant_id}>
+            {variantName(world, m.variant_id)}: <strong>{formatMeasure(m.mean, m.unit)}</strong> on average (95% interval {formatMeasure(m.interval_95.low, m.unit)} to{' '}
+            {formatMeasure(m.interval_95.high, m.unit)}, {formatNumber(m.n)} repetitions)
+            {censored(m) > 0 && (
+              <span className="muted">
+                {' '}
+                · {formatNumber(censored(m))} had not reached the end of this measure when the period ended (
+                {world?.measured.find((x) => x.id === measure_id)?.censoring === 'at_horizon' ? 'counted up to the end of the period' : 'left out of the average'})
+              </span>
             )}
           </li>
         ))}
       </ul>
-    </figure>
+      <figure className="chart" data-testid="means-chart">
+        <figcaption className="small muted">Each variant: dot the mean, bar the 95% interval.</figcaption>
+        <RangePlot
+          label={`${name} for each variant with 95% intervals`}
+          rows={rows.map((m) => ({ label: variantName(world, m.variant_id), value: m.mean, low: m.interval_95.low, high: m.interval_95.high }))}
+          format={(v) => formatAxis(v, unit)}
+        />
+      </figure>
+    </section>
   );
 }
 
-function Events({ run_id }: { run_id: string }) {
-  const [offset, setOffset] = useState(0);
-  const events = useLoad(
-    () => api<RunEvents>('GET', `/v1/runs/${run_id}/events`, { query: { offset, limit: EVENTS_PAGE_LIMIT } }),
-    [run_id, offset],
-  );
+function Costs({ world, report }: { world: World | undefined; report: CostReport | null }) {
+  if (!report) return <p className="muted">This world has no costs attached.</p>;
+  const money = (v: number | null) => formatCurrency(v, report.currency);
   return (
-    <section aria-labelledby="events-heading">
-      <h2 id="events-heading">Event trace</h2>
-      <ErrorBanner error={events.error} />
+    <>
+      <p>Modelled cost of each variant over the measured period of one repetition: the base estimate, and the range from the low to the high prices.</p>
+      <figure className="chart" data-testid="cost-chart">
+        <figcaption className="small muted">Dot the base cost, bar from the low to the high cost ({report.currency}).</figcaption>
+        <RangePlot
+          label="Modelled cost of each variant, low to high"
+          rows={report.variants.map((v) => ({ label: variantName(world, v.variant_id), value: v.total.base, low: v.total.low, high: v.total.high }))}
+          format={money}
+        />
+      </figure>
+      <div className="table-wrap">
+        <table className="small">
+          <caption className="visually-hidden">Modelled costs per variant</caption>
+          <thead>
+            <tr>
+              <th scope="col">Variant</th>
+              <th scope="col">Low</th>
+              <th scope="col">Base</th>
+              <th scope="col">High</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.variants.map((v) => (
+              <tr key={v.variant_id}>
+                <th scope="row">{variantName(world, v.variant_id)}</th>
+                <td>{money(v.total.low)}</td>
+                <td>{money(v.total.base)}</td>
+                <td>{money(v.total.high)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {report.variants
+        .filter((v) => v.undefined_reasons.length > 0)
+        .map((v) => (
+          <p key={v.variant_id} className="warning">
+            The cost of {variantName(world, v.variant_id)} is not known at every level: {v.undefined_reasons.map((r) => plainText(r, world ?? null)).join('; ')}.
+          </p>
+        ))}
+    </>
+  );
+}
+
+const EVENT_WORDS: Record<string, string> = {
+  arrival: 'arrives',
+  enter: 'enters',
+  queue: 'waits',
+  start: 'starts',
+  end: 'finishes',
+  renege: 'gives up waiting',
+  leave: 'leaves',
+  capacity: 'capacity changes',
+};
+
+function Events({ run_id, world }: { run_id: string; world: World | undefined }) {
+  const [offset, setOffset] = useState(0);
+  const events = useLoad(() => api<RunEvents>('GET', `/v1/runs/${run_id}/events`, { query: { offset, limit: EVENTS_PAGE_LIMIT } }), [run_id, offset]);
+  const unit = world?.time_unit ?? '';
+  return (
+    <details className="events" data-testid="events">
+      <summary>Event by event: the first repetition of each variant</summary>
+      <PlainError error={events.error} />
       {events.value && (
         <>
-          <p className="muted small">
-            {events.value.description} ({formatNumber(events.value.events_included)} events stored.)
-          </p>
+          <p className="muted small">{formatNumber(events.value.events_included)} events are kept, so the model's steps can be followed one by one.</p>
           <div className="table-wrap">
             <table className="small">
               <thead>
                 <tr>
-                  <th>Variant</th>
-                  <th>Replication</th>
-                  <th>#</th>
-                  <th>Time</th>
-                  <th>Kind</th>
-                  <th>Entity</th>
-                  <th>Step</th>
-                  <th>Resource</th>
+                  <th scope="col">Variant</th>
+                  <th scope="col">Time ({unit})</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Where</th>
                 </tr>
               </thead>
               <tbody>
                 {events.value.events.map((e) => (
                   <tr key={`${e.variant_id}-${e.replication_index}-${e.sequence}`}>
-                    <td>{e.variant_id}</td>
-                    <td>{e.replication_index}</td>
-                    <td>{e.sequence}</td>
+                    <td>{variantName(world, e.variant_id)}</td>
                     <td>{formatNumber(e.time)}</td>
-                    <td>{e.kind}</td>
-                    <td>{e.entity ?? ''}</td>
-                    <td>{String(e.step ?? '')}</td>
-                    <td>{String(e.resource ?? '')}</td>
+                    <td>{e.entity === null ? '' : `Person ${formatNumber(e.entity + 1)}`}</td>
+                    <td>{EVENT_WORDS[e.kind] ?? humanize(e.kind)}</td>
+                    <td>{[e.step ? humanize(String(e.step)) : '', e.resource ? humanize(String(e.resource)) : ''].filter(Boolean).join(' · ')}</td>
                   </tr>
                 ))}
               </tbody>
@@ -200,11 +188,11 @@ function Events({ run_id }: { run_id: string }) {
           <Pager offset={offset} next={events.value.next_offset} limit={EVENTS_PAGE_LIMIT} onPage={setOffset} />
         </>
       )}
-    </section>
+    </details>
   );
 }
 
-function Results({ run_id }: { run_id: string }) {
+function Results({ run_id, world }: { run_id: string; world: World | undefined }) {
   const results = useLoad(() => api<RunResults>('GET', `/v1/runs/${run_id}/results`), [run_id]);
   const comparison = useLoad(() => api<Comparison>('POST', '/v1/experiments/compare', { body: { run_id } }), [run_id]);
   const exporting = useAction(async () => {
@@ -212,56 +200,65 @@ function Results({ run_id }: { run_id: string }) {
     window.location.assign(link.url);
   });
   const r = results.value;
-  const measures = new Map<string, MetricSummary[]>();
+  const order = world?.measured.map((m) => m.id) ?? [];
+  const measures = new Map<string, MetricSummary[]>(order.map((id) => [id, []]));
   for (const m of r?.metrics ?? []) measures.set(m.measure_id, [...(measures.get(m.measure_id) ?? []), m]);
   return (
     <>
-      <ErrorBanner error={results.error ?? exporting.error} />
+      <PlainError error={results.error ?? comparison.error ?? exporting.error} />
       {r && (
         <>
           <p className="disclaimer" role="note">
-            Synthetic results: they describe the model under its assumptions, not the world. {r.manifest.replications_completed} replications, seed {r.manifest.seed}.
+            Synthetic results: they describe the model under its assumptions, not patients or services. {formatNumber(r.manifest.replications_completed)} repetitions in all.
           </p>
           <Action onPress={() => void exporting.run()} isDisabled={exporting.pending}>
-            Export ZIP
+            Download all results (ZIP)
           </Action>
-          <h2>Measures</h2>
-          <div className="charts">
-            {[...measures].map(([measure, rows]) => (
-              <MeansChart key={measure} measure={measure} rows={rows} />
-            ))}
-          </div>
-          <h2>Differences</h2>
-          <ErrorBanner error={comparison.error} />
-          {comparison.value && (comparison.value.metrics.length ? <DifferencesCharts metrics={comparison.value.metrics} /> : <p className="muted">There is no baseline/treatment pair to compare.</p>)}
-          <h2>Costs</h2>
-          <CostChart results={r} />
-          {r.findings.length > 0 && (
-            <>
-              <h2>Findings</h2>
-              <ul>
-                {r.findings.map((f) => (
-                  <li key={f.id}>
-                    <span className="chip">synthetic</span> {f.sentence}
-                  </li>
-                ))}
-              </ul>
-            </>
+          <h2>Results by measure</h2>
+          {[...measures].map(([measure_id, rows]) =>
+            rows.length ? <MeasureSection key={measure_id} world={world} measure_id={measure_id} rows={rows} comparisons={(comparison.value?.metrics ?? []).filter((c) => c.measure_id === measure_id)} /> : null,
           )}
-          <Events run_id={run_id} />
+          <h2>Costs</h2>
+          <Costs world={world} report={r.cost_report} />
+          <Events run_id={run_id} world={world} />
         </>
       )}
     </>
   );
 }
 
+const credits = (n: number) => `${formatNumber(n)} credit${n === 1 ? '' : 's'}`;
+
+function Progress({ run }: { run: Run }) {
+  return (
+    <div aria-live="polite">
+      <p>
+        <span className={`status status-${run.status}`}>{STATUS_WORDS[run.status] ?? humanize(run.status)}</span>{' '}
+        {run.stop_reason && <span className="muted">stopped early: it reached its {run.stop_reason === 'budget' ? 'credit budget' : 'time limit'}, and the results cover the repetitions finished</span>}
+      </p>
+      <label className="progress">
+        <span>
+          {formatNumber(run.replications_completed)} of {formatNumber(run.replications_requested)} repetitions · {formatNumber(run.events_simulated)} simulated events
+        </span>
+        <progress max={Math.max(1, run.replications_requested)} value={run.replications_completed} />
+      </label>
+      <p className="muted small">
+        Budget: up to {credits(run.budget_limit_credits)}, charged at actual use. Estimated at {credits(run.credits_estimate)}; {credits(run.credits_reserved)} held while it runs;{' '}
+        {run.credits_used === null ? 'the charge is settled when it ends.' : `charged ${credits(run.credits_used)}.`}
+      </p>
+    </div>
+  );
+}
+
 export default function RunPage({ run_id }: { run_id: string }) {
   const run = useLoad(() => api<Run>('GET', `/v1/runs/${run_id}`), [run_id], { ms: 1000, until: (r) => TERMINAL_RUN.includes(r.status) });
+  const r = run.value;
+  const revision = useLoad(async () => (r ? api<WorldRevision>('GET', `/v1/world-revisions/${r.world_revision_id}`) : null), [r?.world_revision_id]);
+  const world = revision.value && isWorld(revision.value.world) ? revision.value.world : undefined;
   const cancel = useAction(async () => {
     await api('POST', `/v1/runs/${run_id}/cancel`);
     run.reload();
   });
-  const r = run.value;
   return (
     <>
       {r && (
@@ -269,32 +266,28 @@ export default function RunPage({ run_id }: { run_id: string }) {
           <Link to="/">Projects</Link> / <Link to={`/projects/${r.project_id}`}>Project</Link> / <Link to={`/world-revisions/${r.world_revision_id}`}>World</Link> /
         </p>
       )}
-      <h1>Run</h1>
-      <ErrorBanner error={run.error ?? cancel.error} />
-      {r && (
-        <div aria-live="polite">
-          <p>
-            <Status value={r.status} /> {r.stop_reason && <span className="muted">stopped by the {r.stop_reason.replace('_', ' ')} limit</span>}
-          </p>
-          <label className="progress">
-            <span>
-              {r.replications_completed} of {r.replications_requested} replications · {formatNumber(r.events_simulated)} events
-            </span>
-            <progress max={Math.max(1, r.replications_requested)} value={r.replications_completed} />
-          </label>
-          <p className="muted small">
-            Budget {formatNumber(r.budget_limit_credits)} credits · estimate {formatNumber(r.credits_estimate)} · reserved {formatNumber(r.credits_reserved)} · used{' '}
-            {r.credits_used === null ? 'not settled yet' : formatNumber(r.credits_used)}
-          </p>
-          {!TERMINAL_RUN.includes(r.status) && (
-            <Action variant="danger" onPress={() => void cancel.run()}>
-              Cancel the run
-            </Action>
-          )}
-          {r.error && <ErrorBanner error={new Error(r.error.message)} />}
-        </div>
+      <h1>{world ? `Simulation: ${world.name}` : 'Simulation'}</h1>
+      <PlainError error={run.error ?? cancel.error ?? revision.error} />
+      {r && <Progress run={r} />}
+      {r && !TERMINAL_RUN.includes(r.status) && (
+        <Action variant="danger" onPress={() => void cancel.run()}>
+          Cancel the run
+        </Action>
       )}
-      {r?.results_available && <Results run_id={run_id} />}
+      {r?.error && <p className="error">The run failed: {plainText(r.error.message, world ?? null)}</p>}
+      {r?.results_available && <Results run_id={run_id} world={world} />}
+      {r && (
+        <TechnicalDetails>
+          <p>
+            Run {r.run_id} of world revision {r.world_revision_id}; status {r.status}; created {formatDate(r.created_at)} by {r.created_by}.
+          </p>
+          {r.error && (
+            <p>
+              {r.error.code}: {r.error.message}
+            </p>
+          )}
+        </TechnicalDetails>
+      )}
     </>
   );
 }

@@ -1,122 +1,412 @@
-// Worlds (spec: WorldSpec and run): a JSON editor with every problem shown at its JSON pointer, sample worlds to
-// start from, saved revisions, and an estimate under a budget the user types (never pre-filled) before a run.
-import { useState } from 'react';
+// Worlds (spec: WorldSpec and run). The editor: start from a sample world in one click, see the pathway as a diagram
+// (arrivals → steps → exits, resources on the steps), edit a step in its own form in plain words with units, or the
+// whole world as JSON in the Advanced tab (completion from the published schema, problems at their lines); check and
+// save a revision. The revision page: the world in words, an estimate under a budget the user types (never
+// pre-filled), then a run. Ids, pointers and the raw world are in the technical details only.
+import type { JSONSchema7 } from 'json-schema';
+import { Suspense, lazy, useEffect, useState } from 'react';
+import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { type Estimate, type Run, type WorldRevision, type WorldValidation, api } from '../api.ts';
-import { Action, Area, ErrorBanner, Field, Link, formatDate, formatNumber, navigate, useAction, useLoad, useLocation } from '../ui.tsx';
+import { TechnicalDetails } from '../technical.tsx';
+import { Action, Link, formatDate, navigate, useAction, useLoad, useLocation } from '../ui.tsx';
+import { type Selection, WorldDiagram } from '../world/diagram.tsx';
+import type { Problem } from '../world/jsonEditor.tsx';
+import {
+  type World,
+  formatNumber,
+  formatSetting,
+  formatTime,
+  humanize,
+  isWorld,
+  measureName,
+  placeInWords,
+  plainText,
+  settingName,
+  unitWords,
+} from '../world/model.ts';
+import { PlainError } from '../world/plainError.tsx';
+import { ArrivalForm, NumberInput, StepForm } from '../world/stepForm.tsx';
+import '../world/world.css';
 
-// the sample worlds of samples/worlds, each loaded only when chosen
-const SAMPLES = import.meta.glob<{ default: unknown }>('../../../samples/worlds/*.json');
-const sampleName = (path: string) => path.split('/').pop()!.replace('.json', '').replaceAll('_', ' ');
+// CodeMirror is loaded only when the Advanced tab opens
+const JsonEditor = lazy(() => import('../world/jsonEditor.tsx'));
 
-type Problem = WorldValidation['problems'][number];
+// the sample worlds of samples/worlds: their names now, each world only when chosen
+const SAMPLE_NAMES = import.meta.glob<string>('../../../samples/worlds/*.json', { eager: true, import: 'name' });
+const SAMPLES = import.meta.glob<unknown>('../../../samples/worlds/*.json', { import: 'default' });
+
+function SampleChooser({ onWorld }: { onWorld(world: World): void }) {
+  const [loading, setLoading] = useState('');
+  return (
+    <section aria-labelledby="samples-heading">
+      <h2 id="samples-heading">Start from a sample world</h2>
+      <p className="muted">Each sample is a care pathway with its settings, the change it tests and what it measures. Pick the closest, then change it to fit your idea.</p>
+      <ul className="sample-list">
+        {Object.keys(SAMPLES).map((path) => (
+          <li key={path}>
+            <Action
+              isDisabled={loading !== ''}
+              onPress={async () => {
+                setLoading(path);
+                const world = await SAMPLES[path]!();
+                setLoading('');
+                if (isWorld(world)) onWorld(structuredClone(world));
+              }}
+            >
+              {SAMPLE_NAMES[path] ?? humanize(path.split('/').pop()!.replace('.json', ''))}
+            </Action>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function WorldSettingsForm({ world, onWorld }: { world: World; onWorld(world: World): void }) {
+  return (
+    <fieldset className="world-settings">
+      <legend>The whole world</legend>
+      <div className="field">
+        <label htmlFor="world-name">Name</label>
+        <input id="world-name" value={world.name} onChange={(e) => onWorld({ ...world, name: e.target.value })} />
+      </div>
+      <NumberInput label="Simulated period" unit={world.time_unit} value={world.horizon} min={0} onChange={(horizon) => onWorld({ ...world, horizon })} />
+      <NumberInput label="Warm-up, not measured" unit={world.time_unit} value={world.warm_up} min={0} onChange={(warm_up) => onWorld({ ...world, warm_up })} />
+      <NumberInput
+        label="Repetitions per variant"
+        unit="runs of the model"
+        value={world.replications}
+        min={1}
+        hint="More repetitions give narrower intervals and cost more credits."
+        onChange={(replications) => onWorld({ ...world, replications: Math.round(replications) })}
+      />
+    </fieldset>
+  );
+}
+
+function ProblemList({ problems, world, onSelect }: { problems: Problem[]; world: World | null; onSelect(selection: Selection): void }) {
+  if (problems.length === 0)
+    return (
+      <div className="ok" role="status">
+        <p>The world is valid: it can be saved, estimated and run.</p>
+      </div>
+    );
+  return (
+    <div className="error" role="alert" data-testid="world-problems">
+      <p className="error-message">
+        {problems.length === 1 ? 'One problem to fix' : `${problems.length} problems to fix`} before the world can be saved:
+      </p>
+      <ul>
+        {problems.map((p) => {
+          const step = /^\/steps\/(\d+)/.exec(p.pointer);
+          const stepId = step && world ? world.steps[Number(step[1])]?.id : undefined;
+          return (
+            <li key={`${p.pointer}:${p.message}`}>
+              <strong>{placeInWords(world, p.pointer)}</strong>: {plainText(p.message, world)}{' '}
+              {stepId && (
+                <button type="button" className="link-button" onClick={() => onSelect({ kind: 'step', id: stepId })}>
+                  Show this step
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+function PathwayEditor({ world, onWorld, selection, onSelect }: { world: World; onWorld(world: World): void; selection: Selection; onSelect(selection: Selection): void }) {
+  const step = selection?.kind === 'step' ? world.steps.find((s) => s.id === selection.id) : undefined;
+  const arrival = selection?.kind === 'arrival' ? world.arrivals.find((a) => a.id === selection.id) : undefined;
+  return (
+    <div className="pathway">
+      <div className="pathway-diagram">
+        <p className="muted small">Select a step in the diagram (or Tab to it and press Enter) to change it.</p>
+        <WorldDiagram world={world} selection={selection} onSelect={onSelect} />
+      </div>
+      <div className="pathway-form" aria-live="polite">
+        {step && <StepForm world={world} step={step} onWorld={onWorld} />}
+        {arrival && <ArrivalForm world={world} arrival={arrival} onWorld={onWorld} />}
+        {!step && !arrival && <WorldSettingsForm world={world} onWorld={onWorld} />}
+        {(step || arrival) && (
+          <button type="button" className="link-button" onClick={() => onSelect(null)}>
+            Back to the whole world
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function useWorldSchema(wanted: boolean): JSONSchema7 | null {
+  const [schema, setSchema] = useState<JSONSchema7 | null>(null);
+  useEffect(() => {
+    if (!wanted || schema) return;
+    void api<JSONSchema7>('GET', '/v1/schemas/WorldSpec')
+      .then(setSchema)
+      .catch(() => setSchema({}));
+  }, [wanted, schema]);
+  return schema;
+}
 
 export function WorldEditorPage({ project_id }: { project_id: string }) {
   const { search } = useLocation();
   const from = search.get('from');
+  const [world, setWorld] = useState<World | null>(null);
   const [text, setText] = useState('');
+  const [textError, setTextError] = useState(false);
+  const [tab, setTab] = useState<'pathway' | 'advanced'>('pathway');
+  const [selection, setSelection] = useState<Selection>(null);
   const [problems, setProblems] = useState<Problem[] | null>(null);
-  const [sample, setSample] = useState('');
-  useLoad(async () => {
+  const schema = useWorldSchema(tab === 'advanced');
+  const startFrom = (next: World) => {
+    setWorld(next);
+    setText(JSON.stringify(next, null, 2));
+    setTextError(false);
+    setProblems(null);
+  };
+  const source = useLoad(async () => {
     if (!from) return null;
     const revision = await api<WorldRevision>('GET', `/v1/world-revisions/${from}`);
-    setText(JSON.stringify(revision.world, null, 2));
+    if (isWorld(revision.world)) startFrom(revision.world);
     return revision;
   }, [from]);
-  const parse = (): unknown => {
+  const onText = (next: string) => {
+    setText(next);
     try {
-      return JSON.parse(text);
-    } catch (error) {
-      setProblems([{ pointer: '', message: `not valid JSON: ${(error as Error).message}` }]);
-      return undefined;
+      const parsed: unknown = JSON.parse(next);
+      setTextError(!isWorld(parsed));
+      if (isWorld(parsed)) setWorld(parsed);
+    } catch {
+      setTextError(true);
     }
   };
   const check = useAction(async () => {
-    const world = parse();
-    if (world === undefined) return;
-    const result = await api<WorldValidation>('POST', '/v1/world-specs/validate', { body: world });
+    const result = await api<WorldValidation>('POST', '/v1/world-specs/validate', { body: JSON.parse(text) });
     setProblems(result.problems);
+    return result.problems;
   });
   const save = useAction(async () => {
-    const world = parse();
-    if (world === undefined) return;
-    const saved = await api<WorldRevision>('POST', `/v1/projects/${project_id}/worlds`, { body: world });
+    const found = await api<WorldValidation>('POST', '/v1/world-specs/validate', { body: JSON.parse(text) });
+    setProblems(found.problems);
+    if (found.problems.length > 0) return;
+    const saved = await api<WorldRevision>('POST', `/v1/projects/${project_id}/worlds`, { body: JSON.parse(text) });
     navigate(`/world-revisions/${saved.world_revision_id}`);
   });
-  const loadSample = async (path: string) => {
-    setSample(path);
-    if (!path) return;
-    const module = await SAMPLES[path]!();
-    setText(JSON.stringify(module.default, null, 2));
-    setProblems(null);
+  const selectAndShow = (next: Selection) => {
+    setSelection(next);
+    if (next) setTab('pathway');
   };
   return (
     <>
       <p className="crumbs">
         <Link to="/">Projects</Link> / <Link to={`/projects/${project_id}`}>Project</Link> /
       </p>
-      <h1>{from ? 'New revision of a world' : 'New world'}</h1>
+      <h1>{from ? 'New version of a world' : 'New world'}</h1>
       <p className="muted">
-        A WorldSpec describes the care pathway as a queueing model. Start from a sample, or paste your own; the schema is at <a href="/v1/schemas/WorldSpec">/v1/schemas/WorldSpec</a>.
+        A world is a model of the care pathway: who arrives, the steps they go through, the staff and equipment each step needs, and the change you want to test against usual care. Every number in it is an assumption you can see and change.
       </p>
-      <label className="field">
-        <span>Start from a sample world</span>
-        <select value={sample} onChange={(e) => void loadSample(e.target.value)}>
-          <option value="">Choose a sample…</option>
-          {Object.keys(SAMPLES).map((path) => (
-            <option key={path} value={path}>
-              {sampleName(path)}
-            </option>
-          ))}
-        </select>
-      </label>
-      <Area label="WorldSpec (JSON)" className="code" value={text} onChange={setText} rows={26} spellCheck={false} />
-      {problems && (
-        <div className={problems.length ? 'error' : 'ok'} role={problems.length ? 'alert' : 'status'}>
-          {problems.length === 0 ? (
-            <p>The world is valid.</p>
-          ) : (
-            <>
-              <p className="error-message">
-                {problems.length} problem{problems.length === 1 ? '' : 's'}:
-              </p>
+      <PlainError error={source.error} />
+      {!world && !from && <SampleChooser onWorld={startFrom} />}
+      {world && (
+        <>
+          <h2 className="world-title">{world.name}</h2>
+          {world.description && <p>{world.description}</p>}
+          <Tabs selectedKey={tab} onSelectionChange={(key) => setTab(key as 'pathway' | 'advanced')}>
+            <TabList aria-label="Ways to edit the world">
+              <Tab id="pathway">Pathway</Tab>
+              <Tab id="advanced">Advanced (JSON)</Tab>
+            </TabList>
+            <TabPanel id="pathway">
+              {textError ? (
+                <p className="warning">The JSON in the Advanced tab is not a complete world yet; the diagram shows the last complete version.</p>
+              ) : null}
+              <PathwayEditor world={world} onWorld={startFrom} selection={selection} onSelect={setSelection} />
+            </TabPanel>
+            <TabPanel id="advanced">
+              <p className="muted small">The whole world as JSON. Suggestions appear as you type (Ctrl+Space); problems are marked on their lines.</p>
+              <Suspense fallback={<p aria-busy="true">Loading the editor…</p>}>
+                {schema && <JsonEditor value={text} onChange={onText} schema={schema} onProblems={setProblems} />}
+              </Suspense>
+            </TabPanel>
+          </Tabs>
+          {problems && <ProblemList problems={problems} world={world} onSelect={selectAndShow} />}
+          <PlainError error={check.error ?? save.error} world={world} />
+          <div className="row">
+            <Action onPress={() => void check.run()} isDisabled={textError || check.pending}>
+              Check
+            </Action>
+            <Action variant="primary" onPress={() => void save.run()} isDisabled={textError || save.pending}>
+              {save.pending ? 'Saving…' : 'Save this world'}
+            </Action>
+          </div>
+        </>
+      )}
+      <TechnicalDetails>
+        <p>The world is a WorldSpec 1.0.0 document; its schema is at /v1/schemas/WorldSpec. Checking calls POST /v1/world-specs/validate; saving POST /v1/projects/{project_id}/worlds.</p>
+        {from && <p>Based on the world revision {from}.</p>}
+        {problems && problems.length > 0 && (
+          <ul>
+            {problems.map((p) => (
+              <li key={`${p.pointer}:${p.message}`}>
+                <code>{p.pointer || '/'}</code> {p.message}
+              </li>
+            ))}
+          </ul>
+        )}
+      </TechnicalDetails>
+    </>
+  );
+}
+
+const settingValue = (world: World, name: string, value: number | undefined) =>
+  value === undefined ? 'not set' : formatSetting(value, world.settings[name]?.unit ?? '');
+
+function WorldSummary({ world }: { world: World }) {
+  const baseline = world.variants.find((v) => v.role === 'baseline');
+  return (
+    <>
+      {world.description && <p>{world.description}</p>}
+      <p>
+        Simulates {formatTime(world.horizon, world.time_unit)} after a warm-up of {formatTime(world.warm_up, world.time_unit)}, repeated {formatNumber(world.replications)} times for each
+        variant.
+      </p>
+      <h2>What is compared</h2>
+      <ul className="variants">
+        {world.variants.map((v) => (
+          <li key={v.id}>
+            <strong>{v.label}</strong> {v.role === 'baseline' ? '(the comparison: as things are)' : `(compared with ${baseline?.label ?? 'the baseline'})`}
+            {v.changes.length > 0 && (
               <ul>
-                {problems.map((p) => (
-                  <li key={`${p.pointer}:${p.message}`}>
-                    <code>{p.pointer || '/'}</code> {p.message}
+                {v.changes.map((c) => (
+                  <li key={c.setting}>
+                    {settingName(world, c.setting)}: {settingValue(world, c.setting, world.settings[c.setting]?.value)} becomes {settingValue(world, c.setting, c.value)}
+                    {c.rationale ? ` (${c.rationale})` : ''}
                   </li>
                 ))}
               </ul>
-            </>
+            )}
+            {v.structure ? <span className="muted small"> It also changes the pathway's steps.</span> : null}
+          </li>
+        ))}
+      </ul>
+      <h2>What is measured</h2>
+      <ul>
+        {world.measured.map((m) => (
+          <li key={m.id}>
+            {measureName(world, m.id)} <span className="muted small">({unitWords(m.unit)})</span>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function EstimateReport({ estimate, budget }: { estimate: Estimate; budget: number }) {
+  return (
+    <div className={estimate.runnable ? 'ok' : 'error'} role="status" data-testid="estimate">
+      <p>
+        <strong>{estimate.runnable ? 'Ready to run.' : 'This run cannot start yet.'}</strong> It is estimated at about {formatNumber(estimate.credits_estimate)} credit
+        {estimate.credits_estimate === 1 ? '' : 's'} ({formatNumber(estimate.events_estimate)} simulated events).
+      </p>
+      <p>
+        Budget: up to {formatNumber(budget)} credits, charged at actual use. Your organization has {formatNumber(estimate.available_credits)} credits available;
+        {estimate.runnable ? ` ${formatNumber(estimate.reserved_credits)} are held while it runs and what is not used is released when it ends.` : ''}
+      </p>
+      {estimate.issues.length > 0 && (
+        <ul>
+          {estimate.issues.map((issue) => (
+            <li key={`${issue.kind}:${issue.message}`}>
+              {issue.kind === 'budget'
+                ? `The budget is below the estimate: raise it to at least ${formatNumber(estimate.credits_estimate)} credits, or make the world smaller (fewer repetitions or a shorter period).`
+                : issue.kind === 'balance'
+                  ? `Your organization has ${formatNumber(estimate.available_credits)} credits available and this run would hold ${formatNumber(estimate.reserved_credits)}: add credits or lower the budget.`
+                  : `The world is too large to run: ${plainText(issue.message)}`}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** spec: WorldSpec and run — the budget is what the user types; nothing is pre-filled, and a changed budget needs a new estimate. */
+function RunPanel({ world_revision_id }: { world_revision_id: string }) {
+  const [budget, setBudget] = useState('');
+  const [estimate, setEstimate] = useState<{ estimate: Estimate; budget: number } | null>(null);
+  const [typo, setTypo] = useState(false);
+  const budgetNumber = /^\d+$/.test(budget.trim()) && Number(budget.trim()) >= 1 ? Number(budget.trim()) : null;
+  const runEstimate = useAction(async () => {
+    if (budgetNumber === null) return setTypo(true);
+    const result = await api<Estimate>('POST', '/v1/runs/estimate', { body: { world_revision_id, budget_limit_credits: budgetNumber } });
+    setEstimate({ estimate: result, budget: budgetNumber });
+  });
+  const start = useAction(async () => {
+    const run = await api<Run>('POST', '/v1/runs', { body: { world_revision_id, budget_limit_credits: estimate!.budget }, idempotent: true });
+    navigate(`/runs/${run.run_id}`);
+  });
+  return (
+    <section aria-labelledby="run-heading">
+      <h2 id="run-heading">Run the simulation</h2>
+      <p className="muted">Type the most this run may cost in credits, then estimate it. The run starts only when the budget covers the estimate; it is charged for what it actually uses.</p>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void runEstimate.run();
+        }}
+      >
+        <div className="field">
+          <label htmlFor="budget">Budget (credits)</label>
+          <input
+            id="budget"
+            inputMode="numeric"
+            required
+            value={budget}
+            aria-invalid={typo || undefined}
+            aria-describedby={typo ? 'budget-problem' : undefined}
+            onChange={(event) => {
+              setBudget(event.target.value);
+              setEstimate(null);
+              setTypo(false);
+            }}
+          />
+          {typo && (
+            <span id="budget-problem" className="field-problem">
+              Type a whole number of credits, 1 or more.
+            </span>
           )}
         </div>
+        <Action type="submit" isDisabled={!budget.trim() || runEstimate.pending}>
+          Estimate
+        </Action>
+        <Action variant="primary" onPress={() => void start.run()} isDisabled={!estimate?.estimate.runnable || start.pending}>
+          Run
+        </Action>
+      </form>
+      <PlainError error={runEstimate.error ?? start.error} />
+      {estimate && <EstimateReport estimate={estimate.estimate} budget={estimate.budget} />}
+      {estimate && (
+        <TechnicalDetails summary="How the estimate is made">
+          <p>{estimate.estimate.cost_model}</p>
+          <ul>
+            {estimate.estimate.issues.map((i) => (
+              <li key={`${i.pointer}:${i.message}`}>
+                <code>{i.pointer}</code> {i.message}
+              </li>
+            ))}
+          </ul>
+        </TechnicalDetails>
       )}
-      <ErrorBanner error={check.error ?? save.error} />
-      <div className="row">
-        <Action onPress={() => void check.run()} isDisabled={!text.trim() || check.pending}>
-          Check
-        </Action>
-        <Action variant="primary" onPress={() => void save.run()} isDisabled={!text.trim() || save.pending}>
-          Save revision
-        </Action>
-      </div>
-    </>
+    </section>
   );
 }
 
 export function WorldRevisionPage({ world_revision_id }: { world_revision_id: string }) {
   const revision = useLoad(() => api<WorldRevision>('GET', `/v1/world-revisions/${world_revision_id}`), [world_revision_id]);
-  // spec: WorldSpec and run — the budget is what the user types; nothing is pre-filled
-  const [budget, setBudget] = useState('');
-  const [estimate, setEstimate] = useState<Estimate | null>(null);
-  const budgetNumber = /^\d+$/.test(budget.trim()) ? Number(budget.trim()) : null;
-  const runEstimate = useAction(async () => {
-    setEstimate(await api<Estimate>('POST', '/v1/runs/estimate', { body: { world_revision_id, budget_limit_credits: budgetNumber ?? budget } }));
-  });
-  const start = useAction(async () => {
-    const run = await api<Run>('POST', '/v1/runs', { body: { world_revision_id, budget_limit_credits: budgetNumber ?? budget }, idempotent: true });
-    navigate(`/runs/${run.run_id}`);
-  });
   const w = revision.value;
+  const world = w && isWorld(w.world) ? w.world : null;
   return (
     <>
       {w && (
@@ -124,68 +414,28 @@ export function WorldRevisionPage({ world_revision_id }: { world_revision_id: st
           <Link to="/">Projects</Link> / <Link to={`/projects/${w.project_id}`}>Project</Link> /
         </p>
       )}
-      <ErrorBanner error={revision.error} />
+      <PlainError error={revision.error} />
       {w && (
         <>
           <h1>
-            {w.name} · revision {w.revision}
+            {w.name} <span className="muted small">· revision {w.revision}</span>
           </h1>
-          <p className="muted">Saved {formatDate(w.created_at)}.</p>
-          <Link to={`/projects/${w.project_id}/worlds/new?from=${w.world_revision_id}`}>Edit as a new revision</Link>
-          <section aria-labelledby="run-heading">
-            <h2 id="run-heading">Run</h2>
-            <p className="muted">Set the most this run may cost in credits. Estimate first: the run starts only if the budget covers the estimate.</p>
-            <form
-              className="inline-form"
-              onSubmit={(event) => {
-                event.preventDefault();
-                void runEstimate.run();
-              }}
-            >
-              <Field
-                label="Budget (credits)"
-                value={budget}
-                onChange={(value) => {
-                  // a changed budget needs a new estimate before it can run
-                  setBudget(value);
-                  setEstimate(null);
-                }}
-                inputMode="numeric"
-                isRequired
-              />
-              <Action type="submit" isDisabled={!budget.trim() || runEstimate.pending}>
-                Estimate
-              </Action>
-              <Action variant="primary" onPress={() => void start.run()} isDisabled={!estimate?.runnable || start.pending}>
-                Run
-              </Action>
-            </form>
-            <ErrorBanner error={runEstimate.error ?? start.error} />
-            {estimate && (
-              <div className={estimate.runnable ? 'ok' : 'error'} role="status" data-testid="estimate">
-                <p>
-                  {estimate.runnable ? 'Runnable.' : 'Not runnable.'} Estimated {formatNumber(estimate.credits_estimate)} credits for about {formatNumber(estimate.events_estimate)} events;{' '}
-                  {formatNumber(estimate.available_credits)} credits available; {formatNumber(estimate.reserved_credits)} would be reserved.
-                </p>
-                {estimate.issues.length > 0 && (
-                  <ul>
-                    {estimate.issues.map((i) => (
-                      <li key={`${i.pointer}:${i.message}`}>
-                        <code>{i.pointer}</code> {i.message}
-                      </li>
-                    ))}
-                  </ul>
-                )}
-                <p className="muted small">{estimate.cost_model}</p>
-              </div>
-            )}
-          </section>
-          <details>
-            <summary>The WorldSpec</summary>
-            <pre className="code">
-              {JSON.stringify(w.world, null, 2)}
-            </pre>
-          </details>
+          <p className="muted">
+            Saved {formatDate(w.created_at)}. <Link to={`/projects/${w.project_id}/worlds/new?from=${w.world_revision_id}`}>Change it (as a new version)</Link>
+          </p>
+          {world && (
+            <>
+              <WorldDiagram world={world} selection={null} />
+              <WorldSummary world={world} />
+            </>
+          )}
+          <RunPanel world_revision_id={world_revision_id} />
+          <TechnicalDetails>
+            <p>
+              World revision {w.world_revision_id} of project {w.project_id}, created by {w.created_by}.
+            </p>
+            <pre className="code">{JSON.stringify(w.world, null, 2)}</pre>
+          </TechnicalDetails>
         </>
       )}
     </>

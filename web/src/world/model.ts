@@ -1,0 +1,316 @@
+// A world (WorldSpec 1.0.0, docs/simulation.md) as a person reads it: names instead of ids, durations with their
+// units, the pathway as a graph (arrivals → steps → exits, resources on the steps) and each JSON pointer of a
+// problem as a place in words. The app has no generated type for the world (the API publishes its JSON Schema), so
+// the shape is kept loosely here: the validator on the server is the judge.
+
+export type Parameter = number | { setting: string };
+export type Distribution = { dist: string; [field: string]: unknown };
+export type Setting = { value: number; unit: string; source: unknown; description?: string };
+export type Step = {
+  id: string;
+  kind: string;
+  next?: string;
+  resource?: string;
+  duration?: Distribution;
+  by?: string;
+  attribute?: string;
+  options?: Array<{ next: string; probability?: Parameter; equals?: unknown; when?: unknown }>;
+  otherwise?: string;
+  renege_to?: string;
+  queue_limit?: { to?: string };
+  [field: string]: unknown;
+};
+export type Arrival = { id: string; kind: string; to_step: string; rate?: Parameter; [field: string]: unknown };
+export type Resource = { id: string; label?: string; capacity: Parameter; shifts?: unknown[]; [field: string]: unknown };
+export type Measure = { id: string; label?: string; kind: string; unit: string; [field: string]: unknown };
+export type Variant = { id: string; label: string; role: string; changes: Array<{ setting: string; value: number; rationale?: string }>; [field: string]: unknown };
+export type World = {
+  name: string;
+  description?: string;
+  time_unit: 'minutes' | 'hours' | 'days';
+  horizon: number;
+  warm_up: number;
+  replications: number;
+  seed: number;
+  settings: Record<string, Setting>;
+  arrivals: Arrival[];
+  resources: Resource[];
+  steps: Step[];
+  measured: Measure[];
+  variants: Variant[];
+  cost_scenarios?: { currency: string; [field: string]: unknown };
+  [field: string]: unknown;
+};
+
+export function isWorld(value: unknown): value is World {
+  const w = value as World | null;
+  return !!w && typeof w === 'object' && Array.isArray(w.steps) && Array.isArray(w.arrivals) && Array.isArray(w.resources);
+}
+
+/** `discharged_from_service` → `Discharged from service`: an id read as words. */
+export function humanize(id: string): string {
+  const words = id.replaceAll('_', ' ').trim();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : id;
+}
+
+export const resourceName = (world: World, id: string | undefined): string => {
+  const resource = world.resources.find((r) => r.id === id);
+  return resource?.label ?? humanize(id ?? '');
+};
+export const variantName = (world: World | undefined, id: string): string => world?.variants.find((v) => v.id === id)?.label ?? humanize(id);
+export const measureName = (world: World | undefined, id: string): string => {
+  const label = world?.measured.find((m) => m.id === id)?.label ?? humanize(id);
+  return label[0]!.toUpperCase() + label.slice(1);
+};
+/** Steps have no label in WorldSpec 1.0.0: their id, read as words. */
+export const stepName = (_world: World, id: string): string => humanize(id);
+
+// ---------- numbers ----------
+const SIGNIFICANT = 3;
+/** A number with thousands separators; non-integers to three significant figures (at most two decimals above 100). */
+export function formatNumber(value: number | null | undefined, options: { sign?: boolean } = {}): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return 'not known';
+  const signDisplay = options.sign ? ('exceptZero' as const) : ('auto' as const);
+  if (Number.isInteger(value) || Math.abs(value) >= 1000) return Math.round(value).toLocaleString('en-GB', { signDisplay });
+  return value.toLocaleString('en-GB', { maximumSignificantDigits: SIGNIFICANT, signDisplay });
+}
+
+export function formatCurrency(value: number | null | undefined, currency: string): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return 'not known';
+  return value.toLocaleString('en-GB', { style: 'currency', currency, maximumFractionDigits: Math.abs(value) >= 100 ? 0 : 2 });
+}
+
+const TIME_UNIT_ONE: Record<string, string> = { minutes: 'minute', hours: 'hour', days: 'day' };
+/** `8 days`, `1 day`, `0.5 hours`. */
+export function formatTime(value: number, unit: string): string {
+  return `${formatNumber(value)} ${value === 1 ? (TIME_UNIT_ONE[unit] ?? unit) : unit}`;
+}
+
+/** A measure's value with its unit in words: times with their unit, shares as percentages, counts as counts. */
+export function formatMeasure(value: number | null | undefined, unit: string, options: { sign?: boolean; difference?: boolean } = {}): string {
+  if (value === null || value === undefined) return 'not known';
+  switch (unit) {
+    case 'minutes':
+    case 'hours':
+    case 'days':
+      return `${formatNumber(value, options)} ${unit}`;
+    case 'fraction':
+      return options.difference ? `${formatNumber(value * 100, options)} percentage points` : `${formatNumber(value * 100, options)}%`;
+    case 'count_per_arrival':
+      return `${formatNumber(value, options)} per arrival`;
+    case 'count_per_day':
+      return `${formatNumber(value, options)} a day`;
+    case 'entities':
+      return `${formatNumber(value, options)} waiting`;
+    default:
+      return formatNumber(value, options);
+  }
+}
+
+const AXIS_UNITS: Record<string, string> = { minutes: ' min', hours: ' h', days: ' days' };
+/** A tick label: short (the heading names the unit), float noise removed, shares as percentages. */
+export function formatAxis(value: number, unit: string, options: { sign?: boolean; difference?: boolean } = {}): string {
+  const clean = Number(value.toPrecision(10));
+  if (unit === 'fraction') return options.difference ? `${formatNumber(Number((clean * 100).toPrecision(10)), options)} pts` : `${formatNumber(Number((clean * 100).toPrecision(10)), options)}%`;
+  return `${formatNumber(clean, options)}${AXIS_UNITS[unit] ?? ''}`;
+}
+
+/** What a measure's unit means, for a heading: "hours per patient", "share of the time busy". */
+export function unitWords(unit: string): string {
+  const words: Record<string, string> = {
+    minutes: 'minutes',
+    hours: 'hours',
+    days: 'days',
+    fraction: 'percent of the available time',
+    count: 'count over the measured period',
+    count_per_arrival: 'per arrival',
+    count_per_day: 'per day',
+    entities: 'average number waiting',
+  };
+  return words[unit] ?? humanize(unit).toLowerCase();
+}
+
+const RATE_WORDS: Record<string, string> = { per_minute: 'a minute', per_hour: 'an hour', per_day: 'a day' };
+/** A setting's value in its own unit: probabilities and fractions as percentages, times and rates with their unit. */
+export function formatSetting(value: number, unit: string): string {
+  if (unit === 'probability' || unit === 'fraction') return `${formatNumber(Number((value * 100).toPrecision(10)))}%`;
+  if (unit in TIME_UNIT_ONE) return formatTime(value, unit);
+  if (unit in RATE_WORDS) return `${formatNumber(value)} ${RATE_WORDS[unit]}`;
+  if (/^[A-Z]{3}$/.test(unit)) return formatCurrency(value, unit);
+  return formatNumber(value);
+}
+
+/** A setting's name for a person: its description when it has one, else its name as words. */
+export function settingName(world: World, name: string): string {
+  return world.settings[name]?.description ?? humanize(name);
+}
+
+// ---------- parameters and distributions ----------
+export function parameterValue(world: World, parameter: unknown): number | null {
+  if (typeof parameter === 'number') return parameter;
+  const setting = (parameter as { setting?: string } | null)?.setting;
+  return setting ? (world.settings[setting]?.value ?? null) : null;
+}
+
+export const DISTRIBUTIONS: Record<string, { name: string; fields: Array<{ key: string; label: string }> }> = {
+  fixed: { name: 'Always the same', fields: [{ key: 'value', label: 'Duration' }] },
+  exponential: { name: 'Exponential: varies a lot', fields: [{ key: 'mean', label: 'Average duration' }] },
+  lognormal: {
+    name: 'Log-normal: near the average, sometimes much longer',
+    fields: [
+      { key: 'mean', label: 'Average duration' },
+      { key: 'sd', label: 'Spread, as a standard deviation' },
+    ],
+  },
+  uniform: {
+    name: 'Uniform: anywhere from a shortest to a longest',
+    fields: [
+      { key: 'min', label: 'Shortest' },
+      { key: 'max', label: 'Longest' },
+    ],
+  },
+  triangular: {
+    name: 'Triangular: shortest, most likely, longest',
+    fields: [
+      { key: 'min', label: 'Shortest' },
+      { key: 'mode', label: 'Most likely' },
+      { key: 'max', label: 'Longest' },
+    ],
+  },
+  gamma: {
+    name: 'Gamma: shape and scale',
+    fields: [
+      { key: 'shape', label: 'Shape (no unit)' },
+      { key: 'scale', label: 'Scale' },
+    ],
+  },
+};
+
+/** "about 8 days on average (log-normal, spread 5 days)". */
+export function describeDuration(world: World, duration: Distribution | undefined): string {
+  if (!duration) return '';
+  const unit = world.time_unit;
+  const value = (key: string) => parameterValue(world, duration[key]);
+  const time = (key: string) => {
+    const v = value(key);
+    return v === null ? 'a setting' : formatTime(v, unit);
+  };
+  switch (duration.dist) {
+    case 'fixed':
+      return time('value');
+    case 'exponential':
+      return `${time('mean')} on average`;
+    case 'lognormal':
+      return `${time('mean')} on average`;
+    case 'uniform':
+      return `${time('min')} to ${time('max')}`;
+    case 'triangular':
+      return `${time('min')} to ${time('max')}, most often ${time('mode')}`;
+    case 'gamma': {
+      const shape = value('shape');
+      const scale = value('scale');
+      return shape !== null && scale !== null ? `${formatTime(shape * scale, unit)} on average` : 'gamma';
+    }
+    case 'empirical':
+      return 'from observed values';
+    default:
+      return duration.dist;
+  }
+}
+
+const STEP_KINDS: Record<string, string> = {
+  service: 'Care step',
+  delay: 'Time passes',
+  branch: 'Decision',
+  assign: 'Record a characteristic',
+  seize: 'Takes a resource',
+  release: 'Gives back a resource',
+  exit: 'Leaves the pathway',
+};
+export const stepKindName = (kind: string) => STEP_KINDS[kind] ?? humanize(kind);
+
+/** The steps an entity can go to from a step, with the condition in words. */
+export function stepEdges(world: World, step: Step): Array<{ to: string; label?: string; dashed?: boolean }> {
+  const edges: Array<{ to: string; label?: string; dashed?: boolean }> = [];
+  if (step.next) edges.push({ to: step.next });
+  for (const option of step.options ?? []) {
+    let label: string | undefined;
+    if (option.probability !== undefined) {
+      const p = parameterValue(world, option.probability);
+      label = p === null ? undefined : `${formatNumber(p * 100)}%`;
+    } else if (option.equals !== undefined) label = `${humanize(step.attribute ?? '')} is ${String(option.equals)}`;
+    edges.push({ to: option.next, label });
+  }
+  if (step.otherwise) edges.push({ to: step.otherwise, label: 'otherwise' });
+  if (step.renege_to) edges.push({ to: step.renege_to, label: 'gives up waiting', dashed: true });
+  if (step.queue_limit?.to) edges.push({ to: step.queue_limit.to, label: 'queue full', dashed: true });
+  return edges;
+}
+
+export function arrivalSummary(world: World, arrival: Arrival): string {
+  const unit = TIME_UNIT_ONE[world.time_unit] ?? world.time_unit;
+  if (arrival.kind === 'poisson') {
+    const rate = parameterValue(world, arrival.rate);
+    return rate === null ? 'at random' : `about ${formatNumber(rate)} a ${unit}, at random`;
+  }
+  if (arrival.kind === 'renewal') return 'at intervals drawn from a distribution';
+  if (arrival.kind === 'scheduled') return 'at scheduled times';
+  if (arrival.kind === 'rate_table') return 'by hour of the week';
+  return humanize(arrival.kind);
+}
+
+// ---------- problems: a JSON pointer as a place in words ----------
+const COLLECTIONS: Record<string, { one: string; name?: (world: World, index: number) => string | undefined }> = {
+  steps: { one: 'step', name: (w, i) => (w.steps[i] ? stepName(w, w.steps[i]!.id) : undefined) },
+  arrivals: { one: 'arrivals', name: (w, i) => (w.arrivals[i] ? humanize(w.arrivals[i]!.id) : undefined) },
+  resources: { one: 'resource', name: (w, i) => (w.resources[i] ? resourceName(w, w.resources[i]!.id) : undefined) },
+  measured: { one: 'measure', name: (w, i) => (w.measured[i] ? measureName(w, w.measured[i]!.id) : undefined) },
+  variants: { one: 'variant', name: (w, i) => w.variants[i]?.label },
+  settings: { one: 'setting' },
+};
+
+/** "/steps/2/duration/mean" → "Step “Admission”: duration, mean". */
+export function placeInWords(world: World | null, pointer: string): string {
+  const parts = pointer.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (parts.length === 0) return 'The world';
+  const [head, second, ...rest] = parts;
+  const collection = COLLECTIONS[head!];
+  if (collection && second !== undefined) {
+    const index = Number(second);
+    const named = world && Number.isInteger(index) ? collection.name?.(world, index) : head === 'settings' ? humanize(second) : undefined;
+    const where = `${humanize(collection.one)} ${named ? `“${named}”` : Number.isInteger(index) ? index + 1 : `“${humanize(second)}”`}`;
+    const tail = rest.filter((p) => !/^\d+$/.test(p)).map((p) => humanize(p).toLowerCase());
+    return tail.length ? `${where}: ${tail.join(', ')}` : where;
+  }
+  return parts
+    .filter((p) => !/^\d+$/.test(p))
+    .map((p) => humanize(p).toLowerCase())
+    .join(', ')
+    .replace(/^./, (c) => c.toUpperCase());
+}
+
+/** A message from the service read as words: identifiers with underscores become words, pointers become places. */
+export function plainText(message: string, world: World | null = null): string {
+  return message
+    .replace(/(^|[\s("'])(\/[A-Za-z0-9_~-]+(?:\/[A-Za-z0-9_~-]+)*)/g, (_m, before: string, pointer: string) => `${before}${placeInWords(world, pointer).toLowerCase()}`)
+    .replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (id) => id.replaceAll('_', ' '))
+    .replace(/\b(?:GET|POST|PUT|PATCH|DELETE) \/v1\/\S+/g, 'the service')
+    .replace(/\bWorldSpec\b/g, 'world')
+    .replace(/\bmust be >= /g, 'must be at least ')
+    .replace(/\bmust be <= /g, 'must be at most ')
+    .replace(/\bmust be > /g, 'must be more than ')
+    .replace(/\bmust be < /g, 'must be less than ');
+}
+
+/** A copy of the world with one step replaced. */
+export function withStep(world: World, step: Step): World {
+  return { ...world, steps: world.steps.map((s) => (s.id === step.id ? step : s)) };
+}
+export function withSetting(world: World, name: string, value: number): World {
+  const setting = world.settings[name];
+  if (!setting) return world;
+  return { ...world, settings: { ...world.settings, [name]: { ...setting, value } } };
+}
+export function withResource(world: World, resource: Resource): World {
+  return { ...world, resources: world.resources.map((r) => (r.id === resource.id ? resource : r)) };
+}
