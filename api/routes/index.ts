@@ -6,7 +6,7 @@ import { authoringRoutes } from './authoring.ts';
 import { toolRoutes } from './tools.ts';
 import { creditRoutes } from './credits.ts';
 import { intakeRoutes } from './intake.ts';
-import { projectRoutes } from './projects.ts';
+import { projectRoutes } from './projects/index.ts';
 import { providerKeyRoutes } from './providerKeys.ts';
 import { planRoutes } from './plans.ts';
 import { publicRoutes } from './public.ts';

@@ -13,7 +13,7 @@ import { page} from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
 import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
-import { loadProject } from './projects.ts';
+import { loadProject } from './projects/load.ts';
 
 const CreatePlan = Type.Object(
   {

@@ -22,7 +22,7 @@ import { idempotent, respond } from '../idempotency.ts';
 import { type Rendered, rendered, sendRendered } from '../poll.ts';
 import { route, type RouteDef } from '../registry.ts';
 import { Credits, Id, Page, PageQuery, Timestamp } from '../schemas.ts';
-import { loadProject } from './projects.ts';
+import { loadProject } from './projects/load.ts';
 
 /** spec: States and transitions — review states are not shown there; these are ours (docs/review.md). */
 export const REVIEW_STATE_DESCRIPTIONS: Record<ReviewState, string> = {

@@ -13,7 +13,7 @@ import type { AppDeps } from '../context.ts';
 import { JSON_BODY_LIMIT_BYTES, page} from '../http.ts';
 import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
-import { loadProject } from './projects.ts';
+import { loadProject } from './projects/load.ts';
 
 /** A WorldSpec document is read up to this size (validate and save alike). */
 export const WORLD_BODY_LIMIT_BYTES = JSON_BODY_LIMIT_BYTES;
