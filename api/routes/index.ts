@@ -3,15 +3,15 @@ import type { RouteDef } from '../registry.ts';
 import { accountRoutes } from './accounts.ts';
 import { billingRoutes } from './billing.ts';
 import { authoringRoutes } from './authoring.ts';
-import { toolRoutes } from './tools.ts';
-import { creditRoutes } from './credits.ts';
+import { toolRoutes } from './tools/index.ts';
+import { creditRoutes } from './credits/index.ts';
 import { intakeRoutes } from './intake.ts';
 import { projectRoutes } from './projects/index.ts';
 import { providerKeyRoutes } from './providerKeys.ts';
 import { planRoutes } from './plans.ts';
 import { publicRoutes } from './public.ts';
 import { runRoutes } from './runs.ts';
-import { worldRoutes } from './worlds.ts';
+import { worldRoutes } from './worlds/index.ts';
 import { reviewRoutes } from './reviews.ts';
 import { sponsorRoutes } from './sponsors.ts';
 

@@ -1,6 +1,6 @@
 // The pieces every API body shares (spec: Versioning, Limits; STYLE.md: one voice for every endpoint): the error
 // envelope, prefixed ids, ISO 8601 timestamps, credit integers and the one paging shape.
-import { Type } from 'typebox';
+import { type TLiteral, type TUnion, Type } from 'typebox';
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -27,4 +27,9 @@ export const PAGE_OFFSET_MAX = 1_000_000;
 /** One page of a list: its items and the offset of the next page (null on the last). */
 export function Page<T extends ReturnType<typeof Type.Object>>(item: T) {
   return Type.Object({ data: Type.Array(item), next_offset: Type.Union([Type.Integer(), Type.Null()]) });
+}
+
+/** A union of string literals from a constant list, typed as that list's members (the document is the same `anyOf`). */
+export function LiteralUnion<const T extends readonly string[]>(values: T) {
+  return Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
 }

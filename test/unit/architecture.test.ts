@@ -61,7 +61,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'api/routes/providerKeys.ts:providerKeyRoutes': 'not yet split into one file per operation (api/routes/<room>/)',
   'api/routes/reviews.ts:reviewRoutes': 'not yet split into one file per operation (api/routes/<room>/)',
   'api/routes/sponsors.ts:sponsorRoutes': 'not yet split into one file per operation (api/routes/<room>/)',
-  'api/routes/worlds.ts:worldRoutes': 'not yet split into one file per operation (api/routes/<room>/)',
   'compute/extraction/json.ts:firstErrorOffset': 'a hand-written JSON scanner: one state machine over the text, split it and the states scatter',
   'domain/intake/offlineDraft.ts:draftIntakeOffline': 'not yet split: the offline drafter fills one IntakeSpec field by field',
   'domain/intake/screening.ts:screenLinesForHits': 'not yet split: one pass over the lines with its running state',
