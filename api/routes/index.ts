@@ -7,7 +7,7 @@ import { toolRoutes } from './tools/index.ts';
 import { creditRoutes } from './credits/index.ts';
 import { intakeRoutes } from './intake.ts';
 import { projectRoutes } from './projects/index.ts';
-import { providerKeyRoutes } from './providerKeys.ts';
+import { providerKeyRoutes } from './providerKeys/index.ts';
 import { planRoutes } from './plans.ts';
 import { publicRoutes } from './public.ts';
 import { runRoutes } from './runs.ts';
