@@ -8,7 +8,7 @@ import { creditRoutes } from './credits/index.ts';
 import { intakeRoutes } from './intake.ts';
 import { projectRoutes } from './projects/index.ts';
 import { providerKeyRoutes } from './providerKeys/index.ts';
-import { planRoutes } from './plans.ts';
+import { planRoutes } from './plans/index.ts';
 import { publicRoutes } from './public.ts';
 import { runRoutes } from './runs.ts';
 import { worldRoutes } from './worlds/index.ts';
