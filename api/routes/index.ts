@@ -1,6 +1,6 @@
 import type { AppDeps } from '../context.ts';
 import type { RouteDef } from '../registry.ts';
-import { accountRoutes } from './accounts.ts';
+import { accountRoutes } from './accounts/index.ts';
 import { billingRoutes } from './billing.ts';
 import { authoringRoutes } from './authoring.ts';
 import { toolRoutes } from './tools/index.ts';
