@@ -12,7 +12,7 @@ import { planRoutes } from './plans/index.ts';
 import { publicRoutes } from './public.ts';
 import { runRoutes } from './runs.ts';
 import { worldRoutes } from './worlds/index.ts';
-import { reviewRoutes } from './reviews.ts';
+import { reviewRoutes } from './reviews/index.ts';
 import { sponsorRoutes } from './sponsors.ts';
 
 /** A route module; `routes` gives the app's whole route list once built (public.ts documents it). */

@@ -1,6 +1,6 @@
 // The pieces every API body shares (spec: Versioning, Limits; STYLE.md: one voice for every endpoint): the error
 // envelope, prefixed ids, ISO 8601 timestamps, credit integers and the one paging shape.
-import { type TLiteral, type TUnion, Type } from 'typebox';
+import { type TLiteral, type TNull, type TSchemaOptions, type TUnion, Type } from 'typebox';
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -30,6 +30,16 @@ export function Page<T extends ReturnType<typeof Type.Object>>(item: T) {
 }
 
 /** A union of string literals from a constant list, typed as that list's members (the document is the same `anyOf`). */
-export function LiteralUnion<const T extends readonly string[]>(values: T) {
-  return Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
+export function LiteralUnion<const T extends readonly string[]>(values: T, options?: TSchemaOptions) {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  ) as unknown as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
+}
+
+/** The same with null as one more member of the one `anyOf`. */
+export function NullableLiteralUnion<const T extends readonly string[]>(values: T, options?: TSchemaOptions) {
+  return Type.Union([...values.map((value) => Type.Literal(value)), Type.Null()], options) as unknown as TUnion<
+    [...{ -readonly [K in keyof T]: TLiteral<T[K]> }, TNull]
+  >;
 }
