@@ -13,7 +13,7 @@ import { publicRoutes } from './public.ts';
 import { runRoutes } from './runs.ts';
 import { worldRoutes } from './worlds/index.ts';
 import { reviewRoutes } from './reviews/index.ts';
-import { sponsorRoutes } from './sponsors.ts';
+import { sponsorRoutes } from './sponsors/index.ts';
 
 /** A route module; `routes` gives the app's whole route list once built (public.ts documents it). */
 export type RouteModule = (deps: AppDeps, routes: () => RouteDef[]) => RouteDef[];

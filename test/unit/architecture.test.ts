@@ -56,7 +56,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'runtime/service.ts:startService': 'pending: ops-runtime is changing this room (runtime/start)',
   'runtime/cli.ts:main': 'pending: ops-runtime is changing this room (runtime/start)',
   'runtime/config.ts:loadConfig': 'pending: ops-runtime is changing this room (runtime configuration)',
-  'api/routes/sponsors.ts:sponsorRoutes': 'not yet split into one file per operation (api/routes/<room>/)',
   'compute/extraction/json.ts:firstErrorOffset': 'a hand-written JSON scanner: one state machine over the text, split it and the states scatter',
   'domain/intake/offlineDraft.ts:draftIntakeOffline': 'not yet split: the offline drafter fills one IntakeSpec field by field',
   'domain/intake/screening.ts:screenLinesForHits': 'not yet split: one pass over the lines with its running state',
