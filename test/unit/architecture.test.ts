@@ -56,7 +56,7 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'runtime/service.ts:startService': 'pending: ops-runtime is changing this room (runtime/start)',
   'runtime/cli.ts:main': 'pending: ops-runtime is changing this room (runtime/start)',
   'runtime/config.ts:loadConfig': 'pending: ops-runtime is changing this room (runtime configuration)',
-  'compute/extraction/json.ts:firstErrorOffset': 'a hand-written JSON scanner: one state machine over the text, split it and the states scatter',
+  'compute/extraction/json.ts:firstErrorOffset': 'a recursive-descent JSON scanner: its readers share one cursor in one closure',
   'domain/intake/offlineDraft.ts:draftIntakeOffline': 'not yet split: the offline drafter fills one IntakeSpec field by field',
   'domain/intake/screening.ts:screenLinesForHits': 'not yet split: one pass over the lines with its running state',
   'store/changes.ts:createChangeFeed': 'not yet split: the change feed keeps its connection, listeners and reconnect state in one closure',
