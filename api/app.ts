@@ -3,13 +3,20 @@ import Koa, { type Context, type Next } from 'koa';
 import { ServiceError, isServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { AppDeps, State } from './context.ts';
-import { safePath } from '../runtime/logger.ts';
 import type { RouteDef } from './registry.ts';
 import { buildRouter, withPolling } from './router.ts';
 import { webApp } from './web.ts';
 import { routeModules } from './routes/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Keeps only the path of a URL: query values may carry signed tokens or codes. */
+export function safePath(url: string): string {
+  const index = url.indexOf('?');
+  if (index < 0) return url;
+  const names = [...new URLSearchParams(url.slice(index + 1)).keys()];
+  return `${url.slice(0, index)}?${names.map((name) => `${name}=…`).join('&')}`;
+}
 
 function envelope(ctx: Context, error: ServiceError): void {
   ctx.status = error.status;

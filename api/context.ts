@@ -3,8 +3,9 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../runtime/config.ts';
 import type { Db } from '../store/db.ts';
-import type { Role, Scope } from '../domain/accounts/rules.ts';
-import type { RouteDef } from './registry.ts';
+import type { Auth, RouteDef } from './registry.ts';
+
+export type { Auth } from './registry.ts';
 
 export type Temporal = { client: Client; task_queue: string; namespace: string };
 
@@ -14,10 +15,5 @@ export type AppDeps = {
   logger: Logger;
   temporal: Temporal | null;
 };
-
-/** `roles`: the caller's role per organization, read with the credential (api/auth.ts); absent, authorizeOrg asks. */
-export type Auth =
-  | { kind: 'session'; user_id: string; session_id: string; scopes: Scope[]; roles?: Readonly<Record<string, Role>> }
-  | { kind: 'token'; user_id: string; token_id: string; org_id: string; scopes: Scope[]; roles?: Readonly<Record<string, Role>> };
 
 export type State = { request_id: string; auth: Auth | null; route?: string; route_def?: RouteDef };

@@ -7,9 +7,8 @@ import { ServiceError } from '../domain/errors.ts';
 import type { Db, Tx } from '../store/db.ts';
 import { sha256 } from '../store/secrets.ts';
 import type { State } from './context.ts';
+import type { IdempotencyNamespace } from './registry.ts';
 
-export const IDEMPOTENCY_NAMESPACES = ['organization', 'sponsor_institution', 'billing'] as const;
-export type IdempotencyNamespace = (typeof IDEMPOTENCY_NAMESPACES)[number];
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 /** How long a second request waits for the first one holding the same key. */
 export const IDEMPOTENCY_WAIT_MS = 10_000;

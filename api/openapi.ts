@@ -1,7 +1,7 @@
 // OpenAPI 3.1, generated from the TypeBox schemas of every registered route.
 import type { TSchema } from 'typebox';
 import { ERROR_STATUS } from '../domain/errors.ts';
-import { ErrorEnvelope } from './schemas.ts';
+import { ErrorEnvelope } from '../domain/contracts/common.ts';
 import type { RouteDef } from './registry.ts';
 
 export const API_VERSION = '1.0.0-beta';

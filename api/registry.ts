@@ -4,8 +4,15 @@
 import type { Context } from 'koa';
 import type { Static, TSchema } from 'typebox';
 import type { Role, Scope } from '../domain/accounts/rules.ts';
-import type { Auth } from './context.ts';
-import type { IdempotencyNamespace } from './idempotency.ts';
+
+/** The caller, read with the credential (api/auth.ts); `roles`: the caller's role per organization, absent when authorizeOrg asks. */
+export type Auth =
+  | { kind: 'session'; user_id: string; session_id: string; scopes: Scope[]; roles?: Readonly<Record<string, Role>> }
+  | { kind: 'token'; user_id: string; token_id: string; org_id: string; scopes: Scope[]; roles?: Readonly<Record<string, Role>> };
+
+/** Whose key space an Idempotency-Key lives in (api/idempotency.ts): what a creating route declares. */
+export const IDEMPOTENCY_NAMESPACES = ['organization', 'sponsor_institution', 'billing'] as const;
+export type IdempotencyNamespace = (typeof IDEMPOTENCY_NAMESPACES)[number];
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { ComputeTask } from './worker.ts';
+import type { ComputeTask } from './tasks.ts';
 
 /** Upper bound on compute threads, whatever the machine reports. */
 export const POOL_THREADS_MAX = 64;

@@ -6,18 +6,14 @@
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
 import { runReplication } from '../domain/simulation/engine.ts';
 import { type CompiledModel, compileModel } from '../domain/simulation/model.ts';
-import type { ReplicationJob } from '../domain/simulation/run.ts';
 import { type PdfShareResult, readPdfShare } from './extraction/pdf.ts';
+import type { ComputeTask } from './tasks.ts';
 
 // pdfjs inflates every content stream over 1 KiB through DecompressionStream, which in Node is a web stream over zlib on
 // the libuv threadpool: for a page's few KiB the hop costs more than the inflate and this thread idles meanwhile. Without
 // it pdfjs inflates on this thread with its own decoder (its fallback, same bytes); nothing else on a pool thread uses it.
 Reflect.deleteProperty(globalThis, 'DecompressionStream');
 
-export type ComputeTask =
-  /** world: null when this thread is expected to hold the world under world_key already */
-  | { kind: 'replication'; world_key: string; world: WorldSpec | null; job: ReplicationJob }
-  | { kind: 'pdf_pages'; bytes: Uint8Array; progress: Int32Array }; // both over SharedArrayBuffers (compute/extraction/pdf.ts)
 
 export type ReplicationOutcome =
   | { ok: true; result: ReturnType<typeof runReplication>; wall_ms: number }

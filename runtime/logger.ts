@@ -17,14 +17,6 @@ function scrub(value: unknown, depth: number): unknown {
   return out;
 }
 
-/** Keeps only the path of a URL: query values may carry signed tokens or codes. */
-export function safePath(url: string): string {
-  const index = url.indexOf('?');
-  if (index < 0) return url;
-  const names = [...new URLSearchParams(url.slice(index + 1)).keys()];
-  return `${url.slice(0, index)}?${names.map((name) => `${name}=…`).join('&')}`;
-}
-
 export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
   return pino(
     {

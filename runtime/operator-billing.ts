@@ -4,33 +4,27 @@
 //   pack list | pack retire --key K
 //   purchase flagged                       (intents flagged for investigation: late completions, mismatches)
 //   purchase refunded --intent I --reason R  (records a refund made in the provider's dashboard)
-// Server side like every operator command; it imports only types from operator.ts (merged in at its end).
+// Server side like every operator command; operator.ts merges this list into its own.
 import { PACK_KEY_PATTERN, PACK_TITLE_LENGTH_MAX } from '../domain/billing/rules.ts';
 import { ServiceError } from '../domain/errors.ts';
-import { currentPrice } from '../api/routes/billing.ts';
+import { currentPrice } from '../integrations/stripe/prices.ts';
 import { bindPack, listFlaggedIntents, listPacks, markRefunded, retirePack } from '../store/billing/billing.ts';
 import { loadConfig } from './config.ts';
-import type { OperatorArgs, OperatorCommand } from './operator.ts';
+import { flag, type OperatorCommands } from './operator-command.ts';
 
-function text(args: OperatorArgs, name: string): string {
-  const value = args.flags[name];
-  if (typeof value !== 'string' || value === '') throw new ServiceError('VALIDATION_FAILED', `--${name} is required for ${args.command}.`);
-  return value;
-}
-
-export const BILLING_OPERATOR_COMMANDS: Record<string, { usage: string; run: OperatorCommand }> = {
+export const BILLING_OPERATOR_COMMANDS: OperatorCommands = {
   'pack bind': {
     usage: 'pack bind --key K --title T --price PRICE_ID --credits N   (checks the price with the provider)',
     async run(db, args) {
       const config = args.config ?? loadConfig();
-      const pack_key = text(args, 'key');
+      const pack_key = flag(args, 'key');
       if (!PACK_KEY_PATTERN.test(pack_key)) throw new ServiceError('VALIDATION_FAILED', '--key must be 1 to 64 lower-case letters, digits, _ or -.');
-      const title = text(args, 'title').trim();
+      const title = flag(args, 'title').trim();
       if (title.length === 0 || title.length > PACK_TITLE_LENGTH_MAX) throw new ServiceError('VALIDATION_FAILED', `--title must have 1 to ${PACK_TITLE_LENGTH_MAX} characters.`);
-      const raw = text(args, 'credits');
+      const raw = flag(args, 'credits');
       const credits = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
       if (!Number.isSafeInteger(credits) || credits < 1) throw new ServiceError('VALIDATION_FAILED', '--credits must be a whole number from 1 to 9007199254740991.');
-      const price_id = text(args, 'price');
+      const price_id = flag(args, 'price');
       const price = await currentPrice(config, { price_id });
       const pack = await db.transaction((tx) => bindPack(tx, { pack_key, title, price_id, credits, live_mode: config.stripe_live_mode }));
       return { pack_key: pack.pack_key, title: pack.title, price_id: pack.price_id, credits: pack.credits, amount: price.amount, currency: price.currency, live_mode: pack.live_mode };
@@ -46,7 +40,7 @@ export const BILLING_OPERATOR_COMMANDS: Record<string, { usage: string; run: Ope
   'pack retire': {
     usage: 'pack retire --key K   (no new checkouts; existing purchases are unaffected)',
     async run(db, args) {
-      const pack = await db.transaction((tx) => retirePack(tx, text(args, 'key')));
+      const pack = await db.transaction((tx) => retirePack(tx, flag(args, 'key')));
       return { pack_key: pack.pack_key, retired_at: pack.retired_at };
     },
   },
@@ -62,7 +56,7 @@ export const BILLING_OPERATOR_COMMANDS: Record<string, { usage: string; run: Ope
   'purchase refunded': {
     usage: 'purchase refunded --intent I --reason R   (after refunding in the provider dashboard: completed → refunded)',
     async run(db, args) {
-      const intent = await db.transaction((tx) => markRefunded(tx, text(args, 'intent'), text(args, 'reason')));
+      const intent = await db.transaction((tx) => markRefunded(tx, flag(args, 'intent'), flag(args, 'reason')));
       return { intent_id: intent.id, status: intent.status };
     },
   },

@@ -18,24 +18,18 @@ import {
   verifyInstitution,
 } from '../store/sponsors/sponsors.ts';
 import type { Db } from '../store/db.ts';
-import type { OperatorArgs, OperatorCommand } from './operator.ts';
-
-function text(args: OperatorArgs, name: string): string {
-  const value = args.flags[name];
-  if (typeof value !== 'string' || value === '') throw new ServiceError('VALIDATION_FAILED', `--${name} is required for ${args.command}.`);
-  return value;
-}
+import { flag, type OperatorArgs, type OperatorCommands } from './operator-command.ts';
 
 /** Digits only: "1e3", "12.0" or "+5" are refused rather than reinterpreted. */
 function count(args: OperatorArgs, name: string, max: number): number {
-  const raw = text(args, name);
+  const raw = flag(args, name);
   const value = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 1 || value > max) throw new ServiceError('VALIDATION_FAILED', `--${name} must be a whole number from 1 to ${max}.`);
   return value;
 }
 
 function timestamp(args: OperatorArgs, name: string): string {
-  const raw = text(args, name);
+  const raw = flag(args, name);
   const ms = Date.parse(raw);
   if (!Number.isFinite(ms)) throw new ServiceError('VALIDATION_FAILED', `--${name} must be an ISO 8601 date or timestamp (e.g. 2026-12-31T23:59:59Z).`);
   return new Date(ms).toISOString();
@@ -48,31 +42,31 @@ async function requireInstitution(db: Db, id: string) {
 }
 
 async function userByEmail(db: Db, args: OperatorArgs) {
-  const user = await findUserByEmail(db, normalizeEmail(text(args, 'email')));
+  const user = await findUserByEmail(db, normalizeEmail(flag(args, 'email')));
   if (!user) throw new ServiceError('NOT_FOUND', 'No user with that email; create it first with create-user.');
   return user;
 }
 
-export const SPONSOR_OPERATOR_COMMANDS: Record<string, { usage: string; run: OperatorCommand }> = {
+export const SPONSOR_OPERATOR_COMMANDS: OperatorCommands = {
   'institution create': {
     usage: 'institution create --name N',
     async run(db, args) {
-      const created = await db.transaction((tx) => createInstitution(tx, trimmedName(text(args, 'name'), 'name')));
+      const created = await db.transaction((tx) => createInstitution(tx, trimmedName(flag(args, 'name'), 'name')));
       return { institution_id: created.id, name: created.name, verified_at: created.verified_at };
     },
   },
   'institution verify': {
     usage: 'institution verify --id I --date D   (the verification record; programs can then be activated)',
     async run(db, args) {
-      const verified = await db.transaction((tx) => verifyInstitution(tx, text(args, 'id'), timestamp(args, 'date')));
-      if (!verified) throw new ServiceError('NOT_FOUND', `Institution ${text(args, 'id')} was not found.`);
+      const verified = await db.transaction((tx) => verifyInstitution(tx, flag(args, 'id'), timestamp(args, 'date')));
+      if (!verified) throw new ServiceError('NOT_FOUND', `Institution ${flag(args, 'id')} was not found.`);
       return { institution_id: verified.id, name: verified.name, verified_at: verified.verified_at };
     },
   },
   'sponsor-admin assign': {
     usage: 'sponsor-admin assign --institution I --email E',
     async run(db, args) {
-      const found = await requireInstitution(db, text(args, 'institution'));
+      const found = await requireInstitution(db, flag(args, 'institution'));
       const user = await userByEmail(db, args);
       await db.transaction((tx) => assignSponsorAdmin(tx, found.id, user.id));
       return { institution_id: found.id, user_id: user.id, assigned: true };
@@ -81,7 +75,7 @@ export const SPONSOR_OPERATOR_COMMANDS: Record<string, { usage: string; run: Ope
   'sponsor-admin unassign': {
     usage: 'sponsor-admin unassign --institution I --email E',
     async run(db, args) {
-      const found = await requireInstitution(db, text(args, 'institution'));
+      const found = await requireInstitution(db, flag(args, 'institution'));
       const user = await userByEmail(db, args);
       const removed = await db.transaction((tx) => unassignSponsorAdmin(tx, found.id, user.id));
       return { institution_id: found.id, user_id: user.id, assigned: false, was_assigned: removed };
@@ -93,8 +87,8 @@ export const SPONSOR_OPERATOR_COMMANDS: Record<string, { usage: string; run: Ope
       const credits = count(args, 'credits', Number.MAX_SAFE_INTEGER);
       const reason = typeof args.flags.reason === 'string' && args.flags.reason ? args.flags.reason : 'operator pool grant';
       const funded = await db.transaction(async (tx) => {
-        const program = await lockProgram(tx, text(args, 'program'));
-        if (!program) throw new ServiceError('NOT_FOUND', `Program ${text(args, 'program')} was not found.`);
+        const program = await lockProgram(tx, flag(args, 'program'));
+        if (!program) throw new ServiceError('NOT_FOUND', `Program ${flag(args, 'program')} was not found.`);
         if (program.status === 'closed' || Date.parse(program.ends_at) <= Date.now()) {
           throw new ServiceError('CONFLICT', `Program ${program.id} is closed or has ended; it cannot be funded.`);
         }
@@ -111,8 +105,8 @@ export const SPONSOR_OPERATOR_COMMANDS: Record<string, { usage: string; run: Ope
       const max_uses = count(args, 'max-uses', CODE_USES_MAX);
       const code = generateCode();
       const issued = await db.transaction(async (tx) => {
-        const program = await lockProgram(tx, text(args, 'program'));
-        if (!program) throw new ServiceError('NOT_FOUND', `Program ${text(args, 'program')} was not found.`);
+        const program = await lockProgram(tx, flag(args, 'program'));
+        if (!program) throw new ServiceError('NOT_FOUND', `Program ${flag(args, 'program')} was not found.`);
         if (program.status === 'closed') throw new ServiceError('CONFLICT', `Program ${program.id} is closed; it takes no new codes.`);
         return insertCode(tx, { program_id: program.id, digest: codeDigest(code), expires_at, max_uses });
       });
@@ -122,8 +116,8 @@ export const SPONSOR_OPERATOR_COMMANDS: Record<string, { usage: string; run: Ope
   'code revoke': {
     usage: 'code revoke --id C',
     async run(db, args) {
-      const revoked = await db.transaction((tx) => revokeCode(tx, text(args, 'id')));
-      if (!revoked) throw new ServiceError('NOT_FOUND', `Code ${text(args, 'id')} was not found.`);
+      const revoked = await db.transaction((tx) => revokeCode(tx, flag(args, 'id')));
+      if (!revoked) throw new ServiceError('NOT_FOUND', `Code ${flag(args, 'id')} was not found.`);
       return { code_id: revoked.id, program_id: revoked.program_id, revoked_at: revoked.revoked_at, uses: revoked.uses };
     },
   },

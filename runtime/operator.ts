@@ -8,25 +8,15 @@ import { ServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { addMember, createOrganization, createUser, findOrganization, findOrganizationByName, findUserByEmail } from '../store/accounts/accounts.ts';
 import type { Db } from '../store/db.ts';
-import type { Config } from './config.ts';
+import { BILLING_OPERATOR_COMMANDS } from './operator-billing.ts';
+import { flag, type OperatorArgs, type OperatorCommand, type OperatorCommands } from './operator-command.ts';
+import { CREDIT_OPERATOR_COMMANDS } from './operator-credits.ts';
+import { SPONSOR_OPERATOR_COMMANDS } from './operator-sponsors.ts';
 import { generatePassword } from '../store/secrets.ts';
 
-export type OperatorArgs = {
-  command: string;
-  flags: Record<string, string | boolean>;
-  stdin?: string;
-  /** Commands that call an external system (billing's price check) use it; read from the environment when absent. */
-  config?: Config;
-};
-export type OperatorCommand = (db: Db, args: OperatorArgs) => Promise<Record<string, unknown>>;
+export type { OperatorArgs, OperatorCommand } from './operator-command.ts';
 
-function flag(args: OperatorArgs, name: string): string {
-  const value = args.flags[name];
-  if (typeof value !== 'string' || value === '') throw new ServiceError('VALIDATION_FAILED', `--${name} is required for ${args.command}.`);
-  return value;
-}
-
-export const OPERATOR_COMMANDS: Record<string, { usage: string; run: OperatorCommand }> = {
+export const OPERATOR_COMMANDS: OperatorCommands = {
   'create-user': {
     usage: 'create-user --email E   (password from stdin, or generated and printed once)',
     async run(db, args) {
@@ -143,11 +133,6 @@ export async function sendOperatorCommand(data_dir: string, args: OperatorArgs):
   });
 }
 
-// Credit commands (grant-credits); merged here so every caller of runOperator (CLI, socket, tests) has them.
-Object.assign(OPERATOR_COMMANDS, (await import('./operator-credits.ts')).CREDIT_OPERATOR_COMMANDS);
-
-// Sponsor provisioning commands (institution, sponsor-admin, program fund, code issue/revoke): two-word names.
-Object.assign(OPERATOR_COMMANDS, (await import('./operator-sponsors.ts')).SPONSOR_OPERATOR_COMMANDS);
-
-// Billing commands (pack bind/list/retire, purchase flagged/refunded).
-Object.assign(OPERATOR_COMMANDS, (await import('./operator-billing.ts')).BILLING_OPERATOR_COMMANDS);
+// The rooms' commands: credits (grant-credits), sponsor provisioning (two-word names: institution, sponsor-admin,
+// program fund, code issue/revoke) and billing (pack bind/list/retire, purchase flagged/refunded).
+Object.assign(OPERATOR_COMMANDS, CREDIT_OPERATOR_COMMANDS, SPONSOR_OPERATOR_COMMANDS, BILLING_OPERATOR_COMMANDS);

@@ -1,19 +1,19 @@
 import type { AppDeps } from '../context.ts';
 import type { RouteDef } from '../registry.ts';
-import { accountRoutes } from './accounts.ts';
+import { accountRoutes } from './accounts/index.ts';
 import { billingRoutes } from './billing.ts';
 import { authoringRoutes } from './authoring.ts';
-import { toolRoutes } from './tools.ts';
-import { creditRoutes } from './credits.ts';
+import { toolRoutes } from './tools/index.ts';
+import { creditRoutes } from './credits/index.ts';
 import { intakeRoutes } from './intake.ts';
-import { projectRoutes } from './projects.ts';
-import { providerKeyRoutes } from './providerKeys.ts';
-import { planRoutes } from './plans.ts';
+import { projectRoutes } from './projects/index.ts';
+import { providerKeyRoutes } from './providerKeys/index.ts';
+import { planRoutes } from './plans/index.ts';
 import { publicRoutes } from './public.ts';
 import { runRoutes } from './runs.ts';
-import { worldRoutes } from './worlds.ts';
-import { reviewRoutes } from './reviews.ts';
-import { sponsorRoutes } from './sponsors.ts';
+import { worldRoutes } from './worlds/index.ts';
+import { reviewRoutes } from './reviews/index.ts';
+import { sponsorRoutes } from './sponsors/index.ts';
 
 /** A route module; `routes` gives the app's whole route list once built (public.ts documents it). */
 export type RouteModule = (deps: AppDeps, routes: () => RouteDef[]) => RouteDef[];

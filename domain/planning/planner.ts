@@ -14,7 +14,7 @@ import {
   type EvaluationPlan,
 } from '../contracts/evaluationPlan.ts';
 import type { Citation, IntakeSpec, Statement } from '../contracts/intakeSpec.ts';
-import { invariant } from '../errors.ts';
+import { invariant, ServiceError } from '../errors.ts';
 import { reviewCostBasis, reviewCreditsEstimate } from '../review/limits.ts';
 import { reviewQueryInput } from '../review/query.ts';
 import { buildLiteratureQuery } from '../review/literature.ts';
@@ -317,4 +317,17 @@ export function decisionFor(plan: EvaluationPlan, kind: EvaluationDecision['kind
 /** Scopes a plan can be approved for: those it lists. */
 export function approvableScopes(plan: EvaluationPlan): string[] {
   return plan.approvals_needed.map((a) => a.scope);
+}
+
+/** A scope may be approved only when the plan lists it (spec: "No call implicitly approves processing"); else 422. */
+export function requireApprovableScope(plan_id: string, plan: EvaluationPlan, scope: string): void {
+  const listed = approvableScopes(plan);
+  if (listed.includes(scope)) return;
+  throw new ServiceError(
+    'VALIDATION_FAILED',
+    listed.length === 0
+      ? `Plan ${plan_id} lists no approvals, so "${scope}" cannot be approved.`
+      : `"${scope}" is not an approval this plan lists; approve one of: ${listed.join(', ')}.`,
+    [{ path: '/scope', message: listed.length === 0 ? 'the plan lists no approvals' : `must be one of ${listed.join(', ')}` }],
+  );
 }

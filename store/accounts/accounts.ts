@@ -1,4 +1,6 @@
 // Users, organizations, memberships, user sessions and API tokens.
+import type { Static } from 'typebox';
+import type { ApiToken, Member, Membership, User } from '../../domain/contracts/accounts.ts';
 import { API_TOKEN_LIFETIME_DAYS, API_TOKENS_PER_USER_MAX, type Role, type Scope } from '../../domain/accounts/rules.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -6,8 +8,9 @@ import { isoRequired, iso } from '../../domain/time.ts';
 import { isUniqueViolation, type Tx } from '../db.ts';
 import { hashPassword, randomSecret, sha256 } from '../secrets.ts';
 
-export type UserRow = { id: string; email: string; created_at: string };
-export type MembershipView = { org_id: string; org_name: string; role: Role; created_at: string };
+/** The user and memberships as the API shows them (domain/contracts/accounts.ts); a membership's role is typed here. */
+export type UserRow = Static<typeof User>;
+export type MembershipView = Omit<Static<typeof Membership>, 'role'> & { role: Role };
 
 export async function createUser(tx: Tx, email: string, password: string): Promise<UserRow> {
   const id = newId('usr');
@@ -73,7 +76,7 @@ export async function listMemberships(tx: Tx, user_id: string): Promise<Membersh
   return rows.map((r) => ({ ...r, created_at: isoRequired(r.created_at) }));
 }
 
-export type MemberView = { user_id: string; email: string; role: Role; created_at: string };
+export type MemberView = Static<typeof Member>;
 
 /** An organization's members with their roles, oldest membership first (one page; limit + 1 rows to see a next page). */
 export async function listMembers(tx: Tx, org_id: string, offset: number, limit: number): Promise<MemberView[]> {
@@ -102,16 +105,8 @@ export async function revokeSession(tx: Tx, id: string): Promise<void> {
 
 // --- API tokens ----------------------------------------------------------------
 
-export type ApiTokenView = {
-  id: string;
-  name: string;
-  org_id: string;
-  scopes: Scope[];
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-};
+/** An API token as the API shows it (domain/contracts/accounts.ts), its scopes typed. */
+export type ApiTokenView = Omit<Static<typeof ApiToken>, 'scopes'> & { scopes: Scope[] };
 
 const TOKEN_PREFIX = 'cru';
 

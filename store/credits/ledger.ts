@@ -28,6 +28,8 @@ import {
   type TransferKind,
   type TransferStatus,
 } from '../../domain/credits/rules.ts';
+import type { Static } from 'typebox';
+import type { CreditSource as CreditSourceBody, LedgerEntry, OrganizationCredits } from '../../domain/contracts/credits.ts';
 import { invariant, ServiceError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
@@ -103,26 +105,8 @@ type TransferRow = {
 
 export type TransferSource = { source: 'own' | 'sponsored'; program_id: string | null; credits: number };
 
-/** One ledger entry as the API and other rooms see it. */
-export type TransferView = {
-  id: string;
-  kind: TransferKind;
-  status: TransferStatus;
-  credits: number;
-  /** The signed change this entry made to the organization's available credits. */
-  available_change_credits: number;
-  org_id: string | null;
-  program_id: string | null;
-  /** Settlements and releases name the reservation they resolve. */
-  reservation_id: string | null;
-  reason: string;
-  subject: Subject | null;
-  caused_by: string;
-  /** Which balances the entry moved, in leg order (sponsored first for reservations). */
-  sources: TransferSource[];
-  created_at: string;
-  resolved_at: string | null;
-};
+/** One ledger entry as the API and other rooms see it (domain/contracts/credits.ts). */
+export type TransferView = Static<typeof LedgerEntry>;
 
 function sourcesOf(legs: unknown): TransferSource[] {
   const list = (typeof legs === 'string' ? JSON.parse(legs) : (legs ?? [])) as { program_id: string | null; credits: unknown }[];
@@ -670,11 +654,9 @@ export async function release(tx: Tx, input: { transfer_id: string; reservation_
 // ---------------------------------------------------------------------------------------------------------------------
 // Reading
 
-export type CreditSource =
-  | { source: 'own'; available_credits: number; reserved_credits: number }
-  | { source: 'sponsored'; program_id: string; ends_at: string; ended: boolean; available_credits: number; reserved_credits: number };
-
-export type CreditBalances = { org_id: string; available_credits: number; reserved_credits: number; sources: CreditSource[] };
+/** Balances as the API returns them (domain/contracts/credits.ts). */
+export type CreditSource = Static<typeof CreditSourceBody>;
+export type CreditBalances = Static<typeof OrganizationCredits>;
 
 /** Available (spendable now) and reserved credits, in total and per source, in funding order. */
 export async function balances(tx: Tx, org_id: string, now_ms = Date.now()): Promise<CreditBalances> {

@@ -1,6 +1,8 @@
 // Provider keys of an organization (spec: Provider key). One live key per (organization, provider): storing a new one
 // revokes the previous one in the same transaction (docs/decisions.md). Revocation destroys the ciphertext, nonce and tag.
+import type { Static } from 'typebox';
 import type { ByokProvider } from '../../domain/ai/keys.ts';
+import type { ProviderKey } from '../../domain/contracts/providerKeys.ts';
 import { lastFour } from '../../domain/ai/keys.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -9,7 +11,8 @@ import type { Tx } from '../db.ts';
 import { openProviderKey, sealProviderKey, type SealedKey } from './crypto.ts';
 
 /** What a listing may show: never more than the last four characters (spec: Provider key). */
-export type ProviderKeyView = { id: string; provider: ByokProvider; label: string; last4: string; created_at: string; revoked_at: string | null };
+/** A provider key as the API shows it (domain/contracts/providerKeys.ts). */
+export type ProviderKeyView = Static<typeof ProviderKey>;
 
 const VIEW_COLUMNS = 'id, provider, label, last4, created_at, revoked_at';
 

@@ -1,26 +1,16 @@
 // Metered AI calls: one row per call, recorded once per activity execution so a retried activity
 // never records (or charges) twice.
+import type { Static } from 'typebox';
 import type { AiCallProvider as AiProvider } from '../../domain/ai/keys.ts';
+import type { AiSubject as AiSubjectBody, AiUsage } from '../../domain/contracts/providerKeys.ts';
 import { newId } from '../../domain/ids.ts';
 import { isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
 
-export type AiSubject = { project_id: string | null; kind: string; id: string };
+export type AiSubject = Static<typeof AiSubjectBody>;
 
-export type AiUsageView = {
-  id: string;
-  org_id: string;
-  provider: AiProvider;
-  model: string;
-  byok: boolean;
-  input_tokens: number;
-  output_tokens: number;
-  duration_ms: number;
-  subject: AiSubject;
-  task: string;
-  credits_charged: number;
-  created_at: string;
-};
+/** A metered AI call as the API lists it (domain/contracts/providerKeys.ts). */
+export type AiUsageView = Static<typeof AiUsage>;
 
 export type AiUsageInput = Omit<AiUsageView, 'id' | 'created_at'> & {
   key_id: string | null;

@@ -1,10 +1,13 @@
 // Projects: a title inside an organization (spec: Project).
+import type { Static } from 'typebox';
+import type { Project } from '../../domain/contracts/projects.ts';
 import { newId } from '../../domain/ids.ts';
 import { isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
 import { cachedRow } from '../rowCache.ts';
 
-export type ProjectView = { id: string; org_id: string; title: string; created_by: string; created_at: string };
+/** A project as the API returns it (domain/contracts/projects.ts). */
+export type ProjectView = Static<typeof Project>;
 
 function view(row: Record<string, unknown>): ProjectView {
   return { id: row.id as string, org_id: row.org_id as string, title: row.title as string, created_by: row.created_by as string, created_at: isoRequired(row.created_at) };

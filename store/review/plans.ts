@@ -1,22 +1,15 @@
 // Evaluation plans and their explicit approvals (spec: EvaluationPlan; "No call implicitly approves processing").
+import type { Static } from 'typebox';
 import type { EvaluationPlan } from '../../domain/contracts/evaluationPlan.ts';
+import type { Plan, PlanApproval as PlanApprovalBody } from '../../domain/contracts/plans.ts';
 import { newId } from '../../domain/ids.ts';
 import { isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
 
-export type PlanApproval = { scope: string; approved_by: string; approved_at: string };
+export type PlanApproval = Static<typeof PlanApprovalBody>;
 
-export type PlanView = {
-  id: string;
-  project_id: string;
-  org_id: string;
-  intake_revision: number;
-  created_by: string;
-  created_at: string;
-  /** Scopes approved so far; nothing is approved when the plan is made. */
-  approvals: PlanApproval[];
-  plan: EvaluationPlan;
-};
+/** A plan with its approvals as the API returns it (domain/contracts/plans.ts); nothing is approved when it is made. */
+export type PlanView = Static<typeof Plan>;
 
 function parse<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;

@@ -1,22 +1,18 @@
 // Saved WorldSpec revisions: numbered 1, 2, 3... per project with no gap or duplicate (spec: Versioning — distinct world
 // revision saves serialize revision numbering). The run room reads a revision's document through getWorldRevision.
+import type { Static } from 'typebox';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
+import type { WorldRevisionSummary as WorldRevisionSummaryBody } from '../../domain/contracts/worlds.ts';
 import { invariant } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
 import { lockProject } from '../projects/projects.ts';
 
-export type WorldRevisionSummary = {
-  world_revision_id: string;
-  project_id: string;
-  org_id: string;
-  revision: number;
-  name: string;
-  created_by: string;
-  created_at: string;
-};
+/** A revision without its document, as the API lists it (domain/contracts/worlds.ts). */
+export type WorldRevisionSummary = Static<typeof WorldRevisionSummaryBody>;
 
+/** A revision with its document, typed as the WorldSpec it was validated as. */
 export type WorldRevisionView = WorldRevisionSummary & { world: WorldSpec };
 
 function json<T>(value: unknown): T {

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, safePath } from '../../runtime/logger.ts';
+import { safePath } from '../../api/app.ts';
+import { createLogger } from '../../runtime/logger.ts';
 
 function capture() {
   const lines: string[] = [];

@@ -1,0 +1,64 @@
+import { normalizeEmail } from '../../../domain/accounts/rules.ts';
+import { Session, SignInBody } from '../../../domain/contracts/accounts.ts';
+import { ServiceError } from '../../../domain/errors.ts';
+import { createSession, findUserByEmail } from '../../../store/accounts/accounts.ts';
+import { signInAttempts } from '../../../store/accounts/signInAttempts.ts';
+import { verifyPassword } from '../../../store/secrets.ts';
+import { SESSION_COOKIE, signSession } from '../../auth.ts';
+import type { AppDeps } from '../../context.ts';
+import { route, type RouteDef } from '../../registry.ts';
+import { presentSession } from './present.ts';
+
+const invalidSignIn = () => new ServiceError('UNAUTHENTICATED', 'The email or password is wrong.');
+
+export function signInRoute(deps: AppDeps): RouteDef {
+  const { db, config } = deps;
+  const attempts = signInAttempts(db, config.sign_in_limits);
+  return route({
+    method: 'post',
+    path: '/v1/auth/sessions',
+    operation_id: 'signIn',
+    summary: 'Sign in with email and password; returns a user-session JWT and sets it as an HttpOnly cookie',
+    tag: 'accounts',
+    auth: 'public',
+    body: SignInBody,
+    responses: {
+      201: { description: 'signed in', schema: Session },
+      429: { description: 'RATE_LIMITED: too many attempts for this email or from this address; Retry-After says when to try again' },
+    },
+    handler: async (ctx, { body }) => {
+      let email: string | null = null;
+      try {
+        email = normalizeEmail(body.email);
+      } catch {
+        // counted under the address and the email as sent; refused below like any wrong password
+      }
+      // Counted before the password is checked, whether or not the email exists, so the answer reveals nothing.
+      const verdict = await attempts.attempt(email ?? body.email.trim().toLowerCase(), ctx.ip);
+      if (!verdict.allowed) {
+        throw new ServiceError(
+          'RATE_LIMITED',
+          `Too many sign-in attempts; try again in ${verdict.retry_after_seconds} seconds.`,
+          { retry_after_seconds: verdict.retry_after_seconds },
+          { retry_after_seconds: verdict.retry_after_seconds },
+        );
+      }
+      const user = email === null ? undefined : await findUserByEmail(db, email);
+      // Unknown email and wrong password take the same path and give the same 401.
+      const ok = await verifyPassword(body.password, user?.password_hash ?? null);
+      if (!user || !ok || email === null) throw invalidSignIn();
+      await attempts.succeeded(email);
+      const session = await db.transaction((tx) => createSession(tx, user.id, config.session_lifetime_seconds));
+      const token = await signSession(deps, user.id, session.id, config.session_lifetime_seconds);
+      ctx.cookies.set(SESSION_COOKIE, token, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: config.public_url?.startsWith('https:') ?? false,
+        maxAge: config.session_lifetime_seconds * 1000,
+        path: '/',
+      });
+      ctx.status = 201;
+      ctx.body = presentSession(token, session.expires_at, user.id);
+    },
+  });
+}

@@ -1,0 +1,23 @@
+import { WorldDocument, WorldValidation } from '../../../domain/contracts/worlds.ts';
+import { validateWorld } from '../../../domain/simulation/index.ts';
+import '../../../domain/simulation/register.ts';
+import type { AppDeps } from '../../context.ts';
+import { route, type RouteDef } from '../../registry.ts';
+import { WORLD_BODY_LIMIT_BYTES } from './load.ts';
+
+export function validateWorldSpecRoute(_deps: AppDeps): RouteDef {
+  return route({
+    method: 'post',
+    path: '/v1/world-specs/validate',
+    operation_id: 'validateWorldSpec',
+    summary: 'Validate a WorldSpec; returns every problem with a JSON pointer and a message (no token)',
+    tag: 'worlds',
+    auth: 'public',
+    body: WorldDocument,
+    body_limit: { bytes: WORLD_BODY_LIMIT_BYTES, name: 'WORLD_BODY_LIMIT_BYTES' },
+    responses: { 200: { description: 'valid, or the problems found', schema: WorldValidation } },
+    handler: async (ctx, { body }) => {
+      ctx.body = validateWorld(body);
+    },
+  });
+}
