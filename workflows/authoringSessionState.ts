@@ -69,13 +69,13 @@ export class AuthoringSession {
     this.refuseLate(deadline);
     this.refuseUnlessWaiting('revise');
     const { start } = this.state;
+    if (body.instructions && this.state.cap_reached) fail('CONFLICT', 'the session reached its AI preparation limit (cap_reached): no more AI steps; revise with values only, or approve');
     if (body.instructions && start.offline) {
       fail(
         'VALIDATION_FAILED',
         'The offline provider cannot follow written instructions: it only reads the numbers the intake cites. Send the values you want as values: [{slot, value, reference}], or start a session with a hosted model (byok_provider) to revise with instructions. Nothing was charged.',
       );
     }
-    if (body.instructions && this.state.cap_reached) fail('CONFLICT', 'the session reached its AI preparation limit (cap_reached): no more AI steps; revise with values only, or approve');
     for (const value of body.values ?? []) if (!start.slots.some((slot) => slot.id === value.slot)) fail('CONFLICT', `slot ${value.slot} is not a slot of this world`);
   }
 
