@@ -16,7 +16,7 @@ import { type Static, Type } from 'typebox';
 import type { AiLimits, Checkpoint } from '../../domain/authoring/checkpoint.ts';
 import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import { ERROR_STATUS, type ErrorCode, ServiceError } from '../../domain/errors.ts';
+import { ERROR_STATUS, type ErrorCode, isServiceError, ServiceError } from '../../domain/errors.ts';
 import { validateWorld } from '../../domain/simulation/index.ts';
 import { createSession, findSession, latestCheckpoint, listSessions, type SessionRow } from '../../store/authoring/sessions.ts';
 import { getIntakeRevision, latestIntakeRevision } from '../../store/intake/revisions.ts';
@@ -156,6 +156,7 @@ async function step<R, B>(deps: AppDeps, ctx: Context, session: SessionRow, defi
     try {
       return await updateJob(deps.temporal, { kind: 'authoring', resource_id: session.id }, { definition, body, update_id: `${name}:${key}`, accept_timeout_ms, deadline_ms: until_ms });
     } catch (error) {
+      if (isServiceError(error)) throw error; // the seam's own answer (503 no worker took the step)
       const code = jobFailureOf(error)?.code;
       // An earlier copy of this request (same update id) that waited past its own deadline was refused on arrival;
       // a refused Update leaves nothing behind, so this request's copy is asked for while its time lasts.
