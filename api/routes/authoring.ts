@@ -119,7 +119,7 @@ function accepts(session: SessionRow, checkpoint: Checkpoint | null): string[] {
 async function sessionOut(deps: AppDeps, session: SessionRow, withCheckpoint = true): Promise<SessionOut> {
   const checkpoint = await latestCheckpoint(deps.db, session.id);
   const { starting_world: _starting, ...rest } = session;
-  return { ...rest, accepts: accepts(session, checkpoint), checkpoint: withCheckpoint ? (checkpoint as unknown as Record<string, unknown>) : null };
+  return { ...rest, accepts: accepts(session, checkpoint), checkpoint: withCheckpoint ? checkpoint : null };
 }
 
 /**
