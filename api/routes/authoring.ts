@@ -191,6 +191,7 @@ const PROVIDER_FAILURES = new Set<string>([AI_FAILURE_TYPES.auth_rejected, AI_FA
 /** The API code a step's typed failure answers with: an error code as it is, a provider's failure 502, a busy or refused step 409. */
 function stepErrorCode(failure: JobFailure): ErrorCode {
   if (failure.code === AI_FAILURE_TYPES.not_configured) return 'PROVIDER_NOT_CONFIGURED';
+  if (failure.code === AI_CALL_FAILURE_TYPES.key_missing) return 'VALIDATION_FAILED';
   if (PROVIDER_FAILURES.has(failure.code)) return 'PROVIDER_ERROR';
   return failure.code in ERROR_STATUS ? (failure.code as ErrorCode) : 'CONFLICT';
 }
