@@ -109,7 +109,7 @@ export function aiActivities(deps: ActivityDeps) {
         if (error instanceof ApplicationFailure) throw error;
         const message = error instanceof Error ? error.message : String(error);
         throw ApplicationFailure.create({
-          type: 'AiCallError',
+          type: AI_CALL_FAILURE_TYPES.call_failed,
           message: `the ${chosen.provider} call failed: ${redactKey(message, chosen.api_key)}`,
           nonRetryable: false,
           details: [{ provider: chosen.provider }],

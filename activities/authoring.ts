@@ -2,7 +2,9 @@
 // candidate world and store the checkpoint (GET reads it), approve into a world revision, end a session. Each is safe to
 // retry: a checkpoint is stored once per number, and approving a session that already has its revision returns it.
 import { ApplicationFailure } from '@temporalio/common';
-import { type AiUsage, type AiLimits, aiNextSteps, type Checkpoint, checkpointWorld, diffCheckpoints, NEXT_STEPS_MAX, ruleNextSteps } from '../domain/authoring/checkpoint.ts';
+import type { AuthoringStart } from '../domain/authoring/session.ts';
+import { ServiceError } from '../domain/errors.ts';
+import { type AiUsage, aiNextSteps, type Checkpoint, checkpointWorld, diffCheckpoints, NEXT_STEPS_MAX, ruleNextSteps } from '../domain/authoring/checkpoint.ts';
 import { type AuthoringDraft, assembleWorld, type Question, queueTemplate, type Slot, type SlotValue, startingTemplate } from '../domain/authoring/draft.ts';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
@@ -18,27 +20,14 @@ export const SMOKE_REPLICATIONS_MAX = 2;
 /** The smoke run's horizon is at most this many world time units past the warm-up. */
 export const SMOKE_HORIZON_PAST_WARM_UP_MAX = 7 * 24 * 60;
 
-export type AuthoringStart = {
-  session_id: string;
-  org_id: string;
-  project_id: string;
-  byok_provider: 'openai' | 'anthropic' | 'google' | null;
-  created_by: string;
-  ai_limits: AiLimits;
-  wait_seconds_max: number;
-  /** Steps one workflow run takes before it continues as new (the worker's CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX). */
-  steps_per_run_max: number;
-  credits_per_1k_tokens: number;
-  intake: IntakeSpec | null;
-  template: WorldSpec;
-  slots: Slot[];
-  filled: Record<string, SlotValue>;
-};
+export type { AuthoringStart };
 
 export type CheckpointInput = {
   session_id: string;
   number: number;
   reason: Checkpoint['reason'];
+  /** the step was a revise with instructions: a checkpoint it left unchanged says so */
+  revise_instructions?: boolean;
   intake: IntakeSpec | null;
   template: WorldSpec;
   slots: Slot[];
@@ -49,7 +38,7 @@ export type CheckpointInput = {
 };
 
 function missing(session_id: string): never {
-  throw ApplicationFailure.create({ type: 'AuthoringSessionMissing', message: `authoring session ${session_id} does not exist`, nonRetryable: true });
+  throw new ServiceError('NOT_FOUND', `authoring session ${session_id} does not exist`);
 }
 
 export function authoringActivities(deps: ActivityDeps) {
@@ -69,6 +58,7 @@ export function authoringActivities(deps: ActivityDeps) {
         org_id: session.org_id,
         project_id: session.project_id,
         byok_provider: session.byok_provider,
+        offline: session.byok_provider === null && deps.config.hosted_provider === 'offline',
         created_by: session.created_by,
         ai_limits: session.ai_limits,
         wait_seconds_max: session.wait_seconds_max,
@@ -121,7 +111,16 @@ export function authoringActivities(deps: ActivityDeps) {
         next_steps,
         ai: input.ai,
       };
-      const checkpoint: Checkpoint = { ...body, changes_since_previous: diffCheckpoints(previous && previous.number < input.number ? previous : null, body) };
+      const changes_since_previous = diffCheckpoints(previous && previous.number < input.number ? previous : null, body);
+      if (input.revise_instructions && changes_since_previous.length === 0) {
+        // Revise is honest: a model iteration that changed nothing says so instead of looking like progress.
+        body.next_steps.unshift({
+          kind: 'revision_changed_nothing',
+          source: 'rule',
+          message: 'The revision with your instructions changed nothing: the model proposed no value with a source this session can check. Set values with a reference, or answer the open questions.',
+        });
+      }
+      const checkpoint: Checkpoint = { ...body, changes_since_previous };
       const status: SessionStatus = 'waiting';
       await db.transaction((tx) => writeCheckpoint(tx, { session_id: input.session_id, checkpoint, status }));
       logger.info({ session_id: input.session_id, checkpoint: input.number, valid: checkpoint.validation.valid, questions: input.questions.length }, 'authoring checkpoint stored');

@@ -1,6 +1,11 @@
 // The long jobs, one place (ARCHITECTURE.md: Layout, How a request flows step 3): each job's workflow type and its
 // workflow id, derived from the resource id so a second start is a no-op, and the search attributes an operator filters
-// on in the Temporal UI (docs/operators.md). Routes, reconcilers and tests all name jobs through this module.
+// on in the Temporal UI (docs/operators.md), each job's input, and the typed failure a job records with the one
+// cause-chain reader. Routes, reconcilers and tests all name jobs through this module. Pure: no Temporal import.
+import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from './ai/call.ts';
+import type { AuthoringSessionInput } from './authoring/session.ts';
+import { ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { LITERATURE_FAILURE_TYPES } from './review/literature.ts';
 
 /** Every kind of long job; `authoring` and `checkout` are reserved for authoring sessions and checkout reconciliation. */
 export const JOB_KINDS = ['run', 'review', 'intake_draft', 'authoring', 'checkout'] as const;
@@ -29,6 +34,66 @@ export const JOB_WORKFLOW_TYPES = {
  * answered 503 TEMPORARILY_UNAVAILABLE), so the late step changes nothing (integrations/temporal/jobs.ts: updateJob).
  */
 export const UPDATE_REQUEST_EXPIRED = 'UPDATE_REQUEST_EXPIRED';
+/** The failure type with which a workflow refuses a step while another one runs (the API may ask again). */
+export const STEP_BUSY = 'STEP_BUSY';
+/** The failure type `meter.add` throws when work would use more credits than it reserved (a bug). */
+export const CREDITS_BUDGET_EXCEEDED = 'CREDITS_BUDGET_EXCEEDED';
+
+/**
+ * Every code a job failure carries: the API's error codes and the typed failures activities, integrations and
+ * workflows throw. A failure whose type is none of these (a plain Error Temporal wrapped) is not typed.
+ */
+export const JOB_FAILURE_CODES = [
+  ...(Object.keys(ERROR_STATUS) as ErrorCode[]),
+  UPDATE_REQUEST_EXPIRED,
+  STEP_BUSY,
+  CREDITS_BUDGET_EXCEEDED,
+  'LITERATURE_UNAVAILABLE', // a review whose literature search failed past its retries (workflows/conceptReview.ts)
+  ...Object.values(AI_FAILURE_TYPES),
+  ...Object.values(AI_CALL_FAILURE_TYPES),
+  ...Object.values(LITERATURE_FAILURE_TYPES),
+] as const;
+export type JobFailureCode = (typeof JOB_FAILURE_CODES)[number];
+const FAILURE_CODES = new Set<string>(JOB_FAILURE_CODES);
+
+export function isJobFailureCode(value: unknown): value is JobFailureCode {
+  return typeof value === 'string' && FAILURE_CODES.has(value);
+}
+
+/** What a failed job (or a refused step) records: a typed code and its message; never a stack. */
+export type JobFailure = { code: JobFailureCode; message: string };
+
+/** How deep a cause chain is followed (WorkflowUpdateFailedError → ActivityFailure → ApplicationFailure is three). */
+export const FAILURE_CAUSE_DEPTH_MAX = 10;
+
+/**
+ * The one cause-chain reader: the innermost typed failure of `error` — an ApplicationFailure's `type` or a
+ * ServiceError's `code` that is a JobFailureCode — with its message, or null when nothing in the chain is typed.
+ * Read by field, so it works on both sides of the workflow sandbox (the workflow bundle has its own SDK classes).
+ */
+export function jobFailureOf(error: unknown): JobFailure | null {
+  let found: JobFailure | null = null;
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < FAILURE_CAUSE_DEPTH_MAX; depth++) {
+    const typed = current as { type?: unknown; code?: unknown; message?: unknown; cause?: unknown };
+    const code = isJobFailureCode(typed.type) ? typed.type : isJobFailureCode(typed.code) ? typed.code : null;
+    if (code) found = { code, message: typeof typed.message === 'string' ? typed.message : '' };
+    current = typed.cause;
+  }
+  return found;
+}
+
+/** When the API stops waiting for a worker to accept a step (ms since the epoch); a later delivery is refused. */
+export type StepDeadline = { not_after_ms: number };
+
+/** The input each job's workflow is started with (workflows/index.ts checks each workflow takes it). */
+export type JobInputs = {
+  run: { run_id: string };
+  review: { review_id: string };
+  intake_draft: { draft_id: string };
+  authoring: AuthoringSessionInput;
+  checkout: { intent_id: string };
+};
 
 /** The job's workflow id, derived from its resource id. */
 export function jobWorkflowId(kind: JobKind, resource_id: string): string {

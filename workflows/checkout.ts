@@ -3,24 +3,20 @@
 // session's expiry (so a missing webhook is recovered: spec Events rule 6), runs the reconcile activity, which retrieves
 // the session and commits event record, intent change and grant in one transaction. It ends once the intent left
 // pending; a later event starts a new run that finds the intent settled (unchanged, or flagged for an operator).
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { ReconcileTrigger } from '../domain/billing/rules.ts';
+import type { JobInputs } from '../domain/jobs.ts';
+import { ACTIVITY_PROFILES } from './activityOptions.ts';
+import { type CheckoutSignal, checkoutEventSignal } from './messages.ts';
 
-const { checkoutTiming, reconcileCheckout } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2, maximumAttempts: 50 },
-});
-
-export type CheckoutSignal = { trigger: ReconcileTrigger; session_id: string };
-export const checkoutEventSignal = defineSignal<[CheckoutSignal]>('checkoutEvent');
+const { checkoutTiming, reconcileCheckout } = proxyActivities<Activities>(ACTIVITY_PROFILES.payment);
 
 /** After the session's expiry the provider may take a while to report it; the workflow looks again this much later. */
 export const AFTER_EXPIRY_RECHECK_MS = 10 * 60_000;
 /** Checks after the expiry before a run leaves a still-pending intent to the next webhook. */
 export const TIMER_CHECKS_MAX = 3;
 
-export async function checkoutWorkflow(input: { intent_id: string }): Promise<{ status: string }> {
+export async function checkoutWorkflow(input: JobInputs['checkout']): Promise<{ status: string }> {
   const queue: CheckoutSignal[] = [];
   setHandler(checkoutEventSignal, (signal) => {
     queue.push(signal);

@@ -13,7 +13,8 @@ import { type ConceptReviewDraft, REVIEW_DRAFT_SCHEMA_NAME, REVIEW_DRAFT_TASK } 
 import { type EvidenceJudgement, REVIEW_JUDGE_SCHEMA_NAME, REVIEW_JUDGE_TASK } from '../domain/prompts/reviewJudge.ts';
 import { DRAFT_OUTPUT_TOKENS_MAX, JUDGE_OUTPUT_TOKENS_MAX } from '../domain/review/limits.ts';
 import type { Judgement } from '../domain/review/verify.ts';
-import { ACTIVITY_PROFILES, failureOf, LITERATURE_ATTEMPTS_MAX, type JobFailure } from './common.ts';
+import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
+import { failureOf, type JobFailure } from './common.ts';
 import { type Meter, meteredWork } from './credits.ts';
 
 const { loadReviewContext, markReview, prepareReviewDraft, prepareReviewJudging, completeReview } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);

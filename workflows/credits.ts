@@ -11,7 +11,8 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ledgerActivities, ReserveCreditsResult } from '../activities/ledger.ts';
 import type { Subject } from '../domain/credits/rules.ts';
-import { ACTIVITY_PROFILES } from './common.ts';
+import { CREDITS_BUDGET_EXCEEDED } from '../domain/jobs.ts';
+import { ACTIVITY_PROFILES } from './activityOptions.ts';
 
 type LedgerActivities = ReturnType<typeof ledgerActivities>;
 
@@ -38,8 +39,8 @@ export type Meter = {
   remaining(): number;
 };
 
-/** The failure type `meter.add` throws when the work would use more than it reserved. */
-export const CREDITS_BUDGET_EXCEEDED = 'CREDITS_BUDGET_EXCEEDED';
+/** The failure type `meter.add` throws when the work would use more than it reserved (domain/jobs.ts). */
+export { CREDITS_BUDGET_EXCEEDED };
 
 export function meteredTransferIds(base: string): { reserve: string; settle: string; release: string } {
   return { reserve: `${base}:reserve`, settle: `${base}:settle`, release: `${base}:release` };

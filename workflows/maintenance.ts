@@ -4,7 +4,7 @@
 // workflow execution and an idle service does not bury the jobs operators look for (docs/operators.md).
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { ACTIVITY_PROFILES } from './common.ts';
+import { ACTIVITY_PROFILES } from './activityOptions.ts';
 
 const { purgeExpiredIdempotencyRecords, purgeExpiredSignInAttempts, reconcileQueuedJobs } = proxyActivities<Activities>(ACTIVITY_PROFILES.maintenance);
 

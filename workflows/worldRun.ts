@@ -6,7 +6,8 @@
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { runActivities } from '../activities/runs.ts';
 import { creditsForEvents } from '../domain/simulation/limits.ts';
-import { ACTIVITY_PROFILES, failureOf } from './common.ts';
+import { ACTIVITY_PROFILES } from './activityOptions.ts';
+import { failureOf } from './common.ts';
 import { meteredWork } from './credits.ts';
 
 type RunActivities = ReturnType<typeof runActivities>;

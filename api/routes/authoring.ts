@@ -4,15 +4,19 @@
 // step). States and the calls each accepts: docs/authoring.md.
 import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { jobWorkflowId, UPDATE_REQUEST_EXPIRED } from '../../domain/jobs.ts';
+import type { UpdateDefinition } from '@temporalio/common';
+import { firstStepCreditsMax } from '../../domain/authoring/session.ts';
+import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from '../../domain/ai/call.ts';
+import { type JobFailure, jobFailureOf, jobWorkflowId, STEP_BUSY, type StepDeadline, UPDATE_REQUEST_EXPIRED } from '../../domain/jobs.ts';
 import { STEP_RETRY_AFTER_SECONDS, startJob, updateJob } from '../../integrations/temporal/jobs.ts';
+import { assertCanCover } from '../../store/credits/ledger.ts';
+import { answersUpdate, approveUpdate, reviseUpdate } from '../../workflows/messages.ts';
 import type { Context } from 'koa';
 import { type Static, Type } from 'typebox';
 import type { AiLimits, Checkpoint } from '../../domain/authoring/checkpoint.ts';
 import { BYOK_PROVIDERS, type ByokProvider } from '../../domain/ai/keys.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import { ServiceError } from '../../domain/errors.ts';
+import { ERROR_STATUS, type ErrorCode, isServiceError, ServiceError } from '../../domain/errors.ts';
 import { validateWorld } from '../../domain/simulation/index.ts';
 import { createSession, findSession, latestCheckpoint, listSessions, type SessionRow } from '../../store/authoring/sessions.ts';
 import { getIntakeRevision, latestIntakeRevision } from '../../store/intake/revisions.ts';
@@ -115,7 +119,7 @@ function accepts(session: SessionRow, checkpoint: Checkpoint | null): string[] {
 async function sessionOut(deps: AppDeps, session: SessionRow, withCheckpoint = true): Promise<SessionOut> {
   const checkpoint = await latestCheckpoint(deps.db, session.id);
   const { starting_world: _starting, ...rest } = session;
-  return { ...rest, accepts: accepts(session, checkpoint), checkpoint: withCheckpoint ? (checkpoint as unknown as Record<string, unknown>) : null };
+  return { ...rest, accepts: accepts(session, checkpoint), checkpoint: withCheckpoint ? checkpoint : null };
 }
 
 /**
@@ -134,44 +138,29 @@ async function loadSession(deps: AppDeps, ctx: Context, session_id: string): Pro
   return authorizeOwned(deps, ctx, `Authoring session ${session_id}`, await findSession(deps.db, session_id));
 }
 
-/** The innermost failure message of an update the workflow refused (its validator's reason). */
-function refusal(error: unknown): string | null {
-  let current: unknown = error;
-  let message: string | null = null;
-  for (let depth = 0; current && depth < 10; depth++) {
-    const named = current as { name?: string; message?: string; type?: string; cause?: unknown };
-    if (named.type === 'CONFLICT' || current instanceof ApplicationFailure) message = named.message ?? message;
-    current = named.cause;
-  }
-  return message;
-}
-
 /**
- * Sends one step to the session's workflow as an Update whose id is the Idempotency-Key; a validator refusal is 409.
- * The wait for a worker to accept the step is bounded (CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS): past it the call is
- * 503 TEMPORARILY_UNAVAILABLE and nothing changed (integrations/temporal/jobs.ts: updateJob).
+ * Sends one step to the session's workflow as an Update (its definition: workflows/messages.ts) whose id is the
+ * Idempotency-Key; a refusal answers with its typed code (stepError). The wait for a worker to accept the step is bounded
+ * (CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS): past it the call is 503 TEMPORARILY_UNAVAILABLE and nothing changed.
  */
-async function update(deps: AppDeps, ctx: Context, session: SessionRow, name: 'answers' | 'revise' | 'approve', arg: unknown): Promise<unknown> {
+async function step<R, B>(deps: AppDeps, ctx: Context, session: SessionRow, definition: UpdateDefinition<R, [B, StepDeadline | null]>, body: B): Promise<R> {
+  const name = definition.name;
   if (session.status !== 'waiting' && session.status !== 'drafting') {
     throw new ServiceError('CONFLICT', `The authoring session is ${session.status}; it accepts no ${name} any more.`, [{ path: '/status', message: session.status }]);
   }
   if (!deps.temporal) throw new ServiceError('TEMPORARILY_UNAVAILABLE', 'Authoring sessions need the workflow service; none is configured.', {}, { retry_after_seconds: STEP_RETRY_AFTER_SECONDS });
   const key = readIdempotencyKey(ctx, true)!;
-  const until_ms = Date.now() + deps.config.authoring_update_accept_seconds * 1000;
+  const accept_timeout_ms = deps.config.authoring_update_accept_seconds * 1000;
+  const until_ms = Date.now() + accept_timeout_ms;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await updateJob(deps.temporal, { kind: 'authoring', resource_id: session.id }, {
-        name,
-        update_id: `${name}:${key}`,
-        args: (not_after_ms) => [arg, { not_after_ms }],
-        accept_timeout_ms: deps.config.authoring_update_accept_seconds * 1000,
-        deadline_ms: until_ms,
-      });
+      return await updateJob(deps.temporal, { kind: 'authoring', resource_id: session.id }, { definition, body, update_id: `${name}:${key}`, accept_timeout_ms, deadline_ms: until_ms });
     } catch (error) {
-      const type = refusalType(error);
+      if (isServiceError(error)) throw error; // the seam's own answer (503 no worker took the step)
+      const code = jobFailureOf(error)?.code;
       // An earlier copy of this request (same update id) that waited past its own deadline was refused on arrival;
       // a refused Update leaves nothing behind, so this request's copy is asked for while its time lasts.
-      if (type === UPDATE_REQUEST_EXPIRED) {
+      if (code === UPDATE_REQUEST_EXPIRED) {
         if (Date.now() < until_ms - UPDATE_CATCH_UP_DELAY_MS) {
           await delay(UPDATE_CATCH_UP_DELAY_MS);
           continue;
@@ -179,25 +168,15 @@ async function update(deps: AppDeps, ctx: Context, session: SessionRow, name: 'a
         throw new ServiceError('TEMPORARILY_UNAVAILABLE', `No worker took the ${name} step in time; nothing changed. Send the same request again later.`, {}, { retry_after_seconds: STEP_RETRY_AFTER_SECONDS });
       }
       // The row says waiting once the checkpoint activity committed; a worker that restarts in between delivers this
-      // Update before it applies that activity's result, so the workflow still says drafting for one task. A refused
-      // Update leaves nothing in history, so asking again (same update id) is safe; bounded by UPDATE_CATCH_UP_ATTEMPTS_MAX.
-      if (session.status === 'waiting' && attempt < UPDATE_CATCH_UP_ATTEMPTS_MAX && /session is drafting/.test(refusal(error) ?? '')) {
+      // Update before it applies that activity's result, so the workflow still says drafting (STEP_BUSY) for one task.
+      // A refused Update leaves nothing in history, so asking again (same update id) is safe; bounded.
+      if (code === STEP_BUSY && session.status === 'waiting' && attempt < UPDATE_CATCH_UP_ATTEMPTS_MAX) {
         await delay(UPDATE_CATCH_UP_DELAY_MS);
         continue;
       }
-      throw updateError(error, name);
+      throw stepError(error, name);
     }
   }
-}
-
-/** The failure type of a refused Update (its validator's ApplicationFailure), if any. */
-function refusalType(error: unknown): string | null {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 10; depth++) {
-    if (current instanceof ApplicationFailure) return current.type ?? null;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return null;
 }
 
 /** The 503 of a step no worker took in time (declared on answers, revise and approve). */
@@ -207,15 +186,26 @@ const STEP_UNAVAILABLE = 'TEMPORARILY_UNAVAILABLE: no worker accepted the step w
 const UPDATE_CATCH_UP_ATTEMPTS_MAX = 50;
 const UPDATE_CATCH_UP_DELAY_MS = 100;
 
-/** A refused Update is 409 with the workflow's reason; a session whose workflow ended is 409 too. */
-function updateError(error: unknown, name: string): unknown {
-  const reason = refusal(error);
-  if (error instanceof WorkflowUpdateFailedError || reason) {
-    return new ServiceError('CONFLICT', reason ?? `The authoring session refused ${name}.`, [{ path: '/', message: reason ?? 'refused' }]);
-  }
-  if (error instanceof WorkflowNotFoundError) {
-    return new ServiceError('CONFLICT', `The authoring session no longer runs; it accepts no ${name}.`);
-  }
+const PROVIDER_FAILURES = new Set<string>([AI_FAILURE_TYPES.auth_rejected, AI_FAILURE_TYPES.unavailable, AI_FAILURE_TYPES.request_rejected, AI_FAILURE_TYPES.output_invalid, AI_CALL_FAILURE_TYPES.call_failed]);
+
+/** The API code a step's typed failure answers with: an error code as it is, a provider's failure 502, a busy or refused step 409. */
+function stepErrorCode(failure: JobFailure): ErrorCode {
+  if (failure.code === AI_FAILURE_TYPES.not_configured) return 'PROVIDER_NOT_CONFIGURED';
+  if (failure.code === AI_CALL_FAILURE_TYPES.key_missing) return 'VALIDATION_FAILED';
+  if (PROVIDER_FAILURES.has(failure.code)) return 'PROVIDER_ERROR';
+  return failure.code in ERROR_STATUS ? (failure.code as ErrorCode) : 'CONFLICT';
+}
+
+/**
+ * A refused Update answers with its typed code and the workflow's reason (a validator's CONFLICT is 409, the offline
+ * provider refusing instructions 422); a step that failed answers with its innermost cause (402 INSUFFICIENT_CREDITS, …);
+ * a session whose workflow ended is 409.
+ */
+function stepError(error: unknown, name: string): unknown {
+  const failure = jobFailureOf(error);
+  if (failure) return new ServiceError(stepErrorCode(failure), failure.message, [{ path: '/', message: failure.message, cause: failure.code }]);
+  if (error instanceof WorkflowUpdateFailedError) return new ServiceError('CONFLICT', `The authoring session refused ${name}.`, [{ path: '/', message: 'refused' }]);
+  if (error instanceof WorkflowNotFoundError) return new ServiceError('CONFLICT', `The authoring session no longer runs; it accepts no ${name}.`);
   return error;
 }
 
@@ -236,6 +226,7 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       body: CreateBody,
       responses: {
         201: { description: 'the session, drafting; poll GET /v1/authoring-sessions/{session_id}', schema: SessionOut },
+        402: { description: "INSUFFICIENT_CREDITS: the organization's available credits cannot cover the first AI step; nothing was created or charged" },
         422: { description: 'VALIDATION_FAILED: no confirmed intake and no starting world, or the starting world is invalid' },
         503: { description: 'PROVIDER_NOT_CONFIGURED' },
       },
@@ -270,6 +261,14 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
         };
         const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
           await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
+          // Refuse before any work what the organization cannot cover: the first step's AI call bound (issue 28).
+          const credits_needed = firstStepCreditsMax({
+            intake: intake?.spec ?? null,
+            starting_world: (body.starting_world as WorldSpec | undefined) ?? null,
+            byok: byok_provider !== null,
+            credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
+          });
+          if (credits_needed > 0) await assertCanCover(tx, project.org_id, credits_needed);
           const session = await createSession(tx, {
             org_id: project.org_id,
             project_id: project.id,
@@ -343,7 +342,7 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       },
       handler: async (ctx, { params, body }) => {
         const session = await loadSession(deps, ctx, params.session_id);
-        await update(deps, ctx, session, 'answers', body);
+        await step(deps, ctx, session, answersUpdate, body);
         ctx.body = await sessionOut(deps, (await findSession(db, session.id))!);
       },
     }),
@@ -361,12 +360,14 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       body: ReviseBody,
       responses: {
         200: { description: 'the session with the new checkpoint', schema: SessionOut },
+        402: { description: 'INSUFFICIENT_CREDITS: the AI iteration the instructions ask for is not covered; the session ended failed with this cause' },
         409: { description: 'CONFLICT: not waiting, or an AI step after cap_reached' },
+        422: { description: 'VALIDATION_FAILED: instructions on the offline provider (it cannot follow them; nothing is charged); send values instead' },
         503: { description: STEP_UNAVAILABLE },
       },
       handler: async (ctx, { params, body }) => {
         const session = await loadSession(deps, ctx, params.session_id);
-        await update(deps, ctx, session, 'revise', body);
+        await step(deps, ctx, session, reviseUpdate, body);
         ctx.body = await sessionOut(deps, (await findSession(db, session.id))!);
       },
     }),
@@ -391,7 +392,7 @@ export function authoringRoutes(deps: AppDeps): RouteDef[] {
       handler: async (ctx, { params, auth }) => {
         const session = await loadSession(deps, ctx, params.session_id);
         // A retried approve after it landed reads the approved session (approving twice saves one revision).
-        if (session.status !== 'approved') await update(deps, ctx, session, 'approve', { approved_by: auth.user_id });
+        if (session.status !== 'approved') await step(deps, ctx, session, approveUpdate, { approved_by: auth.user_id });
         ctx.body = await sessionOut(deps, (await findSession(db, session.id))!);
       },
     }),

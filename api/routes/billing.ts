@@ -15,8 +15,7 @@ import { ServiceError } from '../../domain/errors.ts';
 import { hasPrefix } from '../../domain/ids.ts';
 import { providerError, stripeClient, verifiedEvent } from '../../integrations/stripe/client.ts';
 import { signalWithStartJob } from '../../integrations/temporal/jobs.ts';
-import { JOB_WORKFLOW_TYPES } from '../../domain/jobs.ts';
-import type { checkoutWorkflow } from '../../workflows/checkout.ts';
+import { checkoutEventSignal } from '../../workflows/messages.ts';
 import type { Config } from '../../runtime/config.ts';
 import { createIntent, findIntent, findPack, listPacks, saveSession, type IntentRow, type PackRow } from '../../store/billing/billing.ts';
 import { findInstitution, findProgram, isSponsorAdmin } from '../../store/sponsors/sponsors.ts';
@@ -29,7 +28,6 @@ import { Credits, Id, Timestamp } from '../schemas.ts';
 
 /** spec: Events rule 2 — the webhook body is limited to 1 MiB after reading. */
 export const WEBHOOK_BODY_BYTES_MAX = 1024 * 1024;
-export const CHECKOUT_SIGNAL = 'checkoutEvent';
 
 const PackOut = Type.Object({
   pack_key: Type.String(),
@@ -125,13 +123,7 @@ async function authorizeProgramFunding(deps: AppDeps, user_id: string, program_i
 }
 
 async function startCheckoutWorkflow(deps: AppDeps, intent_id: string, org_id: string, trigger: ReconcileTrigger, session_id: string): Promise<void> {
-  await signalWithStartJob<typeof checkoutWorkflow, [{ trigger: ReconcileTrigger; session_id: string }]>(
-    deps.temporal,
-    { kind: 'checkout', resource_id: intent_id, org_id, project_id: null },
-    JOB_WORKFLOW_TYPES.checkout,
-    [{ intent_id }],
-    { name: CHECKOUT_SIGNAL, args: [{ trigger, session_id }] },
-  );
+  await signalWithStartJob(deps.temporal, { kind: 'checkout', resource_id: intent_id, org_id, project_id: null }, { intent_id }, checkoutEventSignal, { trigger, session_id });
 }
 
 export function billingRoutes(deps: AppDeps): RouteDef[] {

@@ -51,6 +51,21 @@ export type AiCallResult<T = unknown> = {
 };
 
 /** The `type` of the ApplicationFailures callModel throws before reaching the gateway (the gateway's own: AI_FAILURE_TYPES). */
+/** The `type` of every ApplicationFailure the gateway throws; workflows match on these. */
+export const AI_FAILURE_TYPES = {
+  /** 401/403 from the provider: the key is wrong or lacks access. Not retryable. */
+  auth_rejected: 'ProviderAuthRejected',
+  /** 408/409/429/5xx, timeouts and connection errors. Retryable; nothing is charged. */
+  unavailable: 'ProviderUnavailable',
+  /** Other 4xx: the provider refused the request (unknown model, unsupported schema). Not retryable. */
+  request_rejected: 'ProviderRequestRejected',
+  /** The reply was not JSON or did not match the schema. Not retryable. */
+  output_invalid: 'ProviderOutputInvalid',
+  /** No model, no key or a bad request shape: a deployment or caller problem. Not retryable. */
+  not_configured: 'ProviderNotConfigured',
+} as const;
+export type AiFailureType = (typeof AI_FAILURE_TYPES)[keyof typeof AI_FAILURE_TYPES];
+
 export const AI_CALL_FAILURE_TYPES = {
   /** The chosen provider has no configured model (503 at the API). Not retryable. */
   provider_not_configured: 'PROVIDER_NOT_CONFIGURED',
@@ -60,4 +75,6 @@ export const AI_CALL_FAILURE_TYPES = {
   key_undecryptable: 'ProviderKeyUndecryptable',
   /** The input is malformed, the schema is not registered, or no offline heuristic exists for the task. Not retryable. */
   bad_input: 'AiCallInvalid',
+  /** A provider call failed in a way the gateway did not type (retried; the message is redacted). */
+  call_failed: 'AiCallError',
 } as const;

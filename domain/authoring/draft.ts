@@ -8,16 +8,25 @@
 import { Type, type Static } from 'typebox';
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { Setting, SettingSource, WorldSpec } from '../contracts/worldSpec.ts';
+import { type Conversion, citedProposals, conversionHolds, quoteStatesNumber } from './citedNumbers.ts';
 
 /** Where a configured value comes from (spec: Authoring session checkpoint — world.settings "with its unit and source"). */
 export type ValueSource =
-  | { kind: 'intake_line'; source_id: string; line_start: number; line_end: number; quote: string }
+  | { kind: 'intake_line'; source_id: string; line_start: number; line_end: number; quote: string; conversion?: Conversion | null }
   | { kind: 'answer'; question_id: string; answered_at_checkpoint: number }
   | { kind: 'reference'; reference: string }
   | { kind: 'assumption'; rationale: string };
 
 /** A number the world needs: a setting, or the value a treatment variant changes a setting to. */
-export type Slot = { id: string; setting: string; variant: string | null; unit: string; description: string };
+export type Slot = {
+  id: string;
+  setting: string;
+  variant: string | null;
+  unit: string;
+  description: string;
+  /** the question asked when nothing sources the slot: a plain sentence with the unit */
+  question?: string;
+};
 
 export type SlotValue = { value: number; unit: string; source: ValueSource };
 
@@ -34,7 +43,28 @@ export type Question = {
 
 const ProposalSource = Type.Union([
   Type.Object(
-    { kind: Type.Literal('intake_line'), source_id: Type.String({ maxLength: 64 }), line_start: Type.Integer({ minimum: 1 }), line_end: Type.Integer({ minimum: 1 }), quote: Type.String({ maxLength: 2000 }) },
+    {
+      kind: Type.Literal('intake_line'),
+      source_id: Type.String({ maxLength: 64 }),
+      line_start: Type.Integer({ minimum: 1 }),
+      line_end: Type.Integer({ minimum: 1 }),
+      quote: Type.String({ maxLength: 2000 }),
+      conversion: Type.Union(
+        [
+          Type.Object(
+            {
+              quoted_value: Type.Number({ description: 'the number as the quote states it' }),
+              quoted_unit: Type.String({ maxLength: 40, description: 'its unit: per_day, per_week, hours, seconds, ...' }),
+              factor: Type.Number({ description: 'value = quoted_value × factor' }),
+              basis: Type.String({ minLength: 1, maxLength: 1000, description: 'why this factor, e.g. the opening hours the intake cites' }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ],
+        { description: 'null when the quote states the number in the slot unit' },
+      ),
+    },
     { additionalProperties: false },
   ),
   Type.Object({ kind: Type.Literal('reference'), reference: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }),
@@ -105,10 +135,24 @@ export function queueTemplate(intake: IntakeSpec | null): { world: WorldSpec; sl
     ],
   };
   const slots: Slot[] = [
-    { id: 'arrival_rate', setting: 'arrival_rate', variant: null, unit: 'per_hour', description: 'patients arriving per hour' },
-    { id: 'mean_service', setting: 'mean_service', variant: null, unit: 'minutes', description: 'mean time a clinician spends per patient today' },
-    { id: 'servers', setting: 'servers', variant: null, unit: 'count', description: 'clinicians available at once' },
-    { id: 'treatment.mean_service', setting: 'mean_service', variant: 'treatment', unit: 'minutes', description: 'mean time per patient with the technology' },
+    { id: 'arrival_rate', setting: 'arrival_rate', variant: null, unit: 'per_hour', description: 'patients arriving per hour', question: 'How many patients arrive per hour, on average?' },
+    {
+      id: 'mean_service',
+      setting: 'mean_service',
+      variant: null,
+      unit: 'minutes',
+      description: 'mean time a clinician spends per patient today',
+      question: 'How many minutes does a clinician spend with each patient today, on average?',
+    },
+    { id: 'servers', setting: 'servers', variant: null, unit: 'count', description: 'clinicians available at once', question: 'How many clinicians are available at the same time?' },
+    {
+      id: 'treatment.mean_service',
+      setting: 'mean_service',
+      variant: 'treatment',
+      unit: 'minutes',
+      description: 'mean time per patient with the technology',
+      question: 'How many minutes would a clinician spend with each patient with the technology, on average?',
+    },
   ];
   return { world, slots };
 }
@@ -149,7 +193,7 @@ export function toWorldSource(source: ValueSource): SettingSource {
     case 'answer':
       return { kind: 'user_declared', note: `answered in an authoring session (question ${source.question_id})` };
     case 'intake_line':
-      return { kind: 'user_declared', note: clip(`intake source ${source.source_id} lines ${source.line_start}-${source.line_end}: "${source.quote}"`, 2000) };
+      return { kind: 'user_declared', note: clip(`intake source ${source.source_id} lines ${source.line_start}-${source.line_end}: "${source.quote}"${converted(source.conversion)}`, 2000) };
   }
 }
 
@@ -179,8 +223,29 @@ export function describeSource(source: ValueSource): string {
     case 'assumption':
       return `assumption: ${source.rationale}`;
     case 'intake_line':
-      return `intake source ${source.source_id} lines ${source.line_start}-${source.line_end}`;
+      return `intake source ${source.source_id} lines ${source.line_start}-${source.line_end}${converted(source.conversion)}`;
   }
+}
+
+function converted(conversion: Conversion | null | undefined): string {
+  return conversion ? `; converted: ${conversion.basis}` : '';
+}
+
+/** Unit names as a person says them. */
+const UNIT_WORDS: Record<string, string> = { per_hour: 'per hour', per_day: 'per day', per_minute: 'per minute', minutes: 'minutes', hours: 'hours', count: 'a count', fraction: 'a fraction between 0 and 1' };
+
+/** The question asked for a slot nothing sources: the slot's own sentence, or one built from its description and unit. */
+export function questionFor(slot: Slot): string {
+  if (slot.question) return slot.question;
+  const unit = UNIT_WORDS[slot.unit] ?? slot.unit.replace(/_/g, ' ');
+  return clip(`What value should ${slot.description.replace(/[_.]/g, ' ')} have, in ${unit}?`, 1000);
+}
+
+/** A model's question is kept when it reads as a sentence for a person (no JSON pointer, no slot id). */
+function plainQuestion(text: string | undefined, slot: Slot): string | null {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed.length === 0 || /(^|\s)\/[\w/]+|[\w]+\.[\w]+_|\w+_\w+/.test(trimmed) || trimmed.includes(slot.id)) return null;
+  return trimmed;
 }
 
 /** Every text of the intake a cited quote may come from (statement texts and their citation quotes). */
@@ -204,10 +269,29 @@ function normalize(text: string): string {
   return text.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
+type Proposal = AuthoringDraft['proposals'][number];
+
 /**
- * Applies the model's proposals (rule: never invent a number). A proposal fills an open slot only with a source this
- * function can check: a reference, or an intake line whose quote appears in the intake and contains the number. Anything
- * else — no value, no source, a quote not in the intake — becomes a question; an unsourced value is kept beside it.
+ * The source a proposal may fill a slot with, or null: a reference, or an intake line whose quote appears in the intake
+ * and states the number — itself, or the quoted value of a recorded conversion to the slot's unit that holds.
+ */
+function checkedSource(proposal: Proposal | undefined, slot: Slot, texts: string[]): ValueSource | null {
+  const value = proposal?.value;
+  const source = proposal?.source ?? null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || !source) return null;
+  if (source.kind === 'reference') return { kind: 'reference', reference: source.reference };
+  const quote = normalize(source.quote);
+  if (quote.length === 0 || source.line_end < source.line_start || !texts.some((text) => text.includes(quote))) return null;
+  const conversion = source.conversion ?? null;
+  if (conversion === null) return quoteStatesNumber(source.quote, value) ? { ...source, conversion: null } : null;
+  return quoteStatesNumber(source.quote, conversion.quoted_value) && conversionHolds(conversion, slot.unit, value) ? { ...source, conversion } : null;
+}
+
+/**
+ * Applies the proposals (rule: never invent a number). The model's (or the heuristic's) proposal fills an open slot
+ * when checkedSource accepts it; otherwise a number the intake's cited lines give for that slot fills it (the same
+ * check, so the hosted path never asks for a cited number either). Anything else — no value, no source, a quote not in
+ * the intake — becomes a question; an unsourced value is kept beside it.
  */
 export function applyProposals(input: {
   draft: AuthoringDraft;
@@ -220,28 +304,28 @@ export function applyProposals(input: {
   const texts = intakeTexts(input.intake);
   const questions: Question[] = [];
   const bySlot = new Map(input.draft.proposals.map((proposal) => [proposal.slot, proposal]));
+  const cited = citedProposals(input.intake, input.slots.filter((slot) => !filled[slot.id]));
+  const citedBySlot = new Map(cited.proposals.map((proposal) => [proposal.slot, proposal]));
   for (const slot of input.slots) {
     if (filled[slot.id]) continue;
     const proposal = bySlot.get(slot.id);
-    const value = proposal?.value;
-    const source = proposal?.source ?? null;
-    let sourced: ValueSource | null = null;
-    if (typeof value === 'number' && Number.isFinite(value) && source) {
-      if (source.kind === 'reference') sourced = { kind: 'reference', reference: source.reference };
-      else {
-        const quote = normalize(source.quote);
-        const quoted = quote.length > 0 && texts.some((text) => text.includes(quote)) && quote.includes(String(value));
-        if (quoted && source.line_end >= source.line_start) sourced = { ...source };
-      }
-    }
-    if (sourced && typeof value === 'number') {
-      filled[slot.id] = { value, unit: slot.unit, source: sourced };
+    const fromIntake = citedBySlot.get(slot.id);
+    const sourced = checkedSource(proposal, slot, texts);
+    const fallback = sourced ? null : checkedSource(fromIntake && { ...fromIntake, question: '' }, slot, texts);
+    if (sourced && typeof proposal?.value === 'number') {
+      filled[slot.id] = { value: proposal.value, unit: slot.unit, source: sourced };
       continue;
     }
+    if (fallback && fromIntake) {
+      filled[slot.id] = { value: fromIntake.value, unit: slot.unit, source: fallback };
+      continue;
+    }
+    const value = proposal?.value;
+    const hint = slot.unit === 'per_hour' && cited.daily_without_hours !== null ? ` The intake cites ${cited.daily_without_hours} a day but not the hours they arrive over.` : '';
     questions.push({
       id: `q${input.checkpoint}_${slot.id.replace(/[^a-z0-9_]/g, '_')}`,
       slot: slot.id,
-      text: clip(proposal?.question?.trim() || `What is the ${slot.description} (${slot.unit})? Give the number and where it comes from.`, 1000),
+      text: clip(`${plainQuestion(proposal?.question, slot) ?? questionFor(slot)}${hint}`, 1000),
       unit: slot.unit,
       unsourced_proposal: typeof value === 'number' && Number.isFinite(value) ? { value, proposed_by: 'ai_hypothesis' } : null,
     });
@@ -252,19 +336,21 @@ export function applyProposals(input: {
 // ---------- the offline heuristic ----------
 
 /**
- * The offline provider's draft (deterministic, labelled heuristic): it reads numbers only where an intake claim states one
- * next to a slot's unit, cites it, and asks for everything else. It never proposes an unsourced value.
+ * The offline provider's draft (deterministic, labelled heuristic): it proposes every number a cited intake line gives
+ * for an open slot (with that line as the source and any unit conversion recorded) and asks for everything else. It
+ * never proposes an unsourced value.
  */
 export function draftAuthoringOffline(input: AuthoringDraftInput): AuthoringDraft {
   const name = clip(input.intake?.proposed_solution?.text ?? input.intake?.problem?.text ?? 'Authored care pathway', 200);
-  const proposals: AuthoringDraft['proposals'] = [];
-  for (const slot of input.slots) {
-    if (input.filled[slot.id]) continue;
-    proposals.push({ slot: slot.id, value: null, source: null, question: `What is the ${slot.description} (${slot.unit})? Give the number and where it comes from.` });
-  }
+  const open = input.slots.filter((slot) => !input.filled[slot.id]);
+  const cited = new Map(citedProposals(input.intake, open).proposals.map((proposal) => [proposal.slot, proposal]));
+  const proposals: AuthoringDraft['proposals'] = open.map((slot) => {
+    const found = cited.get(slot.id);
+    return found ? { ...found, question: '' } : { slot: slot.id, value: null, source: null, question: questionFor(slot) };
+  });
   return {
     name,
-    description: 'Drafted by the offline heuristic: the structure is the service template; every number is asked for, none is guessed.',
+    description: 'Drafted by the offline heuristic: the structure is the service template; numbers come only from cited intake lines, every other number is asked for, none is guessed.',
     proposals,
     next_steps: [],
   };

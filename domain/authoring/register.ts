@@ -14,7 +14,7 @@ export const AUTHORING_PROMPT_CHARS_MAX = 60_000;
 
 export const AUTHORING_DRAFT_PROMPT = {
   id: 'authoring-draft',
-  version: '1.0.0',
+  version: '1.1.0',
   purpose: 'Propose the numbers a care-pathway WorldSpec needs (its slots) from a confirmed intake, each with its source, and ask for every number the material does not give.',
   system: [
     'You help prepare a discrete-event simulation world of a care pathway for an early health-technology project.',
@@ -25,6 +25,8 @@ export const AUTHORING_DRAFT_PROMPT = {
   instructions: [
     'Return JSON matching the AuthoringDraft schema.',
     'proposals: one entry per open slot listed in <slots>; slot is the slot id; value is a number in the slot unit or null; source is null unless you quote the intake (kind intake_line with source_id, line range and the exact quote) or name a published reference.',
+    'Propose every number a cited intake line gives for a slot. When the quote states it in another unit (a count per day for a per_hour slot, hours for a minutes slot), give value in the slot unit and set conversion to {quoted_value: the number as quoted, quoted_unit (per_day, per_week, hours, seconds), factor: value divided by quoted_value, basis: why, e.g. the opening hours the intake cites}; otherwise conversion is null.',
+    'question: a plain sentence a clinician would understand, with the unit (e.g. "How many clinicians are available at the same time?"); never a slot id or a JSON pointer.',
     'next_steps: optional suggestions (kind, tool from the tool registry at /v1/tools or null, note); they are labelled ai_hypothesis.',
   ].join('\n'),
 };

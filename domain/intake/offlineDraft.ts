@@ -12,6 +12,7 @@ import {
   type Statement,
   type Unknown,
 } from '../contracts/intakeSpec.ts';
+import { statesQuantity } from '../authoring/citedNumbers.ts';
 import { invariant } from '../errors.ts';
 import type { DraftSource } from '../prompts/intakeDraft.ts';
 
@@ -73,7 +74,7 @@ const STAGE_WORDS: Array<[ProjectStage, RegExp]> = [
   ['idea', /\b(idea|concept stage|early[- ]stage|not (yet )?built|plan to build|exploring)\b/i],
 ];
 
-type Passage = { source_id: string; line: number; quote: string };
+type Passage = { source_id: string; line: number; quote: string; quantity?: true };
 
 // Strips list, heading and quote markers; the rest of the line is kept character for character.
 const MARKERS = /^\s*(?:#{1,6}\s+|[-*+•]\s+|>\s*|\d{1,3}[.)]\s+|\[[ xX]\]\s+)*/;
@@ -111,6 +112,14 @@ function fieldFor(label: string): Field | null {
 
 function statement(passage: Passage): Statement {
   return { text: passage.quote, provenance: 'user_declared', citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }] };
+}
+
+/** The sentences of a line that state a quantity (a demand, a duration, a staffing count), each verbatim. */
+function quantitySentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?;])\s+(?=[A-Z0-9"'(])/)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => usable(sentence) && sentence.length <= OFFLINE_QUOTE_CHARS_MAX && statesQuantity(sentence));
 }
 
 function claimTopic(text: string): Claim['topic'] {
@@ -162,6 +171,12 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
         }
       }
       if (CLAIM.test(quote) && claims.length < PER_LIST_MAX && field !== 'risks' && field !== 'care_pathway') claims.push(passage);
+      // A number a paragraph states (a daily count, a duration, the staff on a line) is kept as a claim citing its sentence.
+      for (const sentence of quantitySentences(view.text)) {
+        if (claims.length < PER_LIST_MAX && raw.includes(sentence) && !claims.some((claim) => claim.source_id === source.id && claim.line === index + 1 && claim.quote === sentence)) {
+          claims.push({ source_id: source.id, line: index + 1, quote: sentence, quantity: true });
+        }
+      }
     });
   }
 
@@ -212,7 +227,7 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
     intended_users,
     care_setting,
     stage,
-    claims: claims.map((passage) => ({ ...statement(passage), topic: claimTopic(passage.quote) })),
+    claims: claims.map((passage) => ({ ...statement(passage), topic: passage.quantity ? 'operational' : claimTopic(passage.quote) })),
     evidence_offered: list('evidence_offered'),
     risks: list('risks'),
     unknowns: [],

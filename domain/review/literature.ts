@@ -369,3 +369,11 @@ export function toLiteratureRecord(raw: EuropePmcResult): LiteratureRecord {
 export function includedRecords(records: readonly LiteratureRecord[]): LiteratureRecord[] {
   return records.filter((record) => record.status === 'included');
 }
+
+/** The `type` of every failure the literature client throws (integrations/europepmc/client.ts). */
+export const LITERATURE_FAILURE_TYPES = {
+  /** Connection refused, timeout, 429 or 5xx, or a reply that is not the expected JSON. Retryable. */
+  unavailable: 'LiteratureUnavailable',
+  /** Other 4xx (a malformed query) or a bad request from us. Not retryable. */
+  request_rejected: 'LiteratureRequestRejected',
+} as const;

@@ -3,7 +3,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Static, TSchema } from 'typebox';
 
+import { AI_FAILURE_TYPES, type AiFailureType } from '../../domain/ai/call.ts';
 import { AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvider } from '../../domain/ai/providers.ts';
+
+export { AI_FAILURE_TYPES, type AiFailureType };
 
 export { AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvider };
 
@@ -15,20 +18,6 @@ export const DEFAULT_AI_TIMEOUT_MS = 300_000;
 /** System text plus prompt above this size is refused before any call. */
 export const PROMPT_CHARS_MAX = 1_000_000;
 
-/** The `type` of every ApplicationFailure the gateway throws; workflows match on these. */
-export const AI_FAILURE_TYPES = {
-  /** 401/403 from the provider: the key is wrong or lacks access. Not retryable. */
-  auth_rejected: 'ProviderAuthRejected',
-  /** 408/409/429/5xx, timeouts and connection errors. Retryable; nothing is charged. */
-  unavailable: 'ProviderUnavailable',
-  /** Other 4xx: the provider refused the request (unknown model, unsupported schema). Not retryable. */
-  request_rejected: 'ProviderRequestRejected',
-  /** The reply was not JSON or did not match the schema. Not retryable. */
-  output_invalid: 'ProviderOutputInvalid',
-  /** No model, no key or a bad request shape: a deployment or caller problem. Not retryable. */
-  not_configured: 'ProviderNotConfigured',
-} as const;
-export type AiFailureType = (typeof AI_FAILURE_TYPES)[keyof typeof AI_FAILURE_TYPES];
 
 export type TokenUsage = { input_tokens: number; output_tokens: number };
 

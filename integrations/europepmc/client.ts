@@ -4,7 +4,9 @@
 // Failures are Temporal ApplicationFailures: the service being down is retryable, so the saga charges nothing.
 import { ApplicationFailure } from '@temporalio/common';
 import { XMLParser } from 'fast-xml-parser';
-import { type EuropePmcResult, type LiteratureRecord, toLiteratureRecord } from '../../domain/review/literature.ts';
+import { type EuropePmcResult, LITERATURE_FAILURE_TYPES, type LiteratureRecord, toLiteratureRecord } from '../../domain/review/literature.ts';
+
+export { LITERATURE_FAILURE_TYPES };
 
 export const EUROPE_PMC_DEFAULT_BASE_URL = 'https://www.ebi.ac.uk/europepmc/webservices/rest';
 /** Records asked for in one search. */
@@ -17,12 +19,6 @@ export const FULL_TEXT_BYTES_MAX = 16 * 1024 * 1024;
 /** Plain text kept per article; longer text is cut at a paragraph boundary. */
 export const FULL_TEXT_CHARS_MAX = 400_000;
 
-export const LITERATURE_FAILURE_TYPES = {
-  /** Connection refused, timeout, 429 or 5xx, or a reply that is not the expected JSON. Retryable. */
-  unavailable: 'LiteratureUnavailable',
-  /** Other 4xx (a malformed query) or a bad request from us. Not retryable. */
-  request_rejected: 'LiteratureRequestRejected',
-} as const;
 
 function unavailable(message: string, details: Record<string, unknown>): ApplicationFailure {
   return ApplicationFailure.create({ type: LITERATURE_FAILURE_TYPES.unavailable, message, nonRetryable: false, details: [details] });

@@ -1,25 +1,17 @@
 // The one seam that starts and cancels long jobs (ARCHITECTURE.md: How a request flows, step 3), used by the routes
 // after their commit and by the maintenance reconcilers alike. A job's workflow id comes from its resource id
 // (domain/jobs.ts) and a second start is a no-op; every job carries the search attributes operators filter on
-// (docs/operators.md). SDK errors are recognised by class, never by name.
+// (docs/operators.md). Updates and signals are passed as their definitions (workflows/messages.ts), never by name; a
+// job's input is typed by domain/jobs.ts (JobInputs), which workflows/index.ts checks against each workflow. SDK errors
+// are recognised by class, never by name. Imports nothing of workflows/.
 import { type Client, isGrpcServiceError, type WorkflowUpdateHandle, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage } from '@temporalio/client';
-import type { Workflow } from '@temporalio/common';
+import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import { ServiceError } from '../../domain/errors.ts';
-import { JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, type JobRef, jobWorkflowId } from '../../domain/jobs.ts';
-import type { conceptReviewWorkflow } from '../../workflows/conceptReview.ts';
-import type { intakeDraftWorkflow } from '../../workflows/intakeDraft.ts';
-import type { authoringSessionWorkflow } from '../../workflows/authoringSession.ts';
-import type { worldRunWorkflow } from '../../workflows/worldRun.ts';
+import { JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, type JobInputs, type JobKind, type JobRef, jobWorkflowId, type StepDeadline } from '../../domain/jobs.ts';
 
-/** Each startable job kind and its workflow function's type: arguments are checked against the workflow itself. */
-export type JobWorkflows = {
-  run: typeof worldRunWorkflow;
-  review: typeof conceptReviewWorkflow;
-  intake_draft: typeof intakeDraftWorkflow;
-  authoring: typeof authoringSessionWorkflow;
-};
-export type StartableJobKind = keyof JobWorkflows;
+/** The job kinds a route or a reconciler starts; checkout is signalled-with-start (signalWithStartJob). */
+export type StartableJobKind = Exclude<JobKind, 'checkout'>;
 
 /** Where jobs start: a client and the task queue of the workers. */
 export type JobTemporal = { client: Client; task_queue: string };
@@ -97,16 +89,16 @@ async function bounded<T>(temporal: JobTemporal, what: string, call: () => Promi
 export async function startJob<K extends StartableJobKind>(
   temporal: JobTemporal | null,
   job: JobRef & { kind: K },
-  ...args: Parameters<JobWorkflows[K]>
+  input: JobInputs[K],
 ): Promise<JobStart> {
   if (!temporal) return 'no_temporal';
   const workflowId = jobWorkflowId(job.kind, job.resource_id);
   try {
     await bounded(temporal, `the ${job.kind.replace('_', ' ')}`, () =>
-      temporal.client.workflow.start<JobWorkflows[K]>(JOB_WORKFLOW_TYPES[job.kind], {
+      temporal.client.workflow.start(JOB_WORKFLOW_TYPES[job.kind], {
         taskQueue: temporal.task_queue,
         workflowId,
-        args,
+        args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         typedSearchAttributes: jobSearchAttributes(job),
@@ -122,26 +114,25 @@ export async function startJob<K extends StartableJobKind>(
 
 /**
  * Delivers a signal to a job's workflow, starting it first when it is not running (payment webhooks: spec Events), with
- * the same id and search attributes as startJob.
+ * the same id and search attributes as startJob. The signal is its definition, so its arguments are checked.
  */
-export async function signalWithStartJob<W extends Workflow, S extends unknown[]>(
+export async function signalWithStartJob<K extends JobKind, S>(
   temporal: JobTemporal | null,
-  job: JobRef,
-  workflow_type: string,
-  args: Parameters<W>,
-  signal: { name: string; args: S },
+  job: JobRef & { kind: K },
+  input: JobInputs[K],
+  signal: SignalDefinition<[S]>,
+  signal_arg: S,
 ): Promise<'signaled' | 'no_temporal'> {
   if (!temporal) return 'no_temporal';
-  const options = {
-    taskQueue: temporal.task_queue,
-    workflowId: jobWorkflowId(job.kind, job.resource_id),
-    args,
-    signal: signal.name,
-    signalArgs: signal.args,
-    typedSearchAttributes: jobSearchAttributes(job),
-  };
   await bounded(temporal, `the ${job.kind}`, () =>
-    temporal.client.workflow.signalWithStart<W, S>(workflow_type, options as unknown as Parameters<typeof temporal.client.workflow.signalWithStart<W, S>>[1]),
+    temporal.client.workflow.signalWithStart(JOB_WORKFLOW_TYPES[job.kind], {
+      taskQueue: temporal.task_queue,
+      workflowId: jobWorkflowId(job.kind, job.resource_id),
+      args: [input],
+      signal,
+      signalArgs: [signal_arg],
+      typedSearchAttributes: jobSearchAttributes(job),
+    }),
   );
   return 'signaled';
 }
@@ -169,19 +160,24 @@ export const UPDATE_ACCEPT_MARGIN_MS = 2_000;
 /** What a 503 for a step no worker accepted suggests as `Retry-After`. */
 export const STEP_RETRY_AFTER_SECONDS = 10;
 
+/** What updateJob sends: a step Update's definition (its arguments are the step's body and a StepDeadline) and its body. */
+export type JobUpdate<R, B> = {
+  definition: UpdateDefinition<R, [B, StepDeadline | null]>;
+  body: B;
+  update_id: string;
+  accept_timeout_ms: number;
+  deadline_ms?: number;
+};
+
 /**
  * Sends an Update to a job's workflow and returns its result. The wait for a worker to accept it is bounded: with no
  * worker polling (or one too busy to take the step within accept_timeout_ms), it fails with 503 TEMPORARILY_UNAVAILABLE
- * and nothing changed (an Update is durable only once accepted; the workflow refuses a late delivery it is told of, see
- * `args`). Once accepted, the step runs to its end and its result is awaited. `update_id` makes a retried call one step.
- * `deadline_ms` (default: now + accept_timeout_ms) lets a caller that asks again share one wait across its attempts;
- * the 503 reports the caller's `accept_timeout_ms`.
+ * and nothing changed (an Update is durable only once accepted; the workflow refuses a late delivery past the
+ * StepDeadline it is sent). Once accepted, the step runs to its end and its result is awaited. `update_id` makes a
+ * retried call one step. `deadline_ms` (default: now + accept_timeout_ms) lets a caller that asks again share one wait
+ * across its attempts; the 503 reports the caller's `accept_timeout_ms`.
  */
-export async function updateJob<R>(
-  temporal: JobTemporal,
-  job: Pick<JobRef, 'kind' | 'resource_id'>,
-  update: { name: string; update_id: string; args: (not_after_ms: number) => [unknown, ...unknown[]]; accept_timeout_ms: number; deadline_ms?: number },
-): Promise<R> {
+export async function updateJob<R, B>(temporal: JobTemporal, job: Pick<JobRef, 'kind' | 'resource_id'>, update: JobUpdate<R, B>): Promise<R> {
   const handle = temporal.client.workflow.getHandle(jobWorkflowId(job.kind, job.resource_id));
   const deadline_ms = update.deadline_ms ?? Date.now() + update.accept_timeout_ms;
   // The workflow stops accepting a little before the call gives up, so an acceptance is never lost in transit.
@@ -189,13 +185,13 @@ export async function updateJob<R>(
   let accepted: WorkflowUpdateHandle<R>;
   try {
     accepted = await temporal.client.withDeadline(deadline_ms, () =>
-      handle.startUpdate<R, [unknown, ...unknown[]]>(update.name, { args: update.args(not_after_ms), updateId: update.update_id, waitForStage: WorkflowUpdateStage.ACCEPTED }),
+      handle.startUpdate(update.definition, { args: [update.body, { not_after_ms }], updateId: update.update_id, waitForStage: WorkflowUpdateStage.ACCEPTED }),
     );
   } catch (error) {
     if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
       throw new ServiceError(
         'TEMPORARILY_UNAVAILABLE',
-        `No worker took the ${update.name} step within ${Math.round(update.accept_timeout_ms / 1000)} seconds; nothing changed. Send the same request (same Idempotency-Key) again later.`,
+        `No worker took the ${update.definition.name} step within ${Math.round(update.accept_timeout_ms / 1000)} seconds; nothing changed. Send the same request (same Idempotency-Key) again later.`,
         { workflow_id: jobWorkflowId(job.kind, job.resource_id), accept_timeout_ms: update.accept_timeout_ms },
         { retry_after_seconds: STEP_RETRY_AFTER_SECONDS },
       );

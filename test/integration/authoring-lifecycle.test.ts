@@ -101,7 +101,7 @@ describe('authoring sessions with small lifecycle thresholds', () => {
     // AI usage and charges carried across the runs: each AI step recorded and charged once.
     const calls = await service.db.query("select id from ai_usage where subject_kind = 'session' and subject_id = ?", [session_id]);
     expect(calls.length).toBe(revised.body.checkpoint.ai.session_total.calls);
-    expect(calls.length).toBeGreaterThanOrEqual(2); // the draft, and a second AI step while two slots were still open
+    expect(calls.length).toBe(1); // the draft only: after it the offline heuristic has nothing to add (docs/authoring.md)
     const used = await usedCredits(service, session_id);
     expect(revised.body.checkpoint.ai.session_total.credits).toBe(used);
     const after = await balances(service.db, owner.org_id);

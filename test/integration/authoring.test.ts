@@ -271,7 +271,7 @@ describe('authoring sessions with a hosted model (fake OpenAI)', () => {
           { slot: 'mean_service', value: 17.5, source: null, question: 'How long is a consultation today, on average?' },
           { slot: 'arrival_rate', value: 6, source: { kind: 'reference', reference: 'NHS Digital GP appointment data, 2025' }, question: '' },
           // A quote that is not in the intake is no source.
-          { slot: 'servers', value: 4, source: { kind: 'intake_line', source_id: 'src_x', line_start: 1, line_end: 1, quote: 'four clinicians work each day' }, question: 'How many clinicians?' },
+          { slot: 'servers', value: 4, source: { kind: 'intake_line', source_id: 'src_x', line_start: 1, line_end: 1, quote: 'four clinicians work each day', conversion: null }, question: 'How many clinicians?' },
           { slot: 'treatment.mean_service', value: null, source: null, question: 'How long with the triage form?' },
         ],
         next_steps: [

@@ -10314,6 +10314,10 @@ export type CreateAuthoringSessionData = {
 
 export type CreateAuthoringSessionErrors = {
     /**
+     * INSUFFICIENT_CREDITS: the organization's available credits cannot cover the first AI step; nothing was created or charged
+     */
+    402: unknown;
+    /**
      * VALIDATION_FAILED: no confirmed intake and no starting world, or the starting world is invalid
      */
     422: unknown;
@@ -10576,9 +10580,17 @@ export type ReviseAuthoringSessionData = {
 
 export type ReviseAuthoringSessionErrors = {
     /**
+     * INSUFFICIENT_CREDITS: the AI iteration the instructions ask for is not covered; the session ended failed with this cause
+     */
+    402: unknown;
+    /**
      * CONFLICT: not waiting, or an AI step after cap_reached
      */
     409: unknown;
+    /**
+     * VALIDATION_FAILED: instructions on the offline provider (it cannot follow them; nothing is charged); send values instead
+     */
+    422: unknown;
     /**
      * TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again, or TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds
      */

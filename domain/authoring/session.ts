@@ -1,0 +1,62 @@
+// What an authoring session's workflow carries and what its messages take (spec: Authoring sessions (beta)): the start
+// an activity loads, the state continued-as-new, and the Update arguments. Types only, plus the credits the first step
+// may need (the create call refuses a session the organization cannot cover). Pure.
+import type { IntakeSpec } from '../contracts/intakeSpec.ts';
+import type { WorldSpec } from '../contracts/worldSpec.ts';
+import type { AiLimits, AiUsage } from './checkpoint.ts';
+import { type AuthoringDraft, type Question, queueTemplate, type Slot, type SlotValue, startingTemplate } from './draft.ts';
+import { authoringCallBound, authoringDraftPrompt } from './register.ts';
+
+export type AuthoringStart = {
+  session_id: string;
+  org_id: string;
+  project_id: string;
+  byok_provider: 'openai' | 'anthropic' | 'google' | null;
+  /** the session's AI steps run on the offline heuristic (no byok_provider and the deployment's hosted provider is offline) */
+  offline?: boolean;
+  created_by: string;
+  ai_limits: AiLimits;
+  wait_seconds_max: number;
+  /** Steps one workflow run takes before it continues as new (the worker's CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX). */
+  steps_per_run_max: number;
+  credits_per_1k_tokens: number;
+  intake: IntakeSpec | null;
+  template: WorldSpec;
+  slots: Slot[];
+  filled: Record<string, SlotValue>;
+};
+
+export type AuthoringState = {
+  start: AuthoringStart;
+  status: 'drafting' | 'waiting' | 'approved';
+  filled: Record<string, SlotValue>;
+  questions: Question[];
+  checkpoint: number;
+  usage: AiUsage;
+  cap_reached: boolean;
+  valid: boolean;
+  last_draft: AuthoringDraft | null;
+  next_step_id: number;
+  done_step_id: number;
+};
+
+/** The workflow's input: the session, and its state when it continues as new. */
+export type AuthoringSessionInput = { session_id: string; state?: AuthoringState };
+export type AuthoringSessionResult = { status: 'approved' | 'expired' | 'failed'; world_revision_id?: string };
+
+export type AnswersInput = { answers: Array<{ question_id: string; value: number; note?: string }> };
+export type ReviseInput = { values?: Array<{ slot: string; value: number; reference?: string }>; instructions?: string | null };
+export type ApproveInput = { approved_by: string };
+export type StepResult = { checkpoint: number };
+export type ApproveResult = { world_revision_id: string };
+
+/**
+ * The most credits a new session's first step may reserve: one drafting call's bound when a slot is open, 0 when the
+ * starting world fills every slot (no AI step) or the organization's own key pays (spec: What the service does 7).
+ */
+export function firstStepCreditsMax(input: { intake: IntakeSpec | null; starting_world: WorldSpec | null; byok: boolean; credits_per_1k_tokens: number }): number {
+  const template = input.starting_world ? startingTemplate(input.starting_world) : { ...queueTemplate(input.intake), filled: {} };
+  if (input.byok || template.slots.every((slot) => template.filled[slot.id])) return 0;
+  const prompt = authoringDraftPrompt({ intake: input.intake, slots: template.slots, filled: template.filled, instructions: null });
+  return authoringCallBound(prompt, false, input.credits_per_1k_tokens).credits;
+}
