@@ -1,4 +1,5 @@
 // Sign-in, sign-out, the current user, and API tokens (spec: Authentication).
+import type { Context } from 'koa';
 import { Type } from 'typebox';
 import { normalizeEmail, ROLES, SCOPES, type Scope } from '../../domain/accounts/rules.ts';
 import { ServiceError } from '../../domain/errors.ts';
@@ -15,6 +16,7 @@ import {
   revokeSession,
 } from '../../store/accounts/accounts.ts';
 import { signInAttempts } from '../../store/accounts/signInAttempts.ts';
+import type { Config } from '../../runtime/config.ts';
 import { verifyPassword } from '../../store/secrets.ts';
 import { authorizeOrg, forgetCredential, SESSION_COOKIE, signSession } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
@@ -59,6 +61,18 @@ const MemberOut = Type.Object({
 });
 const TokenCreated = Type.Object({ token: TokenOut, secret: Type.String({ description: 'shown once; store it safely' }) });
 
+/**
+ * The session cookie, Secure when the public URL is https (runtime/config.ts then requires CRUCIBLE_TRUST_PROXY, so the
+ * proxy's X-Forwarded-Proto says the request came over HTTPS). A request that reached the plain port without it (a
+ * health check, a proxy that omits the header) still gets the Secure cookie, never a 500: the browser, which only sees
+ * the https public URL, keeps it, and the same answer carries the token in its body anyway (docs/decisions.md).
+ */
+function setSessionCookie(ctx: Context, config: Config, value: string, lifetime_seconds: number): void {
+  const secure = config.public_url?.startsWith('https:') ?? false;
+  if (secure) ctx.cookies.secure = true;
+  ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure, maxAge: lifetime_seconds * 1000, path: '/' });
+}
+
 const invalidSignIn = () => new ServiceError('UNAUTHENTICATED', 'The email or password is wrong.');
 
 export function accountRoutes(deps: AppDeps): RouteDef[] {
@@ -101,13 +115,7 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
         await attempts.succeeded(email);
         const session = await db.transaction((tx) => createSession(tx, user.id, config.session_lifetime_seconds));
         const token = await signSession(deps, user.id, session.id, config.session_lifetime_seconds);
-        ctx.cookies.set(SESSION_COOKIE, token, {
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: config.public_url?.startsWith('https:') ?? false,
-          maxAge: config.session_lifetime_seconds * 1000,
-          path: '/',
-        });
+        setSessionCookie(ctx, config, token, config.session_lifetime_seconds);
         ctx.status = 201;
         ctx.body = { token, token_type: 'Bearer', expires_at: session.expires_at, user_id: user.id };
       },
@@ -123,7 +131,7 @@ export function accountRoutes(deps: AppDeps): RouteDef[] {
       handler: async (ctx, { auth }) => {
         await revokeSession(db, auth.session_id);
         forgetCredential(deps, { session_id: auth.session_id });
-        ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', maxAge: 0, path: '/' });
+        setSessionCookie(ctx, config, '', 0);
         ctx.status = 204;
       },
     }),
