@@ -11,7 +11,6 @@ const RUNS_COVERED = 2;
 
 let service: TestService;
 let owner: TestUser;
-let world_revision_id: string;
 let credits_estimate: number;
 
 /** A new organization with a saved world, granted `credits`. */
@@ -36,7 +35,7 @@ beforeAll(async () => {
   service = await startTestService();
   // Enough for two runs, one credit short of a third.
   const org = await organization('admission', (estimate) => RUNS_COVERED * estimate + estimate - 1);
-  ({ user: owner, world_revision_id, credits_estimate, create } = org);
+  ({ user: owner, credits_estimate, create } = org);
 });
 afterAll(async () => {
   await service?.stop();
