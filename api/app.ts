@@ -27,7 +27,8 @@ function clientGone(ctx: Context, error: unknown): { status: 408 | 499; error_co
   const socket = ctx.req.socket;
   const aborted = (error as { code?: string } | null)?.code === 'ECONNRESET' || (error as Error | null)?.message === 'aborted';
   // After the client left, a reader of the body may still report its own complaint (a truncated multipart form).
-  const cut_short = isServiceError(error) && (socket?.destroyed === true || ctx.req.errored != null);
+  // (Not any `req.errored`: a reader that stops early, as a 413 does, leaves an AbortError there on a live connection.)
+  const cut_short = isServiceError(error) && (socket?.destroyed === true || (ctx.req.errored as NodeJS.ErrnoException | null)?.code === 'ECONNRESET');
   if (!aborted && !cut_short) return null;
   if (requestTimedOut(socket)) return { status: 408, error_code: 'REQUEST_TIMEOUT' };
   return { status: 499, error_code: 'CLIENT_CLOSED_REQUEST' };
