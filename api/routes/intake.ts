@@ -343,6 +343,17 @@ function readMultipart(ctx: Context): Promise<ExtractRequest> {
         if (!failed) resolve(out);
       }, reject);
     });
+    // A client that leaves mid-body ends the read (logged as 499 by api/app.ts) instead of leaving it waiting forever.
+    const left = (error?: Error) => {
+      if (failed) return;
+      failed = true;
+      ctx.req.unpipe(parser);
+      reject(error ?? Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    };
+    ctx.req.on('error', left);
+    ctx.req.on('close', () => {
+      if (!ctx.req.complete) left();
+    });
     ctx.req.pipe(parser);
   });
 }

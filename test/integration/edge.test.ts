@@ -132,14 +132,20 @@ describe('clients that leave or stall', () => {
   const head = (length: number) =>
     `POST /v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.session}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
-  it('logs a request whose client closed mid-body at info as 499, never as a 500 or an error-level line', async () => {
-    const request_id = `req_abort_${Date.now()}`;
-    const start = head(1000).replace('Host:', `X-Request-Id: ${request_id}\r\nHost:`);
-    await rawExchange([start, '{"title":"half'], { destroy_after_write: true });
-    const line = await eventually(async () => logLines().find((l) => l.request_id === request_id && l.msg === 'request'), 10_000, 'the request log line');
-    expect(line).toMatchObject({ level: 30, status: 499, error_code: 'CLIENT_CLOSED_REQUEST' });
-    const errors = logLines().filter((l) => l.level >= 50);
-    expect(errors).toEqual([]);
+  it('logs a request whose client closed mid-body at info as 499, never as a 500 or an error-level line (JSON and multipart)', async () => {
+    const form = multipart([{ name: 'org_id', value: owner.org_id }, { name: 'text', value: 'x'.repeat(5000) }]);
+    const multipartHead = `POST /v1/intakes/extract HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.session}\r\nContent-Type: ${form.type}\r\nContent-Length: ${form.body.length}\r\n\r\n`;
+    const requests = [
+      { start: head(1000), partial: '{"title":"half' },
+      { start: multipartHead, partial: form.body.subarray(0, 300) },
+    ];
+    for (const [index, { start, partial }] of requests.entries()) {
+      const request_id = `req_abort_${index}_${Date.now()}`;
+      await rawExchange([start.replace('Host:', `X-Request-Id: ${request_id}\r\nHost:`), partial], { destroy_after_write: true });
+      const line = await eventually(async () => logLines().find((l) => l.request_id === request_id && l.msg === 'request'), 10_000, 'the request log line');
+      expect(line).toMatchObject({ level: 30, status: 499, error_code: 'CLIENT_CLOSED_REQUEST' });
+    }
+    expect(logLines().filter((l) => l.level >= 50)).toEqual([]);
   });
 
   it(`answers a body that stops arriving for ${REQUEST_TIMEOUT_SECONDS} s with 408 REQUEST_TIMEOUT and logs it at info`, async () => {
