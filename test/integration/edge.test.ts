@@ -28,7 +28,7 @@ afterAll(async () => {
 
 const port = () => Number(new URL(service.url).port);
 
-/** Sends raw bytes; resolves with what the server wrote once the connection closed (or `close_after_ms` ended it). */
+/** Sends raw bytes; resolves with what the server wrote once the connection closed (at once with `destroy_after_write`). */
 function rawExchange(chunks: Array<string | Buffer>, options: { destroy_after_write?: boolean } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port(), '127.0.0.1');
