@@ -5,6 +5,7 @@ import { newId } from '../domain/ids.ts';
 import type { AppDeps, State } from './context.ts';
 import type { RouteDef } from './registry.ts';
 import { buildRouter, withPolling } from './router.ts';
+import { requestTimedOut } from './server.ts';
 import { webApp } from './web.ts';
 import { routeModules } from './routes/index.ts';
 
@@ -24,6 +25,22 @@ function envelope(ctx: Context, error: ServiceError): void {
   ctx.body = { code: error.code, message: error.message, details: error.details, request_id: (ctx.state as State).request_id };
 }
 
+/**
+ * A request whose client went away before the answer (a closed tab, a killed curl, a body that stopped arriving) is not
+ * a failure of the service: it is logged at info as 499 (the status nginx logs for it; nothing is sent), or 408 when
+ * the request timeout ended it (api/server.ts answered that one).
+ */
+function clientGone(ctx: Context, error: unknown): { status: 408 | 499; error_code: string } | null {
+  const socket = ctx.req.socket;
+  const aborted = (error as { code?: string } | null)?.code === 'ECONNRESET' || (error as Error | null)?.message === 'aborted';
+  // After the client left, a reader of the body may still report its own complaint (a truncated multipart form).
+  // (Not any `req.errored`: a reader that stops early, as a 413 does, leaves an AbortError there on a live connection.)
+  const cut_short = isServiceError(error) && (socket?.destroyed === true || (ctx.req.errored as NodeJS.ErrnoException | null)?.code === 'ECONNRESET');
+  if (!aborted && !cut_short) return null;
+  if (requestTimedOut(socket)) return { status: 408, error_code: 'REQUEST_TIMEOUT' };
+  return { status: 499, error_code: 'CLIENT_CLOSED_REQUEST' };
+}
+
 export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
   const app = new Koa({ proxy: deps.config.trust_proxy });
   const routes: RouteDef[] = [];
@@ -35,7 +52,10 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
     const request_id = incoming && REQUEST_ID.test(incoming) ? incoming : newId('req');
     (ctx.state as State).request_id = request_id;
     ctx.set('X-Request-Id', request_id);
+    // Every answer is what its Content-Type says: API JSON, errors, the web app and downloads alike.
+    ctx.set('X-Content-Type-Options', 'nosniff');
     const started = performance.now();
+    let gone: ReturnType<typeof clientGone> = null;
     try {
       await next();
       if (ctx.status === 405 && ctx.body === undefined) {
@@ -49,7 +69,11 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
         throw new ServiceError('NOT_FOUND', `No route ${ctx.method} ${ctx.path}; the routes are listed at /v1/openapi.json.`);
       }
     } catch (error) {
-      if (isServiceError(error)) {
+      gone = clientGone(ctx, error);
+      if (gone) {
+        // Nothing can reach the client; Koa sends nothing for a destroyed socket.
+        ctx.body = null;
+      } else if (isServiceError(error)) {
         envelope(ctx, error);
         if (error.code === 'INTERNAL') deps.logger.error({ request_id, err: error }, 'invariant failure');
       } else {
@@ -64,10 +88,10 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
           method: ctx.method,
           // A signed link is a bearer credential in the path: such routes are logged by their template only.
           path: (ctx.state as State).route_def?.auth === 'signed' ? (ctx.state as State).route_def!.path : safePath(ctx.originalUrl),
-          status: ctx.status,
+          status: gone?.status ?? ctx.status,
           duration_ms: Math.round(performance.now() - started),
           user_id: auth?.user_id,
-          error_code: ctx.status >= 400 ? (ctx.body as { code?: string } | undefined)?.code : undefined,
+          error_code: gone?.error_code ?? (ctx.status >= 400 ? (ctx.body as { code?: string } | undefined)?.code : undefined),
         },
         'request',
       );

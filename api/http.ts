@@ -4,6 +4,24 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ServiceError, type ErrorDetail } from '../domain/errors.ts';
 
+/** NUL cannot be stored in PostgreSQL text; a lone UTF-16 surrogate cannot be encoded as UTF-8. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function isStorableString(value: string): boolean {
+  return !UNSTORABLE.test(value);
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The text of UTF-8 bytes, or null when they are not UTF-8 (never a silent U+FFFD in place of the bytes sent). */
+export function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 /** JSON bodies are limited to 1 MiB unless an endpoint says otherwise. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -52,8 +70,12 @@ export async function readJsonBody(ctx: Context, limit_bytes = JSON_BODY_LIMIT_B
       { path: '', message: 'unsupported content type' },
     ]);
   }
+  const text = decodeUtf8(raw);
+  if (text === null) {
+    throw new ServiceError('VALIDATION_FAILED', 'The request body is not valid UTF-8; send the JSON encoded as UTF-8.', [{ path: '/', message: 'holds bytes that are not UTF-8' }]);
+  }
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
     throw new ServiceError('VALIDATION_FAILED', 'The request body is not valid JSON; fix the syntax and resend.', [
       { path: '', message: (error as Error).message },

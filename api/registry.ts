@@ -70,8 +70,6 @@ type Common = {
   body_content?: Record<string, { schema: TSchema }>;
   /** The JSON body limit for this route and the constant's name, quoted in the 413 (default JSON_BODY_LIMIT_BYTES). */
   body_limit?: { bytes: number; name: string };
-  /** Pasted source text may hold NUL (extraction reports it as binary); everywhere else NUL is refused with 422. */
-  body_allows_nul?: boolean;
   /** A JSON body may be omitted (treated as {}); a body that is sent must still match. */
   body_optional?: boolean;
   /**

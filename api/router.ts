@@ -1,5 +1,5 @@
 // The router applies what each RouteDef declares, in the order of ARCHITECTURE.md "How a request flows":
-// deployment flag (503) → credential (401, before any byte of the body is read) → declared scope (403) → path parameters (404 for a value that
+// credential (401, before any byte of the body is read) → deployment flag (503) → declared scope (403) → path parameters (404 for a value that
 // cannot name anything, without touching the database) → query (422) → JSON body (413, 422) → Idempotency-Key (422)
 // → the handler with a typed `input`. Tenant and role checks need the loaded object: authorizeOrg/authorizeOwned.
 import Router from '@koa/router';
@@ -8,7 +8,7 @@ import type { TSchema } from 'typebox';
 import { ServiceError, type ErrorDetail } from '../domain/errors.ts';
 import { authenticate, requireScopeOf } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
-import { JSON_BODY_LIMIT_BYTES, readJsonBody, schemaErrors } from './http.ts';
+import { isStorableString, JSON_BODY_LIMIT_BYTES, readJsonBody, schemaErrors } from './http.ts';
 import { readIdempotencyKey } from './idempotency.ts';
 import { requireTemporal } from './readiness.ts';
 import { servePollable, WaitQuery } from './poll.ts';
@@ -21,24 +21,16 @@ export const JSON_DEPTH_MAX = 64;
 
 /** Ids carry a type prefix (domain/ids.ts); a `…_id` parameter of another shape names nothing. */
 const ID_SHAPE = /^[a-z]{2,5}_[0-9a-z]{1,60}$/;
-/** NUL cannot be stored in PostgreSQL text; a lone UTF-16 surrogate cannot be encoded as UTF-8. */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-export function isStorableString(value: string): boolean {
-  return !UNSTORABLE.test(value);
-}
 
 /** JSON pointers of strings (values or keys) a database cannot store, and whether nesting exceeds the limit. */
-export function unstorableStrings(value: unknown, allow_nul = false): { paths: string[]; too_deep: boolean } {
-  const unstorable = allow_nul ? LONE_SURROGATE : UNSTORABLE;
+export function unstorableStrings(value: unknown): { paths: string[]; too_deep: boolean } {
   const paths: string[] = [];
   let too_deep = false;
   const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
   while (stack.length > 0 && paths.length < 20) {
     const { value: current, path, depth } = stack.pop()!;
     if (typeof current === 'string') {
-      if (unstorable.test(current)) paths.push(path || '/');
+      if (!isStorableString(current)) paths.push(path || '/');
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
@@ -59,9 +51,9 @@ export function unstorableStrings(value: unknown, allow_nul = false): { paths: s
   return { paths, too_deep };
 }
 
-function refuseUnstorable(value: unknown, where: string, allow_nul: boolean): void {
+function refuseUnstorable(value: unknown, where: string): void {
   const prefix = '';
-  const found = unstorableStrings(value, allow_nul);
+  const found = unstorableStrings(value);
   if (found.too_deep) {
     throw new ServiceError('VALIDATION_FAILED', `The ${where} is nested more than ${JSON_DEPTH_MAX} levels deep; flatten it.`, [
       { path: prefix || '/', message: `nesting deeper than ${JSON_DEPTH_MAX} levels` },
@@ -158,7 +150,7 @@ async function readBody(ctx: Context, route: RouteDef): Promise<unknown> {
     }
     value = {};
   }
-  refuseUnstorable(value, 'request body', route.body_allows_nul === true);
+  refuseUnstorable(value, 'request body');
   const details = schemaErrors(route.body, value);
   if (details.length > 0) {
     const first = details[0]!;
@@ -180,7 +172,10 @@ function sameOrigin(deps: AppDeps, ctx: Context): boolean {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** spec: "While it is off, every sponsor endpoint returns SPONSOR_NOT_CONFIGURED"; billing likewise. Checked before the credential. */
+/**
+ * spec: "While it is off, every sponsor endpoint returns SPONSOR_NOT_CONFIGURED"; billing likewise. Checked after the
+ * credential (spec: Authentication, "Unauthenticated requests return 401"), so a flag never answers an anonymous caller.
+ */
 function requireFeature(deps: AppDeps, feature: RouteFeature | undefined): void {
   if (feature === 'sponsor' && !deps.config.sponsor_api_enabled) {
     throw new ServiceError('SPONSOR_NOT_CONFIGURED', 'The sponsor API is not enabled on this deployment (SERVICE_SPONSOR_API_ENABLED).');
@@ -196,7 +191,6 @@ export function enforce(deps: AppDeps, route: RouteDef) {
     const state = ctx.state as State;
     state.route = route.path;
     state.route_def = route;
-    requireFeature(deps, route.feature);
     let auth: State['auth'] = null;
     if (route.auth === 'user' || route.auth === 'session') {
       const found = await authenticate(deps, ctx);
@@ -205,6 +199,7 @@ export function enforce(deps: AppDeps, route: RouteDef) {
       }
       state.auth = found.auth;
       auth = found.auth;
+      requireFeature(deps, route.feature);
       if (found.source === 'cookie' && !SAFE_METHODS.has(ctx.method) && !sameOrigin(deps, ctx)) {
         throw new ServiceError(
           'FORBIDDEN',
@@ -216,6 +211,9 @@ export function enforce(deps: AppDeps, route: RouteDef) {
         throw new ServiceError('FORBIDDEN', 'This operation needs a signed-in user session; API tokens cannot perform it.', { reason: 'session_required' });
       }
       if (route.scope) requireScopeOf(auth, route.scope);
+    } else {
+      // Public, signed and webhook routes take no credential: the flag is the first answer (the payment webhook).
+      requireFeature(deps, route.feature);
     }
     const params = readParams(ctx, route);
     const query = readQuery(ctx, route.query ?? {}, route.query_closed === true);

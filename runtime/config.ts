@@ -30,6 +30,8 @@ export type Config = {
   sign_in_limits: { per_email_max: number; per_address_max: number; window_seconds: number };
   /** behind a reverse proxy: read the client address from X-Forwarded-For (only when the proxy sets it) */
   trust_proxy: boolean;
+  /** a request whose headers and body have not all arrived in this time is answered 408 REQUEST_TIMEOUT */
+  request_timeout_seconds: number;
   models: Record<HostedProvider, string | null>;
   provider_base_urls: Record<HostedProvider, string | null>;
   hosted_provider: AiProvider;
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
       window_seconds: int(env, 'CRUCIBLE_SIGN_IN_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600, problems),
     },
     trust_proxy: bool(env, 'CRUCIBLE_TRUST_PROXY', false, problems),
+    request_timeout_seconds: int(env, 'CRUCIBLE_REQUEST_TIMEOUT_SECONDS', 120, 1, 3600, problems),
     models,
     provider_base_urls: perHostedProvider((provider) => url(env, providerBaseUrlEnv(provider), problems, ['http:', 'https:'])),
     hosted_provider: hostedProvider,
@@ -180,6 +183,13 @@ export function loadConfig(env: Env = process.env): Config {
     authoring_steps_per_run_max: int(env, 'CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX', 25, 1, 1_000, problems),
     authoring_update_accept_seconds: int(env, 'CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS', 20, 1, 100, problems),
   };
+  if (config.public_url?.startsWith('https:') && !config.trust_proxy) {
+    // The service listens on plain HTTP only: an https public URL means a TLS-terminating proxy in front, which must be
+    // trusted to say the request came over HTTPS (X-Forwarded-Proto) before the Secure session cookie is sent.
+    problems.push(
+      'CRUCIBLE_PUBLIC_URL is https:// but CRUCIBLE_TRUST_PROXY is not true: the service listens on plain HTTP, so set CRUCIBLE_TRUST_PROXY=true behind a TLS-terminating proxy that sets X-Forwarded-Proto and X-Forwarded-For, or use an http:// CRUCIBLE_PUBLIC_URL',
+    );
+  }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.log_level}")`);
   }

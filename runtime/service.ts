@@ -1,14 +1,14 @@
 // The composition root: database, migrations, Temporal (dev server or external), worker, API.
 import { closeComputePool, computePool } from '../compute/pool.ts';
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { newId } from '../domain/ids.ts';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import { Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createApp } from '../api/app.ts';
+import { createApiServer } from '../api/server.ts';
 import type { AppDeps } from '../api/context.ts';
 import { openDatabase, type Db } from '../store/db.ts';
 import { MAINTENANCE_INTERVAL_MINUTES, MAINTENANCE_SCHEDULE_ID, MAINTENANCE_WORKFLOW_TYPE } from '../domain/jobs.ts';
@@ -210,20 +210,7 @@ export async function startService(options: {
     if (options.mode !== 'worker') {
       deps = { config, db, logger, temporal: { client, task_queue: config.temporal_task_queue, namespace: config.temporal_namespace } };
       const { app } = createApp(deps);
-      const server: Server = createServer(app.callback());
-      server.requestTimeout = 120_000;
-      // A request Node cannot parse never reaches Koa: answer it with the error envelope and close the connection.
-      server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-        if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
-        const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-        const body = JSON.stringify({
-          code: 'VALIDATION_FAILED',
-          message: `The HTTP request could not be parsed (${error.code ?? 'malformed request'}); send a well-formed HTTP/1.1 request.`,
-          details: [{ path: '/', message: 'malformed HTTP request' }],
-          request_id: newId('req'),
-        });
-        socket.end(`HTTP/1.1 ${status} Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-      });
+      const server: Server = createApiServer(app, { logger, request_timeout_seconds: config.request_timeout_seconds });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.port, config.host, resolve);

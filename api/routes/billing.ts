@@ -103,6 +103,35 @@ export async function currentPrice(config: Config, pack: Pick<PackRow, 'price_id
   return checkPrice(price as never, config.stripe_live_mode);
 }
 
+/** A bound pack's current price; an unusable price names the pack it belongs to (spec: Errors, BILLING_NOT_CONFIGURED). */
+async function packPrice(config: Config, pack: Pick<PackRow, 'price_id' | 'pack_key'>): Promise<{ amount: number; currency: 'usd' }> {
+  try {
+    return await currentPrice(config, pack);
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.code !== 'BILLING_NOT_CONFIGURED') throw error;
+    throw new ServiceError(
+      'BILLING_NOT_CONFIGURED',
+      `Pack ${pack.pack_key} is not on sale: ${error.message.replace(/^Billing is not configured: /, '').replace(/\.$/, '')}; choose another pack (GET /v1/billing/packs) or ask an operator to rebind it.`,
+      { ...(error.details as Record<string, unknown>), pack_key: pack.pack_key },
+    );
+  }
+}
+
+/** The catalog: every bound pack whose price is usable now; one inactive price hides only its own pack (said in the log). */
+async function packsOnSale(deps: AppDeps): Promise<Array<{ pack_key: string; title: string; credits: number; amount: number; currency: 'usd' }>> {
+  const data = [];
+  for (const pack of await listPacks(deps.db)) {
+    try {
+      const price = await packPrice(deps.config, pack);
+      data.push({ pack_key: pack.pack_key, title: pack.title, credits: pack.credits, amount: price.amount, currency: price.currency });
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.code !== 'BILLING_NOT_CONFIGURED') throw error;
+      deps.logger.warn({ pack_key: pack.pack_key, price_id: pack.price_id, reason: error.message }, 'pack hidden from the catalog: its price is unusable');
+    }
+  }
+  return data;
+}
+
 /**
  * spec: Authentication, Purchases — program funding needs an assigned institution administrator (else 404, like an
  * inaccessible program), a verified institution (APPROVAL_REQUIRED) and an unclosed, unexpired program (CONFLICT);
@@ -140,13 +169,7 @@ export function billingRoutes(deps: AppDeps): RouteDef[] {
       scope: 'read',
       responses: { 200: { description: 'the catalog', schema: PacksOut } },
       handler: async (ctx) => {
-        const packs = await listPacks(db);
-        const data = [];
-        for (const pack of packs) {
-          const price = await currentPrice(config, pack);
-          data.push({ pack_key: pack.pack_key, title: pack.title, credits: pack.credits, amount: price.amount, currency: price.currency });
-        }
-        ctx.body = { live_mode: config.stripe_live_mode, data };
+        ctx.body = { live_mode: config.stripe_live_mode, data: await packsOnSale(deps) };
       },
     }),
     route({
@@ -180,7 +203,7 @@ export function billingRoutes(deps: AppDeps): RouteDef[] {
         const pack = await findPack(db, body.pack_key);
         if (!pack) throw new ServiceError('VALIDATION_FAILED', `No pack ${body.pack_key} is on sale; GET /v1/billing/packs lists them.`, [{ path: '/pack_key', message: 'is not a pack on sale' }]);
         const return_url = checkReturnUrl(config.billing_return_url, config.stripe_live_mode);
-        const price = await currentPrice(config, pack);
+        const price = await packPrice(config, pack);
         // spec: Checkout rules — the intent is saved (committed with the replay record) before the provider call.
         const saved = await idempotent(db, ctx, { owner_id: owner.owner_id, hashed_body: body }, async (tx) => {
           const intent = await createIntent(tx, {

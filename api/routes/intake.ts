@@ -35,7 +35,7 @@ import {
 import { lockProject } from '../../store/projects/projects.ts';
 import { authorizeOrg, authorizeOwned, callerOf } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
-import { page, refuseRest } from '../http.ts';
+import { isStorableString, page, refuseRest } from '../http.ts';
 import { idempotent, respond } from '../idempotency.ts';
 import { route, type RouteDef } from '../registry.ts';
 import { Id, Page, PageQuery, Timestamp } from '../schemas.ts';
@@ -233,6 +233,11 @@ const requestTooLarge = () =>
     BYTES_PER_REQUEST_MAX,
   );
 
+const unstorableField = (path: string) =>
+  new ServiceError('VALIDATION_FAILED', `The form field ${path.slice(1)} holds a NUL character or a lone UTF-16 surrogate; remove it (such text cannot be stored).`, [
+    { path, message: 'contains a NUL character or a lone surrogate' },
+  ]);
+
 function sourceName(filename: string | undefined, index: number): string {
   const name = basename((filename ?? '').replace(/\\/g, '/')).trim();
   return (name || `file ${index + 1}`).slice(0, SOURCE_NAME_CHARS_MAX);
@@ -282,8 +287,14 @@ function readMultipart(ctx: Context): Promise<ExtractRequest> {
       total_bytes += bytes;
       if (total_bytes > BYTES_PER_REQUEST_MAX) fail(requestTooLarge());
     };
+    let text_fields = 0;
     parser.on('field', (name, value, info) => {
       if (failed) return;
+      if (name === 'text') text_fields += 1;
+      // Form fields are text, refused like a JSON body's strings: a NUL or a lone surrogate cannot be stored.
+      if ((name === 'text' || name === 'org_id' || name === 'project_id') && !isStorableString(value)) {
+        return fail(unstorableField(name === 'text' ? `/text/${text_fields - 1}` : `/${name}`));
+      }
       if (name === 'text') {
         const index = out.inputs.length;
         if (info.valueTruncated) return fail(sourceTooLarge(index));
@@ -331,6 +342,17 @@ function readMultipart(ctx: Context): Promise<ExtractRequest> {
       Promise.all(pending).then(() => {
         if (!failed) resolve(out);
       }, reject);
+    });
+    // A client that leaves mid-body ends the read (logged as 499 by api/app.ts) instead of leaving it waiting forever.
+    const left = (error?: Error) => {
+      if (failed) return;
+      failed = true;
+      ctx.req.unpipe(parser);
+      reject(error ?? Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    };
+    ctx.req.on('error', left);
+    ctx.req.on('close', () => {
+      if (!ctx.req.complete) left();
     });
     ctx.req.pipe(parser);
   });
@@ -382,7 +404,6 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
       body: ExtractJson,
       body_content: { 'multipart/form-data': { schema: ExtractMultipart } },
       body_limit: { bytes: BYTES_PER_REQUEST_MAX + MULTIPART_OVERHEAD_BYTES_MAX, name: 'BYTES_PER_REQUEST_MAX' },
-      body_allows_nul: true,
       responses: {
         201: { description: 'the sources as stored (never their text)', schema: ExtractOut },
         413: { description: 'PAYLOAD_TOO_LARGE: BYTES_PER_SOURCE_MAX or BYTES_PER_REQUEST_MAX' },

@@ -23,7 +23,7 @@ import '../../domain/simulation/register.ts';
 import { admitRun, type RunIssue } from '../../domain/simulation/pricing.ts';
 import { EVENT_TRACE_DESCRIPTION } from '../../domain/simulation/results.ts';
 import { zipExport } from '../../compute/simulation/export.ts';
-import { assertCanCover, balances } from '../../store/credits/ledger.ts';
+import { assertCanCover, balances, lockCredits } from '../../store/credits/ledger.ts';
 import { EXPORT_LINK_LIFETIME_SECONDS, signExportToken, verifyExportToken } from '../../store/runs/exportLinks.ts';
 import {
   allRunEvents,
@@ -36,6 +36,7 @@ import {
   pageRunEvents,
   RESULT_STATUSES,
   type RunView,
+  unreservedRunCredits,
 } from '../../store/runs/runs.ts';
 import type { WorldRevisionView } from '../../store/worlds/worlds.ts';
 import { getWorldRevision } from '../../store/worlds/worlds.ts';
@@ -226,7 +227,8 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
       handler: async (ctx, input) => {
         const body = input.body;
         const revision = await loadWorldRevision(deps, ctx, body.world_revision_id, 'read');
-        const available = (await balances(db, revision.org_id)).available_credits;
+        // What a create would be admitted against: the balance less what admitted runs have not reserved yet.
+        const available = Math.max(0, (await balances(db, revision.org_id)).available_credits - (await unreservedRunCredits(db, revision.org_id)));
         ctx.body = estimateView(estimateRun(revision.world), body.budget_limit_credits, available);
       },
     }),
@@ -266,7 +268,11 @@ export function runRoutes(deps: AppDeps): RouteDef[] {
         }
         const { credits_reserved } = admission;
         const outcome = await idempotent(db, ctx, { owner_id: revision.org_id, hashed_body: body }, async (tx) => {
-          await assertCanCover(tx, revision.org_id, credits_reserved);
+          // Admission under the organization's credit lock, counting runs admitted but not yet reserved: of concurrent
+          // creates beyond the balance, the extra ones get 402 now, and nothing is queued for them. A refusal rolls
+          // back with the idempotency record, so a retry with the same key after adding credits is admitted.
+          await lockCredits(tx, revision.org_id);
+          await assertCanCover(tx, revision.org_id, credits_reserved, await unreservedRunCredits(tx, revision.org_id));
           const run = await createRun(tx, {
             org_id: revision.org_id,
             project_id: revision.project_id,

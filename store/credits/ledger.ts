@@ -681,12 +681,24 @@ export async function balances(tx: Tx, org_id: string, now_ms = Date.now()): Pro
   return { org_id, available_credits, reserved_credits, sources };
 }
 
-/** Refuses work an organization cannot pay for before it starts: 402 INSUFFICIENT_CREDITS naming available and needed. */
-export async function assertCanCover(db: Tx, org_id: string, credits_needed: number): Promise<CreditBalances> {
+/**
+ * Refuses work an organization cannot pay for before it starts: 402 INSUFFICIENT_CREDITS naming available and needed.
+ * `held_credits` are promised to admitted work whose workflow has not reserved them yet; they are not available.
+ */
+export async function assertCanCover(db: Tx, org_id: string, credits_needed: number, held_credits = 0): Promise<CreditBalances> {
   checkCredits(credits_needed, 'credits', 0);
   const current = await balances(db, org_id);
-  if (current.available_credits < credits_needed) throw insufficientCredits(current.available_credits, credits_needed);
+  const available_credits = Math.max(0, current.available_credits - held_credits);
+  if (available_credits < credits_needed) throw insufficientCredits(available_credits, credits_needed);
   return current;
+}
+
+/**
+ * Takes the organization's credit lock for the rest of the transaction: its funding accounts, in id order, the lock
+ * every reservation takes (reserve), so admissions of one organization queue behind each other and behind reservations.
+ */
+export async function lockCredits(tx: Tx, org_id: string): Promise<void> {
+  await lockOrgAccounts(tx, org_id);
 }
 
 /** An organization's ledger, newest first; fetches limit+1 rows for `page()`. */

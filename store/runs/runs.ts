@@ -89,6 +89,21 @@ function view(row: Record<string, unknown>): RunView {
   };
 }
 
+/**
+ * Credits promised to the organization's admitted runs whose workflow has not reserved them yet (queued, or running
+ * before its first activity reserved): admission counts them as spent, so concurrent creates cannot all be admitted
+ * against one balance. The reservation's transfer key is the run workflow's (`<run id>:reserve`, workflows/credits.ts).
+ */
+export async function unreservedRunCredits(tx: Tx, org_id: string): Promise<number> {
+  const row = await tx.one<{ credits: unknown }>(
+    `select coalesce(sum(r.credits_reserved), 0)::text as credits from runs r
+      where r.status in ('queued', 'running') and r.org_id = ?
+        and not exists (select 1 from credit_transfers t where t.transfer_key = r.id || ':reserve')`,
+    [org_id],
+  );
+  return Number(row?.credits ?? 0);
+}
+
 export async function createRun(
   tx: Tx,
   input: {

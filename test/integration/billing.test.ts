@@ -424,3 +424,30 @@ describe('program funding', () => {
     expect(closed.body.code).toBe('CONFLICT');
   });
 });
+
+describe('a price that went inactive', () => {
+  it('hides only its own pack from the catalog and refuses its checkout with 503 BILLING_NOT_CONFIGURED naming the pack', async () => {
+    const price = stripe.addPrice({ unit_amount: 700 });
+    await runOperator(service.db, { command: 'pack bind', flags: { key: 'fading', title: 'Fading pack', price: price.id, credits: '50' }, config: service.config });
+    try {
+      const before = await http(service, 'GET', '/v1/billing/packs', { token: owner.session });
+      const keys = before.body.data.map((p: { pack_key: string }) => p.pack_key);
+      expect(keys).toContain('fading');
+      expect(keys.length).toBeGreaterThan(1);
+      stripe.prices.get(price.id)!.active = false; // deactivated in the provider's dashboard after it was bound
+      const after = await http(service, 'GET', '/v1/billing/packs', { token: owner.session });
+      expect(after.status).toBe(200);
+      // every other pack is still on sale, as it was
+      expect(after.body.data).toEqual(before.body.data.filter((p: { pack_key: string }) => p.pack_key !== 'fading'));
+      expect(after.body.data).toContainEqual({ pack_key: 'starter', title: 'Starter pack', credits: PACK_CREDITS, amount: 1500, currency: 'usd' });
+      const buyer = await signedInOwner(service, 'fading');
+      const refused = await checkout(buyer, { pack_key: 'fading', org_id: buyer.org_id });
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ code: 'BILLING_NOT_CONFIGURED', details: { pack_key: 'fading', price_id: price.id } });
+      expect(refused.body.message).toContain('Pack fading is not on sale');
+      expect((await checkout(buyer, { pack_key: 'starter', org_id: buyer.org_id })).status).toBe(201);
+    } finally {
+      await runOperator(service.db, { command: 'pack retire', flags: { key: 'fading' } });
+    }
+  });
+});

@@ -134,7 +134,7 @@ describe('GET /v1/features', () => {
     const features = await http(service, 'GET', '/v1/features');
     expect(features.status).toBe(200);
     expect(features.body).toEqual({ sponsor_api: true, billing: false });
-    // the flags as the routes apply them: billing answers 503 before the credential, sponsor routes answer
+    // the flags as the routes apply them: billing answers a signed-in caller 503, sponsor routes answer
     const packs = await http(service, 'GET', '/v1/billing/packs', { token: owner.session });
     expect(packs.status).toBe(503);
     expect(packs.body.code).toBe('BILLING_NOT_CONFIGURED');

@@ -98,7 +98,7 @@ describe('the deployment flag', () => {
   let server: Server;
   afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-  it('answers every sponsor endpoint with 503 SPONSOR_NOT_CONFIGURED before authentication while the flag is off', async () => {
+  it('answers every sponsor endpoint 401 without a credential, then 503 SPONSOR_NOT_CONFIGURED while the flag is off', async () => {
     const { app, routes } = createApp({ config: { ...service.config, sponsor_api_enabled: false }, db: service.db, logger: createLogger({ level: 'silent' }), temporal: null });
     server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -107,7 +107,9 @@ describe('the deployment flag', () => {
     expect(sponsorRoutes.length).toBe(9);
     for (const route of sponsorRoutes) {
       const path = route.path.replace('{program_id}', 'prog_0000000000000000');
-      const response = await http(off, route.method.toUpperCase(), path, route.method === 'post' ? { body: {} } : {});
+      const body = route.method === 'post' ? { body: {} } : {};
+      expect((await http(off, route.method.toUpperCase(), path, body)).status, path).toBe(401);
+      const response = await http(off, route.method.toUpperCase(), path, { ...body, token: admin.session });
       expect(response.status, path).toBe(503);
       expect(response.body).toMatchObject({ code: 'SPONSOR_NOT_CONFIGURED', request_id: expect.any(String) });
     }

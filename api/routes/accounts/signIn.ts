@@ -4,9 +4,10 @@ import { ServiceError } from '../../../domain/errors.ts';
 import { createSession, findUserByEmail } from '../../../store/accounts/accounts.ts';
 import { signInAttempts } from '../../../store/accounts/signInAttempts.ts';
 import { verifyPassword } from '../../../store/secrets.ts';
-import { SESSION_COOKIE, signSession } from '../../auth.ts';
+import { signSession } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
+import { setSessionCookie } from './cookie.ts';
 import { presentSession } from './present.ts';
 
 const invalidSignIn = () => new ServiceError('UNAUTHENTICATED', 'The email or password is wrong.');
@@ -50,13 +51,7 @@ export function signInRoute(deps: AppDeps): RouteDef {
       await attempts.succeeded(email);
       const session = await db.transaction((tx) => createSession(tx, user.id, config.session_lifetime_seconds));
       const token = await signSession(deps, user.id, session.id, config.session_lifetime_seconds);
-      ctx.cookies.set(SESSION_COOKIE, token, {
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: config.public_url?.startsWith('https:') ?? false,
-        maxAge: config.session_lifetime_seconds * 1000,
-        path: '/',
-      });
+      setSessionCookie(ctx, config.public_url, token, config.session_lifetime_seconds);
       ctx.status = 201;
       ctx.body = presentSession(token, session.expires_at, user.id);
     },

@@ -1,7 +1,8 @@
 import { revokeSession } from '../../../store/accounts/accounts.ts';
-import { forgetCredential, SESSION_COOKIE } from '../../auth.ts';
+import { forgetCredential } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
+import { setSessionCookie } from './cookie.ts';
 
 export function signOutRoute(deps: AppDeps): RouteDef {
   return route({
@@ -15,7 +16,7 @@ export function signOutRoute(deps: AppDeps): RouteDef {
     handler: async (ctx, { auth }) => {
       await revokeSession(deps.db, auth.session_id);
       forgetCredential(deps, { session_id: auth.session_id });
-      ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', maxAge: 0, path: '/' });
+      setSessionCookie(ctx, deps.config.public_url, '', 0);
       ctx.status = 204;
     },
   });
