@@ -103,7 +103,8 @@ describe('an API process while Temporal is unreachable', () => {
     const job = { org_id: owner.org_id, project_id };
     const run = await timed(() => startJob(jobs, { ...job, kind: 'run', resource_id: 'run_deferred' }, { run_id: 'run_deferred' }));
     expect(run.result).toBe('deferred');
-    expect(run.ms).toBeLessThan(TEMPORAL_CALL_DEADLINE_MS + 1_000);
+    // bounded by the deadline, with room for a loaded machine's scheduling (a request's answer within 5 s is checked above)
+    expect(run.ms).toBeLessThan(TEMPORAL_CALL_DEADLINE_MS + 4_000);
     const authoring = await startJob(jobs, { ...job, kind: 'authoring', resource_id: 'aus_refused' }, { session_id: 'aus_refused' }).catch((error: unknown) => error);
     expect(isServiceError(authoring) && authoring.code).toBe('TEMPORARILY_UNAVAILABLE');
     // A cancel needs no answer from Temporal: the row says canceled and the workflow reads it at its next step.
