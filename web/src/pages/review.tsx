@@ -6,20 +6,11 @@ import type { ReactNode } from 'react';
 import { type ConceptReview, type EvidenceClaim, type Review, TERMINAL_REVIEW, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useLoad } from '../ui.tsx';
+import { REVIEW_STATUS } from './reviewStatus.ts';
 
 const STATES = ['queued', 'searching', 'drafting', 'verifying', 'succeeded'];
 const STATE_NAMES: Record<string, string> = { queued: 'Waiting', searching: 'Searching', drafting: 'Drafting', verifying: 'Checking', succeeded: 'Done' };
 
-/** What a review is doing, in a sentence (the API's own descriptions name fields and endpoints). */
-export const REVIEW_STATUS: Record<string, string> = {
-  queued: 'Accepted; it starts in a moment.',
-  searching: 'Searching the published literature (Europe PMC) and checking for retractions and corrections.',
-  drafting: 'Drafting the 13 dimensions from your intake and the papers found.',
-  verifying: 'Checking every evidence claim three ways.',
-  succeeded: 'Finished; the review is below and can be downloaded.',
-  failed: 'Stopped by a failure; nothing was charged.',
-  canceled: 'Canceled; only the credits used until then were charged.',
-};
 
 type Records = ConceptReview['literature']['records'];
 type LitRecord = Records[number];
