@@ -138,6 +138,9 @@ export const SCREENS: Screen[] = [
       await page.getByRole('button', { name: 'Start an authoring session' }).click();
       await page.getByRole('heading', { name: 'Checkpoint 1' }).waitFor({ timeout: 60_000 });
       await page.getByTestId('question').first().waitFor();
+      // the offline provider cannot follow written instructions (the API refuses them): the box is replaced by a sentence
+      await page.getByTestId('no-instructions').getByText('Written instructions need a hosted AI model.').waitFor();
+      if ((await page.getByLabel('Ask for another AI iteration (optional instructions)').count()) > 0) throw new Error('instructions offered on an offline session');
       state.authoring_url = page.url();
     },
   },
