@@ -3,7 +3,7 @@
 // snake_case field name, contract name or HTTP path outside the Technical details; no serious or critical axe-core
 // violation; no wider than a 375-px phone. The intake of the README's paragraph fits in 2,700 px at 1280 px and shows a
 // cited line beside its card. A screenshot per screen (and, with CRUCIBLE_DOCS_SCREENS set, the docs' PNGs).
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ import { README_PARAGRAPH, SCREENS, prepareWalk, type WalkContext } from './walk
 const PHONE_375 = { width: 375, height: 800 };
 const INTAKE_HEIGHT_MAX = 2700;
 const DOCS_DIR = process.env.CRUCIBLE_DOCS_SCREENS ? fileURLToPath(new URL('../../docs/screens/', import.meta.url)) : null;
+/** The docs show the top of a screen, at most two screen heights: the PNGs stay small and the top is what a person sees first. */
+const DOCS_HEIGHT_MAX = 1800;
 
 let pmc: FakeEuropePmc;
 let stripe: StripeFake;
@@ -34,7 +36,7 @@ beforeAll(async () => {
   await prepareWalk(service, user, { price_id: stripe.addPrice({ unit_amount: 1500 }).id });
   browser = await launchBrowser();
   const { page } = await newPage(browser, DESKTOP);
-  ctx = { page, service, user, state: {} };
+  ctx = { page, service, user, stripe, state: {} };
 }, 240_000);
 
 afterAll(async () => {
@@ -47,17 +49,19 @@ afterAll(async () => {
 /** The three checks every screen keeps, at the desktop width and then at a 375-px phone. */
 async function readAsAPerson(page: Page, name: string): Promise<void> {
   await page.setViewportSize(DESKTOP);
-  const path = await screenshot(page, `plain-${name}`);
+  await screenshot(page, `plain-${name}`);
   expect(await technicalText(page), `technical text on ${name}`).toEqual([]);
   expect(await seriousViolations(page), `accessibility on ${name}`).toEqual([]);
   // the docs show a screen only once it passed its checks
   if (DOCS_DIR) {
     mkdirSync(DOCS_DIR, { recursive: true });
-    copyFileSync(path, `${DOCS_DIR}${name}.png`);
+    const height = Math.min(DOCS_HEIGHT_MAX, await page.evaluate<number>('document.documentElement.scrollHeight'));
+    await page.screenshot({ path: `${DOCS_DIR}${name}.png`, fullPage: true, clip: { x: 0, y: 0, width: DESKTOP.width, height } });
   }
   await page.setViewportSize(PHONE_375);
+  // a diagram or a plot redraws at its new width once the page has been resized
+  await expect.poll(() => documentWidth(page), { message: `width of ${name} at 375 px` }).toBeLessThanOrEqual(PHONE_375.width);
   await screenshot(page, `plain-${name}-phone`);
-  expect(await documentWidth(page), `width of ${name} at 375 px`).toBeLessThanOrEqual(PHONE_375.width);
   expect(await technicalText(page), `technical text on ${name} at 375 px`).toEqual([]);
   await page.setViewportSize(DESKTOP);
 }

@@ -133,8 +133,11 @@ describe('authoring sessions', () => {
     expect(await questions.count()).toBe(4);
     // the questions in words, from their labels and units
     const asked = (await questions.allTextContents()).join('\n');
-    expect(asked).toContain('Clinicians available at once');
+    expect(asked).toContain('How many clinicians are available at the same time?');
     expect(asked).not.toContain('What is the clinicians');
+    // the offline provider cannot follow written instructions: no box for them, a sentence instead
+    expect(await page.getByLabel('Ask for another AI iteration (optional instructions)').count()).toBe(0);
+    await page.getByTestId('no-instructions').getByText('Written instructions need a hosted AI model.').waitFor();
     // nothing is guessed: no setting has a value before the answers
     expect(await page.getByTestId('setting').count()).toBe(0);
     await expect(page.getByRole('button', { name: 'Approve this world' }).isDisabled()).resolves.toBe(true);

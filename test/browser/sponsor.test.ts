@@ -6,6 +6,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperator } from '../../runtime/operator.ts';
 import { launchBrowser, newPage, screenshot, signInThroughForm } from '../support/browser.ts';
+import { technicalText } from '../support/plainLanguage.ts';
 import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 
 let service: TestService;
@@ -86,8 +87,11 @@ describe('sponsor programs in the browser', () => {
     await allocate.getByRole('button', { name: 'Allocate' }).click();
     const allocated = allocate.getByRole('status');
     await allocated.waitFor();
-    expect(await allocated.textContent()).toContain(`Allocated 60 credits to ${beneficiary.org_id}`);
-    expect(await allocated.locator('code').textContent()).toMatch(/^txn_/);
+    // in words; the organization and the ledger transaction only in the allocation's technical details
+    expect(await allocated.locator('p').first().textContent()).toBe("Allocated 60 credits to the organization, from the program's pool.");
+    expect(await allocated.locator('[data-technical]').textContent()).toContain(`Organization ${beneficiary.org_id}`);
+    expect(await allocated.locator('[data-technical] code').textContent()).toMatch(/^txn_/);
+    expect(await technicalText(page)).toEqual([]);
     const credits = await http(service, 'GET', `/v1/orgs/${beneficiary.org_id}/credits`, { token: beneficiary.session });
     expect(credits.body.available_credits).toBe(60);
 

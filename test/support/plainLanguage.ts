@@ -15,7 +15,7 @@ const CONTRACT_NAMES = ['IntakeSpec', 'EvaluationPlan', 'WorldSpec', 'ResourceSp
 export const TECHNICAL_PATTERNS: { name: string; pattern: RegExp }[] = [
   { name: 'internal id', pattern: new RegExp(`\\b(?:${ID_PREFIXES.join('|')})_[0-9a-z]{8,}\\b`) },
   { name: 'JSON pointer', pattern: /(?:^|[\s("'])\/[a-z_]+(?:\/[a-z0-9_-]+)+/ },
-  { name: 'snake_case field name', pattern: /\b[a-z]+(?:_[a-z0-9]+)+\b/ },
+  { name: 'snake_case field name', pattern: /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/ },
   { name: 'contract name', pattern: new RegExp(`\\b(?:${CONTRACT_NAMES.join('|')})\\b`) },
   { name: 'HTTP path', pattern: /\b(?:GET|POST|PUT|PATCH|DELETE) \/v1\// },
 ];

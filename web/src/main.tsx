@@ -8,7 +8,7 @@ import { Action, CreditBalance, ErrorBanner, Field, Link, SessionContext, naviga
 import './styles.css';
 
 // Every screen but the projects is its own chunk, loaded when it opens: the first screen stays small (docs/web.md).
-// The world editor carries the diagram (and, on its Advanced tab, CodeMirror); the run page the chart library.
+// The world editor carries the diagram (and, on its Advanced tab, CodeMirror); the run page its own SVG plots.
 const AuthoringSessionPage = lazy(() => import('./pages/authoring.tsx').then((m) => ({ default: m.AuthoringSessionPage })));
 const BillingPage = lazy(() => import('./pages/billing.tsx').then((m) => ({ default: m.BillingPage })));
 const PurchasePage = lazy(() => import('./pages/billing.tsx').then((m) => ({ default: m.PurchasePage })));

@@ -318,6 +318,11 @@ function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next
         <p className="warning" role="note">
           The session reached its AI preparation limit: values can still be changed and the model approved, but no further AI iteration can be asked for.
         </p>
+      ) : checkpoint.ai.heuristic ? (
+        <p className="muted small" data-testid="no-instructions">
+          Written instructions need a hosted AI model. This session runs on the built-in method (no AI), which reads only the numbers your intake cites:
+          change a value above instead.
+        </p>
       ) : (
         <Area label="Ask for another AI iteration (optional instructions)" value={instructions} onChange={setInstructions} rows={3} />
       )}

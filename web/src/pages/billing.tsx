@@ -3,6 +3,7 @@
 // polls the intent. The redirect back never says "paid": only the intent's status, set from the provider's confirmed
 // session, does.
 import { type Checkout, type Pack, type Packs, type Purchase, api } from '../api.ts';
+import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, Status, formatDate, formatNumber, useAction, useLoad, useLocation, useSession } from '../ui.tsx';
 
 /** How often a pending purchase is read again while the page is open. */
@@ -71,6 +72,7 @@ export function BillingPage() {
 /** The page Checkout returns to (`/billing/done?intent_id=…`) and a purchase's own address (`/billing/purchases/{id}`). */
 export function PurchasePage({ intent_id }: { intent_id?: string }) {
   const { search } = useLocation();
+  const { me } = useSession();
   const id = intent_id ?? search.get('intent_id') ?? '';
   const canceled = search.get('canceled') === 'true';
   const purchase = useLoad(() => api<Purchase>('GET', `/v1/billing/purchases/${encodeURIComponent(id)}`), [id], {
@@ -115,10 +117,14 @@ export function PurchasePage({ intent_id }: { intent_id?: string }) {
             )}
             {p.status === 'completed' && (
               <div className="ok" role="status">
-                <p>
-                  Paid: {formatNumber(p.credits)} credits were added{p.transaction_id ? ' in ledger transaction ' : ''}
-                  {p.transaction_id && <code>{p.transaction_id}</code>}.
-                </p>
+                <p>Paid: {formatNumber(p.credits)} credits were added {p.program_id ? "to the program's pool" : 'to your balance'}.</p>
+                {p.transaction_id && (
+                  <TechnicalDetails summary="Technical details of the payment">
+                    <p>
+                      Ledger transaction <code>{p.transaction_id}</code>
+                    </p>
+                  </TechnicalDetails>
+                )}
                 <Link to="/settings">See your balance and ledger</Link>
               </div>
             )}
@@ -132,12 +138,8 @@ export function PurchasePage({ intent_id }: { intent_id?: string }) {
           </div>
           <dl className="spec">
             <div>
-              <dt>Pack</dt>
-              <dd>{p.pack_key}</dd>
-            </div>
-            <div>
               <dt>For</dt>
-              <dd>{p.org_id ?? p.program_id}</dd>
+              <dd>{p.org_id ? (me.memberships.find((m) => m.org_id === p.org_id)?.org_name ?? 'your organization') : "a sponsor program's pool"}</dd>
             </div>
             <div>
               <dt>Started</dt>
@@ -151,13 +153,13 @@ export function PurchasePage({ intent_id }: { intent_id?: string }) {
               <dt>Mode</dt>
               <dd>{p.live_mode ? 'live' : 'test'}</dd>
             </div>
-            <div>
-              <dt>Purchase id</dt>
-              <dd>
-                <code>{p.intent_id}</code>
-              </dd>
-            </div>
           </dl>
+          <TechnicalDetails>
+            <p>
+              Purchase <code>{p.intent_id}</code> · pack {p.pack_key} · {p.org_id ? `organization ${p.org_id}` : `program ${p.program_id}`}
+              {p.session_id ? ` · checkout session ${p.session_id}` : ''}
+            </p>
+          </TechnicalDetails>
         </section>
       )}
     </>

@@ -1,7 +1,7 @@
 // Projects and the evaluation flow (spec: What the service does 1–3): material in (pasted text or files, screened
 // without AI), a drafted IntakeSpec to review and correct, confirmation, the evaluation plan with its approvals, and
 // the start of a review. Every step has its own address, so a long job can be left and returned to.
-import { useRef, useState } from 'react';
+import { Suspense, lazy, useRef, useState } from 'react';
 import {
   type Draft,
   type IntakeRevisionListItem,
@@ -14,10 +14,12 @@ import {
   type WorldRevisionListItem,
   api,
 } from '../api.ts';
-import { AuthoringSessions } from './authoring.tsx';
 import { Action, Area, CopyButton, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad, useSession } from '../ui.tsx';
 import { TechnicalDetails } from '../technical.tsx';
-import { REVIEW_STATUS } from './review.tsx';
+import { REVIEW_STATUS } from './reviewStatus.ts';
+
+// The authoring sessions' list shares its module with the authoring screen: a chunk of its own, so the first screen stays small.
+const AuthoringSessions = lazy(() => import('./authoring.tsx').then((m) => ({ default: m.AuthoringSessions })));
 
 export function ProjectsPage() {
   const { org_id } = useSession();
@@ -361,7 +363,9 @@ export function ProjectPage({ project_id }: { project_id: string }) {
       <Material project={project.value} onChange={changed} />
       <Intakes project={project.value} onChange={changed} />
       <Worlds project={project.value} />
-      <AuthoringSessions project_id={project.value.id} />
+      <Suspense fallback={<p aria-busy="true">Loading the authoring sessions…</p>}>
+        <AuthoringSessions project_id={project.value.id} />
+      </Suspense>
       <TechnicalDetails>
         <p>
           Project {project.value.id} · organization {project.value.org_id}

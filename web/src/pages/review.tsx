@@ -6,20 +6,11 @@ import type { ReactNode } from 'react';
 import { type ConceptReview, type EvidenceClaim, type Review, TERMINAL_REVIEW, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useLoad } from '../ui.tsx';
+import { REVIEW_STATUS } from './reviewStatus.ts';
 
 const STATES = ['queued', 'searching', 'drafting', 'verifying', 'succeeded'];
 const STATE_NAMES: Record<string, string> = { queued: 'Waiting', searching: 'Searching', drafting: 'Drafting', verifying: 'Checking', succeeded: 'Done' };
 
-/** What a review is doing, in a sentence (the API's own descriptions name fields and endpoints). */
-export const REVIEW_STATUS: Record<string, string> = {
-  queued: 'Accepted; it starts in a moment.',
-  searching: 'Searching the published literature (Europe PMC) and checking for retractions and corrections.',
-  drafting: 'Drafting the 13 dimensions from your intake and the papers found.',
-  verifying: 'Checking every evidence claim three ways.',
-  succeeded: 'Finished; the review is below and can be downloaded.',
-  failed: 'Stopped by a failure; nothing was charged.',
-  canceled: 'Canceled; only the credits used until then were charged.',
-};
 
 type Records = ConceptReview['literature']['records'];
 type LitRecord = Records[number];
@@ -33,7 +24,8 @@ function Badge({ ok, children }: { ok: boolean | null; children: ReactNode }) {
   );
 }
 
-function Checks({ claim }: { claim: EvidenceClaim }) {
+/** `reader`: who the second reader was, in words ("AI reading", or the offline provider's word-overlap check). */
+function Checks({ claim, reader }: { claim: EvidenceClaim; reader: string }) {
   const c = claim.checks;
   return (
     <ul className="badges" aria-label="The three checks">
@@ -54,8 +46,8 @@ function Checks({ claim }: { claim: EvidenceClaim }) {
         {c.judge_agrees === null
           ? 'an earlier check failed, so no second reading was made.'
           : c.judge_agrees
-            ? 'a second, separate AI reading agrees the quote supports the claim.'
-            : 'a second, separate AI reading finds the quote does not support the claim.'}
+            ? `a second, separate ${reader} agrees the quote supports the claim.`
+            : `a second, separate ${reader} finds the quote does not support the claim.`}
       </Badge>
     </ul>
   );
@@ -76,7 +68,7 @@ function Paper({ record }: { record: LitRecord }) {
   );
 }
 
-function Claim({ claim, records }: { claim: EvidenceClaim; records: Records }) {
+function Claim({ claim, records, reader }: { claim: EvidenceClaim; records: Records; reader: string }) {
   const record = records.find((r) => r.record_id === claim.record_id);
   return (
     <li className="claim" data-testid="claim">
@@ -85,7 +77,7 @@ function Claim({ claim, records }: { claim: EvidenceClaim; records: Records }) {
       </p>
       {claim.quote && <blockquote>“{claim.quote}”</blockquote>}
       <p className="small">{record ? <Paper record={record} /> : 'The paper it cited was excluded, so it is not evidence.'}</p>
-      <Checks claim={claim} />
+      <Checks claim={claim} reader={reader} />
       {claim.judge_reason && <p className="muted small">Second reader: {plainText(claim.judge_reason)}</p>}
     </li>
   );
@@ -184,7 +176,7 @@ function Document({ doc, review_id }: { doc: ConceptReview; review_id: string })
               <h3>Evidence claims</h3>
               <ul className="claims">
                 {d.evidence_claims.map((c) => (
-                  <Claim key={c.claim_id} claim={c} records={doc.literature.records} />
+                  <Claim key={c.claim_id} claim={c} records={doc.literature.records} reader={doc.judged_by?.heuristic ? 'reading (the built-in word check, not AI)' : 'AI reading'} />
                 ))}
               </ul>
             </>

@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import { type Allocation, type Institution, type MemberDecision, type Packs, type Page, type Program, type ProgramReport, type Redemption, api } from '../api.ts';
 import { Action, ErrorBanner, Field, Link, Pager, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
+import { TechnicalDetails } from '../technical.tsx';
 import { PackList, useCheckout } from './billing.tsx';
 
 const PROGRAMS_PAGE_LIMIT = 50;
@@ -179,11 +180,11 @@ function Report({ program_id }: { program_id: string }) {
           <dl className="stats">
             <div>
               <dt>Pool balance</dt>
-              <dd>{formatNumber(r.pool_balance)}</dd>
+              <dd>{formatNumber(r.pool_balance)} credits</dd>
             </div>
             <div>
               <dt>Allocated</dt>
-              <dd>{formatNumber(r.credits_allocated)}</dd>
+              <dd>{formatNumber(r.credits_allocated)} credits</dd>
             </div>
             {!r.suppressed && (
               <>
@@ -193,11 +194,11 @@ function Report({ program_id }: { program_id: string }) {
                 </div>
                 <div>
                   <dt>Used</dt>
-                  <dd>{formatNumber(r.credits_used)}</dd>
+                  <dd>{formatNumber(r.credits_used)} credits</dd>
                 </div>
                 <div>
                   <dt>Reserved</dt>
-                  <dd>{formatNumber(r.credits_reserved)}</dd>
+                  <dd>{formatNumber(r.credits_reserved)} credits</dd>
                 </div>
                 <div>
                   <dt>Evaluations funded</dt>
@@ -320,9 +321,14 @@ export function ProgramPage({ program_id }: { program_id: string }) {
             </div>
             <ErrorBanner error={decide.error} />
             {decided && (
-              <p role="status">
-                {decided.org_id}: <Status value={decided.status} /> (approval issues no credits; allocate them below)
-              </p>
+              <div role="status">
+                <p>
+                  The organization's enrollment is now <Status value={decided.status} /> (approval issues no credits; allocate them below).
+                </p>
+                <TechnicalDetails summary="Technical details of the decision">
+                  <p>Organization {decided.org_id}</p>
+                </TechnicalDetails>
+              </div>
             )}
           </section>
           <section aria-labelledby="allocate-heading">
@@ -340,12 +346,22 @@ export function ProgramPage({ program_id }: { program_id: string }) {
             </div>
             <ErrorBanner error={allocate.error} />
             {allocated && (
-              <p role="status">
-                Allocated {formatNumber(allocated.credits)} credits to {allocated.org_id}: ledger transaction <code>{allocated.transaction_id}</code>.
-              </p>
+              <div role="status">
+                <p>Allocated {formatNumber(allocated.credits)} credits to the organization, from the program's pool.</p>
+                <TechnicalDetails summary="Technical details of the allocation">
+                  <p>
+                    Organization {allocated.org_id} · ledger transaction <code>{allocated.transaction_id}</code>
+                  </p>
+                </TechnicalDetails>
+              </div>
             )}
           </section>
           <Report program_id={program_id} />
+          <TechnicalDetails>
+            <p>
+              Program {p.id} · sponsor {p.sponsor_id}
+            </p>
+          </TechnicalDetails>
         </>
       )}
     </>
