@@ -48,6 +48,9 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv): Proc {
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
+  child.once('exit', () => {
+    for (const wake of waiters.splice(0)) wake();
+  });
   const waitFor = (pattern: RegExp) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${START_TIMEOUT_MS} ms:\n${output.slice(-4000)}`)), START_TIMEOUT_MS);
@@ -60,7 +63,6 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv): Proc {
         if (child.exitCode !== null) return reject(new Error(`${args.join(' ')} exited with ${child.exitCode}:\n${output.slice(-4000)}`));
         waiters.push(check);
       };
-      child.once('exit', () => waiters.splice(0).forEach((wake) => wake()));
       check();
     });
   const stop = async () => {
