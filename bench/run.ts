@@ -20,7 +20,7 @@ if (missing.length > 0) {
   } else process.stdout.write(`missing references (install them to get every ratio): ${missing.join(', ')}\n`);
 }
 
-const ALL = ['service', 'api', 'health', 'simulation', 'intake', 'ledger', 'worldrun', 'scaling'];
+const ALL = ['service', 'api', 'health', 'simulation', 'flags', 'intake', 'ledger', 'worldrun', 'scaling'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 
 /** Runs one benchmark, its output shown as it comes; the GOAL lines it printed. */
