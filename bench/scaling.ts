@@ -44,6 +44,8 @@ export type RunFigure = {
   variants: number;
   events: number;
   wall_ms: number;
+  /** by the run's own timestamps (database clock): created → started, started → finished, finished → the last poll's answer */
+  queued_ms: number;
   running_ms: number;
   api_peak_mb: number;
   worker_peak_mb: number;
@@ -121,6 +123,7 @@ async function runWorld(service: PostgresqlService, session: { token: string; pr
     variants: world.variants.length,
     events: Number(run.events_simulated),
     wall_ms,
+    queued_ms: Date.parse(run.started_at) - Date.parse(run.created_at),
     running_ms: Date.parse(run.finished_at) - Date.parse(run.started_at),
     api_peak_mb,
     worker_peak_mb,
@@ -193,13 +196,13 @@ async function intake(): Promise<PdfFigure[]> {
 
 function printRuns(figures: RunFigure[]): void {
   const base = figures.find((f) => f.factor === FACTORS[0]) ?? figures[0]!;
-  process.stdout.write(`\n${'run'.padEnd(76)} ${'events'.padStart(12)} ${'wall s'.padStart(8)} ${'vs linear'.padStart(9)} ${'run s'.padStart(7)} ${'API MB'.padStart(7)} ${'worker MB'.padStart(9)} ${'rows'.padStart(6)} ${'rows/rep'.padStart(8)}\n`);
+  process.stdout.write(`\n${'run'.padEnd(76)} ${'events'.padStart(12)} ${'wall s'.padStart(8)} ${'vs linear'.padStart(9)} ${'queued s'.padStart(8)} ${'run s'.padStart(7)} ${'API MB'.padStart(7)} ${'worker MB'.padStart(9)} ${'rows'.padStart(6)} ${'rows/rep'.padStart(8)}\n`);
   for (const f of figures) {
     // The big world is another model: its run time is shown, not held against the sample's line.
     const linear = f.factor === null ? '—' : (f.wall_ms / ((f.events / base.events) * base.wall_ms)).toFixed(3);
     const rows = Object.values(f.rows).reduce((sum, n) => sum + n, 0);
     process.stdout.write(
-      `${f.label.padEnd(76)} ${String(f.events).padStart(12)} ${(f.wall_ms / 1000).toFixed(2).padStart(8)} ${linear.padStart(9)} ${(f.running_ms / 1000).toFixed(2).padStart(7)} ${f.api_peak_mb.toFixed(0).padStart(7)} ${f.worker_peak_mb.toFixed(0).padStart(9)} ${String(rows).padStart(6)} ${rowsPerReplication(f).toFixed(2).padStart(8)}\n`,
+      `${f.label.padEnd(76)} ${String(f.events).padStart(12)} ${(f.wall_ms / 1000).toFixed(2).padStart(8)} ${linear.padStart(9)} ${(f.queued_ms / 1000).toFixed(2).padStart(8)} ${(f.running_ms / 1000).toFixed(2).padStart(7)} ${f.api_peak_mb.toFixed(0).padStart(7)} ${f.worker_peak_mb.toFixed(0).padStart(9)} ${String(rows).padStart(6)} ${rowsPerReplication(f).toFixed(2).padStart(8)}\n`,
     );
   }
   process.stdout.write(`rows by table: ${figures.map((f) => `${f.label.split(':')[0]} ${JSON.stringify(f.rows)}`).join('; ')}\n`);
