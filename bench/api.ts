@@ -15,6 +15,7 @@ import autocannon from 'autocannon';
 import Koa from 'koa';
 import pg from 'pg';
 import pino from 'pino';
+import { printGoals } from './goals.ts';
 
 export const BENCH_CONNECTIONS = 200;
 export const BENCH_SECONDS = Number(process.env.BENCH_API_SECONDS) || 5;
@@ -196,6 +197,17 @@ async function main(): Promise<void> {
     }
   }
   print(figures, reference);
+  // The API-only process's goals (session 6); the service as users run it is bench/service's.
+  printGoals(
+    figures.slice(1).map((f) => {
+      const share = f.requests_per_second / reference.requests_per_second;
+      const postgresql = f.target.startsWith('postgresql');
+      const clean = f.timeouts === 0 && f.errors === 0 && f.non_2xx === 0;
+      return postgresql
+        ? { goal: `API process, ${f.target} ≥ 30% of hello-world, p99 < 50 ms`, figure: `${(share * 100).toFixed(1)}%, p99 ${f.p99_ms} ms`, met: clean && share >= 0.3 && f.p99_ms < 50 }
+        : { goal: `API process, ${f.target} ≥ 2,000 req/s, no timeouts`, figure: `${f.requests_per_second.toFixed(0)} req/s, ${f.timeouts} timeouts`, met: clean && f.requests_per_second >= 2000 };
+    }),
+  );
   process.stdout.write(`\nJSON ${JSON.stringify({ connections: BENCH_CONNECTIONS, seconds: BENCH_SECONDS, figures })}\n`);
 }
 

@@ -12,10 +12,14 @@ import pg from 'pg';
 import { newId } from '../domain/ids.ts';
 import { grantCredits, ledgerTotals, reserve, settle } from '../store/credits/ledger.ts';
 import { openDatabase, type Db } from '../store/db.ts';
+import { printGoals } from './goals.ts';
 
 export const BENCH_CLIENTS = 8;
 export const BENCH_SECONDS = 5;
 export const BENCH_SPREAD_ORGS = 100;
+/** The goal is "not slower": session 5's ratios against pgbench (docs/performance.md, History), with 10 % for noise. */
+export const LEDGER_BEFORE = { hot: 0.079, spread: 0.158 };
+const LEDGER_NOISE = 0.9;
 const CREDITS_PER_RESERVATION = 10;
 const CREDITS_USED = 7;
 
@@ -132,6 +136,11 @@ export async function main(): Promise<LedgerBenchFigures> {
       say(`  ratio hot pairs / pgbench updates:                 ${figures.ratio_hot}`);
       say(`  ratio spread pairs / pgbench updates:              ${figures.ratio_spread}`);
     }
+    const notSlower = (ratio: number | null, before: number) => (ratio === null ? null : ratio >= before * LEDGER_NOISE);
+    printGoals([
+      { goal: `ledger, one hot organization: not slower than session 5 (${LEDGER_BEFORE.hot} of pgbench, less 10 % noise)`, figure: `${figures.ratio_hot ?? 'no pgbench'}`, met: notSlower(figures.ratio_hot, LEDGER_BEFORE.hot) },
+      { goal: `ledger, spread over ${BENCH_SPREAD_ORGS} organizations: not slower than session 5 (${LEDGER_BEFORE.spread} of pgbench, less 10 % noise)`, figure: `${figures.ratio_spread ?? 'no pgbench'}`, met: notSlower(figures.ratio_spread, LEDGER_BEFORE.spread) },
+    ]);
     say(JSON.stringify(figures));
     return figures;
   } finally {

@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { findTemporalCli, startDevServer } from '../runtime/temporal.ts';
+import { printGoals } from './goals.ts';
 
 export const BENCH_CONNECTIONS = 200;
 export const BENCH_SECONDS = Number(process.env.BENCH_API_SECONDS) || 5;
@@ -73,6 +74,13 @@ async function main(): Promise<void> {
     process.stdout.write(
       `readiness vs project read: ${(ratio * 100).toFixed(1)}% of its req/s, p99 ${health.p99_ms} ms (aim: ≥ ${HEALTH_RATIO_MIN * 100}%, p99 < ${HEALTH_P99_MAX_MS} ms): ${meets ? 'met' : 'NOT met'}\n`,
     );
+    printGoals([
+      {
+        goal: `readiness ≥ ${HEALTH_RATIO_MIN * 100}% of the project read's req/s at ${BENCH_CONNECTIONS} connections, p99 < ${HEALTH_P99_MAX_MS} ms`,
+        figure: `${(ratio * 100).toFixed(1)}%, p99 ${health.p99_ms} ms`,
+        met: meets,
+      },
+    ]);
     process.stdout.write(`\nJSON ${JSON.stringify({ connections: BENCH_CONNECTIONS, seconds: BENCH_SECONDS, load_average: loadavg(), figures: [read, health, live], health_ratio: ratio })}\n`);
   } finally {
     await new Promise<void>((resolve) => {

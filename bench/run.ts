@@ -1,7 +1,8 @@
 // `npm run bench`: runs every benchmark in one process tree and prints the ratios each measures against its reference
-// in the same run. Pass names to run a subset: `npm run bench -- simulation intake`.
+// in the same run, and each goal with MET / NOT MET and the load average (lines starting GOAL, gathered again at the
+// end). Pass names to run a subset: `npm run bench -- service scaling`.
 import { existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 // The references are Debian packages: SimPy 3 (python3-simpy3) for the engine, poppler's pdftotext (poppler-utils) for
@@ -19,9 +20,22 @@ if (missing.length > 0) {
   } else process.stdout.write(`missing references (install them to get every ratio): ${missing.join(', ')}\n`);
 }
 
-const ALL = ['api', 'health', 'readiness', 'simulation', 'intake', 'ledger', 'worldrun'];
+const ALL = ['service', 'api', 'health', 'readiness', 'simulation', 'flags', 'intake', 'ledger', 'worldrun', 'scaling'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
+
+/** Runs one benchmark, its output shown as it comes; the GOAL lines it printed. */
+function runOne(file: string): Promise<{ status: number | null; goals: string[] }> {
+  const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    output += chunk.toString();
+  });
+  return new Promise((resolve) => child.once('close', (status) => resolve({ status, goals: output.split('\n').filter((line) => line.startsWith('GOAL ')) })));
+}
+
 let failed = 0;
+const summary: string[] = [];
 for (const name of wanted) {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
   if (!existsSync(file)) {
@@ -30,7 +44,12 @@ for (const name of wanted) {
     continue;
   }
   process.stdout.write(`\n=== bench/${name} ===\n`);
-  const result = spawnSync(process.execPath, [file], { stdio: 'inherit' });
-  if (result.status !== 0) failed++;
+  const result = await runOne(file);
+  summary.push(...result.goals.map((line) => `${name}: ${line.slice(5)}`));
+  if (result.status !== 0) {
+    failed++;
+    summary.push(`${name}: FAILED (exit ${result.status}): its goals were not measured`);
+  }
 }
+process.stdout.write(`\n=== goals ===\n${summary.join('\n')}\n`);
 process.exit(failed ? 1 : 0);

@@ -7,6 +7,7 @@ import { openDatabase } from '../store/db.ts';
 import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './config.ts';
 import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';
 import { startService } from './service.ts';
+import { applyV8Flags } from './v8Flags.ts';
 import { findTemporalServer, startTemporalServer, temporalDatabases, TEMPORAL_SERVER_VERSION } from './temporalServer.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -117,8 +118,11 @@ async function main(argv: string[]): Promise<number> {
         throw new ConfigError(`crucible-server ${command} runs against PostgreSQL and an external Temporal: set DATABASE_URL and TEMPORAL_ADDRESS (use "start" for the embedded default).`);
       }
       const checked = ensureLocalSecrets(config);
+      // Before the compute pool starts: its threads inherit the process's V8 flags (runtime/v8Flags.ts).
+      const flags = applyV8Flags(command);
       const service = await startService({ config: checked, logger, mode: command });
-      say(command === 'api' ? `API listening on ${service.api_url}` : `worker polling task queue ${config.temporal_task_queue} at ${config.temporal_address}`);
+      const v8 = flags.length ? ` (V8 ${flags.join(' ')})` : '';
+      say(command === 'api' ? `API listening on ${service.api_url}` : `worker polling task queue ${config.temporal_task_queue} at ${config.temporal_address}${v8}`);
       await waitForSignal();
       await service.stop();
       return 0;

@@ -35,6 +35,17 @@ describe('log redaction', () => {
     expect(line).toContain('"status_code":422');
   });
 
+  it('redacts a secret-named key of a flat line and keeps the rest of the line as given, line after line', () => {
+    const { logger, lines } = capture();
+    for (let index = 0; index < 3; index++) logger.info({ request_id: `req_${index}`, path: '/v1/projects', status: 200, user_id: undefined, secret: `sekret-${index}` }, 'request');
+    lines.forEach((line, index) => {
+      const parsed = JSON.parse(line);
+      expect(parsed).toMatchObject({ request_id: `req_${index}`, path: '/v1/projects', status: 200, secret: '[redacted]', msg: 'request' });
+      expect(line).not.toContain('sekret');
+    });
+    expect(lines).toHaveLength(3);
+  });
+
   it('logs query strings without their values', () => {
     expect(safePath('/v1/exports/abc?token=sekret&x=1')).toBe('/v1/exports/abc?token=…&x=…');
     expect(safePath('/v1/projects')).toBe('/v1/projects');
