@@ -8,7 +8,7 @@ import { type ConceptReviewDraft, type DraftRecord, REVIEW_DRAFT_PROMPT, buildRe
 import { REVIEW_JUDGE_PROMPT, buildReviewJudgeUserMessage, reviewJudgeSystem } from '../domain/prompts/reviewJudge.ts';
 import { RECORDS_BEFORE_BROADENING_MIN, reviewQueryInput } from '../domain/review/query.ts';
 import { type LiteratureRecord, includedRecords, literatureQueryLadder } from '../domain/review/literature.ts';
-import { REVIEW_SEARCH_LIMIT } from '../domain/review/limits.ts';
+import { REVIEW_SEARCH_RECORDS_MAX } from '../domain/review/limits.ts';
 import type { OfflineDraftInput } from '../domain/review/offline.ts';
 import '../domain/review/register.ts';
 import { isFinished, type ReviewState } from '../domain/review/states.ts';
@@ -81,7 +81,7 @@ export function reviewActivities(deps: ActivityDeps) {
       const used: string[] = [];
       for (const query of ladder) {
         used.push(query);
-        for (const record of await searchLiterature({ base_url: config.europe_pmc_base_url, query, limit: REVIEW_SEARCH_LIMIT })) {
+        for (const record of await searchLiterature({ base_url: config.europe_pmc_base_url, query, limit: REVIEW_SEARCH_RECORDS_MAX })) {
           if (!found.has(record.record_id)) found.set(record.record_id, record);
         }
         if (includedRecords([...found.values()]).length >= RECORDS_BEFORE_BROADENING_MIN) break;

@@ -55,7 +55,7 @@ function wrap(em: SqlEntityManager, fast?: FastReader, ordinary?: { count: numbe
 
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 /** Serialization failures and deadlocks are retried a bounded number of times. */
-export const TRANSACTION_RETRY_LIMIT = 8;
+export const TRANSACTION_ATTEMPTS_MAX = 8;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Db> {
   let orm: CoreORM;
@@ -104,7 +104,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
           });
         } catch (error) {
           const code = (error as { code?: string }).code;
-          if (code && RETRYABLE_SQLSTATES.has(code) && attempt < TRANSACTION_RETRY_LIMIT) continue;
+          if (code && RETRYABLE_SQLSTATES.has(code) && attempt < TRANSACTION_ATTEMPTS_MAX) continue;
           throw error;
         }
       }

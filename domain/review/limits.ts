@@ -4,7 +4,7 @@ import { CLAIMS_PER_DIMENSION_MAX } from '../contracts/conceptReview.ts';
 import { DIMENSION_IDS } from './dimensions.ts';
 
 /** Records asked from Europe PMC for one review. */
-export const REVIEW_SEARCH_LIMIT = 25;
+export const REVIEW_SEARCH_RECORDS_MAX = 25;
 /** Characters of one record's text (open full text, else its abstract) shown to the drafter. */
 export const RECORD_CHARS_IN_DRAFT_PROMPT_MAX = 3500;
 /** The whole drafting request (system + user message) in UTF-8 bytes; records beyond it are left out of the prompt. */
