@@ -10,7 +10,7 @@ import { projectRoutes } from './projects/index.ts';
 import { providerKeyRoutes } from './providerKeys/index.ts';
 import { planRoutes } from './plans/index.ts';
 import { publicRoutes } from './public.ts';
-import { runRoutes } from './runs.ts';
+import { runRoutes } from './runs/index.ts';
 import { worldRoutes } from './worlds/index.ts';
 import { reviewRoutes } from './reviews/index.ts';
 import { sponsorRoutes } from './sponsors/index.ts';

@@ -32,7 +32,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'api/routes/intake.ts:readMultipart': 'pending: ops-edge is changing this room (api/routes/intake)',
   'api/routes/intake.ts:(anonymous)': 'pending: ops-edge is changing this room (api/routes/intake)',
   'api/routes/intake.ts:intakeRoutes': 'pending: ops-edge is changing this room (api/routes/intake)',
-  'api/routes/runs.ts:runRoutes': 'pending: ops-runtime is changing this room (api/routes/runs)',
   'api/routes/public.ts:publicRoutes': 'pending: ops-edge is changing this room (api/routes/public: health)',
   'domain/simulation/engine.ts:(anonymous)': 'pending: simulation is changing this room (domain/simulation)',
   'domain/simulation/engine.ts:finish': 'pending: simulation is changing this room (domain/simulation)',
