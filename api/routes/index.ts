@@ -2,7 +2,7 @@ import type { AppDeps } from '../context.ts';
 import type { RouteDef } from '../registry.ts';
 import { accountRoutes } from './accounts/index.ts';
 import { billingRoutes } from './billing/index.ts';
-import { authoringRoutes } from './authoring.ts';
+import { authoringRoutes } from './authoring/index.ts';
 import { toolRoutes } from './tools/index.ts';
 import { creditRoutes } from './credits/index.ts';
 import { intakeRoutes } from './intake.ts';

@@ -26,7 +26,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'activities/runs.ts:runActivities': 'pending: authoring is changing this room (activities)',
   'activities/runs.ts:runReplications': 'pending: authoring is changing this room (activities)',
   'workflows/conceptReview.ts:conceptReviewWorkflow': 'pending: authoring is changing this room (workflows)',
-  'api/routes/authoring.ts:authoringRoutes': 'pending: authoring is changing this room (api/routes/authoring)',
   'api/routes/intake.ts:readMultipart': 'pending: ops-edge is changing this room (api/routes/intake)',
   'api/routes/intake.ts:(anonymous)': 'pending: ops-edge is changing this room (api/routes/intake)',
   'api/routes/intake.ts:intakeRoutes': 'pending: ops-edge is changing this room (api/routes/intake)',
