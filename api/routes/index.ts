@@ -5,7 +5,7 @@ import { billingRoutes } from './billing/index.ts';
 import { authoringRoutes } from './authoring/index.ts';
 import { toolRoutes } from './tools/index.ts';
 import { creditRoutes } from './credits/index.ts';
-import { intakeRoutes } from './intake.ts';
+import { intakeRoutes } from './intake/index.ts';
 import { projectRoutes } from './projects/index.ts';
 import { providerKeyRoutes } from './providerKeys/index.ts';
 import { planRoutes } from './plans/index.ts';
