@@ -47,13 +47,17 @@ function onField(reading: Reading, fail: (error: Error) => void, name: string, v
   try {
     keep = reading.options.field(name, value);
   } catch (error) {
-    return fail(error as Error);
+    fail(error as Error);
+    return;
   }
   if (!keep) {
     reading.body.fields[name] = value;
     return;
   }
-  if (truncated) return fail(reading.options.refusals.partTooLarge(reading.body.parts.length));
+  if (truncated) {
+    fail(reading.options.refusals.partTooLarge(reading.body.parts.length));
+    return;
+  }
   count(reading, fail, Buffer.byteLength(value, 'utf8'));
   reading.body.parts.push({ kind: 'field', name, value });
 }
