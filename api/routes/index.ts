@@ -9,7 +9,7 @@ import { intakeRoutes } from './intake/index.ts';
 import { projectRoutes } from './projects/index.ts';
 import { providerKeyRoutes } from './providerKeys/index.ts';
 import { planRoutes } from './plans/index.ts';
-import { publicRoutes } from './public.ts';
+import { publicRoutes } from './public/index.ts';
 import { runRoutes } from './runs/index.ts';
 import { worldRoutes } from './worlds/index.ts';
 import { reviewRoutes } from './reviews/index.ts';

@@ -26,7 +26,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'activities/runs.ts:runActivities': 'pending: authoring is changing this room (activities)',
   'activities/runs.ts:runReplications': 'pending: authoring is changing this room (activities)',
   'workflows/conceptReview.ts:conceptReviewWorkflow': 'pending: authoring is changing this room (workflows)',
-  'api/routes/public.ts:publicRoutes': 'pending: ops-edge is changing this room (api/routes/public: health)',
   'domain/simulation/engine.ts:(anonymous)': 'pending: simulation is changing this room (domain/simulation)',
   'domain/simulation/engine.ts:finish': 'pending: simulation is changing this room (domain/simulation)',
   'domain/simulation/model.ts:compileModel': 'pending: simulation is changing this room (domain/simulation)',
