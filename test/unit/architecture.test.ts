@@ -24,7 +24,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'activities/review.ts:reviewActivities': 'not yet split: the review activities share one factory closure (search, draft, verify, finish)',
   'activities/runs.ts:runActivities': 'not yet split: the run activities share one factory closure (start, replicate, settle)',
   'activities/runs.ts:runReplications': 'not yet split: replications with heartbeats, budget and wall-clock stops share one running state',
-  'workflows/conceptReview.ts:conceptReviewWorkflow': 'not yet split: the review saga (reserve, search, draft, verify, settle or release) as one workflow body',
   'domain/simulation/engine.ts:(anonymous)': 'not yet split: the event loop of one replication keeps its queues and clock in one closure',
   'domain/simulation/engine.ts:finish': 'not yet split: the summary of one replication from its running state',
   'domain/simulation/model.ts:compileModel': 'not yet split: compiles a WorldSpec into the engine model in one pass (issue 25 names it)',
