@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { sessionMismatch, type ReconcileTrigger } from '../domain/billing/rules.ts';
 import { isServiceError } from '../domain/errors.ts';
-import { stripeClient } from '../integrations/stripe/client.ts';
+import { retrieveCheckoutSession } from '../integrations/stripe/checkout.ts';
 import { applyReconciliation, findIntent, type ReconcileResult, type Reconciliation } from '../store/billing/billing.ts';
 import type { ActivityDeps } from './deps.ts';
 
@@ -31,7 +31,7 @@ export function billingActivities(deps: ActivityDeps) {
       const session_id = row.session_id ?? input.session_id;
       if (!session_id) return { intent_id: row.id, status: row.status, outcome: 'no_session', transaction_id: row.transaction_id };
       // Network failures and the provider's 5xx are thrown and retried by Temporal.
-      const session = await stripeClient(config).checkout.sessions.retrieve(session_id, { expand: ['line_items'] });
+      const session = await retrieveCheckoutSession(config, session_id);
       let result: Reconciliation;
       const mismatch = sessionMismatch(session as never, row);
       const paid = session.status === 'complete' && session.payment_status === 'paid';

@@ -29,6 +29,27 @@ export type IntakeDraftJob = {
 /** Failure types these activities throw (non-retryable: a retry cannot fix them). */
 export const INTAKE_FAILURE_TYPES = { no_sources: 'IntakeSourcesUnavailable' } as const;
 
+/** The draft's processed sources of its project; none left is a non-retryable failure. */
+async function draftSources(db: ActivityDeps['db'], draft_id: string): Promise<DraftSource[]> {
+  const draft = await db.one<{ org_id: string; project_id: string; source_ids: unknown }>('select org_id, project_id, source_ids from intake_drafts where id = ?', [
+    draft_id,
+  ]);
+  if (!draft) throw notFound(`Intake draft ${draft_id}`);
+  const ids = (typeof draft.source_ids === 'string' ? JSON.parse(draft.source_ids) : draft.source_ids) as string[];
+  const sources = (await processedSourceLines(db, draft.org_id, ids)).filter((source) => source.project_id === draft.project_id);
+  for (const source of sources) {
+    invariant(source.status === 'processed', `source ${source.id} sent to a provider is processed`);
+  }
+  if (sources.length === 0) {
+    throw ApplicationFailure.create({
+      type: INTAKE_FAILURE_TYPES.no_sources,
+      message: 'none of the requested sources is a processed source of this project any more',
+      nonRetryable: true,
+    });
+  }
+  return sources.map((source) => ({ id: source.id, name: source.name, status: source.status, lines: source.lines }));
+}
+
 export function intakeActivities(deps: ActivityDeps) {
   const { db, logger } = deps;
   return {
@@ -53,23 +74,7 @@ export function intakeActivities(deps: ActivityDeps) {
      * every row is asserted again before it leaves.
      */
     async loadIntakeDraftSources(input: { draft_id: string }): Promise<DraftSource[]> {
-      const draft = await db.one<{ org_id: string; project_id: string; source_ids: unknown }>('select org_id, project_id, source_ids from intake_drafts where id = ?', [
-        input.draft_id,
-      ]);
-      if (!draft) throw notFound(`Intake draft ${input.draft_id}`);
-      const ids = (typeof draft.source_ids === 'string' ? JSON.parse(draft.source_ids) : draft.source_ids) as string[];
-      const sources = (await processedSourceLines(db, draft.org_id, ids)).filter((source) => source.project_id === draft.project_id);
-      for (const source of sources) {
-        invariant(source.status === 'processed', `source ${source.id} sent to a provider is processed`);
-      }
-      if (sources.length === 0) {
-        throw ApplicationFailure.create({
-          type: INTAKE_FAILURE_TYPES.no_sources,
-          message: 'none of the requested sources is a processed source of this project any more',
-          nonRetryable: true,
-        });
-      }
-      return sources.map((source) => ({ id: source.id, name: source.name, status: source.status, lines: source.lines }));
+      return draftSources(db, input.draft_id);
     },
 
     /** Checks the drafted document's citations against the project's sources, stores it and marks the draft succeeded. */

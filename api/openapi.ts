@@ -13,57 +13,62 @@ function plain(schema: TSchema): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' || key === '$schema' ? undefined : value)) as Record<string, unknown>;
 }
 
+/** One operation of the document: its parameters, responses, security and request body. */
+function operationOf(route: RouteDef): Record<string, unknown> {
+  const parameters: unknown[] = [];
+  for (const name of route.path.match(/\{([a-z_]+)\}/g) ?? []) {
+    parameters.push({ name: name.slice(1, -1), in: 'path', required: true, schema: { type: 'string' } });
+  }
+  for (const [name, q] of Object.entries(route.query ?? {})) {
+    parameters.push({ name, in: 'query', required: q.required ?? false, description: q.description, schema: plain(q.schema) });
+  }
+  if (route.idempotency) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: route.idempotency === 'required',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: 'Retry with the same key and body after an ambiguous failure; a replay returns the original response.',
+    });
+  }
+  const responses: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(route.responses)) {
+    responses[status] = r.schema
+      ? { description: r.description, content: { [r.content_type ?? 'application/json']: { schema: plain(r.schema) } } }
+      : { description: r.description };
+  }
+  if (route.starts_job) {
+    const unavailable = 'TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds';
+    const declared = (responses['503'] as { description?: string } | undefined)?.description;
+    responses['503'] = { description: declared ? `${declared}, or ${unavailable}` : unavailable };
+  }
+  responses.default = { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  const operation: Record<string, unknown> = {
+    operationId: route.operation_id,
+    summary: route.summary,
+    tags: [route.tag],
+    parameters,
+    responses,
+    'x-crucible-auth': route.auth,
+    ...(route.scope ? { 'x-crucible-scope': route.scope } : {}),
+    ...(route.role ? { 'x-crucible-role': route.role } : {}),
+    ...(route.starts_job ? { 'x-crucible-starts-job': true } : {}),
+  };
+  if (route.auth === 'user') operation.security = [{ bearer: [] }, { session_cookie: [] }];
+  else if (route.auth === 'session') operation.security = [{ bearer: [] }, { session_cookie: [] }];
+  else operation.security = [];
+  // A route that reads JSON and another media type (extract: JSON or multipart) documents both.
+  const content: Record<string, unknown> = route.body ? { 'application/json': { schema: plain(route.body) } } : {};
+  for (const [type, c] of Object.entries(route.body_content ?? {})) content[type] = { schema: plain(c.schema) };
+  if (Object.keys(content).length > 0) operation.requestBody = { required: true, content };
+  return operation;
+}
+
 export function buildOpenApi(routes: RouteDef[], server_url: string | null): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const parameters: unknown[] = [];
-    for (const name of route.path.match(/\{([a-z_]+)\}/g) ?? []) {
-      parameters.push({ name: name.slice(1, -1), in: 'path', required: true, schema: { type: 'string' } });
-    }
-    for (const [name, q] of Object.entries(route.query ?? {})) {
-      parameters.push({ name, in: 'query', required: q.required ?? false, description: q.description, schema: plain(q.schema) });
-    }
-    if (route.idempotency) {
-      parameters.push({
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: route.idempotency === 'required',
-        schema: { type: 'string', minLength: 1, maxLength: 255 },
-        description: 'Retry with the same key and body after an ambiguous failure; a replay returns the original response.',
-      });
-    }
-    const responses: Record<string, unknown> = {};
-    for (const [status, r] of Object.entries(route.responses)) {
-      responses[status] = r.schema
-        ? { description: r.description, content: { [r.content_type ?? 'application/json']: { schema: plain(r.schema) } } }
-        : { description: r.description };
-    }
-    if (route.starts_job) {
-      const unavailable = 'TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds';
-      const declared = (responses['503'] as { description?: string } | undefined)?.description;
-      responses['503'] = { description: declared ? `${declared}, or ${unavailable}` : unavailable };
-    }
-    responses.default = { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-    const operation: Record<string, unknown> = {
-      operationId: route.operation_id,
-      summary: route.summary,
-      tags: [route.tag],
-      parameters,
-      responses,
-      'x-crucible-auth': route.auth,
-      ...(route.scope ? { 'x-crucible-scope': route.scope } : {}),
-      ...(route.role ? { 'x-crucible-role': route.role } : {}),
-      ...(route.starts_job ? { 'x-crucible-starts-job': true } : {}),
-    };
-    if (route.auth === 'user') operation.security = [{ bearer: [] }, { session_cookie: [] }];
-    else if (route.auth === 'session') operation.security = [{ bearer: [] }, { session_cookie: [] }];
-    else operation.security = [];
-    // A route that reads JSON and another media type (extract: JSON or multipart) documents both.
-    const content: Record<string, unknown> = route.body ? { 'application/json': { schema: plain(route.body) } } : {};
-    for (const [type, c] of Object.entries(route.body_content ?? {})) content[type] = { schema: plain(c.schema) };
-    if (Object.keys(content).length > 0) operation.requestBody = { required: true, content };
     paths[route.path] ??= {};
-    paths[route.path]![route.method] = operation;
+    paths[route.path]![route.method] = operationOf(route);
   }
   return {
     openapi: '3.1.0',

@@ -2,6 +2,8 @@
 // run together, their result shared by every caller for READINESS_CACHE_MS (one probe in flight at a time), so a probe
 // storm costs one probe a second and an answer never waits longer than PROBE_DEADLINE_MS on something that is down.
 // Liveness (GET /v1/health/live) needs none of this: the process answers.
+import type { Static } from 'typebox';
+import type { Health, HealthCheck } from '../domain/contracts/public.ts';
 import { temporalUnavailable } from '../integrations/temporal/jobs.ts';
 import type { AppDeps } from './context.ts';
 
@@ -10,8 +12,9 @@ export const PROBE_DEADLINE_MS = 1_000;
 /** A readiness result is reused for at most this long. */
 export const READINESS_CACHE_MS = 1_000;
 
-export type Check = { ok: boolean; detail: string };
-export type ReadinessReport = { ok: boolean; checks: { database: Check; temporal: Check; worker: Check } };
+/** One check as GET /v1/health shows it (domain/contracts/public.ts). */
+export type Check = Static<typeof HealthCheck>;
+export type ReadinessReport = { ok: boolean; checks: Static<typeof Health>['checks'] };
 
 /** Rejects after ms with a message naming what did not answer; the promise raced against it is left to settle alone. */
 function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {

@@ -2,10 +2,6 @@
 import { Type } from 'typebox';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_OFFSET_MAX } from '../domain/contracts/common.ts';
 
-// Re-exported for the route rooms that still import them from here (intake, runs, billing, authoring, public: moved to
-// domain/contracts/common.ts imports in the second pass, after which this line goes).
-export { Credits, CREDITS_MAX, ErrorEnvelope, Id, Page, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_OFFSET_MAX, Timestamp } from '../domain/contracts/common.ts';
-
 /** One paging shape everywhere: `offset`, `limit` (1 to limit_max), answered with `next_offset`. */
 export function pageQuery(limit_max = PAGE_LIMIT_MAX, limit_default = PAGE_LIMIT_DEFAULT) {
   return {

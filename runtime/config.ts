@@ -115,11 +115,8 @@ function text(env: Env, name: string): string | null {
   return raw === undefined || raw === '' ? null : raw;
 }
 
-/** Reads the environment. Throws ConfigError listing every bad value. */
-export function loadConfig(env: Env = process.env): Config {
-  const problems: string[] = [];
-  const databaseUrl = url(env, 'DATABASE_URL', problems, ['postgres:', 'postgresql:']);
-  const port = int(env, 'PORT', 8080, 0, 65535, problems);
+/** The hosted AI provider, its model per provider and its key: a named provider needs both (no model is guessed). */
+function hostedAi(env: Env, problems: string[]) {
   const hosted = (env.CRUCIBLE_HOSTED_AI_PROVIDER ?? '').trim() || null;
   if (hosted !== null && !isAiProvider(hosted)) {
     problems.push(`CRUCIBLE_HOSTED_AI_PROVIDER must be one of ${ALL_AI_PROVIDERS.join(', ')} (got "${hosted}")`);
@@ -133,6 +130,29 @@ export function loadConfig(env: Env = process.env): Config {
   if (hostedProvider !== 'offline' && !hostedApiKey) {
     problems.push(`CRUCIBLE_HOSTED_AI_PROVIDER is ${hostedProvider} but CRUCIBLE_HOSTED_AI_API_KEY is not set`);
   }
+  return { models, hostedProvider, hostedApiKey };
+}
+
+/** Checks between settings: an https public URL needs a trusted proxy; the log level is one pino knows. */
+function crossCheck(config: Config, problems: string[]): void {
+  if (config.public_url?.startsWith('https:') && !config.trust_proxy) {
+    // The service listens on plain HTTP only: an https public URL means a TLS-terminating proxy in front, which must be
+    // trusted to say the request came over HTTPS (X-Forwarded-Proto) before the Secure session cookie is sent.
+    problems.push(
+      'CRUCIBLE_PUBLIC_URL is https:// but CRUCIBLE_TRUST_PROXY is not true: the service listens on plain HTTP, so set CRUCIBLE_TRUST_PROXY=true behind a TLS-terminating proxy that sets X-Forwarded-Proto and X-Forwarded-For, or use an http:// CRUCIBLE_PUBLIC_URL',
+    );
+  }
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {
+    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.log_level}")`);
+  }
+}
+
+/** Reads the environment. Throws ConfigError listing every bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const databaseUrl = url(env, 'DATABASE_URL', problems, ['postgres:', 'postgresql:']);
+  const port = int(env, 'PORT', 8080, 0, 65535, problems);
+  const { models, hostedProvider, hostedApiKey } = hostedAi(env, problems);
   const config: Config = {
     database_url: databaseUrl,
     data_dir: resolve(env.CRUCIBLE_DATA_DIR || '.data'),
@@ -183,16 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     authoring_steps_per_run_max: int(env, 'CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX', 25, 1, 1_000, problems),
     authoring_update_accept_seconds: int(env, 'CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS', 20, 1, 100, problems),
   };
-  if (config.public_url?.startsWith('https:') && !config.trust_proxy) {
-    // The service listens on plain HTTP only: an https public URL means a TLS-terminating proxy in front, which must be
-    // trusted to say the request came over HTTPS (X-Forwarded-Proto) before the Secure session cookie is sent.
-    problems.push(
-      'CRUCIBLE_PUBLIC_URL is https:// but CRUCIBLE_TRUST_PROXY is not true: the service listens on plain HTTP, so set CRUCIBLE_TRUST_PROXY=true behind a TLS-terminating proxy that sets X-Forwarded-Proto and X-Forwarded-For, or use an http:// CRUCIBLE_PUBLIC_URL',
-    );
-  }
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {
-    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.log_level}")`);
-  }
+  crossCheck(config, problems);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
 }

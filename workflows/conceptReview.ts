@@ -8,6 +8,7 @@
 // a cancellation settles what was used and marks it canceled. BYOK reviews reserve nothing (they cost 0 credits).
 import { CancellationScope, CancelledFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import type { JudgeRequest, ReviewContext } from '../activities/review.ts';
 import type { AiCallResult } from '../domain/ai/call.ts';
 import { type ConceptReviewDraft, REVIEW_DRAFT_SCHEMA_NAME, REVIEW_DRAFT_TASK } from '../domain/prompts/reviewDraft.ts';
 import { type EvidenceJudgement, REVIEW_JUDGE_SCHEMA_NAME, REVIEW_JUDGE_TASK } from '../domain/prompts/reviewJudge.ts';
@@ -15,7 +16,7 @@ import { DRAFT_OUTPUT_TOKENS_MAX, JUDGE_OUTPUT_TOKENS_MAX } from '../domain/revi
 import type { Judgement } from '../domain/review/verify.ts';
 import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
 import { failureOf, type JobFailure } from './common.ts';
-import { type Meter, meteredWork } from './credits.ts';
+import { type Meter, type MeteredOutcome, meteredWork } from './credits.ts';
 
 const { loadReviewContext, markReview, prepareReviewDraft, prepareReviewJudging, completeReview } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
 const { searchReviewLiterature } = proxyActivities<Activities>(ACTIVITY_PROFILES.literature);
@@ -33,6 +34,54 @@ function reviewFailure(error: unknown): JobFailure {
 
 function label(result: AiCallResult) {
   return { provider: result.provider, model: result.model, heuristic: result.heuristic };
+}
+
+/** Asks the judge about each claim that needs one, in order; the judge of the first answer labels them all. */
+async function judgeClaims(
+  review: ReviewContext,
+  subject: { project_id: string; kind: 'review'; id: string },
+  requests: JudgeRequest[],
+  spend: (result: AiCallResult) => void,
+): Promise<{ judgements: Judgement[]; judged_by: ReturnType<typeof label> | null }> {
+  const judgements: Judgement[] = [];
+  let judged_by: ReturnType<typeof label> | null = null;
+  for (const judge of requests) {
+    const result = await callModel({
+      org_id: review.org_id,
+      subject,
+      task: REVIEW_JUDGE_TASK,
+      byok_provider: review.byok_provider,
+      system: judge.system,
+      prompt: judge.prompt,
+      schema_name: REVIEW_JUDGE_SCHEMA_NAME,
+      offline_input: judge.offline_input,
+      max_output_tokens: JUDGE_OUTPUT_TOKENS_MAX,
+    });
+    spend(result);
+    judged_by ??= label(result);
+    const verdict = result.object as EvidenceJudgement;
+    judgements.push({ claim_id: judge.claim_id, agrees: verdict.verdict === 'supports', reason: verdict.reason });
+  }
+  return { judgements, judged_by };
+}
+
+/** Records how the review ended: succeeded (after settlement), canceled (rethrown) or failed (released, not charged). */
+async function recordOutcome(review_id: string, outcome: MeteredOutcome<{ claims_supported: number }>): Promise<ConceptReviewWorkflowResult> {
+  if (outcome.status === 'succeeded') {
+    // After settlement, so a review that shows succeeded has its credits settled (spec: What the service does 6);
+    // non-cancellable, so a cancel arriving now cannot leave a settled review unrecorded.
+    await CancellationScope.nonCancellable(() => markReview({ review_id: review_id, status: 'succeeded', credits_used: outcome.credits_settled }));
+    return { status: 'succeeded', claims_supported: outcome.value.claims_supported };
+  }
+  if (outcome.status === 'canceled') {
+    await CancellationScope.nonCancellable(() =>
+      markReview({ review_id: review_id, status: 'canceled', failure: { code: 'CANCELED', message: 'the review was canceled' }, credits_used: outcome.credits_settled }),
+    );
+    throw outcome.error;
+  }
+  // meteredWork released the reservation: the failed review is not charged (spec: What the service does 6).
+  await markReview({ review_id: review_id, status: 'failed', failure: reviewFailure(outcome.error), credits_used: outcome.credits_settled });
+  return { status: 'failed' };
 }
 
 export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): Promise<ConceptReviewWorkflowResult> {
@@ -68,25 +117,7 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
 
     await advance('verifying');
     const judging = await prepareReviewJudging({ review_id: review.review_id, draft });
-    const judgements: Judgement[] = [];
-    let judged_by: ReturnType<typeof label> | null = null;
-    for (const judge of judging.requests) {
-      const result = await callModel({
-        org_id: review.org_id,
-        subject,
-        task: REVIEW_JUDGE_TASK,
-        byok_provider: review.byok_provider,
-        system: judge.system,
-        prompt: judge.prompt,
-        schema_name: REVIEW_JUDGE_SCHEMA_NAME,
-        offline_input: judge.offline_input,
-        max_output_tokens: JUDGE_OUTPUT_TOKENS_MAX,
-      });
-      spend(result);
-      judged_by ??= label(result);
-      const verdict = result.object as EvidenceJudgement;
-      judgements.push({ claim_id: judge.claim_id, agrees: verdict.verdict === 'supports', reason: verdict.reason });
-    }
+    const { judgements, judged_by } = await judgeClaims(review, subject, judging.requests, spend);
     return completeReview({
       review_id: review.review_id,
       draft,
@@ -109,19 +140,5 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
     },
     work,
   );
-  if (outcome.status === 'succeeded') {
-    // After settlement, so a review that shows succeeded has its credits settled (spec: What the service does 6);
-    // non-cancellable, so a cancel arriving now cannot leave a settled review unrecorded.
-    await CancellationScope.nonCancellable(() => markReview({ review_id: review.review_id, status: 'succeeded', credits_used: outcome.credits_settled }));
-    return { status: 'succeeded', claims_supported: outcome.value.claims_supported };
-  }
-  if (outcome.status === 'canceled') {
-    await CancellationScope.nonCancellable(() =>
-      markReview({ review_id: review.review_id, status: 'canceled', failure: { code: 'CANCELED', message: 'the review was canceled' }, credits_used: outcome.credits_settled }),
-    );
-    throw outcome.error;
-  }
-  // meteredWork released the reservation: the failed review is not charged (spec: What the service does 6).
-  await markReview({ review_id: review.review_id, status: 'failed', failure: reviewFailure(outcome.error), credits_used: outcome.credits_settled });
-  return { status: 'failed' };
+  return recordOutcome(review.review_id, outcome);
 }

@@ -1,6 +1,8 @@
 // What an authoring session's workflow carries and what its messages take (spec: Authoring sessions (beta)): the start
 // an activity loads, the state continued-as-new, and the Update arguments. Types only, plus the credits the first step
 // may need (the create call refuses a session the organization cannot cover). Pure.
+import type { Static } from 'typebox';
+import type { AnswersBody, ReviseBody } from '../contracts/authoring.ts';
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import type { AiLimits, AiUsage } from './checkpoint.ts';
@@ -44,8 +46,10 @@ export type AuthoringState = {
 export type AuthoringSessionInput = { session_id: string; state?: AuthoringState };
 export type AuthoringSessionResult = { status: 'approved' | 'expired' | 'failed'; world_revision_id?: string };
 
-export type AnswersInput = { answers: Array<{ question_id: string; value: number; note?: string }> };
-export type ReviseInput = { values?: Array<{ slot: string; value: number; reference?: string }>; instructions?: string | null };
+/** The answers Update's argument: the request body as validated (domain/contracts/authoring.ts). */
+export type AnswersInput = Static<typeof AnswersBody>;
+/** The revise Update's argument: the request body as validated. */
+export type ReviseInput = Static<typeof ReviseBody>;
 export type ApproveInput = { approved_by: string };
 export type StepResult = { checkpoint: number };
 export type ApproveResult = { world_revision_id: string };
@@ -59,4 +63,21 @@ export function firstStepCreditsMax(input: { intake: IntakeSpec | null; starting
   if (input.byok || template.slots.every((slot) => template.filled[slot.id])) return 0;
   const prompt = authoringDraftPrompt({ intake: input.intake, slots: template.slots, filled: template.filled, instructions: null });
   return authoringCallBound(prompt, false, input.credits_per_1k_tokens).credits;
+}
+
+/** A call a waiting session may take. */
+export type AuthoringCall = 'answers' | 'revise' | 'approve';
+
+/**
+ * The calls a session accepts now (the session's `accepts`): none unless it waits with a checkpoint; answers while a
+ * question is open, revise always, approve once the checkpoint's world validates. The workflow's Update validators
+ * (workflows/authoringSessionState.ts) refuse the rest with their reasons.
+ */
+export function acceptedCalls(status: string, checkpoint: { questions: readonly unknown[]; validation: { valid: boolean } } | null): AuthoringCall[] {
+  if (status !== 'waiting' || !checkpoint) return [];
+  const calls: AuthoringCall[] = [];
+  if (checkpoint.questions.length > 0) calls.push('answers');
+  calls.push('revise');
+  if (checkpoint.validation.valid) calls.push('approve');
+  return calls;
 }

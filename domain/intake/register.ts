@@ -1,5 +1,5 @@
 // Registers the intake room's published parts: the IntakeSpec contract (/v1/schemas/IntakeSpec), the drafting prompt
-// (/v1/prompts/intake-draft), the AI output schema and the offline drafter. Imported by api/routes/intake.ts (API process)
+// (/v1/prompts/intake-draft), the AI output schema and the offline drafter. Imported by api/routes/intake/ (API process)
 // and activities/intake.ts (worker process), so each process has them. Registering twice is a no-op.
 import { aiCallCreditsMax } from '../ai/pricing.ts';
 import { registerAiSchema, registerOfflineTask } from '../ai/registry.ts';

@@ -1,11 +1,14 @@
 // Admission and pricing of a world run: one pure rule that both POST /v1/runs/estimate and POST /v1/runs call
 // (spec: WorldSpec and run — "the estimate response has runnable, issues, reserved_credits and available_credits").
+import type { Static } from 'typebox';
+import type { RunIssue as RunIssueBody } from '../contracts/runs.ts';
 import type { RunEstimate } from './estimate.ts';
 
 /** A run reserves its estimate plus this headroom (capped by its budget), so ordinary variance does not stop it early. */
 export const RUN_RESERVE_HEADROOM_PERCENT = 25;
 
-export type RunIssue = { kind: 'world_limit' | 'budget' | 'balance'; pointer: string; message: string };
+/** One reason a run may not start, as the estimate shows it. */
+export type RunIssue = Static<typeof RunIssueBody>;
 
 /** Credits reserved for a run: the estimate plus headroom, capped by the budget limit. */
 export function runReservation(budget_limit_credits: number, credits_estimate: number): number {

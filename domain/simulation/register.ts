@@ -1,5 +1,5 @@
 // Publishes the simulation room's contracts at /v1/schemas (spec: Versioning): WorldSpec 1.0.0, ResourceSpec
-// (experimental), RunManifest, Finding and MetricSummary 1.0.0. Imported by api/routes/worlds.ts and api/routes/runs.ts;
+// (experimental), RunManifest, Finding and MetricSummary 1.0.0. Imported by api/routes/worlds/ and api/routes/runs/;
 // registering twice is a no-op.
 import { registerContract } from '../contracts/registry.ts';
 import { Finding, MetricSummary, RUN_RESULTS_VERSION, RunManifest } from '../contracts/runResults.ts';

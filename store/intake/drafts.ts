@@ -1,4 +1,5 @@
 // Intake drafting runs: the row the API reads and the workflow moves through its states (ARCHITECTURE.md: How a request flows 3).
+import { DRAFT_STATUSES } from '../../domain/contracts/intake.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import type { DroppedCitation, DroppedClaim } from '../../domain/intake/citations.ts';
 import { newId } from '../../domain/ids.ts';
@@ -8,7 +9,7 @@ import type { QueuedJobRow } from '../jobs.ts';
 import { parseJson } from './sources.ts';
 import { cachedRow } from '../rowCache.ts';
 
-export const DRAFT_STATUSES = ['queued', 'drafting', 'succeeded', 'failed', 'canceled'] as const;
+export { DRAFT_STATUSES };
 export type DraftStatus = (typeof DRAFT_STATUSES)[number];
 export const TERMINAL_DRAFT_STATUSES: readonly DraftStatus[] = ['succeeded', 'failed', 'canceled'];
 

@@ -1,6 +1,8 @@
 // World runs: the run row (the source of truth the API reads), its completed replications and its bounded event trace.
 // Every status change is a conditional update on the expected prior state, so a worker finishing late never overwrites
 // canceled (spec: Run states — worker completion preserves a canceled state).
+import type { Static } from 'typebox';
+import { RUN_STATUSES, type Run, type STOP_REASONS } from '../../domain/contracts/runs.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import type { ReplicationResult, StoredTraceEvent, TraceEvent } from '../../domain/simulation/index.ts';
 import { newId } from '../../domain/ids.ts';
@@ -9,12 +11,12 @@ import { type Db, notFound, type Tx } from '../db.ts';
 import type { QueuedJobRow } from '../jobs.ts';
 import { cachedRow } from '../rowCache.ts';
 
-export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'timed_out', 'canceled', 'failed'] as const;
+export { RUN_STATUSES };
 export type RunStatus = (typeof RUN_STATUSES)[number];
 /** States in which results (summaries, events, comparison, export) can be read (spec: Run states). */
 export const RESULT_STATUSES: readonly RunStatus[] = ['succeeded', 'timed_out'];
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running'];
-export type StopReason = 'budget' | 'wall_clock';
+export type StopReason = (typeof STOP_REASONS)[number];
 
 /**
  * The estimate is an expectation, not a bound: a run may simulate somewhat more events than expected. The reservation
@@ -22,34 +24,8 @@ export type StopReason = 'budget' | 'wall_clock';
  */
 export { runReservation } from '../../domain/simulation/pricing.ts';
 
-export type RunView = {
-  run_id: string;
-  org_id: string;
-  project_id: string;
-  world_revision_id: string;
-  status: RunStatus;
-  budget_limit_credits: number;
-  credits_estimate: number;
-  events_estimate: number;
-  credits_reserved: number;
-  /** null until the credits are settled (after the run ends) */
-  credits_used: number | null;
-  replications_requested: number;
-  replications_completed: number;
-  /** events of the kept (stored) replications */
-  events_simulated: number;
-  /** events computed but not kept: replications finishing after a cancel or a stop, charged as work done */
-  events_discarded: number;
-  stop_reason: StopReason | null;
-  wall_clock_limit_seconds: number;
-  error: { code: string; message: string } | null;
-  results_available: boolean;
-  created_by: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  settled_at: string | null;
-};
+/** A run as the API shows it (domain/contracts/runs.ts `Run`): the row with its replication counts. */
+export type RunView = Static<typeof Run>;
 
 function json<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;

@@ -134,7 +134,7 @@ export type RunEvent = RunEvents['events'][number];
 export type RunExport = ExportRunResponses[200];
 
 // No OpenAPI schema: the results' manifest, metrics, findings and cost report and the comparison's metrics are `unknown`
-// there (api/routes/runs.ts points to /v1/schemas/{name}); hand-kept from domain/contracts/runResults.ts.
+// there (api/routes/runs/ points to /v1/schemas/{name}); hand-kept from domain/contracts/runResults.ts.
 export type Interval = { low: number | null; high: number | null; level: number };
 export type MetricSummary = { measure_id: string; variant_id: string; unit: string; n: number; mean: number | null; interval_95: Interval };
 export type LowBaseHigh = { low: number | null; base: number | null; high: number | null };

@@ -1,0 +1,90 @@
+import type { Static } from 'typebox';
+import { Run, RunRequest } from '../../../domain/contracts/runs.ts';
+import { ServiceError } from '../../../domain/errors.ts';
+import { estimateRun, type RunEstimate } from '../../../domain/simulation/index.ts';
+import { admitRun } from '../../../domain/simulation/pricing.ts';
+import { startJob } from '../../../integrations/temporal/jobs.ts';
+import { assertCanCover, lockCredits } from '../../../store/credits/ledger.ts';
+import { createRun, type RunView, unreservedRunCredits } from '../../../store/runs/runs.ts';
+import type { WorldRevisionView } from '../../../store/worlds/worlds.ts';
+import type { AppDeps } from '../../context.ts';
+import { idempotent, respond } from '../../idempotency.ts';
+import { route, type RouteDef } from '../../registry.ts';
+import { loadWorldRevision } from '../worlds/load.ts';
+
+/** The same rule as the estimate; the balance is checked inside the creating transaction. Returns the reservation. */
+function admit(estimate: RunEstimate, budget_limit_credits: number): number {
+  const admission = admitRun(estimate, budget_limit_credits, null);
+  if (admission.runnable) return admission.credits_reserved;
+  const first = admission.issues[0]!;
+  throw new ServiceError(
+    'VALIDATION_FAILED',
+    first.kind === 'budget'
+      ? `${first.message} (POST /v1/runs/estimate shows the cost model).`
+      : `The world cannot run: ${first.message}. Reduce it below the named limits and save a new revision.`,
+    admission.issues.map((issue) => ({ path: issue.pointer, message: issue.message, ...(issue.kind === 'budget' ? { credits_estimate: estimate.credits_estimate } : {}) })),
+  );
+}
+
+export function createRunRoute(deps: AppDeps): RouteDef {
+  const { db, config } = deps;
+  return route({
+    method: 'post',
+    path: '/v1/runs',
+    operation_id: 'createRun',
+    starts_job: 'the run',
+    summary: 'Create a run of a world revision under a credit budget and start it (the world-run workflow)',
+    tag: 'runs',
+    auth: 'user',
+    scope: 'run',
+    role: 'member',
+    idempotency: 'optional',
+    body: RunRequest,
+    responses: {
+      202: { description: 'the run, queued; poll GET /v1/runs/{run_id}', schema: Run },
+      402: { description: 'INSUFFICIENT_CREDITS: the balance cannot cover the reservation' },
+      422: { description: 'VALIDATION_FAILED: the budget is below the estimate, or the world exceeds a run limit' },
+    },
+    handler: async (ctx, input) => {
+      const body = input.body;
+      const revision = await loadWorldRevision(deps, ctx, body.world_revision_id, 'run');
+      const estimate = estimateRun(revision.world);
+      const credits_reserved = admit(estimate, body.budget_limit_credits);
+      const outcome = await idempotent(db, ctx, { owner_id: revision.org_id, hashed_body: body }, async (tx) => {
+        // Admission under the organization's credit lock, counting runs admitted but not yet reserved: of concurrent
+        // creates beyond the balance, the extra ones get 402 now, and nothing is queued for them. A refusal rolls
+        // back with the idempotency record, so a retry with the same key after adding credits is admitted.
+        await lockCredits(tx, revision.org_id);
+        await assertCanCover(tx, revision.org_id, credits_reserved, await unreservedRunCredits(tx, revision.org_id));
+        const run = await createRun(tx, newRun(revision, body, estimate, credits_reserved, config.run_wall_clock_limit_seconds, input.auth.user_id));
+        return { status: 202, body: run };
+      });
+      // After the commit, on replays too: the deterministic id makes a repeated start a no-op.
+      const run = outcome.body as RunView;
+      await startJob(deps.temporal, { kind: 'run', resource_id: run.run_id, org_id: run.org_id, project_id: run.project_id }, { run_id: run.run_id });
+      respond(ctx, outcome);
+    },
+  });
+}
+
+function newRun(
+  revision: WorldRevisionView,
+  body: Static<typeof RunRequest>,
+  estimate: RunEstimate,
+  credits_reserved: number,
+  wall_clock_limit_seconds: number,
+  created_by: string,
+): Parameters<typeof createRun>[1] {
+  return {
+    org_id: revision.org_id,
+    project_id: revision.project_id,
+    world_revision_id: revision.world_revision_id,
+    budget_limit_credits: body.budget_limit_credits,
+    credits_estimate: estimate.credits_estimate,
+    events_estimate: estimate.events_estimate,
+    credits_reserved,
+    replications_requested: revision.world.replications * revision.world.variants.length,
+    wall_clock_limit_seconds,
+    created_by,
+  };
+}
