@@ -173,7 +173,11 @@ describe('authoring failures and revisions with a hosted model (fake OpenAI)', (
     });
     expect(revised.status).toBe(402);
     expect(revised.body.code).toBe('INSUFFICIENT_CREDITS');
-    const session = await http(service, 'GET', `/v1/authoring-sessions/${created.body.id}`, { token: owner.session });
+    // the workflow records the failure after the step's answer: read until it has
+    const session = await eventually(async () => {
+      const read = await http(service, 'GET', `/v1/authoring-sessions/${created.body.id}`, { token: owner.session });
+      return read.body.status !== 'drafting' ? read : null;
+    }, 30_000, 'the session to record its failure');
     expect(session.body.status).toBe('failed');
     expect(session.body.error).toMatchObject({ code: 'INSUFFICIENT_CREDITS', message: expect.stringMatching(/0 available/) });
   }, 240_000);
