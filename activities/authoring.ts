@@ -91,7 +91,11 @@ export function authoringActivities(deps: ActivityDeps) {
         const smokeWorld: WorldSpec = { ...world, horizon, replications: Math.min(world.replications, SMOKE_REPLICATIONS_MAX), measured };
         try {
           smoke = summarize(smokeWorld, runSequential(smokeWorld));
-          smoke_run = { replications: smokeWorld.replications, horizon, metrics: smoke.map((row) => ({ measure_id: row.measure_id, variant_id: row.variant_id, n: row.n, mean: row.mean })) };
+          smoke_run = {
+            replications: smokeWorld.replications,
+            horizon,
+            metrics: smoke.map((row) => ({ measure_id: row.measure_id, variant_id: row.variant_id, n: row.n, mean: row.mean })),
+          };
         } catch (error) {
           validation.problems.push({ pointer: '', message: `the smoke run failed: ${(error as Error).message}` });
         }
@@ -117,26 +121,39 @@ export function authoringActivities(deps: ActivityDeps) {
         body.next_steps.unshift({
           kind: 'revision_changed_nothing',
           source: 'rule',
-          message: 'The revision with your instructions changed nothing: the model proposed no value with a source this session can check. Set values with a reference, or answer the open questions.',
+          message:
+            'The revision with your instructions changed nothing: the model proposed no value with a source this session can check. Set values with a reference, or answer the open questions.',
         });
       }
       const checkpoint: Checkpoint = { ...body, changes_since_previous };
       const status: SessionStatus = 'waiting';
       await db.transaction((tx) => writeCheckpoint(tx, { session_id: input.session_id, checkpoint, status }));
-      logger.info({ session_id: input.session_id, checkpoint: input.number, valid: checkpoint.validation.valid, questions: input.questions.length }, 'authoring checkpoint stored');
+      logger.info(
+        { session_id: input.session_id, checkpoint: input.number, valid: checkpoint.validation.valid, questions: input.questions.length },
+        'authoring checkpoint stored',
+      );
       return { valid: checkpoint.validation.valid, checkpoint: input.number };
     },
 
     /** Saves the latest checkpoint's world as a world revision exactly as POST /v1/projects/{project_id}/worlds does. */
     async approveAuthoringSession(input: { session_id: string; approved_by: string }): Promise<{ world_revision_id: string }> {
       return db.transaction(async (tx) => {
-        const session = (await tx.one<{ world_revision_id: string | null; project_id: string }>('select world_revision_id, project_id from authoring_sessions where id = ? for update', [input.session_id])) ?? missing(input.session_id);
+        const session =
+          (await tx.one<{ world_revision_id: string | null; project_id: string }>(
+            'select world_revision_id, project_id from authoring_sessions where id = ? for update',
+            [input.session_id],
+          )) ?? missing(input.session_id);
         if (session.world_revision_id) return { world_revision_id: session.world_revision_id };
         const checkpoint = await latestCheckpoint(tx, input.session_id);
         if (!checkpoint) throw ApplicationFailure.create({ type: 'CONFLICT', message: 'the session has no checkpoint to approve', nonRetryable: true });
         const world = checkpoint.world.spec;
         const result = validateWorld(world);
-        if (!result.valid) throw ApplicationFailure.create({ type: 'VALIDATION_FAILED', message: `the checkpoint's world is invalid: ${result.problems[0]?.message}`, nonRetryable: true });
+        if (!result.valid)
+          throw ApplicationFailure.create({
+            type: 'VALIDATION_FAILED',
+            message: `the checkpoint's world is invalid: ${result.problems[0]?.message}`,
+            nonRetryable: true,
+          });
         const revision = await createWorldRevision(tx, { project_id: session.project_id, world, created_by: input.approved_by });
         await markApproved(tx, input.session_id, revision.world_revision_id);
         return { world_revision_id: revision.world_revision_id };

@@ -35,7 +35,8 @@ export function billingActivities(deps: ActivityDeps) {
       let result: Reconciliation;
       const mismatch = sessionMismatch(session as never, row);
       const paid = session.status === 'complete' && session.payment_status === 'paid';
-      if (input.trigger === 'timer' && session.status === 'open') return { intent_id: row.id, status: row.status, outcome: 'open', transaction_id: row.transaction_id };
+      if (input.trigger === 'timer' && session.status === 'open')
+        return { intent_id: row.id, status: row.status, outcome: 'open', transaction_id: row.transaction_id };
       if (paid && mismatch) result = { kind: 'conflict', mismatch };
       else if (paid) result = { kind: 'paid' };
       else if (session.status === 'expired' || input.trigger === 'checkout.session.async_payment_failed') result = { kind: 'failed' };

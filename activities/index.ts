@@ -24,7 +24,8 @@ export function failureFor(error: unknown): unknown {
     const details = Array.isArray(error.details) ? error.details : [error.details];
     return ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true, details });
   }
-  if (error instanceof AssertionError) return ApplicationFailure.create({ type: 'INTERNAL', message: `invariant violated: ${error.message}`, nonRetryable: true });
+  if (error instanceof AssertionError)
+    return ApplicationFailure.create({ type: 'INTERNAL', message: `invariant violated: ${error.message}`, nonRetryable: true });
   return error;
 }
 

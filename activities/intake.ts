@@ -31,9 +31,10 @@ export const INTAKE_FAILURE_TYPES = { no_sources: 'IntakeSourcesUnavailable' } a
 
 /** The draft's processed sources of its project; none left is a non-retryable failure. */
 async function draftSources(db: ActivityDeps['db'], draft_id: string): Promise<DraftSource[]> {
-  const draft = await db.one<{ org_id: string; project_id: string; source_ids: unknown }>('select org_id, project_id, source_ids from intake_drafts where id = ?', [
-    draft_id,
-  ]);
+  const draft = await db.one<{ org_id: string; project_id: string; source_ids: unknown }>(
+    'select org_id, project_id, source_ids from intake_drafts where id = ?',
+    [draft_id],
+  );
   if (!draft) throw notFound(`Intake draft ${draft_id}`);
   const ids = (typeof draft.source_ids === 'string' ? JSON.parse(draft.source_ids) : draft.source_ids) as string[];
   const sources = (await processedSourceLines(db, draft.org_id, ids)).filter((source) => source.project_id === draft.project_id);

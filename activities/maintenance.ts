@@ -26,7 +26,8 @@ const reconcilers: Record<ReconciledKind, { queued: typeof queuedRuns; start: (t
   },
   review: {
     queued: queuedReviews,
-    start: (temporal, row) => startJob(temporal, { kind: 'review', resource_id: row.id, org_id: row.org_id, project_id: row.project_id }, { review_id: row.id }),
+    start: (temporal, row) =>
+      startJob(temporal, { kind: 'review', resource_id: row.id, org_id: row.org_id, project_id: row.project_id }, { review_id: row.id }),
   },
   intake_draft: {
     queued: queuedDrafts,

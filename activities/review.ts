@@ -4,7 +4,13 @@
 // is safe to retry: the record set is replaced as a whole, state moves are guarded, the result is written once.
 import type { ConceptReview } from '../domain/contracts/conceptReview.ts';
 import { invariant } from '../domain/errors.ts';
-import { type ConceptReviewDraft, type DraftRecord, REVIEW_DRAFT_PROMPT, buildReviewDraftUserMessage, reviewDraftSystem } from '../domain/prompts/reviewDraft.ts';
+import {
+  type ConceptReviewDraft,
+  type DraftRecord,
+  REVIEW_DRAFT_PROMPT,
+  buildReviewDraftUserMessage,
+  reviewDraftSystem,
+} from '../domain/prompts/reviewDraft.ts';
 import { REVIEW_JUDGE_PROMPT, buildReviewJudgeUserMessage, reviewJudgeSystem } from '../domain/prompts/reviewJudge.ts';
 import { RECORDS_BEFORE_BROADENING_MIN, reviewQueryInput } from '../domain/review/query.ts';
 import { type LiteratureRecord, includedRecords, literatureQueryLadder } from '../domain/review/literature.ts';
@@ -44,7 +50,8 @@ export function reviewActivities(deps: ActivityDeps) {
     const review = (await findReview(db, review_id)) ?? missing(`Review ${review_id}`);
     const plan = (await findPlan(db, review.project_id, review.plan_id)) ?? missing(`Plan ${review.plan_id} of review ${review_id}`);
     const revision =
-      (await getIntakeRevision(db, review.project_id, plan.intake_revision)) ?? missing(`Intake revision ${plan.intake_revision} of project ${review.project_id}`);
+      (await getIntakeRevision(db, review.project_id, plan.intake_revision)) ??
+      missing(`Intake revision ${plan.intake_revision} of project ${review.project_id}`);
     return { review, plan, intake: revision.spec };
   }
 
@@ -74,7 +81,9 @@ export function reviewActivities(deps: ActivityDeps) {
      * RECORDS_BEFORE_BROADENING_MIN records are kept), reads open-access text where the licence allows,
      * and stores the whole record set — excluded records with their reasons — for the citation record.
      */
-    async searchReviewLiterature(input: { review_id: string }): Promise<{ query: string; records_retrieved: number; records_excluded: number; open_texts: number }> {
+    async searchReviewLiterature(input: {
+      review_id: string;
+    }): Promise<{ query: string; records_retrieved: number; records_excluded: number; open_texts: number }> {
       const { intake } = await loadIntake(input.review_id);
       const ladder = literatureQueryLadder(reviewQueryInput(intake));
       const found = new Map<string, LiteratureRecord>();
@@ -106,7 +115,9 @@ export function reviewActivities(deps: ActivityDeps) {
     },
 
     /** The drafting request: the published prompt, the intake and the kept records (retracted work is never shown). */
-    async prepareReviewDraft(input: { review_id: string }): Promise<{ system: string; prompt: string; offline_input: OfflineDraftInput; records_in_prompt: number }> {
+    async prepareReviewDraft(input: {
+      review_id: string;
+    }): Promise<{ system: string; prompt: string; offline_input: OfflineDraftInput; records_in_prompt: number }> {
       const { intake } = await loadIntake(input.review_id);
       const stored = await reviewRecords(db, input.review_id);
       const draftRecords: DraftRecord[] = stored

@@ -189,7 +189,12 @@ export function runActivities(deps: ActivityDeps) {
     },
 
     /** Ends the run after its credits settled; the status moves only from running, so canceled is never overwritten. */
-    async finishRun(input: { run_id: string; status: 'succeeded' | 'timed_out' | 'canceled' | 'failed'; credits_used: number; error?: { code: string; message: string } | null }): Promise<RunStatus> {
+    async finishRun(input: {
+      run_id: string;
+      status: 'succeeded' | 'timed_out' | 'canceled' | 'failed';
+      credits_used: number;
+      error?: { code: string; message: string } | null;
+    }): Promise<RunStatus> {
       return finishRun(db, input);
     },
   };

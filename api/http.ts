@@ -72,7 +72,9 @@ export async function readJsonBody(ctx: Context, limit_bytes = JSON_BODY_LIMIT_B
   }
   const text = decodeUtf8(raw);
   if (text === null) {
-    throw new ServiceError('VALIDATION_FAILED', 'The request body is not valid UTF-8; send the JSON encoded as UTF-8.', [{ path: '/', message: 'holds bytes that are not UTF-8' }]);
+    throw new ServiceError('VALIDATION_FAILED', 'The request body is not valid UTF-8; send the JSON encoded as UTF-8.', [
+      { path: '/', message: 'holds bytes that are not UTF-8' },
+    ]);
   }
   try {
     return JSON.parse(text);

@@ -38,7 +38,8 @@ function operationOf(route: RouteDef): Record<string, unknown> {
       : { description: r.description };
   }
   if (route.starts_job) {
-    const unavailable = 'TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds';
+    const unavailable =
+      'TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds';
     const declared = (responses['503'] as { description?: string } | undefined)?.description;
     responses['503'] = { description: declared ? `${declared}, or ${unavailable}` : unavailable };
   }

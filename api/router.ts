@@ -101,7 +101,8 @@ function readQuery(ctx: Context, declared: Record<string, QueryParam>, closed: b
       const allowed = Object.keys(declared);
       details.push({
         path: `/query/${name.slice(0, 64)}`,
-        message: allowed.length > 0 ? `is not a parameter of this operation (allowed: ${allowed.join(', ')})` : 'is not a parameter of this operation (it takes none)',
+        message:
+          allowed.length > 0 ? `is not a parameter of this operation (allowed: ${allowed.join(', ')})` : 'is not a parameter of this operation (it takes none)',
       });
     }
   }
@@ -130,7 +131,11 @@ function readQuery(ctx: Context, declared: Record<string, QueryParam>, closed: b
   }
   if (details.length > 0) {
     const first = details[0]!;
-    throw new ServiceError('VALIDATION_FAILED', `Invalid query: ${first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`, details);
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `Invalid query: ${first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`,
+      details,
+    );
   }
   return out;
 }
@@ -154,7 +159,11 @@ async function readBody(ctx: Context, route: RouteDef): Promise<unknown> {
   const details = schemaErrors(route.body, value);
   if (details.length > 0) {
     const first = details[0]!;
-    throw new ServiceError('VALIDATION_FAILED', `The request body is invalid: ${first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`, details);
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `The request body is invalid: ${first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`,
+      details,
+    );
   }
   return value;
 }
@@ -195,7 +204,10 @@ export function enforce(deps: AppDeps, route: RouteDef) {
     if (route.auth === 'user' || route.auth === 'session') {
       const found = await authenticate(deps, ctx);
       if (!found) {
-        throw new ServiceError('UNAUTHENTICATED', 'This operation needs a credential. Send "Authorization: Bearer <API token or session token>", or sign in with POST /v1/auth/sessions.');
+        throw new ServiceError(
+          'UNAUTHENTICATED',
+          'This operation needs a credential. Send "Authorization: Bearer <API token or session token>", or sign in with POST /v1/auth/sessions.',
+        );
       }
       state.auth = found.auth;
       auth = found.auth;

@@ -23,7 +23,11 @@ function clientErrorAnswer(code: string | undefined): { status: number; error_co
     return { status: 408, error_code: 'REQUEST_TIMEOUT', message: 'The request was not received in time; send it again (with its whole body).' };
   }
   if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') {
-    return { status: 413, error_code: 'PAYLOAD_TOO_LARGE', message: 'The chunk extensions of the request body are too large; send a plain chunked or sized body.' };
+    return {
+      status: 413,
+      error_code: 'PAYLOAD_TOO_LARGE',
+      message: 'The chunk extensions of the request body are too large; send a plain chunked or sized body.',
+    };
   }
   return {
     status: 400,
@@ -62,7 +66,10 @@ export function answerClientError(logger: Logger, error: NodeJS.ErrnoException, 
  */
 export function createApiServer(app: Koa, options: { logger: Logger; request_timeout_seconds: number }): Server {
   const request_timeout_ms = options.request_timeout_seconds * 1000;
-  const server = createServer({ requestTimeout: request_timeout_ms, connectionsCheckingInterval: Math.min(30_000, Math.max(250, request_timeout_ms / 4)) }, app.callback());
+  const server = createServer(
+    { requestTimeout: request_timeout_ms, connectionsCheckingInterval: Math.min(30_000, Math.max(250, request_timeout_ms / 4)) },
+    app.callback(),
+  );
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(options.logger, error, socket));
   return server;
 }

@@ -57,8 +57,23 @@ async function serveApi(database_url: string | null): Promise<Served> {
   const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
   const world = JSON.parse(readFileSync(new URL('../samples/worlds/gp_triage_digital_front_door.json', import.meta.url), 'utf8'));
   // The authoring session waits on a first checkpoint of a checkpoint's size: the sample world and three questions.
-  const questions = ['arrival_rate', 'mean_service', 'servers'].map((slot, index) => ({ id: `q${index + 1}`, slot, text: `What is the ${slot}?`, unit: 'per_hour' }));
-  const checkpoint = { number: 1, reason: 'start', world, validation: { valid: false, problems: [] }, smoke_run: null, questions, next_steps: [], ai: { cap_reached: false }, changes_since_previous: [] };
+  const questions = ['arrival_rate', 'mean_service', 'servers'].map((slot, index) => ({
+    id: `q${index + 1}`,
+    slot,
+    text: `What is the ${slot}?`,
+    unit: 'per_hour',
+  }));
+  const checkpoint = {
+    number: 1,
+    reason: 'start',
+    world,
+    validation: { valid: false, problems: [] },
+    smoke_run: null,
+    questions,
+    next_steps: [],
+    ai: { cap_reached: false },
+    changes_since_previous: [],
+  };
   const seeded = await db.transaction(async (tx) => {
     const ids = await seedPollables(tx, { label: 'bench', world, checkpoint: checkpoint as never });
     const { secret } = await createApiToken(tx, { user_id: ids.user, org_id: ids.org, name: 'bench', scopes: ['read', 'write', 'run'] });
@@ -67,7 +82,11 @@ async function serveApi(database_url: string | null): Promise<Served> {
   // BENCH_TEMPORAL_ADDRESS (bench/readiness.ts): readiness probes a real Temporal, as the service's API process does.
   const temporal_address = process.env.BENCH_TEMPORAL_ADDRESS;
   const temporal = temporal_address
-    ? { client: new Client({ connection: Connection.lazy({ address: temporal_address }) }), task_queue: config.temporal_task_queue, namespace: config.temporal_namespace }
+    ? {
+        client: new Client({ connection: Connection.lazy({ address: temporal_address }) }),
+        task_queue: config.temporal_task_queue,
+        namespace: config.temporal_namespace,
+      }
     : null;
   const { app } = createApp({ config, db, logger, temporal });
   const server = createServer(app.callback());
@@ -204,8 +223,16 @@ async function main(): Promise<void> {
       const postgresql = f.target.startsWith('postgresql');
       const clean = f.timeouts === 0 && f.errors === 0 && f.non_2xx === 0;
       return postgresql
-        ? { goal: `API process, ${f.target} ≥ 30% of hello-world, p99 < 50 ms`, figure: `${(share * 100).toFixed(1)}%, p99 ${f.p99_ms} ms`, met: clean && share >= 0.3 && f.p99_ms < 50 }
-        : { goal: `API process, ${f.target} ≥ 2,000 req/s, no timeouts`, figure: `${f.requests_per_second.toFixed(0)} req/s, ${f.timeouts} timeouts`, met: clean && f.requests_per_second >= 2000 };
+        ? {
+            goal: `API process, ${f.target} ≥ 30% of hello-world, p99 < 50 ms`,
+            figure: `${(share * 100).toFixed(1)}%, p99 ${f.p99_ms} ms`,
+            met: clean && share >= 0.3 && f.p99_ms < 50,
+          }
+        : {
+            goal: `API process, ${f.target} ≥ 2,000 req/s, no timeouts`,
+            figure: `${f.requests_per_second.toFixed(0)} req/s, ${f.timeouts} timeouts`,
+            met: clean && f.requests_per_second >= 2000,
+          };
     }),
   );
   process.stdout.write(`\nJSON ${JSON.stringify({ connections: BENCH_CONNECTIONS, seconds: BENCH_SECONDS, figures })}\n`);

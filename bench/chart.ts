@@ -30,7 +30,10 @@ function logLogPanel(left: number, title: string, xLabel: string, yLabel: string
     `<rect x="${left}" y="${PANEL.top}" width="${PANEL.width}" height="${PANEL.height}" fill="none" stroke="#999"/>`,
     `<path d="${path(linear)}" stroke="#999" stroke-dasharray="5,4" fill="none"/>`,
     `<path d="${path(ys)}" stroke="#1f5fa8" stroke-width="2" fill="none"/>`,
-    ...points.map((p, index) => `<circle cx="${px(xs[index]!)}" cy="${py(ys[index]!)}" r="4" fill="#1f5fa8"/><text x="${px(xs[index]!) + 6}" y="${py(ys[index]!) - 6}" font-size="11">${xmlText(p.label)}</text>`),
+    ...points.map(
+      (p, index) =>
+        `<circle cx="${px(xs[index]!)}" cy="${py(ys[index]!)}" r="4" fill="#1f5fa8"/><text x="${px(xs[index]!) + 6}" y="${py(ys[index]!) - 6}" font-size="11">${xmlText(p.label)}</text>`,
+    ),
     `<text x="${left + PANEL.width / 2}" y="${PANEL.top + PANEL.height + 28}" font-size="12" text-anchor="middle">${xmlText(xLabel)} (log)</text>`,
     `<text x="${left - 12}" y="${PANEL.top + PANEL.height / 2}" font-size="12" text-anchor="middle" transform="rotate(-90 ${left - 12} ${PANEL.top + PANEL.height / 2})">${xmlText(yLabel)} (log)</text>`,
   ].join('\n');

@@ -34,7 +34,14 @@ async function child(set: string | null): Promise<void> {
   const { computePool, closeComputePool } = await import('../compute/pool.ts');
   const { defaultThreadCount, runReplicationsOnPool } = await import('../compute/simulation/pool.ts');
   const { queueWorld } = await import('../test/support/worlds.ts');
-  const world = queueWorld({ servers: 5, arrivals_per_minute: 4, mean_service_minutes: 1, horizon_minutes: HORIZON, warm_up_minutes: 0, replications: REPLICATIONS });
+  const world = queueWorld({
+    servers: 5,
+    arrivals_per_minute: 4,
+    mean_service_minutes: 1,
+    horizon_minutes: HORIZON,
+    warm_up_minutes: 0,
+    replications: REPLICATIONS,
+  });
   await computePool();
   const threads = defaultThreadCount();
   const warm = Array.from({ length: threads * 2 }, (_, index) => ({ variant_id: 'baseline', replication_index: 900 + index, trace_limit: 0 }));
@@ -48,7 +55,9 @@ async function child(set: string | null): Promise<void> {
   const cpu_seconds = (used.user + used.system) / 1e6;
   const digest = createHash('sha256').update(JSON.stringify(run.results)).digest('hex').slice(0, 16);
   await closeComputePool();
-  process.stdout.write(`${JSON.stringify({ events_per_second: run.events_simulated / seconds, events_per_cpu_second: run.events_simulated / cpu_seconds, digest })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ events_per_second: run.events_simulated / seconds, events_per_cpu_second: run.events_simulated / cpu_seconds, digest })}\n`,
+  );
 }
 
 type Measured = { events_per_second: number; events_per_cpu_second: number; digest: string };
@@ -60,7 +69,9 @@ function measure(variant: Variant): Measured {
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`engine in one pool thread, M/M/5 horizon ${HORIZON} min × ${REPLICATIONS} replications, a fresh process per variant per round, ${ROUNDS} rounds; ${loadLine()} at the start\n`);
+  process.stdout.write(
+    `engine in one pool thread, M/M/5 horizon ${HORIZON} min × ${REPLICATIONS} replications, a fresh process per variant per round, ${ROUNDS} rounds; ${loadLine()} at the start\n`,
+  );
   const rates = VARIANTS.map((): number[] => []);
   const cpuRates = VARIANTS.map((): number[] => []);
   const digests = new Set<string>();

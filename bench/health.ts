@@ -37,8 +37,20 @@ function startApi(): Promise<{ child: ChildProcess; served: Served }> {
 }
 
 async function health(port: number, phase: string): Promise<Figure> {
-  const result = await autocannon({ url: `http://127.0.0.1:${port}/v1/health`, connections: BENCH_HEALTH_CONNECTIONS, duration: BENCH_HEALTH_SECONDS, timeout: 10 });
-  return { phase, requests_per_second: result.requests.average, p50_ms: result.latency.p50, p99_ms: result.latency.p99, max_ms: result.latency.max, timeouts: result.timeouts };
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}/v1/health`,
+    connections: BENCH_HEALTH_CONNECTIONS,
+    duration: BENCH_HEALTH_SECONDS,
+    timeout: 10,
+  });
+  return {
+    phase,
+    requests_per_second: result.requests.average,
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    max_ms: result.latency.max,
+    timeouts: result.timeouts,
+  };
 }
 
 function sentence(seed: number): string {
@@ -72,7 +84,8 @@ async function main(): Promise<void> {
         body: form,
       });
       const body = (await response.json()) as { sources?: Array<{ status: string }> };
-      if (response.status !== 201 || body.sources?.[0]?.status !== 'processed') throw new Error(`extract answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+      if (response.status !== 201 || body.sources?.[0]?.status !== 'processed')
+        throw new Error(`extract answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
       return performance.now() - started;
     };
     // Warm: module loading, the pool's threads, the JIT, on both paths.
@@ -91,17 +104,31 @@ async function main(): Promise<void> {
     await loop;
 
     process.stdout.write(`GET /v1/health, ${BENCH_HEALTH_CONNECTIONS} connections, ${BENCH_HEALTH_SECONDS} s per phase, API in its own process (PGlite)\n`);
-    process.stdout.write(`${'phase'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'timeouts'.padStart(8)}\n`);
+    process.stdout.write(
+      `${'phase'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'timeouts'.padStart(8)}\n`,
+    );
     for (const f of [idle, busy]) {
       process.stdout.write(
         `${f.phase.padEnd(40)} ${f.requests_per_second.toFixed(0).padStart(8)} ${String(f.p50_ms).padStart(7)} ${String(f.p99_ms).padStart(7)} ${String(f.max_ms).padStart(7)} ${String(f.timeouts).padStart(8)}\n`,
       );
     }
     const mean_ms = times.reduce((a, b) => a + b, 0) / Math.max(1, times.length);
-    process.stdout.write(`extractions completed during the phase: ${times.length}, mean ${mean_ms.toFixed(0)} ms each (${((BENCH_HEALTH_PAGES / mean_ms) * 1000).toFixed(0)} pages/s)\n`);
-    process.stdout.write(`ratio p99 during / idle: ${(busy.p99_ms / Math.max(1, idle.p99_ms)).toFixed(2)}; p50 during / idle: ${(busy.p50_ms / Math.max(1, idle.p50_ms)).toFixed(2)}\n`);
-    printGoals([{ goal: `GET /v1/health p99 < ${HEALTH_P99_GOAL_MS} ms during ${BENCH_HEALTH_PAGES}-page PDF extractions`, figure: `p99 ${busy.p99_ms} ms (idle ${idle.p99_ms} ms), ${busy.timeouts} timeouts`, met: busy.p99_ms < HEALTH_P99_GOAL_MS && busy.timeouts === 0 }]);
-    process.stdout.write(`\nJSON ${JSON.stringify({ connections: BENCH_HEALTH_CONNECTIONS, seconds: BENCH_HEALTH_SECONDS, pages: BENCH_HEALTH_PAGES, idle, busy, extractions: times.length, extraction_mean_ms: mean_ms })}\n`);
+    process.stdout.write(
+      `extractions completed during the phase: ${times.length}, mean ${mean_ms.toFixed(0)} ms each (${((BENCH_HEALTH_PAGES / mean_ms) * 1000).toFixed(0)} pages/s)\n`,
+    );
+    process.stdout.write(
+      `ratio p99 during / idle: ${(busy.p99_ms / Math.max(1, idle.p99_ms)).toFixed(2)}; p50 during / idle: ${(busy.p50_ms / Math.max(1, idle.p50_ms)).toFixed(2)}\n`,
+    );
+    printGoals([
+      {
+        goal: `GET /v1/health p99 < ${HEALTH_P99_GOAL_MS} ms during ${BENCH_HEALTH_PAGES}-page PDF extractions`,
+        figure: `p99 ${busy.p99_ms} ms (idle ${idle.p99_ms} ms), ${busy.timeouts} timeouts`,
+        met: busy.p99_ms < HEALTH_P99_GOAL_MS && busy.timeouts === 0,
+      },
+    ]);
+    process.stdout.write(
+      `\nJSON ${JSON.stringify({ connections: BENCH_HEALTH_CONNECTIONS, seconds: BENCH_HEALTH_SECONDS, pages: BENCH_HEALTH_PAGES, idle, busy, extractions: times.length, extraction_mean_ms: mean_ms })}\n`,
+    );
   } finally {
     await new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();

@@ -23,7 +23,10 @@ export const BENCH_REPETITIONS = Number(process.env.BENCH_INTAKE_REPETITIONS) ||
 export const REQUIRED_RATIO_PDFTOTEXT = 1.5;
 export const LOAD_2_MAX = 2.5;
 
-const WORDS = 'patients clinic referral triage nurse consultant pathway outcome waiting review practice dermatology photo urgent routine audit evidence budget buyer pilot'.split(' ');
+const WORDS =
+  'patients clinic referral triage nurse consultant pathway outcome waiting review practice dermatology photo urgent routine audit evidence budget buyer pilot'.split(
+    ' ',
+  );
 
 function sentence(seed: number): string {
   const words: string[] = [];
@@ -146,7 +149,9 @@ export async function main(): Promise<void> {
         met: load > LOAD_2_MAX ? null : ratio >= REQUIRED_RATIO_PDFTOTEXT,
       },
     ]);
-    console.log(`plain text: ${fixed(text_bytes.byteLength / mb)} MiB TXT through extractSources (decode + screen): ${fixed(text_bytes.byteLength / mb / text_s)} MB/s`);
+    console.log(
+      `plain text: ${fixed(text_bytes.byteLength / mb)} MiB TXT through extractSources (decode + screen): ${fixed(text_bytes.byteLength / mb / text_s)} MB/s`,
+    );
     console.log(`  ratio TXT extractSources MB/s / pdftotext text MB/s: ${fixed(text_bytes.byteLength / text_s / (poppler_text_bytes / poppler_s), 3)}`);
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -34,7 +34,12 @@ export type LedgerBenchFigures = {
 };
 
 function pgbenchPath(): string | null {
-  for (const candidate of ['/usr/bin/pgbench', '/usr/lib/postgresql/15/bin/pgbench', '/usr/lib/postgresql/16/bin/pgbench', '/usr/lib/postgresql/17/bin/pgbench']) {
+  for (const candidate of [
+    '/usr/bin/pgbench',
+    '/usr/lib/postgresql/15/bin/pgbench',
+    '/usr/lib/postgresql/16/bin/pgbench',
+    '/usr/lib/postgresql/17/bin/pgbench',
+  ]) {
     if (existsSync(candidate)) return candidate;
   }
   try {
@@ -66,7 +71,14 @@ async function pairsPerSecond(db: Db, pickOrg: (client: number, n: number) => st
         const org_id = pickOrg(client, n);
         const base = `bench-${label}-${client}-${n}`;
         const held = await db.transaction((tx) =>
-          reserve(tx, { transfer_id: `${base}:reserve`, org_id, subject: { project_id: 'proj_bench', kind: 'run', id: 'run_bench' }, credits: CREDITS_PER_RESERVATION, reason: 'bench', caused_by: 'bench' }),
+          reserve(tx, {
+            transfer_id: `${base}:reserve`,
+            org_id,
+            subject: { project_id: 'proj_bench', kind: 'run', id: 'run_bench' },
+            credits: CREDITS_PER_RESERVATION,
+            reason: 'bench',
+            caused_by: 'bench',
+          }),
         );
         await db.transaction((tx) => settle(tx, { transfer_id: `${base}:settle`, reservation_id: held.reservation_id, credits_used: CREDITS_USED }));
         pairs++;
@@ -83,7 +95,24 @@ function pgbenchRate(binary: string, url: URL, database: string): number {
     writeFileSync(script, 'update bench_counter set n = n + 1 where id = 1;\n');
     const output = execFileSync(
       binary,
-      ['-n', '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'), '-c', String(BENCH_CLIENTS), '-j', '2', '-T', String(BENCH_SECONDS), '-f', script, database],
+      [
+        '-n',
+        '-h',
+        url.hostname,
+        '-p',
+        url.port || '5432',
+        '-U',
+        decodeURIComponent(url.username || 'postgres'),
+        '-c',
+        String(BENCH_CLIENTS),
+        '-j',
+        '2',
+        '-T',
+        String(BENCH_SECONDS),
+        '-f',
+        script,
+        database,
+      ],
       { encoding: 'utf8', env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) } },
     );
     const match = /tps = ([0-9.]+)/.exec(output);
@@ -112,7 +141,8 @@ export async function main(): Promise<LedgerBenchFigures> {
     const hot_pairs_per_second = await pairsPerSecond(db, () => hot!, 'hot');
     const spread_pairs_per_second = await pairsPerSecond(db, (client, n) => spread[(client * 13 + n) % BENCH_SPREAD_ORGS]!, 'spread');
     const totals = await ledgerTotals(db);
-    if (totals.debits_posted !== totals.credits_posted || totals.debits_pending !== totals.credits_pending) throw new Error('the ledger does not balance after the bench');
+    if (totals.debits_posted !== totals.credits_posted || totals.debits_pending !== totals.credits_pending)
+      throw new Error('the ledger does not balance after the bench');
 
     await db.query('create table bench_counter (id integer primary key, n bigint not null)');
     await db.query('insert into bench_counter values (1, 0)');
@@ -138,8 +168,16 @@ export async function main(): Promise<LedgerBenchFigures> {
     }
     const notSlower = (ratio: number | null, before: number) => (ratio === null ? null : ratio >= before * LEDGER_NOISE);
     printGoals([
-      { goal: `ledger, one hot organization: not slower than session 5 (${LEDGER_BEFORE.hot} of pgbench, less 10 % noise)`, figure: `${figures.ratio_hot ?? 'no pgbench'}`, met: notSlower(figures.ratio_hot, LEDGER_BEFORE.hot) },
-      { goal: `ledger, spread over ${BENCH_SPREAD_ORGS} organizations: not slower than session 5 (${LEDGER_BEFORE.spread} of pgbench, less 10 % noise)`, figure: `${figures.ratio_spread ?? 'no pgbench'}`, met: notSlower(figures.ratio_spread, LEDGER_BEFORE.spread) },
+      {
+        goal: `ledger, one hot organization: not slower than session 5 (${LEDGER_BEFORE.hot} of pgbench, less 10 % noise)`,
+        figure: `${figures.ratio_hot ?? 'no pgbench'}`,
+        met: notSlower(figures.ratio_hot, LEDGER_BEFORE.hot),
+      },
+      {
+        goal: `ledger, spread over ${BENCH_SPREAD_ORGS} organizations: not slower than session 5 (${LEDGER_BEFORE.spread} of pgbench, less 10 % noise)`,
+        figure: `${figures.ratio_spread ?? 'no pgbench'}`,
+        met: notSlower(figures.ratio_spread, LEDGER_BEFORE.spread),
+      },
     ]);
     say(JSON.stringify(figures));
     return figures;

@@ -58,7 +58,8 @@ function top(totals: Map<string, number>, count: number, all: number): string[] 
 export function summariseProfile(file: string, windows: Window[] = [], count = 15): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const modules = selfTimes(profile, (node) => moduleOf(node.callFrame.url, node.callFrame.functionName), windows);
-  const frame = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'} ${moduleOf(node.callFrame.url, node.callFrame.functionName)}:${node.callFrame.lineNumber + 1}`;
+  const frame = (node: ProfileNode) =>
+    `${node.callFrame.functionName || '(anonymous)'} ${moduleOf(node.callFrame.url, node.callFrame.functionName)}:${node.callFrame.lineNumber + 1}`;
   const functions = selfTimes(profile, frame, windows);
   const all = [...modules.values()].reduce((sum, ms) => sum + ms, 0);
   const busy = all - (modules.get('(idle)') ?? 0);

@@ -20,11 +20,22 @@ export const HEALTH_RATIO_MIN = 0.5;
 export const HEALTH_P99_MAX_MS = 50;
 
 type Served = { port: number; token: string; paths: Record<string, string> };
-type Figure = { target: string; requests_per_second: number; p50_ms: number; p99_ms: number; timeouts: number; errors: number; statuses: Record<string, number> };
+type Figure = {
+  target: string;
+  requests_per_second: number;
+  p50_ms: number;
+  p99_ms: number;
+  timeouts: number;
+  errors: number;
+  statuses: Record<string, number>;
+};
 
 function startApi(temporal_address: string): Promise<{ child: ChildProcess; served: Served }> {
   const script = fileURLToPath(new URL('./api.ts', import.meta.url));
-  const child = spawn(process.execPath, [script, 'serve', 'pglite'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_TEMPORAL_ADDRESS: temporal_address } });
+  const child = spawn(process.execPath, [script, 'serve', 'pglite'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_TEMPORAL_ADDRESS: temporal_address },
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk) => {
@@ -42,11 +53,21 @@ async function load(target: string, port: number, path: string, token: string): 
   await autocannon({ url, headers, connections: 20, duration: 1, timeout: 10 });
   const result = await autocannon({ url, headers, connections: BENCH_CONNECTIONS, duration: BENCH_SECONDS, timeout: 10 });
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, stat]) => [status, stat.count]));
-  return { target, requests_per_second: result.requests.average, p50_ms: result.latency.p50, p99_ms: result.latency.p99, timeouts: result.timeouts, errors: result.errors, statuses };
+  return {
+    target,
+    requests_per_second: result.requests.average,
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    timeouts: result.timeouts,
+    errors: result.errors,
+    statuses,
+  };
 }
 
 function print(figures: Figure[], reference: Figure): void {
-  process.stdout.write(`${'target'.padEnd(36)} ${'req/s'.padStart(8)} ${'vs read'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'timeouts'.padStart(8)}  statuses\n`);
+  process.stdout.write(
+    `${'target'.padEnd(36)} ${'req/s'.padStart(8)} ${'vs read'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'timeouts'.padStart(8)}  statuses\n`,
+  );
   for (const f of figures) {
     const ratio = `${((f.requests_per_second / reference.requests_per_second) * 100).toFixed(1)}%`;
     process.stdout.write(
@@ -67,7 +88,11 @@ async function main(): Promise<void> {
     const read = await load('GET project (reference)', served.port, served.paths['GET project']!, served.token);
     const health = await load('GET /v1/health (readiness)', served.port, '/v1/health', '');
     const live = await load('GET /v1/health/live (liveness)', served.port, '/v1/health/live', '');
-    process.stdout.write(`autocannon: ${BENCH_CONNECTIONS} connections, ${BENCH_SECONDS} s per target, API in its own process (PGlite), Temporal dev server; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}\n`);
+    process.stdout.write(
+      `autocannon: ${BENCH_CONNECTIONS} connections, ${BENCH_SECONDS} s per target, API in its own process (PGlite), Temporal dev server; load average ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}\n`,
+    );
     print([read, health, live], read);
     const ratio = health.requests_per_second / read.requests_per_second;
     const meets = ratio >= HEALTH_RATIO_MIN && health.p99_ms < HEALTH_P99_MAX_MS;
@@ -81,7 +106,9 @@ async function main(): Promise<void> {
         met: meets,
       },
     ]);
-    process.stdout.write(`\nJSON ${JSON.stringify({ connections: BENCH_CONNECTIONS, seconds: BENCH_SECONDS, load_average: loadavg(), figures: [read, health, live], health_ratio: ratio })}\n`);
+    process.stdout.write(
+      `\nJSON ${JSON.stringify({ connections: BENCH_CONNECTIONS, seconds: BENCH_SECONDS, load_average: loadavg(), figures: [read, health, live], health_ratio: ratio })}\n`,
+    );
   } finally {
     await new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();

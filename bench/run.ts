@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 // The references are Debian packages: SimPy 3 (python3-simpy3) for the engine, poppler's pdftotext (poppler-utils) for
 // PDF text. Installed here when missing and apt-get may run (as root), so one `npm run bench` prints every ratio.
 const REFERENCES = [
-  { package: 'python3-simpy3', present: () => ['/usr/bin/python3', 'python3'].some((python) => spawnSync(python, ['-c', 'import simpy'], { stdio: 'ignore' }).status === 0) },
+  {
+    package: 'python3-simpy3',
+    present: () => ['/usr/bin/python3', 'python3'].some((python) => spawnSync(python, ['-c', 'import simpy'], { stdio: 'ignore' }).status === 0),
+  },
   { package: 'poppler-utils', present: () => spawnSync('pdftotext', ['-v'], { stdio: 'ignore' }).status === 0 },
 ];
 const missing = REFERENCES.filter((reference) => !reference.present()).map((reference) => reference.package);

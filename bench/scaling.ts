@@ -69,7 +69,14 @@ export function scaledSample(factor: number): { world: Json; how: string } {
  */
 export function crowdedWorld(entities: number): Json {
   const growth_per_minute = 95;
-  const world = queueWorld({ servers: 1, arrivals_per_minute: growth_per_minute + 1, mean_service_minutes: 1, horizon_minutes: Math.round(entities / growth_per_minute), warm_up_minutes: 0, replications: 1 });
+  const world = queueWorld({
+    servers: 1,
+    arrivals_per_minute: growth_per_minute + 1,
+    mean_service_minutes: 1,
+    horizon_minutes: Math.round(entities / growth_per_minute),
+    warm_up_minutes: 0,
+    replications: 1,
+  });
   return { ...world, name: `${entities} entities in the system` };
 }
 
@@ -102,10 +109,19 @@ async function countRows(database_url: string, run_id: string): Promise<Record<s
   }
 }
 
-async function runWorld(service: PostgresqlService, session: { token: string; project_id: string }, label: string, factor: number | null, world: Json): Promise<RunFigure> {
+async function runWorld(
+  service: PostgresqlService,
+  session: { token: string; project_id: string },
+  label: string,
+  factor: number | null,
+  world: Json,
+): Promise<RunFigure> {
   const { base } = service;
   const saved = await call(base, 'POST', `/v1/projects/${session.project_id}/worlds`, session.token, world);
-  const quote = await call(base, 'POST', '/v1/runs/estimate', session.token, { world_revision_id: saved.world_revision_id, budget_limit_credits: 1_000_000_000 });
+  const quote = await call(base, 'POST', '/v1/runs/estimate', session.token, {
+    world_revision_id: saved.world_revision_id,
+    budget_limit_credits: 1_000_000_000,
+  });
   const pids = [service.api.child.pid!, service.worker.child.pid!];
   pids.forEach(resetPeak);
   const started = performance.now();
@@ -152,7 +168,8 @@ async function runs(): Promise<RunFigure[]> {
       figures.push(await runWorld(service, session, `GP triage ×${factor}: ${how}`, factor, world));
       process.stderr.write(`  done: ${figures.at(-1)!.label}\n`);
     }
-    if (ENTITIES > 0) figures.push(await runWorld(service, session, `${ENTITIES.toLocaleString('en')} entities in the system (1 replication)`, null, crowdedWorld(ENTITIES)));
+    if (ENTITIES > 0)
+      figures.push(await runWorld(service, session, `${ENTITIES.toLocaleString('en')} entities in the system (1 replication)`, null, crowdedWorld(ENTITIES)));
     return figures;
   } finally {
     await service.stop();
@@ -168,7 +185,10 @@ async function pdfFiles(pages: number): Promise<Array<{ kind: 'file'; filename: 
     const count = Math.min(PDF_PAGES_MAX, pages - first);
     const content: PdfPage[] = Array.from({ length: count }, (_, page) => ({
       kind: 'text',
-      lines: Array.from({ length: 45 }, (_, line) => `page ${first + page + 1} line ${line + 1}: patients clinic referral triage nurse pathway outcome waiting review`),
+      lines: Array.from(
+        { length: 45 },
+        (_, line) => `page ${first + page + 1} line ${line + 1}: patients clinic referral triage nurse pathway outcome waiting review`,
+      ),
     }));
     files.push({ kind: 'file', filename: `part-${files.length + 1}.pdf`, bytes: await buildPdf(content) });
   }
@@ -196,7 +216,9 @@ async function intake(): Promise<PdfFigure[]> {
 
 function printRuns(figures: RunFigure[]): void {
   const base = figures.find((f) => f.factor === FACTORS[0]) ?? figures[0]!;
-  process.stdout.write(`\n${'run'.padEnd(76)} ${'events'.padStart(12)} ${'wall s'.padStart(8)} ${'vs linear'.padStart(9)} ${'queued s'.padStart(8)} ${'run s'.padStart(7)} ${'API MB'.padStart(7)} ${'worker MB'.padStart(9)} ${'rows'.padStart(6)} ${'rows/rep'.padStart(8)}\n`);
+  process.stdout.write(
+    `\n${'run'.padEnd(76)} ${'events'.padStart(12)} ${'wall s'.padStart(8)} ${'vs linear'.padStart(9)} ${'queued s'.padStart(8)} ${'run s'.padStart(7)} ${'API MB'.padStart(7)} ${'worker MB'.padStart(9)} ${'rows'.padStart(6)} ${'rows/rep'.padStart(8)}\n`,
+  );
   for (const f of figures) {
     // The big world is another model: its run time is shown, not held against the sample's line.
     const linear = f.factor === null ? '—' : (f.wall_ms / ((f.events / base.events) * base.wall_ms)).toFixed(3);
@@ -215,15 +237,27 @@ export function runGoals(figures: RunFigure[]): Goal[] {
   const goals: Goal[] = [];
   for (const f of scaled.slice(1)) {
     const linear = f.wall_ms / ((f.events / base.events) * base.wall_ms);
-    goals.push({ goal: `×${f.factor} run time ≤ ${GOAL_LINEAR}× linear in the events (vs ×${base.factor})`, figure: `${linear.toFixed(3)}×`, met: linear <= GOAL_LINEAR });
+    goals.push({
+      goal: `×${f.factor} run time ≤ ${GOAL_LINEAR}× linear in the events (vs ×${base.factor})`,
+      figure: `${linear.toFixed(3)}×`,
+      met: linear <= GOAL_LINEAR,
+    });
     const api = f.api_peak_mb / base.api_peak_mb;
     const worker = f.worker_peak_mb / base.worker_peak_mb;
-    goals.push({ goal: `×${f.factor} peak memory ≤ ${GOAL_MEMORY}× the ×${base.factor} run (API, worker)`, figure: `API ${api.toFixed(2)}×, worker ${worker.toFixed(2)}×`, met: api <= GOAL_MEMORY && worker <= GOAL_MEMORY });
+    goals.push({
+      goal: `×${f.factor} peak memory ≤ ${GOAL_MEMORY}× the ×${base.factor} run (API, worker)`,
+      figure: `API ${api.toFixed(2)}×, worker ${worker.toFixed(2)}×`,
+      met: api <= GOAL_MEMORY && worker <= GOAL_MEMORY,
+    });
   }
   const perReplication = scaled.map(rowsPerReplication);
   const fixed = scaled.map((f) => (f.rows.runs ?? 0) + (f.rows.run_event_chunks ?? 0) + (f.rows.run_events ?? 0));
   const constant = perReplication.every((n) => n === perReplication[0]) && fixed.every((n) => n === fixed[0]);
-  goals.push({ goal: 'rows stored per replication constant (the run row and its bounded trace apart)', figure: `${perReplication.map((n) => n.toFixed(2)).join(', ')} per replication; fixed ${fixed.join(', ')}`, met: constant });
+  goals.push({
+    goal: 'rows stored per replication constant (the run row and its bounded trace apart)',
+    figure: `${perReplication.map((n) => n.toFixed(2)).join(', ')} per replication; fixed ${fixed.join(', ')}`,
+    met: constant,
+  });
   return goals;
 }
 
@@ -237,12 +271,19 @@ export function pdfGoals(figures: PdfFigure[]): Goal[] {
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`factors ${FACTORS.join(', ')} of the GP triage sample (${SAMPLE.replications} replications × ${SAMPLE.variants.length} variants, horizon ${SAMPLE.horizon} min); ${loadLine()} at the start\n`);
+  process.stdout.write(
+    `factors ${FACTORS.join(', ')} of the GP triage sample (${SAMPLE.replications} replications × ${SAMPLE.variants.length} variants, horizon ${SAMPLE.horizon} min); ${loadLine()} at the start\n`,
+  );
   const runFigures = await runs();
   printRuns(runFigures);
   const pdfFigures = await intake();
-  process.stdout.write(`\nintake (extractSources, PDFs of at most PDF_PAGES_MAX = ${PDF_PAGES_MAX} pages each)\n${'pages'.padStart(6)} ${'files'.padStart(6)} ${'seconds'.padStart(8)} ${'pages/s'.padStart(8)}\n`);
-  for (const f of pdfFigures) process.stdout.write(`${String(f.pages).padStart(6)} ${String(f.files).padStart(6)} ${f.seconds.toFixed(3).padStart(8)} ${f.pages_per_second.toFixed(1).padStart(8)}\n`);
+  process.stdout.write(
+    `\nintake (extractSources, PDFs of at most PDF_PAGES_MAX = ${PDF_PAGES_MAX} pages each)\n${'pages'.padStart(6)} ${'files'.padStart(6)} ${'seconds'.padStart(8)} ${'pages/s'.padStart(8)}\n`,
+  );
+  for (const f of pdfFigures)
+    process.stdout.write(
+      `${String(f.pages).padStart(6)} ${String(f.files).padStart(6)} ${f.seconds.toFixed(3).padStart(8)} ${f.pages_per_second.toFixed(1).padStart(8)}\n`,
+    );
   printGoals([...runGoals(runFigures), ...pdfGoals(pdfFigures)]);
   if (CHART !== 'none') {
     await drawChart(CHART, runFigures, pdfFigures, loadLine());

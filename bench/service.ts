@@ -98,7 +98,10 @@ async function prepare(base: string, email: string, password: string, org_id: st
   const world = JSON.parse(readFileSync(new URL(`../samples/worlds/${WORLD}.json`, import.meta.url), 'utf8'));
   const saved = await call(base, 'POST', `/v1/projects/${project.id}/worlds`, token, world);
   const quote = await call(base, 'POST', '/v1/runs/estimate', token, { world_revision_id: saved.world_revision_id, budget_limit_credits: 1_000_000 });
-  let run = await call(base, 'POST', '/v1/runs', token, { world_revision_id: saved.world_revision_id, budget_limit_credits: Number(quote.credits_estimate) * 2 });
+  let run = await call(base, 'POST', '/v1/runs', token, {
+    world_revision_id: saved.world_revision_id,
+    budget_limit_credits: Number(quote.credits_estimate) * 2,
+  });
   const run_id = run.run_id as string;
   while (run.status === 'queued' || run.status === 'running') run = await call(base, 'GET', `/v1/runs/${run_id}?wait=30`, token);
   if (run.status !== 'succeeded') throw new Error(`the bench's run ended ${run.status}`);
@@ -115,7 +118,15 @@ async function load(target: string, url: string, token: string): Promise<Figure>
   const from_us = monotonicMicros();
   const result = await autocannon({ url, headers, connections: SERVICE_CONNECTIONS, duration: SERVICE_SECONDS, timeout: 10 });
   LOAD_WINDOWS.push({ from_us, to_us: monotonicMicros() });
-  return { target, requests_per_second: result.requests.average, p50_ms: result.latency.p50, p99_ms: result.latency.p99, errors: result.errors, non_2xx: result.non2xx, timeouts: result.timeouts };
+  return {
+    target,
+    requests_per_second: result.requests.average,
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    errors: result.errors,
+    non_2xx: result.non2xx,
+    timeouts: result.timeouts,
+  };
 }
 
 async function helloWorld(): Promise<Figure> {
@@ -231,7 +242,9 @@ async function postgresqlService(profile: string | null): Promise<Figure[]> {
 
 function printFigures(figures: Figure[], reference: Figure): void {
   const pad = (value: string | number, width: number) => String(value).padStart(width);
-  process.stdout.write(`${'target'.padEnd(50)} ${pad('req/s', 8)} ${pad('vs hello', 8)} ${pad('p50 ms', 7)} ${pad('p99 ms', 7)} ${pad('errors', 6)} ${pad('non-2xx', 7)} ${pad('timeouts', 8)}\n`);
+  process.stdout.write(
+    `${'target'.padEnd(50)} ${pad('req/s', 8)} ${pad('vs hello', 8)} ${pad('p50 ms', 7)} ${pad('p99 ms', 7)} ${pad('errors', 6)} ${pad('non-2xx', 7)} ${pad('timeouts', 8)}\n`,
+  );
   for (const f of [reference, ...figures]) {
     const share = `${((f.requests_per_second / reference.requests_per_second) * 100).toFixed(1)}%`;
     process.stdout.write(
@@ -245,7 +258,9 @@ function goals(figures: Figure[], reference: Figure): Goal[] {
     const share = f.requests_per_second / reference.requests_per_second;
     const clean = f.errors === 0 && f.non_2xx === 0 && f.timeouts === 0;
     const postgresql = f.target.startsWith('PostgreSQL');
-    const goal = postgresql ? `${f.target} ≥ ${GOAL_POSTGRESQL_SHARE * 100}% of hello-world, p99 < ${GOAL_POSTGRESQL_P99_MS} ms` : `${f.target} ≥ ${GOAL_PGLITE_SHARE * 100}% of hello-world`;
+    const goal = postgresql
+      ? `${f.target} ≥ ${GOAL_POSTGRESQL_SHARE * 100}% of hello-world, p99 < ${GOAL_POSTGRESQL_P99_MS} ms`
+      : `${f.target} ≥ ${GOAL_PGLITE_SHARE * 100}% of hello-world`;
     const met = clean && (postgresql ? share >= GOAL_POSTGRESQL_SHARE && f.p99_ms < GOAL_POSTGRESQL_P99_MS : share >= GOAL_PGLITE_SHARE);
     return { goal, figure: `${(share * 100).toFixed(1)}%, p99 ${f.p99_ms} ms${clean ? '' : ' (with errors)'}`, met };
   });
@@ -255,7 +270,9 @@ async function main(): Promise<void> {
   const wanted = (process.env.BENCH_SERVICE_DATABASES ?? 'postgresql,pglite').split(',');
   const profile = process.env.BENCH_SERVICE_PROFILE || null;
   if (profile) mkdirSync(profile, { recursive: true });
-  process.stdout.write(`autocannon: ${SERVICE_CONNECTIONS} connections, ${SERVICE_SECONDS} s per target; the service as real processes; ${loadLine()} at the start\n`);
+  process.stdout.write(
+    `autocannon: ${SERVICE_CONNECTIONS} connections, ${SERVICE_SECONDS} s per target; the service as real processes; ${loadLine()} at the start\n`,
+  );
   const reference = await helloWorld();
   const figures: Figure[] = [];
   if (wanted.includes('postgresql')) figures.push(...(await postgresqlService(profile)));

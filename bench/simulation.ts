@@ -82,16 +82,20 @@ function mainThreadRate(world: World): number {
   runReplication(world, { variant_id: 'baseline', replication_index: 999 }, model);
   let events = 0;
   const started = performance.now();
-  for (let replication = 0; replication < BENCH_SINGLE_THREAD_REPLICATIONS; replication++) events += runReplication(world, { variant_id: 'baseline', replication_index: replication }, model).event_counts.events_total;
+  for (let replication = 0; replication < BENCH_SINGLE_THREAD_REPLICATIONS; replication++)
+    events += runReplication(world, { variant_id: 'baseline', replication_index: replication }, model).event_counts.events_total;
   const seconds = (performance.now() - started) / 1000;
-  console.log(`engine, this process's main thread (TypeScript stripped here, protector lost; not where the service runs it): ${events} events in ${seconds.toFixed(3)} s = ${Math.round(events / seconds).toLocaleString('en')} events/s`);
+  console.log(
+    `engine, this process's main thread (TypeScript stripped here, protector lost; not where the service runs it): ${events} events in ${seconds.toFixed(3)} s = ${Math.round(events / seconds).toLocaleString('en')} events/s`,
+  );
   return events / seconds;
 }
 
 /** One pool thread at a time: the replications dispatched with threads: 1. Events per second. */
 async function singleThreadRate(world: World): Promise<number> {
   const jobs: ReplicationJob[] = [];
-  for (let replication = 0; replication < BENCH_SINGLE_THREAD_REPLICATIONS; replication++) jobs.push({ variant_id: 'baseline', replication_index: replication, trace_limit: 0 });
+  for (let replication = 0; replication < BENCH_SINGLE_THREAD_REPLICATIONS; replication++)
+    jobs.push({ variant_id: 'baseline', replication_index: replication, trace_limit: 0 });
   const started = performance.now();
   const run = await runReplicationsOnPool(world, { jobs, threads: 1 });
   return run.events_simulated / ((performance.now() - started) / 1000);
@@ -100,7 +104,8 @@ async function singleThreadRate(world: World): Promise<number> {
 /** Every core: events per second and the cores the process actually had (CPU time over wall time). */
 async function poolRate(world: World, threads: number): Promise<{ rate: number; cores_used: number }> {
   const jobs: ReplicationJob[] = [];
-  for (let replication = 0; replication < BENCH_POOL_REPLICATIONS_PER_THREAD * threads; replication++) jobs.push({ variant_id: 'baseline', replication_index: replication, trace_limit: 0 });
+  for (let replication = 0; replication < BENCH_POOL_REPLICATIONS_PER_THREAD * threads; replication++)
+    jobs.push({ variant_id: 'baseline', replication_index: replication, trace_limit: 0 });
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const pool = await runReplicationsOnPool(world, { jobs, threads });
@@ -108,7 +113,9 @@ async function poolRate(world: World, threads: number): Promise<{ rate: number; 
   const cpu = process.cpuUsage(cpuBefore);
   const rate = pool.events_simulated / seconds;
   const cores_used = (cpu.user + cpu.system) / 1e6 / seconds;
-  console.log(`engine, pool of ${threads} threads (warm): ${pool.events_simulated} events in ${seconds.toFixed(3)} s = ${Math.round(rate).toLocaleString('en')} events/s (cores used: ${cores_used.toFixed(2)})`);
+  console.log(
+    `engine, pool of ${threads} threads (warm): ${pool.events_simulated} events in ${seconds.toFixed(3)} s = ${Math.round(rate).toLocaleString('en')} events/s (cores used: ${cores_used.toFixed(2)})`,
+  );
   return { rate, cores_used };
 }
 
@@ -116,7 +123,11 @@ async function poolRate(world: World, threads: number): Promise<{ rate: number; 
 function simpyRate(interpreter: string | null): number | null {
   const script = fileURLToPath(new URL('./simpy_mmc.py', import.meta.url));
   if (!interpreter || !existsSync(script)) return null;
-  const output = execFileSync(interpreter, [script, String(BENCH_SERVERS), String(BENCH_ARRIVALS_PER_MINUTE), String(BENCH_MEAN_SERVICE_MINUTES), String(BENCH_HORIZON_MINUTES), '1'], { encoding: 'utf8' });
+  const output = execFileSync(
+    interpreter,
+    [script, String(BENCH_SERVERS), String(BENCH_ARRIVALS_PER_MINUTE), String(BENCH_MEAN_SERVICE_MINUTES), String(BENCH_HORIZON_MINUTES), '1'],
+    { encoding: 'utf8' },
+  );
   const figures = JSON.parse(output.trim()) as { equivalent_events: number; simpy_events: number | null; wall_seconds: number };
   return figures.equivalent_events / figures.wall_seconds;
 }
@@ -148,14 +159,24 @@ function engineGoals(ratio: number | null, load_max: number): Goal[] {
   const figure = ratio === null ? 'no SimPy' : `${ratio.toFixed(1)}x SimPy (median of ${BENCH_ROUNDS} rounds; 1-min load up to ${load_max.toFixed(2)})`;
   const judged = (required: number, load_limit: number) => (ratio === null || load_max > load_limit ? null : ratio >= required);
   return [
-    { goal: `engine, one pool thread ≥ ${REQUIRED_RATIO_SINGLE_THREAD}x SimPy on a quiet machine (load < ${QUIET_LOAD_MAX}; NOT MEASURED above)`, figure, met: judged(REQUIRED_RATIO_SINGLE_THREAD, QUIET_LOAD_MAX) },
-    { goal: `engine, one pool thread ≥ ${REQUIRED_RATIO_AT_LOAD_2}x SimPy at load 2 (load ≤ ${LOAD_2_MAX}; NOT MEASURED above)`, figure, met: judged(REQUIRED_RATIO_AT_LOAD_2, LOAD_2_MAX) },
+    {
+      goal: `engine, one pool thread ≥ ${REQUIRED_RATIO_SINGLE_THREAD}x SimPy on a quiet machine (load < ${QUIET_LOAD_MAX}; NOT MEASURED above)`,
+      figure,
+      met: judged(REQUIRED_RATIO_SINGLE_THREAD, QUIET_LOAD_MAX),
+    },
+    {
+      goal: `engine, one pool thread ≥ ${REQUIRED_RATIO_AT_LOAD_2}x SimPy at load 2 (load ≤ ${LOAD_2_MAX}; NOT MEASURED above)`,
+      figure,
+      met: judged(REQUIRED_RATIO_AT_LOAD_2, LOAD_2_MAX),
+    },
   ];
 }
 
 export async function main(): Promise<BenchFigures> {
   const world = benchWorld();
-  console.log(`M/M/${BENCH_SERVERS}: ${BENCH_ARRIVALS_PER_MINUTE} arrivals/min, mean service ${BENCH_MEAN_SERVICE_MINUTES} min, horizon ${BENCH_HORIZON_MINUTES} min`);
+  console.log(
+    `M/M/${BENCH_SERVERS}: ${BENCH_ARRIVALS_PER_MINUTE} arrivals/min, mean service ${BENCH_MEAN_SERVICE_MINUTES} min, horizon ${BENCH_HORIZON_MINUTES} min`,
+  );
   console.log('events = arrivals + service ends (the engine counts its heap events; SimPy is counted the same way)');
   const mainThread = mainThreadRate(world);
   // The pool. The service creates it once at start (compute/pool.ts), so a run never pays thread start-up or cold code:
@@ -181,10 +202,14 @@ export async function main(): Promise<BenchFigures> {
     pool_speed_up: pool.rate / rounds.engine,
     pool_cores_used: pool.cores_used,
   };
-  console.log(`medians: engine 1 pool thread ${Math.round(rounds.engine).toLocaleString('en')} events/s; SimPy ${simpy ? Math.round(simpy).toLocaleString('en') : '—'} events/s`);
+  console.log(
+    `medians: engine 1 pool thread ${Math.round(rounds.engine).toLocaleString('en')} events/s; SimPy ${simpy ? Math.round(simpy).toLocaleString('en') : '—'} events/s`,
+  );
   if (simpy) {
     console.log(`ratio, this process's main thread vs SimPy (reference, not the goal's figure): ${(mainThread / simpy).toFixed(1)}x`);
-    console.log(`ratio, pool per core vs SimPy: ${result.ratio_pool_per_core!.toFixed(1)}x; pool on ${threads} cores vs SimPy on one: ${result.ratio_pool_total!.toFixed(1)}x`);
+    console.log(
+      `ratio, pool per core vs SimPy: ${result.ratio_pool_per_core!.toFixed(1)}x; pool on ${threads} cores vs SimPy on one: ${result.ratio_pool_total!.toFixed(1)}x`,
+    );
   }
   const shortOfCores = pool.cores_used < threads - 0.2 ? ` (the pool had ${pool.cores_used.toFixed(2)} of ${threads} cores: other load on the machine)` : '';
   printGoals([

@@ -26,21 +26,25 @@ export {
 } from '../domain/intake/sources.ts';
 export type { ExtractedSource, SourceSummary } from '../domain/intake/sources.ts';
 
-export type ExtractionInput =
-  | { kind: 'text'; text: string; name?: string }
-  | { kind: 'file'; filename: string; content_type?: string; bytes: Uint8Array };
+export type ExtractionInput = { kind: 'text'; text: string; name?: string } | { kind: 'file'; filename: string; content_type?: string; bytes: Uint8Array };
 
 const ACCEPTED = 'TXT (.txt), Markdown (.md), JSON (.json) and PDF (.pdf)';
 
 const EXTENSION_KINDS: Record<string, SourceKind> = {
-  txt: 'text', text: 'text', log: 'text', csv: 'text',
-  md: 'markdown', markdown: 'markdown',
+  txt: 'text',
+  text: 'text',
+  log: 'text',
+  csv: 'text',
+  md: 'markdown',
+  markdown: 'markdown',
   json: 'json',
   pdf: 'pdf',
 };
 const CONTENT_TYPE_KINDS: Record<string, SourceKind> = {
-  'text/plain': 'text', 'text/csv': 'text',
-  'text/markdown': 'markdown', 'text/x-markdown': 'markdown',
+  'text/plain': 'text',
+  'text/csv': 'text',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
   'application/json': 'json',
   'application/pdf': 'pdf',
 };
@@ -189,7 +193,11 @@ async function extractOne(input: ExtractionInput, index: number): Promise<Extrac
   const detected = sniff(bytes);
   if (kind === 'pdf') {
     if (!hasPdfHeader(bytes)) {
-      return { ...source, status: 'unsupported', reason: `named as PDF but the content is ${detected ? `a ${detected}` : 'not a PDF'}; accepted kinds are ${ACCEPTED}` };
+      return {
+        ...source,
+        status: 'unsupported',
+        reason: `named as PDF but the content is ${detected ? `a ${detected}` : 'not a PDF'}; accepted kinds are ${ACCEPTED}`,
+      };
     }
     return extractPdf(source, bytes);
   }

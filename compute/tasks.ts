@@ -5,5 +5,4 @@ import type { ReplicationJob } from '../domain/simulation/run.ts';
 
 export type ComputeTask =
   /** world: null when this thread is expected to hold the world under world_key already */
-  | { kind: 'replication'; world_key: string; world: WorldSpec | null; job: ReplicationJob }
-  | { kind: 'pdf_pages'; bytes: Uint8Array; progress: Int32Array }; // both over SharedArrayBuffers (compute/extraction/pdf.ts)
+  { kind: 'replication'; world_key: string; world: WorldSpec | null; job: ReplicationJob } | { kind: 'pdf_pages'; bytes: Uint8Array; progress: Int32Array }; // both over SharedArrayBuffers (compute/extraction/pdf.ts)

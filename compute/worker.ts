@@ -14,7 +14,6 @@ import type { ComputeTask } from './tasks.ts';
 // it pdfjs inflates on this thread with its own decoder (its fallback, same bytes); nothing else on a pool thread uses it.
 Reflect.deleteProperty(globalThis, 'DecompressionStream');
 
-
 export type ReplicationOutcome =
   | { ok: true; result: ReturnType<typeof runReplication>; wall_ms: number }
   /** the task came without its world and this thread does not hold it (never saw it, or dropped it): send it with the world */

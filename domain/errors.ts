@@ -52,7 +52,13 @@ export class ServiceError extends Error {
 }
 
 export function isServiceError(value: unknown): value is ServiceError {
-  return value instanceof ServiceError || (typeof value === 'object' && value !== null && (value as { name?: string }).name === 'ServiceError' && typeof (value as { code?: unknown }).code === 'string');
+  return (
+    value instanceof ServiceError ||
+    (typeof value === 'object' &&
+      value !== null &&
+      (value as { name?: string }).name === 'ServiceError' &&
+      typeof (value as { code?: unknown }).code === 'string')
+  );
 }
 
 /** An assertion failure is a bug: reported as INTERNAL, never swallowed (STYLE.md). */

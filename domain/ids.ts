@@ -4,8 +4,36 @@
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export const ID_PREFIXES = [
-  'req', 'usr', 'org', 'mem', 'tok', 'ses', 'proj', 'idem', 'acct', 'txn', 'key', 'use', 'src', 'ext', 'drf', 'int',
-  'plan', 'rev', 'lit', 'wrev', 'run', 'evt', 'exp', 'sess', 'inst', 'prog', 'enr', 'code', 'pi', 'whk',
+  'req',
+  'usr',
+  'org',
+  'mem',
+  'tok',
+  'ses',
+  'proj',
+  'idem',
+  'acct',
+  'txn',
+  'key',
+  'use',
+  'src',
+  'ext',
+  'drf',
+  'int',
+  'plan',
+  'rev',
+  'lit',
+  'wrev',
+  'run',
+  'evt',
+  'exp',
+  'sess',
+  'inst',
+  'prog',
+  'enr',
+  'code',
+  'pi',
+  'whk',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

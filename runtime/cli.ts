@@ -66,13 +66,18 @@ async function temporalServerCommand(config: Config, flags: Record<string, strin
   const database_url = typeof flags['database-url'] === 'string' ? flags['database-url'] : config.database_url;
   if (!database_url) throw new ConfigError('temporal-server keeps its state in PostgreSQL: set DATABASE_URL or pass --database-url postgres://…');
   const tools = await findTemporalServer({ say });
-  if (!tools) throw new ConfigError(`temporal-server v${TEMPORAL_SERVER_VERSION} is not built and Go is not available to build it (install Go, or run a Temporal cluster and set TEMPORAL_ADDRESS)`);
+  if (!tools)
+    throw new ConfigError(
+      `temporal-server v${TEMPORAL_SERVER_VERSION} is not built and Go is not available to build it (install Go, or run a Temporal cluster and set TEMPORAL_ADDRESS)`,
+    );
   const databases = temporalDatabases(database_url, typeof flags.prefix === 'string' ? flags.prefix : 'temporal');
   const port = typeof flags.port === 'string' ? Number(flags.port) : 7233;
   if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new ConfigError(`--port must be a TCP port (1-65535), got ${flags.port}`);
   const dir = typeof flags.dir === 'string' ? flags.dir : join(config.data_dir, 'temporal-server');
   const server = await startTemporalServer({ tools, databases, dir, port });
-  say(`Temporal Server ${TEMPORAL_SERVER_VERSION} at ${server.address}, state in PostgreSQL databases ${databases.database} and ${databases.visibility_database}.`);
+  say(
+    `Temporal Server ${TEMPORAL_SERVER_VERSION} at ${server.address}, state in PostgreSQL databases ${databases.database} and ${databases.visibility_database}.`,
+  );
   say(`Start API and worker processes with TEMPORAL_ADDRESS=${server.address}. Press Ctrl+C to stop.`);
   const exited = new Promise<string>((resolve) => server.process.once('exit', (code) => resolve(`temporal-server exited with code ${code}`)));
   const why = await Promise.race([waitForSignal(), exited]);
@@ -103,7 +108,9 @@ async function main(argv: string[]): Promise<number> {
       // starts it again, and the runs it held resume from temporal.db (docs/decisions.md).
       const ended = await Promise.race([waitForSignal().then((signal) => ({ signal })), service.dependency_died.then((how) => ({ died: how }))]);
       if ('died' in ended) {
-        process.stderr.write(`the Temporal dev server stopped on its own (${ended.died}); stopping the service, exit code 1. Start it again (npm start); running jobs resume.\n`);
+        process.stderr.write(
+          `the Temporal dev server stopped on its own (${ended.died}); stopping the service, exit code 1. Start it again (npm start); running jobs resume.\n`,
+        );
         await service.stop();
         return 1;
       }
@@ -115,14 +122,20 @@ async function main(argv: string[]): Promise<number> {
     case 'api':
     case 'worker': {
       if (!config.database_url || !config.temporal_address) {
-        throw new ConfigError(`crucible-server ${command} runs against PostgreSQL and an external Temporal: set DATABASE_URL and TEMPORAL_ADDRESS (use "start" for the embedded default).`);
+        throw new ConfigError(
+          `crucible-server ${command} runs against PostgreSQL and an external Temporal: set DATABASE_URL and TEMPORAL_ADDRESS (use "start" for the embedded default).`,
+        );
       }
       const checked = ensureLocalSecrets(config);
       // Before the compute pool starts: its threads inherit the process's V8 flags (runtime/v8Flags.ts).
       const flags = applyV8Flags(command);
       const service = await startService({ config: checked, logger, mode: command });
       const v8 = flags.length ? ` (V8 ${flags.join(' ')})` : '';
-      say(command === 'api' ? `API listening on ${service.api_url}` : `worker polling task queue ${config.temporal_task_queue} at ${config.temporal_address}${v8}`);
+      say(
+        command === 'api'
+          ? `API listening on ${service.api_url}`
+          : `worker polling task queue ${config.temporal_task_queue} at ${config.temporal_address}${v8}`,
+      );
       await waitForSignal();
       await service.stop();
       return 0;

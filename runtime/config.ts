@@ -4,7 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { AI_PROVIDERS as ALL_AI_PROVIDERS, type AiProvider, type HostedAiProvider, isAiProvider, perHostedProvider, providerBaseUrlEnv, providerModelEnv } from '../domain/ai/providers.ts';
+import {
+  AI_PROVIDERS as ALL_AI_PROVIDERS,
+  type AiProvider,
+  type HostedAiProvider,
+  isAiProvider,
+  perHostedProvider,
+  providerBaseUrlEnv,
+  providerModelEnv,
+} from '../domain/ai/providers.ts';
 
 export type HostedProvider = HostedAiProvider;
 export type { AiProvider };
@@ -182,8 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     hosted_provider: hostedProvider,
     hosted_api_key: hostedApiKey,
     ai_credits_per_1k_tokens: int(env, 'CRUCIBLE_AI_CREDITS_PER_1K_TOKENS', 1, 0, 1_000_000, problems),
-    europe_pmc_base_url:
-      url(env, 'CRUCIBLE_EUROPE_PMC_BASE_URL', problems, ['http:', 'https:']) ?? 'https://www.ebi.ac.uk/europepmc/webservices/rest',
+    europe_pmc_base_url: url(env, 'CRUCIBLE_EUROPE_PMC_BASE_URL', problems, ['http:', 'https:']) ?? 'https://www.ebi.ac.uk/europepmc/webservices/rest',
     stripe_secret_key: text(env, 'STRIPE_SECRET_KEY'),
     stripe_webhook_secret: text(env, 'STRIPE_WEBHOOK_SECRET'),
     stripe_api_base: url(env, 'CRUCIBLE_STRIPE_API_BASE', problems, ['http:', 'https:']),

@@ -20,14 +20,24 @@ export const BILLING_OPERATOR_COMMANDS: OperatorCommands = {
       const pack_key = flag(args, 'key');
       if (!PACK_KEY_PATTERN.test(pack_key)) throw new ServiceError('VALIDATION_FAILED', '--key must be 1 to 64 lower-case letters, digits, _ or -.');
       const title = flag(args, 'title').trim();
-      if (title.length === 0 || title.length > PACK_TITLE_LENGTH_MAX) throw new ServiceError('VALIDATION_FAILED', `--title must have 1 to ${PACK_TITLE_LENGTH_MAX} characters.`);
+      if (title.length === 0 || title.length > PACK_TITLE_LENGTH_MAX)
+        throw new ServiceError('VALIDATION_FAILED', `--title must have 1 to ${PACK_TITLE_LENGTH_MAX} characters.`);
       const raw = flag(args, 'credits');
       const credits = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
-      if (!Number.isSafeInteger(credits) || credits < 1) throw new ServiceError('VALIDATION_FAILED', '--credits must be a whole number from 1 to 9007199254740991.');
+      if (!Number.isSafeInteger(credits) || credits < 1)
+        throw new ServiceError('VALIDATION_FAILED', '--credits must be a whole number from 1 to 9007199254740991.');
       const price_id = flag(args, 'price');
       const price = await currentPrice(config, { price_id });
       const pack = await db.transaction((tx) => bindPack(tx, { pack_key, title, price_id, credits, live_mode: config.stripe_live_mode }));
-      return { pack_key: pack.pack_key, title: pack.title, price_id: pack.price_id, credits: pack.credits, amount: price.amount, currency: price.currency, live_mode: pack.live_mode };
+      return {
+        pack_key: pack.pack_key,
+        title: pack.title,
+        price_id: pack.price_id,
+        credits: pack.credits,
+        amount: price.amount,
+        currency: price.currency,
+        live_mode: pack.live_mode,
+      };
     },
   },
   'pack list': {
@@ -49,7 +59,14 @@ export const BILLING_OPERATOR_COMMANDS: OperatorCommands = {
     async run(db) {
       const intents = await listFlaggedIntents(db);
       return {
-        intents: intents.map((i) => ({ intent_id: i.id, owner_id: i.owner_id, status: i.status, session_id: i.session_id, reason: i.flagged_reason, flagged_at: i.flagged_at })),
+        intents: intents.map((i) => ({
+          intent_id: i.id,
+          owner_id: i.owner_id,
+          status: i.status,
+          session_id: i.session_id,
+          reason: i.flagged_reason,
+          flagged_at: i.flagged_at,
+        })),
       };
     },
   },

@@ -24,7 +24,8 @@ import { flag, type OperatorArgs, type OperatorCommands } from './operator-comma
 function count(args: OperatorArgs, name: string, max: number): number {
   const raw = flag(args, name);
   const value = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) throw new ServiceError('VALIDATION_FAILED', `--${name} must be a whole number from 1 to ${max}.`);
+  if (!Number.isSafeInteger(value) || value < 1 || value > max)
+    throw new ServiceError('VALIDATION_FAILED', `--${name} must be a whole number from 1 to ${max}.`);
   return value;
 }
 

@@ -65,7 +65,12 @@ export const OPERATOR_COMMANDS: OperatorCommands = {
         }
         let org = await findOrganizationByName(tx, orgName);
         if (!org) org = await createOrganization(tx, orgName, user_id);
-        else await tx.query(`insert into memberships (id, org_id, user_id, role) values (?, ?, ?, 'owner') on conflict do nothing`, [newId('mem'), org.id, user_id]);
+        else
+          await tx.query(`insert into memberships (id, org_id, user_id, role) values (?, ?, ?, 'owner') on conflict do nothing`, [
+            newId('mem'),
+            org.id,
+            user_id,
+          ]);
         return { user_id, email, ...(password ? { password } : {}), org_id: org.id };
       });
     },
@@ -80,7 +85,12 @@ export function registerOperatorCommand(name: string, usage: string, run: Operat
 export async function runOperator(db: Db, args: OperatorArgs): Promise<Record<string, unknown>> {
   const command = OPERATOR_COMMANDS[args.command];
   if (!command) {
-    throw new ServiceError('VALIDATION_FAILED', `Unknown operator command "${args.command}". Commands:\n  ${Object.values(OPERATOR_COMMANDS).map((c) => c.usage).join('\n  ')}`);
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `Unknown operator command "${args.command}". Commands:\n  ${Object.values(OPERATOR_COMMANDS)
+        .map((c) => c.usage)
+        .join('\n  ')}`,
+    );
   }
   return command.run(db, args);
 }

@@ -4,7 +4,20 @@
 // let @temporalio/testing download it).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { arch as osArch, platform as osPlatform } from 'node:os';
@@ -108,7 +121,9 @@ export async function downloadTemporalRelease(options: {
   const release = `${options.base_url.replace(/\/+$/, '')}/v${version}`;
   let expected: string | undefined;
   try {
-    const response = await fetch(`${release}/temporal_cli_${version}_checksums.txt`, { signal: AbortSignal.timeout(options.reach_timeout_ms ?? RELEASE_REACH_TIMEOUT_MS) });
+    const response = await fetch(`${release}/temporal_cli_${version}_checksums.txt`, {
+      signal: AbortSignal.timeout(options.reach_timeout_ms ?? RELEASE_REACH_TIMEOUT_MS),
+    });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     expected = (await response.text())
       .split('\n')
@@ -238,7 +253,8 @@ export async function stopLeftoverDevServers(db_file: string, pid_file: string):
   const pids = leftoverDevServers(db_file, pid_file);
   for (const pid of pids) {
     const service = livingServiceParent(pid);
-    if (service !== null) throw new ConfigError(`another crucible-server (pid ${service}) is running on ${db_file}; stop it first, or set CRUCIBLE_DATA_DIR to another directory`);
+    if (service !== null)
+      throw new ConfigError(`another crucible-server (pid ${service}) is running on ${db_file}; stop it first, or set CRUCIBLE_DATA_DIR to another directory`);
   }
   for (const pid of pids) {
     try {
@@ -299,7 +315,19 @@ function spawnPrivate(...args: Parameters<typeof spawn>): ChildProcess {
 }
 
 async function devServerArgs(options: { port: number; db_file?: string; ui_port?: number | null; ui_port_fallback?: boolean; say: (line: string) => void }) {
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'error', '--namespace', 'default', ...searchAttributeFlags()];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--log-level',
+    'error',
+    '--namespace',
+    'default',
+    ...searchAttributeFlags(),
+  ];
   // Absolute, so a leftover is told apart from another checkout's dev server by its arguments alone.
   if (options.db_file) args.push('--db-filename', resolve(options.db_file));
   let ui_url: string | null = null;
@@ -323,7 +351,8 @@ async function untilAnswering(address: string): Promise<void> {
       await connection.close();
       return;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer within ${DEV_SERVER_START_TIMEOUT_MS} ms: ${(error as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(`the Temporal dev server did not answer within ${DEV_SERVER_START_TIMEOUT_MS} ms: ${(error as Error).message}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }

@@ -119,7 +119,18 @@ async function freeMembershipPort(): Promise<number> {
   throw new Error(`no free port between ${MEMBERSHIP_PORT_RANGE[0]} and ${MEMBERSHIP_PORT_RANGE[1]} for Temporal's membership`);
 }
 
-type Ports = { frontend: number; frontend_http: number; frontend_membership: number; history: number; history_membership: number; matching: number; matching_membership: number; worker: number; worker_membership: number; metrics: number };
+type Ports = {
+  frontend: number;
+  frontend_http: number;
+  frontend_membership: number;
+  history: number;
+  history_membership: number;
+  matching: number;
+  matching_membership: number;
+  worker: number;
+  worker_membership: number;
+  metrics: number;
+};
 
 function serverConfig(databases: TemporalDatabases, ports: Ports): string {
   const store = (database: string, connections: number) => `
@@ -250,9 +261,11 @@ async function untilNamespaceUsable(address: string, namespace: string, child: C
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       try {
         if (!registered) {
-          await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(NAMESPACE_RETENTION_DAYS * 86_400_000) }).catch((error) => {
-            if (!/already exists|AlreadyExists/i.test(String((error as Error).message))) throw error;
-          });
+          await connection.workflowService
+            .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(NAMESPACE_RETENTION_DAYS * 86_400_000) })
+            .catch((error) => {
+              if (!/already exists|AlreadyExists/i.test(String((error as Error).message))) throw error;
+            });
           registered = true;
         }
         // a new namespace reaches the frontend's cache after a refresh: list until it is found
@@ -266,7 +279,10 @@ async function untilNamespaceUsable(address: string, namespace: string, child: C
         await connection.close();
       }
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`temporal-server did not become usable within ${TEMPORAL_SERVER_START_TIMEOUT_MS} ms: ${(error as Error).message}\n${output().slice(-4000)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `temporal-server did not become usable within ${TEMPORAL_SERVER_START_TIMEOUT_MS} ms: ${(error as Error).message}\n${output().slice(-4000)}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }

@@ -165,7 +165,11 @@ export function createChangeFeed(source: { database_url: string | null; pglite: 
     // One fence at a time, and at most one per FENCE_INTERVAL_MIN_MS (each is a transaction with an id).
     while (fence_in_flight) await fence_in_flight;
     // (a timer may fire early by up to a millisecond of the loop's clock, so the wait is checked again)
-    for (let wait_ms = fence_sent_at + FENCE_INTERVAL_MIN_MS - performance.now(); wait_ms > 0; wait_ms = fence_sent_at + FENCE_INTERVAL_MIN_MS - performance.now()) {
+    for (
+      let wait_ms = fence_sent_at + FENCE_INTERVAL_MIN_MS - performance.now();
+      wait_ms > 0;
+      wait_ms = fence_sent_at + FENCE_INTERVAL_MIN_MS - performance.now()
+    ) {
       await delay(Math.ceil(wait_ms));
     }
     fence_next = null; // callers from here on need a fence sent after them

@@ -62,4 +62,3 @@ export const ACTIVITY_PROFILES = {
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: MAINTENANCE_ATTEMPTS_MAX },
   },
 } as const satisfies Record<string, ActivityOptions>;
-

@@ -15,8 +15,12 @@ import { answersUpdate, approveUpdate, reviseUpdate } from './messages.ts';
 export async function authoringSessionWorkflow(input: JobInputs['authoring']): Promise<AuthoringSessionResult> {
   const session = await AuthoringSession.load(input);
   const { state } = session;
-  setHandler(answersUpdate, (body) => session.enqueue({ kind: 'answers', answers: body.answers }), { validator: (body, deadline) => session.validateAnswers(body, deadline) });
-  setHandler(reviseUpdate, (body) => session.enqueue({ kind: 'revise', revise: body }), { validator: (body, deadline) => session.validateRevise(body, deadline) });
+  setHandler(answersUpdate, (body) => session.enqueue({ kind: 'answers', answers: body.answers }), {
+    validator: (body, deadline) => session.validateAnswers(body, deadline),
+  });
+  setHandler(reviseUpdate, (body) => session.enqueue({ kind: 'revise', revise: body }), {
+    validator: (body, deadline) => session.validateRevise(body, deadline),
+  });
   setHandler(approveUpdate, (body) => session.approve(body), { validator: (_body, deadline) => session.validateApprove(deadline) });
   try {
     if (state.checkpoint === 0) await session.next({ id: 0, kind: 'draft' });
@@ -34,7 +38,8 @@ export async function authoringSessionWorkflow(input: JobInputs['authoring']): P
       await session.next();
       if (session.shouldContinueAsNew(workflowInfo().continueAsNewSuggested)) {
         await condition(allHandlersFinished);
-        if (session.queue.length === 0 && state.status === 'waiting') await continueAsNew<typeof authoringSessionWorkflow>({ session_id: state.start.session_id, state });
+        if (session.queue.length === 0 && state.status === 'waiting')
+          await continueAsNew<typeof authoringSessionWorkflow>({ session_id: state.start.session_id, state });
       }
     }
   } catch (error) {

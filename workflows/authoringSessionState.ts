@@ -6,7 +6,14 @@ import { condition, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { limitReached, ZERO_USAGE } from '../domain/authoring/checkpoint.ts';
 import { type AuthoringDraft, applyProposals, type SlotValue } from '../domain/authoring/draft.ts';
-import { AUTHORING_DRAFT_MAX_OUTPUT_TOKENS, AUTHORING_DRAFT_SCHEMA_NAME, AUTHORING_DRAFT_TASK, authoringCallBound, authoringDraftPrompt, authoringDraftSystem } from '../domain/authoring/register.ts';
+import {
+  AUTHORING_DRAFT_MAX_OUTPUT_TOKENS,
+  AUTHORING_DRAFT_SCHEMA_NAME,
+  AUTHORING_DRAFT_TASK,
+  authoringCallBound,
+  authoringDraftPrompt,
+  authoringDraftSystem,
+} from '../domain/authoring/register.ts';
 import type { AnswersInput, ApproveInput, ApproveResult, AuthoringSessionInput, AuthoringState, ReviseInput, StepResult } from '../domain/authoring/session.ts';
 import { type JobFailure, STEP_BUSY, type StepDeadline, UPDATE_REQUEST_EXPIRED } from '../domain/jobs.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
@@ -39,7 +46,19 @@ export class AuthoringSession {
   static async load(input: AuthoringSessionInput): Promise<AuthoringSession> {
     if (input.state) return new AuthoringSession(input.state);
     const start = await loadAuthoringSession({ session_id: input.session_id });
-    const state: AuthoringState = { start, status: 'drafting', filled: start.filled, questions: [], checkpoint: 0, usage: { ...ZERO_USAGE }, cap_reached: false, valid: false, last_draft: null, next_step_id: 1, done_step_id: 0 };
+    const state: AuthoringState = {
+      start,
+      status: 'drafting',
+      filled: start.filled,
+      questions: [],
+      checkpoint: 0,
+      usage: { ...ZERO_USAGE },
+      cap_reached: false,
+      valid: false,
+      last_draft: null,
+      next_step_id: 1,
+      done_step_id: 0,
+    };
     return new AuthoringSession(state);
   }
 
@@ -47,7 +66,8 @@ export class AuthoringSession {
 
   /** A step the API gave up on (no worker accepted it in time) is refused when it arrives late. */
   private refuseLate(deadline: StepDeadline | null | undefined): void {
-    if (deadline && Date.now() > deadline.not_after_ms) fail(UPDATE_REQUEST_EXPIRED, 'the request waited longer than the API did for a worker; it changed nothing; send it again');
+    if (deadline && Date.now() > deadline.not_after_ms)
+      fail(UPDATE_REQUEST_EXPIRED, 'the request waited longer than the API did for a worker; it changed nothing; send it again');
   }
 
   private refuseUnlessWaiting(call: string): void {
@@ -61,7 +81,8 @@ export class AuthoringSession {
     const open = this.state.questions;
     if (open.length === 0) fail('CONFLICT', 'nothing is asked: the session has no open question; revise or approve instead');
     for (const answer of body.answers) {
-      if (!open.some((question) => question.id === answer.question_id)) fail('CONFLICT', `question ${answer.question_id} is not open; open questions: ${open.map((q) => q.id).join(', ')}`);
+      if (!open.some((question) => question.id === answer.question_id))
+        fail('CONFLICT', `question ${answer.question_id} is not open; open questions: ${open.map((q) => q.id).join(', ')}`);
     }
   }
 
@@ -69,14 +90,16 @@ export class AuthoringSession {
     this.refuseLate(deadline);
     this.refuseUnlessWaiting('revise');
     const { start } = this.state;
-    if (body.instructions && this.state.cap_reached) fail('CONFLICT', 'the session reached its AI preparation limit (cap_reached): no more AI steps; revise with values only, or approve');
+    if (body.instructions && this.state.cap_reached)
+      fail('CONFLICT', 'the session reached its AI preparation limit (cap_reached): no more AI steps; revise with values only, or approve');
     if (body.instructions && start.offline) {
       fail(
         'VALIDATION_FAILED',
         'The offline provider cannot follow written instructions: it only reads the numbers the intake cites. Send the values you want as values: [{slot, value, reference}], or start a session with a hosted model (byok_provider) to revise with instructions. Nothing was charged.',
       );
     }
-    for (const value of body.values ?? []) if (!start.slots.some((slot) => slot.id === value.slot)) fail('CONFLICT', `slot ${value.slot} is not a slot of this world`);
+    for (const value of body.values ?? [])
+      if (!start.slots.some((slot) => slot.id === value.slot)) fail('CONFLICT', `slot ${value.slot} is not a slot of this world`);
   }
 
   validateApprove(deadline: StepDeadline | null): void {
@@ -134,11 +157,14 @@ export class AuthoringSession {
     const filled = { ...state.filled };
     for (const answer of step.answers ?? []) {
       const question = state.questions.find((q) => q.id === answer.question_id);
-      if (question) filled[question.slot] = { value: answer.value, unit: question.unit, source: { kind: 'answer', question_id: question.id, answered_at_checkpoint: at } };
+      if (question)
+        filled[question.slot] = { value: answer.value, unit: question.unit, source: { kind: 'answer', question_id: question.id, answered_at_checkpoint: at } };
     }
     for (const value of step.revise?.values ?? []) {
       const slot = state.start.slots.find((candidate) => candidate.id === value.slot)!;
-      const source = value.reference ? { kind: 'reference' as const, reference: value.reference } : { kind: 'answer' as const, question_id: `revise_${at}`, answered_at_checkpoint: at };
+      const source = value.reference
+        ? { kind: 'reference' as const, reference: value.reference }
+        : { kind: 'answer' as const, question_id: `revise_${at}`, answered_at_checkpoint: at };
       filled[slot.id] = { value: value.value, unit: slot.unit, source };
     }
     return filled;
@@ -206,7 +232,14 @@ export class AuthoringSession {
     const subject = { project_id: start.project_id, kind: 'session' as const, id: start.session_id };
     const started = Date.now();
     const metered = await meteredWork(
-      { transfer_id_base: `${start.session_id}:ai:${state.usage.ai_iterations + 1}`, org_id: start.org_id, subject, credits_max, reason: 'authoring session AI step', caused_by: start.created_by },
+      {
+        transfer_id_base: `${start.session_id}:ai:${state.usage.ai_iterations + 1}`,
+        org_id: start.org_id,
+        subject,
+        credits_max,
+        reason: 'authoring session AI step',
+        caused_by: start.created_by,
+      },
       async (meter) => {
         const result = await callModel({
           org_id: start.org_id,

@@ -29,7 +29,10 @@ export type ConceptReviewWorkflowResult = { status: 'succeeded' | 'failed' | 'ca
 function reviewFailure(error: unknown): JobFailure {
   const failure = failureOf(error, 'the review failed inside the service; nothing was charged; start a new review');
   if (failure.code !== 'LiteratureUnavailable') return failure;
-  return { code: 'LITERATURE_UNAVAILABLE', message: `Europe PMC could not be reached after ${LITERATURE_ATTEMPTS_MAX} attempts (${failure.message}); nothing was charged; start a new review later` };
+  return {
+    code: 'LITERATURE_UNAVAILABLE',
+    message: `Europe PMC could not be reached after ${LITERATURE_ATTEMPTS_MAX} attempts (${failure.message}); nothing was charged; start a new review later`,
+  };
 }
 
 function label(result: AiCallResult) {
@@ -75,7 +78,12 @@ async function recordOutcome(review_id: string, outcome: MeteredOutcome<{ claims
   }
   if (outcome.status === 'canceled') {
     await CancellationScope.nonCancellable(() =>
-      markReview({ review_id: review_id, status: 'canceled', failure: { code: 'CANCELED', message: 'the review was canceled' }, credits_used: outcome.credits_settled }),
+      markReview({
+        review_id: review_id,
+        status: 'canceled',
+        failure: { code: 'CANCELED', message: 'the review was canceled' },
+        credits_used: outcome.credits_settled,
+      }),
     );
     throw outcome.error;
   }

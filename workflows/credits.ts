@@ -51,7 +51,8 @@ function meterFor(credits_max: number, reservation: ReserveCreditsResult | null)
   return {
     reservation,
     add(credits: number) {
-      if (!Number.isSafeInteger(credits) || credits < 0) throw ApplicationFailure.nonRetryable(`meter.add needs a non-negative integer, got ${credits}`, 'INTERNAL');
+      if (!Number.isSafeInteger(credits) || credits < 0)
+        throw ApplicationFailure.nonRetryable(`meter.add needs a non-negative integer, got ${credits}`, 'INTERNAL');
       if (credits_used + credits > credits_max) {
         throw ApplicationFailure.nonRetryable(
           `The work used ${credits_used + credits} credits, more than the ${credits_max} reserved; check meter.remaining() before spending.`,
@@ -115,7 +116,9 @@ export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Mete
   } catch (error) {
     if (isCancellation(error)) {
       // spec: What the service does 6 — a cancelled job pays for what it used, even while the workflow is cancelled.
-      await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used: meter.used() }));
+      await CancellationScope.nonCancellable(() =>
+        settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used: meter.used() }),
+      );
       return { status: 'canceled', error, credits_used: meter.used(), credits_settled: meter.used() };
     }
     // spec: What the service does 6 — work that fails because of the service is not charged.
@@ -123,6 +126,8 @@ export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Mete
     return { status: 'failed', error, credits_used: meter.used(), credits_settled: 0 };
   }
   // Outside the try: a settlement that fails must never turn into a release of work that succeeded.
-  await CancellationScope.nonCancellable(() => settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used: meter.used() }));
+  await CancellationScope.nonCancellable(() =>
+    settleCredits({ transfer_id: ids.settle, reservation_id: reservation.reservation_id, credits_used: meter.used() }),
+  );
   return { status: 'succeeded', value, credits_used: meter.used(), credits_settled: meter.used() };
 }

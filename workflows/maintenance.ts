@@ -28,5 +28,11 @@ export async function maintenanceWorkflow(input: MaintenanceInput = {}): Promise
   const drafts = await reconcileQueuedJobs({ kind: 'intake_draft', older_than_ms });
   const reviews = await reconcileQueuedJobs({ kind: 'review', older_than_ms });
   const runs = await reconcileQueuedJobs({ kind: 'run', older_than_ms });
-  return { idempotency_records_purged: purged, sign_in_attempts_purged: attempts.purged, intake_drafts_started: drafts.started, reviews_started: reviews.started, runs_started: runs.started };
+  return {
+    idempotency_records_purged: purged,
+    sign_in_attempts_purged: attempts.purged,
+    intake_drafts_started: drafts.started,
+    reviews_started: reviews.started,
+    runs_started: runs.started,
+  };
 }

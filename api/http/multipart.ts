@@ -7,7 +7,9 @@ import { ServiceError } from '../../domain/errors.ts';
 import { refuseRest } from '../http.ts';
 
 /** A kept part, in arrival order: a text field the caller kept, or a file of any field name. */
-export type MultipartPart = { kind: 'field'; name: string; value: string } | { kind: 'file'; filename: string | undefined; mime_type: string; bytes: Uint8Array };
+export type MultipartPart =
+  | { kind: 'field'; name: string; value: string }
+  | { kind: 'file'; filename: string | undefined; mime_type: string; bytes: Uint8Array };
 
 export type MultipartOptions = {
   limits: { files: number; fields: number; parts: number; part_bytes_max: number; total_bytes_max: number; declared_bytes_max: number };
@@ -25,7 +27,15 @@ const malformed = (error: unknown) =>
   new ServiceError('VALIDATION_FAILED', `the multipart body cannot be read: ${(error as Error).message}`, [{ path: '/', message: 'malformed multipart' }]);
 
 /** One read in progress: what it kept, what it counted, and whether it already ended. */
-type Reading = { ctx: Context; options: MultipartOptions; parser: busboy.Busboy; body: MultipartBody; pending: Array<Promise<void>>; total_bytes: number; ended: boolean };
+type Reading = {
+  ctx: Context;
+  options: MultipartOptions;
+  parser: busboy.Busboy;
+  body: MultipartBody;
+  pending: Array<Promise<void>>;
+  total_bytes: number;
+  ended: boolean;
+};
 
 /** Ends the read with a refusal: stops collecting and refuses the rest of the body (the connection closes after the answer). */
 function refuse(reading: Reading, reject: (error: Error) => void, error: Error): void {

@@ -18,4 +18,19 @@ import { sponsorRoutes } from './sponsors/index.ts';
 /** A route module; `routes` gives the app's whole route list once built (public.ts documents it). */
 export type RouteModule = (deps: AppDeps, routes: () => RouteDef[]) => RouteDef[];
 
-export const routeModules: RouteModule[] = [publicRoutes, accountRoutes, projectRoutes, providerKeyRoutes, intakeRoutes, creditRoutes, planRoutes, reviewRoutes, worldRoutes, runRoutes, sponsorRoutes, billingRoutes, authoringRoutes, toolRoutes];
+export const routeModules: RouteModule[] = [
+  publicRoutes,
+  accountRoutes,
+  projectRoutes,
+  providerKeyRoutes,
+  intakeRoutes,
+  creditRoutes,
+  planRoutes,
+  reviewRoutes,
+  worldRoutes,
+  runRoutes,
+  sponsorRoutes,
+  billingRoutes,
+  authoringRoutes,
+  toolRoutes,
+];

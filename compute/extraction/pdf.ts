@@ -3,9 +3,7 @@ import { getDocument, PDFWorker } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { invariant } from '../../domain/errors.ts';
 import { PDF_PAGES_MAX } from '../../domain/intake/sources.ts';
 
-export type PdfReadResult =
-  | { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> }
-  | { ok: false; reason: string };
+export type PdfReadResult = { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> } | { ok: false; reason: string };
 
 type TextItem = { str: string; hasEOL: boolean; transform: number[]; width: number; height: number };
 

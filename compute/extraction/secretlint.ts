@@ -24,7 +24,11 @@ export async function secretlintHits(lines: string[]): Promise<ScreeningHit[]> {
   const content = lines.join('\n');
   const result = await lintSource({
     source: { content, filePath: 'intake-source.txt', contentType: 'text' },
-    options: { config: { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommendedPreset }] }, maskSecrets: true, noPhysicFilePath: true },
+    options: {
+      config: { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommendedPreset }] },
+      maskSecrets: true,
+      noPhysicFilePath: true,
+    },
   });
   const line_starts: number[] = [];
   let offset = 0;

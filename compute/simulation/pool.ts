@@ -118,7 +118,11 @@ export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {
       inFlight--;
       if (!message.ok) {
         const { error } = message;
-        fail(error.name === 'ServiceError' && error.code ? new ServiceError(error.code as ErrorCode, error.message, (error.details ?? []) as never) : new Error(error.message));
+        fail(
+          error.name === 'ServiceError' && error.code
+            ? new ServiceError(error.code as ErrorCode, error.message, (error.details ?? []) as never)
+            : new Error(error.message),
+        );
         return;
       }
       if (done) {

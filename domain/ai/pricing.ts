@@ -12,8 +12,10 @@ export function hostedCredits(byok: boolean, credits: number): number {
 export function aiCallCredits(input: { byok: boolean; input_tokens: number; output_tokens: number; credits_per_1k_tokens: number }): number {
   if (input.byok) return hostedCredits(true, 0);
   const tokens = input.input_tokens + input.output_tokens;
-  if (!Number.isInteger(tokens) || tokens < 0) throw new Error(`token counts must be non-negative integers (got ${input.input_tokens} + ${input.output_tokens})`);
-  if (!Number.isInteger(input.credits_per_1k_tokens) || input.credits_per_1k_tokens < 0) throw new Error('credits_per_1k_tokens must be a non-negative integer');
+  if (!Number.isInteger(tokens) || tokens < 0)
+    throw new Error(`token counts must be non-negative integers (got ${input.input_tokens} + ${input.output_tokens})`);
+  if (!Number.isInteger(input.credits_per_1k_tokens) || input.credits_per_1k_tokens < 0)
+    throw new Error('credits_per_1k_tokens must be a non-negative integer');
   // Integer arithmetic: tokens × price stays far below 2^53 for any call the gateway allows.
   return Math.ceil((tokens * input.credits_per_1k_tokens) / 1000);
 }

@@ -38,7 +38,11 @@ export type MeasuredEntry = {
   censoring: string;
   reported_beside: { still_waiting_at_end_mean: number | null; censored_count: number | null };
 };
-export type SmokeRun = { replications: number; horizon: number; metrics: Array<{ measure_id: string; variant_id: string; n: number; mean: number | null }> } | null;
+export type SmokeRun = {
+  replications: number;
+  horizon: number;
+  metrics: Array<{ measure_id: string; variant_id: string; n: number; mean: number | null }>;
+} | null;
 export type Change = { path: string; before: unknown; after: unknown };
 
 export type Checkpoint = {
@@ -47,7 +51,12 @@ export type Checkpoint = {
   world: {
     spec: WorldSpec;
     settings: Record<string, { value: number; unit: string; source: ValueSource }>;
-    variants: Array<{ id: string; label: string; role: string; changes: Array<{ setting: string; baseline: number | null; value: number; unit: string; source: ValueSource }> }>;
+    variants: Array<{
+      id: string;
+      label: string;
+      role: string;
+      changes: Array<{ setting: string; baseline: number | null; value: number; unit: string; source: ValueSource }>;
+    }>;
     measured: MeasuredEntry[];
   };
   validation: { valid: boolean; problems: Problem[] };
@@ -73,7 +82,13 @@ export function checkpointWorld(input: { world: WorldSpec; slots: Slot[]; filled
     role: variant.role,
     changes: slots
       .filter((slot) => slot.variant === variant.id && filled[slot.id])
-      .map((slot) => ({ setting: slot.setting, baseline: settings[slot.setting]?.value ?? null, value: filled[slot.id]!.value, unit: filled[slot.id]!.unit, source: filled[slot.id]!.source })),
+      .map((slot) => ({
+        setting: slot.setting,
+        baseline: settings[slot.setting]?.value ?? null,
+        value: filled[slot.id]!.value,
+        unit: filled[slot.id]!.unit,
+        source: filled[slot.id]!.source,
+      })),
   }));
   const measured: MeasuredEntry[] = world.measured.map((measure) => {
     const rows = (smoke ?? []).filter((row) => row.measure_id === measure.id);
@@ -109,35 +124,76 @@ const CLAIM_MEASURE_WORDS: Array<{ words: RegExp; kinds: string[] }> = [
 ];
 
 /** Rule-based checks, run on every checkpoint (source: rule). */
-export function ruleNextSteps(input: { world: WorldSpec; problems: Problem[]; questions: Question[]; filled: Record<string, SlotValue>; intake: IntakeSpec | null; smoke: MetricSummary[] | null }): NextStep[] {
+export function ruleNextSteps(input: {
+  world: WorldSpec;
+  problems: Problem[];
+  questions: Question[];
+  filled: Record<string, SlotValue>;
+  intake: IntakeSpec | null;
+  smoke: MetricSummary[] | null;
+}): NextStep[] {
   const steps: NextStep[] = [];
   for (const problem of input.problems.slice(0, 10)) {
-    steps.push({ kind: 'fix_validation_problem', tool: SYNTHETIC_SIMULATION, source: 'rule', message: clip(`${problem.pointer || '/'}: ${problem.message}`, 1000) });
+    steps.push({
+      kind: 'fix_validation_problem',
+      tool: SYNTHETIC_SIMULATION,
+      source: 'rule',
+      message: clip(`${problem.pointer || '/'}: ${problem.message}`, 1000),
+    });
   }
-  for (const question of input.questions) steps.push({ kind: 'answer_question', source: 'rule', message: clip(`answer ${question.id}: ${question.text}`, 1000) });
+  for (const question of input.questions)
+    steps.push({ kind: 'answer_question', source: 'rule', message: clip(`answer ${question.id}: ${question.text}`, 1000) });
   for (const [slot, value] of Object.entries(input.filled)) {
-    if (value.source.kind === 'assumption') steps.push({ kind: 'source_assumption', source: 'rule', message: `${slot} = ${value.value} ${value.unit} has no source but an assumption; cite a measurement or a reference` });
+    if (value.source.kind === 'assumption')
+      steps.push({
+        kind: 'source_assumption',
+        source: 'rule',
+        message: `${slot} = ${value.value} ${value.unit} has no source but an assumption; cite a measurement or a reference`,
+      });
   }
   for (const measure of input.world.measured) {
     // A starting world may be invalid: its measures are checked as data, not as the schema promises.
-    if (!(measure as { denominator?: string }).denominator) steps.push({ kind: 'state_denominator', source: 'rule', message: `measure ${measure.id} has no denominator` });
-    if (!measure.window) steps.push({ kind: 'state_time_window', source: 'rule', message: `measure ${measure.id} states no time window; it uses the warm-up to horizon (${input.world.warm_up}-${input.world.horizon} ${input.world.time_unit})` });
+    if (!(measure as { denominator?: string }).denominator)
+      steps.push({ kind: 'state_denominator', source: 'rule', message: `measure ${measure.id} has no denominator` });
+    if (!measure.window)
+      steps.push({
+        kind: 'state_time_window',
+        source: 'rule',
+        message: `measure ${measure.id} states no time window; it uses the warm-up to horizon (${input.world.warm_up}-${input.world.horizon} ${input.world.time_unit})`,
+      });
   }
   const kinds = new Set(input.world.measured.map((measure) => measure.kind));
   const claims: IntakeSpec['claims'] = input.intake?.claims ?? [];
   for (const [index, claim] of claims.entries()) {
-    const testable = CLAIM_MEASURE_WORDS.some((entry) => entry.words.test(claim.text) && entry.kinds.some((kind) => kinds.has(kind as WorldSpec['measured'][number]['kind'])));
+    const testable = CLAIM_MEASURE_WORDS.some(
+      (entry) => entry.words.test(claim.text) && entry.kinds.some((kind) => kinds.has(kind as WorldSpec['measured'][number]['kind'])),
+    );
     if (!testable) {
-      steps.push({ kind: 'claim_without_measure', tool: CONCEPT_AND_EVIDENCE_REVIEW, source: 'rule', message: clip(`intake claim ${index + 1} ("${claim.text}") has no measure in the world that could test it`, 1000) });
+      steps.push({
+        kind: 'claim_without_measure',
+        tool: CONCEPT_AND_EVIDENCE_REVIEW,
+        source: 'rule',
+        message: clip(`intake claim ${index + 1} ("${claim.text}") has no measure in the world that could test it`, 1000),
+      });
     }
   }
   for (const row of input.smoke ?? []) {
     if (row.kind === 'utilisation' && row.mean !== null && row.mean >= UNSTABLE_UTILISATION_MIN) {
-      steps.push({ kind: 'unstable_queue', tool: SYNTHETIC_SIMULATION, source: 'rule', message: `the smoke run shows ${row.measure_id} at ${row.mean.toFixed(3)} in ${row.variant_id}: the queue grows without bound; add capacity or lower demand` });
+      steps.push({
+        kind: 'unstable_queue',
+        tool: SYNTHETIC_SIMULATION,
+        source: 'rule',
+        message: `the smoke run shows ${row.measure_id} at ${row.mean.toFixed(3)} in ${row.variant_id}: the queue grows without bound; add capacity or lower demand`,
+      });
     }
   }
   if (input.problems.length === 0 && input.questions.length === 0) {
-    steps.push({ kind: 'approve_and_run', tool: SYNTHETIC_SIMULATION, source: 'rule', message: 'the world validates: approve the session to save it as a world revision, then estimate and run it with a budget you choose' });
+    steps.push({
+      kind: 'approve_and_run',
+      tool: SYNTHETIC_SIMULATION,
+      source: 'rule',
+      message: 'the world validates: approve the session to save it as a world revision, then estimate and run it with a budget you choose',
+    });
   }
   return steps;
 }
@@ -158,7 +214,8 @@ export function diffCheckpoints(previous: Checkpoint | null, next: Omit<Checkpoi
     const out = new Map<string, unknown>();
     if (!checkpoint) return out;
     for (const [name, setting] of Object.entries(checkpoint.world.settings)) out.set(`/world/settings/${name}`, `${setting.value} ${setting.unit}`);
-    for (const variant of checkpoint.world.variants) for (const change of variant.changes) out.set(`/world/variants/${variant.id}/changes/${change.setting}`, `${change.value} ${change.unit}`);
+    for (const variant of checkpoint.world.variants)
+      for (const change of variant.changes) out.set(`/world/variants/${variant.id}/changes/${change.setting}`, `${change.value} ${change.unit}`);
     for (const question of checkpoint.questions) out.set(`/questions/${question.slot}`, question.text);
     for (const measure of checkpoint.world.measured) out.set(`/world/measured/${measure.measure_id}/coverage`, measure.coverage);
     out.set('/validation/valid', checkpoint.validation.valid);

@@ -18,14 +18,40 @@ export type CitedProposal = {
 type SlotNeed = { id: string; unit: string; variant: string | null };
 
 const NUMBER_WORDS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20,
-  thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90, hundred: 100,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+  hundred: 100,
 };
 const NUMBER = `(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?|${Object.keys(NUMBER_WORDS).join('|')})`;
 /** A number standing alone (not the end of a word such as "someone"). */
 const N = `\\b${NUMBER}`;
-const DEMAND_NOUNS = 'patients|referrals|calls|requests|appointments|attendances|visits|contacts|admissions|consultations|people|cases|presentations|arrivals|enquiries|bookings';
+const DEMAND_NOUNS =
+  'patients|referrals|calls|requests|appointments|attendances|visits|contacts|admissions|consultations|people|cases|presentations|arrivals|enquiries|bookings';
 const STAFF_NOUNS =
   'clinicians|nurses|doctors|GPs|physicians|call handlers|pharmacists|physiotherapists|practitioners|consultants|paramedics|advisers|advisors|therapists|midwives|staff|clinical staff|triage nurses|nurse practitioners|health advisers';
 /** "96 referrals a day", "12 patients per hour", "about 40 calls each day" */
@@ -39,11 +65,15 @@ const FROM_TO = new RegExp(`from\\s+${NUMBER}(?:[\\s-]*(?:minutes?|mins?))?\\s+(
 /** "three clinicians", "4 nurses staff the line", "staffed by 2 GPs" */
 const STAFF = new RegExp(`${N}\\s+(?:[a-z-]+\\s+){0,1}?(?:${STAFF_NOUNS})\\b`, 'i');
 /** A duration cue for the treatment variant: the value the technology would bring. */
-const TREATMENT_CUE = /\b(reduces?|reduced|cuts?|shortens?|shortened|would|will|could|with (the|our|this) (app|tool|form|platform|service|technology|system|software|device))\b/i;
+const TREATMENT_CUE =
+  /\b(reduces?|reduced|cuts?|shortens?|shortened|would|will|could|with (the|our|this) (app|tool|form|platform|service|technology|system|software|device))\b/i;
 const TWENTY_FOUR_HOURS = /\b(24 hours a day|24 hours|24-hour|24\/7|around the clock|round the clock|day and night)\b/i;
 const OPEN_FOR_HOURS = new RegExp(`\\b(?:open|staffed|runs?|operates?|available)\\b[^.]*?\\b${NUMBER}\\s+hours\\s+(?:a|per|each|every)\\s+day\\b`, 'i');
 const TIME = '(\\d{1,2})(?:[:.](\\d{2}))?\\s*(am|pm)?';
-const OPEN_FROM_TO = new RegExp(`\\b(?:open|opening hours|staff(?:ed|s)?|runs?|operates?|available|hours)\\b[^.]*?\\b(?:from\\s+)?${TIME}\\s*(?:to|until|till|-|–|—)\\s*${TIME}`, 'i');
+const OPEN_FROM_TO = new RegExp(
+  `\\b(?:open|opening hours|staff(?:ed|s)?|runs?|operates?|available|hours)\\b[^.]*?\\b(?:from\\s+)?${TIME}\\s*(?:to|until|till|-|–|—)\\s*${TIME}`,
+  'i',
+);
 
 /** True when a sentence states a quantity a world setting could take: a demand per hour or day, a duration, a staffing count. */
 export function statesQuantity(text: string): boolean {
@@ -119,7 +149,10 @@ function where(citation: Citation): string {
   return `${citation.source_id} line${citation.line_start === citation.line_end ? ` ${citation.line_start}` : `s ${citation.line_start}-${citation.line_end}`}`;
 }
 
-function demandIn(citation: Citation, hours: { hours: number; citation: Citation } | null): { value: number; conversion: Conversion | null; daily_without_hours: number | null } | null {
+function demandIn(
+  citation: Citation,
+  hours: { hours: number; citation: Citation } | null,
+): { value: number; conversion: Conversion | null; daily_without_hours: number | null } | null {
   for (const pattern of [DEMAND, DEMAND_DAILY]) {
     for (const match of citation.quote.matchAll(pattern)) {
       const count = numberOf(match[1]!);
@@ -130,7 +163,11 @@ function demandIn(citation: Citation, hours: { hours: number; citation: Citation
         hours.hours === 24 && TWENTY_FOUR_HOURS.test(hours.citation.quote)
           ? `${count} per day over a 24-hour day (stated at ${where(hours.citation)}: "${hours.citation.quote}")`
           : `${count} per day over the ${hours.hours} opening hours cited at ${where(hours.citation)} ("${hours.citation.quote}")`;
-      return { value: rounded(count / hours.hours), conversion: { quoted_value: count, quoted_unit: 'per_day', factor: 1 / hours.hours, basis }, daily_without_hours: null };
+      return {
+        value: rounded(count / hours.hours),
+        conversion: { quoted_value: count, quoted_unit: 'per_day', factor: 1 / hours.hours, basis },
+        daily_without_hours: null,
+      };
     }
   }
   return null;
@@ -138,14 +175,23 @@ function demandIn(citation: Citation, hours: { hours: number; citation: Citation
 
 function durationsIn(citation: Citation, in_solution: boolean): Array<{ variant: 'baseline' | 'treatment'; value: number; conversion: Conversion | null }> {
   const from_to = FROM_TO.exec(citation.quote);
-  if (from_to) return [{ variant: 'baseline', value: numberOf(from_to[1]!), conversion: null }, { variant: 'treatment', value: numberOf(from_to[2]!), conversion: null }];
+  if (from_to)
+    return [
+      { variant: 'baseline', value: numberOf(from_to[1]!), conversion: null },
+      { variant: 'treatment', value: numberOf(from_to[2]!), conversion: null },
+    ];
   const out: Array<{ variant: 'baseline' | 'treatment'; value: number; conversion: Conversion | null }> = [];
   for (const match of citation.quote.matchAll(DURATION)) {
     const quoted = numberOf(match[1]!);
     const before = citation.quote.slice(0, match.index);
     if (/\b(open|opening|staffed|runs?|operates?|available)\b/i.test(before) && /^h/i.test(match[2]!)) continue; // opening hours, not a duration
     const variant = in_solution || TREATMENT_CUE.test(before) ? 'treatment' : 'baseline';
-    if (/^h/i.test(match[2]!)) out.push({ variant, value: rounded(quoted * 60), conversion: { quoted_value: quoted, quoted_unit: 'hours', factor: 60, basis: `${quoted} hours × 60 minutes` } });
+    if (/^h/i.test(match[2]!))
+      out.push({
+        variant,
+        value: rounded(quoted * 60),
+        conversion: { quoted_value: quoted, quoted_unit: 'hours', factor: 60, basis: `${quoted} hours × 60 minutes` },
+      });
     else out.push({ variant, value: quoted, conversion: null });
   }
   return out;

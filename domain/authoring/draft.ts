@@ -88,7 +88,10 @@ export const AuthoringDraft = Type.Object(
       { maxItems: 100 },
     ),
     next_steps: Type.Array(
-      Type.Object({ kind: Type.String({ maxLength: 64 }), tool: Type.Union([Type.String({ maxLength: 64 }), Type.Null()]), note: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
+      Type.Object(
+        { kind: Type.String({ maxLength: 64 }), tool: Type.Union([Type.String({ maxLength: 64 }), Type.Null()]), note: Type.String({ maxLength: 1000 }) },
+        { additionalProperties: false },
+      ),
       { maxItems: 20 },
     ),
   },
@@ -125,7 +128,16 @@ export function queueTemplate(intake: IntakeSpec | null): { world: WorldSpec; sl
       { id: 'done', kind: 'exit' },
     ],
     measured: [
-      { id: 'wait', label: 'wait for care', kind: 'time_between', from: { step: 'care', at: 'enter' }, to: { step: 'care', at: 'start' }, unit: 'minutes', denominator: 'entity', censoring: 'at_horizon' },
+      {
+        id: 'wait',
+        label: 'wait for care',
+        kind: 'time_between',
+        from: { step: 'care', at: 'enter' },
+        to: { step: 'care', at: 'start' },
+        unit: 'minutes',
+        denominator: 'entity',
+        censoring: 'at_horizon',
+      },
       { id: 'seen', label: 'patients seen', kind: 'count', event: { step: 'care', at: 'end' }, unit: 'count', denominator: 'replication', censoring: 'none' },
       { id: 'utilisation', kind: 'utilisation', resource: 'clinician', unit: 'fraction', denominator: 'capacity_time', censoring: 'none' },
     ],
@@ -135,7 +147,14 @@ export function queueTemplate(intake: IntakeSpec | null): { world: WorldSpec; sl
     ],
   };
   const slots: Slot[] = [
-    { id: 'arrival_rate', setting: 'arrival_rate', variant: null, unit: 'per_hour', description: 'patients arriving per hour', question: 'How many patients arrive per hour, on average?' },
+    {
+      id: 'arrival_rate',
+      setting: 'arrival_rate',
+      variant: null,
+      unit: 'per_hour',
+      description: 'patients arriving per hour',
+      question: 'How many patients arrive per hour, on average?',
+    },
     {
       id: 'mean_service',
       setting: 'mean_service',
@@ -144,7 +163,14 @@ export function queueTemplate(intake: IntakeSpec | null): { world: WorldSpec; sl
       description: 'mean time a clinician spends per patient today',
       question: 'How many minutes does a clinician spend with each patient today, on average?',
     },
-    { id: 'servers', setting: 'servers', variant: null, unit: 'count', description: 'clinicians available at once', question: 'How many clinicians are available at the same time?' },
+    {
+      id: 'servers',
+      setting: 'servers',
+      variant: null,
+      unit: 'count',
+      description: 'clinicians available at once',
+      question: 'How many clinicians are available at the same time?',
+    },
     {
       id: 'treatment.mean_service',
       setting: 'mean_service',
@@ -170,7 +196,11 @@ export function startingTemplate(world: WorldSpec): { world: WorldSpec; slots: S
       const id = `${variant.id}.${change.setting}`;
       const unit = world.settings[change.setting]?.unit ?? 'unknown';
       slots.push({ id, setting: change.setting, variant: variant.id, unit, description: change.rationale ?? `${change.setting} in ${variant.label}` });
-      filled[id] = { value: change.value, unit, source: { kind: 'assumption', rationale: change.rationale ?? `set in the starting world for ${variant.label}` } };
+      filled[id] = {
+        value: change.value,
+        unit,
+        source: { kind: 'assumption', rationale: change.rationale ?? `set in the starting world for ${variant.label}` },
+      };
     }
   }
   const skeleton: WorldSpec = { ...world, settings: {}, variants: world.variants.map((variant) => ({ ...variant, changes: [] })) };
@@ -193,7 +223,10 @@ export function toWorldSource(source: ValueSource): SettingSource {
     case 'answer':
       return { kind: 'user_declared', note: `answered in an authoring session (question ${source.question_id})` };
     case 'intake_line':
-      return { kind: 'user_declared', note: clip(`intake source ${source.source_id} lines ${source.line_start}-${source.line_end}: "${source.quote}"${converted(source.conversion)}`, 2000) };
+      return {
+        kind: 'user_declared',
+        note: clip(`intake source ${source.source_id} lines ${source.line_start}-${source.line_end}: "${source.quote}"${converted(source.conversion)}`, 2000),
+      };
   }
 }
 
@@ -232,7 +265,15 @@ function converted(conversion: Conversion | null | undefined): string {
 }
 
 /** Unit names as a person says them. */
-const UNIT_WORDS: Record<string, string> = { per_hour: 'per hour', per_day: 'per day', per_minute: 'per minute', minutes: 'minutes', hours: 'hours', count: 'a count', fraction: 'a fraction between 0 and 1' };
+const UNIT_WORDS: Record<string, string> = {
+  per_hour: 'per hour',
+  per_day: 'per day',
+  per_minute: 'per minute',
+  minutes: 'minutes',
+  hours: 'hours',
+  count: 'a count',
+  fraction: 'a fraction between 0 and 1',
+};
 
 /** The question asked for a slot nothing sources: the slot's own sentence, or one built from its description and unit. */
 export function questionFor(slot: Slot): string {
@@ -304,7 +345,10 @@ export function applyProposals(input: {
   const texts = intakeTexts(input.intake);
   const questions: Question[] = [];
   const bySlot = new Map(input.draft.proposals.map((proposal) => [proposal.slot, proposal]));
-  const cited = citedProposals(input.intake, input.slots.filter((slot) => !filled[slot.id]));
+  const cited = citedProposals(
+    input.intake,
+    input.slots.filter((slot) => !filled[slot.id]),
+  );
   const citedBySlot = new Map(cited.proposals.map((proposal) => [proposal.slot, proposal]));
   for (const slot of input.slots) {
     if (filled[slot.id]) continue;
@@ -321,7 +365,10 @@ export function applyProposals(input: {
       continue;
     }
     const value = proposal?.value;
-    const hint = slot.unit === 'per_hour' && cited.daily_without_hours !== null ? ` The intake cites ${cited.daily_without_hours} a day but not the hours they arrive over.` : '';
+    const hint =
+      slot.unit === 'per_hour' && cited.daily_without_hours !== null
+        ? ` The intake cites ${cited.daily_without_hours} a day but not the hours they arrive over.`
+        : '';
     questions.push({
       id: `q${input.checkpoint}_${slot.id.replace(/[^a-z0-9_]/g, '_')}`,
       slot: slot.id,
@@ -350,7 +397,8 @@ export function draftAuthoringOffline(input: AuthoringDraftInput): AuthoringDraf
   });
   return {
     name,
-    description: 'Drafted by the offline heuristic: the structure is the service template; numbers come only from cited intake lines, every other number is asked for, none is guessed.',
+    description:
+      'Drafted by the offline heuristic: the structure is the service template; numbers come only from cited intake lines, every other number is asked for, none is guessed.',
     proposals,
     next_steps: [],
   };

@@ -15,7 +15,8 @@ export const AUTHORING_PROMPT_CHARS_MAX = 60_000;
 export const AUTHORING_DRAFT_PROMPT = {
   id: 'authoring-draft',
   version: '1.1.0',
-  purpose: 'Propose the numbers a care-pathway WorldSpec needs (its slots) from a confirmed intake, each with its source, and ask for every number the material does not give.',
+  purpose:
+    'Propose the numbers a care-pathway WorldSpec needs (its slots) from a confirmed intake, each with its source, and ask for every number the material does not give.',
   system: [
     'You help prepare a discrete-event simulation world of a care pathway for an early health-technology project.',
     'You never invent a number. A value is proposed only with its source: a quote from the intake that contains the number (intake_line), or a published reference.',
@@ -45,7 +46,9 @@ export function authoringDraftPrompt(input: AuthoringDraftInput): string {
   const text = [
     `<intake>\n${input.intake ? JSON.stringify(input.intake) : 'none'}\n</intake>`,
     `<slots>\n${open.map((slot) => `${slot.id} (${slot.unit}): ${slot.description}`).join('\n')}\n</slots>`,
-    `<answers>\n${Object.entries(input.filled).map(([id, value]) => `${id} = ${value.value} ${value.unit} (${value.source.kind})`).join('\n')}\n</answers>`,
+    `<answers>\n${Object.entries(input.filled)
+      .map(([id, value]) => `${id} = ${value.value} ${value.unit} (${value.source.kind})`)
+      .join('\n')}\n</answers>`,
     input.instructions ? `<instructions>\n${input.instructions}\n</instructions>` : '',
   ].join('\n');
   return text.length > AUTHORING_PROMPT_CHARS_MAX ? text.slice(0, AUTHORING_PROMPT_CHARS_MAX) : text;
@@ -55,6 +58,12 @@ export function authoringDraftPrompt(input: AuthoringDraftInput): string {
 export function authoringCallBound(prompt: string, byok: boolean, credits_per_1k_tokens: number): { tokens: number; credits: number } {
   const encoder = new TextEncoder();
   const tokens = encoder.encode(authoringDraftSystem()).length + encoder.encode(prompt).length + AUTHORING_DRAFT_MAX_OUTPUT_TOKENS;
-  const credits = aiCallCreditsMax({ byok, system: authoringDraftSystem(), prompt, max_output_tokens: AUTHORING_DRAFT_MAX_OUTPUT_TOKENS, credits_per_1k_tokens });
+  const credits = aiCallCreditsMax({
+    byok,
+    system: authoringDraftSystem(),
+    prompt,
+    max_output_tokens: AUTHORING_DRAFT_MAX_OUTPUT_TOKENS,
+    credits_per_1k_tokens,
+  });
   return { tokens, credits };
 }

@@ -58,7 +58,12 @@ export type ApproveResult = { world_revision_id: string };
  * The most credits a new session's first step may reserve: one drafting call's bound when a slot is open, 0 when the
  * starting world fills every slot (no AI step) or the organization's own key pays (spec: What the service does 7).
  */
-export function firstStepCreditsMax(input: { intake: IntakeSpec | null; starting_world: WorldSpec | null; byok: boolean; credits_per_1k_tokens: number }): number {
+export function firstStepCreditsMax(input: {
+  intake: IntakeSpec | null;
+  starting_world: WorldSpec | null;
+  byok: boolean;
+  credits_per_1k_tokens: number;
+}): number {
   const template = input.starting_world ? startingTemplate(input.starting_world) : { ...queueTemplate(input.intake), filled: {} };
   if (input.byok || template.slots.every((slot) => template.filled[slot.id])) return 0;
   const prompt = authoringDraftPrompt({ intake: input.intake, slots: template.slots, filled: template.filled, instructions: null });

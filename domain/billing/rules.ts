@@ -53,15 +53,22 @@ export type PriceFacts = {
 
 /** BILLING_NOT_CONFIGURED unless the price is active, fixed, one-time, USD and in the deployment's mode. */
 export function checkPrice(price: PriceFacts, live_mode: boolean): { amount: number; currency: 'usd' } {
-  const problem =
-    !price.active ? 'is not active'
-    : price.type !== 'one_time' ? 'is not a one-time price'
-    : price.unit_amount === null || price.custom_unit_amount || (price.billing_scheme && price.billing_scheme !== 'per_unit') ? 'is not a fixed amount'
-    : price.currency.toLowerCase() !== 'usd' ? `is in ${price.currency.toUpperCase()}, not USD`
-    : price.livemode !== live_mode ? `is a ${price.livemode ? 'live' : 'test'}-mode price but the deployment runs in ${live_mode ? 'live' : 'test'} mode`
-    : null;
+  const problem = !price.active
+    ? 'is not active'
+    : price.type !== 'one_time'
+      ? 'is not a one-time price'
+      : price.unit_amount === null || price.custom_unit_amount || (price.billing_scheme && price.billing_scheme !== 'per_unit')
+        ? 'is not a fixed amount'
+        : price.currency.toLowerCase() !== 'usd'
+          ? `is in ${price.currency.toUpperCase()}, not USD`
+          : price.livemode !== live_mode
+            ? `is a ${price.livemode ? 'live' : 'test'}-mode price but the deployment runs in ${live_mode ? 'live' : 'test'} mode`
+            : null;
   if (problem) {
-    throw new ServiceError('BILLING_NOT_CONFIGURED', `Billing is not configured: price ${price.id} ${problem}.`, { reason: 'price_unusable', price_id: price.id });
+    throw new ServiceError('BILLING_NOT_CONFIGURED', `Billing is not configured: price ${price.id} ${problem}.`, {
+      reason: 'price_unusable',
+      price_id: price.id,
+    });
   }
   return { amount: price.unit_amount!, currency: 'usd' };
 }

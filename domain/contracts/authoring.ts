@@ -91,7 +91,9 @@ export const AuthoringSession = Type.Object({
   ai_limits: Type.Object({}, { additionalProperties: true }),
   cap_reached: Type.Boolean(),
   checkpoint_count: Type.Integer({ minimum: 0 }),
-  checkpoint: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'the latest checkpoint (spec: Authoring session checkpoint)' }),
+  checkpoint: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description: 'the latest checkpoint (spec: Authoring session checkpoint)',
+  }),
   world_revision_id: Type.Union([Type.String(), Type.Null()]),
   wait_seconds_max: Type.Integer(),
   error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),

@@ -55,7 +55,9 @@ export const ApprovalNeeded = Type.Object(
     scope: Type.Enum(APPROVAL_SCOPES),
     evaluation_kinds: Type.Array(Type.Enum(EVALUATION_KINDS), { minItems: 1, maxItems: 2 }),
     reason: Text,
-    not_needed_when: Type.Union([Type.String({ maxLength: 400 }), Type.Null()], { description: 'e.g. when the review runs with your own provider key (byok_provider)' }),
+    not_needed_when: Type.Union([Type.String({ maxLength: 400 }), Type.Null()], {
+      description: 'e.g. when the review runs with your own provider key (byok_provider)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -65,7 +67,9 @@ export type ApprovalNeeded = Static<typeof ApprovalNeeded>;
 export const BusinessQuestion = Type.Object(
   {
     field: Type.String({ maxLength: 100, description: 'the IntakeSpec field, e.g. business.buyer' }),
-    status: Type.Union([Type.Literal('stated'), Type.Literal('unknown')], { description: 'unknown: the intake does not say; stated: the user said so (user_declared, not verified)' }),
+    status: Type.Union([Type.Literal('stated'), Type.Literal('unknown')], {
+      description: 'unknown: the intake does not say; stated: the user said so (user_declared, not verified)',
+    }),
     stated: Type.Union([Type.String({ maxLength: PLAN_TEXT_CHARS_MAX }), Type.Null()], { description: 'what the intake says, verbatim; null when unknown' }),
     question: Text,
     cited_sources: Type.Array(CitedSource, { maxItems: 20, description: 'only where the intake statement cites a source line' }),
@@ -115,10 +119,9 @@ export const BusinessAssessment = Type.Object(
       ),
       { maxItems: PLAN_LIST_ITEMS_MAX },
     ),
-    hypotheses: Type.Array(
-      Type.Object({ field: Type.String({ maxLength: 100 }), hypothesis: Text, how_to_test: Text }, { additionalProperties: false }),
-      { maxItems: PLAN_LIST_ITEMS_MAX },
-    ),
+    hypotheses: Type.Array(Type.Object({ field: Type.String({ maxLength: 100 }), hypothesis: Text, how_to_test: Text }, { additionalProperties: false }), {
+      maxItems: PLAN_LIST_ITEMS_MAX,
+    }),
     unknowns: Type.Array(BusinessUnknown, { maxItems: PLAN_LIST_ITEMS_MAX }),
   },
   { additionalProperties: false },

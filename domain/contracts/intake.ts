@@ -26,7 +26,9 @@ export const INTAKE_DOCUMENT_BYTES_MAX = 4 * 1024 * 1024;
 
 const OwnerFields = {
   org_id: Type.Optional(Type.String({ minLength: 1, maxLength: OWNER_ID_LENGTH_MAX, description: 'whose material it is: an organization (org_…)' })),
-  project_id: Type.Optional(Type.String({ minLength: 1, maxLength: OWNER_ID_LENGTH_MAX, description: 'or a project (proj_…); the source is then attached to it' })),
+  project_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: OWNER_ID_LENGTH_MAX, description: 'or a project (proj_…); the source is then attached to it' }),
+  ),
 };
 export const ExtractJson = Type.Object(
   {

@@ -55,10 +55,9 @@ const StatementList = Type.Array(Statement, { maxItems: INTAKE_LIST_ITEMS_MAX })
 export const Claim = Type.Object(
   {
     text: Type.String({ minLength: 1, maxLength: INTAKE_TEXT_CHARS_MAX }),
-    topic: Type.Union(
-      [Type.Literal('clinical'), Type.Literal('operational'), Type.Literal('economic'), Type.Literal('technical'), Type.Literal('other')],
-      { description: 'what the claim is about' },
-    ),
+    topic: Type.Union([Type.Literal('clinical'), Type.Literal('operational'), Type.Literal('economic'), Type.Literal('technical'), Type.Literal('other')], {
+      description: 'what the claim is about',
+    }),
     provenance: Provenance,
     citations: Type.Array(Citation, { minItems: 1, maxItems: INTAKE_CITATIONS_PER_STATEMENT_MAX }),
   },
@@ -69,7 +68,8 @@ export type Claim = Static<typeof Claim>;
 export const Stage = Type.Object(
   {
     value: Type.Union([Type.Enum(PROJECT_STAGES), Type.Null()], {
-      description: 'idea: nothing built; prototype: something runs but not in care; pilot: used with real users in a limited trial; deployed: in routine use. null: not stated',
+      description:
+        'idea: nothing built; prototype: something runs but not in care; pilot: used with real users in a limited trial; deployed: in routine use. null: not stated',
     }),
     provenance: Provenance,
     citations: Citations,

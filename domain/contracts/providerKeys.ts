@@ -16,7 +16,9 @@ export const CreateProviderKeyBody = Type.Object(
     provider: ByokProvider,
     label: Type.String({ maxLength: PROVIDER_KEY_LABEL_INPUT_LENGTH_MAX }),
     // Length and characters are checked by checkProviderKey, whose messages never echo the key.
-    api_key: Type.String({ description: `accepted on creation only, never returned; ${PROVIDER_KEY_LENGTH_MIN} to ${PROVIDER_KEY_LENGTH_MAX} printable characters, no whitespace` }),
+    api_key: Type.String({
+      description: `accepted on creation only, never returned; ${PROVIDER_KEY_LENGTH_MIN} to ${PROVIDER_KEY_LENGTH_MAX} printable characters, no whitespace`,
+    }),
   },
   { additionalProperties: false },
 );

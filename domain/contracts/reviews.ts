@@ -32,7 +32,10 @@ export const Review = Type.Object({
   byok_provider: NullableLiteralUnion(BYOK_PROVIDERS),
   credits_reserved: Credits,
   credits_used: Type.Union([Credits, Type.Null()], { description: 'settled credits once finished; 0 with byok_provider or when failed' }),
-  usage: Type.Object({ calls: Type.Integer(), input_tokens: Type.Integer(), output_tokens: Type.Integer() }, { description: 'AI calls metered for this review' }),
+  usage: Type.Object(
+    { calls: Type.Integer(), input_tokens: Type.Integer(), output_tokens: Type.Integer() },
+    { description: 'AI calls metered for this review' },
+  ),
   literature_query: Type.Union([Type.String(), Type.Null()]),
   failure: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
   created_by: Type.String(),

@@ -19,7 +19,9 @@ export const RunManifest = Type.Object(
     /** the random streams of replication r are seeded by (seed, r, source name); see docs/simulation.md */
     seed_scheme: Type.String(),
     status: Type.Union([Type.Literal('succeeded'), Type.Literal('timed_out'), Type.Literal('canceled'), Type.Literal('failed')]),
-    variants: Type.Array(Type.Object({ variant_id: Type.String(), role: Type.String(), replications_completed: Type.Integer({ minimum: 0 }) }, { additionalProperties: false })),
+    variants: Type.Array(
+      Type.Object({ variant_id: Type.String(), role: Type.String(), replications_completed: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+    ),
     replications_requested: Type.Integer({ minimum: 0 }),
     replications_completed: Type.Integer({ minimum: 0 }),
     events_simulated: Type.Integer({ minimum: 0 }),
@@ -48,9 +50,19 @@ export const MetricSummary = Type.Object(
     sd: Nullable(Type.Number()),
     interval_95: Interval,
     /** median over replications of the replication values (each replication's mean for time_between): NOT an entity-level percentile */
-    median: Nullable(Type.Number({ description: 'median over replications of the replication values (for time_between, of replication means); not an entity-level percentile, see entity_percentiles' })),
+    median: Nullable(
+      Type.Number({
+        description:
+          'median over replications of the replication values (for time_between, of replication means); not an entity-level percentile, see entity_percentiles',
+      }),
+    ),
     /** 90th percentile over replications of the replication values: NOT an entity-level percentile */
-    p90: Nullable(Type.Number({ description: '90th percentile over replications of the replication values (for time_between, of replication means); not an entity-level percentile, see entity_percentiles' })),
+    p90: Nullable(
+      Type.Number({
+        description:
+          '90th percentile over replications of the replication values (for time_between, of replication means); not an entity-level percentile, see entity_percentiles',
+      }),
+    ),
     /** time_between with `percentiles`: entity-level quantiles pooled over every entity of every replication */
     entity_percentiles: Type.Optional(
       Type.Array(Type.Object({ quantile: Type.Number(), value: Nullable(Type.Number()) }, { additionalProperties: false }), {
@@ -118,7 +130,10 @@ export const MetricComparison = Type.Object(
 
 export const Comparison = Type.Object({ metrics: Type.Array(MetricComparison), method: Type.String() }, { additionalProperties: false });
 
-const LowBaseHigh = Type.Object({ low: Nullable(Type.Number()), base: Nullable(Type.Number()), high: Nullable(Type.Number()) }, { additionalProperties: false });
+const LowBaseHigh = Type.Object(
+  { low: Nullable(Type.Number()), base: Nullable(Type.Number()), high: Nullable(Type.Number()) },
+  { additionalProperties: false },
+);
 
 export const CostReport = Type.Object(
   {
@@ -148,7 +163,12 @@ export const CostReport = Type.Object(
           total: LowBaseHigh,
           /** why a total is null: each unknown rate or missing count, named */
           undefined_reasons: Type.Array(Type.String()),
-          additional_costs: Type.Array(Type.Object({ id: Type.String(), label: Type.String(), per: Type.String(), cost: LowBaseHigh, source: Type.Unknown() }, { additionalProperties: false })),
+          additional_costs: Type.Array(
+            Type.Object(
+              { id: Type.String(), label: Type.String(), per: Type.String(), cost: LowBaseHigh, source: Type.Unknown() },
+              { additionalProperties: false },
+            ),
+          ),
           additional_total: LowBaseHigh,
           additional_undefined_reasons: Type.Array(Type.String()),
         },

@@ -27,7 +27,11 @@ export const SettingSource = Type.Union([
 export const Setting = Type.Object(
   {
     value: Type.Number(),
-    unit: Type.String({ minLength: 1, maxLength: 40, description: 'minutes|hours|days, per_minute|per_hour|per_day, probability, count, fraction, or a currency code such as GBP' }),
+    unit: Type.String({
+      minLength: 1,
+      maxLength: 40,
+      description: 'minutes|hours|days, per_minute|per_hour|per_day, probability, count, fraction, or a currency code such as GBP',
+    }),
     source: SettingSource,
     description: Type.Optional(Text()),
   },
@@ -50,7 +54,8 @@ export const Distribution = Type.Union([
       max: Type.Optional(Parameter),
       bounds: Type.Optional(
         Type.Union([Type.Literal('truncate'), Type.Literal('clamp')], {
-          description: 'truncate (default): draws follow the normal conditioned on [min, max]; clamp: a draw below min counts as min and one above max as max (a floor, as published models write max(min, normal))',
+          description:
+            'truncate (default): draws follow the normal conditioned on [min, max]; clamp: a draw below min counts as min and one above max as max (a floor, as published models write max(min, normal))',
         }),
       ),
     },
@@ -60,7 +65,11 @@ export const Distribution = Type.Union([
     },
   ),
   Type.Object(
-    { dist: Type.Literal('empirical'), values: Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 10000 }), weights: Type.Optional(Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 10000 })) },
+    {
+      dist: Type.Literal('empirical'),
+      values: Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 10000 }),
+      weights: Type.Optional(Type.Array(Type.Number({ minimum: 0 }), { minItems: 1, maxItems: 10000 })),
+    },
     { additionalProperties: false },
   ),
 ]);
@@ -89,7 +98,10 @@ export const BatchSizes = Type.Object(
 export const AttributeAssignment = Type.Object(
   {
     name: Id,
-    values: Type.Array(Type.Object({ value: Type.Union([Type.String({ maxLength: 64 }), Type.Number()]), probability: Parameter }, { additionalProperties: false }), { minItems: 1, maxItems: 50 }),
+    values: Type.Array(
+      Type.Object({ value: Type.Union([Type.String({ maxLength: 64 }), Type.Number()]), probability: Parameter }, { additionalProperties: false }),
+      { minItems: 1, maxItems: 50 },
+    ),
   },
   { additionalProperties: false },
 );
@@ -104,7 +116,10 @@ export const Arrival = Type.Union([
   Type.Object({ ...arrivalCommon, kind: Type.Literal('poisson'), rate: Parameter, batch_sizes: Type.Optional(BatchSizes) }, { additionalProperties: false }),
   Type.Object(
     { ...arrivalCommon, kind: Type.Literal('renewal'), interarrival: Distribution, batch_sizes: Type.Optional(BatchSizes) },
-    { additionalProperties: false, description: 'arrivals separated by independent draws of `interarrival` (world time unit), the first one draw after time 0' },
+    {
+      additionalProperties: false,
+      description: 'arrivals separated by independent draws of `interarrival` (world time unit), the first one draw after time 0',
+    },
   ),
   Type.Object(
     {
@@ -123,13 +138,16 @@ export const Arrival = Type.Union([
       rates_per_hour: Type.Array(Type.Array(Type.Number({ minimum: 0 }), { minItems: 24, maxItems: 24 }), {
         minItems: 1,
         maxItems: 7,
-        description: '7 rows (Monday..Sunday) x 24 hours of arrivals per hour, or 1 row: a one-day pattern that every day repeats; time 0 is `start` (default Monday 00:00)',
+        description:
+          '7 rows (Monday..Sunday) x 24 hours of arrivals per hour, or 1 row: a one-day pattern that every day repeats; time 0 is `start` (default Monday 00:00)',
       }),
       start: Type.Optional(
         Type.Object(
           {
             weekday: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, description: 'the weekday row time 0 falls in (0 = Monday, default)' })),
-            hour: Type.Optional(Type.Integer({ minimum: 0, maximum: 23, description: 'the hour of the day at time 0 (6 = the world starts at 06:00), default 0' })),
+            hour: Type.Optional(
+              Type.Integer({ minimum: 0, maximum: 23, description: 'the hour of the day at time 0 (6 = the world starts at 06:00), default 0' }),
+            ),
           },
           { additionalProperties: false, description: "where time 0 falls in the table (the rate table's clock; shifts keep Monday 00:00)" },
         ),
@@ -137,15 +155,22 @@ export const Arrival = Type.Union([
       scale: Type.Optional(Parameter),
       growth_per_year: Type.Optional(
         Type.Union([Type.Number({ minimum: -0.99, maximum: 10 }), Type.Object({ setting: Id }, { additionalProperties: false })], {
-          description: 'trend: every rate grows by this fraction a year, compounded (0.03 = +3% a year; negative shrinks), from time 0; applied hour by hour at the middle of each hour',
+          description:
+            'trend: every rate grows by this fraction a year, compounded (0.03 = +3% a year; negative shrinks), from time 0; applied hour by hour at the middle of each hour',
         }),
       ),
       holidays: Type.Optional(
         Type.Array(
           Type.Object(
             {
-              day: Type.Integer({ minimum: 0, description: 'day number from time 0 (day 0 is the calendar day time 0 falls in: the Monday that starts the world, unless `start` says otherwise)' }),
-              rates_as: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, description: 'the weekday row whose rates apply that day (0 = Monday; default 6 = Sunday)' })),
+              day: Type.Integer({
+                minimum: 0,
+                description:
+                  'day number from time 0 (day 0 is the calendar day time 0 falls in: the Monday that starts the world, unless `start` says otherwise)',
+              }),
+              rates_as: Type.Optional(
+                Type.Integer({ minimum: 0, maximum: 6, description: 'the weekday row whose rates apply that day (0 = Monday; default 6 = Sunday)' }),
+              ),
             },
             { additionalProperties: false },
           ),
@@ -178,7 +203,8 @@ export const Breakdowns = Type.Object(
     ),
     interrupted: Type.Optional(
       Type.Union([Type.Literal('resume'), Type.Literal('restart')], {
-        description: 'an entity whose server fails waits first in the queue and resumes its remaining service (resume, default) or draws a new duration (restart)',
+        description:
+          'an entity whose server fails waits first in the queue and resumes its remaining service (resume, default) or draws a new duration (restart)',
       }),
     ),
   },
@@ -195,9 +221,19 @@ export const ResourceSpec = Type.Object(
     label: Type.Optional(Text(200)),
     capacity: Parameter,
     breakdowns: Type.Optional(Breakdowns),
-    shifts: Type.Optional(Type.Array(Shift, { minItems: 1, maxItems: 100, description: 'when given, capacity in each hour is the sum of the shifts covering it (0 outside shifts)' })),
+    shifts: Type.Optional(
+      Type.Array(Shift, {
+        minItems: 1,
+        maxItems: 100,
+        description: 'when given, capacity in each hour is the sum of the shifts covering it (0 outside shifts)',
+      }),
+    ),
   },
-  { $id: 'https://crucible.dev/schemas/ResourceSpec/0.1.0-experimental', additionalProperties: false, description: 'ResourceSpec (experimental): a resource of a world' },
+  {
+    $id: 'https://crucible.dev/schemas/ResourceSpec/0.1.0-experimental',
+    additionalProperties: false,
+    description: 'ResourceSpec (experimental): a resource of a world',
+  },
 );
 
 const AttributeValue = Type.Union([Type.String({ maxLength: 64 }), Type.Number()]);
@@ -205,17 +241,31 @@ const AttributeValue = Type.Union([Type.String({ maxLength: 64 }), Type.Number()
 export const Condition = Type.Object(
   {
     attribute: Id,
-    op: Type.Union([Type.Literal('eq'), Type.Literal('ne'), Type.Literal('lt'), Type.Literal('le'), Type.Literal('gt'), Type.Literal('ge'), Type.Literal('in')]),
-    value: Type.Union([AttributeValue, Type.Array(AttributeValue, { minItems: 1, maxItems: 50 })], { description: 'a value, or a list for `in`; lt/le/gt/ge compare numbers' }),
+    op: Type.Union([
+      Type.Literal('eq'),
+      Type.Literal('ne'),
+      Type.Literal('lt'),
+      Type.Literal('le'),
+      Type.Literal('gt'),
+      Type.Literal('ge'),
+      Type.Literal('in'),
+    ]),
+    value: Type.Union([AttributeValue, Type.Array(AttributeValue, { minItems: 1, maxItems: 50 })], {
+      description: 'a value, or a list for `in`; lt/le/gt/ge compare numbers',
+    }),
   },
   { additionalProperties: false, description: 'holds when the entity has the attribute and it compares true (an unassigned attribute fails every condition)' },
 );
 
-export const StepRef = Type.Object({ step: Id, at: Type.Union([Type.Literal('enter'), Type.Literal('start'), Type.Literal('end'), Type.Literal('renege')]) }, { additionalProperties: false });
+export const StepRef = Type.Object(
+  { step: Id, at: Type.Union([Type.Literal('enter'), Type.Literal('start'), Type.Literal('end'), Type.Literal('renege')]) },
+  { additionalProperties: false },
+);
 
 /** One step moment, or several: a list measures a stream (any of its moments: the time to whichever exit an entity takes; every exit counted). */
 export const StepRefs = Type.Union([StepRef, Type.Array(StepRef, { minItems: 1, maxItems: 50 })], {
-  description: 'a step moment, or a list of them: from the latest listed `from` moment passed to the first listed `to` moment reached; a count counts each listed moment',
+  description:
+    'a step moment, or a list of them: from the latest listed `from` moment passed to the first listed `to` moment reached; a count counts each listed moment',
 });
 
 export const Step = Type.Union([
@@ -232,7 +282,8 @@ export const Step = Type.Union([
       patience: Type.Optional(Distribution),
       preempt: Type.Optional(
         Type.Union([Type.Literal('resume'), Type.Literal('restart')], {
-          description: 'priority queues only: an arrival with a lower priority value than an entity in service at this resource takes its server; the displaced entity waits at the front of its priority and later resumes its remaining time (resume) or starts a new duration (restart)',
+          description:
+            'priority queues only: an arrival with a lower priority value than an entity in service at this resource takes its server; the displaced entity waits at the front of its priority and later resumes its remaining time (resume) or starts a new duration (restart)',
         }),
       ),
       queue_limit: Type.Optional(QueueLimit),
@@ -244,7 +295,8 @@ export const Step = Type.Union([
           },
           {
             additionalProperties: false,
-            description: 'batch service: one duration draw serves the whole batch (e.g. a group session, a sterilisation load); the resource serves only this step',
+            description:
+              'batch service: one duration draw serves the whole batch (e.g. a group session, a sterilisation load); the resource serves only this step',
           },
         ),
       ),
@@ -268,7 +320,10 @@ export const Step = Type.Union([
       kind: Type.Literal('branch'),
       by: Type.Literal('attribute'),
       attribute: Id,
-      options: Type.Array(Type.Object({ equals: Type.Union([Type.String({ maxLength: 64 }), Type.Number()]), next: Id }, { additionalProperties: false }), { minItems: 1, maxItems: 50 }),
+      options: Type.Array(Type.Object({ equals: Type.Union([Type.String({ maxLength: 64 }), Type.Number()]), next: Id }, { additionalProperties: false }), {
+        minItems: 1,
+        maxItems: 50,
+      }),
       otherwise: Id,
     },
     { additionalProperties: false },
@@ -291,11 +346,14 @@ export const Step = Type.Union([
       id: Id,
       kind: Type.Literal('branch'),
       by: Type.Literal('rules'),
-      options: Type.Array(Type.Object({ when: Type.Array(Condition, { minItems: 1, maxItems: 20, description: 'all must hold' }), next: Id }, { additionalProperties: false }), {
-        minItems: 1,
-        maxItems: 50,
-        description: 'the first option whose conditions all hold is taken',
-      }),
+      options: Type.Array(
+        Type.Object({ when: Type.Array(Condition, { minItems: 1, maxItems: 20, description: 'all must hold' }), next: Id }, { additionalProperties: false }),
+        {
+          minItems: 1,
+          maxItems: 50,
+          description: 'the first option whose conditions all hold is taken',
+        },
+      ),
       otherwise: Id,
     },
     { additionalProperties: false },
@@ -318,10 +376,14 @@ export const Step = Type.Union([
     { id: Id, kind: Type.Literal('seize'), resource: Id, next: Id },
     {
       additionalProperties: false,
-      description: 'waits (FIFO) for a unit of the resource and holds it through the following steps until a release step of the same resource; an entity may hold several resources at once',
+      description:
+        'waits (FIFO) for a unit of the resource and holds it through the following steps until a release step of the same resource; an entity may hold several resources at once',
     },
   ),
-  Type.Object({ id: Id, kind: Type.Literal('release'), resource: Id, next: Id }, { additionalProperties: false, description: 'gives back a unit of the resource seized earlier on the pathway' }),
+  Type.Object(
+    { id: Id, kind: Type.Literal('release'), resource: Id, next: Id },
+    { additionalProperties: false, description: 'gives back a unit of the resource seized earlier on the pathway' },
+  ),
   Type.Object({ id: Id, kind: Type.Literal('exit') }, { additionalProperties: false }),
 ]);
 
@@ -346,10 +408,13 @@ export const Measure = Type.Union([
         Type.Array(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 }), {
           minItems: 1,
           maxItems: 10,
-          description: 'entity-level quantiles to report (e.g. 0.9 = the time 90% of entities are within), pooled over replications from a streaming sketch (1% relative accuracy)',
+          description:
+            'entity-level quantiles to report (e.g. 0.9 = the time 90% of entities are within), pooled over replications from a streaming sketch (1% relative accuracy)',
         }),
       ),
-      threshold: Type.Optional(Type.Number({ minimum: 0, description: 'report the share of entities whose time exceeds this many measure units (e.g. 4 hours)' })),
+      threshold: Type.Optional(
+        Type.Number({ minimum: 0, description: 'report the share of entities whose time exceeds this many measure units (e.g. 4 hours)' }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -365,23 +430,48 @@ export const Measure = Type.Union([
     { additionalProperties: false },
   ),
   Type.Object(
-    { ...measureCommon, kind: Type.Literal('utilisation'), resource: Id, unit: Type.Literal('fraction'), denominator: Type.Literal('capacity_time'), censoring: Type.Literal('none') },
+    {
+      ...measureCommon,
+      kind: Type.Literal('utilisation'),
+      resource: Id,
+      unit: Type.Literal('fraction'),
+      denominator: Type.Literal('capacity_time'),
+      censoring: Type.Literal('none'),
+    },
     { additionalProperties: false },
   ),
   Type.Object(
-    { ...measureCommon, kind: Type.Literal('queue_length'), resource: Id, unit: Type.Literal('entities'), denominator: Type.Literal('time'), censoring: Type.Literal('none') },
+    {
+      ...measureCommon,
+      kind: Type.Literal('queue_length'),
+      resource: Id,
+      unit: Type.Literal('entities'),
+      denominator: Type.Literal('time'),
+      censoring: Type.Literal('none'),
+    },
     { additionalProperties: false },
   ),
 ]);
 
 export const VariantStructure = Type.Object(
   {
-    replace_steps: Type.Optional(Type.Array(Step, { minItems: 1, maxItems: 100, description: 'steps that replace the step of the same id under this variant (another queue discipline, distribution family, next step...)' })),
-    add_steps: Type.Optional(Type.Array(Step, { minItems: 1, maxItems: 100, description: 'steps that exist only under this variant (reached through a replaced step)' })),
+    replace_steps: Type.Optional(
+      Type.Array(Step, {
+        minItems: 1,
+        maxItems: 100,
+        description: 'steps that replace the step of the same id under this variant (another queue discipline, distribution family, next step...)',
+      }),
+    ),
+    add_steps: Type.Optional(
+      Type.Array(Step, { minItems: 1, maxItems: 100, description: 'steps that exist only under this variant (reached through a replaced step)' }),
+    ),
     remove_steps: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 100, description: 'steps that do not exist under this variant (no longer reached)' })),
     rationale: Type.Optional(Text()),
   },
-  { additionalProperties: false, description: 'a variant that changes the structure of the pathway, not only settings; the resulting world is validated as a whole' },
+  {
+    additionalProperties: false,
+    description: 'a variant that changes the structure of the pathway, not only settings; the resulting world is validated as a whole',
+  },
 );
 
 export const Variant = Type.Object(
@@ -389,7 +479,9 @@ export const Variant = Type.Object(
     id: Id,
     label: Text(200),
     role: Type.Union([Type.Literal('baseline'), Type.Literal('treatment')]),
-    changes: Type.Array(Type.Object({ setting: Id, value: Type.Number(), rationale: Type.Optional(Text()) }, { additionalProperties: false }), { maxItems: 100 }),
+    changes: Type.Array(Type.Object({ setting: Id, value: Type.Number(), rationale: Type.Optional(Text()) }, { additionalProperties: false }), {
+      maxItems: 100,
+    }),
     structure: Type.Optional(VariantStructure),
   },
   { additionalProperties: false },
@@ -453,12 +545,14 @@ export const StopWhen = Type.Object(
   {
     measure: Id,
     half_width: Type.Number({ exclusiveMinimum: 0, description: "target half-width of the 95% interval, in the measure's unit" }),
-    min_replications: Type.Optional(Type.Integer({ minimum: 2, maximum: 1000, description: 'replications per variant before the rule is checked (default 5)' })),
+    min_replications: Type.Optional(
+      Type.Integer({ minimum: 2, maximum: 1000, description: 'replications per variant before the rule is checked (default 5)' }),
+    ),
   },
   {
     additionalProperties: false,
     description:
-      'stop before `replications` once every variant\'s 95% interval of this measure (and every treatment\'s paired difference) has at most this half-width; `replications` stays the maximum and the budget still applies',
+      "stop before `replications` once every variant's 95% interval of this measure (and every treatment's paired difference) has at most this half-width; `replications` stays the maximum and the budget still applies",
   },
 );
 

@@ -94,7 +94,12 @@ export type Draw = { account_id: string; program_id: string | null; credits: num
 export function planDraw(sources: FundingSource[], credits: number, now_ms: number): { ok: true; draws: Draw[] } | { ok: false; available_credits: number } {
   const usable = sources
     .filter((s) => s.spendable_credits > 0 && (s.kind === 'org_own' || (s.ends_at_ms !== null && s.ends_at_ms > now_ms)))
-    .sort((a, b) => fundingRank(a) - fundingRank(b) || (a.ends_at_ms ?? 0) - (b.ends_at_ms ?? 0) || (a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1 : 0));
+    .sort(
+      (a, b) =>
+        fundingRank(a) - fundingRank(b) ||
+        (a.ends_at_ms ?? 0) - (b.ends_at_ms ?? 0) ||
+        (a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1 : 0),
+    );
   // The own account is always last; sponsored beyond the source limit are left for a later reservation.
   const own = usable.filter((s) => s.kind === 'org_own');
   const chosen = [...usable.filter((s) => s.kind === 'sponsored').slice(0, RESERVATION_SOURCES_MAX - own.length), ...own];
@@ -120,7 +125,10 @@ function fundingRank(source: FundingSource): number {
  * Settlement consumes the reservation's legs in their order (sponsored first, as drawn) and voids the rest.
  * A settlement never exceeds its reservation (STYLE.md: assert what must never be).
  */
-export function planSettlement(legs: { leg_no: number; credits: number }[], credits_used: number): { leg_no: number; credits_posted: number; credits_voided: number }[] {
+export function planSettlement(
+  legs: { leg_no: number; credits: number }[],
+  credits_used: number,
+): { leg_no: number; credits_posted: number; credits_voided: number }[] {
   const reserved = legs.reduce((sum, leg) => sum + leg.credits, 0);
   invariant(Number.isSafeInteger(credits_used) && credits_used >= 0, 'credits used is a non-negative integer');
   invariant(credits_used <= reserved, `a settlement (${credits_used}) never exceeds its reservation (${reserved})`);

@@ -9,7 +9,13 @@ export type CitationSource = { status: SourceStatus; belongs_to_project: boolean
 /** Returns undefined for an id that does not exist. */
 export type CitationLookup = (source_id: string) => CitationSource | undefined;
 
-export const CITATION_DROP_REASONS = ['source_not_in_project', 'source_not_processed', 'line_range_invalid', 'lines_out_of_range', 'quote_not_in_lines'] as const;
+export const CITATION_DROP_REASONS = [
+  'source_not_in_project',
+  'source_not_processed',
+  'line_range_invalid',
+  'lines_out_of_range',
+  'quote_not_in_lines',
+] as const;
 export type CitationDropReason = (typeof CITATION_DROP_REASONS)[number];
 
 /** A dropped citation. The quote is not echoed back: it may hold text the service must not repeat. */
@@ -55,13 +61,17 @@ export function quoteAppearsIn(quote: string, passage: string): boolean {
 function checkOne(citation: Citation, lookup: CitationLookup): { reason: CitationDropReason; message: string } | null {
   const source = lookup(citation.source_id);
   // Unknown and foreign ids get one answer, so the check never reveals another project's sources.
-  if (source === undefined || !source.belongs_to_project) return { reason: 'source_not_in_project', message: 'the cited source is not a source of this project' };
+  if (source === undefined || !source.belongs_to_project)
+    return { reason: 'source_not_in_project', message: 'the cited source is not a source of this project' };
   if (source.status !== 'processed' || source.lines === null) {
     return { reason: 'source_not_processed', message: `the cited source has status ${source.status}; only processed sources can be cited` };
   }
   if (citation.line_end < citation.line_start) return { reason: 'line_range_invalid', message: 'line_end is before line_start' };
   if (citation.line_end > source.lines.length) {
-    return { reason: 'lines_out_of_range', message: `the source has ${source.lines.length} lines; lines ${citation.line_start}-${citation.line_end} do not exist` };
+    return {
+      reason: 'lines_out_of_range',
+      message: `the source has ${source.lines.length} lines; lines ${citation.line_start}-${citation.line_end} do not exist`,
+    };
   }
   const passage = source.lines.slice(citation.line_start - 1, citation.line_end).join('\n');
   if (!quoteAppearsIn(citation.quote, passage)) {

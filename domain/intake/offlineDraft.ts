@@ -28,8 +28,21 @@ const PER_LIST_MAX = 10;
 const STEPS_MAX = 30;
 
 type Field =
-  | 'problem' | 'proposed_solution' | 'intended_users' | 'care_setting' | 'stage' | 'claims' | 'evidence_offered' | 'risks'
-  | 'proposed_user' | 'buyer' | 'budget_owner' | 'current_alternative' | 'dependencies' | 'value_hypothesis' | 'care_pathway';
+  | 'problem'
+  | 'proposed_solution'
+  | 'intended_users'
+  | 'care_setting'
+  | 'stage'
+  | 'claims'
+  | 'evidence_offered'
+  | 'risks'
+  | 'proposed_user'
+  | 'buyer'
+  | 'budget_owner'
+  | 'current_alternative'
+  | 'dependencies'
+  | 'value_hypothesis'
+  | 'care_pathway';
 
 // Heading or "Label:" words that name a field; checked in order, first match wins.
 const LABELS: Array<[Field, RegExp]> = [
@@ -53,9 +66,18 @@ const LABELS: Array<[Field, RegExp]> = [
 // Keyword fallbacks for lines outside any recognised heading.
 const KEYWORDS: Array<[Field, RegExp]> = [
   ['problem', /\b(problem|challenge|struggle|burden|delays?|shortage|bottleneck|backlog|unmet need|too long|difficult)\b/i],
-  ['proposed_solution', /\b(we propose|our (solution|app|platform|tool|device|service|product)|we (are )?(build|building|develop|developing)|an? (app|platform|tool|device|algorithm|service) that)\b/i],
-  ['intended_users', /\b(for|used by|designed for|intended for|aimed at)\b.*\b(clinicians?|nurses?|GPs?|doctors?|pharmacists?|carers?|caregivers?|patients?|physiotherapists?|midwives|staff)\b/i],
-  ['care_setting', /\b(primary care|general practice|GP (surgery|practice)|hospitals?|emergency department|A&E|ICU|intensive care|outpatient|community (care|setting)|care homes?|wards?|at home|clinics?)\b/i],
+  [
+    'proposed_solution',
+    /\b(we propose|our (solution|app|platform|tool|device|service|product)|we (are )?(build|building|develop|developing)|an? (app|platform|tool|device|algorithm|service) that)\b/i,
+  ],
+  [
+    'intended_users',
+    /\b(for|used by|designed for|intended for|aimed at)\b.*\b(clinicians?|nurses?|GPs?|doctors?|pharmacists?|carers?|caregivers?|patients?|physiotherapists?|midwives|staff)\b/i,
+  ],
+  [
+    'care_setting',
+    /\b(primary care|general practice|GP (surgery|practice)|hospitals?|emergency department|A&E|ICU|intensive care|outpatient|community (care|setting)|care homes?|wards?|at home|clinics?)\b/i,
+  ],
   ['buyer', /\b(buyer|commissioners?|procure(ment)?|ICBs?|integrated care boards?|NHS trusts?|payers?|insurers?)\b/i],
   ['budget_owner', /\bbudgets?\b/i],
   ['current_alternative', /\b(currently|today|at present|existing process|instead of|by hand|manually)\b/i],
@@ -65,7 +87,8 @@ const KEYWORDS: Array<[Field, RegExp]> = [
   ['risks', /\b(risks?|harm|unsafe|bias|liability|misdiagnos\w*|false (positives?|negatives?)|privacy)\b/i],
 ];
 
-const CLAIM = /\b(reduces?|reduced|improves?|improved|increases?|increased|saves?|saved|faster|fewer|cuts?|prevents?|lowers?|shortens?|halves?|doubles?)\b|\d+(\.\d+)?\s?%/i;
+const CLAIM =
+  /\b(reduces?|reduced|improves?|improved|increases?|increased|saves?|saved|faster|fewer|cuts?|prevents?|lowers?|shortens?|halves?|doubles?)\b|\d+(\.\d+)?\s?%/i;
 
 const STAGE_WORDS: Array<[ProjectStage, RegExp]> = [
   ['deployed', /\b(deployed|in routine use|rolled out|live (in|at|across)|in use (in|at|across))\b/i],
@@ -99,7 +122,10 @@ function viewLine(source_id: string, line_number: number, raw: string): LineView
   if (json) return { source_id, line: line_number, text: json[2]!, label: json[1]!.replace(/[_-]/g, ' '), heading: null, is_heading: false, numbered: false };
   const is_heading = /^\s*#{1,6}\s+\S/.test(raw) || /^\s*\*\*[^*]+\*\*\s*:?\s*$/.test(raw);
   const numbered = /^\s*(?:\d{1,3}[.)]|step \d+[:.]?)\s+/i.test(raw);
-  const stripped = raw.replace(MARKERS, '').replace(/^\*\*([^*]+)\*\*\s*:?\s*$/, '$1').trimEnd();
+  const stripped = raw
+    .replace(MARKERS, '')
+    .replace(/^\*\*([^*]+)\*\*\s*:?\s*$/, '$1')
+    .trimEnd();
   const labelled = LABELLED.exec(stripped);
   if (labelled && !is_heading) return { source_id, line: line_number, text: labelled[2]!.trimEnd(), label: labelled[1]!, heading: null, is_heading, numbered };
   return { source_id, line: line_number, text: stripped, label: null, heading: is_heading ? stripped : null, is_heading, numbered };
@@ -111,7 +137,11 @@ function fieldFor(label: string): Field | null {
 }
 
 function statement(passage: Passage): Statement {
-  return { text: passage.quote, provenance: 'user_declared', citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }] };
+  return {
+    text: passage.quote,
+    provenance: 'user_declared',
+    citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }],
+  };
 }
 
 /** The sentences of a line that state a quantity (a demand, a duration, a staffing count), each verbatim. */
@@ -140,7 +170,10 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
   const used = new Set<string>(); // source_id:line already given to a single-valued field
   const add = (field: Field, passage: Passage) => {
     const list = found.get(field) ?? [];
-    if (list.length < (field === 'care_pathway' ? STEPS_MAX : PER_LIST_MAX) && !list.some((p) => p.source_id === passage.source_id && p.line === passage.line)) {
+    if (
+      list.length < (field === 'care_pathway' ? STEPS_MAX : PER_LIST_MAX) &&
+      !list.some((p) => p.source_id === passage.source_id && p.line === passage.line)
+    ) {
       list.push(passage);
       found.set(field, list);
     }
@@ -148,7 +181,10 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
   const claims: Passage[] = [];
 
   for (const source of sources) {
-    invariant(source.status === 'processed' && source.lines !== null, `the offline drafter reads processed sources only (source ${source.id} is ${source.status})`);
+    invariant(
+      source.status === 'processed' && source.lines !== null,
+      `the offline drafter reads processed sources only (source ${source.id} is ${source.status})`,
+    );
     let section: Field | null = null;
     source.lines.forEach((raw, index) => {
       const view = viewLine(source.id, index + 1, raw);
@@ -173,7 +209,11 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
       if (CLAIM.test(quote) && claims.length < PER_LIST_MAX && field !== 'risks' && field !== 'care_pathway') claims.push(passage);
       // A number a paragraph states (a daily count, a duration, the staff on a line) is kept as a claim citing its sentence.
       for (const sentence of quantitySentences(view.text)) {
-        if (claims.length < PER_LIST_MAX && raw.includes(sentence) && !claims.some((claim) => claim.source_id === source.id && claim.line === index + 1 && claim.quote === sentence)) {
+        if (
+          claims.length < PER_LIST_MAX &&
+          raw.includes(sentence) &&
+          !claims.some((claim) => claim.source_id === source.id && claim.line === index + 1 && claim.quote === sentence)
+        ) {
           claims.push({ source_id: source.id, line: index + 1, quote: sentence, quantity: true });
         }
       }
@@ -200,12 +240,21 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
 
   // Stage: a labelled stage line first, then any line with a stage word.
   let stage: IntakeSpec['stage'] = { value: null, provenance: 'user_declared', citations: [] };
-  const stage_candidates = [...(found.get('stage') ?? []), ...sources.flatMap((source) => (source.lines ?? []).map((raw, index) => ({ source_id: source.id, line: index + 1, quote: cutAtWord(viewLine(source.id, index + 1, raw).text.trim()) })))];
+  const stage_candidates = [
+    ...(found.get('stage') ?? []),
+    ...sources.flatMap((source) =>
+      (source.lines ?? []).map((raw, index) => ({ source_id: source.id, line: index + 1, quote: cutAtWord(viewLine(source.id, index + 1, raw).text.trim()) })),
+    ),
+  ];
   search: for (const passage of stage_candidates) {
     if (!usable(passage.quote)) continue;
     for (const [value, pattern] of STAGE_WORDS) {
       if (pattern.test(passage.quote)) {
-        stage = { value, provenance: 'user_declared', citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }] };
+        stage = {
+          value,
+          provenance: 'user_declared',
+          citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }],
+        };
         break search;
       }
     }
@@ -262,7 +311,11 @@ const QUESTIONS: Array<[string, (spec: IntakeSpec) => boolean, string]> = [
   ['business.dependencies', (s) => s.business.dependencies.length === 0, 'What does it depend on (systems, data, staff, approvals)?'],
   ['business.value_hypothesis', (s) => s.business.value_hypothesis === null, 'Why would the buyer find it worth paying for?'],
   ['care_pathway', (s) => s.care_pathway.status === 'none', 'What are the steps of the care pathway it changes, who performs them, and how long do they take?'],
-  ['care_pathway.status', (s) => s.care_pathway.status === 'described', 'Are the pathway steps specified with actors, durations and volumes so that they could be simulated?'],
+  [
+    'care_pathway.status',
+    (s) => s.care_pathway.status === 'described',
+    'Are the pathway steps specified with actors, durations and volumes so that they could be simulated?',
+  ],
 ];
 
 /** The unknowns a draft should list: every empty field the planner asks about. */

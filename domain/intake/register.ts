@@ -22,7 +22,8 @@ function offlineIntakeDraft(input: unknown): IntakeSpec {
 registerContract({
   name: INTAKE_SPEC_SCHEMA_NAME,
   version: INTAKE_SPEC_VERSION,
-  description: "Structured intake of a health-technology project: every claim cites processed source lines; statements from the user's documents are user_declared.",
+  description:
+    "Structured intake of a health-technology project: every claim cites processed source lines; statements from the user's documents are user_declared.",
   schema: IntakeSpec,
 });
 registerPrompt({ ...INTAKE_DRAFT_PROMPT, output_schema: `/v1/schemas/${INTAKE_SPEC_SCHEMA_NAME}` });

@@ -8,7 +8,14 @@ import { FINDINGS_PER_SOURCE_MAX } from './sources.ts';
 export type ScreeningHit = { kind: FindingKind; line: number; column_start: number; column_end: number; masked: string };
 
 const SECRET_KINDS: ReadonlySet<FindingKind> = new Set([
-  'private_key', 'aws_access_key', 'aws_secret_key', 'cloud_key', 'ai_provider_key', 'token', 'password', 'high_entropy_secret',
+  'private_key',
+  'aws_access_key',
+  'aws_secret_key',
+  'cloud_key',
+  'ai_provider_key',
+  'token',
+  'password',
+  'high_entropy_secret',
 ]);
 
 export function findingCategory(kind: FindingKind): Finding['category'] {
@@ -137,7 +144,8 @@ const SECRET_RULES: Rule[] = [
   },
   {
     kind: 'token',
-    pattern: /(?<![A-Za-z])(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|secret)\b["']?\s*(?::=|=>|[:=])\s*["']?([A-Za-z0-9_./+=-]{12,})/gi,
+    pattern:
+      /(?<![A-Za-z])(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|secret)\b["']?\s*(?::=|=>|[:=])\s*["']?([A-Za-z0-9_./+=-]{12,})/gi,
     group: 1,
     accept: notPlaceholder,
   },
@@ -169,7 +177,8 @@ function looksRandom(value: string): boolean {
 const NHS_SHAPED = /(?<![\d-])(\d{3})([ -]?)(\d{3})\2(\d{4})(?![\d-])/g;
 const SSN_SHAPED = /(?<![\d-])(\d{3})-(\d{2})-(\d{4})(?![\d-])/g;
 const SSN_CONTEXT_UNFORMATTED = /\b(?:SSN|social security(?: number| no\.?)?)\b\s*[:#]?\s*(\d{3}\s?\d{2}\s?\d{4})(?!\d)/gi;
-const MRN = /\b(?:MRN|medical record(?: number| no\.?| #)?|hospital (?:number|no\.?)|patient (?:id|number|no\.?)|case (?:number|no\.?)|unit number)\s*[:#]?\s*([A-Z]{0,4}[-]?\d[A-Z0-9-]{3,15})\b/gi;
+const MRN =
+  /\b(?:MRN|medical record(?: number| no\.?| #)?|hospital (?:number|no\.?)|patient (?:id|number|no\.?)|case (?:number|no\.?)|unit number)\s*[:#]?\s*([A-Z]{0,4}[-]?\d[A-Z0-9-]{3,15})\b/gi;
 const DATE = String.raw`(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}(?:st|nd|rd|th)?\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?,?\s+\d{4}|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})`;
 const DOB = new RegExp(String.raw`\b(?:DOB|D\.O\.B\.?|date of birth|birth ?date|born(?: on)?)\b\s*[:#-]?\s*(${DATE})`, 'gi');
 const PATIENT_NAME = /\b(?:[Pp]atient(?: [Nn]ame)?|[Nn]ame|[Pp]t|Mr|Mrs|Ms|Miss|Mx)\b\.?\s*[:-]?\s*([A-Z][a-z'’]+(?:[ -][A-Z][a-z'’]+){1,2})\b/g;
@@ -177,9 +186,11 @@ const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g;
 const PHONE = /(?<![\w-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)|\d{2,5})[\s.-]?\d{3,4}[\s.-]?\d{3,4}(?![\w-])/g;
 const PHONE_CONTEXT = /\b(?:tel|telephone|phone|mobile|mob|cell|call|contact|fax)\b/i;
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b/g;
-const STREET_ADDRESS = /\b\d{1,5}[A-Za-z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Close|Way|Crescent|Court|Ct|Place|Pl|Boulevard|Blvd|Terrace|Gardens)\b\.?/g;
+const STREET_ADDRESS =
+  /\b\d{1,5}[A-Za-z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Close|Way|Crescent|Court|Ct|Place|Pl|Boulevard|Blvd|Terrace|Gardens)\b\.?/g;
 // Words that tie nearby contact details to a person's care (spec: "next to health context").
-const HEALTH_CONTEXT = /\b(?:patients?|diagnos(?:is|ed|es)|prescri(?:bed|ption)|medications?|symptoms?|admitted|admission|discharged?|referr(?:al|ed)|clinic(?:al)?|hospital|ward|GP|NHS|MRN|DOB|date of birth|treatment|condition|consultant|appointment|allerg(?:y|ies)|next of kin)\b/i;
+const HEALTH_CONTEXT =
+  /\b(?:patients?|diagnos(?:is|ed|es)|prescri(?:bed|ption)|medications?|symptoms?|admitted|admission|discharged?|referr(?:al|ed)|clinic(?:al)?|hospital|ward|GP|NHS|MRN|DOB|date of birth|treatment|condition|consultant|appointment|allerg(?:y|ies)|next of kin)\b/i;
 const IDENTIFIER_KINDS: ReadonlySet<FindingKind> = new Set(['nhs_number', 'us_ssn', 'medical_record_number', 'date_of_birth']);
 
 /** How far (in lines) "next to" reaches for context words. */

@@ -18,9 +18,23 @@ export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export const FINDING_KINDS = [
   // secrets
-  'private_key', 'aws_access_key', 'aws_secret_key', 'cloud_key', 'ai_provider_key', 'token', 'password', 'high_entropy_secret',
+  'private_key',
+  'aws_access_key',
+  'aws_secret_key',
+  'cloud_key',
+  'ai_provider_key',
+  'token',
+  'password',
+  'high_entropy_secret',
   // patient identifiers
-  'nhs_number', 'us_ssn', 'medical_record_number', 'date_of_birth', 'patient_name', 'email', 'phone_number', 'postal_address',
+  'nhs_number',
+  'us_ssn',
+  'medical_record_number',
+  'date_of_birth',
+  'patient_name',
+  'email',
+  'phone_number',
+  'postal_address',
 ] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
 
@@ -170,7 +184,11 @@ export function draftSources(
   const at = (id: string) => `/source_ids/${requested_ids.indexOf(id)}`;
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) {
-    throw new ServiceError('NOT_FOUND', `Intake source ${missing.join(', ')} was not found.`, missing.map((id) => ({ path: at(id), message: 'not found' })));
+    throw new ServiceError(
+      'NOT_FOUND',
+      `Intake source ${missing.join(', ')} was not found.`,
+      missing.map((id) => ({ path: at(id), message: 'not found' })),
+    );
   }
   const elsewhere = ids.filter((id) => {
     const owner = found.get(id)!.project_id;

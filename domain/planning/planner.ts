@@ -76,7 +76,7 @@ function reviewDecision(input: PlannerInput): EvaluationDecision {
       : `The project is at the ${stage} stage; a review of the published evidence on the problem and the proposed solution still helps to test its assumptions, over 13 dimensions with questions and next experiments.`;
   return {
     kind: 'concept_and_evidence_review',
-      tool: CONCEPT_AND_EVIDENCE_REVIEW,
+    tool: CONCEPT_AND_EVIDENCE_REVIEW,
     decision: 'recommended',
     explanation: `${why} It uses AI drafting and judging, so it needs your approval of hosted inference or your own provider key.`,
     based_on,
@@ -88,7 +88,8 @@ function reviewDecision(input: PlannerInput): EvaluationDecision {
 
 function pathwayIsRunnable(intake: IntakeSpec): { runnable: boolean; why: string } {
   const pathway = intake.care_pathway;
-  if (pathway.status === 'executable') return { runnable: true, why: 'the care pathway is executable: its steps have actors and quantities a simulation can run' };
+  if (pathway.status === 'executable')
+    return { runnable: true, why: 'the care pathway is executable: its steps have actors and quantities a simulation can run' };
   if (pathway.status === 'described') {
     const steps = pathway.steps.filter((step) => step.actor !== null);
     if (steps.length >= PATHWAY_STEPS_FOR_SIMULATION_MIN && steps.length === pathway.steps.length) {
@@ -125,10 +126,14 @@ function simulationDecision(intake: IntakeSpec): EvaluationDecision {
     );
   }
   if (stage === null) {
-    return skipped(`Simulation is skipped because the intake does not state the project's stage, and ${pathway.why}. State the stage and describe the pathway step by step, then plan again.`);
+    return skipped(
+      `Simulation is skipped because the intake does not state the project's stage, and ${pathway.why}. State the stage and describe the pathway step by step, then plan again.`,
+    );
   }
   if (!pathway.runnable) {
-    return skipped(`Simulation is skipped because ${pathway.why}. Describe the steps with who does them, how long they take and how many patients pass through, then plan again.`);
+    return skipped(
+      `Simulation is skipped because ${pathway.why}. Describe the steps with who does them, how long they take and how many patients pass through, then plan again.`,
+    );
   }
   return {
     kind: 'world_simulation',
@@ -193,7 +198,13 @@ function businessQuestions(intake: IntakeSpec): BusinessQuestions {
   const dependencies: BusinessQuestion[] =
     b.dependencies.length === 0
       ? [{ field: 'business.dependencies', status: 'unknown', stated: null, question: QUESTIONS.dependencies.unknown, cited_sources: [] }]
-      : b.dependencies.map((d) => ({ field: 'business.dependencies', status: 'stated', stated: d.text, question: QUESTIONS.dependencies.stated, cited_sources: cited(d.citations) }));
+      : b.dependencies.map((d) => ({
+          field: 'business.dependencies',
+          status: 'stated',
+          stated: d.text,
+          question: QUESTIONS.dependencies.stated,
+          cited_sources: cited(d.citations),
+        }));
   const unknowns: BusinessUnknown[] = [];
   for (const q of [...Object.values(singles), ...dependencies]) if (q.status === 'unknown') unknowns.push({ field: q.field, question: q.question });
   for (const u of intake.unknowns) {
@@ -216,7 +227,9 @@ function businessQuestions(intake: IntakeSpec): BusinessQuestions {
     ...singles,
     dependencies,
     suggested_buyer_interview: {
-      interviewee: buyer ? `the buyer or budget owner the intake names: ${clip(buyer)}` : 'a person who holds the budget for this problem in the intended setting (the intake names no buyer yet)',
+      interviewee: buyer
+        ? `the buyer or budget owner the intake names: ${clip(buyer)}`
+        : 'a person who holds the budget for this problem in the intended setting (the intake names no buyer yet)',
       purpose: 'Test the buying assumptions with someone who could pay, without pitching: ask about past behaviour, not opinions of the idea.',
       questions: interviewQuestions,
     },
@@ -245,13 +258,25 @@ function businessAssessment(intake: IntakeSpec, questions: BusinessQuestions): B
   const hypotheses: BusinessAssessment['hypotheses'] = [];
   const stated = (q: BusinessQuestion) => q.status === 'stated' && q.stated !== null;
   if (stated(questions.value_hypothesis)) {
-    hypotheses.push({ field: 'business.value_hypothesis', hypothesis: questions.value_hypothesis.stated!, how_to_test: 'Ask three budget holders what they would pay for this outcome today, and what they pay now.' });
+    hypotheses.push({
+      field: 'business.value_hypothesis',
+      hypothesis: questions.value_hypothesis.stated!,
+      how_to_test: 'Ask three budget holders what they would pay for this outcome today, and what they pay now.',
+    });
   }
   if (stated(questions.buyer)) {
-    hypotheses.push({ field: 'business.buyer', hypothesis: `The buyer is ${clip(questions.buyer.stated!)}.`, how_to_test: 'Find one purchase this buyer made for a comparable tool and who approved it.' });
+    hypotheses.push({
+      field: 'business.buyer',
+      hypothesis: `The buyer is ${clip(questions.buyer.stated!)}.`,
+      how_to_test: 'Find one purchase this buyer made for a comparable tool and who approved it.',
+    });
   }
   if (stated(questions.current_alternative)) {
-    hypotheses.push({ field: 'business.current_alternative', hypothesis: `People would switch from: ${clip(questions.current_alternative.stated!)}.`, how_to_test: 'Observe the current alternative in use and time it.' });
+    hypotheses.push({
+      field: 'business.current_alternative',
+      hypothesis: `People would switch from: ${clip(questions.current_alternative.stated!)}.`,
+      how_to_test: 'Observe the current alternative in use and time it.',
+    });
   }
   if (submitted_claims.length === 0 && hypotheses.length === 0) return undefined;
   return { submitted_claims, hypotheses, unknowns: questions.unknowns };

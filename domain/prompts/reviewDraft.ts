@@ -5,7 +5,14 @@ import { Type, type Static } from 'typebox';
 import { CLAIMS_PER_DIMENSION_MAX, EXPERIMENTS_PER_DIMENSION_MAX, QUESTIONS_PER_DIMENSION_MAX } from '../contracts/conceptReview.ts';
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import { DIMENSION_IDS, DIMENSIONS } from '../review/dimensions.ts';
-import { clipUtf8, DRAFT_CLAIM_CHARS_MAX, DRAFT_PROMPT_BYTES_MAX, DRAFT_QUOTE_CHARS_MAX, RECORD_CHARS_IN_DRAFT_PROMPT_MAX, utf8Bytes } from '../review/limits.ts';
+import {
+  clipUtf8,
+  DRAFT_CLAIM_CHARS_MAX,
+  DRAFT_PROMPT_BYTES_MAX,
+  DRAFT_QUOTE_CHARS_MAX,
+  RECORD_CHARS_IN_DRAFT_PROMPT_MAX,
+  utf8Bytes,
+} from '../review/limits.ts';
 
 export const REVIEW_DRAFT_SCHEMA_NAME = 'ConceptReviewDraft';
 /**
@@ -51,7 +58,8 @@ const dimensionList = DIMENSIONS.map((d) => `- ${d.id} (${d.name}): ${d.asks}`).
 export const REVIEW_DRAFT_PROMPT = {
   id: 'review-draft',
   version: '1.0.0',
-  purpose: 'Draft a concept and evidence review of an early health-technology project over 13 dimensions, citing retrieved literature records with word-for-word quotes.',
+  purpose:
+    'Draft a concept and evidence review of an early health-technology project over 13 dimensions, citing retrieved literature records with word-for-word quotes.',
   system: [
     'You review early-stage health-technology ideas for their team. You write hypotheses to test, never verdicts.',
     'You never give clinical, regulatory, legal or commercial advice, never score viability, and never claim the idea is proven to work, wanted, or profitable.',

@@ -59,7 +59,14 @@ function clause(value: string): string | null {
 }
 
 function group(...fields: Array<string | readonly string[] | null | undefined>): string | null {
-  const clauses = [...new Set(fields.flatMap(values).map(clause).filter((item): item is string => item !== null))];
+  const clauses = [
+    ...new Set(
+      fields
+        .flatMap(values)
+        .map(clause)
+        .filter((item): item is string => item !== null),
+    ),
+  ];
   if (clauses.length === 0) return null;
   return clauses.length === 1 ? clauses[0]! : `(${clauses.join(' OR ')})`;
 }
@@ -71,9 +78,11 @@ function conjunction(groups: Array<string | null>): string | null {
 
 function checkLength(query: string): string {
   if (query.length > LITERATURE_QUERY_CHARS_MAX) {
-    throw new ServiceError('VALIDATION_FAILED', `the literature query is ${query.length} characters; the limit is LITERATURE_QUERY_CHARS_MAX (${LITERATURE_QUERY_CHARS_MAX})`, [
-      { path: '/query', message: 'shorten the intake terms used for the search' },
-    ]);
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `the literature query is ${query.length} characters; the limit is LITERATURE_QUERY_CHARS_MAX (${LITERATURE_QUERY_CHARS_MAX})`,
+      [{ path: '/query', message: 'shorten the intake terms used for the search' }],
+    );
   }
   return query;
 }
@@ -102,13 +111,7 @@ export function literatureQueryLadder(input: LiteratureQueryInput): string[] {
   const condition = group(input.condition);
   const intervention = group(input.intervention);
   const context = group(input.setting, input.users);
-  const candidates = [
-    buildLiteratureQuery(input),
-    conjunction([condition, intervention]),
-    conjunction([intervention, context]),
-    condition,
-    intervention,
-  ];
+  const candidates = [buildLiteratureQuery(input), conjunction([condition, intervention]), conjunction([intervention, context]), condition, intervention];
   return [...new Set(candidates.filter((item): item is string => item !== null).map(checkLength))];
 }
 
@@ -300,7 +303,13 @@ function year(raw: EuropePmcResult): number | null {
   return Number.isInteger(value) && value > 0 ? value : null;
 }
 
-function fullTextAccess(licence: string | null, pmcid: string | null, is_open_access: boolean, in_epmc: boolean, excluded: boolean): { access: FullTextAccess; reason: string } {
+function fullTextAccess(
+  licence: string | null,
+  pmcid: string | null,
+  is_open_access: boolean,
+  in_epmc: boolean,
+  excluded: boolean,
+): { access: FullTextAccess; reason: string } {
   if (excluded) return { access: 'support_not_verified', reason: 'the record is excluded' };
   if (!isOpenLicence(licence)) {
     return { access: 'support_not_verified', reason: licence === null ? 'no licence is stated' : `the licence "${licence}" is not an open licence` };

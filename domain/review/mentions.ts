@@ -143,7 +143,8 @@ function mentionsIn(text: string): Mention[] {
 export function removalReason(target: Pick<Kept, 'record_id' | 'status' | 'exclusion_reason'> | 'numbered' | null): string | null {
   if (target === 'numbered') return 'a numbered reference: this review has no reference list, only the records in its citation record';
   if (target === null) return 'names no record this review retrieved';
-  if (target.status === 'excluded') return `names ${target.record_id}, which this review excluded (${target.exclusion_reason ?? 'excluded'}); it is not evidence`;
+  if (target.status === 'excluded')
+    return `names ${target.record_id}, which this review excluded (${target.exclusion_reason ?? 'excluded'}); it is not evidence`;
   return null;
 }
 

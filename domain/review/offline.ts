@@ -53,9 +53,7 @@ function clip(text: string, max: number): string {
 
 /** Deterministic draft over the 13 dimensions from the records' open texts (never from abstracts: those cannot be verified). */
 export function draftReviewOffline(input: OfflineDraftInput): ConceptReviewDraft {
-  const pool = input.records
-    .filter((r) => r.text_kind === 'open_full_text')
-    .flatMap((r) => sentences(r.text).map((sentence) => ({ record: r, sentence })));
+  const pool = input.records.filter((r) => r.text_kind === 'open_full_text').flatMap((r) => sentences(r.text).map((sentence) => ({ record: r, sentence })));
   const used = new Set<string>();
   const per_dimension = Math.min(OFFLINE_CLAIMS_PER_DIMENSION, CLAIMS_PER_DIMENSION_MAX);
   return {

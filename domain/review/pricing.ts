@@ -22,7 +22,9 @@ export function admitReview(input: {
 }): ReviewAdmission {
   const decision = decisionFor(input.plan, 'concept_and_evidence_review');
   if (decision.decision !== 'recommended') {
-    throw new ServiceError('CONFLICT', `Plan ${input.plan_id} does not recommend a concept review: ${decision.explanation}`, [{ path: '/plan_id', message: 'the plan skips the review' }]);
+    throw new ServiceError('CONFLICT', `Plan ${input.plan_id} does not recommend a concept review: ${decision.explanation}`, [
+      { path: '/plan_id', message: 'the plan skips the review' },
+    ]);
   }
   if (input.byok_provider === null && !input.approvals.some((approval) => approval.scope === 'hosted_inference')) {
     throw new ServiceError(

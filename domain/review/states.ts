@@ -22,4 +22,3 @@ export function canMoveReview(from: ReviewState, to: ReviewState): boolean {
 export function isFinished(state: ReviewState): boolean {
   return FINISHED_REVIEW_STATES.includes(state);
 }
-

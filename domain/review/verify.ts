@@ -80,14 +80,35 @@ export function precheckClaims(draft: ConceptReviewDraft, retrieved: readonly Re
       }
       const { record, open_text } = found;
       if (open_text === null) {
-        out.push({ ...base, record_id: record.record_id, record_title: record.title, failed_check: 'support_not_verified', checks: { record_retrieved: true, quote_found: null, judge_agrees: null }, note: `the service may not read this record's text: ${record.full_text_reason}` });
+        out.push({
+          ...base,
+          record_id: record.record_id,
+          record_title: record.title,
+          failed_check: 'support_not_verified',
+          checks: { record_retrieved: true, quote_found: null, judge_agrees: null },
+          note: `the service may not read this record's text: ${record.full_text_reason}`,
+        });
         continue;
       }
       if (!quoteAppearsIn(quote, open_text)) {
-        out.push({ ...base, record_id: record.record_id, record_title: record.title, failed_check: 'quote_not_found', checks: { record_retrieved: true, quote_found: false, judge_agrees: null }, note: "the quote does not appear in the record's openly licensed text" });
+        out.push({
+          ...base,
+          record_id: record.record_id,
+          record_title: record.title,
+          failed_check: 'quote_not_found',
+          checks: { record_retrieved: true, quote_found: false, judge_agrees: null },
+          note: "the quote does not appear in the record's openly licensed text",
+        });
         continue;
       }
-      out.push({ ...base, record_id: record.record_id, record_title: record.title, failed_check: null, checks: { record_retrieved: true, quote_found: true, judge_agrees: null }, note: null });
+      out.push({
+        ...base,
+        record_id: record.record_id,
+        record_title: record.title,
+        failed_check: null,
+        checks: { record_retrieved: true, quote_found: true, judge_agrees: null },
+        note: null,
+      });
     }
   }
   return out;
@@ -130,7 +151,12 @@ export function citationRecord(retrieved: readonly RetrievedRecord[]): CitationR
     status: record.status,
     exclusion_reason: record.exclusion_reason,
     full_text: open_text !== null ? 'read' : 'support_not_verified',
-    full_text_reason: open_text !== null ? record.full_text_reason : record.full_text_access === 'open_licence' ? 'no open full text was available from Europe PMC' : record.full_text_reason,
+    full_text_reason:
+      open_text !== null
+        ? record.full_text_reason
+        : record.full_text_access === 'open_licence'
+          ? 'no open full text was available from Europe PMC'
+          : record.full_text_reason,
     notes: record.notes.slice(0, 20),
   }));
 }

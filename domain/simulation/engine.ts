@@ -275,7 +275,19 @@ class Replication {
   declare readonly touchResource: TouchCode;
   declare readonly steps: CompiledModel['steps'];
 
-  counts: EventCounts = { events_total: 0, arrivals: 0, service_starts: 0, service_ends: 0, delay_ends: 0, reneges: 0, exits: 0, capacity_changes: 0, preemptions: 0, breakdowns: 0, repairs: 0 };
+  counts: EventCounts = {
+    events_total: 0,
+    arrivals: 0,
+    service_starts: 0,
+    service_ends: 0,
+    delay_ends: 0,
+    reneges: 0,
+    exits: 0,
+    capacity_changes: 0,
+    preemptions: 0,
+    breakdowns: 0,
+    repairs: 0,
+  };
   declare stepEntries: Float64Array;
   declare trace: TraceEvent[] | null;
   declare traceLimit: number;
@@ -311,7 +323,9 @@ class Replication {
     this.resourceLastTime = new Float64Array(r);
     this.inService = resources.map((resource) => (resource.preemptive ? [] : null));
     const resourceMeasures = resources.map((_, index) =>
-      model.measures.flatMap((measure, measureIndex) => ((measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : [])),
+      model.measures.flatMap((measure, measureIndex) =>
+        (measure.kind === MEASURE_UTILISATION || measure.kind === MEASURE_QUEUE_LENGTH) && measure.resource === index ? [measureIndex] : [],
+      ),
     );
     [this.resourceMeasureStart, this.resourceMeasureList] = flatten(resourceMeasures);
     this.capacityChangeHours = resources.map((resource) => {
@@ -341,8 +355,12 @@ class Replication {
     this.serverToken = new Int32Array(servers);
     this.idleServers = resources.map(() => null);
     this.entityServer = new Int32Array(this.hasBreakdowns ? n : 0).fill(-1);
-    this.failureStreams = resources.map((resource) => (resource.breakdowns ? new RandomStream(model.seed, replicationIndex, `resource:${resource.id}:failure`) : null));
-    this.repairStreams = resources.map((resource) => (resource.breakdowns ? new RandomStream(model.seed, replicationIndex, `resource:${resource.id}:repair`) : null));
+    this.failureStreams = resources.map((resource) =>
+      resource.breakdowns ? new RandomStream(model.seed, replicationIndex, `resource:${resource.id}:failure`) : null,
+    );
+    this.repairStreams = resources.map((resource) =>
+      resource.breakdowns ? new RandomStream(model.seed, replicationIndex, `resource:${resource.id}:repair`) : null,
+    );
 
     const seed = model.seed;
     this.durationStreams = model.steps.map((step) => (step.duration ? new RandomStream(seed, replicationIndex, `step:${step.id}:duration`) : null));
@@ -356,9 +374,15 @@ class Replication {
     );
     this.arrivalStreams = model.arrivals.map((arrival) => new RandomStream(seed, replicationIndex, `arrival:${arrival.id}`));
     this.patienceStreams = model.steps.map((step) => (step.patience ? new RandomStream(seed, replicationIndex, `step:${step.id}:patience`) : null));
-    this.balkStreams = model.steps.map((step) => (Number.isFinite(step.maxWaiting) && step.balkProbability < 1 ? new RandomStream(seed, replicationIndex, `step:${step.id}:balk`) : null));
-    this.batchStreams = model.arrivals.map((arrival) => (arrival.batchCumulative ? new RandomStream(seed, replicationIndex, `arrival:${arrival.id}:batch`) : null));
-    this.attributeStreams = model.arrivals.map((arrival) => arrival.attributes.map((assignment) => new RandomStream(seed, replicationIndex, assignment.source)));
+    this.balkStreams = model.steps.map((step) =>
+      Number.isFinite(step.maxWaiting) && step.balkProbability < 1 ? new RandomStream(seed, replicationIndex, `step:${step.id}:balk`) : null,
+    );
+    this.batchStreams = model.arrivals.map((arrival) =>
+      arrival.batchCumulative ? new RandomStream(seed, replicationIndex, `arrival:${arrival.id}:batch`) : null,
+    );
+    this.attributeStreams = model.arrivals.map((arrival) =>
+      arrival.attributes.map((assignment) => new RandomStream(seed, replicationIndex, assignment.source)),
+    );
     this.scheduledCursor = new Int32Array(model.arrivals.length);
     this.scheduledCycle = new Int32Array(model.arrivals.length);
 
@@ -373,7 +397,9 @@ class Replication {
       this.measureState[base + MEASURE_KIND] = measure.kind;
       this.measureState[base + MEASURE_DETAILED] = measure.percentiles.length > 0 || Number.isFinite(measure.threshold) ? 1 : 0;
     });
-    this.measureSketches = model.measures.map((measure) => (measure.percentiles.length > 0 ? new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY }) : null));
+    this.measureSketches = model.measures.map((measure) =>
+      measure.percentiles.length > 0 ? new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY }) : null,
+    );
     this.measureOver = new Float64Array(m);
     this.discount = model.discountPerUnit;
     this.discountOrigin = model.discountOrigin;
@@ -382,7 +408,9 @@ class Replication {
     this.hooks = code.hooks;
     this.touchResource = code.touch;
     this.steps = model.steps;
-    this.perArrivalMeasures = Int32Array.from(model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])));
+    this.perArrivalMeasures = Int32Array.from(
+      model.measures.flatMap((measure, index) => (measure.kind === MEASURE_COUNT && measure.denominator === 'arrival' ? [index] : [])),
+    );
     this.stepEntries = new Float64Array(model.steps.length);
     this.hasSeize = model.steps.some((step) => step.kind === STEP_SEIZE);
     this.hasBatch = model.steps.some((step) => step.batchMax > 0);
@@ -778,7 +806,8 @@ class Replication {
       }
       case STEP_RELEASE: {
         const resource = step.resource;
-        if (this.busy[resource]! <= 0) throw new ServiceError('INTERNAL', `release of '${this.model.resources[resource]!.id}' at step '${step.id}' with no unit held`);
+        if (this.busy[resource]! <= 0)
+          throw new ServiceError('INTERNAL', `release of '${this.model.resources[resource]!.id}' at step '${step.id}' with no unit held`);
         this.touch(resource);
         this.busy[resource]!--;
         if (this.trace) this.record('end', entity, step.id, this.model.resources[resource]!.id, null);
@@ -1208,13 +1237,25 @@ class Replication {
     const hours = 1 / this.model.unitsPerHour;
     switch (measure.kind) {
       case MEASURE_COUNT:
-        return { events: discounted ? this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! : this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]! };
+        return {
+          events: discounted ? this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! : this.measureState[m * MEASURE_STRIDE + MEASURE_OBSERVATIONS]!,
+        };
       case MEASURE_UTILISATION:
         return discounted
-          ? { busy_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! * hours, capacity_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED_CAPACITY]! * hours }
-          : { busy_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! * hours, capacity_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! * hours };
+          ? {
+              busy_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! * hours,
+              capacity_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED_CAPACITY]! * hours,
+            }
+          : {
+              busy_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! * hours,
+              capacity_hours: this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! * hours,
+            };
       case MEASURE_TIME_BETWEEN:
-        return { entity_hours: discounted ? this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! * hours : (this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! / measure.timeFactor) * hours };
+        return {
+          entity_hours: discounted
+            ? this.measureState[m * MEASURE_STRIDE + MEASURE_DISCOUNTED]! * hours
+            : (this.measureState[m * MEASURE_STRIDE + MEASURE_SUM]! / measure.timeFactor) * hours,
+        };
     }
     return {};
   }
@@ -1306,10 +1347,13 @@ class Replication {
         case MEASURE_COUNT:
           if (measure.denominator === 'replication') value = observations;
           else if (measure.denominator === 'arrival') value = this.measureArrivals[m]! > 0 ? observations / this.measureArrivals[m]! : null;
-          else value = observations / ((length / model.unitsPerHour) / 24);
+          else value = observations / (length / model.unitsPerHour / 24);
           break;
         case MEASURE_UTILISATION:
-          value = this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! > 0 ? this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! / this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! : null;
+          value =
+            this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]! > 0
+              ? this.measureState[m * MEASURE_STRIDE + MEASURE_AREA]! / this.measureState[m * MEASURE_STRIDE + MEASURE_CAPACITY_AREA]!
+              : null;
           observations = 1;
           stillWaiting = this.queueLength[measure.resource]!;
           break;
@@ -1413,7 +1457,12 @@ function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, reso
     const lines = [`const last = r.resourceLastTime[${k}];`, 'if (now === last) return;'];
     for (let index = first; index < end; index++) {
       const m = resourceMeasureList[index]!;
-      lines.push('{', `  const low = Math.max(last, ${at(m, MEASURE_WINDOW_START)});`, `  const high = Math.min(now, ${at(m, MEASURE_WINDOW_END)});`, '  if (!(high <= low)) {');
+      lines.push(
+        '{',
+        `  const low = Math.max(last, ${at(m, MEASURE_WINDOW_START)});`,
+        `  const high = Math.min(now, ${at(m, MEASURE_WINDOW_END)});`,
+        '  if (!(high <= low)) {',
+      );
       if (model.measures[m]!.kind === MEASURE_UTILISATION) {
         lines.push(`    ${at(m, MEASURE_AREA)} += r.busy[${k}] * (high - low);`, `    ${at(m, MEASURE_CAPACITY_AREA)} += r.capacity[${k}] * (high - low);`);
         if (discounted) {
@@ -1455,11 +1504,19 @@ function worldLimit(message: string, path: string, detail: string): ServiceError
 
 // The limits' errors are built out of line: the hot functions that throw them stay small enough to inline.
 function eventLimit(): ServiceError {
-  return worldLimit(`replication exceeded EVENTS_PER_REPLICATION_MAX (${EVENTS_PER_REPLICATION_MAX}); shorten the horizon or lower the arrival rates`, '/horizon', `more than ${EVENTS_PER_REPLICATION_MAX} events in one replication`);
+  return worldLimit(
+    `replication exceeded EVENTS_PER_REPLICATION_MAX (${EVENTS_PER_REPLICATION_MAX}); shorten the horizon or lower the arrival rates`,
+    '/horizon',
+    `more than ${EVENTS_PER_REPLICATION_MAX} events in one replication`,
+  );
 }
 
 function entityLimit(): ServiceError {
-  return worldLimit(`more than ENTITIES_IN_SYSTEM_MAX (${ENTITIES_IN_SYSTEM_MAX}) entities were in the system at once; the pathway cannot keep up with its arrivals`, '/arrivals', `more than ${ENTITIES_IN_SYSTEM_MAX} entities at once`);
+  return worldLimit(
+    `more than ENTITIES_IN_SYSTEM_MAX (${ENTITIES_IN_SYSTEM_MAX}) entities were in the system at once; the pathway cannot keep up with its arrivals`,
+    '/arrivals',
+    `more than ${ENTITIES_IN_SYSTEM_MAX} entities at once`,
+  );
 }
 
 /** Lists as one array and the start of each (start[i] .. start[i + 1]), so the hot path reads flat typed arrays. */
@@ -1566,7 +1623,11 @@ class PriorityQueue {
           let child = 2 * index + 1;
           if (child >= size) break;
           const right = child + 1;
-          if (right < size && (this.priority[right]! < this.priority[child]! || (this.priority[right] === this.priority[child] && this.order[right]! < this.order[child]!))) child = right;
+          if (
+            right < size &&
+            (this.priority[right]! < this.priority[child]! || (this.priority[right] === this.priority[child] && this.order[right]! < this.order[child]!))
+          )
+            child = right;
           if (priority < this.priority[child]! || (priority === this.priority[child] && order < this.order[child]!)) break;
           this.move(child, index);
           index = child;

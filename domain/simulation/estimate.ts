@@ -13,7 +13,28 @@ import {
   VARIANTS_MAX,
   RUN_CREDITS_MIN,
 } from './limits.ts';
-import { ARRIVAL_POISSON, ARRIVAL_RATE_TABLE, ARRIVAL_RENEWAL, ARRIVAL_SCHEDULED, CLOCK_BUSY, type CompiledModel, compileModel, conditionHolds, HOURS_PER_WEEK, PREEMPT_NONE, rateTableRate, STEP_ASSIGN, STEP_BRANCH_ATTRIBUTE, STEP_BRANCH_PROBABILITY, STEP_BRANCH_RULES, STEP_BRANCH_SHORTEST_QUEUE, STEP_DELAY, STEP_RELEASE, STEP_SEIZE, STEP_SERVICE } from './model.ts';
+import {
+  ARRIVAL_POISSON,
+  ARRIVAL_RATE_TABLE,
+  ARRIVAL_RENEWAL,
+  ARRIVAL_SCHEDULED,
+  CLOCK_BUSY,
+  type CompiledModel,
+  compileModel,
+  conditionHolds,
+  HOURS_PER_WEEK,
+  PREEMPT_NONE,
+  rateTableRate,
+  STEP_ASSIGN,
+  STEP_BRANCH_ATTRIBUTE,
+  STEP_BRANCH_PROBABILITY,
+  STEP_BRANCH_RULES,
+  STEP_BRANCH_SHORTEST_QUEUE,
+  STEP_DELAY,
+  STEP_RELEASE,
+  STEP_SEIZE,
+  STEP_SERVICE,
+} from './model.ts';
 import { ServiceError } from '../errors.ts';
 import { runReplication } from './engine.ts';
 import { minutesPer } from './units.ts';
@@ -34,7 +55,8 @@ export const COST_MODEL_DESCRIPTION = `credits = max(${RUN_CREDITS_MIN}, ceil(si
 function expectedArrivals(model: CompiledModel): number[] {
   return model.arrivals.map((arrival) => {
     if (arrival.kind === ARRIVAL_POISSON) return arrival.rate * model.horizon * arrival.batchMean;
-    if (arrival.kind === ARRIVAL_RENEWAL) return arrival.interarrival!.mean > 0 ? (model.horizon / arrival.interarrival!.mean) * arrival.batchMean : Number.POSITIVE_INFINITY;
+    if (arrival.kind === ARRIVAL_RENEWAL)
+      return arrival.interarrival!.mean > 0 ? (model.horizon / arrival.interarrival!.mean) * arrival.batchMean : Number.POSITIVE_INFINITY;
     if (arrival.kind === ARRIVAL_RATE_TABLE && arrival.calendar) {
       // Trend or holidays: hour by hour, over at most HORIZON_DAYS_MAX (a longer horizon is refused anyway; scaled up).
       const hours = model.horizon / model.unitsPerHour;
@@ -49,12 +71,16 @@ function expectedArrivals(model: CompiledModel): number[] {
       const whole = Math.floor(hours);
       const weekly = arrival.ratesByHour!.reduce((sum, rate) => sum + rate, 0) * model.unitsPerHour;
       total += Math.floor(whole / HOURS_PER_WEEK) * weekly;
-      for (let hour = Math.floor(whole / HOURS_PER_WEEK) * HOURS_PER_WEEK; hour < hours; hour++) total += arrival.ratesByHour![hour % HOURS_PER_WEEK]! * model.unitsPerHour * Math.min(1, hours - hour);
+      for (let hour = Math.floor(whole / HOURS_PER_WEEK) * HOURS_PER_WEEK; hour < hours; hour++)
+        total += arrival.ratesByHour![hour % HOURS_PER_WEEK]! * model.unitsPerHour * Math.min(1, hours - hour);
       return total;
     }
     // Each time t arrives at t, t + period, ... up to the horizon.
     const times = arrival.times!;
-    const repeats = times.reduce((sum, time) => sum + (time > model.horizon ? 0 : Number.isFinite(arrival.period) ? Math.floor((model.horizon - time) / arrival.period) + 1 : 1), 0);
+    const repeats = times.reduce(
+      (sum, time) => sum + (time > model.horizon ? 0 : Number.isFinite(arrival.period) ? Math.floor((model.horizon - time) / arrival.period) + 1 : 1),
+      0,
+    );
     return repeats * arrival.batchSize;
   });
 }
@@ -96,7 +122,8 @@ function ruleShares(model: CompiledModel, arrival: CompiledModel['arrivals'][num
   const walk = (depth: number, probability: number) => {
     if (depth === read.length) {
       let chosen = rules.length;
-      for (let k = 0; k < rules.length && chosen === rules.length; k++) if (rules[k]!.every((condition) => conditionHolds(condition, values[condition.attribute]!))) chosen = k;
+      for (let k = 0; k < rules.length && chosen === rules.length; k++)
+        if (rules[k]!.every((condition) => conditionHolds(condition, values[condition.attribute]!))) chosen = k;
       shares[chosen]! += probability;
       return;
     }
@@ -108,7 +135,6 @@ function ruleShares(model: CompiledModel, arrival: CompiledModel['arrivals'][num
   walk(0, 1);
   return shares;
 }
-
 
 /** Per service step: the share of visits that queue (each queued visit with reneging costs one renege event) and the share that renege. */
 type QueueShares = { wait: Float64Array; abandon: Float64Array; balk: Float64Array; batch: Float64Array };
@@ -160,7 +186,9 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
       } else if (step.kind === STEP_BRANCH_ATTRIBUTE) {
         // The arrival's assignment, or else the first assign step that sets the attribute (as for rules).
         const setter = model.steps.find((candidate) => candidate.kind === STEP_ASSIGN && candidate.attribute === step.attribute);
-        const assignment = arrival.attributes.find((candidate) => candidate.attribute === step.attribute) ?? (setter ? { codes: setter.equals!, cumulative: setter.branchCumulative! } : undefined);
+        const assignment =
+          arrival.attributes.find((candidate) => candidate.attribute === step.attribute) ??
+          (setter ? { codes: setter.equals!, cumulative: setter.branchCumulative! } : undefined);
         let rest = 1;
         if (assignment) {
           // The first option whose value matches wins, as in the engine.
@@ -255,7 +283,13 @@ function capacityProfile(model: CompiledModel, resourceIndex: number, arrivalSha
   const byHour = resource.capacityByHour;
   if (!byHour) {
     const closed = resource.capacity > 0 ? 0 : 1;
-    return { mean: resource.capacity, open_mean: resource.capacity, closed_time: closed, closed_arrivals: closed, closed_stretch: closed ? Number.POSITIVE_INFINITY : 0 };
+    return {
+      mean: resource.capacity,
+      open_mean: resource.capacity,
+      closed_time: closed,
+      closed_arrivals: closed,
+      closed_stretch: closed ? Number.POSITIVE_INFINITY : 0,
+    };
   }
   let total = 0;
   let closedHours = 0;
@@ -268,7 +302,8 @@ function capacityProfile(model: CompiledModel, resourceIndex: number, arrivalSha
     if (capacity !== 0) continue;
     closedHours++;
     if (byHour[(hour + HOURS_PER_WEEK - 1) % HOURS_PER_WEEK] !== 0) stretches++;
-    for (let a = 0; a < arrivalShares.length; a++) closedArrivals += weightTotal > 0 ? (arrivalShares[a]![hour]! * arrivalWeights[a]!) / weightTotal : 1 / HOURS_PER_WEEK;
+    for (let a = 0; a < arrivalShares.length; a++)
+      closedArrivals += weightTotal > 0 ? (arrivalShares[a]![hour]! * arrivalWeights[a]!) / weightTotal : 1 / HOURS_PER_WEEK;
   }
   const open = HOURS_PER_WEEK - closedHours;
   return {
@@ -337,7 +372,11 @@ function queueShares(model: CompiledModel, flowPerUnit: Float64Array, visitsByAr
   const hourShares = arrivalHourShares(model);
   const profiles = model.resources.map((_, resource) => {
     // How much of each arrival process reaches this resource, to weight their hourly patterns.
-    const weights = Float64Array.from(visitsByArrival.map((visits, a) => model.steps.reduce((sum, step, index) => sum + (step.kind === STEP_SERVICE && step.resource === resource ? visits[index]! * arrivals[a]! : 0), 0)));
+    const weights = Float64Array.from(
+      visitsByArrival.map((visits, a) =>
+        model.steps.reduce((sum, step, index) => sum + (step.kind === STEP_SERVICE && step.resource === resource ? visits[index]! * arrivals[a]! : 0), 0),
+      ),
+    );
     return capacityProfile(model, resource, hourShares, weights);
   });
   model.steps.forEach((step, index) => {
@@ -491,7 +530,9 @@ type VariantEstimate = { events: number; entities: number; overloads: ResourceOv
  */
 function queueDependent(model: CompiledModel): boolean {
   if (model.resources.some((resource) => resource.breakdowns !== null)) return true;
-  return model.steps.some((step) => step.kind === STEP_SERVICE && (canRenege(step) || Number.isFinite(step.maxWaiting) || step.preempt !== PREEMPT_NONE || step.batchMax > 0));
+  return model.steps.some(
+    (step) => step.kind === STEP_SERVICE && (canRenege(step) || Number.isFinite(step.maxWaiting) || step.preempt !== PREEMPT_NONE || step.batchMax > 0),
+  );
 }
 
 /** The analytic expectation for one variant over the world's horizon (docs/simulation.md, Cost model). */
@@ -500,7 +541,11 @@ function analyticVariant(spec: WorldSpec, variantId: string, issues: Problem[] |
   const arrivals = expectedArrivals(model);
   arrivals.forEach((expected, arrivalIndex) => {
     if (Number.isFinite(expected)) return;
-    if (issues && arrivalPointer) issues.push({ pointer: `/arrivals/${arrivalIndex}`, message: `arrival '${model.arrivals[arrivalIndex]!.id}' has a mean interarrival time of 0 under '${variantId}': arrivals would never stop` });
+    if (issues && arrivalPointer)
+      issues.push({
+        pointer: `/arrivals/${arrivalIndex}`,
+        message: `arrival '${model.arrivals[arrivalIndex]!.id}' has a mean interarrival time of 0 under '${variantId}': arrivals would never stop`,
+      });
     arrivals[arrivalIndex] = 0;
   });
   // Flows per time unit into each step (first without reneging, then with the reneging it implies).
@@ -542,7 +587,13 @@ export function pilotRatio(spec: WorldSpec, variantId: string, expected: number,
     horizon = Math.min(spec.horizon, horizon * 4);
   }
   if (analytic < PILOT_EXPECTED_MIN / 10) return 1;
-  const pilot: WorldSpec = { ...spec, horizon, stop_when: undefined, cost_scenarios: undefined, measured: spec.measured.map((measure) => ({ ...measure, window: undefined, percentiles: undefined, threshold: undefined }) as typeof measure) };
+  const pilot: WorldSpec = {
+    ...spec,
+    horizon,
+    stop_when: undefined,
+    cost_scenarios: undefined,
+    measured: spec.measured.map((measure) => ({ ...measure, window: undefined, percentiles: undefined, threshold: undefined }) as typeof measure),
+  };
   try {
     const simulated = runReplication(pilot, { variant_id: variantId, replication_index: 0, trace_limit: 0 }).event_counts.events_total;
     return simulated / analytic;
@@ -559,8 +610,10 @@ export function estimateRun(world: unknown): RunEstimate {
   const spec = world as WorldSpec;
   const issues: Problem[] = [];
   const horizonDays = (spec.horizon * minutesPer(spec.time_unit)) / 1440;
-  if (horizonDays > HORIZON_DAYS_MAX) issues.push({ pointer: '/horizon', message: `horizon is ${Math.round(horizonDays)} days; HORIZON_DAYS_MAX is ${HORIZON_DAYS_MAX}` });
-  if (spec.replications > REPLICATIONS_MAX) issues.push({ pointer: '/replications', message: `${spec.replications} replications; REPLICATIONS_MAX is ${REPLICATIONS_MAX}` });
+  if (horizonDays > HORIZON_DAYS_MAX)
+    issues.push({ pointer: '/horizon', message: `horizon is ${Math.round(horizonDays)} days; HORIZON_DAYS_MAX is ${HORIZON_DAYS_MAX}` });
+  if (spec.replications > REPLICATIONS_MAX)
+    issues.push({ pointer: '/replications', message: `${spec.replications} replications; REPLICATIONS_MAX is ${REPLICATIONS_MAX}` });
   if (spec.variants.length > VARIANTS_MAX) issues.push({ pointer: '/variants', message: `${spec.variants.length} variants; VARIANTS_MAX is ${VARIANTS_MAX}` });
 
   const perReplication: Record<string, number> = {};
@@ -586,11 +639,22 @@ export function estimateRun(world: unknown): RunEstimate {
     perReplication[variant.id] = events;
     total += events * Math.min(spec.replications, REPLICATIONS_MAX);
     if (events > EVENTS_PER_REPLICATION_MAX) {
-      issues.push({ pointer: `/variants/${index}`, message: `about ${events} events per replication of '${variant.id}'; EVENTS_PER_REPLICATION_MAX is ${EVENTS_PER_REPLICATION_MAX}` });
+      issues.push({
+        pointer: `/variants/${index}`,
+        message: `about ${events} events per replication of '${variant.id}'; EVENTS_PER_REPLICATION_MAX is ${EVENTS_PER_REPLICATION_MAX}`,
+      });
     }
   });
-  if (total > EVENTS_PER_RUN_MAX) issues.push({ pointer: '/replications', message: `about ${total} events in the run; EVENTS_PER_RUN_MAX is ${EVENTS_PER_RUN_MAX}` });
-  return { runnable: issues.length === 0, issues, events_estimate: total, events_per_replication_estimate: perReplication, credits_estimate: creditsForEvents(total), cost_model: COST_MODEL_DESCRIPTION };
+  if (total > EVENTS_PER_RUN_MAX)
+    issues.push({ pointer: '/replications', message: `about ${total} events in the run; EVENTS_PER_RUN_MAX is ${EVENTS_PER_RUN_MAX}` });
+  return {
+    runnable: issues.length === 0,
+    issues,
+    events_estimate: total,
+    events_per_replication_estimate: perReplication,
+    credits_estimate: creditsForEvents(total),
+    cost_model: COST_MODEL_DESCRIPTION,
+  };
 }
 
 function round(value: number): number {

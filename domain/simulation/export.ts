@@ -14,7 +14,18 @@ export type ExportInput = {
   trace: EventTrace;
 };
 
-export const EXPORT_FILE_NAMES = ['manifest.json', 'world.json', 'metrics.csv', 'metrics.json', 'comparison.json', 'findings.json', 'cost_report.json', 'events.csv', 'events_counts.csv', 'report.html'] as const;
+export const EXPORT_FILE_NAMES = [
+  'manifest.json',
+  'world.json',
+  'metrics.csv',
+  'metrics.json',
+  'comparison.json',
+  'findings.json',
+  'cost_report.json',
+  'events.csv',
+  'events_counts.csv',
+  'report.html',
+] as const;
 
 export function buildExportFiles(input: ExportInput): Record<string, string | Uint8Array> {
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -94,7 +105,17 @@ export function metricsCsv(summaries: MetricSummary[]): string {
 export function eventsCsv(trace: EventTrace): string {
   return csv(
     ['variant_id', 'replication_index', 'sequence', 'time', 'kind', 'entity', 'step', 'resource', 'value'],
-    trace.events.map((event) => [event.variant_id, event.replication_index, event.sequence, event.time, event.kind, event.entity, event.step, event.resource, event.value]),
+    trace.events.map((event) => [
+      event.variant_id,
+      event.replication_index,
+      event.sequence,
+      event.time,
+      event.kind,
+      event.entity,
+      event.step,
+      event.resource,
+      event.value,
+    ]),
   );
 }
 
@@ -127,8 +148,12 @@ function intervalChart(rows: { label: string; value: number | null; low: number 
   rows.forEach((row, index) => {
     const y = index * rowHeight + 18;
     parts.push(`<text x="4" y="${y + 4}">${escapeHtml(row.label)}</text>`);
-    if (row.low !== null && row.high !== null) parts.push(`<line x1="${x(row.low)}" y1="${y}" x2="${x(row.high)}" y2="${y}" stroke="#2a6f97" stroke-width="3"/>`);
-    if (row.value !== null) parts.push(`<circle cx="${x(row.value)}" cy="${y}" r="5" fill="#014f86"/><text x="${x(row.value) + 8}" y="${y - 6}" fill="#333">${fmt(row.value)}</text>`);
+    if (row.low !== null && row.high !== null)
+      parts.push(`<line x1="${x(row.low)}" y1="${y}" x2="${x(row.high)}" y2="${y}" stroke="#2a6f97" stroke-width="3"/>`);
+    if (row.value !== null)
+      parts.push(
+        `<circle cx="${x(row.value)}" cy="${y}" r="5" fill="#014f86"/><text x="${x(row.value) + 8}" y="${y - 6}" fill="#333">${fmt(row.value)}</text>`,
+      );
   });
   parts.push(`<text x="${left}" y="${height - 4}">${fmt(min)}</text><text x="${width - right}" y="${height - 4}" text-anchor="end">${fmt(max)}</text></svg>`);
   return parts.join('');
@@ -141,10 +166,20 @@ export function reportHtml(input: ExportInput): string {
   for (const measure of world.measured) {
     const rows = summaries
       .filter((summary) => summary.measure_id === measure.id)
-      .map((summary) => ({ label: variantLabel.get(summary.variant_id) ?? summary.variant_id, value: summary.mean, low: summary.interval_95.low, high: summary.interval_95.high }));
+      .map((summary) => ({
+        label: variantLabel.get(summary.variant_id) ?? summary.variant_id,
+        value: summary.mean,
+        low: summary.interval_95.low,
+        high: summary.interval_95.high,
+      }));
     const differences = comparison.metrics
       .filter((metric) => metric.measure_id === measure.id)
-      .map((metric) => ({ label: `${variantLabel.get(metric.treatment_variant_id)} − baseline`, value: metric.mean_difference, low: metric.interval_95.low, high: metric.interval_95.high }));
+      .map((metric) => ({
+        label: `${variantLabel.get(metric.treatment_variant_id)} − baseline`,
+        value: metric.mean_difference,
+        low: metric.interval_95.low,
+        high: metric.interval_95.high,
+      }));
     const table = summaries
       .filter((summary) => summary.measure_id === measure.id)
       .map(

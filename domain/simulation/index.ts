@@ -3,12 +3,32 @@ import type { RunManifest } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import { ENGINE_VERSION, type ReplicationResult } from './engine.ts';
 
-export { ENGINE_VERSION, type EventCounts, type MeasureObservation, type ReplicationOptions, type ReplicationResult, runReplication, type TraceEvent } from './engine.ts';
+export {
+  ENGINE_VERSION,
+  type EventCounts,
+  type MeasureObservation,
+  type ReplicationOptions,
+  type ReplicationResult,
+  runReplication,
+  type TraceEvent,
+} from './engine.ts';
 export { COST_MODEL_DESCRIPTION, estimateRun, type RunEstimate } from './estimate.ts';
 export { buildExportFiles, EXPORT_FILE_NAMES, type ExportInput, eventsCsv, metricsCsv, reportHtml } from './export.ts';
 export * from './limits.ts';
 export { compileModel, type CompiledModel } from './model.ts';
-export { compare, COMPARISON_METHOD, costReport, describe, type EventTrace, eventTrace, findings, pageEvents, type StoredTraceEvent, summarize, tQuantile975 } from './results.ts';
+export {
+  compare,
+  COMPARISON_METHOD,
+  costReport,
+  describe,
+  type EventTrace,
+  eventTrace,
+  findings,
+  pageEvents,
+  type StoredTraceEvent,
+  summarize,
+  tQuantile975,
+} from './results.ts';
 export { PairGate, precisionReached, type ReplicationJob, replicationJobs, type RunProgress, runSequential } from './run.ts';
 export { type Problem, type ValidationResult, validateWorld } from './validate.ts';
 
@@ -39,7 +59,11 @@ export function buildManifest(input: ManifestInput): RunManifest {
     seed: world.seed,
     seed_scheme: SEED_SCHEME,
     status: input.status,
-    variants: world.variants.map((variant) => ({ variant_id: variant.id, role: variant.role, replications_completed: results.filter((result) => result.variant_id === variant.id).length })),
+    variants: world.variants.map((variant) => ({
+      variant_id: variant.id,
+      role: variant.role,
+      replications_completed: results.filter((result) => result.variant_id === variant.id).length,
+    })),
     replications_requested: world.replications * world.variants.length,
     replications_completed: results.length,
     events_simulated: results.reduce((sum, result) => sum + result.event_counts.events_total, 0),

@@ -249,7 +249,8 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
     return toWorldUnit(setting.value, setting.unit, world.time_unit);
   };
   // A dimensionless setting (fraction) as it is: no time conversion.
-  const resolveRatio = (parameter: Parameter): number => (typeof parameter === 'number' ? parameter : (values.get(parameter.setting)?.value ?? fail(`setting '${parameter.setting}' does not exist`)));
+  const resolveRatio = (parameter: Parameter): number =>
+    typeof parameter === 'number' ? parameter : (values.get(parameter.setting)?.value ?? fail(`setting '${parameter.setting}' does not exist`));
 
   const stepIndex = new Map(world.steps.map((step, index) => [step.id, index]));
   const resourceIndex = new Map(world.resources.map((resource, index) => [resource.id, index]));
@@ -312,7 +313,13 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
       return { ...base, ...batches, kind: ARRIVAL_RENEWAL, interarrival: compileDistribution(arrival.interarrival, resolve) };
     }
     if (arrival.kind === 'scheduled') {
-      return { ...base, kind: ARRIVAL_SCHEDULED, times: Float64Array.from(arrival.times).sort(), period: arrival.period ?? Number.POSITIVE_INFINITY, batchSize: arrival.batch_size ?? 1 };
+      return {
+        ...base,
+        kind: ARRIVAL_SCHEDULED,
+        times: Float64Array.from(arrival.times).sort(),
+        period: arrival.period ?? Number.POSITIVE_INFINITY,
+        batchSize: arrival.batch_size ?? 1,
+      };
     }
     const scale = arrival.scale === undefined ? 1 : resolve(arrival.scale);
     const perUnit = unitsPerHour(world.time_unit);
@@ -321,20 +328,29 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
     const rows = arrival.rates_per_hour.length === 1 ? [0, 0, 0, 0, 0, 0, 0] : [0, 1, 2, 3, 4, 5, 6];
     const ratesByHour = new Float64Array(HOURS_PER_WEEK);
     for (let day = 0; day < 7; day++) {
-      for (let hour = 0; hour < 24; hour++) ratesByHour[(day * 24 + hour - offsetHours + HOURS_PER_WEEK) % HOURS_PER_WEEK] = ((arrival.rates_per_hour[rows[day]!]?.[hour] ?? 0) * scale) / perUnit;
+      for (let hour = 0; hour < 24; hour++)
+        ratesByHour[(day * 24 + hour - offsetHours + HOURS_PER_WEEK) % HOURS_PER_WEEK] = ((arrival.rates_per_hour[rows[day]!]?.[hour] ?? 0) * scale) / perUnit;
     }
     const growth = arrival.growth_per_year === undefined ? 0 : resolveRatio(arrival.growth_per_year);
     const calendar =
       growth !== 0 || (arrival.holidays?.length ?? 0) > 0
-        ? { growthPerUnit: Math.log(1 + growth) / (DAYS_PER_YEAR * 24 * perUnit), holidays: new Map((arrival.holidays ?? []).map((holiday) => [holiday.day, holiday.rates_as ?? 6])), offsetHours }
+        ? {
+            growthPerUnit: Math.log(1 + growth) / (DAYS_PER_YEAR * 24 * perUnit),
+            holidays: new Map((arrival.holidays ?? []).map((holiday) => [holiday.day, holiday.rates_as ?? 6])),
+            offsetHours,
+          }
         : null;
     return { ...base, kind: ARRIVAL_RATE_TABLE, ratesByHour, calendar };
   });
   // Branches by attribute may name values no arrival assigns; they still need codes.
   for (const step of world.steps) if ((step.kind === 'branch' && step.by === 'attribute') || step.kind === 'assign') attributeOf(step.attribute);
 
-  const usesPriority = new Set(world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')));
-  const preemptive = new Set(world.steps.filter((step) => step.kind === 'service' && step.preempt !== undefined).map((step) => (step.kind === 'service' ? step.resource : '')));
+  const usesPriority = new Set(
+    world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')),
+  );
+  const preemptive = new Set(
+    world.steps.filter((step) => step.kind === 'service' && step.preempt !== undefined).map((step) => (step.kind === 'service' ? step.resource : '')),
+  );
   const resources: CompiledResource[] = world.resources.map((resource) => {
     let capacityByHour: Float64Array | null = null;
     let capacityBySlot: Int32Array | null = null;
@@ -434,7 +450,9 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
           compiled.routeResources = Int32Array.from(
             step.options.map((option) => {
               const target = world.steps[stepOf(option.next)]!;
-              return target.kind === 'service' ? (resourceIndex.get(target.resource) ?? fail(`resource '${target.resource}' does not exist`)) : fail(`option '${option.next}' of '${step.id}' is not a service step`);
+              return target.kind === 'service'
+                ? (resourceIndex.get(target.resource) ?? fail(`resource '${target.resource}' does not exist`))
+                : fail(`option '${option.next}' of '${step.id}' is not a service step`);
             }),
           );
         } else if (step.by === 'rules') {
@@ -489,7 +507,19 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
     const windowStart = measure.window?.start ?? world.warm_up;
     const windowEnd = measure.window?.end ?? world.horizon;
     const priced = world.cost_scenarios?.rates.some((rate) => rate.measure === measure.id) ?? false;
-    const base = { id: measure.id, windowStart, windowEnd, resource: -1, markSlot: -1, censorAtHorizon: false, timeFactor: 1, denominator: measure.denominator, percentiles: [] as number[], threshold: Number.POSITIVE_INFINITY, priced };
+    const base = {
+      id: measure.id,
+      windowStart,
+      windowEnd,
+      resource: -1,
+      markSlot: -1,
+      censorAtHorizon: false,
+      timeFactor: 1,
+      denominator: measure.denominator,
+      percentiles: [] as number[],
+      threshold: Number.POSITIVE_INFINITY,
+      priced,
+    };
     switch (measure.kind) {
       case 'time_between': {
         // `to` before `from`: an entity passing the same moment again closes its previous interval first.
@@ -532,7 +562,10 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
     attributeCodes,
     measures,
     markSlots,
-    discountPerUnit: (world.cost_scenarios?.discount_rate_annual ?? 0) > 0 ? Math.log(1 + world.cost_scenarios!.discount_rate_annual!) / (DAYS_PER_YEAR * 24 * unitsPerHour(world.time_unit)) : 0,
+    discountPerUnit:
+      (world.cost_scenarios?.discount_rate_annual ?? 0) > 0
+        ? Math.log(1 + world.cost_scenarios!.discount_rate_annual!) / (DAYS_PER_YEAR * 24 * unitsPerHour(world.time_unit))
+        : 0,
     discountOrigin: world.warm_up,
     hooks: hookLists.map((list) => Int32Array.from(list)),
   };

@@ -19,7 +19,11 @@ export function runReservation(budget_limit_credits: number, credits_estimate: n
  * Whether a run of this estimate may start under this budget, what it reserves, and every reason it may not.
  * `available_credits` is null when the balance is checked later, inside the creating transaction.
  */
-export function admitRun(estimate: RunEstimate, budget_limit_credits: number, available_credits: number | null): { runnable: boolean; issues: RunIssue[]; credits_reserved: number } {
+export function admitRun(
+  estimate: RunEstimate,
+  budget_limit_credits: number,
+  available_credits: number | null,
+): { runnable: boolean; issues: RunIssue[]; credits_reserved: number } {
   const credits_reserved = runReservation(budget_limit_credits, estimate.credits_estimate);
   const issues: RunIssue[] = estimate.issues.map((issue) => ({ kind: 'world_limit', pointer: issue.pointer, message: issue.message }));
   if (budget_limit_credits < estimate.credits_estimate) {

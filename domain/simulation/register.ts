@@ -8,14 +8,16 @@ import { RESOURCE_SPEC_VERSION, ResourceSpec, WORLD_SPEC_VERSION, WorldSpec } fr
 registerContract({
   name: 'WorldSpec',
   version: WORLD_SPEC_VERSION,
-  description: 'A care-pathway world for discrete-event simulation: settings with units and sources, arrivals, resources, steps, measures, variants and optional cost scenarios. Results are synthetic.',
+  description:
+    'A care-pathway world for discrete-event simulation: settings with units and sources, arrivals, resources, steps, measures, variants and optional cost scenarios. Results are synthetic.',
   schema: WorldSpec,
 });
 registerContract({
   name: 'ResourceSpec',
   version: RESOURCE_SPEC_VERSION,
   experimental: true,
-  description: 'Experimental: one entry of WorldSpec.resources (capacity and optional shifts) on its own, so authoring tools can draft resources separately. It may change.',
+  description:
+    'Experimental: one entry of WorldSpec.resources (capacity and optional shifts) on its own, so authoring tools can draft resources separately. It may change.',
   schema: ResourceSpec,
 });
 registerContract({
@@ -27,7 +29,8 @@ registerContract({
 registerContract({
   name: 'MetricSummary',
   version: RUN_RESULTS_VERSION,
-  description: 'One measure under one variant over the replications of a run: n, mean, sd, 95% interval, median, p90, censored count, what was still waiting at the end.',
+  description:
+    'One measure under one variant over the replications of a run: n, mean, sd, 95% interval, median, p90, censored count, what was still waiting at the end.',
   schema: MetricSummary,
 });
 registerContract({

@@ -11,8 +11,8 @@ import { minutesPer } from './units.ts';
 
 // Two-sided 95% Student t quantiles for 1..30 degrees of freedom.
 const T_975 = [
-  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048,
-  2.045, 2.042,
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069,
+  2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 
 /** The 0.975 quantile of Student's t (table to 30 degrees of freedom, Cornish-Fisher expansion beyond). */
@@ -24,7 +24,15 @@ export function tQuantile975(degreesOfFreedom: number): number {
   return z + (z ** 3 + z) / (4 * d) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * d * d) + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * d ** 3);
 }
 
-export type SampleStatistics = { n: number; mean: number | null; sd: number | null; low: number | null; high: number | null; median: number | null; p90: number | null };
+export type SampleStatistics = {
+  n: number;
+  mean: number | null;
+  sd: number | null;
+  low: number | null;
+  high: number | null;
+  median: number | null;
+  p90: number | null;
+};
 
 /** Mean, sample sd, t-based 95% interval of the mean, median and p90 (linear interpolation between order statistics). */
 export function describe(values: number[]): SampleStatistics {
@@ -34,7 +42,15 @@ export function describe(values: number[]): SampleStatistics {
   const sd = n > 1 ? Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (n - 1)) : null;
   const half = sd === null ? null : (tQuantile975(n - 1) * sd) / Math.sqrt(n);
   const sorted = [...values].sort((a, b) => a - b);
-  return { n, mean, sd, low: half === null ? null : mean - half, high: half === null ? null : mean + half, median: quantile(sorted, 0.5), p90: quantile(sorted, 0.9) };
+  return {
+    n,
+    mean,
+    sd,
+    low: half === null ? null : mean - half,
+    high: half === null ? null : mean + half,
+    median: quantile(sorted, 0.5),
+    p90: quantile(sorted, 0.9),
+  };
 }
 
 function quantile(sorted: number[], probability: number): number {
@@ -77,7 +93,8 @@ export function summarize(world: WorldSpec, results: ReplicationResult[]): Metri
         median: stats.median,
         p90: stats.p90,
         censored_count: observations.reduce((sum, observation) => sum + observation.censored, 0),
-        still_waiting_at_end_mean: observations.length > 0 ? observations.reduce((sum, observation) => sum + observation.still_waiting_at_end, 0) / observations.length : null,
+        still_waiting_at_end_mean:
+          observations.length > 0 ? observations.reduce((sum, observation) => sum + observation.still_waiting_at_end, 0) / observations.length : null,
         observations_total: observations.reduce((sum, observation) => sum + observation.observations, 0),
         replications_without_value: observations.length - values.length,
         ...entityLevel(measure, observations),
@@ -101,7 +118,10 @@ function entityLevel(measure: Measure, observations: ReplicationResult['measures
       else pooled = sketch;
     }
     const sketch = pooled;
-    out.entity_percentiles = measure.percentiles.map((quantile) => ({ quantile, value: sketch && sketch.count > 0 ? sketch.getValueAtQuantile(quantile) : null }));
+    out.entity_percentiles = measure.percentiles.map((quantile) => ({
+      quantile,
+      value: sketch && sketch.count > 0 ? sketch.getValueAtQuantile(quantile) : null,
+    }));
   }
   if (measure.threshold !== undefined) {
     const counted = observations.filter((observation) => observation.over_threshold !== undefined && observation.observations > 0);
@@ -109,7 +129,13 @@ function entityLevel(measure: Measure, observations: ReplicationResult['measures
     const entities = counted.reduce((sum, observation) => sum + observation.observations, 0);
     // The interval is over replications (each replication's share), since entities within one replication are correlated.
     const shares = describe(counted.map((observation) => observation.over_threshold! / observation.observations));
-    out.over_threshold = { threshold: measure.threshold, entities_over: entitiesOver, entities, share: entities > 0 ? entitiesOver / entities : null, share_interval_95: { low: shares.low, high: shares.high, level: 0.95 } };
+    out.over_threshold = {
+      threshold: measure.threshold,
+      entities_over: entitiesOver,
+      entities,
+      share: entities > 0 ? entitiesOver / entities : null,
+      share_interval_95: { low: shares.low, high: shares.high, level: 0.95 },
+    };
   }
   return out;
 }
@@ -201,7 +227,12 @@ export function findings(world: WorldSpec, summaries: MetricSummary[], compariso
       measure_id: metric.measure_id,
       variant_id: metric.treatment_variant_id,
       sentence: `In the synthetic model, ${variantLabel.get(metric.treatment_variant_id)} changes the mean ${measureWords(measure)} by ${format(metric.mean_difference)} ${metric.unit} against ${variantLabel.get(metric.baseline_variant_id)} (95% interval ${format(metric.interval_95.low)} to ${format(metric.interval_95.high)}; ${metric.n_pairs} paired replications${excludesZero ? '' : '; the interval includes no difference'}).`,
-      numbers: { mean_difference: metric.mean_difference, interval_low: metric.interval_95.low, interval_high: metric.interval_95.high, n_pairs: metric.n_pairs },
+      numbers: {
+        mean_difference: metric.mean_difference,
+        interval_low: metric.interval_95.low,
+        interval_high: metric.interval_95.high,
+        n_pairs: metric.n_pairs,
+      },
     });
   }
   for (const variant of costs?.variants ?? []) {
@@ -227,7 +258,14 @@ function pricedQuantity(observation: MeasureObservation, per: string, discounted
   if (per === 'event' && !discounted) return observation.observations;
   const quantities = discounted ? observation.priced_discounted : observation.priced;
   if (!quantities) return null;
-  const value = per === 'event' ? quantities.events : per === 'capacity_hour' ? quantities.capacity_hours : per === 'busy_hour' ? quantities.busy_hours : quantities.entity_hours;
+  const value =
+    per === 'event'
+      ? quantities.events
+      : per === 'capacity_hour'
+        ? quantities.capacity_hours
+        : per === 'busy_hour'
+          ? quantities.busy_hours
+          : quantities.entity_hours;
   return value ?? null;
 }
 
@@ -268,7 +306,10 @@ export function costReport(world: WorldSpec, results: ReplicationResult[]): Cost
         const per = rate.per ?? 'event';
         const counts = index === undefined ? [] : runs.map((run) => run.measures[index]!.observations);
         const quantities = index === undefined ? [] : runs.map((run) => pricedQuantity(run.measures[index]!, per, discounted));
-        const meanQuantity = quantities.length > 0 && quantities.every((value) => value !== null) ? (quantities as number[]).reduce((sum, value) => sum + value, 0) / quantities.length : null;
+        const meanQuantity =
+          quantities.length > 0 && quantities.every((value) => value !== null)
+            ? (quantities as number[]).reduce((sum, value) => sum + value, 0) / quantities.length
+            : null;
         const meanCount = per === 'event' && counts.length > 0 ? counts.reduce((sum, value) => sum + value, 0) / counts.length : null;
         const cost = { low: null as number | null, base: null as number | null, high: null as number | null };
         for (const level of levels) {
@@ -282,7 +323,16 @@ export function costReport(world: WorldSpec, results: ReplicationResult[]): Cost
             if (total[level] !== null) total[level] = total[level]! + cost[level]!;
           }
         }
-        return { rate_id: rate.id, measure_id: rate.measure, mean_count: meanCount, per, mean_quantity: meanQuantity, rate: { low: rate.low, base: rate.base, high: rate.high }, cost, source: rate.source };
+        return {
+          rate_id: rate.id,
+          measure_id: rate.measure,
+          mean_count: meanCount,
+          per,
+          mean_quantity: meanQuantity,
+          rate: { low: rate.low, base: rate.base, high: rate.high },
+          cost,
+          source: rate.source,
+        };
       });
       const additionalReasons: string[] = [];
       const additionalTotal = { low: 0 as number | null, base: 0 as number | null, high: 0 as number | null };
@@ -356,11 +406,21 @@ export function eventTrace(world: WorldSpec, results: ReplicationResult[]): Even
       exits: result.event_counts.exits,
       reneges: result.event_counts.reneges,
     }));
-  return { events, cap_per_variant: EVENT_TRACE_CAP_PER_VARIANT, truncated_variants: truncated, replication_counts: replicationCounts, description: EVENT_TRACE_DESCRIPTION };
+  return {
+    events,
+    cap_per_variant: EVENT_TRACE_CAP_PER_VARIANT,
+    truncated_variants: truncated,
+    replication_counts: replicationCounts,
+    description: EVENT_TRACE_DESCRIPTION,
+  };
 }
 
 /** One page of stored trace events (spec: run events `limit`, `offset`, `next_offset`, `events_included`). */
-export function pageEvents(events: StoredTraceEvent[], limit: number, offset: number): { events: StoredTraceEvent[]; next_offset: number | null; events_included: number } {
+export function pageEvents(
+  events: StoredTraceEvent[],
+  limit: number,
+  offset: number,
+): { events: StoredTraceEvent[]; next_offset: number | null; events_included: number } {
   const page = events.slice(offset, offset + limit);
   const next = offset + page.length;
   return { events: page, next_offset: next < events.length ? next : null, events_included: events.length };

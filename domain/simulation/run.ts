@@ -36,7 +36,8 @@ export function replicationJobs(world: WorldSpec, replications = world.replicati
   const jobs: ReplicationJob[] = [];
   const count = Math.min(replications, REPLICATIONS_MAX);
   for (let replication = 0; replication < count; replication++) {
-    for (const variant of world.variants) jobs.push({ variant_id: variant.id, replication_index: replication, trace_limit: replication === 0 ? EVENT_TRACE_CAP_PER_VARIANT : 0 });
+    for (const variant of world.variants)
+      jobs.push({ variant_id: variant.id, replication_index: replication, trace_limit: replication === 0 ? EVENT_TRACE_CAP_PER_VARIANT : 0 });
   }
   return jobs;
 }
@@ -47,7 +48,10 @@ export type RunProgress = { result: ReplicationResult; completed: number; total:
  * Runs jobs one after another on this thread. `onReplication` sees each result and may return 'stop' (budget reached,
  * wall clock, cancel) to end the run between replications.
  */
-export function runSequential(world: WorldSpec, options: { jobs?: ReplicationJob[]; onReplication?: (progress: RunProgress) => 'stop' | undefined } = {}): ReplicationResult[] {
+export function runSequential(
+  world: WorldSpec,
+  options: { jobs?: ReplicationJob[]; onReplication?: (progress: RunProgress) => 'stop' | undefined } = {},
+): ReplicationResult[] {
   const jobs = options.jobs ?? replicationJobs(world);
   const models = new Map<string, CompiledModel>();
   const results: ReplicationResult[] = [];

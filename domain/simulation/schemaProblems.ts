@@ -38,8 +38,10 @@ function walk(schema: Json, value: unknown, pointer: string, problems: Problem[]
     return;
   }
   if (schema.type === 'array' && Array.isArray(value)) {
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) problems.push({ pointer, message: `must have at least ${schema.minItems} items` });
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) problems.push({ pointer, message: `must have at most ${schema.maxItems} items` });
+    if (typeof schema.minItems === 'number' && value.length < schema.minItems)
+      problems.push({ pointer, message: `must have at least ${schema.minItems} items` });
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+      problems.push({ pointer, message: `must have at most ${schema.maxItems} items` });
     if (isObject(schema.items)) {
       for (const [index, item] of value.entries()) walk(schema.items as Json, item, `${pointer}/${index}`, problems);
     }
@@ -62,7 +64,8 @@ function walkObject(schema: Json, value: Json, pointer: string, problems: Proble
     const pattern = patterns.find(([source]) => new RegExp(source).test(key));
     if (pattern) walk(pattern[1], sub, child, problems);
     else if (patterns.length > 0) problems.push({ pointer: child, message: `name '${key}' must match ${patterns.map(([source]) => source).join(' or ')}` });
-    else if (schema.additionalProperties === false) problems.push({ pointer: child, message: `is not a known field here (allowed: ${Object.keys(properties).join(', ')})` });
+    else if (schema.additionalProperties === false)
+      problems.push({ pointer: child, message: `is not a known field here (allowed: ${Object.keys(properties).join(', ')})` });
   }
 }
 

@@ -27,15 +27,22 @@ const DIMENSION_WORDS: Record<Dimension, string> = {
 };
 
 // Which moments a measure may name at each kind of step (spec: WorldSpec measured results).
-const MOMENTS_BY_KIND: Record<string, string[]> = { service: ['enter', 'start', 'end', 'renege'], delay: ['enter', 'end'], branch: ['enter'], assign: ['enter'], seize: ['enter', 'start'], release: ['enter'], exit: ['enter'] };
+const MOMENTS_BY_KIND: Record<string, string[]> = {
+  service: ['enter', 'start', 'end', 'renege'],
+  delay: ['enter', 'end'],
+  branch: ['enter'],
+  assign: ['enter'],
+  seize: ['enter', 'start'],
+  release: ['enter'],
+  exit: ['enter'],
+};
 
 export function validateWorld(input: unknown): ValidationResult {
   const problems = schemaProblems(WorldSpec, input);
   if (isObject(input)) {
     semanticProblems(input, problems);
     structureProblems(input, problems);
-  }
-  else if (problems.length === 0) problems.push({ pointer: '', message: 'a WorldSpec must be a JSON object' });
+  } else if (problems.length === 0) problems.push({ pointer: '', message: 'a WorldSpec must be a JSON object' });
   return { valid: problems.length === 0, problems: dedupe(problems) };
 }
 
@@ -58,7 +65,8 @@ function structureProblems(world: Json, problems: Problem[]): void {
     const replaced = new Map<string, unknown>();
     asArray(structure.replace_steps).forEach((step, stepIndex) => {
       if (!isObject(step) || !isId(step.id)) return;
-      if (!ids.has(step.id)) problems.push({ pointer: `${pointer}/replace_steps/${stepIndex}/id`, message: `replaces step '${step.id}', which does not exist` });
+      if (!ids.has(step.id))
+        problems.push({ pointer: `${pointer}/replace_steps/${stepIndex}/id`, message: `replaces step '${step.id}', which does not exist` });
       replaced.set(step.id, step);
     });
     const removed = new Set<string>();
@@ -69,19 +77,28 @@ function structureProblems(world: Json, problems: Problem[]): void {
       removed.add(id);
     });
     asArray(structure.add_steps).forEach((step, stepIndex) => {
-      if (isObject(step) && isId(step.id) && ids.has(step.id)) problems.push({ pointer: `${pointer}/add_steps/${stepIndex}/id`, message: `adds step '${step.id}', which already exists: replace it instead` });
+      if (isObject(step) && isId(step.id) && ids.has(step.id))
+        problems.push({ pointer: `${pointer}/add_steps/${stepIndex}/id`, message: `adds step '${step.id}', which already exists: replace it instead` });
     });
     if (!baselineDone) {
       semanticProblems(plain, baseline);
       for (const problem of baseline) written.add(`${problem.pointer}\u0000${problem.message}`);
       baselineDone = true;
     }
-    const variantSteps = [...steps.filter((step) => !(isObject(step) && isId(step.id) && removed.has(step.id))).map((step) => (isObject(step) && isId(step.id) && replaced.has(step.id) ? replaced.get(step.id) : step)), ...asArray(structure.add_steps)];
+    const variantSteps = [
+      ...steps
+        .filter((step) => !(isObject(step) && isId(step.id) && removed.has(step.id)))
+        .map((step) => (isObject(step) && isId(step.id) && replaced.has(step.id) ? replaced.get(step.id) : step)),
+      ...asArray(structure.add_steps),
+    ];
     const own: Problem[] = [];
     semanticProblems({ ...plain, steps: variantSteps }, own);
     for (const problem of own) {
       if (written.has(`${problem.pointer}\u0000${problem.message}`)) continue;
-      problems.push({ pointer, message: `under variant '${String(variant.id)}' (its steps in order: the written steps as changed, then the added ones), ${problem.pointer}: ${problem.message}` });
+      problems.push({
+        pointer,
+        message: `under variant '${String(variant.id)}' (its steps in order: the written steps as changed, then the added ones), ${problem.pointer}: ${problem.message}`,
+      });
     }
   });
 }
@@ -118,7 +135,10 @@ function semanticProblems(world: Json, problems: Problem[]): void {
   for (const [name, setting] of Object.entries(settings)) {
     if (!isObject(setting) || typeof setting.unit !== 'string') continue;
     if (dimensionOf(setting.unit) === null) {
-      problems.push({ pointer: `/settings/${escapePointer(name)}/unit`, message: `unknown unit '${setting.unit}': use minutes, hours, days, per_minute, per_hour, per_day, probability, count, fraction or a currency code` });
+      problems.push({
+        pointer: `/settings/${escapePointer(name)}/unit`,
+        message: `unknown unit '${setting.unit}': use minutes, hours, days, per_minute, per_hour, per_day, probability, count, fraction or a currency code`,
+      });
     }
   }
 
@@ -153,9 +173,15 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     if (arrival.kind === 'poisson') parameter(context, arrival.rate, `${base}/rate`, 'rate', { min: 0 });
     if (arrival.kind === 'renewal') {
       distribution(context, arrival.interarrival, `${base}/interarrival`);
-      if (isObject(arrival.interarrival) && arrival.interarrival.dist === 'fixed' && arrival.interarrival.value === 0) problems.push({ pointer: `${base}/interarrival/value`, message: 'must be greater than 0: arrivals would never stop' });
+      if (isObject(arrival.interarrival) && arrival.interarrival.dist === 'fixed' && arrival.interarrival.value === 0)
+        problems.push({ pointer: `${base}/interarrival/value`, message: 'must be greater than 0: arrivals would never stop' });
     }
-    if (isObject(arrival.batch_sizes) && Array.isArray(arrival.batch_sizes.weights) && Array.isArray(arrival.batch_sizes.values) && arrival.batch_sizes.weights.length !== arrival.batch_sizes.values.length) {
+    if (
+      isObject(arrival.batch_sizes) &&
+      Array.isArray(arrival.batch_sizes.weights) &&
+      Array.isArray(arrival.batch_sizes.values) &&
+      arrival.batch_sizes.weights.length !== arrival.batch_sizes.values.length
+    ) {
       problems.push({ pointer: `${base}/batch_sizes/weights`, message: 'needs one weight per value' });
     }
     if (arrival.kind === 'rate_table') {
@@ -164,18 +190,28 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       const holidayDays = new Set<unknown>();
       asArray(arrival.holidays).forEach((holiday, holidayIndex) => {
         if (!isObject(holiday)) return;
-        if (holidayDays.has(holiday.day)) problems.push({ pointer: `${base}/holidays/${holidayIndex}/day`, message: `day ${String(holiday.day)} is listed twice` });
+        if (holidayDays.has(holiday.day))
+          problems.push({ pointer: `${base}/holidays/${holidayIndex}/day`, message: `day ${String(holiday.day)} is listed twice` });
         holidayDays.add(holiday.day);
       });
       const rows = Array.isArray(arrival.rates_per_hour) ? arrival.rates_per_hour.length : 7;
-      if (rows !== 1 && rows !== 7) problems.push({ pointer: `${base}/rates_per_hour`, message: `has ${rows} rows: give 7 (Monday..Sunday) or 1 (a one-day pattern every day repeats)` });
-      if (rows === 1 && asArray(arrival.holidays).length > 0) problems.push({ pointer: `${base}/holidays`, message: 'a holiday takes another weekday row, but a one-day pattern has only one row: give 7 rows, or remove the holidays' });
-      const total = asArray(arrival.rates_per_hour).flatMap(asArray).reduce((sum: number, rate) => sum + (typeof rate === 'number' ? rate : 0), 0);
-      if (Array.isArray(arrival.rates_per_hour) && total <= 0) problems.push({ pointer: `${base}/rates_per_hour`, message: 'every rate is zero: this source never produces an arrival' });
+      if (rows !== 1 && rows !== 7)
+        problems.push({ pointer: `${base}/rates_per_hour`, message: `has ${rows} rows: give 7 (Monday..Sunday) or 1 (a one-day pattern every day repeats)` });
+      if (rows === 1 && asArray(arrival.holidays).length > 0)
+        problems.push({
+          pointer: `${base}/holidays`,
+          message: 'a holiday takes another weekday row, but a one-day pattern has only one row: give 7 rows, or remove the holidays',
+        });
+      const total = asArray(arrival.rates_per_hour)
+        .flatMap(asArray)
+        .reduce((sum: number, rate) => sum + (typeof rate === 'number' ? rate : 0), 0);
+      if (Array.isArray(arrival.rates_per_hour) && total <= 0)
+        problems.push({ pointer: `${base}/rates_per_hour`, message: 'every rate is zero: this source never produces an arrival' });
     }
     if (arrival.kind === 'scheduled' && typeof arrival.period === 'number') {
       asArray(arrival.times).forEach((time, timeIndex) => {
-        if (typeof time === 'number' && time >= (arrival.period as number)) problems.push({ pointer: `${base}/times/${timeIndex}`, message: `time ${time} is not inside the period (${arrival.period})` });
+        if (typeof time === 'number' && time >= (arrival.period as number))
+          problems.push({ pointer: `${base}/times/${timeIndex}`, message: `time ${time} is not inside the period (${arrival.period})` });
       });
     }
     asArray(arrival.attributes).forEach((assignment, assignmentIndex) => {
@@ -185,7 +221,13 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       attributes.set(assignment.name, kinds);
       const values = asArray(assignment.values).filter(isObject);
       for (const value of values) kinds.add(typeof value.value);
-      probabilitySum(context, values.map((value) => value.probability), values.map((_, i) => `${pointer}/values/${i}/probability`), pointer, `probabilities of attribute '${assignment.name}'`);
+      probabilitySum(
+        context,
+        values.map((value) => value.probability),
+        values.map((_, i) => `${pointer}/values/${i}/probability`),
+        pointer,
+        `probabilities of attribute '${assignment.name}'`,
+      );
     });
   });
 
@@ -198,7 +240,13 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     const values = asArray(step.values).filter(isObject);
     for (const value of values) kinds.add(typeof value.value);
     stepRef(step.next, `${base}/next`);
-    probabilitySum(context, values.map((value) => value.probability), values.map((_, i) => `${base}/values/${i}/probability`), `${base}/values`, `probabilities of the values step '${String(step.id)}' assigns`);
+    probabilitySum(
+      context,
+      values.map((value) => value.probability),
+      values.map((_, i) => `${base}/values/${i}/probability`),
+      `${base}/values`,
+      `probabilities of the values step '${String(step.id)}' assigns`,
+    );
   });
 
   steps.forEach((step, index) => {
@@ -206,10 +254,18 @@ function semanticProblems(world: Json, problems: Problem[]): void {
     const base = `/steps/${index}`;
     if (step.kind === 'seize' || step.kind === 'release') {
       stepRef(step.next, `${base}/next`);
-      if (isId(step.resource) && !resourceIds.has(step.resource)) problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
+      if (isId(step.resource) && !resourceIds.has(step.resource))
+        problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
       const resource = resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
-      if (step.kind === 'seize' && isObject(resource) && resource.breakdowns !== undefined) problems.push({ pointer: `${base}/resource`, message: `resource '${String(step.resource)}' breaks down; seizing a resource that breaks down is not supported yet` });
-      if (step.kind === 'seize' && steps.some((other) => isObject(other) && other.kind === 'service' && other.resource === step.resource && other.preempt !== undefined)) {
+      if (step.kind === 'seize' && isObject(resource) && resource.breakdowns !== undefined)
+        problems.push({
+          pointer: `${base}/resource`,
+          message: `resource '${String(step.resource)}' breaks down; seizing a resource that breaks down is not supported yet`,
+        });
+      if (
+        step.kind === 'seize' &&
+        steps.some((other) => isObject(other) && other.kind === 'service' && other.resource === step.resource && other.preempt !== undefined)
+      ) {
         problems.push({ pointer: `${base}/resource`, message: `resource '${String(step.resource)}' has pre-emptive steps; seizing it is not supported` });
       }
     }
@@ -218,39 +274,61 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       distribution(context, step.duration, `${base}/duration`);
     }
     if (step.kind === 'service') {
-      if (isId(step.resource) && !resourceIds.has(step.resource)) problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
+      if (isId(step.resource) && !resourceIds.has(step.resource))
+        problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
       if (step.renege_after !== undefined) parameter(context, step.renege_after, `${base}/renege_after`, 'time', { min: 0 });
       if (step.patience !== undefined) {
         distribution(context, step.patience, `${base}/patience`);
-        if (step.renege_after !== undefined) problems.push({ pointer: `${base}/patience`, message: 'give either renege_after (one maximum wait) or patience (a distribution), not both' });
+        if (step.renege_after !== undefined)
+          problems.push({ pointer: `${base}/patience`, message: 'give either renege_after (one maximum wait) or patience (a distribution), not both' });
       }
       if (step.renege_to !== undefined) {
         stepRef(step.renege_to, `${base}/renege_to`);
-        if (step.renege_after === undefined && step.patience === undefined) problems.push({ pointer: `${base}/renege_to`, message: 'renege_to needs renege_after (the maximum wait) or patience' });
+        if (step.renege_after === undefined && step.patience === undefined)
+          problems.push({ pointer: `${base}/renege_to`, message: 'renege_to needs renege_after (the maximum wait) or patience' });
       }
       if (isObject(step.queue_limit)) {
         const limit = step.queue_limit;
         parameter(context, limit.max_waiting, `${base}/queue_limit/max_waiting`, 'count', { min: 0, integer: true });
-        if (limit.balk_probability !== undefined) parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
+        if (limit.balk_probability !== undefined)
+          parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
         if (limit.to !== undefined) stepRef(limit.to, `${base}/queue_limit/to`);
       }
       if (isObject(step.batch)) {
         const batch = step.batch;
-        if (typeof batch.min_size === 'number' && typeof batch.max_size === 'number' && batch.min_size > batch.max_size) problems.push({ pointer: `${base}/batch/min_size`, message: 'min_size must not exceed max_size' });
-        const shared = steps.some((other, otherIndex) => otherIndex !== index && isObject(other) && (other.kind === 'service' || other.kind === 'seize') && other.resource === step.resource);
-        if (shared) problems.push({ pointer: `${base}/batch`, message: `resource '${String(step.resource)}' is used by other steps too; a batch-service resource serves only its batch step` });
+        if (typeof batch.min_size === 'number' && typeof batch.max_size === 'number' && batch.min_size > batch.max_size)
+          problems.push({ pointer: `${base}/batch/min_size`, message: 'min_size must not exceed max_size' });
+        const shared = steps.some(
+          (other, otherIndex) =>
+            otherIndex !== index && isObject(other) && (other.kind === 'service' || other.kind === 'seize') && other.resource === step.resource,
+        );
+        if (shared)
+          problems.push({
+            pointer: `${base}/batch`,
+            message: `resource '${String(step.resource)}' is used by other steps too; a batch-service resource serves only its batch step`,
+          });
         if (step.preempt !== undefined) problems.push({ pointer: `${base}/batch`, message: 'batch service cannot pre-empt' });
         const resource = resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
-        if (isObject(resource) && resource.breakdowns !== undefined) problems.push({ pointer: `${base}/batch`, message: `resource '${String(step.resource)}' breaks down; batch service on a resource that breaks down is not supported yet` });
+        if (isObject(resource) && resource.breakdowns !== undefined)
+          problems.push({
+            pointer: `${base}/batch`,
+            message: `resource '${String(step.resource)}' breaks down; batch service on a resource that breaks down is not supported yet`,
+          });
       }
-      if (step.preempt !== undefined && step.queue !== 'priority') problems.push({ pointer: `${base}/preempt`, message: 'pre-emption needs queue: "priority" and a priority_attribute' });
+      if (step.preempt !== undefined && step.queue !== 'priority')
+        problems.push({ pointer: `${base}/preempt`, message: 'pre-emption needs queue: "priority" and a priority_attribute' });
       if (step.queue === 'priority') {
-        if (!isId(step.priority_attribute)) problems.push({ pointer: `${base}/priority_attribute`, message: 'a priority queue needs priority_attribute (lower values are served first)' });
+        if (!isId(step.priority_attribute))
+          problems.push({ pointer: `${base}/priority_attribute`, message: 'a priority queue needs priority_attribute (lower values are served first)' });
       }
       if (isId(step.priority_attribute)) {
         const kinds = attributes.get(step.priority_attribute);
         if (!kinds) problems.push({ pointer: `${base}/priority_attribute`, message: `attribute '${step.priority_attribute}' is not assigned by any arrival` });
-        else if (kinds.has('string')) problems.push({ pointer: `${base}/priority_attribute`, message: `attribute '${step.priority_attribute}' must have numeric values to order a priority queue` });
+        else if (kinds.has('string'))
+          problems.push({
+            pointer: `${base}/priority_attribute`,
+            message: `attribute '${step.priority_attribute}' must have numeric values to order a priority queue`,
+          });
         if (step.queue !== 'priority') problems.push({ pointer: `${base}/queue`, message: "priority_attribute is set but queue is not 'priority'" });
       }
     }
@@ -258,12 +336,22 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       const options = asArray(step.options).filter(isObject);
       for (const [optionIndex, option] of options.entries()) stepRef(option.next, `${base}/options/${optionIndex}/next`);
       if (step.by === 'probability') {
-        probabilitySum(context, options.map((option) => option.probability), options.map((_, i) => `${base}/options/${i}/probability`), `${base}/options`, `branch probabilities of step '${String(step.id)}'`);
+        probabilitySum(
+          context,
+          options.map((option) => option.probability),
+          options.map((_, i) => `${base}/options/${i}/probability`),
+          `${base}/options`,
+          `branch probabilities of step '${String(step.id)}'`,
+        );
       }
       if (step.by === 'shortest_queue') {
         options.forEach((option, optionIndex) => {
           const target = isId(option.next) ? steps[stepIndex.get(option.next) ?? -1] : undefined;
-          if (isObject(target) && target.kind !== 'service') problems.push({ pointer: `${base}/options/${optionIndex}/next`, message: `step '${String(option.next)}' is a ${String(target.kind)} step; join-the-shortest-queue chooses among service steps` });
+          if (isObject(target) && target.kind !== 'service')
+            problems.push({
+              pointer: `${base}/options/${optionIndex}/next`,
+              message: `step '${String(option.next)}' is a ${String(target.kind)} step; join-the-shortest-queue chooses among service steps`,
+            });
         });
       }
       if (step.by === 'rules') {
@@ -272,17 +360,20 @@ function semanticProblems(world: Json, problems: Problem[]): void {
           asArray(option.when).forEach((condition, conditionIndex) => {
             if (!isObject(condition)) return;
             const pointer = `${base}/options/${optionIndex}/when/${conditionIndex}`;
-            if (isId(condition.attribute) && !attributes.has(condition.attribute)) problems.push({ pointer: `${pointer}/attribute`, message: `attribute '${condition.attribute}' is not assigned by any arrival or assign step` });
+            if (isId(condition.attribute) && !attributes.has(condition.attribute))
+              problems.push({ pointer: `${pointer}/attribute`, message: `attribute '${condition.attribute}' is not assigned by any arrival or assign step` });
             const list = Array.isArray(condition.value);
             if (condition.op === 'in' && !list) problems.push({ pointer: `${pointer}/value`, message: "'in' needs a list of values" });
             if (condition.op !== 'in' && list) problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' needs one value, not a list` });
-            if (['lt', 'le', 'gt', 'ge'].includes(String(condition.op)) && typeof condition.value !== 'number') problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' compares numbers: give a number` });
+            if (['lt', 'le', 'gt', 'ge'].includes(String(condition.op)) && typeof condition.value !== 'number')
+              problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' compares numbers: give a number` });
           });
         });
       }
       if (step.by === 'attribute') {
         stepRef(step.otherwise, `${base}/otherwise`);
-        if (isId(step.attribute) && !attributes.has(step.attribute)) problems.push({ pointer: `${base}/attribute`, message: `attribute '${step.attribute}' is not assigned by any arrival or assign step` });
+        if (isId(step.attribute) && !attributes.has(step.attribute))
+          problems.push({ pointer: `${base}/attribute`, message: `attribute '${step.attribute}' is not assigned by any arrival or assign step` });
       }
     }
   });
@@ -305,8 +396,10 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       }
       const target = steps[at] as Json;
       const allowed = MOMENTS_BY_KIND[String(target.kind)] ?? [];
-      if (typeof ref.at === 'string' && !allowed.includes(ref.at)) problems.push({ pointer: `${pointer}/at`, message: `a ${String(target.kind)} step has no '${ref.at}' moment (allowed: ${allowed.join(', ')})` });
-      if (ref.at === 'renege' && target.renege_after === undefined && target.patience === undefined) problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no renege_after, so nobody reneges there` });
+      if (typeof ref.at === 'string' && !allowed.includes(ref.at))
+        problems.push({ pointer: `${pointer}/at`, message: `a ${String(target.kind)} step has no '${ref.at}' moment (allowed: ${allowed.join(', ')})` });
+      if (ref.at === 'renege' && target.renege_after === undefined && target.patience === undefined)
+        problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no renege_after, so nobody reneges there` });
     };
     // A list of moments (a stream): each is checked at its own pointer, and one listed twice is named.
     const moments = (refs: unknown, pointer: string) => {
@@ -316,7 +409,8 @@ function semanticProblems(world: Json, problems: Problem[]): void {
         moment(ref, `${pointer}/${k}`);
         if (!isObject(ref)) return;
         const key = `${String(ref.step)}:${String(ref.at)}`;
-        if (seen.has(key)) problems.push({ pointer: `${pointer}/${k}`, message: `lists step '${String(ref.step)}' at '${String(ref.at)}' twice; list each moment once` });
+        if (seen.has(key))
+          problems.push({ pointer: `${pointer}/${k}`, message: `lists step '${String(ref.step)}' at '${String(ref.at)}' twice; list each moment once` });
         seen.add(key);
       });
     };
@@ -328,7 +422,10 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       moments(measure.event, `${base}/event`);
       const expected: Record<string, string> = { replication: 'count', arrival: 'count_per_arrival', day: 'count_per_day' };
       if (typeof measure.denominator === 'string' && typeof measure.unit === 'string' && expected[measure.denominator] !== measure.unit) {
-        problems.push({ pointer: `${base}/unit`, message: `unit '${measure.unit}' does not match denominator '${measure.denominator}' (expected '${expected[measure.denominator]}')` });
+        problems.push({
+          pointer: `${base}/unit`,
+          message: `unit '${measure.unit}' does not match denominator '${measure.denominator}' (expected '${expected[measure.denominator]}')`,
+        });
       }
     }
     if ((measure.kind === 'utilisation' || measure.kind === 'queue_length') && isId(measure.resource) && !resourceIds.has(measure.resource)) {
@@ -342,8 +439,10 @@ function semanticProblems(world: Json, problems: Problem[]): void {
 
   // Variants: one baseline, at least one treatment, changes name existing settings in range.
   const baselines = variants.filter((variant) => variant.role === 'baseline');
-  if (Array.isArray(world.variants) && baselines.length !== 1) problems.push({ pointer: '/variants', message: `exactly one variant must have role 'baseline' (found ${baselines.length})` });
-  if (Array.isArray(world.variants) && !variants.some((variant) => variant.role === 'treatment')) problems.push({ pointer: '/variants', message: "at least one variant must have role 'treatment'" });
+  if (Array.isArray(world.variants) && baselines.length !== 1)
+    problems.push({ pointer: '/variants', message: `exactly one variant must have role 'baseline' (found ${baselines.length})` });
+  if (Array.isArray(world.variants) && !variants.some((variant) => variant.role === 'treatment'))
+    problems.push({ pointer: '/variants', message: "at least one variant must have role 'treatment'" });
   asArray(world.variants).forEach((variant, index) => {
     if (!isObject(variant)) return;
     const seen = new Set<string>();
@@ -356,7 +455,8 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       if (!isObject(setting)) problems.push({ pointer: `${pointer}/setting`, message: `refers to setting '${change.setting}', which does not exist` });
       else if (typeof change.value === 'number' && typeof setting.unit === 'string') {
         const dimension = dimensionOf(setting.unit);
-        if (dimension === 'probability' && (change.value < 0 || change.value > 1)) problems.push({ pointer: `${pointer}/value`, message: 'a probability must be between 0 and 1' });
+        if (dimension === 'probability' && (change.value < 0 || change.value > 1))
+          problems.push({ pointer: `${pointer}/value`, message: 'a probability must be between 0 and 1' });
         if (dimension !== null && dimension !== 'currency' && change.value < 0) problems.push({ pointer: `${pointer}/value`, message: 'must not be negative' });
       }
     });
@@ -369,10 +469,15 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       if (!isObject(shift)) return;
       const pointer = `/resources/${index}/shifts/${shiftIndex}`;
       parameter(context, shift.capacity, `${pointer}/capacity`, 'count', { min: 0, integer: true });
-      if (typeof shift.start_hour === 'number' && typeof shift.end_hour === 'number' && !(shift.end_hour > shift.start_hour)) problems.push({ pointer: `${pointer}/end_hour`, message: 'end_hour must be after start_hour' });
+      if (typeof shift.start_hour === 'number' && typeof shift.end_hour === 'number' && !(shift.end_hour > shift.start_hour))
+        problems.push({ pointer: `${pointer}/end_hour`, message: 'end_hour must be after start_hour' });
       for (const key of ['start_hour', 'end_hour'] as const) {
         const hour = shift[key];
-        if (typeof hour === 'number' && Math.abs(hour * 60 - Math.round(hour * 60)) > 1e-6) problems.push({ pointer: `${pointer}/${key}`, message: `${hour} is not a whole minute: shift boundaries are in whole minutes (e.g. 8.5 = 08:30, 17.25 = 17:15)` });
+        if (typeof hour === 'number' && Math.abs(hour * 60 - Math.round(hour * 60)) > 1e-6)
+          problems.push({
+            pointer: `${pointer}/${key}`,
+            message: `${hour} is not a whole minute: shift boundaries are in whole minutes (e.g. 8.5 = 08:30, 17.25 = 17:15)`,
+          });
       }
     });
     if (isObject(resource.breakdowns)) {
@@ -380,12 +485,18 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       distribution(context, resource.breakdowns.time_to_failure, `${pointer}/time_to_failure`);
       distribution(context, resource.breakdowns.repair, `${pointer}/repair`);
       const failure = resource.breakdowns.time_to_failure;
-      if (isObject(failure) && failure.dist === 'fixed' && failure.value === 0) problems.push({ pointer: `${pointer}/time_to_failure/value`, message: 'must be greater than 0: the servers would never work' });
-      if (resource.shifts !== undefined) problems.push({ pointer, message: 'breakdowns are not supported on a resource with shifts yet: give a constant capacity' });
+      if (isObject(failure) && failure.dist === 'fixed' && failure.value === 0)
+        problems.push({ pointer: `${pointer}/time_to_failure/value`, message: 'must be greater than 0: the servers would never work' });
+      if (resource.shifts !== undefined)
+        problems.push({ pointer, message: 'breakdowns are not supported on a resource with shifts yet: give a constant capacity' });
     }
   });
 
-  if (isObject(world.stop_when) && isId(world.stop_when.measure) && !asArray(world.measured).some((measure) => isObject(measure) && measure.id === (world.stop_when as Json).measure)) {
+  if (
+    isObject(world.stop_when) &&
+    isId(world.stop_when.measure) &&
+    !asArray(world.measured).some((measure) => isObject(measure) && measure.id === (world.stop_when as Json).measure)
+  ) {
     problems.push({ pointer: '/stop_when/measure', message: `refers to measure '${world.stop_when.measure}', which does not exist` });
   }
 
@@ -400,7 +511,11 @@ function semanticProblems(world: Json, problems: Problem[]): void {
         else {
           const per = typeof rate.per === 'string' ? rate.per : 'event';
           const needs = PRICED_MEASURE_KIND[per];
-          if (needs !== undefined && kind !== needs) problems.push({ pointer: `${pointer}/measure`, message: `measure '${rate.measure}' is a ${kind} measure; a rate per ${per} prices a ${needs} measure` });
+          if (needs !== undefined && kind !== needs)
+            problems.push({
+              pointer: `${pointer}/measure`,
+              message: `measure '${rate.measure}' is a ${kind} measure; a rate per ${per} prices a ${needs} measure`,
+            });
         }
       }
       lowBaseHigh(rate, pointer, problems);
@@ -410,7 +525,8 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       if (!isObject(extra)) return;
       const pointer = `/cost_scenarios/additional_costs/${index}`;
       asArray(extra.variants).forEach((id, variantIndex) => {
-        if (isId(id) && !variantIds.has(id)) problems.push({ pointer: `${pointer}/variants/${variantIndex}`, message: `refers to variant '${id}', which does not exist` });
+        if (isId(id) && !variantIds.has(id))
+          problems.push({ pointer: `${pointer}/variants/${variantIndex}`, message: `refers to variant '${id}', which does not exist` });
       });
       lowBaseHigh(extra, pointer, problems);
     });
@@ -423,7 +539,8 @@ const PRICED_MEASURE_KIND: Record<string, string> = { event: 'count', capacity_h
 function lowBaseHigh(item: Json, pointer: string, problems: Problem[]): void {
   const { low, base, high } = item;
   if (typeof low === 'number' && typeof base === 'number' && low > base) problems.push({ pointer: `${pointer}/low`, message: 'low must not exceed base' });
-  if (typeof base === 'number' && typeof high === 'number' && base > high) problems.push({ pointer: `${pointer}/high`, message: 'high must not be below base' });
+  if (typeof base === 'number' && typeof high === 'number' && base > high)
+    problems.push({ pointer: `${pointer}/high`, message: 'high must not be below base' });
 }
 
 function checkDuplicateIds(items: unknown[], base: string, noun: string, problems: Problem[]): void {
@@ -456,7 +573,10 @@ function parameter(context: Context, value: unknown, pointer: string, dimension:
   if (typeof setting.unit !== 'string' || typeof setting.value !== 'number') return null;
   const actual = dimensionOf(setting.unit);
   if (actual !== null && actual !== dimension) {
-    problems.push({ pointer: `${pointer}/setting`, message: `unit mismatch: setting '${value.setting}' is in '${setting.unit}' but this field needs ${DIMENSION_WORDS[dimension]}` });
+    problems.push({
+      pointer: `${pointer}/setting`,
+      message: `unit mismatch: setting '${value.setting}' is in '${setting.unit}' but this field needs ${DIMENSION_WORDS[dimension]}`,
+    });
     return null;
   }
   if (actual === null) return null;
@@ -465,7 +585,13 @@ function parameter(context: Context, value: unknown, pointer: string, dimension:
   context.variants.forEach((variant, variantIndex) => {
     asArray(variant.changes).forEach((change, changeIndex) => {
       if (isObject(change) && change.setting === value.setting && typeof change.value === 'number') {
-        checkRange(toWorldUnit(change.value, setting.unit as string, context.timeUnit as 'minutes'), `/variants/${variantIndex}/changes/${changeIndex}/value`, range, problems, ` (used at ${pointer})`);
+        checkRange(
+          toWorldUnit(change.value, setting.unit as string, context.timeUnit as 'minutes'),
+          `/variants/${variantIndex}/changes/${changeIndex}/value`,
+          range,
+          problems,
+          ` (used at ${pointer})`,
+        );
       }
     });
   });
@@ -499,7 +625,8 @@ function distribution(context: Context, value: unknown, pointer: string): void {
       const min = time('min');
       const mode = time('mode');
       const max = time('max');
-      if (min !== null && mode !== null && max !== null && !(min <= mode && mode <= max && min < max)) context.problems.push({ pointer: `${pointer}/mode`, message: 'needs min <= mode <= max and min < max' });
+      if (min !== null && mode !== null && max !== null && !(min <= mode && mode <= max && min < max))
+        context.problems.push({ pointer: `${pointer}/mode`, message: 'needs min <= mode <= max and min < max' });
       break;
     }
     case 'lognormal':
@@ -511,9 +638,21 @@ function distribution(context: Context, value: unknown, pointer: string): void {
       const sd = time('sd');
       const min = value.min === undefined ? 0 : time('min');
       const max = value.max === undefined ? Number.POSITIVE_INFINITY : time('max', { positive: true });
-      if (min !== null && max !== null && !(min < max)) context.problems.push({ pointer: `${pointer}/max`, message: `max (${max}) must be above min (${min}); for a fixed duration use {"dist": "fixed"}` });
-      else if (value.bounds !== 'clamp' && mean !== null && sd !== null && sd > 0 && min !== null && max !== null && normalCdf((max - mean) / sd) - normalCdf((min - mean) / sd) < 1e-9) {
-        context.problems.push({ pointer: `${pointer}/mean`, message: `a normal with mean ${mean} and sd ${sd} has almost no probability between min ${min} and max ${max}: truncation would draw nothing sensible; move the mean or the bounds, or use "bounds": "clamp"` });
+      if (min !== null && max !== null && !(min < max))
+        context.problems.push({ pointer: `${pointer}/max`, message: `max (${max}) must be above min (${min}); for a fixed duration use {"dist": "fixed"}` });
+      else if (
+        value.bounds !== 'clamp' &&
+        mean !== null &&
+        sd !== null &&
+        sd > 0 &&
+        min !== null &&
+        max !== null &&
+        normalCdf((max - mean) / sd) - normalCdf((min - mean) / sd) < 1e-9
+      ) {
+        context.problems.push({
+          pointer: `${pointer}/mean`,
+          message: `a normal with mean ${mean} and sd ${sd} has almost no probability between min ${min} and max ${max}: truncation would draw nothing sensible; move the mean or the bounds, or use "bounds": "clamp"`,
+        });
       }
       break;
     }
@@ -525,7 +664,8 @@ function distribution(context: Context, value: unknown, pointer: string): void {
       if (Array.isArray(value.weights) && Array.isArray(value.values) && value.weights.length !== value.values.length) {
         context.problems.push({ pointer: `${pointer}/weights`, message: `needs one weight per value (${value.values.length})` });
       }
-      if (Array.isArray(value.weights) && value.weights.every((weight) => weight === 0)) context.problems.push({ pointer: `${pointer}/weights`, message: 'at least one weight must be positive' });
+      if (Array.isArray(value.weights) && value.weights.every((weight) => weight === 0))
+        context.problems.push({ pointer: `${pointer}/weights`, message: 'at least one weight must be positive' });
       break;
   }
 }
@@ -548,7 +688,10 @@ function probabilitySum(context: Context, values: unknown[], pointers: string[],
     });
     const variantTotal = sum(changed);
     if (Math.abs(variantTotal - total) > 0 && Math.abs(variantTotal - 1) > PROBABILITY_SUM_TOLERANCE) {
-      context.problems.push({ pointer: `/variants/${variantIndex}/changes`, message: `under variant '${String(variant.id)}' the ${what} sum to ${round(variantTotal)}, not 1` });
+      context.problems.push({
+        pointer: `/variants/${variantIndex}/changes`,
+        message: `under variant '${String(variant.id)}' the ${what} sum to ${round(variantTotal)}, not 1`,
+      });
     }
   });
 }
@@ -559,9 +702,11 @@ function round(value: number): number {
 
 function successors(step: Json): { next: unknown; pointer: string }[] {
   const out: { next: unknown; pointer: string }[] = [];
-  if (step.kind === 'service' || step.kind === 'delay' || step.kind === 'assign' || step.kind === 'seize' || step.kind === 'release') out.push({ next: step.next, pointer: 'next' });
+  if (step.kind === 'service' || step.kind === 'delay' || step.kind === 'assign' || step.kind === 'seize' || step.kind === 'release')
+    out.push({ next: step.next, pointer: 'next' });
   if (step.kind === 'service' && step.renege_to !== undefined) out.push({ next: step.renege_to, pointer: 'renege_to' });
-  if (step.kind === 'service' && isObject(step.queue_limit) && step.queue_limit.to !== undefined) out.push({ next: step.queue_limit.to, pointer: 'queue_limit/to' });
+  if (step.kind === 'service' && isObject(step.queue_limit) && step.queue_limit.to !== undefined)
+    out.push({ next: step.queue_limit.to, pointer: 'queue_limit/to' });
   if (step.kind === 'branch') {
     asArray(step.options).forEach((option, index) => {
       if (isObject(option)) out.push({ next: option.next, pointer: `options/${index}/next` });
@@ -602,15 +747,28 @@ function seizeRelease(world: Json, steps: unknown[], stepIndex: Map<string, numb
     }
     return false;
   };
-  const arrivalStarts = asArray(world.arrivals).flatMap((arrival) => (isObject(arrival) && isId(arrival.to_step) && stepIndex.has(arrival.to_step) ? [stepIndex.get(arrival.to_step)!] : []));
+  const arrivalStarts = asArray(world.arrivals).flatMap((arrival) =>
+    isObject(arrival) && isId(arrival.to_step) && stepIndex.has(arrival.to_step) ? [stepIndex.get(arrival.to_step)!] : [],
+  );
   steps.forEach((step, index) => {
     if (!isObject(step) || !isId(step.resource)) return;
     const holds = (other: Json, kind: string) => other.kind === kind && other.resource === step.resource;
     if (step.kind === 'seize' && isId(step.next) && stepIndex.has(step.next)) {
-      if (walk([stepIndex.get(step.next)!], (other) => holds(other, 'release'), leavesFrom)) problems.push({ pointer: `/steps/${index}`, message: `an entity that seizes '${step.resource}' here can leave the system before a release of '${step.resource}'` });
+      if (walk([stepIndex.get(step.next)!], (other) => holds(other, 'release'), leavesFrom))
+        problems.push({
+          pointer: `/steps/${index}`,
+          message: `an entity that seizes '${step.resource}' here can leave the system before a release of '${step.resource}'`,
+        });
     }
     if (step.kind === 'release' && index === steps.findIndex((other) => isObject(other) && holds(other, 'release'))) {
-      if (walk(arrivalStarts, (other) => holds(other, 'seize'), (other) => holds(other, 'release'))) problems.push({ pointer: `/steps/${index}`, message: `an entity can reach a release of '${step.resource}' without having seized it` });
+      if (
+        walk(
+          arrivalStarts,
+          (other) => holds(other, 'seize'),
+          (other) => holds(other, 'release'),
+        )
+      )
+        problems.push({ pointer: `/steps/${index}`, message: `an entity can reach a release of '${step.resource}' without having seized it` });
     }
   });
 }

@@ -45,7 +45,12 @@ export function normalizeDomains(raw: readonly string[]): string[] {
   raw.forEach((value, index) => {
     const domain = value.trim().toLowerCase().replace(/\.$/, '');
     const labels = domain.split('.');
-    const full = domain.length <= DOMAIN_LENGTH_MAX && !domain.includes('@') && labels.length >= 2 && labels.every((label) => LABEL.test(label)) && /[a-z]/.test(labels.at(-1)!);
+    const full =
+      domain.length <= DOMAIN_LENGTH_MAX &&
+      !domain.includes('@') &&
+      labels.length >= 2 &&
+      labels.every((label) => LABEL.test(label)) &&
+      /[a-z]/.test(labels.at(-1)!);
     if (!full) {
       throw new ServiceError('VALIDATION_FAILED', `eligible_email_domains[${index}] is not a full domain; send a name like "example.org", without "@".`, [
         { path: `/eligible_email_domains/${index}`, message: 'must be a full domain without "@"' },
@@ -60,10 +65,14 @@ export function normalizeDomains(raw: readonly string[]): string[] {
 export function programWindow(input: { starts_at?: string; ends_at: string }, now_ms: number): { starts_at: string; ends_at: string } {
   const starts_ms = input.starts_at === undefined ? now_ms : Date.parse(input.starts_at);
   const ends_ms = Date.parse(input.ends_at);
-  if (!Number.isFinite(starts_ms)) throw new ServiceError('VALIDATION_FAILED', 'starts_at is not a timestamp.', [{ path: '/starts_at', message: 'must be an ISO 8601 timestamp' }]);
-  if (!Number.isFinite(ends_ms)) throw new ServiceError('VALIDATION_FAILED', 'ends_at is not a timestamp.', [{ path: '/ends_at', message: 'must be an ISO 8601 timestamp' }]);
-  if (ends_ms <= starts_ms) throw new ServiceError('VALIDATION_FAILED', 'ends_at must be after starts_at.', [{ path: '/ends_at', message: 'must be after starts_at' }]);
-  if (ends_ms <= now_ms) throw new ServiceError('VALIDATION_FAILED', 'ends_at must be in the future.', [{ path: '/ends_at', message: 'must be in the future' }]);
+  if (!Number.isFinite(starts_ms))
+    throw new ServiceError('VALIDATION_FAILED', 'starts_at is not a timestamp.', [{ path: '/starts_at', message: 'must be an ISO 8601 timestamp' }]);
+  if (!Number.isFinite(ends_ms))
+    throw new ServiceError('VALIDATION_FAILED', 'ends_at is not a timestamp.', [{ path: '/ends_at', message: 'must be an ISO 8601 timestamp' }]);
+  if (ends_ms <= starts_ms)
+    throw new ServiceError('VALIDATION_FAILED', 'ends_at must be after starts_at.', [{ path: '/ends_at', message: 'must be after starts_at' }]);
+  if (ends_ms <= now_ms)
+    throw new ServiceError('VALIDATION_FAILED', 'ends_at must be in the future.', [{ path: '/ends_at', message: 'must be in the future' }]);
   return { starts_at: new Date(starts_ms).toISOString(), ends_at: new Date(ends_ms).toISOString() };
 }
 
@@ -90,17 +99,26 @@ export function windowPhase(program: Pick<ProgramRules, 'starts_at' | 'ends_at'>
  * the program's state refuses it). Activating an already active program changes nothing. An ended program cannot be
  * activated (409 CONFLICT).
  */
-export function nextStatus(program: Pick<ProgramRules, 'status' | 'ends_at'>, requested: 'active' | 'closed', institution_verified: boolean, now_ms: number): ProgramStatus {
+export function nextStatus(
+  program: Pick<ProgramRules, 'status' | 'ends_at'>,
+  requested: 'active' | 'closed',
+  institution_verified: boolean,
+  now_ms: number,
+): ProgramStatus {
   if (program.status === 'closed') {
     throw new ServiceError('CONFLICT', 'The program is closed; closed programs cannot reopen or change status.', { status: 'closed', requested });
   }
   if (requested === 'closed') return 'closed';
   if (program.status === 'active') return 'active';
   if (!institution_verified) {
-    throw new ServiceError('APPROVAL_REQUIRED', "The institution has no verification record yet; an operator must verify it before a program can be activated.", {
-      status: program.status,
-      requested,
-    });
+    throw new ServiceError(
+      'APPROVAL_REQUIRED',
+      'The institution has no verification record yet; an operator must verify it before a program can be activated.',
+      {
+        status: program.status,
+        requested,
+      },
+    );
   }
   if (now_ms >= Date.parse(program.ends_at)) {
     throw new ServiceError('CONFLICT', 'The program has ended (ends_at is past); an ended program cannot be activated.', { status: program.status, requested });
@@ -124,7 +142,8 @@ export function emailEligible(email: string, domains: readonly string[]): boolea
 function requireOpen(program: ProgramRules, now_ms: number, action: string): void {
   if (program.status === 'closed') throw new ServiceError('CONFLICT', `The program is closed; ${action} is no longer possible.`, { status: 'closed' });
   const phase = windowPhase(program, now_ms);
-  if (phase === 'ended') throw new ServiceError('CONFLICT', `The program ended at ${program.ends_at}; ${action} is no longer possible.`, { ends_at: program.ends_at });
+  if (phase === 'ended')
+    throw new ServiceError('CONFLICT', `The program ended at ${program.ends_at}; ${action} is no longer possible.`, { ends_at: program.ends_at });
 }
 
 /**
@@ -133,11 +152,7 @@ function requireOpen(program: ProgramRules, now_ms: number, action: string): voi
  * "ineligible, full or inactive program on redeem"). Outcome: `pending` when the program requires approval, else
  * `active` (a matching domain alone does not prove affiliation, so the sponsor chooses by requires_approval).
  */
-export function redemptionOutcome(
-  program: ProgramRules,
-  input: { redeemer_email: string; recipients: number },
-  now_ms: number,
-): 'pending' | 'active' {
+export function redemptionOutcome(program: ProgramRules, input: { redeemer_email: string; recipients: number }, now_ms: number): 'pending' | 'active' {
   requireOpen(program, now_ms, 'redemption');
   if (program.status !== 'active') {
     throw new ServiceError('VALIDATION_FAILED', 'The program is not active yet; codes can be redeemed once its sponsor activates it.', [
@@ -150,10 +165,14 @@ export function redemptionOutcome(
     ]);
   }
   if (!emailEligible(input.redeemer_email, program.eligible_email_domains)) {
-    throw new ServiceError('VALIDATION_FAILED', "The program is not open to your email address's domain.", [{ path: '/code', message: 'the redeemer is not eligible' }]);
+    throw new ServiceError('VALIDATION_FAILED', "The program is not open to your email address's domain.", [
+      { path: '/code', message: 'the redeemer is not eligible' },
+    ]);
   }
   if (input.recipients >= program.max_recipients) {
-    throw new ServiceError('VALIDATION_FAILED', 'The program has reached its maximum number of recipients.', [{ path: '/code', message: 'the program is full' }]);
+    throw new ServiceError('VALIDATION_FAILED', 'The program has reached its maximum number of recipients.', [
+      { path: '/code', message: 'the program is full' },
+    ]);
   }
   return program.requires_approval ? 'pending' : 'active';
 }
@@ -161,7 +180,9 @@ export function redemptionOutcome(
 /** spec: Enrollment pending → active needs the program to be currently active (409 CONFLICT otherwise). */
 export function decisionOutcome(program: ProgramRules, enrollment_status: EnrollmentStatus, approve: boolean, now_ms: number): 'active' | 'declined' {
   if (enrollment_status !== 'pending') {
-    throw new ServiceError('CONFLICT', `The enrollment is ${enrollment_status}, not pending; only a pending enrollment can be decided.`, { status: enrollment_status });
+    throw new ServiceError('CONFLICT', `The enrollment is ${enrollment_status}, not pending; only a pending enrollment can be decided.`, {
+      status: enrollment_status,
+    });
   }
   if (!approve) return 'declined';
   requireOpen(program, now_ms, 'approval');
@@ -181,24 +202,33 @@ export function checkAllocation(
   now_ms: number,
 ): void {
   requireOpen(program, now_ms, 'allocation');
-  if (program.status !== 'active') throw new ServiceError('CONFLICT', 'The program is not active; activate it before allocating credits.', { status: program.status });
+  if (program.status !== 'active')
+    throw new ServiceError('CONFLICT', 'The program is not active; activate it before allocating credits.', { status: program.status });
   if (windowPhase(program, now_ms) === 'scheduled') {
     throw new ServiceError('CONFLICT', `The program starts at ${program.starts_at}; allocate after that.`, { starts_at: program.starts_at });
   }
   if (input.enrollment_status !== 'active') {
-    throw new ServiceError('CONFLICT', `The organization's enrollment is ${input.enrollment_status}; only active members receive credits.`, { status: input.enrollment_status });
+    throw new ServiceError('CONFLICT', `The organization's enrollment is ${input.enrollment_status}; only active members receive credits.`, {
+      status: input.enrollment_status,
+    });
   }
   const room = program.per_recipient_cap - input.allocated_to_recipient;
   if (input.credits > room) {
-    throw new ServiceError('VALIDATION_FAILED', `The allocation exceeds the per-recipient cap of ${program.per_recipient_cap} credits; ${room} credits of room are left for this organization.`, [
-      { path: '/credits', message: `must be at most ${room}` },
-    ]);
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `The allocation exceeds the per-recipient cap of ${program.per_recipient_cap} credits; ${room} credits of room are left for this organization.`,
+      [{ path: '/credits', message: `must be at most ${room}` }],
+    );
   }
   if (input.credits > input.pool_balance) {
-    throw new ServiceError('QUOTA_EXCEEDED', `The program pool holds ${input.pool_balance} credits, fewer than the ${input.credits} asked; fund the program first.`, {
-      pool_balance: input.pool_balance,
-      credits_needed: input.credits,
-    });
+    throw new ServiceError(
+      'QUOTA_EXCEEDED',
+      `The program pool holds ${input.pool_balance} credits, fewer than the ${input.credits} asked; fund the program first.`,
+      {
+        pool_balance: input.pool_balance,
+        credits_needed: input.credits,
+      },
+    );
   }
 }
 

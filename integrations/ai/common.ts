@@ -18,7 +18,6 @@ export const DEFAULT_AI_TIMEOUT_MS = 300_000;
 /** System text plus prompt above this size is refused before any call. */
 export const PROMPT_CHARS_MAX = 1_000_000;
 
-
 export type TokenUsage = { input_tokens: number; output_tokens: number };
 
 export type StructuredCallRequest<S extends TSchema> = {

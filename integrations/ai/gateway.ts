@@ -46,7 +46,8 @@ function refuse(provider: string, message: string): never {
 }
 
 function checkRequest<S extends TSchema>(request: StructuredCallRequest<S>): number {
-  if (!AI_PROVIDERS.includes(request.provider)) refuse(String(request.provider), `unknown AI provider "${String(request.provider)}"; use one of ${AI_PROVIDERS.join(', ')}`);
+  if (!AI_PROVIDERS.includes(request.provider))
+    refuse(String(request.provider), `unknown AI provider "${String(request.provider)}"; use one of ${AI_PROVIDERS.join(', ')}`);
   // spec: Provider keys — no model is guessed
   if (!request.model || request.model.trim() === '') refuse(request.provider, `no model is configured for ${request.provider}`);
   if (!SCHEMA_NAME_PATTERN.test(request.schema_name)) refuse(request.provider, 'schema_name must be 1 to 64 letters, digits, _ or -');

@@ -10,11 +10,7 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / OFFLINE_CHARS_PER_TOKEN);
 }
 
-export async function callOffline(
-  system: string,
-  prompt: string,
-  heuristic: (() => unknown) | undefined,
-): Promise<{ value: unknown; usage: TokenUsage }> {
+export async function callOffline(system: string, prompt: string, heuristic: (() => unknown) | undefined): Promise<{ value: unknown; usage: TokenUsage }> {
   if (!heuristic) {
     throw nonRetryable(AI_FAILURE_TYPES.not_configured, 'the offline provider needs the task heuristic (request.offline) and none was given', {
       provider: 'offline',

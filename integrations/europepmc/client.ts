@@ -19,7 +19,6 @@ export const FULL_TEXT_BYTES_MAX = 16 * 1024 * 1024;
 /** Plain text kept per article; longer text is cut at a paragraph boundary. */
 export const FULL_TEXT_CHARS_MAX = 400_000;
 
-
 function unavailable(message: string, details: Record<string, unknown>): ApplicationFailure {
   return ApplicationFailure.create({ type: LITERATURE_FAILURE_TYPES.unavailable, message, nonRetryable: false, details: [details] });
 }
@@ -59,7 +58,10 @@ async function get(url: string, timeout_ms: number, abort_signal: AbortSignal | 
   } catch (error) {
     if (abort_signal?.aborted) throw error;
     const name = error instanceof Error ? error.name : 'Error';
-    const reason = name === 'TimeoutError' ? `no reply within ${timeout_ms} ms` : `${name}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`;
+    const reason =
+      name === 'TimeoutError'
+        ? `no reply within ${timeout_ms} ms`
+        : `${name}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`;
     throw unavailable(`Europe PMC could not be reached (${reason}); the step will be retried`, { status: null });
   }
 }
@@ -159,14 +161,52 @@ export async function fetchOpenAccessText(input: FetchOpenAccessTextInput): Prom
 
 // Elements whose text is not the article's prose: references, formulas, metadata, figures' binary parts.
 const SKIPPED_ELEMENTS = new Set([
-  'back', 'ref-list', 'ref', 'fn-group', 'mml:math', 'math', 'tex-math', 'graphic', 'inline-graphic', 'media',
-  'object-id', 'contrib-group', 'aff', 'author-notes', 'pub-date', 'history', 'permissions', 'kwd-group',
-  'funding-group', 'custom-meta-group', 'counts', 'self-uri', 'related-article', 'supplementary-material', 'label',
+  'back',
+  'ref-list',
+  'ref',
+  'fn-group',
+  'mml:math',
+  'math',
+  'tex-math',
+  'graphic',
+  'inline-graphic',
+  'media',
+  'object-id',
+  'contrib-group',
+  'aff',
+  'author-notes',
+  'pub-date',
+  'history',
+  'permissions',
+  'kwd-group',
+  'funding-group',
+  'custom-meta-group',
+  'counts',
+  'self-uri',
+  'related-article',
+  'supplementary-material',
+  'label',
 ]);
 // Elements that end a paragraph of the plain text.
 const BLOCK_ELEMENTS = new Set([
-  'p', 'title', 'article-title', 'sec', 'abstract', 'trans-abstract', 'list-item', 'caption', 'fig', 'table-wrap',
-  'tr', 'disp-quote', 'boxed-text', 'def-item', 'statement', 'disp-formula', 'body', 'list',
+  'p',
+  'title',
+  'article-title',
+  'sec',
+  'abstract',
+  'trans-abstract',
+  'list-item',
+  'caption',
+  'fig',
+  'table-wrap',
+  'tr',
+  'disp-quote',
+  'boxed-text',
+  'def-item',
+  'statement',
+  'disp-formula',
+  'body',
+  'list',
 ]);
 
 type OrderedNode = { [name: string]: OrderedNode[] | string | Record<string, string> | undefined };

@@ -27,7 +27,11 @@ export function stripeClient(config: StripeConfig): Stripe {
       maxNetworkRetries: 2,
       timeout: STRIPE_TIMEOUT_MS,
       ...(base
-        ? { host: base.hostname, port: Number(base.port) || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol.replace(':', '') as 'http' | 'https' }
+        ? {
+            host: base.hostname,
+            port: Number(base.port) || (base.protocol === 'https:' ? 443 : 80),
+            protocol: base.protocol.replace(':', '') as 'http' | 'https',
+          }
         : {}),
     });
     clients.set(cache_key, client);

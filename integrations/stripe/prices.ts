@@ -6,13 +6,19 @@ import { ServiceError } from '../../domain/errors.ts';
 import { providerError, type StripeConfig, stripeClient } from './client.ts';
 
 /** BILLING_NOT_CONFIGURED when the price cannot be retrieved or is not usable; PAYMENT_PROVIDER_ERROR on a provider failure. */
-export async function currentPrice(config: StripeConfig & { stripe_live_mode: boolean }, pack: { price_id: string }): Promise<{ amount: number; currency: 'usd' }> {
+export async function currentPrice(
+  config: StripeConfig & { stripe_live_mode: boolean },
+  pack: { price_id: string },
+): Promise<{ amount: number; currency: 'usd' }> {
   let price: Stripe.Price;
   try {
     price = await stripeClient(config).prices.retrieve(pack.price_id);
   } catch (error) {
     if ((error as { type?: string }).type === 'StripeInvalidRequestError') {
-      throw new ServiceError('BILLING_NOT_CONFIGURED', `Billing is not configured: price ${pack.price_id} cannot be retrieved.`, { reason: 'price_unusable', price_id: pack.price_id });
+      throw new ServiceError('BILLING_NOT_CONFIGURED', `Billing is not configured: price ${pack.price_id} cannot be retrieved.`, {
+        reason: 'price_unusable',
+        price_id: pack.price_id,
+      });
     }
     throw providerError(error);
   }

@@ -6,7 +6,13 @@
 // are recognised by class, never by name. Imports nothing of workflows/.
 import { type Client, isGrpcServiceError, type WorkflowUpdateHandle, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage } from '@temporalio/client';
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
-import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type SearchAttributePair,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+} from '@temporalio/common';
 import { ServiceError } from '../../domain/errors.ts';
 import { JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, type JobInputs, type JobKind, type JobRef, jobWorkflowId, type StepDeadline } from '../../domain/jobs.ts';
 
@@ -86,11 +92,7 @@ async function bounded<T>(temporal: JobTemporal, what: string, call: () => Promi
  * down after the route's check, api/readiness.ts): a reconciled kind stays queued ('deferred'), any other kind is a 503
  * (its create needs an Idempotency-Key, and the same request again starts it).
  */
-export async function startJob<K extends StartableJobKind>(
-  temporal: JobTemporal | null,
-  job: JobRef & { kind: K },
-  input: JobInputs[K],
-): Promise<JobStart> {
+export async function startJob<K extends StartableJobKind>(temporal: JobTemporal | null, job: JobRef & { kind: K }, input: JobInputs[K]): Promise<JobStart> {
   if (!temporal) return 'no_temporal';
   const workflowId = jobWorkflowId(job.kind, job.resource_id);
   try {
@@ -142,7 +144,10 @@ export async function signalWithStartJob<K extends JobKind, S>(
  * truth, and the workflow reads it); nor does one Temporal cannot be asked about now ('deferred': the workflow reads the
  * canceled row at its next step). Any other failure propagates.
  */
-export async function cancelJob(temporal: JobTemporal | null, job: Pick<JobRef, 'kind' | 'resource_id'>): Promise<'requested' | 'not_running' | 'no_temporal' | 'deferred'> {
+export async function cancelJob(
+  temporal: JobTemporal | null,
+  job: Pick<JobRef, 'kind' | 'resource_id'>,
+): Promise<'requested' | 'not_running' | 'no_temporal' | 'deferred'> {
   if (!temporal) return 'no_temporal';
   try {
     await bounded(temporal, 'the cancellation', () => temporal.client.workflow.getHandle(jobWorkflowId(job.kind, job.resource_id)).cancel());

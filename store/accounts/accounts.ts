@@ -135,10 +135,9 @@ function tokenView(row: Record<string, unknown>): ApiTokenView {
 }
 
 export async function createApiToken(tx: Tx, input: { user_id: string; org_id: string; name: string; scopes: Scope[] }) {
-  const live = await tx.one<{ n: number }>(
-    'select count(*)::int as n from api_tokens where user_id = ? and revoked_at is null and expires_at > now()',
-    [input.user_id],
-  );
+  const live = await tx.one<{ n: number }>('select count(*)::int as n from api_tokens where user_id = ? and revoked_at is null and expires_at > now()', [
+    input.user_id,
+  ]);
   if ((live?.n ?? 0) >= API_TOKENS_PER_USER_MAX) {
     throw new ServiceError('CONFLICT', `You already hold ${API_TOKENS_PER_USER_MAX} live API tokens, the limit; revoke one first.`, {
       limit: API_TOKENS_PER_USER_MAX,

@@ -58,7 +58,10 @@ function row(raw: Record<string, unknown>): SessionRow {
 
 export async function createSession(
   tx: Tx,
-  input: Pick<SessionRow, 'org_id' | 'project_id' | 'intake_revision_id' | 'byok_provider' | 'ai_limits' | 'starting_world' | 'wait_seconds_max' | 'created_by'>,
+  input: Pick<
+    SessionRow,
+    'org_id' | 'project_id' | 'intake_revision_id' | 'byok_provider' | 'ai_limits' | 'starting_world' | 'wait_seconds_max' | 'created_by'
+  >,
 ): Promise<SessionRow> {
   const [created] = await tx.query(
     `insert into authoring_sessions (id, org_id, project_id, intake_revision_id, status, byok_provider, ai_limits, starting_world, wait_seconds_max, created_by)
@@ -87,7 +90,11 @@ export async function findSession(tx: Tx, id: string): Promise<SessionRow | unde
 
 /** A project's sessions, newest first; fetches limit+1 rows for `page()`. */
 export async function listSessions(tx: Tx, project_id: string, offset: number, limit: number): Promise<SessionRow[]> {
-  const rows = await tx.query('select * from authoring_sessions where project_id = ? order by created_at desc, id desc offset ? limit ?', [project_id, offset, limit + 1]);
+  const rows = await tx.query('select * from authoring_sessions where project_id = ? order by created_at desc, id desc offset ? limit ?', [
+    project_id,
+    offset,
+    limit + 1,
+  ]);
   return rows.map(row);
 }
 
@@ -124,5 +131,8 @@ export async function setSessionStatus(tx: Tx, id: string, status: SessionStatus
 }
 
 export async function markApproved(tx: Tx, id: string, world_revision_id: string): Promise<void> {
-  await tx.query(`update authoring_sessions set status = 'approved', world_revision_id = ?, updated_at = now(), ended_at = now() where id = ?`, [world_revision_id, id]);
+  await tx.query(`update authoring_sessions set status = 'approved', world_revision_id = ?, updated_at = now(), ended_at = now() where id = ?`, [
+    world_revision_id,
+    id,
+  ]);
 }

@@ -101,15 +101,27 @@ export async function findIntent(tx: Tx, id: string, options: { lock?: boolean }
  */
 export async function createIntent(
   tx: Tx,
-  input: Omit<IntentRow, 'id' | 'status' | 'session_id' | 'checkout_url' | 'transaction_id' | 'conflict' | 'flagged_reason' | 'flagged_at' | 'created_at' | 'updated_at' | 'expires_at'> & {
+  input: Omit<
+    IntentRow,
+    | 'id'
+    | 'status'
+    | 'session_id'
+    | 'checkout_url'
+    | 'transaction_id'
+    | 'conflict'
+    | 'flagged_reason'
+    | 'flagged_at'
+    | 'created_at'
+    | 'updated_at'
+    | 'expires_at'
+  > & {
     lifetime_seconds: number;
   },
 ): Promise<IntentRow> {
   await tx.query('select pg_advisory_xact_lock(hashtext(?))', [`billing-owner:${input.owner_id}`]);
-  const counted = await tx.one<{ n: number }>(
-    `select count(*)::int as n from purchase_intents where owner_id = ? and created_at > now() - interval '1 hour'`,
-    [input.owner_id],
-  );
+  const counted = await tx.one<{ n: number }>(`select count(*)::int as n from purchase_intents where owner_id = ? and created_at > now() - interval '1 hour'`, [
+    input.owner_id,
+  ]);
   if ((counted?.n ?? 0) >= NEW_INTENTS_PER_HOUR_MAX) {
     throw new ServiceError(
       'CONFLICT',
@@ -148,11 +160,7 @@ export async function saveSession(tx: Tx, intent_id: string, session: { id: stri
   return (await findIntent(tx, intent_id))!;
 }
 
-export type Reconciliation =
-  | { kind: 'paid' }
-  | { kind: 'failed' }
-  | { kind: 'unpaid' }
-  | { kind: 'conflict'; mismatch: string };
+export type Reconciliation = { kind: 'paid' } | { kind: 'failed' } | { kind: 'unpaid' } | { kind: 'conflict'; mismatch: string };
 
 export type ReconcileResult = { intent_id: string; status: IntentStatus; outcome: string; transaction_id: string | null };
 
@@ -172,7 +180,13 @@ export async function applyReconciliation(
   let status = row.status;
   let transaction_id = row.transaction_id;
   const record = (what: string) =>
-    tx.query('insert into billing_events (id, intent_id, session_id, trigger, outcome) values (?, ?, ?, ?, ?)', [newId('whk'), row.id, input.session_id, input.trigger, what]);
+    tx.query('insert into billing_events (id, intent_id, session_id, trigger, outcome) values (?, ?, ?, ?, ?)', [
+      newId('whk'),
+      row.id,
+      input.session_id,
+      input.trigger,
+      what,
+    ]);
   const flag = (reason: string) =>
     tx.query('update purchase_intents set flagged_reason = ?, flagged_at = now(), updated_at = now() where id = ?', [reason, row.id]);
   const { result } = input;
@@ -212,7 +226,13 @@ export async function applyReconciliation(
  * approves and allocates nothing). The transfer key makes a second attempt find the first.
  */
 async function grantIntent(tx: Tx, row: IntentRow): Promise<string> {
-  const common = { credits: row.credits, reason: `purchase of pack ${row.pack_key} (${row.id})`, caused_by: `billing:${row.id}`, kind: 'purchase' as const, transfer_id: grantTransferKey(row.id) };
+  const common = {
+    credits: row.credits,
+    reason: `purchase of pack ${row.pack_key} (${row.id})`,
+    caused_by: `billing:${row.id}`,
+    kind: 'purchase' as const,
+    transfer_id: grantTransferKey(row.id),
+  };
   if (row.program_id) {
     const program = await findProgram(tx, row.program_id);
     if (!program) throw new ServiceError('INTERNAL', `invariant violated: intent ${row.id} names a missing program`);
@@ -226,7 +246,10 @@ export async function listFlaggedIntents(tx: Tx): Promise<IntentRow[]> {
   return (await tx.query('select * from purchase_intents where flagged_at is not null order by flagged_at limit 500')).map(intent);
 }
 
-export async function listIntentEvents(tx: Tx, intent_id: string): Promise<Array<{ session_id: string; trigger: string; outcome: string; created_at: string }>> {
+export async function listIntentEvents(
+  tx: Tx,
+  intent_id: string,
+): Promise<Array<{ session_id: string; trigger: string; outcome: string; created_at: string }>> {
   const rows = await tx.query<{ session_id: string; trigger: string; outcome: string; created_at: Date }>(
     'select session_id, trigger, outcome, created_at from billing_events where intent_id = ? order by created_at, id',
     [intent_id],

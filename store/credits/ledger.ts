@@ -173,10 +173,7 @@ async function ensureAccount(tx: Tx, kind: AccountKind, owner: { org_id?: string
 /** Locks accounts in id order (the fixed order every ledger write uses) and returns them by id. */
 async function lockAccounts(tx: Tx, ids: string[]): Promise<Map<string, Account>> {
   const unique = [...new Set(ids)].sort();
-  const rows = await tx.query<AccountRow>(
-    `select * from credit_accounts where id in (${unique.map(() => '?').join(', ')}) order by id for update`,
-    unique,
-  );
+  const rows = await tx.query<AccountRow>(`select * from credit_accounts where id in (${unique.map(() => '?').join(', ')}) order by id for update`, unique);
   invariant(rows.length === unique.length, 'every account a transfer names exists');
   return new Map(rows.map((row) => [row.id, account(row)]));
 }
@@ -198,7 +195,13 @@ type Leg = { leg_no: number; debit_account_id: string; credit_account_id: string
  * Inserts legs, applies the account deltas (rows already locked by `lockAccounts`) and runs one more statement, all in
  * one round trip: data-modifying CTEs, so a hot account's lock is held for as short a time as possible.
  */
-async function writeLegsAndDeltas(tx: Tx, transfer_id: string, legs: Leg[], deltas: Map<string, Delta>, extra?: { sql: string; params: unknown[] }): Promise<void> {
+async function writeLegsAndDeltas(
+  tx: Tx,
+  transfer_id: string,
+  legs: Leg[],
+  deltas: Map<string, Delta>,
+  extra?: { sql: string; params: unknown[] },
+): Promise<void> {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (legs.length > 0) {
@@ -548,7 +551,13 @@ export type ResolutionView = {
 
 function resolutionView(t: TransferView, reserved: number): ResolutionView {
   const credits_posted = t.kind === 'settlement' ? t.credits : 0;
-  return { transfer_id: t.id, reservation_id: t.reservation_id!, kind: t.kind as 'settlement' | 'release', credits_posted, credits_voided: reserved - credits_posted };
+  return {
+    transfer_id: t.id,
+    reservation_id: t.reservation_id!,
+    kind: t.kind as 'settlement' | 'release',
+    credits_posted,
+    credits_voided: reserved - credits_posted,
+  };
 }
 
 async function resolve(
@@ -561,7 +570,8 @@ async function resolve(
     const reservation = (await findTransfer(tx, input.reservation_id))!;
     const view = resolutionView(existing, reservation.credits);
     const asked = input.credits_used === null ? 'release' : credits_used > 0 ? 'settlement' : 'release';
-    if (existing.reservation_id !== input.reservation_id || view.kind !== asked || view.credits_posted !== credits_used) throw reusedTransferId(input.transfer_id, existing);
+    if (existing.reservation_id !== input.reservation_id || view.kind !== asked || view.credits_posted !== credits_used)
+      throw reusedTransferId(input.transfer_id, existing);
     return view;
   };
   // The reservation row is the lock every resolution of it queues on; its legs come along in the same round trip.
@@ -582,17 +592,23 @@ async function resolve(
     if (resolver?.id === id) return replay((await findTransfer(tx, id))!);
     const existing = await findTransfer(tx, id);
     if (existing) throw reusedTransferId(input.transfer_id, existing);
-    throw new ServiceError('CONFLICT', `Reservation ${input.reservation_id} was already ${reservation.status === 'posted' ? 'settled' : 'released'} by ${resolver?.id}; it resolves once.`, {
-      reservation_id: input.reservation_id,
-      resolved_by: resolver?.id ?? null,
-    });
+    throw new ServiceError(
+      'CONFLICT',
+      `Reservation ${input.reservation_id} was already ${reservation.status === 'posted' ? 'settled' : 'released'} by ${resolver?.id}; it resolves once.`,
+      {
+        reservation_id: input.reservation_id,
+        resolved_by: resolver?.id ?? null,
+      },
+    );
   }
   const reserved = credits(reservation.amount);
   if (input.credits_used !== null) checkCredits(credits_used, 'credits_used', 0);
   if (credits_used > reserved) {
-    throw new ServiceError('VALIDATION_FAILED', `credits_used (${credits_used}) exceeds the ${reserved} credits reserved by ${input.reservation_id}; a settlement posts at most the reservation.`, [
-      { path: '/credits_used', message: `must be at most ${reserved}` },
-    ]);
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `credits_used (${credits_used}) exceeds the ${reserved} credits reserved by ${input.reservation_id}; a settlement posts at most the reservation.`,
+      [{ path: '/credits_used', message: `must be at most ${reserved}` }],
+    );
   }
   const legRows = (typeof reservation.leg_rows === 'string' ? JSON.parse(reservation.leg_rows) : reservation.leg_rows) as {
     leg_no: number;
@@ -602,7 +618,10 @@ async function resolve(
     program_id: string | null;
   }[];
   const legs = legRows.map((l) => ({ ...l, amount: credits(l.amount) }));
-  const plan = planSettlement(legs.map((l) => ({ leg_no: l.leg_no, credits: l.amount })), credits_used);
+  const plan = planSettlement(
+    legs.map((l) => ({ leg_no: l.leg_no, credits: l.amount })),
+    credits_used,
+  );
   const kind = credits_used > 0 ? 'settlement' : 'release';
   const inserted = await insertTransfer(tx, {
     id,
@@ -620,7 +639,10 @@ async function resolve(
   });
   // The id is taken while the reservation is still pending: it names some other ledger write.
   if (!inserted) throw reusedTransferId(input.transfer_id, (await findTransfer(tx, id))!);
-  await lockAccounts(tx, legs.flatMap((l) => [l.debit_account_id, l.credit_account_id]));
+  await lockAccounts(
+    tx,
+    legs.flatMap((l) => [l.debit_account_id, l.credit_account_id]),
+  );
   const deltas = new Map<string, Delta>();
   const posted: Leg[] = [];
   for (const leg of legs) {
@@ -641,7 +663,10 @@ async function resolve(
  * Posts `credits_used` of a reservation (legs consumed in their order) and voids the rest. A settlement of 0 is
  * recorded as a release. Idempotent by transfer_id; a reservation resolves at most once (409 CONFLICT otherwise).
  */
-export async function settle(tx: Tx, input: { transfer_id: string; reservation_id: string; credits_used: number; reason?: string; caused_by?: string }): Promise<ResolutionView> {
+export async function settle(
+  tx: Tx,
+  input: { transfer_id: string; reservation_id: string; credits_used: number; reason?: string; caused_by?: string },
+): Promise<ResolutionView> {
   checkCredits(input.credits_used, 'credits_used', 0);
   return resolve(tx, input);
 }
@@ -673,7 +698,15 @@ export async function balances(tx: Tx, org_id: string, now_ms = Date.now()): Pro
     available_credits += available;
     reserved_credits += a.debits_pending;
     if (a.kind === 'org_own') sources.push({ source: 'own', available_credits: available, reserved_credits: a.debits_pending });
-    else sources.push({ source: 'sponsored', program_id: a.program_id!, ends_at: a.ends_at!, ended, available_credits: available, reserved_credits: a.debits_pending });
+    else
+      sources.push({
+        source: 'sponsored',
+        program_id: a.program_id!,
+        ends_at: a.ends_at!,
+        ended,
+        available_credits: available,
+        reserved_credits: a.debits_pending,
+      });
   }
   // Own credits last: the order a reservation draws in.
   sources.sort((a, b) => (a.source === b.source ? 0 : a.source === 'sponsored' ? -1 : 1));

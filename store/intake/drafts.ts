@@ -100,7 +100,10 @@ export async function findDraft(tx: Tx, id: string): Promise<DraftView | undefin
 
 /** queued → drafting; returns the row as it is afterwards (a terminal row stays as it was: safe to retry). */
 export async function markDraftStarted(tx: Tx, id: string): Promise<DraftView | undefined> {
-  await tx.query(`update intake_drafts set status = 'drafting', started_at = coalesce(started_at, now()), updated_at = now() where id = ? and status = 'queued'`, [id]);
+  await tx.query(
+    `update intake_drafts set status = 'drafting', started_at = coalesce(started_at, now()), updated_at = now() where id = ? and status = 'queued'`,
+    [id],
+  );
   return findDraft(tx, id);
 }
 
@@ -151,6 +154,10 @@ export async function queuedDrafts(tx: Tx, older_than_ms: number, limit: number)
 }
 
 export async function listDrafts(tx: Tx, project_id: string, offset: number, limit: number): Promise<DraftView[]> {
-  const rows = await tx.query('select * from intake_drafts where project_id = ? order by created_at desc, id desc offset ? limit ?', [project_id, offset, limit + 1]);
+  const rows = await tx.query('select * from intake_drafts where project_id = ? order by created_at desc, id desc offset ? limit ?', [
+    project_id,
+    offset,
+    limit + 1,
+  ]);
   return rows.map(view);
 }

@@ -57,7 +57,8 @@ function view(row: Record<string, unknown>): SourceView {
 // PostgreSQL text and jsonb cannot hold U+0000; a PDF text layer can. Stored as U+FFFD so the line count stays true.
 const NUL = /\u0000/g;
 
-const SUMMARY_COLUMNS = 'id, org_id, project_id, name, status, kind, content_type, size_bytes, line_count, findings, findings_not_listed, details, created_by, created_at';
+const SUMMARY_COLUMNS =
+  'id, org_id, project_id, name, status, kind, content_type, size_bytes, line_count, findings, findings_not_listed, details, created_by, created_at';
 
 /** Stores extracted sources (one row each) and returns their views, in input order. */
 export async function insertSources(
@@ -103,10 +104,7 @@ export async function findSource(tx: Tx, id: string): Promise<SourceView | undef
 /** The sources among `ids` that belong to `org_id` (others, and unknown ids, are simply absent). */
 export async function findOrgSources(tx: Tx, org_id: string, ids: string[]): Promise<SourceView[]> {
   if (ids.length === 0) return [];
-  const rows = await tx.query(`select ${SUMMARY_COLUMNS} from intake_sources where org_id = ? and id in (${ids.map(() => '?').join(', ')})`, [
-    org_id,
-    ...ids,
-  ]);
+  const rows = await tx.query(`select ${SUMMARY_COLUMNS} from intake_sources where org_id = ? and id in (${ids.map(() => '?').join(', ')})`, [org_id, ...ids]);
   return rows.map(view);
 }
 
@@ -123,12 +121,7 @@ export async function attachSourcesToProject(tx: Tx, input: { org_id: string; pr
   return rows.length;
 }
 
-export async function listSources(
-  tx: Tx,
-  filter: { org_id: string; project_id?: string },
-  offset: number,
-  limit: number,
-): Promise<SourceView[]> {
+export async function listSources(tx: Tx, filter: { org_id: string; project_id?: string }, offset: number, limit: number): Promise<SourceView[]> {
   const rows = filter.project_id
     ? await tx.query(`select ${SUMMARY_COLUMNS} from intake_sources where org_id = ? and project_id = ? order by created_at desc, id desc offset ? limit ?`, [
         filter.org_id,

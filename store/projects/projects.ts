@@ -10,7 +10,13 @@ import { cachedRow } from '../rowCache.ts';
 export type ProjectView = Static<typeof Project>;
 
 function view(row: Record<string, unknown>): ProjectView {
-  return { id: row.id as string, org_id: row.org_id as string, title: row.title as string, created_by: row.created_by as string, created_at: isoRequired(row.created_at) };
+  return {
+    id: row.id as string,
+    org_id: row.org_id as string,
+    title: row.title as string,
+    created_by: row.created_by as string,
+    created_at: isoRequired(row.created_at),
+  };
 }
 
 export async function createProject(tx: Tx, input: { org_id: string; title: string; created_by: string }): Promise<ProjectView> {

@@ -54,8 +54,15 @@ export async function findPlan(tx: Tx, project_id: string, plan_id: string, opti
 }
 
 export async function listPlans(tx: Tx, project_id: string, offset: number, limit: number): Promise<PlanView[]> {
-  const rows = await tx.query('select * from evaluation_plans where project_id = ? order by created_at desc, id desc offset ? limit ?', [project_id, offset, limit + 1]);
-  const approvals = await approvalsOf(tx, rows.map((r) => r.id as string));
+  const rows = await tx.query('select * from evaluation_plans where project_id = ? order by created_at desc, id desc offset ? limit ?', [
+    project_id,
+    offset,
+    limit + 1,
+  ]);
+  const approvals = await approvalsOf(
+    tx,
+    rows.map((r) => r.id as string),
+  );
   return rows.map((row) => view(row, approvals.get(row.id as string)!));
 }
 

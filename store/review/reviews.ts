@@ -136,10 +136,10 @@ export async function cancelQueuedReview(tx: Tx, id: string): Promise<ReviewRow 
 /** Reviews still queued and older than `older_than_ms`: candidates for the reconciler to (re)start. */
 /** Reviews left queued longer than older_than_ms, oldest first, with their owner (the job's search attributes). */
 export async function queuedReviews(tx: Tx, older_than_ms: number, limit: number): Promise<QueuedJobRow[]> {
-  const rows = await tx.query<QueuedJobRow>(`select id, org_id, project_id from reviews where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`, [
-    older_than_ms,
-    limit,
-  ]);
+  const rows = await tx.query<QueuedJobRow>(
+    `select id, org_id, project_id from reviews where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`,
+    [older_than_ms, limit],
+  );
   return rows;
 }
 
@@ -176,5 +176,10 @@ async function reviewUsageRead(tx: Tx, review_id: string): Promise<{ calls: numb
      from ai_usage where subject_kind = 'review' and subject_id = ?`,
     [review_id],
   );
-  return { calls: Number(r?.calls ?? 0), input_tokens: Number(r?.input_tokens ?? 0), output_tokens: Number(r?.output_tokens ?? 0), credits_charged: Number(r?.credits_charged ?? 0) };
+  return {
+    calls: Number(r?.calls ?? 0),
+    input_tokens: Number(r?.input_tokens ?? 0),
+    output_tokens: Number(r?.output_tokens ?? 0),
+    credits_charged: Number(r?.credits_charged ?? 0),
+  };
 }

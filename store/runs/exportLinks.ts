@@ -24,7 +24,11 @@ export function signExportToken(secret: Buffer, claims: ExportClaims): string {
 }
 
 /** The claims of a genuine, unexpired token; otherwise why not ('invalid' or 'expired'). */
-export function verifyExportToken(secret: Buffer, token: string, now_ms = Date.now()): { ok: true; claims: ExportClaims } | { ok: false; reason: 'invalid' | 'expired' } {
+export function verifyExportToken(
+  secret: Buffer,
+  token: string,
+  now_ms = Date.now(),
+): { ok: true; claims: ExportClaims } | { ok: false; reason: 'invalid' | 'expired' } {
   if (token.length > TOKEN_LENGTH_MAX) return { ok: false, reason: 'invalid' };
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) return { ok: false, reason: 'invalid' };

@@ -120,10 +120,10 @@ export async function createRun(
 /** Runs still queued after `older_than_ms`: their workflow may never have started (the maintenance reconciler starts them). */
 /** Runs left queued longer than older_than_ms, oldest first, with their owner (the job's search attributes). */
 export async function queuedRuns(tx: Tx, older_than_ms: number, limit: number): Promise<QueuedJobRow[]> {
-  const rows = await tx.query<QueuedJobRow>(`select id, org_id, project_id from runs where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`, [
-    older_than_ms,
-    limit,
-  ]);
+  const rows = await tx.query<QueuedJobRow>(
+    `select id, org_id, project_id from runs where status = 'queued' and created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`,
+    [older_than_ms, limit],
+  );
   return rows;
 }
 
@@ -225,7 +225,12 @@ export async function recordReplications(db: Db, run_id: string, members: readon
     if (run?.status !== 'running') return 'not_running';
     const rows = members.map(({ result }) => {
       const { trace: _trace, ...kept } = result;
-      return { variant_id: result.variant_id, replication_index: result.replication_index, events_total: result.event_counts.events_total, result: { ...kept, trace: null } };
+      return {
+        variant_id: result.variant_id,
+        replication_index: result.replication_index,
+        events_total: result.event_counts.events_total,
+        result: { ...kept, trace: null },
+      };
     });
     const inserted = await tx.query<{ variant_id: string; replication_index: number }>(
       `insert into run_replications (run_id, variant_id, replication_index, events_total, result)
@@ -271,7 +276,12 @@ export type RunUsage = { events_simulated: number; events_discarded: number; rep
 export async function runUsage(db: Tx, run_id: string): Promise<RunUsage> {
   const run = await getRun(db, run_id);
   if (!run) throw notFound(`Run ${run_id}`);
-  return { events_simulated: run.events_simulated, events_discarded: run.events_discarded, replications_completed: run.replications_completed, stop_reason: run.stop_reason };
+  return {
+    events_simulated: run.events_simulated,
+    events_discarded: run.events_discarded,
+    replications_completed: run.replications_completed,
+    stop_reason: run.stop_reason,
+  };
 }
 
 /**
@@ -283,12 +293,14 @@ export async function finishRun(
   input: { run_id: string; status: 'succeeded' | 'timed_out' | 'canceled' | 'failed'; credits_used: number; error?: { code: string; message: string } | null },
 ): Promise<RunStatus> {
   return db.transaction(async (tx) => {
-    await tx.query(`update runs set status = ?, finished_at = coalesce(finished_at, now()), error = ?::jsonb, updated_at = now() where id = ? and status = 'running'`, [
-      input.status,
-      input.error ? JSON.stringify(input.error) : null,
+    await tx.query(
+      `update runs set status = ?, finished_at = coalesce(finished_at, now()), error = ?::jsonb, updated_at = now() where id = ? and status = 'running'`,
+      [input.status, input.error ? JSON.stringify(input.error) : null, input.run_id],
+    );
+    await tx.query('update runs set credits_used = ?, settled_at = coalesce(settled_at, now()), updated_at = now() where id = ?', [
+      input.credits_used,
       input.run_id,
     ]);
-    await tx.query('update runs set credits_used = ?, settled_at = coalesce(settled_at, now()), updated_at = now() where id = ?', [input.credits_used, input.run_id]);
     const row = await tx.one<{ status: RunStatus }>('select status from runs where id = ?', [input.run_id]);
     return row!.status;
   });
@@ -368,6 +380,8 @@ export async function pageRunEvents(db: Tx, run_id: string, offset: number, limi
 
 /** Every stored trace event (bounded by EVENT_TRACE_CAP_PER_VARIANT per variant), for the export. */
 export async function allRunEvents(db: Tx, run_id: string): Promise<StoredTraceEvent[]> {
-  const rows = await db.query<ChunkRow>('select variant_id, replication_index, events from run_event_chunks where run_id = ? order by variant_order, chunk', [run_id]);
+  const rows = await db.query<ChunkRow>('select variant_id, replication_index, events from run_event_chunks where run_id = ? order by variant_order, chunk', [
+    run_id,
+  ]);
   return rows.flatMap(decodeChunk);
 }

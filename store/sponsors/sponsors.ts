@@ -263,7 +263,9 @@ export async function findEnrollment(tx: Tx, program_id: string, org_id: string)
 
 /** Whether this person or this organization already redeemed a code of the program (spec: Limits — Redemption). */
 export async function hasRedeemed(tx: Tx, program_id: string, org_id: string, user_id: string): Promise<boolean> {
-  return (await tx.one('select 1 from sponsor_enrollments where program_id = ? and (org_id = ? or redeemed_by = ?)', [program_id, org_id, user_id])) !== undefined;
+  return (
+    (await tx.one('select 1 from sponsor_enrollments where program_id = ? and (org_id = ? or redeemed_by = ?)', [program_id, org_id, user_id])) !== undefined
+  );
 }
 
 /** Pending and active enrollments: the places max_recipients counts. */
@@ -279,10 +281,14 @@ export async function createEnrollment(
   tx: Tx,
   input: { program_id: string; org_id: string; redeemed_by: string; code_id: string; status: 'pending' | 'active' },
 ): Promise<EnrollmentRow> {
-  const [row] = await tx.query(
-    'insert into sponsor_enrollments (id, program_id, org_id, redeemed_by, code_id, status) values (?, ?, ?, ?, ?, ?) returning *',
-    [newId('enr'), input.program_id, input.org_id, input.redeemed_by, input.code_id, input.status],
-  );
+  const [row] = await tx.query('insert into sponsor_enrollments (id, program_id, org_id, redeemed_by, code_id, status) values (?, ?, ?, ?, ?, ?) returning *', [
+    newId('enr'),
+    input.program_id,
+    input.org_id,
+    input.redeemed_by,
+    input.code_id,
+    input.status,
+  ]);
   return enrollment(row!);
 }
 

@@ -20,7 +20,11 @@ beforeAll(async () => {
   service = await startTestService({ env: stripeEnv(stripe) });
   owner = await signedInOwner(service, 'web-billing');
   const price = stripe.addPrice({ unit_amount: 1500 });
-  await runOperator(service.db, { command: 'pack bind', flags: { key: 'starter', title: 'Starter pack', price: price.id, credits: String(PACK_CREDITS) }, config: service.config });
+  await runOperator(service.db, {
+    command: 'pack bind',
+    flags: { key: 'starter', title: 'Starter pack', price: price.id, credits: String(PACK_CREDITS) },
+    config: service.config,
+  });
   browser = await launchBrowser();
 }, 240_000);
 
@@ -37,7 +41,9 @@ describe('buying credits in the browser', () => {
       await screenshot(page, 'billing-failed');
     });
     // The provider's hosted checkout page is not ours to serve: the browser's request for it is answered with a stand-in.
-    await page.route('https://checkout.stripe.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Checkout (stand-in)</h1>' }));
+    await page.route('https://checkout.stripe.test/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Checkout (stand-in)</h1>' }),
+    );
     await signInThroughForm(page, service, owner);
     await page.getByRole('link', { name: 'Billing' }).click();
     await page.getByRole('heading', { name: 'Credit packs' }).waitFor();
@@ -69,7 +75,10 @@ describe('buying credits in the browser', () => {
     // the customer pays; the provider's signed event reaches the webhook; the page, polling, turns to paid
     stripe.markPaid(session_id);
     const { body, signature } = stripe.signedEvent('checkout.session.completed', session_id);
-    const delivered = await http(service, 'POST', '/v1/billing/stripe/webhook', { raw: body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
+    const delivered = await http(service, 'POST', '/v1/billing/stripe/webhook', {
+      raw: body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    });
     expect(delivered.status).toBe(200);
     await status.getByText(/Paid: 5,000 credits were added/).waitFor({ timeout: 60_000 });
     const purchase = await http(service, 'GET', `/v1/billing/purchases/${intent_id}`, { token: owner.session });

@@ -88,7 +88,10 @@ describe('the intake beside its sources', () => {
     expect(await pane.locator('[data-line]').allTextContents()).toEqual(README_PARAGRAPH.split('\n'));
     // the problem is chosen from the start when there is no claim: its line is highlighted and quoted on its card
     const problem = page.getByTestId('intake-card').filter({ has: page.getByRole('heading', { name: 'Problem' }) });
-    await problem.getByRole('button', { name: 'Show its lines' }).or(problem.getByRole('button', { name: 'Showing its lines' })).click();
+    await problem
+      .getByRole('button', { name: 'Show its lines' })
+      .or(problem.getByRole('button', { name: 'Showing its lines' }))
+      .click();
     const cited = await page.getByTestId('cited-line').allTextContents();
     expect(cited).toEqual([README_PARAGRAPH.split('\n')[0]]);
     expect(await problem.getByTestId('citation').first().locator('blockquote').textContent()).toBe(README_PARAGRAPH.split('\n')[0]);

@@ -108,7 +108,8 @@ describe('the evaluation flow in the browser', () => {
     await expect(page.getByText('supported', { exact: true }).count()).resolves.toBeGreaterThan(0);
     await expect(page.getByTestId('excluded-record').count()).resolves.toBe(2);
     // excluded records with the reason in words, never as a code
-    for (const text of await page.getByTestId('excluded-record').allTextContents()) expect(text).toMatch(/Retracted by its journal|A retraction notice, not a study/);
+    for (const text of await page.getByTestId('excluded-record').allTextContents())
+      expect(text).toMatch(/Retracted by its journal|A retraction notice, not a study/);
     expect(await page.getByTestId('disclaimer').textContent()).toContain('not advice');
     await screenshot(page, 'review');
 

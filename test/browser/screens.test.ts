@@ -193,7 +193,7 @@ describe('authoring sessions', () => {
     await context.close();
   }, 180_000);
 
-  it('starts a session from a sample world, whose values and their sources become the first checkpoint\'s settings', async ({ onTestFailed }) => {
+  it("starts a session from a sample world, whose values and their sources become the first checkpoint's settings", async ({ onTestFailed }) => {
     const project_id = await projectWithIntake(service, owner);
     const { context, page } = await newPage(browser);
     onTestFailed(async () => {
@@ -221,10 +221,14 @@ describe('authoring sessions', () => {
       headers: { 'idempotency-key': `k-cap-${Date.now()}` },
     });
     expect(created.status).toBe(201);
-    const waiting = await eventually(async () => {
-      const read = await http(service, 'GET', `/v1/authoring-sessions/${created.body.id}`, { token: owner.session });
-      return read.body.status === 'waiting' || read.body.status === 'failed' ? read.body : null;
-    }, 60_000, 'the capped session to wait');
+    const waiting = await eventually(
+      async () => {
+        const read = await http(service, 'GET', `/v1/authoring-sessions/${created.body.id}`, { token: owner.session });
+        return read.body.status === 'waiting' || read.body.status === 'failed' ? read.body : null;
+      },
+      60_000,
+      'the capped session to wait',
+    );
     expect(waiting.status).toBe('waiting');
     expect(waiting.cap_reached).toBe(true);
 

@@ -40,7 +40,11 @@ describe('sponsor programs in the browser', () => {
     await signInThroughForm(page, service, admin);
     await page.getByRole('link', { name: 'Sponsor' }).click();
     await page.getByRole('heading', { name: 'Institutions you administer' }).waitFor();
-    await page.getByRole('listitem').filter({ hasText: 'Northern Health Foundation' }).getByText(/^verified /).waitFor();
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: 'Northern Health Foundation' })
+      .getByText(/^verified /)
+      .waitFor();
 
     const ends = new Date(Date.now() + 60 * 86_400_000);
     const local = `${ends.getFullYear()}-${String(ends.getMonth() + 1).padStart(2, '0')}-${String(ends.getDate()).padStart(2, '0')}T12:00`;
@@ -54,7 +58,10 @@ describe('sponsor programs in the browser', () => {
     const program_id = new URL(page.url()).pathname.split('/').pop()!;
     expect(program_id).toMatch(/^prog_/);
     await page.getByRole('button', { name: 'Activate' }).click();
-    await page.getByRole('heading', { name: /Community pilot/ }).getByText('active').waitFor();
+    await page
+      .getByRole('heading', { name: /Community pilot/ })
+      .getByText('active')
+      .waitFor();
     await screenshot(page, 'sponsor-program');
 
     // an organization owner redeems a code; the program needs approval, so the enrollment is pending

@@ -34,9 +34,15 @@ const SAMPLE_WORLD = 'Remote monitoring for heart failure and emergency admissio
 export async function prepareWalk(service: TestService, user: TestUser, options: { price_id?: string } = {}): Promise<void> {
   await runOperator(service.db, { command: 'grant-credits', flags: { org: user.org_id, credits: '20000', reason: 'screens walk' } });
   if (options.price_id) {
-    await runOperator(service.db, { command: 'pack bind', flags: { key: 'starter', title: 'Starter pack', price: options.price_id, credits: '5000' }, config: service.config });
+    await runOperator(service.db, {
+      command: 'pack bind',
+      flags: { key: 'starter', title: 'Starter pack', price: options.price_id, credits: '5000' },
+      config: service.config,
+    });
   }
-  const institution = (await runOperator(service.db, { command: 'institution create', flags: { name: 'Northern Health Foundation' } })) as { institution_id: string };
+  const institution = (await runOperator(service.db, { command: 'institution create', flags: { name: 'Northern Health Foundation' } })) as {
+    institution_id: string;
+  };
   await runOperator(service.db, { command: 'institution verify', flags: { id: institution.institution_id, date: '2026-11-01' } });
   await runOperator(service.db, { command: 'sponsor-admin assign', flags: { institution: institution.institution_id, email: user.email } });
 }
@@ -60,7 +66,7 @@ export const SCREENS: Screen[] = [
   },
   {
     name: 'project-new',
-    caption: "A new project: its four steps and the next action",
+    caption: 'A new project: its four steps and the next action',
     async visit({ page, state }) {
       await page.getByLabel('New project title').fill(PROJECT_TITLE);
       await page.getByRole('button', { name: 'Create project' }).click();
@@ -144,7 +150,8 @@ export const SCREENS: Screen[] = [
       await page.getByTestId('question').first().waitFor();
       // the offline provider cannot follow written instructions (the API refuses them): the box is replaced by a sentence
       await page.getByTestId('no-instructions').getByText('Written instructions need a hosted AI model.').waitFor();
-      if ((await page.getByLabel('Ask for another AI iteration (optional instructions)').count()) > 0) throw new Error('instructions offered on an offline session');
+      if ((await page.getByLabel('Ask for another AI iteration (optional instructions)').count()) > 0)
+        throw new Error('instructions offered on an offline session');
       state.authoring_url = page.url();
     },
   },
@@ -158,7 +165,10 @@ export const SCREENS: Screen[] = [
       await diagram.locator('.react-flow__node').first().waitFor();
       // fewer repetitions, so the run below is quick on a busy machine
       await page.getByLabel('Repetitions per variant (runs of the model)').fill('5');
-      await diagram.locator('.react-flow__node').filter({ has: page.locator('.world-node-title', { hasText: /^Admission$/ }) }).click();
+      await diagram
+        .locator('.react-flow__node')
+        .filter({ has: page.locator('.world-node-title', { hasText: /^Admission$/ }) })
+        .click();
       const form = page.getByTestId('step-form');
       await form.getByRole('heading', { name: /Admission/ }).waitFor();
       await form.getByLabel('Average duration (days)').fill('6');
@@ -214,17 +224,25 @@ export const SCREENS: Screen[] = [
       if (state.purchase_url) return void (await page.goto(state.purchase_url));
       if (!stripe) throw new Error('the purchase screen needs the Stripe fake');
       // the provider's hosted checkout page is not ours to serve: the browser's request for it gets a stand-in
-      await page.route('https://checkout.stripe.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Checkout (stand-in)</h1>' }));
+      await page.route('https://checkout.stripe.test/**', (route) =>
+        route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Checkout (stand-in)</h1>' }),
+      );
       await page.getByTestId('pack').first().getByRole('button', { name: /^Buy/ }).click();
       await page.waitForURL(/^https:\/\/checkout\.stripe\.test\//);
       const session_id = new URL(page.url()).pathname.split('/').pop()!;
       const success = new URL(stripe.sessions.get(session_id)!.success_url);
       stripe.markPaid(session_id);
       const { body, signature } = stripe.signedEvent('checkout.session.completed', session_id);
-      const delivered = await http(service, 'POST', '/v1/billing/stripe/webhook', { raw: body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
+      const delivered = await http(service, 'POST', '/v1/billing/stripe/webhook', {
+        raw: body,
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      });
       if (delivered.status !== 200) throw new Error(`the webhook answered ${delivered.status}`);
       await page.goto(`${service.url}/billing/purchases/${success.searchParams.get('intent_id')}`);
-      await page.getByTestId('purchase-status').getByText(/Paid: 5,000 credits were added/).waitFor({ timeout: 60_000 });
+      await page
+        .getByTestId('purchase-status')
+        .getByText(/Paid: 5,000 credits were added/)
+        .waitFor({ timeout: 60_000 });
       state.purchase_url = page.url();
     },
   },
@@ -251,7 +269,10 @@ export const SCREENS: Screen[] = [
       await page.getByRole('button', { name: 'Create draft program' }).click();
       await page.getByRole('heading', { name: /Community pilot/ }).waitFor();
       await page.getByRole('button', { name: 'Activate' }).click();
-      await page.getByRole('heading', { name: /Community pilot/ }).getByText('active').waitFor();
+      await page
+        .getByRole('heading', { name: /Community pilot/ })
+        .getByText('active')
+        .waitFor();
       await page.locator('section[aria-labelledby="report-heading"]').waitFor();
       state.program_url = page.url();
     },

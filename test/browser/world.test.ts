@@ -45,7 +45,8 @@ async function expectReadableScreen(page: Page, name: string) {
 
 /** Every tick label of a chart's axis lies inside the chart's drawing and its figure (none is cut off). */
 async function expectTicksInside(page: Page, testId: string) {
-  const measure = (): Promise<{ inside: boolean; text: string }[]> => page.evaluate(`(() => {
+  const measure = (): Promise<{ inside: boolean; text: string }[]> =>
+    page.evaluate(`(() => {
     const out = [];
     for (const figure of document.querySelectorAll('[data-testid="${testId}"]')) {
       const svg = figure.querySelector('svg');
@@ -97,14 +98,23 @@ describe('worlds and runs in the browser', () => {
     expect(await diagram.textContent()).toContain('Cardiology ward beds (5)');
 
     // keyboard: a step is reached with Tab and opened with Enter
-    await diagram.locator('.react-flow__node').filter({ has: page.locator('.world-node-title', { hasText: /^Follow up$/ }) }).focus();
+    await diagram
+      .locator('.react-flow__node')
+      .filter({ has: page.locator('.world-node-title', { hasText: /^Follow up$/ }) })
+      .focus();
     await page.keyboard.press('Enter');
-    await page.getByTestId('step-form').getByRole('heading', { name: /Follow up/ }).waitFor();
+    await page
+      .getByTestId('step-form')
+      .getByRole('heading', { name: /Follow up/ })
+      .waitFor();
     await page.getByRole('button', { name: 'Back to the whole world' }).click();
     // the whole world's form: fewer repetitions, so the run is quick on a busy machine
     await page.getByLabel('Repetitions per variant (runs of the model)').fill('5');
     // select the admission step in the diagram and change its duration in its form
-    await diagram.locator('.react-flow__node').filter({ has: page.locator('.world-node-title', { hasText: /^Admission$/ }) }).click();
+    await diagram
+      .locator('.react-flow__node')
+      .filter({ has: page.locator('.world-node-title', { hasText: /^Admission$/ }) })
+      .click();
     const form = page.getByTestId('step-form');
     await form.getByRole('heading', { name: /Admission/ }).waitFor();
     expect(await form.getByLabel('Resource').inputValue()).toBe('ward_bed');
@@ -160,7 +170,11 @@ describe('worlds and runs in the browser', () => {
     expect(page.url()).toMatch(/\/world-revisions\/wrev_/);
     const revision_id = page.url().split('/').pop()!;
     const saved = await http(service, 'GET', `/v1/world-revisions/${revision_id}`, { token: user.session });
-    const world = (saved.body as { world: { steps: Array<{ id: string; duration?: unknown }>; settings: Record<string, { value: number }>; replications: number; horizon: number } }).world;
+    const world = (
+      saved.body as {
+        world: { steps: Array<{ id: string; duration?: unknown }>; settings: Record<string, { value: number }>; replications: number; horizon: number };
+      }
+    ).world;
     expect(world.steps.find((s) => s.id === 'admission')!.duration).toEqual({ dist: 'lognormal', mean: { setting: 'length_of_stay' }, sd: 3 });
     expect(world.settings.length_of_stay!.value).toBe(6);
     expect([world.replications, world.horizon]).toEqual([5, 730]);

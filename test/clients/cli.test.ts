@@ -84,7 +84,17 @@ describe('the walks with --json', () => {
     const wrev = saved.body.world_revision_id;
     const quote = await crucible(['runs', 'estimate', '--world-revision', wrev, '--budget', '1000000']);
     expect(quote.body).toMatchObject({ runnable: true });
-    const created = await crucible(['runs', 'create', '--world-revision', wrev, '--budget', String(quote.body.credits_estimate * 2), '--idempotency-key', 'cli-run', '--wait']);
+    const created = await crucible([
+      'runs',
+      'create',
+      '--world-revision',
+      wrev,
+      '--budget',
+      String(quote.body.credits_estimate * 2),
+      '--idempotency-key',
+      'cli-run',
+      '--wait',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     expect(created.body.status).toBe('succeeded');
     const results = await crucible(['runs', 'results', created.body.run_id]);
@@ -101,7 +111,7 @@ describe('the walks with --json', () => {
 });
 
 describe('intake draft without --source', () => {
-  it("drafts from every processed source of the project, never a quarantined one; a project with none is a usage error", async () => {
+  it('drafts from every processed source of the project, never a quarantined one; a project with none is a usage error', async () => {
     const project = await crucible(['projects', 'create', '--title', 'CLI default sources', '--org', world.user.org_id]);
     const project_id = project.body.id;
     const empty = await crucible(['intake', 'draft', '--project', project_id]);
@@ -109,7 +119,9 @@ describe('intake draft without --source', () => {
     expect(empty.body.error.message).toContain(`crucible extract --project ${project_id}`);
 
     const first = await crucible(['extract', '--project', project_id, '-'], { input: PARAGRAPH });
-    const quarantined = await crucible(['extract', '--project', project_id, '-'], { input: `Patient NHS number ${VALID_NHS_NUMBER} was referred on the urgent pathway.` });
+    const quarantined = await crucible(['extract', '--project', project_id, '-'], {
+      input: `Patient NHS number ${VALID_NHS_NUMBER} was referred on the urgent pathway.`,
+    });
     expect(quarantined.body.sources[0].status).toBe('excluded_for_privacy');
     const second = await crucible(['extract', '--project', project_id, '-'], { input: 'Stage: idea, nothing is built yet.' });
     const draft = await crucible(['intake', 'draft', '--project', project_id, '--wait']);
@@ -243,15 +255,23 @@ describe('in a terminal (tmux)', () => {
     try {
       const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
       // The spinner line while waiting (ora's frames are braille dots), or its final mark once the run ended.
-      const seen = await eventually(async () => {
-        const text = screen();
-        return /run run_[0-9a-z]+: /.test(text) ? text : null;
-      }, 60_000, 'the progress line');
+      const seen = await eventually(
+        async () => {
+          const text = screen();
+          return /run run_[0-9a-z]+: /.test(text) ? text : null;
+        },
+        60_000,
+        'the progress line',
+      );
       expect(seen).toMatch(/run run_[0-9a-z]+: (waiting|queued|running|succeeded)/);
-      const done = await eventually(async () => {
-        const text = screen();
-        return text.includes('exit=0') ? text : null;
-      }, 120_000, 'the commands to end');
+      const done = await eventually(
+        async () => {
+          const text = screen();
+          return text.includes('exit=0') ? text : null;
+        },
+        120_000,
+        'the commands to end',
+      );
       expect(done).toMatch(/✔ run run_[0-9a-z]+: succeeded/);
       expect(done).toMatch(/^run +run_[0-9a-z]+$/m);
       expect(done).toMatch(/^ID +TITLE +CREATED$/m);

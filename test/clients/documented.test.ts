@@ -70,14 +70,20 @@ describe('the documented start of the CLI', () => {
 
   it('npx crucible runs inside the checkout on the pinned Node, whatever node the machine has', async () => {
     const line = start!.split('\n').find((l) => l.startsWith('npx crucible'))!;
-    const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes('node_modules')).join(delimiter);
+    const path = (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((dir) => !dir.includes('node_modules'))
+      .join(delimiter);
     const result = await run('bash', ['-c', line.replace(/\s#.*$/, '')], { cwd: REPO_DIR, env: { PATH: path } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^Usage: crucible /m);
   });
 
   it('the alias runs from any directory without the machine node', async () => {
-    const alias = start!.split('\n').find((l) => l.startsWith('alias crucible='))!.replace(/\s#.*$/, '');
+    const alias = start!
+      .split('\n')
+      .find((l) => l.startsWith('alias crucible='))!
+      .replace(/\s#.*$/, '');
     const script = `shopt -s expand_aliases\n${alias.replaceAll('/path/to/crucible', REPO_DIR)}\ncrucible --version\nnode --version\n`;
     const result = await run('bash', ['-c', script], { cwd: work.path, env: { PATH: machinePath(join(work.path, 'bin')) } });
     // The last line (`node --version`) proves the machine node on PATH is the refusing one.
@@ -89,7 +95,11 @@ describe('the documented start of the CLI', () => {
 describe('every documented crucible command, in order', () => {
   it('runs as docs/clients.md shows it, each with the exit code the page gives', async () => {
     const [start, commands] = sectionBlocks(DOC, '`crucible` (clients/cli)', 'sh');
-    const alias = start!.split('\n').find((l) => l.startsWith('alias crucible='))!.replace(/\s#.*$/, '').replaceAll('/path/to/crucible', REPO_DIR);
+    const alias = start!
+      .split('\n')
+      .find((l) => l.startsWith('alias crucible='))!
+      .replace(/\s#.*$/, '')
+      .replaceAll('/path/to/crucible', REPO_DIR);
     const steps = documentedSteps(commands!);
     expect(steps.length).toBeGreaterThan(20);
 

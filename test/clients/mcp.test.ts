@@ -17,7 +17,10 @@ beforeAll(async () => {
   mcp = new Client({ name: 'crucible-test', version: '0.0.0' });
   // The configuration docs/clients.md gives an assistant, as written there.
   const doc = readFileSync(join(REPO_DIR, 'docs', 'clients.md'), 'utf8');
-  const config = JSON.parse(/```json\n(\{ "command"[\s\S]*?)```/.exec(doc)![1]!.replaceAll('/path/to/crucible', REPO_DIR)) as { command: string; args: string[] };
+  const config = JSON.parse(/```json\n(\{ "command"[\s\S]*?)```/.exec(doc)![1]!.replaceAll('/path/to/crucible', REPO_DIR)) as {
+    command: string;
+    args: string[];
+  };
   expect(config.args.at(-1)).toBe('mcp');
   await mcp.connect(
     new StdioClientTransport({
@@ -45,7 +48,20 @@ describe('crucible mcp', () => {
     const { tools } = await mcp.listTools();
     const names = tools.map((t) => t.name);
     expect(names).toEqual(
-      expect.arrayContaining(['extract_intake', 'draft_intake', 'confirm_intake', 'create_plan', 'approve_plan', 'start_review', 'get_review', 'validate_world', 'save_world', 'estimate_run', 'create_run', 'get_run_results']),
+      expect.arrayContaining([
+        'extract_intake',
+        'draft_intake',
+        'confirm_intake',
+        'create_plan',
+        'approve_plan',
+        'start_review',
+        'get_review',
+        'validate_world',
+        'save_world',
+        'estimate_run',
+        'create_run',
+        'get_run_results',
+      ]),
     );
     const confirm = tools.find((t) => t.name === 'confirm_intake')!;
     expect(confirm.inputSchema.required).toEqual(['project_id', 'spec']);
@@ -72,22 +88,32 @@ describe('crucible mcp', () => {
     // No source_ids: every processed source of the project (here the one pasted).
     const parse = await tool('draft_intake', { project_id: project.id });
     expect(parse.source_ids).toEqual([source_id]);
-    const draft = await eventually(async () => {
-      const read = await tool('get_intake_draft', { draft_id: parse.id });
-      return ['succeeded', 'failed', 'canceled'].includes(read.status) ? read : null;
-    }, 60_000, 'the draft');
+    const draft = await eventually(
+      async () => {
+        const read = await tool('get_intake_draft', { draft_id: parse.id });
+        return ['succeeded', 'failed', 'canceled'].includes(read.status) ? read : null;
+      },
+      60_000,
+      'the draft',
+    );
     expect(draft.status).toBe('succeeded');
     const confirmed = await tool('confirm_intake', { project_id: project.id, spec: draft.spec, draft_id: draft.id });
     expect(confirmed.revision).toBe(1);
     const plan = await tool('create_plan', { project_id: project.id });
     // Without the approval the review is refused: the server never approves implicitly.
-    await expect(tool('start_review', { project_id: project.id, plan_id: plan.id })).rejects.toMatchObject({ body: { status: 409, code: 'APPROVAL_REQUIRED' } });
+    await expect(tool('start_review', { project_id: project.id, plan_id: plan.id })).rejects.toMatchObject({
+      body: { status: 409, code: 'APPROVAL_REQUIRED' },
+    });
     await tool('approve_plan', { project_id: project.id, plan_id: plan.id, scope: 'hosted_inference' });
     const started = await tool('start_review', { project_id: project.id, plan_id: plan.id, idempotency_key: 'mcp-review' });
-    const review = await eventually(async () => {
-      const read = await tool('get_review', { review_id: started.id });
-      return ['succeeded', 'failed', 'canceled'].includes(read.status) ? read : null;
-    }, 60_000, 'the review');
+    const review = await eventually(
+      async () => {
+        const read = await tool('get_review', { review_id: started.id });
+        return ['succeeded', 'failed', 'canceled'].includes(read.status) ? read : null;
+      },
+      60_000,
+      'the review',
+    );
     expect(review.status).toBe('succeeded');
     expect(review.review.dimensions).toHaveLength(13);
 
@@ -96,11 +122,19 @@ describe('crucible mcp', () => {
     const saved = await tool('save_world', { project_id: project.id, world: spec });
     const quote = await tool('estimate_run', { world_revision_id: saved.world_revision_id, budget_limit_credits: 1_000_000 });
     expect(quote.runnable).toBe(true);
-    const created = await tool('create_run', { world_revision_id: saved.world_revision_id, budget_limit_credits: quote.credits_estimate * 2, idempotency_key: 'mcp-run' });
-    const run = await eventually(async () => {
-      const read = await tool('get_run', { run_id: created.run_id });
-      return ['succeeded', 'failed', 'canceled', 'timed_out'].includes(read.status) ? read : null;
-    }, 120_000, 'the run');
+    const created = await tool('create_run', {
+      world_revision_id: saved.world_revision_id,
+      budget_limit_credits: quote.credits_estimate * 2,
+      idempotency_key: 'mcp-run',
+    });
+    const run = await eventually(
+      async () => {
+        const read = await tool('get_run', { run_id: created.run_id });
+        return ['succeeded', 'failed', 'canceled', 'timed_out'].includes(read.status) ? read : null;
+      },
+      120_000,
+      'the run',
+    );
     expect(run.status).toBe('succeeded');
     const results = await tool('get_run_results', { run_id: created.run_id });
     expect(results.findings.length).toBeGreaterThan(0);
@@ -108,7 +142,10 @@ describe('crucible mcp', () => {
   }, 300_000);
 
   it("exposes the tool registry's tools, with what each needs, and runs them with explicit approval and budget", async () => {
-    const registry = (await (await fetch(`${world.service.url}/v1/tools`)).json()) as { version: string; data: Array<{ name: string; needs: { approval: string } }> };
+    const registry = (await (await fetch(`${world.service.url}/v1/tools`)).json()) as {
+      version: string;
+      data: Array<{ name: string; needs: { approval: string } }>;
+    };
     const { tools } = await mcp.listTools();
     for (const entry of registry.data) {
       const listed = tools.find((t) => t.name === entry.name);
@@ -122,18 +159,28 @@ describe('crucible mcp', () => {
     // concept_and_evidence_review: refused until the user approves the plan's scope.
     const project_id = await projectWithIntake(world.service, world.user);
     const plan = await tool('create_plan', { project_id });
-    await expect(tool('concept_and_evidence_review', { project_id, plan_id: plan.id })).rejects.toMatchObject({ body: { status: 409, code: 'APPROVAL_REQUIRED' } });
+    await expect(tool('concept_and_evidence_review', { project_id, plan_id: plan.id })).rejects.toMatchObject({
+      body: { status: 409, code: 'APPROVAL_REQUIRED' },
+    });
 
     // synthetic_simulation: runs a saved world revision under the budget given.
     const spec = JSON.parse(readFileSync(join(REPO_DIR, 'clients', 'sdk', 'resources', 'worlds', 'gp_triage_digital_front_door.json'), 'utf8'));
     const saved = await tool('save_world', { project_id, world: spec });
     const quote = await tool('estimate_run', { world_revision_id: saved.world_revision_id, budget_limit_credits: 1_000_000 });
-    const created = await tool('synthetic_simulation', { world_revision_id: saved.world_revision_id, budget_limit_credits: quote.credits_estimate * 2, idempotency_key: 'mcp-registry-run' });
+    const created = await tool('synthetic_simulation', {
+      world_revision_id: saved.world_revision_id,
+      budget_limit_credits: quote.credits_estimate * 2,
+      idempotency_key: 'mcp-registry-run',
+    });
     expect(created.run_id).toMatch(/^run_/);
-    const run = await eventually(async () => {
-      const read = await tool('get_run', { run_id: created.run_id });
-      return ['succeeded', 'failed', 'canceled', 'timed_out'].includes(read.status) ? read : null;
-    }, 120_000, 'the registry tool run');
+    const run = await eventually(
+      async () => {
+        const read = await tool('get_run', { run_id: created.run_id });
+        return ['succeeded', 'failed', 'canceled', 'timed_out'].includes(read.status) ? read : null;
+      },
+      120_000,
+      'the registry tool run',
+    );
     expect(run.status).toBe('succeeded');
   }, 300_000);
 

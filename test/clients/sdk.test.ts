@@ -63,7 +63,14 @@ describe('generated types and bundled resources', () => {
     expect(bundled).toEqual({ ...served, servers: [] });
     const manifest = JSON.parse(readFileSync(join(SDK_DIR, 'resources', 'manifest.json'), 'utf8'));
     expect(manifest.files.map((f: { path: string }) => f.path)).toEqual(
-      expect.arrayContaining(['openapi.json', 'models.json', 'prompts.json', 'schemas/WorldSpec.json', 'worlds/remote_monitoring_admissions.json', 'guides/walkthrough.md']),
+      expect.arrayContaining([
+        'openapi.json',
+        'models.json',
+        'prompts.json',
+        'schemas/WorldSpec.json',
+        'worlds/remote_monitoring_admissions.json',
+        'guides/walkthrough.md',
+      ]),
     );
     expect(manifest.files.filter((f: { path: string }) => f.path.startsWith('worlds/'))).toHaveLength(4);
   });
@@ -94,7 +101,9 @@ describe('the packed tarball', () => {
       const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--offline', join(pack.path, 'crucible-sdk-0.1.0.tgz')], { cwd: app.path });
       expect(installed.code, installed.stderr).toBe(0);
       const installed_files = readdirSync(join(app.path, 'node_modules', '@crucible', 'sdk'), { recursive: true }) as string[];
-      expect(installed_files).toEqual(expect.arrayContaining(['README.md', 'dist/index.js', 'dist/index.d.ts', 'resources/manifest.json', 'resources/openapi.json']));
+      expect(installed_files).toEqual(
+        expect.arrayContaining(['README.md', 'dist/index.js', 'dist/index.d.ts', 'resources/manifest.json', 'resources/openapi.json']),
+      );
       expect(installed_files.some((f) => f.startsWith('src') || f.startsWith('scripts'))).toBe(false);
 
       writeFileSync(join(app.path, 'walk.ts'), readFileSync(join(SDK_DIR, 'examples', 'walk.ts')));
@@ -177,13 +186,17 @@ describe('errors', () => {
     const project = unwrap(await client.POST('/v1/projects', { body: { title: 'errors', org_id: world.user.org_id }, idempotencyKey: 'sdk-errors' }));
     expect(project.title).toBe('errors');
     // The same key with a changed body is refused; the same body replays.
-    const reused = await caught(client.POST('/v1/projects', { body: { title: 'changed', org_id: world.user.org_id }, idempotencyKey: 'sdk-errors' }).then(unwrap));
+    const reused = await caught(
+      client.POST('/v1/projects', { body: { title: 'changed', org_id: world.user.org_id }, idempotencyKey: 'sdk-errors' }).then(unwrap),
+    );
     expect(reused).toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
     const replay = await client.POST('/v1/projects', { body: { title: 'errors', org_id: world.user.org_id }, idempotencyKey: 'sdk-errors' });
     expect(unwrap(replay).id).toBe(project.id);
 
     const extracted = unwrap(await client.POST('/v1/intakes/extract', { body: { text: ['A paragraph about an idea.'], project_id: project.id } })) as any;
-    const draft = unwrap(await client.POST('/v1/projects/{project_id}/intakes/parse', { path: { project_id: project.id }, body: { source_ids: [extracted.sources[0].id] } })) as any;
+    const draft = unwrap(
+      await client.POST('/v1/projects/{project_id}/intakes/parse', { path: { project_id: project.id }, body: { source_ids: [extracted.sources[0].id] } }),
+    ) as any;
     let conflict: CrucibleApiError | null = null;
     // Canceling twice: the second cancel finds the draft ended, a 409 (the first may also find it ended already).
     for (let attempt = 0; attempt < 2 && !conflict; attempt += 1) {

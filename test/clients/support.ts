@@ -33,7 +33,11 @@ export async function startClientWorld(label: string, credits = 1_000_000): Prom
 export type Ran = { code: number; stdout: string; stderr: string };
 
 /** Runs a program to its end (never throws on a nonzero exit: the code is what a test asserts). */
-export function run(file: string, args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string; timeout_ms?: number } = {}): Promise<Ran> {
+export function run(
+  file: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; input?: string; timeout_ms?: number } = {},
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       file,

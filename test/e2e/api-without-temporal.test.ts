@@ -27,7 +27,9 @@ describe.runIf(process.env.DATABASE_URL)('crucible-server api while Temporal is 
     // Nothing listens on this port: Temporal is down for the whole test.
     const env = deploymentEnv(database.url, `127.0.0.1:${await freePort()}`, 'no-temporal');
     execFileSync(process.execPath, ['runtime/cli.ts', 'migrate'], { env });
-    const user = JSON.parse(execFileSync(process.execPath, ['runtime/cli.ts', 'operator', 'bootstrap', '--email', 'down@example.org', '--org', 'Down', '--json'], { env }).toString());
+    const user = JSON.parse(
+      execFileSync(process.execPath, ['runtime/cli.ts', 'operator', 'bootstrap', '--email', 'down@example.org', '--org', 'Down', '--json'], { env }).toString(),
+    );
     const port = await freePort();
     const api = launch(['runtime/cli.ts', 'api'], { ...env, PORT: String(port) });
     await eventually(async () => api.output().includes('API listening on') || api.child.exitCode !== null, 60_000, 'the API process');

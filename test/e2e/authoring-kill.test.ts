@@ -23,7 +23,12 @@ function draftAskingEverything() {
     object: {
       name: 'Same-day clinic',
       description: 'proposed by the model',
-      proposals: ['arrival_rate', 'mean_service', 'servers', 'treatment.mean_service'].map((slot) => ({ slot, value: null, source: null, question: `What is ${slot}?` })),
+      proposals: ['arrival_rate', 'mean_service', 'servers', 'treatment.mean_service'].map((slot) => ({
+        slot,
+        value: null,
+        source: null,
+        question: `What is ${slot}?`,
+      })),
       next_steps: [],
     },
     usage: { input_tokens: 900, output_tokens: 300 },
@@ -61,9 +66,15 @@ describe.runIf(process.env.DATABASE_URL)('an authoring session whose worker proc
 
   beforeAll(async () => {
     // The first completion request is never answered: its worker is killed while it waits.
-    openai = await startFakeOpenAi({ expected_api_key: HOSTED.CRUCIBLE_HOSTED_AI_API_KEY, hold: (index) => (index === 0 ? first_call_released : Promise.resolve()) });
+    openai = await startFakeOpenAi({
+      expected_api_key: HOSTED.CRUCIBLE_HOSTED_AI_API_KEY,
+      hold: (index) => (index === 0 ? first_call_released : Promise.resolve()),
+    });
     // The API only (its steps wait up to 100 s for a worker: a new worker process starts meanwhile); workers are processes.
-    service = await startTestService({ mode: 'api', env: { ...HOSTED, CRUCIBLE_OPENAI_BASE_URL: openai.base_url, CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS: '100' } });
+    service = await startTestService({
+      mode: 'api',
+      env: { ...HOSTED, CRUCIBLE_OPENAI_BASE_URL: openai.base_url, CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS: '100' },
+    });
     owner = await signedInOwner(service, 'author-kill');
     await service.db.transaction((tx) => grantCredits(tx, { org_id: owner.org_id, credits: 100_000, reason: 'authoring test grant', caused_by: 'test' }));
   });
@@ -86,7 +97,11 @@ describe.runIf(process.env.DATABASE_URL)('an authoring session whose worker proc
 
     const first_worker = launchWorker(service, openai);
     await polling(first_worker);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     const session_id = created.body.id;
 
@@ -120,23 +135,38 @@ describe.runIf(process.env.DATABASE_URL)('an authoring session whose worker proc
     const values: Record<string, number> = { arrival_rate: 4, mean_service: 20, servers: 2, 'treatment.mean_service': 12 };
     const body = { answers: first.checkpoint.questions.map((q: any) => ({ question_id: q.id, value: values[q.slot] })) };
     const answer_key = key();
-    const answering = http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body, headers: { 'idempotency-key': answer_key } });
+    const answering = http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, {
+      token: owner.session,
+      body,
+      headers: { 'idempotency-key': answer_key },
+    });
     const third_worker = launchWorker(service, openai);
     await polling(third_worker);
     const answered = await answering;
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
     expect(answered.body.checkpoint.number).toBe(2);
     expect(answered.body.checkpoint.validation.valid).toBe(true);
-    const retried = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body, headers: { 'idempotency-key': answer_key } });
+    const retried = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, {
+      token: owner.session,
+      body,
+      headers: { 'idempotency-key': answer_key },
+    });
     expect(retried.status).toBe(200);
     expect(retried.body.checkpoint.number).toBe(2);
 
-    const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body).toMatchObject({ status: 'approved', world_revision_id: expect.stringMatching(/^wrev_/) });
 
     // Charged once: one AI usage row (the killed attempt recorded nothing), one reservation settled once, no release.
-    const usage = await service.db.query<{ credits_charged: number }>("select credits_charged from ai_usage where subject_kind = 'session' and subject_id = ?", [session_id]);
+    const usage = await service.db.query<{ credits_charged: number }>(
+      "select credits_charged from ai_usage where subject_kind = 'session' and subject_id = ?",
+      [session_id],
+    );
     expect(usage.length).toBe(1);
     const transfers = await service.db.query<{ kind: string; transfer_key: string }>(
       "select kind, transfer_key from credit_transfers where subject_kind = 'session' and subject_id = ? order by seq",

@@ -63,11 +63,15 @@ function isRunning(pid: number): boolean {
 }
 
 async function ready(url: string): Promise<void> {
-  await eventually(async () => {
-    const response = await fetch(`${url}/v1/health`);
-    const body = (await response.json()) as { checks: Record<string, { ok: boolean }> };
-    return response.status === 200 && body.checks.worker!.ok;
-  }, 60_000, 'the service to be ready');
+  await eventually(
+    async () => {
+      const response = await fetch(`${url}/v1/health`);
+      const body = (await response.json()) as { checks: Record<string, { ok: boolean }> };
+      return response.status === 200 && body.checks.worker!.ok;
+    },
+    60_000,
+    'the service to be ready',
+  );
 }
 
 /** Holds the default UI port (unless something else already does), so the service must fall back. */
@@ -121,7 +125,12 @@ describe('crucible-server start after a crash', () => {
     expect(second.output()).not.toContain('stopped a Temporal dev server');
     await ready(second.url);
     // A running service's dev server is no leftover: a second service on the same data directory is refused.
-    const env: NodeJS.ProcessEnv = { ...process.env, CRUCIBLE_DATA_DIR: dataDir, PORT: String(await freePort()), CRUCIBLE_TEMPORAL_UI_PORT: String(await freePort()) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      CRUCIBLE_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      CRUCIBLE_TEMPORAL_UI_PORT: String(await freePort()),
+    };
     delete env.DATABASE_URL;
     delete env.TEMPORAL_ADDRESS;
     const third = launch(['runtime/cli.ts', 'start'], env);

@@ -60,10 +60,14 @@ beforeAll(async () => {
   await eventually(async () => output().includes('Press Ctrl+C to stop.') || child.exitCode !== null, 180_000, 'the service to start');
   expect(child.exitCode, output()).toBeNull();
   admin_password = /password: (\S+)/.exec(service.output())![1]!;
-  await eventually(async () => {
-    const health = (await (await fetch(`${url}/v1/health`)).json()) as { checks: Record<string, { ok: boolean }> };
-    return health.checks.worker?.ok === true;
-  }, 60_000, 'the worker to poll');
+  await eventually(
+    async () => {
+      const health = (await (await fetch(`${url}/v1/health`)).json()) as { checks: Record<string, { ok: boolean }> };
+      return health.checks.worker?.ok === true;
+    },
+    60_000,
+    'the worker to poll',
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -91,11 +95,14 @@ async function bash(script: string, fill: Record<string, string>): Promise<strin
 /** Splits joined output at the markers `echo "::N::"` put between blocks. */
 function sections(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of text.split(/^::(\w+)::$/m).slice(1).reduce<string[][]>((pairs, item, index) => {
-    if (index % 2 === 0) pairs.push([item]);
-    else pairs[pairs.length - 1]!.push(item);
-    return pairs;
-  }, [])) {
+  for (const part of text
+    .split(/^::(\w+)::$/m)
+    .slice(1)
+    .reduce<string[][]>((pairs, item, index) => {
+      if (index % 2 === 0) pairs.push([item]);
+      else pairs[pairs.length - 1]!.push(item);
+      return pairs;
+    }, [])) {
     out[part[0]!] = part[1] ?? '';
   }
   return out;
@@ -114,11 +121,13 @@ describe("the README's shell blocks", () => {
 
   it('walk from credits and sign-in to a downloaded review, then a simulated pathway, its export, and a long-poll', async () => {
     const blocks = readmeBlocks();
-    const token = (await (await fetch(`${url}/v1/auth/sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'admin@localhost.localdomain', password: admin_password }),
-    }).then((r) => r.json())) as { token: string }).token;
+    const token = (
+      (await await fetch(`${url}/v1/auth/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'admin@localhost.localdomain', password: admin_password }),
+      }).then((r) => r.json())) as { token: string }
+    ).token;
     const me = (await (await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { memberships: Array<{ org_id: string }> };
     const admin_org = me.memberships[0]!.org_id;
     const walk = [

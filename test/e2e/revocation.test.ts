@@ -32,7 +32,11 @@ describe.runIf(process.env.DATABASE_URL)('revocation across API processes', () =
     dropDatabase = database.drop;
     const env = deploymentEnv(database.url, inject('temporal_address'), 'revoke');
     execFileSync(process.execPath, ['runtime/cli.ts', 'migrate'], { env });
-    const user = JSON.parse(execFileSync(process.execPath, ['runtime/cli.ts', 'operator', 'bootstrap', '--email', 'revoke@example.org', '--org', 'Revoke', '--json'], { env }).toString());
+    const user = JSON.parse(
+      execFileSync(process.execPath, ['runtime/cli.ts', 'operator', 'bootstrap', '--email', 'revoke@example.org', '--org', 'Revoke', '--json'], {
+        env,
+      }).toString(),
+    );
     const ports = [await freePort(), await freePort()];
     const apis = ports.map((port) => launchApi({ ...env, PORT: String(port) }));
     for (const api of apis) await eventually(async () => api.output().includes('API listening on') || api.child.exitCode !== null, 60_000, 'an API process');
@@ -53,7 +57,11 @@ describe.runIf(process.env.DATABASE_URL)('revocation across API processes', () =
     const revoked_at = Date.now();
     expect((await call(first, 'DELETE', `/v1/me/api-tokens/${created.body.token.id}`, session)).status).toBe(200);
     expect((await call(first, 'GET', '/v1/me', secret)).status).toBe(401);
-    await eventually(async () => (await call(second, 'GET', '/v1/me', secret)).status === 401, AUTH_CACHE_TTL_MS + 5_000, 'the second process to refuse the token');
+    await eventually(
+      async () => (await call(second, 'GET', '/v1/me', secret)).status === 401,
+      AUTH_CACHE_TTL_MS + 5_000,
+      'the second process to refuse the token',
+    );
     // Within the stated bound (plus the time a request takes on a busy machine).
     expect(Date.now() - revoked_at).toBeLessThanOrEqual(AUTH_CACHE_TTL_MS + 2_000);
   }, 300_000);

@@ -21,7 +21,11 @@ describe.runIf(process.env.DATABASE_URL)('crucible-server api and worker as sepa
     dropDatabase = database.drop;
     const env = deploymentEnv(database.url, inject('temporal_address'), 'split');
     expect(execFileSync(process.execPath, ['runtime/cli.ts', 'migrate'], { env }).toString()).toContain('applied');
-    const user = JSON.parse(execFileSync(process.execPath, ['runtime/cli.ts', 'operator', 'bootstrap', '--email', 'split@example.org', '--org', 'Split', '--json'], { env }).toString());
+    const user = JSON.parse(
+      execFileSync(process.execPath, ['runtime/cli.ts', 'operator', 'bootstrap', '--email', 'split@example.org', '--org', 'Split', '--json'], {
+        env,
+      }).toString(),
+    );
 
     const ports = [await freePort(), await freePort()];
     const apis = ports.map((port) => launchCommand('api', { ...env, PORT: String(port) }));
@@ -48,11 +52,15 @@ describe.runIf(process.env.DATABASE_URL)('crucible-server api and worker as sepa
     const project = (await created.json()) as { id: string };
     const read = await fetch(`${first}/v1/projects/${project.id}`, { headers: { authorization: `Bearer ${token}` } });
     expect(read.status).toBe(200);
-    const health = await eventually(async () => {
-      const response = await fetch(`${second}/v1/health`);
-      const body = (await response.json()) as { checks: Record<string, { ok: boolean }> };
-      return body.checks.worker!.ok ? body : null;
-    }, 30_000, 'the worker to poll the task queue');
+    const health = await eventually(
+      async () => {
+        const response = await fetch(`${second}/v1/health`);
+        const body = (await response.json()) as { checks: Record<string, { ok: boolean }> };
+        return body.checks.worker!.ok ? body : null;
+      },
+      30_000,
+      'the worker to poll the task queue',
+    );
     expect(health.checks.database!.ok).toBe(true);
 
     expect(await stopped(worker.child)).toBe(0);

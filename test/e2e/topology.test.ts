@@ -68,7 +68,10 @@ async function temporalServerOnPostgres(database_url: string): Promise<string> {
     rmSync(dir, { recursive: true, force: true });
   });
   const port = await freePort();
-  const server = launch(['runtime/cli.ts', 'temporal-server', '--database-url', database_url, '--prefix', prefix, '--port', String(port), '--dir', dir], process.env);
+  const server = launch(
+    ['runtime/cli.ts', 'temporal-server', '--database-url', database_url, '--prefix', prefix, '--port', String(port), '--dir', dir],
+    process.env,
+  );
   cleanups.push(async () => void (await stopped(server.child)));
   // the first build of temporal-server with Go takes minutes; later runs reuse the cache
   await eventually(async () => server.output().includes('Start API and worker processes') || server.child.exitCode !== null, 600_000, 'temporal-server');
@@ -113,13 +116,24 @@ describe.runIf(process.env.DATABASE_URL)('the production topology: temporal-serv
       text: 'Problem: heart failure patients are readmitted within 30 days.\nOur solution: a remote monitoring app for nurses.\nIntended users: heart failure nurses.\nStage: idea.',
     });
     expect(extracted.status).toBe(201);
-    const parsed = await call(first, token, 'POST', `/v1/projects/${project_id}/intakes/parse`, { source_ids: [extracted.body.sources[0].id] }, 'topology-parse');
+    const parsed = await call(
+      first,
+      token,
+      'POST',
+      `/v1/projects/${project_id}/intakes/parse`,
+      { source_ids: [extracted.body.sources[0].id] },
+      'topology-parse',
+    );
     expect(parsed.status).toBe(202);
 
-    const draft = await eventually(async () => {
-      const read = await call(first, token, 'GET', `/v1/intake-drafts/${parsed.body.id}`);
-      return TERMINAL.includes(read.body.status) ? read.body : null;
-    }, 180_000, 'the intake draft');
+    const draft = await eventually(
+      async () => {
+        const read = await call(first, token, 'GET', `/v1/intake-drafts/${parsed.body.id}`);
+        return TERMINAL.includes(read.body.status) ? read.body : null;
+      },
+      180_000,
+      'the intake draft',
+    );
     expect(draft.status).toBe('succeeded');
 
     // a long run, started through the API that will be killed
@@ -130,15 +144,26 @@ describe.runIf(process.env.DATABASE_URL)('the production topology: temporal-serv
     const quote = await call(second, token, 'POST', '/v1/runs/estimate', { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000_000 });
     expect(quote.body.runnable).toBe(true);
     const before = await available(first);
-    const created = await call(second, token, 'POST', '/v1/runs', { world_revision_id: saved.body.world_revision_id, budget_limit_credits: quote.body.credits_estimate * 2 }, 'topology-run');
+    const created = await call(
+      second,
+      token,
+      'POST',
+      '/v1/runs',
+      { world_revision_id: saved.body.world_revision_id, budget_limit_credits: quote.body.credits_estimate * 2 },
+      'topology-run',
+    );
     expect(created.status).toBe(202);
     const run_id = created.body.run_id as string;
 
     // SIGKILL one worker and one API process once the run is computing
-    const underway = await eventually(async () => {
-      const read = await call(first, token, 'GET', `/v1/runs/${run_id}`);
-      return (read.body.status === 'running' && read.body.replications_completed > 0) || TERMINAL.includes(read.body.status) ? read.body : null;
-    }, 120_000, 'the run to be under way');
+    const underway = await eventually(
+      async () => {
+        const read = await call(first, token, 'GET', `/v1/runs/${run_id}`);
+        return (read.body.status === 'running' && read.body.replications_completed > 0) || TERMINAL.includes(read.body.status) ? read.body : null;
+      },
+      120_000,
+      'the run to be under way',
+    );
     expect(underway.status, 'the run ended before the crash: raise REPLICATIONS').toBe('running');
     workers.push(await launchWorker(env));
     await killed(workers[0]!.child);
@@ -149,20 +174,30 @@ describe.runIf(process.env.DATABASE_URL)('the production topology: temporal-serv
     expect(confirmed.status).toBe(201);
     const plan = await call(first, token, 'POST', `/v1/projects/${project_id}/evaluation-plans`, {}, 'topology-plan');
     expect(plan.status).toBe(201);
-    expect((await call(first, token, 'POST', `/v1/projects/${project_id}/evaluation-plans/${plan.body.id}/approve`, { scope: 'hosted_inference' })).status).toBe(200);
+    expect(
+      (await call(first, token, 'POST', `/v1/projects/${project_id}/evaluation-plans/${plan.body.id}/approve`, { scope: 'hosted_inference' })).status,
+    ).toBe(200);
     const started = await call(first, token, 'POST', `/v1/projects/${project_id}/reviews`, { plan_id: plan.body.id }, 'topology-review');
     expect(started.status).toBe(201);
 
-    const run = await eventually(async () => {
-      const read = await call(first, token, 'GET', `/v1/runs/${run_id}`);
-      return TERMINAL.includes(read.body.status) && read.body.settled_at ? read.body : null;
-    }, 300_000, 'the run to end and settle');
+    const run = await eventually(
+      async () => {
+        const read = await call(first, token, 'GET', `/v1/runs/${run_id}`);
+        return TERMINAL.includes(read.body.status) && read.body.settled_at ? read.body : null;
+      },
+      300_000,
+      'the run to end and settle',
+    );
     expect(run.status).toBe('succeeded');
     expect(run.replications_completed).toBe(REPLICATIONS * world.variants.length);
-    const review = await eventually(async () => {
-      const read = await call(first, token, 'GET', `/v1/reviews/${started.body.id}`);
-      return TERMINAL.includes(read.body.status) ? read.body : null;
-    }, 180_000, 'the review');
+    const review = await eventually(
+      async () => {
+        const read = await call(first, token, 'GET', `/v1/reviews/${started.body.id}`);
+        return TERMINAL.includes(read.body.status) ? read.body : null;
+      },
+      180_000,
+      'the review',
+    );
     expect(review.status).toBe('succeeded');
 
     // charged once: one settlement per job in the ledger, and the balance moved by exactly what the jobs used

@@ -39,7 +39,12 @@ describe('the walkthrough (docs/walkthrough.md)', () => {
     const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => http(service, method, path, { token, body, headers });
 
     // 2. a project
-    const project = await call('POST', '/v1/projects', { title: 'Heart failure remote monitoring', org_id: user.org_id }, { 'idempotency-key': 'walk-project' });
+    const project = await call(
+      'POST',
+      '/v1/projects',
+      { title: 'Heart failure remote monitoring', org_id: user.org_id },
+      { 'idempotency-key': 'walk-project' },
+    );
     expect(project.status).toBe(201);
     const project_id = project.body.id as string;
 
@@ -52,10 +57,14 @@ describe('the walkthrough (docs/walkthrough.md)', () => {
     // 4. draft an IntakeSpec from it (the offline heuristic) and poll the draft
     const parsed = await call('POST', `/v1/projects/${project_id}/intakes/parse`, { source_ids: [source_id] }, { 'idempotency-key': 'walk-parse' });
     expect(parsed.status).toBe(202);
-    const draft = await eventually(async () => {
-      const read = await call('GET', `/v1/intake-drafts/${parsed.body.id}`);
-      return ['succeeded', 'failed', 'canceled'].includes(read.body.status) ? read.body : null;
-    }, 60_000, 'the intake draft');
+    const draft = await eventually(
+      async () => {
+        const read = await call('GET', `/v1/intake-drafts/${parsed.body.id}`);
+        return ['succeeded', 'failed', 'canceled'].includes(read.body.status) ? read.body : null;
+      },
+      60_000,
+      'the intake draft',
+    );
     expect(draft.status).toBe('succeeded');
     expect(draft.spec.problem?.text).toMatch(/heart failure/);
 
@@ -81,10 +90,14 @@ describe('the walkthrough (docs/walkthrough.md)', () => {
     expect(started.status).toBe(201);
 
     // 9. poll until done
-    const done = await eventually(async () => {
-      const read = await call('GET', `/v1/reviews/${started.body.id}`);
-      return ['succeeded', 'failed', 'canceled'].includes(read.body.status) ? read.body : null;
-    }, 60_000, 'the review');
+    const done = await eventually(
+      async () => {
+        const read = await call('GET', `/v1/reviews/${started.body.id}`);
+        return ['succeeded', 'failed', 'canceled'].includes(read.body.status) ? read.body : null;
+      },
+      60_000,
+      'the review',
+    );
     expect(done.status).toBe('succeeded');
     expect(done.review.dimensions).toHaveLength(13);
     expect(done.review.drafted_by).toMatchObject({ provider: 'offline', heuristic: true });

@@ -26,7 +26,8 @@ export async function startFakeAnthropic(options: { expected_api_key?: string } 
     const key = request.headers['x-api-key'] ?? (request.headers['authorization'] ?? '').replace(/^Bearer /, '');
     if (state.expected_api_key !== undefined && key !== state.expected_api_key) return anthropicError(401, `invalid x-api-key ${key}`);
     const next = script.next();
-    if ('error_status' in next) return anthropicError(next.error_status, next.message ?? (next.error_status === 401 ? `invalid x-api-key ${key}` : 'fake error'), next.headers);
+    if ('error_status' in next)
+      return anthropicError(next.error_status, next.message ?? (next.error_status === 401 ? `invalid x-api-key ${key}` : 'fake error'), next.headers);
     const body = request.body as { model?: string; tool_choice?: { name?: string } };
     const usage = next.usage ?? AI_FAKE_DEFAULT_USAGE;
     const content =

@@ -74,7 +74,14 @@ export function europePmcRecord(input: EuropePmcRecordInput): FakeEuropePmcRecor
     title: input.title,
     authorString: input.authors ?? 'Doe J, Roe R.',
     authorList: { author: [{ fullName: 'Doe J', firstName: 'Jane', lastName: 'Doe', initials: 'J' }] },
-    journalInfo: { issue: '1', volume: '10', journalIssueId: 1, dateOfPublication: `${input.year ?? 2021}`, yearOfPublication: input.year ?? 2021, journal: { title: input.journal ?? 'Fake Journal of Digital Health', ISOAbbreviation: 'Fake J Digit Health' } },
+    journalInfo: {
+      issue: '1',
+      volume: '10',
+      journalIssueId: 1,
+      dateOfPublication: `${input.year ?? 2021}`,
+      yearOfPublication: input.year ?? 2021,
+      journal: { title: input.journal ?? 'Fake Journal of Digital Health', ISOAbbreviation: 'Fake J Digit Health' },
+    },
     pubYear: String(input.year ?? 2021),
     abstractText: input.abstract ?? `Abstract of ${input.title}.`,
     language: 'eng',
@@ -87,10 +94,14 @@ export function europePmcRecord(input: EuropePmcRecordInput): FakeEuropePmcRecor
     citedByCount: 3,
     firstPublicationDate: `${input.year ?? 2021}-01-15`,
     ...(input.license ? { license: input.license } : {}),
-    ...(input.comment_corrections ? { commentCorrectionList: { commentCorrection: input.comment_corrections.map((item) => ({ source: 'MED', orientation: 'to', ...item })) } } : {}),
+    ...(input.comment_corrections
+      ? { commentCorrectionList: { commentCorrection: input.comment_corrections.map((item) => ({ source: 'MED', orientation: 'to', ...item })) } }
+      : {}),
   };
   const full_text_xml =
-    input.pmcid && input.body_paragraphs ? jatsArticle({ pmcid: input.pmcid, title: input.title, abstract: input.abstract, body_paragraphs: input.body_paragraphs }) : undefined;
+    input.pmcid && input.body_paragraphs
+      ? jatsArticle({ pmcid: input.pmcid, title: input.title, abstract: input.abstract, body_paragraphs: input.body_paragraphs })
+      : undefined;
   return { result, full_text_xml };
 }
 
@@ -116,7 +127,8 @@ export async function startFakeEuropePmc(records: FakeEuropePmcRecord[] = []): P
   const handle = async (request: RecordedRequest): Promise<FakeReply> => {
     if (state.held) await state.held;
     if (state.down === 'connection_closed') return { status: 0, destroy: true };
-    if (state.down === 'status_503') return { status: 503, text: '<html><body>Service Temporarily Unavailable</body></html>', headers: { 'content-type': 'text/html' } };
+    if (state.down === 'status_503')
+      return { status: 503, text: '<html><body>Service Temporarily Unavailable</body></html>', headers: { 'content-type': 'text/html' } };
     if (request.method !== 'GET') return { status: 405, text: 'Method Not Allowed' };
     if (request.path === `${BASE_PATH}/search`) return search(request, state.records);
     const match = FULL_TEXT_PATH.exec(request.path);

@@ -43,7 +43,11 @@ export async function startFakeGoogle(options: { expected_api_key?: string; inva
       status: 200,
       body: {
         candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: { promptTokenCount: usage.input_tokens, candidatesTokenCount: usage.output_tokens, totalTokenCount: usage.input_tokens + usage.output_tokens },
+        usageMetadata: {
+          promptTokenCount: usage.input_tokens,
+          candidatesTokenCount: usage.output_tokens,
+          totalTokenCount: usage.input_tokens + usage.output_tokens,
+        },
         modelVersion: decodeURIComponent(match[1]!),
         responseId: 'resp_fake',
       },

@@ -24,7 +24,12 @@ export async function startFakeOpenAi(options: { expected_api_key?: string; hold
     const key = (request.headers['authorization'] ?? '').replace(/^Bearer /, '');
     // The real API echoes (a masked form of) the key it got; echoing it whole proves the gateway never passes it on.
     if (state.expected_api_key !== undefined && key !== state.expected_api_key) {
-      return openAiError(401, `Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
+      return openAiError(
+        401,
+        `Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        'invalid_request_error',
+        'invalid_api_key',
+      );
     }
     const next = script.next();
     if ('error_status' in next) {

@@ -78,7 +78,11 @@ export type StripeFake = FakeServer & {
   /** The session as the API returns it (with line items expanded). */
   sessionObject(session_id: string): Record<string, unknown>;
   /** A signed webhook body and its Stripe-Signature header. */
-  signedEvent(type: string, session_id: string | Record<string, unknown>, options?: { timestamp?: number; secret?: string; livemode?: boolean }): { body: string; signature: string };
+  signedEvent(
+    type: string,
+    session_id: string | Record<string, unknown>,
+    options?: { timestamp?: number; secret?: string; livemode?: boolean },
+  ): { body: string; signature: string };
 };
 
 export async function startStripeFake(): Promise<StripeFake> {
@@ -101,7 +105,14 @@ export async function startStripeFake(): Promise<StripeFake> {
         url: `/v1/checkout/sessions/${id}/line_items`,
         data: line_items_data.map((item, index) => {
           const price = prices.get(item.price)!;
-          return { id: `li_${index}_${id}`, object: 'item', quantity: item.quantity, price, amount_total: (price.unit_amount ?? 0) * item.quantity, currency: price.currency };
+          return {
+            id: `li_${index}_${id}`,
+            object: 'item',
+            quantity: item.quantity,
+            price,
+            amount_total: (price.unit_amount ?? 0) * item.quantity,
+            currency: price.currency,
+          };
         }),
       };
     }

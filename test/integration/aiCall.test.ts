@@ -121,7 +121,13 @@ describe('the offline heuristic as the hosted provider (embedded default)', () =
   it('answers with the registered heuristic, labelled, and meters it like a hosted call', async () => {
     const call = input(owner.org_id);
     const result = await runCall(service, call);
-    expect(result).toMatchObject({ provider: 'offline', model: 'offline-heuristic', heuristic: true, byok: false, object: { summary: 'Remote monitoring reduced admissions' } });
+    expect(result).toMatchObject({
+      provider: 'offline',
+      model: 'offline-heuristic',
+      heuristic: true,
+      byok: false,
+      object: { summary: 'Remote monitoring reduced admissions' },
+    });
     const input_tokens = estimateTokens(call.system) + estimateTokens(call.prompt);
     const output_tokens = estimateTokens(JSON.stringify(result.object));
     expect(result).toMatchObject({ input_tokens, output_tokens, credits_charged: input_tokens + output_tokens });

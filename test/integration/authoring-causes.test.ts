@@ -30,10 +30,14 @@ async function projectFromParagraph(service: TestService, user: TestUser): Promi
   const source_id = ((await extracted.json()) as { sources: Array<{ id: string }> }).sources[0]!.id;
   const started = await http(service, 'POST', `/v1/projects/${project.body.id}/intakes/parse`, { token: user.session, body: { source_ids: [source_id] } });
   expect(started.status).toBe(202);
-  const draft = await eventually(async () => {
-    const read = await http(service, 'GET', `/v1/intake-drafts/${started.body.id}`, { token: user.session });
-    return ['succeeded', 'failed'].includes(read.body.status) ? read.body : null;
-  }, 60_000, 'the intake draft');
+  const draft = await eventually(
+    async () => {
+      const read = await http(service, 'GET', `/v1/intake-drafts/${started.body.id}`, { token: user.session });
+      return ['succeeded', 'failed'].includes(read.body.status) ? read.body : null;
+    },
+    60_000,
+    'the intake draft',
+  );
   expect(draft.status).toBe('succeeded');
   const spec = draft.spec as IntakeSpec;
   const confirmed = await http(service, 'POST', `/v1/projects/${project.body.id}/intakes`, { token: user.session, body: { spec, draft_id: draft.id } });
@@ -56,7 +60,11 @@ describe('authoring from what the intake cites (offline provider)', () => {
 
   it('gives a first checkpoint with the three numbers the intake cites, each sourced to its line, and no question for them', async () => {
     const { project_id, source_id } = await projectFromParagraph(service, owner);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     const { checkpoint } = await waiting(service, owner, created.body.id);
     const line = { kind: 'intake_line', source_id, line_start: 2, line_end: 2 };
@@ -66,8 +74,16 @@ describe('authoring from what the intake cites (offline provider)', () => {
       source: { ...line, quote: 'Our telephone triage service receives 96 referrals a day.', conversion: { quoted_value: 96, quoted_unit: 'per_day' } },
     });
     expect(checkpoint.world.settings.arrival_rate.source.conversion.basis).toMatch(/12 opening hours/);
-    expect(checkpoint.world.settings.mean_service).toMatchObject({ value: 12, unit: 'minutes', source: { ...line, quote: 'Each call takes 12 minutes on average.' } });
-    expect(checkpoint.world.settings.servers).toMatchObject({ value: 3, unit: 'count', source: { ...line, quote: 'Three clinicians staff the line from 8am to 8pm.' } });
+    expect(checkpoint.world.settings.mean_service).toMatchObject({
+      value: 12,
+      unit: 'minutes',
+      source: { ...line, quote: 'Each call takes 12 minutes on average.' },
+    });
+    expect(checkpoint.world.settings.servers).toMatchObject({
+      value: 3,
+      unit: 'count',
+      source: { ...line, quote: 'Three clinicians staff the line from 8am to 8pm.' },
+    });
     expect(checkpoint.questions.map((question: any) => question.slot)).toEqual(['treatment.mean_service']);
     expect(checkpoint.questions[0].text).toBe('How many minutes would a clinician spend with each patient with the technology, on average?');
   }, 240_000);
@@ -75,7 +91,11 @@ describe('authoring from what the intake cites (offline provider)', () => {
   it('refuses a session the organization cannot cover with 402, creating and charging nothing', async () => {
     const poor = await signedInOwner(service, 'causes-poor');
     const project_id = await projectWithIntake(service, poor);
-    const refused = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: poor.session, body: {}, headers: { 'idempotency-key': key() } });
+    const refused = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: poor.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(refused.status).toBe(402);
     expect(refused.body.code).toBe('INSUFFICIENT_CREDITS');
     expect(refused.body.message).toMatch(/0 available/);
@@ -86,7 +106,11 @@ describe('authoring from what the intake cites (offline provider)', () => {
 
   it('refuses written instructions on the offline provider with 422 and charges nothing; values still revise', async () => {
     const project_id = await projectWithIntake(service, owner);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     await waiting(service, owner, created.body.id);
     const before = await balances(service.db, owner.org_id);
     const refused = await http(service, 'POST', `/v1/authoring-sessions/${created.body.id}/revise`, {
@@ -122,7 +146,12 @@ describe('authoring failures and revisions with a hosted model (fake OpenAI)', (
     openai = await startFakeOpenAi({ expected_api_key: 'sk-hosted-causes' });
     openai.script.fallback = { object: nothing, usage: { input_tokens: 500, output_tokens: 100 } };
     service = await startTestService({
-      env: { CRUCIBLE_HOSTED_AI_PROVIDER: 'openai', CRUCIBLE_OPENAI_MODEL: 'gpt-fake-causes', CRUCIBLE_OPENAI_BASE_URL: openai.base_url, CRUCIBLE_HOSTED_AI_API_KEY: 'sk-hosted-causes' },
+      env: {
+        CRUCIBLE_HOSTED_AI_PROVIDER: 'openai',
+        CRUCIBLE_OPENAI_MODEL: 'gpt-fake-causes',
+        CRUCIBLE_OPENAI_BASE_URL: openai.base_url,
+        CRUCIBLE_HOSTED_AI_API_KEY: 'sk-hosted-causes',
+      },
     });
     owner = await signedInOwner(service, 'causes-hosted');
     await grant(service, owner.org_id, 100_000);
@@ -134,7 +163,11 @@ describe('authoring failures and revisions with a hosted model (fake OpenAI)', (
 
   it('says so in the checkpoint when a revise with instructions changes nothing', async () => {
     const project_id = await projectWithIntake(service, owner);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     await waiting(service, owner, created.body.id);
     const revised = await http(service, 'POST', `/v1/authoring-sessions/${created.body.id}/revise`, {
       token: owner.session,
@@ -152,7 +185,11 @@ describe('authoring failures and revisions with a hosted model (fake OpenAI)', (
   it('records the innermost cause of a failing draft, never INTERNAL', async () => {
     const project_id = await projectWithIntake(service, owner);
     openai.script.enqueue({ error_status: 400, message: 'model gpt-fake-causes does not support this schema' });
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     const failed = await waiting(service, owner, created.body.id);
     expect(failed.status).toBe('failed');
@@ -162,10 +199,23 @@ describe('authoring failures and revisions with a hosted model (fake OpenAI)', (
 
   it('fails a step the credits no longer cover with INSUFFICIENT_CREDITS: the request answers 402 and the session records it', async () => {
     const project_id = await projectWithIntake(service, owner);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     await waiting(service, owner, created.body.id);
     const { available_credits } = await balances(service.db, owner.org_id);
-    await service.db.transaction((tx) => reserve(tx, { transfer_id: `drain-${created.body.id}`, org_id: owner.org_id, subject: null, credits: available_credits, reason: 'test: spend every credit', caused_by: 'test' }));
+    await service.db.transaction((tx) =>
+      reserve(tx, {
+        transfer_id: `drain-${created.body.id}`,
+        org_id: owner.org_id,
+        subject: null,
+        credits: available_credits,
+        reason: 'test: spend every credit',
+        caused_by: 'test',
+      }),
+    );
     const revised = await http(service, 'POST', `/v1/authoring-sessions/${created.body.id}/revise`, {
       token: owner.session,
       body: { instructions: 'look again' },
@@ -174,10 +224,14 @@ describe('authoring failures and revisions with a hosted model (fake OpenAI)', (
     expect(revised.status).toBe(402);
     expect(revised.body.code).toBe('INSUFFICIENT_CREDITS');
     // the workflow records the failure after the step's answer: read until it has
-    const session = await eventually(async () => {
-      const read = await http(service, 'GET', `/v1/authoring-sessions/${created.body.id}`, { token: owner.session });
-      return read.body.status !== 'drafting' ? read : null;
-    }, 30_000, 'the session to record its failure');
+    const session = await eventually(
+      async () => {
+        const read = await http(service, 'GET', `/v1/authoring-sessions/${created.body.id}`, { token: owner.session });
+        return read.body.status !== 'drafting' ? read : null;
+      },
+      30_000,
+      'the session to record its failure',
+    );
     expect(session.body.status).toBe('failed');
     expect(session.body.error).toMatchObject({ code: 'INSUFFICIENT_CREDITS', message: expect.stringMatching(/0 available/) });
   }, 240_000);

@@ -33,7 +33,11 @@ describe('authoring sessions with small lifecycle thresholds', () => {
   it('continues as new after every step and keeps working across the new runs, charging each AI step once', async () => {
     const project_id = await projectWithIntake(service, owner);
     const before = await balances(service.db, owner.org_id);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     const session_id = created.body.id;
     const first = await waiting(service, owner, session_id);
@@ -81,7 +85,11 @@ describe('authoring sessions with small lifecycle thresholds', () => {
     expect(revised.body.checkpoint.number).toBe(4);
     expect(revised.body.checkpoint.changes_since_previous).toEqual([{ path: '/world/settings/servers', before: '2 count', after: '3 count' }]);
 
-    const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body.status).toBe('approved');
     expect(approved.body.world_revision_id).toMatch(/^wrev_/);
@@ -111,7 +119,11 @@ describe('authoring sessions with small lifecycle thresholds', () => {
 
   it('ends a session that waits longer than the configured time as expired, which then accepts nothing', async () => {
     const project_id = await projectWithIntake(service, owner);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     const session_id = created.body.id;
     const first = await waiting(service, owner, session_id);
@@ -140,14 +152,22 @@ describe('authoring sessions with small lifecycle thresholds', () => {
     expect(answer.status).toBe(409);
     expect(answer.body.code).toBe('CONFLICT');
     expect(answer.body.message).toMatch(/expired/);
-    const approve = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const approve = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(approve.status).toBe(409);
     // The row says expired once the workflow's last activity committed; the workflow completes just after, and the
     // visibility listing catches up after that.
-    const runs = await eventually(async () => {
-      const listed = await runsOf(session_id);
-      return listed.length > 0 && listed.every((run) => run.status !== 'RUNNING') ? listed : null;
-    }, 30_000, 'the expired session\'s workflow to complete');
+    const runs = await eventually(
+      async () => {
+        const listed = await runsOf(session_id);
+        return listed.length > 0 && listed.every((run) => run.status !== 'RUNNING') ? listed : null;
+      },
+      30_000,
+      "the expired session's workflow to complete",
+    );
     expect(runs.map((run) => run.status)).toEqual(['COMPLETED']);
   }, 240_000);
 });

@@ -49,7 +49,11 @@ describe('authoring sessions across worker restarts', () => {
   it('loses no answer and charges nothing twice when the worker is gone while it drafts and while it waits', async () => {
     const project_id = await projectWithIntake(service, owner);
     const before = await balances(service.db, owner.org_id);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     const session_id = created.body.id;
     // No worker while it drafts: readable from the database.
@@ -66,7 +70,11 @@ describe('authoring sessions across worker restarts', () => {
 
     // No worker at all: the call does not wait forever; after ACCEPT_SECONDS it is 503 and changes nothing.
     const sent_at = Date.now();
-    const unavailable = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body, headers: { 'idempotency-key': key() } });
+    const unavailable = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, {
+      token: owner.session,
+      body,
+      headers: { 'idempotency-key': key() },
+    });
     const waited_ms = Date.now() - sent_at;
     expect(unavailable.status, JSON.stringify(unavailable.body)).toBe(503);
     expect(unavailable.body).toMatchObject({ code: 'TEMPORARILY_UNAVAILABLE', details: { accept_timeout_ms: ACCEPT_SECONDS * 1000 } });
@@ -79,7 +87,11 @@ describe('authoring sessions across worker restarts', () => {
 
     // The worker is gone while the session waits: an answer sent now is taken once a worker is back, never lost.
     const answer_key = key();
-    const answering = http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body, headers: { 'idempotency-key': answer_key } });
+    const answering = http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, {
+      token: owner.session,
+      body,
+      headers: { 'idempotency-key': answer_key },
+    });
     const still = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session });
     expect(still.body.status).toBe('waiting');
     expect(still.body.checkpoint.number).toBe(1);
@@ -96,11 +108,19 @@ describe('authoring sessions across worker restarts', () => {
       const count = await service.db.one<{ n: number }>('select count(*)::int as n from authoring_checkpoints where session_id = ?', [session_id]);
       expect(Number(count?.n)).toBe(2);
       // The client retries the same request: the same step, not a new one.
-      const retried = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body, headers: { 'idempotency-key': answer_key } });
+      const retried = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, {
+        token: owner.session,
+        body,
+        headers: { 'idempotency-key': answer_key },
+      });
       expect(retried.status).toBe(200);
       expect(retried.body.checkpoint.number).toBe(2);
 
-      const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+      const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, {
+        token: owner.session,
+        body: {},
+        headers: { 'idempotency-key': key() },
+      });
       expect(approved.status).toBe(200);
       expect(approved.body.status).toBe('approved');
       expect(approved.body.world_revision_id).toMatch(/^wrev_/);

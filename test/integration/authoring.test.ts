@@ -27,7 +27,11 @@ describe('authoring sessions on the offline provider', () => {
   it('runs a whole session: questions, answers (diff), revise, approve into a world revision that validates and runs', async () => {
     const project_id = await projectWithIntake(service, owner);
     const before = await balances(service.db, owner.org_id);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     expect(created.body.id).toMatch(/^sess_/);
     const session_id = created.body.id;
@@ -48,7 +52,11 @@ describe('authoring sessions on the offline provider', () => {
 
     const values: Record<string, number> = { arrival_rate: 4, mean_service: 20, servers: 2, 'treatment.mean_service': 12 };
     const answers = checkpoint.questions.map((q: any) => ({ question_id: q.id, value: values[q.slot] }));
-    const answered = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body: { answers }, headers: { 'idempotency-key': key() } });
+    const answered = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, {
+      token: owner.session,
+      body: { answers },
+      headers: { 'idempotency-key': key() },
+    });
     expect(answered.status).toBe(200);
     const second = answered.body.checkpoint;
     expect(second.number).toBe(2);
@@ -64,10 +72,18 @@ describe('authoring sessions on the offline provider', () => {
       ]),
     );
     const wait = second.world.measured.find((m: any) => m.measure_id === 'wait');
-    expect(wait).toMatchObject({ coverage: 'covered', unit: 'minutes', denominator: 'entity', censoring: 'at_horizon', time_window: { start: 1440, end: 10080, unit: 'minutes' } });
+    expect(wait).toMatchObject({
+      coverage: 'covered',
+      unit: 'minutes',
+      denominator: 'entity',
+      censoring: 'at_horizon',
+      time_window: { start: 1440, end: 10080, unit: 'minutes' },
+    });
     expect(wait.reported_beside.still_waiting_at_end_mean).not.toBeNull();
     expect(second.smoke_run.replications).toBe(2);
-    expect(second.next_steps).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'approve_and_run', tool: 'synthetic_simulation', source: 'rule' })]));
+    expect(second.next_steps).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'approve_and_run', tool: 'synthetic_simulation', source: 'rule' })]),
+    );
     // Every tool named in next_steps is in the registry.
     const tools = await http(service, 'GET', '/v1/tools');
     expect(tools.status).toBe(200);
@@ -77,7 +93,11 @@ describe('authoring sessions on the offline provider', () => {
     for (const step of second.next_steps) if (step.tool) expect(names).toContain(step.tool);
 
     // An answer while nothing is asked: 409 with the reason.
-    const extra = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body: { answers }, headers: { 'idempotency-key': key() } });
+    const extra = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, {
+      token: owner.session,
+      body: { answers },
+      headers: { 'idempotency-key': key() },
+    });
     expect(extra.status).toBe(409);
     expect(extra.body.code).toBe('CONFLICT');
     expect(extra.body.message).toMatch(/nothing is asked/);
@@ -93,7 +113,11 @@ describe('authoring sessions on the offline provider', () => {
     expect(revised.body.checkpoint.changes_since_previous).toEqual([{ path: '/world/settings/servers', before: '2 count', after: '3 count' }]);
     expect(revised.body.accepts).toEqual(['revise', 'approve']);
 
-    const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(approved.status).toBe(200);
     expect(approved.body.status).toBe('approved');
     const world_revision_id = approved.body.world_revision_id;
@@ -117,7 +141,11 @@ describe('authoring sessions on the offline provider', () => {
     const estimate = await http(service, 'POST', '/v1/runs/estimate', { token: owner.session, body: { world_revision_id, budget_limit_credits: 50_000 } });
     expect(estimate.status).toBe(200);
     expect(estimate.body.runnable).toBe(true);
-    const run = await http(service, 'POST', '/v1/runs', { token: owner.session, body: { world_revision_id, budget_limit_credits: 50_000 }, headers: { 'idempotency-key': key() } });
+    const run = await http(service, 'POST', '/v1/runs', {
+      token: owner.session,
+      body: { world_revision_id, budget_limit_credits: 50_000 },
+      headers: { 'idempotency-key': key() },
+    });
     expect(run.status).toBe(202);
     // The approved world runs to completion and has results.
     const ended = await eventually(
@@ -144,7 +172,11 @@ describe('authoring sessions on the offline provider', () => {
 
   it('is pollable: a wait started while it drafts ends with its first checkpoint, and 304 answers an unchanged session', async () => {
     const project_id = await projectWithIntake(service, owner);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     const session_id = created.body.id;
     const read = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session });
@@ -165,19 +197,30 @@ describe('authoring sessions on the offline provider', () => {
     expect(current.body.checkpoint.number).toBe(1);
     // woken by the change, not by the end of a 25 s wait
     expect(Date.now() - started).toBeLessThan(20_000);
-    const unchanged = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session, headers: { 'if-none-match': current.headers.get('etag')! } });
+    const unchanged = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, {
+      token: owner.session,
+      headers: { 'if-none-match': current.headers.get('etag')! },
+    });
     expect(unchanged.status).toBe(304);
   });
 
   it('makes one step of two concurrent answers with one key, and gives another organization 404 everywhere', async () => {
     const project_id = await projectWithIntake(service, owner);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     const session_id = created.body.id;
     const first = await waiting(service, owner, session_id);
     const question = first.checkpoint.questions.find((q: any) => q.slot === 'servers');
     const same = key();
     const send = () =>
-      http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, { token: owner.session, body: { answers: [{ question_id: question.id, value: 2 }] }, headers: { 'idempotency-key': same } });
+      http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, {
+        token: owner.session,
+        body: { answers: [{ question_id: question.id, value: 2 }] },
+        headers: { 'idempotency-key': same },
+      });
     const [a, b] = await Promise.all([send(), send()]);
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
@@ -214,7 +257,11 @@ describe('authoring sessions on the offline provider', () => {
     const first = await waiting(service, owner, session_id);
     expect(first.cap_reached).toBe(true);
     expect(first.checkpoint.ai).toMatchObject({ cap_reached: true, limit_reached: 'calls_max', session_total: { calls: 1, ai_iterations: 1 } });
-    const refused = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/revise`, { token: owner.session, body: { instructions: 'try again' }, headers: { 'idempotency-key': key() } });
+    const refused = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/revise`, {
+      token: owner.session,
+      body: { instructions: 'try again' },
+      headers: { 'idempotency-key': key() },
+    });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toMatch(/cap_reached/);
     const values: Record<string, number> = { arrival_rate: 3, mean_service: 15, servers: 2, 'treatment.mean_service': 10 };
@@ -226,7 +273,11 @@ describe('authoring sessions on the offline provider', () => {
     expect(answered.status).toBe(200);
     expect(answered.body.checkpoint.ai.session_total.calls).toBe(1); // answers applied by rule, no AI call
     expect(answered.body.checkpoint.ai.cap_reached).toBe(true);
-    const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, { token: owner.session, body: {}, headers: { 'idempotency-key': key() } });
+    const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
     expect(approved.status).toBe(200);
     expect(approved.body.world_revision_id).toMatch(/^wrev_/);
     const used = await usedCredits(service, session_id);
@@ -271,7 +322,12 @@ describe('authoring sessions with a hosted model (fake OpenAI)', () => {
           { slot: 'mean_service', value: 17.5, source: null, question: 'How long is a consultation today, on average?' },
           { slot: 'arrival_rate', value: 6, source: { kind: 'reference', reference: 'NHS Digital GP appointment data, 2025' }, question: '' },
           // A quote that is not in the intake is no source.
-          { slot: 'servers', value: 4, source: { kind: 'intake_line', source_id: 'src_x', line_start: 1, line_end: 1, quote: 'four clinicians work each day', conversion: null }, question: 'How many clinicians?' },
+          {
+            slot: 'servers',
+            value: 4,
+            source: { kind: 'intake_line', source_id: 'src_x', line_start: 1, line_end: 1, quote: 'four clinicians work each day', conversion: null },
+            question: 'How many clinicians?',
+          },
           { slot: 'treatment.mean_service', value: null, source: null, question: 'How long with the triage form?' },
         ],
         next_steps: [
@@ -281,7 +337,11 @@ describe('authoring sessions with a hosted model (fake OpenAI)', () => {
       },
       usage: { input_tokens: 900, output_tokens: 300 },
     });
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: { ai_limits: { calls_max: 1 } }, headers: { 'idempotency-key': key() } });
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: { ai_limits: { calls_max: 1 } },
+      headers: { 'idempotency-key': key() },
+    });
     expect(created.status).toBe(201);
     const first = await waiting(service, owner, created.body.id);
     const checkpoint = first.checkpoint;
@@ -289,9 +349,16 @@ describe('authoring sessions with a hosted model (fake OpenAI)', () => {
     expect(checkpoint.world.spec.settings.mean_service).toBeUndefined();
     expect(checkpoint.world.settings.servers).toBeUndefined();
     const question = checkpoint.questions.find((q: any) => q.slot === 'mean_service');
-    expect(question).toMatchObject({ text: 'How long is a consultation today, on average?', unsourced_proposal: { value: 17.5, proposed_by: 'ai_hypothesis' } });
+    expect(question).toMatchObject({
+      text: 'How long is a consultation today, on average?',
+      unsourced_proposal: { value: 17.5, proposed_by: 'ai_hypothesis' },
+    });
     expect(checkpoint.questions.map((q: any) => q.slot).sort()).toEqual(['mean_service', 'servers', 'treatment.mean_service']);
-    expect(checkpoint.world.settings.arrival_rate).toEqual({ value: 6, unit: 'per_hour', source: { kind: 'reference', reference: 'NHS Digital GP appointment data, 2025' } });
+    expect(checkpoint.world.settings.arrival_rate).toEqual({
+      value: 6,
+      unit: 'per_hour',
+      source: { kind: 'reference', reference: 'NHS Digital GP appointment data, 2025' },
+    });
     expect(checkpoint.next_steps).toEqual(
       expect.arrayContaining([
         { kind: 'check_literature', tool: 'concept_and_evidence_review', source: 'ai_hypothesis', message: 'look for consultation-time studies' },

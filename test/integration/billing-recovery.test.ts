@@ -40,7 +40,11 @@ beforeAll(async () => {
     },
   });
   const price = stripe.addPrice({ unit_amount: 2500 });
-  await runOperator(service.db, { command: 'pack bind', flags: { key: 'recovery', title: 'Recovery', price: price.id, credits: String(PACK_CREDITS) }, config: service.config });
+  await runOperator(service.db, {
+    command: 'pack bind',
+    flags: { key: 'recovery', title: 'Recovery', price: price.id, credits: String(PACK_CREDITS) },
+    config: service.config,
+  });
 });
 
 afterAll(async () => {
@@ -60,7 +64,9 @@ async function started(label: string): Promise<{ user: TestUser; intent_id: stri
 }
 
 async function intentRow(intent_id: string) {
-  return (await service.db.one<{ status: string; transaction_id: string | null }>('select status, transaction_id from purchase_intents where id = ?', [intent_id]))!;
+  return (await service.db.one<{ status: string; transaction_id: string | null }>('select status, transaction_id from purchase_intents where id = ?', [
+    intent_id,
+  ]))!;
 }
 
 async function grants(org_id: string): Promise<number> {
@@ -79,7 +85,9 @@ describe('recovery', () => {
       const { user, intent_id, session_id } = await started('timer');
       stripe.markPaid(session_id);
       await eventually(async () => (await intentRow(intent_id)).status === 'completed', 30_000, 'the timer to complete the intent');
-      const recorded = await service.db.query<{ trigger: string; outcome: string }>('select trigger, outcome from billing_events where intent_id = ?', [intent_id]);
+      const recorded = await service.db.query<{ trigger: string; outcome: string }>('select trigger, outcome from billing_events where intent_id = ?', [
+        intent_id,
+      ]);
       expect(recorded).toContainEqual({ trigger: 'timer', outcome: 'completed' });
       expect(await grants(user.org_id)).toBe(1);
     } finally {
@@ -101,7 +109,10 @@ describe('recovery', () => {
     );
     await first.stop();
     stripe.markPaid(session_id);
-    for (const answer of await Promise.all([deliver('checkout.session.completed', session_id), deliver('checkout.session.async_payment_succeeded', session_id)])) {
+    for (const answer of await Promise.all([
+      deliver('checkout.session.completed', session_id),
+      deliver('checkout.session.async_payment_succeeded', session_id),
+    ])) {
       expect(answer.status).toBe(200);
     }
     expect((await intentRow(intent_id)).status).toBe('pending');
@@ -116,7 +127,10 @@ describe('recovery', () => {
         'the redelivery to be reconciled',
       );
       expect(await grants(user.org_id)).toBe(1);
-      const balance = await service.db.one<{ n: string }>(`select (credits_posted - debits_posted)::text as n from credit_accounts where kind = 'org_own' and org_id = ?`, [user.org_id]);
+      const balance = await service.db.one<{ n: string }>(
+        `select (credits_posted - debits_posted)::text as n from credit_accounts where kind = 'org_own' and org_id = ?`,
+        [user.org_id],
+      );
       expect(Number(balance!.n)).toBe(PACK_CREDITS);
     } finally {
       await second.stop();

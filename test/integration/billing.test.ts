@@ -22,7 +22,11 @@ beforeAll(async () => {
   service = await startTestService({ env: stripeEnv(stripe) });
   owner = await signedInOwner(service, 'billing');
   const price = stripe.addPrice({ unit_amount: 1500 });
-  await runOperator(service.db, { command: 'pack bind', flags: { key: 'starter', title: 'Starter pack', price: price.id, credits: String(PACK_CREDITS) }, config: service.config });
+  await runOperator(service.db, {
+    command: 'pack bind',
+    flags: { key: 'starter', title: 'Starter pack', price: price.id, credits: String(PACK_CREDITS) },
+    config: service.config,
+  });
 });
 
 afterAll(async () => {
@@ -45,10 +49,14 @@ async function purchase(user: TestUser, intent_id: string) {
 }
 
 async function waitFor(user: TestUser, intent_id: string, predicate: (body: any) => boolean, what: string) {
-  return eventually(async () => {
-    const found = await purchase(user, intent_id);
-    return found.status === 200 && predicate(found.body) ? found.body : null;
-  }, 30_000, what);
+  return eventually(
+    async () => {
+      const found = await purchase(user, intent_id);
+      return found.status === 200 && predicate(found.body) ? found.body : null;
+    },
+    30_000,
+    what,
+  );
 }
 
 async function purchaseGrants(org_id: string): Promise<number> {
@@ -78,7 +86,12 @@ async function started(label: string) {
 
 describe('flag and catalog', () => {
   it('answers 503 BILLING_NOT_CONFIGURED on every billing endpoint while SERVICE_BILLING_ENABLED is off', async () => {
-    const { app } = createApp({ config: { ...service.config, billing_enabled: false }, db: service.db, logger: createLogger({ level: 'silent' }), temporal: null });
+    const { app } = createApp({
+      config: { ...service.config, billing_enabled: false },
+      db: service.db,
+      logger: createLogger({ level: 'silent' }),
+      temporal: null,
+    });
     const server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const off = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -103,7 +116,13 @@ describe('flag and catalog', () => {
     expect(packs.status).toBe(200);
     expect(packs.body.live_mode).toBe(false);
     expect(packs.body.data).toContainEqual({ pack_key: 'starter', title: 'Starter pack', credits: PACK_CREDITS, amount: 1500, currency: 'usd' });
-    for (const overrides of [{ active: false }, { type: 'recurring' as const, recurring: { interval: 'month' } }, { currency: 'eur' }, { livemode: true }, { unit_amount: null }]) {
+    for (const overrides of [
+      { active: false },
+      { type: 'recurring' as const, recurring: { interval: 'month' } },
+      { currency: 'eur' },
+      { livemode: true },
+      { unit_amount: null },
+    ]) {
       const price = stripe.addPrice(overrides);
       await expect(
         runOperator(service.db, { command: 'pack bind', flags: { key: 'bad', title: 'Bad', price: price.id, credits: '10' }, config: service.config }),
@@ -237,10 +256,12 @@ describe('events and the purchase-intent state table', () => {
     const again = await http(service, 'GET', `/v1/billing/purchases/${intent_id}`, { token: user.session, headers: { 'if-none-match': etag! } });
     expect(again.status).toBe(304);
     let answered = false;
-    const waiting = http(service, 'GET', `/v1/billing/purchases/${intent_id}?wait=25`, { token: user.session, headers: { 'if-none-match': etag! } }).then((answer) => {
-      answered = true;
-      return answer;
-    });
+    const waiting = http(service, 'GET', `/v1/billing/purchases/${intent_id}?wait=25`, { token: user.session, headers: { 'if-none-match': etag! } }).then(
+      (answer) => {
+        answered = true;
+        return answer;
+      },
+    );
     // Another owner's purchase completing does not end this wait.
     const other = await started('polled-other');
     stripe.markPaid(other.session_id);
@@ -356,9 +377,15 @@ describe('events and the purchase-intent state table', () => {
     expect(live.status).toBe(422);
     const padded = { ...stripe.sessionObject(session_id), padding: 'x'.repeat(1024 * 1024) };
     const { body, signature } = stripe.signedEvent('checkout.session.completed', padded);
-    const large = await http(service, 'POST', '/v1/billing/stripe/webhook', { raw: body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
+    const large = await http(service, 'POST', '/v1/billing/stripe/webhook', {
+      raw: body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    });
     expect(large.status).toBe(413);
-    const unsigned = await http(service, 'POST', '/v1/billing/stripe/webhook', { raw: stripe.signedEvent('checkout.session.completed', session_id).body, headers: { 'content-type': 'application/json' } });
+    const unsigned = await http(service, 'POST', '/v1/billing/stripe/webhook', {
+      raw: stripe.signedEvent('checkout.session.completed', session_id).body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(unsigned.status).toBe(422);
     expect(await events(intent_id)).toEqual([]);
     expect((await purchase(user, intent_id)).body.status).toBe('pending');
@@ -370,8 +397,17 @@ describe('events and the purchase-intent state table', () => {
     const other = await deliver('customer.created', session_id);
     expect(other.status).toBe(200);
     expect(other.body.ignored).toBe('unrelated event');
-    const bare = stripe.signedEvent('checkout.session.completed', { id: 'cs_test_foreign', object: 'checkout.session', metadata: {}, client_reference_id: null, livemode: false });
-    const ignored = await http(service, 'POST', '/v1/billing/stripe/webhook', { raw: bare.body, headers: { 'content-type': 'application/json', 'stripe-signature': bare.signature } });
+    const bare = stripe.signedEvent('checkout.session.completed', {
+      id: 'cs_test_foreign',
+      object: 'checkout.session',
+      metadata: {},
+      client_reference_id: null,
+      livemode: false,
+    });
+    const ignored = await http(service, 'POST', '/v1/billing/stripe/webhook', {
+      raw: bare.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': bare.signature },
+    });
     expect(ignored.status).toBe(200);
     expect(ignored.body.ignored).toBe('session without an intent');
   });
@@ -380,7 +416,9 @@ describe('events and the purchase-intent state table', () => {
 describe('program funding', () => {
   it('a purchase for a draft program of a verified institution funds its pool, which allocation then draws from', async () => {
     const admin = await signedInOwner(service, 'sponsor');
-    const institution = (await runOperator(service.db, { command: 'institution create', flags: { name: `Institution ${admin.email}` } })) as { institution_id: string };
+    const institution = (await runOperator(service.db, { command: 'institution create', flags: { name: `Institution ${admin.email}` } })) as {
+      institution_id: string;
+    };
     await runOperator(service.db, { command: 'sponsor-admin assign', flags: { institution: institution.institution_id, email: admin.email } });
     const program = await service.db.transaction((tx) =>
       createProgram(tx, {
@@ -414,7 +452,9 @@ describe('program funding', () => {
     // spec: Checkout rules — funding approves and allocates nothing; the program stays a draft.
     expect((await findProgram(service.db, program.id))!.status).toBe('draft');
     expect(await ownBalance(admin.org_id)).toBe(0);
-    await service.db.transaction((tx) => allocateCredits(tx, { program_id: program.id, org_id: admin.org_id, credits: 100, reason: 'pilot', caused_by: 'test' }));
+    await service.db.transaction((tx) =>
+      allocateCredits(tx, { program_id: program.id, org_id: admin.org_id, credits: 100, reason: 'pilot', caused_by: 'test' }),
+    );
     expect(await poolBalance(service.db, program.id)).toBe(PACK_CREDITS - 100);
     expect((await purchase(owner, started.body.intent_id)).status).toBe(404);
     await service.db.transaction((tx) => setProgramStatus(tx, program.id, 'closed'));
@@ -428,7 +468,11 @@ describe('program funding', () => {
 describe('a price that went inactive', () => {
   it('hides only its own pack from the catalog and refuses its checkout with 503 BILLING_NOT_CONFIGURED naming the pack', async () => {
     const price = stripe.addPrice({ unit_amount: 700 });
-    await runOperator(service.db, { command: 'pack bind', flags: { key: 'fading', title: 'Fading pack', price: price.id, credits: '50' }, config: service.config });
+    await runOperator(service.db, {
+      command: 'pack bind',
+      flags: { key: 'fading', title: 'Fading pack', price: price.id, credits: '50' },
+      config: service.config,
+    });
     try {
       const before = await http(service, 'GET', '/v1/billing/packs', { token: owner.session });
       const keys = before.body.data.map((p: { pack_key: string }) => p.pack_key);

@@ -71,7 +71,9 @@ describe('grants, reservations, settlement and release', () => {
   it('settles part of a reservation, voids the rest, and a reservation resolves only once', async () => {
     const org_id = await newOrg();
     await db.transaction((tx) => grantCredits(tx, { org_id, credits: 100, reason: 'pilot', caused_by: 'test' }));
-    const held = await db.transaction((tx) => reserve(tx, { transfer_id: 'k1:reserve', org_id, subject: subject(), credits: 60, reason: 'run', caused_by: 'test' }));
+    const held = await db.transaction((tx) =>
+      reserve(tx, { transfer_id: 'k1:reserve', org_id, subject: subject(), credits: 60, reason: 'run', caused_by: 'test' }),
+    );
     expect(await balances(db, org_id)).toMatchObject({ available_credits: 40, reserved_credits: 60 });
     const settled = await db.transaction((tx) => settle(tx, { transfer_id: 'k1:settle', reservation_id: held.reservation_id, credits_used: 25 }));
     expect(settled).toMatchObject({ kind: 'settlement', credits_posted: 25, credits_voided: 35 });
@@ -86,7 +88,10 @@ describe('grants, reservations, settlement and release', () => {
     const grant = () => db.transaction((tx) => grantCredits(tx, { org_id, credits: 10, reason: 'retry', caused_by: 'test', transfer_id: `${org_id}:grant` }));
     const first = await grant();
     expect((await grant()).id).toBe(first.id);
-    const hold = () => db.transaction((tx) => reserve(tx, { transfer_id: `${org_id}:reserve`, org_id, subject: subject('run_same'), credits: 4, reason: 'r', caused_by: 'test' }));
+    const hold = () =>
+      db.transaction((tx) =>
+        reserve(tx, { transfer_id: `${org_id}:reserve`, org_id, subject: subject('run_same'), credits: 4, reason: 'r', caused_by: 'test' }),
+      );
     const [a, b] = await Promise.all([hold(), hold()]);
     expect(a.reservation_id).toBe(b.reservation_id);
     const post = () => db.transaction((tx) => settle(tx, { transfer_id: `${org_id}:settle`, reservation_id: a.reservation_id, credits_used: 3 }));
@@ -105,7 +110,9 @@ describe('grants, reservations, settlement and release', () => {
   });
 
   it('answers an unknown organization or reservation with NOT_FOUND', async () => {
-    const missing = db.transaction((tx) => reserve(tx, { transfer_id: newId('txn'), org_id: 'org_missing', subject: subject(), credits: 1, reason: 'r', caused_by: 'test' }));
+    const missing = db.transaction((tx) =>
+      reserve(tx, { transfer_id: newId('txn'), org_id: 'org_missing', subject: subject(), credits: 1, reason: 'r', caused_by: 'test' }),
+    );
     await expect(missing).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const nothing = db.transaction((tx) => settle(tx, { transfer_id: newId('txn'), reservation_id: 'txn_nosuchreservation', credits_used: 0 }));
     await expect(nothing).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -114,7 +121,9 @@ describe('grants, reservations, settlement and release', () => {
   it('refuses to settle more than was reserved', async () => {
     const org_id = await newOrg();
     await db.transaction((tx) => grantCredits(tx, { org_id, credits: 10, reason: 'r', caused_by: 'test' }));
-    const held = await db.transaction((tx) => reserve(tx, { transfer_id: `${org_id}:r`, org_id, subject: subject(), credits: 5, reason: 'r', caused_by: 'test' }));
+    const held = await db.transaction((tx) =>
+      reserve(tx, { transfer_id: `${org_id}:r`, org_id, subject: subject(), credits: 5, reason: 'r', caused_by: 'test' }),
+    );
     const over = db.transaction((tx) => settle(tx, { transfer_id: `${org_id}:s`, reservation_id: held.reservation_id, credits_used: 6 }));
     await expect(over).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
@@ -140,7 +149,9 @@ describe('funding order and sponsor reporting', () => {
     await db.transaction((tx) => grantCredits(tx, { org_id, credits: 100, reason: 'own', caused_by: 'test' }));
     await db.transaction((tx) => allocateCredits(tx, { program_id: late, org_id, credits: 30, reason: 'a', caused_by: 'test' }));
     await db.transaction((tx) => allocateCredits(tx, { program_id: soon, org_id, credits: 20, reason: 'a', caused_by: 'test' }));
-    const held = await db.transaction((tx) => reserve(tx, { transfer_id: `${org_id}:r1`, org_id, subject: subject('run_a'), credits: 70, reason: 'r', caused_by: 'test' }));
+    const held = await db.transaction((tx) =>
+      reserve(tx, { transfer_id: `${org_id}:r1`, org_id, subject: subject('run_a'), credits: 70, reason: 'r', caused_by: 'test' }),
+    );
     expect(held.legs.map((l) => [l.program_id, l.credits])).toEqual([
       [soon, 20],
       [late, 30],
@@ -149,7 +160,13 @@ describe('funding order and sponsor reporting', () => {
     const current = await balances(db, org_id);
     expect(current.sources.map((s) => s.source)).toEqual(['sponsored', 'sponsored', 'own']);
     expect(current).toMatchObject({ available_credits: 80, reserved_credits: 70 });
-    expect(await sponsoredUsage(db, late)).toMatchObject({ credits_allocated: 30, credits_reserved: 30, credits_used: 0, evaluations_funded: 1, pool_balance: 970 });
+    expect(await sponsoredUsage(db, late)).toMatchObject({
+      credits_allocated: 30,
+      credits_reserved: 30,
+      credits_used: 0,
+      evaluations_funded: 1,
+      pool_balance: 970,
+    });
 
     // 35 used: the soon program's 20, then 15 of the late program's 30; own credits untouched.
     await db.transaction((tx) => settle(tx, { transfer_id: `${org_id}:s1`, reservation_id: held.reservation_id, credits_used: 35 }));
@@ -238,24 +255,35 @@ describe('concurrency', () => {
         for (const op of ops) if (op.op === 'reserve' && !firstReserve.has(op.key)) firstReserve.set(op.key, op);
         const reservation_id = (key: number) => transferIdFor(`${run}:r${key}`);
         const write = (op: Op, i: number) =>
-            db.transaction(async (tx) => {
-              switch (op.op) {
-                case 'grant':
-                  return grantCredits(tx, { org_id: orgs[op.org]!, credits: op.credits, reason: 'p', caused_by: 'test' });
-                case 'allocate':
-                  return allocateCredits(tx, { program_id, org_id: orgs[op.org]!, credits: op.credits, reason: 'p', caused_by: 'test' });
-                case 'reserve': {
-                  const first = firstReserve.get(op.key)!;
-                  return reserve(tx, { transfer_id: `${run}:r${op.key}`, org_id: orgs[first.org]!, subject: subject(`run_${op.key}`), credits: first.credits, reason: 'p', caused_by: 'test' });
-                }
-                case 'settle': {
-                  const reserved = firstReserve.get(op.key)?.credits ?? 1;
-                  return settle(tx, { transfer_id: `${run}:s${op.key}:${i}`, reservation_id: reservation_id(op.key), credits_used: Math.floor((reserved * op.used_per_mille) / 1000) });
-                }
-                case 'release':
-                  return release(tx, { transfer_id: `${run}:x${op.key}:${i}`, reservation_id: reservation_id(op.key) });
+          db.transaction(async (tx) => {
+            switch (op.op) {
+              case 'grant':
+                return grantCredits(tx, { org_id: orgs[op.org]!, credits: op.credits, reason: 'p', caused_by: 'test' });
+              case 'allocate':
+                return allocateCredits(tx, { program_id, org_id: orgs[op.org]!, credits: op.credits, reason: 'p', caused_by: 'test' });
+              case 'reserve': {
+                const first = firstReserve.get(op.key)!;
+                return reserve(tx, {
+                  transfer_id: `${run}:r${op.key}`,
+                  org_id: orgs[first.org]!,
+                  subject: subject(`run_${op.key}`),
+                  credits: first.credits,
+                  reason: 'p',
+                  caused_by: 'test',
+                });
               }
-            });
+              case 'settle': {
+                const reserved = firstReserve.get(op.key)?.credits ?? 1;
+                return settle(tx, {
+                  transfer_id: `${run}:s${op.key}:${i}`,
+                  reservation_id: reservation_id(op.key),
+                  credits_used: Math.floor((reserved * op.used_per_mille) / 1000),
+                });
+              }
+              case 'release':
+                return release(tx, { transfer_id: `${run}:x${op.key}:${i}`, reservation_id: reservation_id(op.key) });
+            }
+          });
         // Waves of concurrent writes: inside a wave everything races; later waves see earlier reservations to resolve.
         const results: PromiseSettledResult<unknown>[] = [];
         for (let start = 0; start < ops.length; start += WAVE_SIZE) {
@@ -320,7 +348,11 @@ describe('operator grant-credits', () => {
 
   it('refuses a non-integer amount and an unknown organization', async () => {
     const org_id = await newOrg();
-    await expect(runOperator(db, { command: 'grant-credits', flags: { org: org_id, credits: '1e3', reason: 'x' } })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(runOperator(db, { command: 'grant-credits', flags: { org: 'org_missing', credits: '5', reason: 'x' } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(runOperator(db, { command: 'grant-credits', flags: { org: org_id, credits: '1e3', reason: 'x' } })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+    await expect(runOperator(db, { command: 'grant-credits', flags: { org: 'org_missing', credits: '5', reason: 'x' } })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 });

@@ -47,7 +47,13 @@ describe('metered work in a workflow', () => {
   it('settles what the work used and frees the rest', async () => {
     const owner = await fundedOrg(100);
     const base = unique('run_ok');
-    const handle = await start('creditSagaProbeWorkflow', { transfer_id_base: base, org_id: owner.org_id, subject: subjectFor(base), credits_max: 20, steps_credits: [3, 4] });
+    const handle = await start('creditSagaProbeWorkflow', {
+      transfer_id_base: base,
+      org_id: owner.org_id,
+      subject: subjectFor(base),
+      credits_max: 20,
+      steps_credits: [3, 4],
+    });
     expect(await handle.result()).toEqual({ credits_used: 7 });
     expect(await balances(service.db, owner.org_id)).toMatchObject({ available_credits: 93, reserved_credits: 0 });
     expect(kinds(await listLedger(service.db, owner.org_id, 0, 10))).toEqual(['settlement:7:posted', 'reservation:20:posted', 'grant:100:posted']);
@@ -56,11 +62,23 @@ describe('metered work in a workflow', () => {
   it("reserves and writes nothing for work that may cost nothing (the organization's own key), and refuses any charge", async () => {
     const owner = await fundedOrg(100);
     const free = unique('run_free');
-    const handle = await start('creditSagaProbeWorkflow', { transfer_id_base: free, org_id: owner.org_id, subject: subjectFor(free), credits_max: 0, steps_credits: [0, 0] });
+    const handle = await start('creditSagaProbeWorkflow', {
+      transfer_id_base: free,
+      org_id: owner.org_id,
+      subject: subjectFor(free),
+      credits_max: 0,
+      steps_credits: [0, 0],
+    });
     expect(await handle.result()).toEqual({ credits_used: 0 });
     expect(kinds(await listLedger(service.db, owner.org_id, 0, 10))).toEqual(['grant:100:posted']);
     const charged = unique('run_free_charged');
-    const refused = await start('creditSagaProbeWorkflow', { transfer_id_base: charged, org_id: owner.org_id, subject: subjectFor(charged), credits_max: 0, steps_credits: [1] });
+    const refused = await start('creditSagaProbeWorkflow', {
+      transfer_id_base: charged,
+      org_id: owner.org_id,
+      subject: subjectFor(charged),
+      credits_max: 0,
+      steps_credits: [1],
+    });
     const failure = await refused.result().catch((error) => error);
     expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'CREDITS_BUDGET_EXCEEDED' });
     expect(await balances(service.db, owner.org_id)).toMatchObject({ available_credits: 100, reserved_credits: 0 });
@@ -89,7 +107,13 @@ describe('metered work in a workflow', () => {
   it('fails at once with INSUFFICIENT_CREDITS naming available and needed, reserving nothing', async () => {
     const owner = await fundedOrg(5);
     const base = unique('run_short');
-    const handle = await start('creditSagaProbeWorkflow', { transfer_id_base: base, org_id: owner.org_id, subject: subjectFor(base), credits_max: 20, steps_credits: [1] });
+    const handle = await start('creditSagaProbeWorkflow', {
+      transfer_id_base: base,
+      org_id: owner.org_id,
+      subject: subjectFor(base),
+      credits_max: 20,
+      steps_credits: [1],
+    });
     const cause = rootCause(await handle.result().catch((error: unknown) => error));
     expect(cause.type).toBe('INSUFFICIENT_CREDITS');
     expect(cause.nonRetryable).toBe(true);
@@ -119,7 +143,13 @@ describe('metered work in a workflow', () => {
   it('posts once when a settle activity is retried after it committed and crashed', async () => {
     const owner = await fundedOrg(50);
     const base = unique('run_crash');
-    const handle = await start('creditSettleRetryProbeWorkflow', { transfer_id_base: base, org_id: owner.org_id, subject: subjectFor(base), credits: 10, credits_used: 4 });
+    const handle = await start('creditSettleRetryProbeWorkflow', {
+      transfer_id_base: base,
+      org_id: owner.org_id,
+      subject: subjectFor(base),
+      credits: 10,
+      credits_used: 4,
+    });
     expect(await handle.result()).toMatchObject({ kind: 'settlement', credits_posted: 4, credits_voided: 6 });
     // The settle activity really ran twice: its first attempt committed, then failed.
     const history = await handle.fetchHistory();
@@ -133,7 +163,14 @@ describe('metered work in a workflow', () => {
     const owner = await fundedOrg(30);
     // As the worker registers them: behind the failure boundary (activities/index.ts).
     const activities = withFailureBoundary(ledgerActivities({ db: service.db, config: service.config, logger: undefined as never, jobs: null }));
-    const input = { transfer_id: unique('twice:reserve'), org_id: owner.org_id, subject: subjectFor('run_twice'), credits: 12, reason: 'twice', caused_by: 'test' };
+    const input = {
+      transfer_id: unique('twice:reserve'),
+      org_id: owner.org_id,
+      subject: subjectFor('run_twice'),
+      credits: 12,
+      reason: 'twice',
+      caused_by: 'test',
+    };
     const first = await activities.reserveCredits(input);
     expect(await activities.reserveCredits(input)).toEqual(first);
     const settle = { transfer_id: unique('twice:settle'), reservation_id: first.reservation_id, credits_used: 9 };
@@ -183,12 +220,19 @@ describe('GET /v1/orgs/{org_id}/credits and /ledger', () => {
 
   it('pages the ledger newest first with offset, limit and next_offset', async () => {
     const owner = await fundedOrg(0);
-    for (let i = 1; i <= 5; i++) await runOperator(service.db, { command: 'grant-credits', flags: { org: owner.org_id, credits: String(i), reason: `grant ${i}` } });
+    for (let i = 1; i <= 5; i++)
+      await runOperator(service.db, { command: 'grant-credits', flags: { org: owner.org_id, credits: String(i), reason: `grant ${i}` } });
     const first = await http(service, 'GET', `/v1/orgs/${owner.org_id}/ledger?limit=2`, { token: owner.session });
     expect(first.status).toBe(200);
     expect(first.body.data.map((e: any) => e.reason)).toEqual(['grant 5', 'grant 4']);
     expect(first.body.next_offset).toBe(2);
-    expect(first.body.data[0]).toMatchObject({ kind: 'grant', status: 'posted', credits: 5, available_change_credits: 5, sources: [{ source: 'own', program_id: null, credits: 5 }] });
+    expect(first.body.data[0]).toMatchObject({
+      kind: 'grant',
+      status: 'posted',
+      credits: 5,
+      available_change_credits: 5,
+      sources: [{ source: 'own', program_id: null, credits: 5 }],
+    });
     const last = await http(service, 'GET', `/v1/orgs/${owner.org_id}/ledger?offset=4&limit=2`, { token: owner.session });
     expect(last.body.data.map((e: any) => e.reason)).toEqual(['grant 1']);
     expect(last.body.next_offset).toBeNull();

@@ -50,7 +50,8 @@ const logLines = (): LogLine[] => service.logs.map((line) => JSON.parse(line) as
 
 function samplePath(route: RouteDef): string {
   let path = route.path;
-  for (const name of pathParameters(route.path)) path = path.replace(`{${name}}`, name.endsWith('_id') ? `${name.split('_')[0]!.slice(0, 4)}_0000000000000000` : 'x');
+  for (const name of pathParameters(route.path))
+    path = path.replace(`{${name}}`, name.endsWith('_id') ? `${name.split('_')[0]!.slice(0, 4)}_0000000000000000` : 'x');
   return path;
 }
 
@@ -85,7 +86,11 @@ function multipart(parts: Array<{ name: string; value: Buffer | string; charset?
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const type = part.charset ? `Content-Type: text/plain; charset=${part.charset}\r\n` : '';
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n${type}\r\n`), Buffer.from(part.value), Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n${type}\r\n`),
+      Buffer.from(part.value),
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
@@ -94,11 +99,36 @@ function multipart(parts: Array<{ name: string; value: Buffer | string; charset?
 describe('text that cannot be stored', () => {
   it('refuses a NUL or a lone surrogate in any multipart field of POST /v1/intakes/extract with 422 naming the field, storing nothing', async () => {
     const cases: Array<{ parts: Parameters<typeof multipart>[0]; path: string }> = [
-      { parts: [{ name: 'org_id', value: `${owner.org_id}\u0000` }, { name: 'text', value: 'hello' }], path: '/org_id' },
-      { parts: [{ name: 'project_id', value: 'proj_\u0000' }, { name: 'text', value: 'hello' }], path: '/project_id' },
-      { parts: [{ name: 'org_id', value: owner.org_id }, { name: 'text', value: 'fine' }, { name: 'text', value: 'a\u0000b' }], path: '/text/1' },
+      {
+        parts: [
+          { name: 'org_id', value: `${owner.org_id}\u0000` },
+          { name: 'text', value: 'hello' },
+        ],
+        path: '/org_id',
+      },
+      {
+        parts: [
+          { name: 'project_id', value: 'proj_\u0000' },
+          { name: 'text', value: 'hello' },
+        ],
+        path: '/project_id',
+      },
+      {
+        parts: [
+          { name: 'org_id', value: owner.org_id },
+          { name: 'text', value: 'fine' },
+          { name: 'text', value: 'a\u0000b' },
+        ],
+        path: '/text/1',
+      },
       // bytes 00 D8 read as UTF-16LE are the lone high surrogate U+D800
-      { parts: [{ name: 'org_id', value: owner.org_id }, { name: 'text', value: Buffer.from([0x41, 0x00, 0x00, 0xd8]), charset: 'utf-16le' }], path: '/text/0' },
+      {
+        parts: [
+          { name: 'org_id', value: owner.org_id },
+          { name: 'text', value: Buffer.from([0x41, 0x00, 0x00, 0xd8]), charset: 'utf-16le' },
+        ],
+        path: '/text/0',
+      },
     ];
     for (const { parts, path } of cases) {
       const form = multipart(parts);
@@ -133,7 +163,10 @@ describe('clients that leave or stall', () => {
     `POST /v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.session}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
   it('logs a request whose client closed mid-body at info as 499, never as a 500 or an error-level line (JSON and multipart)', async () => {
-    const form = multipart([{ name: 'org_id', value: owner.org_id }, { name: 'text', value: 'x'.repeat(5000) }]);
+    const form = multipart([
+      { name: 'org_id', value: owner.org_id },
+      { name: 'text', value: 'x'.repeat(5000) },
+    ]);
     const multipartHead = `POST /v1/intakes/extract HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.session}\r\nContent-Type: ${form.type}\r\nContent-Length: ${form.body.length}\r\n\r\n`;
     const requests = [
       { start: head(1000), partial: '{"title":"half' },
@@ -185,7 +218,11 @@ describe('every answer says what it is', () => {
       await fetch(`${service.url}/v1/projects`, { method: 'POST' }),
       await fetch(`${service.url}/v1/no-such-route`),
       await fetch(`${service.url}/v1/projects`, { method: 'PUT' }),
-      await fetch(`${service.url}/v1/projects`, { method: 'POST', headers: { authorization: `Bearer ${owner.session}`, 'content-type': 'application/json' }, body: '{' }),
+      await fetch(`${service.url}/v1/projects`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.session}`, 'content-type': 'application/json' },
+        body: '{',
+      }),
       await fetch(`${service.url}/v1/projects`, {
         method: 'POST',
         headers: { authorization: `Bearer ${owner.session}`, 'content-type': 'application/json' },

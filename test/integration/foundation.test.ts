@@ -44,7 +44,11 @@ describe('the error envelope', () => {
   });
 
   it('answers malformed JSON with 422 VALIDATION_FAILED', async () => {
-    const response = await http(service, 'POST', '/v1/projects', { token: owner.session, raw: '{"title": "x",', headers: { 'content-type': 'application/json' } });
+    const response = await http(service, 'POST', '/v1/projects', {
+      token: owner.session,
+      raw: '{"title": "x",',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(422);
     expectEnvelope(response.body, 'VALIDATION_FAILED');
   });
@@ -148,7 +152,10 @@ describe('accounts and tokens', () => {
 
   it('never writes a token secret to the logs over a whole token life cycle', async () => {
     const before = service.logs.length;
-    const created = await http(service, 'POST', '/v1/me/api-tokens', { token: owner.session, body: { name: 'log check', org_id: owner.org_id, scopes: ['read'] } });
+    const created = await http(service, 'POST', '/v1/me/api-tokens', {
+      token: owner.session,
+      body: { name: 'log check', org_id: owner.org_id, scopes: ['read'] },
+    });
     expect(created.status).toBe(201);
     const secret = created.body.secret as string;
     const randomPart = secret.split('.')[2]!;

@@ -58,7 +58,11 @@ function rawExchange(port: number, chunks: string[]): Promise<{ text: string }> 
 describe('strings a database cannot store', () => {
   it('refuses a NUL character or a lone surrogate in a JSON body with 422 naming the field, and stores nothing', async () => {
     for (const title of ['bad\u0000title', 'bad\ud800title', 'bad\udc00']) {
-      const response = await http(service, 'POST', '/v1/projects', { token: owner.session, raw: JSON.stringify({ title, org_id: owner.org_id }), headers: { 'content-type': 'application/json' } });
+      const response = await http(service, 'POST', '/v1/projects', {
+        token: owner.session,
+        raw: JSON.stringify({ title, org_id: owner.org_id }),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(response.status).toBe(422);
       expect(response.body.details[0].path).toBe('/title');
     }
@@ -88,7 +92,11 @@ describe('credential first, then the body', () => {
     for (const raw of ['null', '[]', '"x"', '7']) {
       const create = await http(service, 'POST', '/v1/projects', { token: owner.session, raw, headers: { 'content-type': 'application/json' } });
       expect(create.status, raw).toBe(422);
-      const plan = await http(service, 'POST', `/v1/projects/${project_id}/evaluation-plans`, { token: owner.session, raw, headers: { 'content-type': 'application/json' } });
+      const plan = await http(service, 'POST', `/v1/projects/${project_id}/evaluation-plans`, {
+        token: owner.session,
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(plan.status, raw).toBe(422);
     }
   });
@@ -111,7 +119,10 @@ describe('cookies cannot be ridden', () => {
     const none = await http(service, 'POST', '/v1/projects', { body, headers: cookie() });
     expect(none.status).toBe(403);
     expect(none.body.details.reason).toBe('cross_site_cookie');
-    const cross = await http(service, 'POST', '/v1/projects', { body, headers: { ...cookie(), origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
+    const cross = await http(service, 'POST', '/v1/projects', {
+      body,
+      headers: { ...cookie(), origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
     expect(cross.status).toBe(403);
     const same = await http(service, 'POST', '/v1/projects', { body, headers: { ...cookie(), origin: service.url } });
     expect(same.status).toBe(201);
@@ -154,7 +165,11 @@ describe('every text that reaches a model or the literature index was screened',
     const said = (text: string) => ({ text, provenance: 'user_declared', citations: [] });
     const cases = [
       { ...emptyIntakeSpec(), problem: said(`Readmissions after discharge; example patient NHS number ${VALID_NHS_NUMBER}`) },
-      { ...emptyIntakeSpec(), proposed_solution: said('an app'), risks: [said(`aws_access_key_id = ${AWS_ACCESS_KEY_ID}\naws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}`)] },
+      {
+        ...emptyIntakeSpec(),
+        proposed_solution: said('an app'),
+        risks: [said(`aws_access_key_id = ${AWS_ACCESS_KEY_ID}\naws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}`)],
+      },
     ];
     for (const spec of cases) {
       const response = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, { token: owner.session, body: { spec } });
@@ -197,7 +212,10 @@ describe('fuzzing every operation', () => {
         fc.constantFrom(...operations),
         hostile,
         fc.string({ maxLength: 20 }),
-        fc.dictionary(fc.constantFrom('offset', 'limit', 'org_id', 'project_id', 'wait'), fc.oneof(fc.string({ maxLength: 10 }), fc.constant('\u0000'), fc.constant('-1'), fc.constant('1e309'))),
+        fc.dictionary(
+          fc.constantFrom('offset', 'limit', 'org_id', 'project_id', 'wait'),
+          fc.oneof(fc.string({ maxLength: 10 }), fc.constant('\u0000'), fc.constant('-1'), fc.constant('1e309')),
+        ),
         async (route, body, param, query) => {
           let path = route.path;
           for (const name of pathParameters(route.path)) path = path.replace(`{${name}}`, encodeURIComponent(param || 'x'));

@@ -31,7 +31,13 @@ const signIn = (headers: Record<string, string>) => http(service, 'POST', '/v1/a
 describe('an https public URL', () => {
   it('refuses to start without CRUCIBLE_TRUST_PROXY, naming the settings, before anything listens', async () => {
     const data_dir = `/tmp/crucible-https-${randomBytes(4).toString('hex')}`;
-    const launched = launch([CLI, 'start'], { ...process.env, CRUCIBLE_PUBLIC_URL: PUBLIC_URL, CRUCIBLE_TRUST_PROXY: '', CRUCIBLE_DATA_DIR: data_dir, PORT: '0' });
+    const launched = launch([CLI, 'start'], {
+      ...process.env,
+      CRUCIBLE_PUBLIC_URL: PUBLIC_URL,
+      CRUCIBLE_TRUST_PROXY: '',
+      CRUCIBLE_DATA_DIR: data_dir,
+      PORT: '0',
+    });
     const code = await new Promise<number | null>((resolve) => launched.child.once('exit', resolve));
     rmSync(data_dir, { recursive: true, force: true });
     expect(code).toBe(1);

@@ -162,7 +162,10 @@ describe('drafting with the offline provider (the embedded default)', () => {
     const poor = await signedInOwner(service, 'poor');
     const project_id = await newProject(service, poor);
     const sources = await extract(service, poor, project_id, [textFile()]);
-    const response = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: poor.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    const response = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: poor.session,
+      body: { source_ids: [sources.get('brief.txt').id] },
+    });
     expect(response.status).toBe(402);
     expect(response.body.code).toBe('INSUFFICIENT_CREDITS');
   });
@@ -182,10 +185,16 @@ describe('drafting with the offline provider (the embedded default)', () => {
     const project_id = await newProject(service, owner);
     const sources = await extract(service, owner, project_id, [textFile()]);
     await grant(service, owner.org_id, 100);
-    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [sources.get('brief.txt').id] },
+    });
     expect((await http(service, 'GET', `/v1/intake-drafts/${started.body.id}`, { token: stranger.session })).status).toBe(404);
     expect((await http(service, 'GET', '/v1/intake-drafts/drf_doesnotexist', { token: stranger.session })).status).toBe(404);
-    const foreign = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: stranger.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    const foreign = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: stranger.session,
+      body: { source_ids: [sources.get('brief.txt').id] },
+    });
     expect(foreign.status).toBe(404);
     await finished(service, owner, started.body.id);
   });
@@ -222,14 +231,28 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     const audit_id = sources.get('audit.txt').id;
     const spec = {
       version: INTAKE_SPEC_VERSION,
-      problem: { text: 'Patients wait too long', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 3, line_end: 3, quote: 'wait too long for a specialist review' }] },
+      problem: {
+        text: 'Patients wait too long',
+        provenance: 'user_declared',
+        citations: [{ source_id: brief_id, line_start: 3, line_end: 3, quote: 'wait too long for a specialist review' }],
+      },
       proposed_solution: null,
       intended_users: [],
       care_setting: null,
       stage: { value: 'prototype', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 6, line_end: 6, quote: 'working prototype' }] },
       claims: [
-        { text: 'Faster triage', topic: 'operational', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 7, line_end: 7, quote: 'reduces time to triage by 40%' }] },
-        { text: 'Invented', topic: 'clinical', provenance: 'user_declared', citations: [{ source_id: audit_id, line_start: 2, line_end: 2, quote: 'referred on the urgent pathway' }] },
+        {
+          text: 'Faster triage',
+          topic: 'operational',
+          provenance: 'user_declared',
+          citations: [{ source_id: brief_id, line_start: 7, line_end: 7, quote: 'reduces time to triage by 40%' }],
+        },
+        {
+          text: 'Invented',
+          topic: 'clinical',
+          provenance: 'user_declared',
+          citations: [{ source_id: audit_id, line_start: 2, line_end: 2, quote: 'referred on the urgent pathway' }],
+        },
       ],
       evidence_offered: [],
       risks: [],
@@ -276,7 +299,10 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     const sources = await extract(service, owner, project_id, [textFile()]);
     openai.script.enqueue({ error_status: 400, message: 'fake bad request' });
     const before = await balances(service.db, owner.org_id);
-    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [sources.get('brief.txt').id] },
+    });
     expect(started.status).toBe(202);
     const draft = await finished(service, owner, started.body.id);
     expect(draft.status).toBe('failed');
@@ -349,7 +375,10 @@ describe('canceling a draft', () => {
     const project_id = await newProject(service, owner);
     const sources = await extract(service, owner, project_id, [textFile()]);
     const before = await balances(service.db, owner.org_id);
-    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [sources.get('brief.txt').id] },
+    });
     expect(started.status).toBe(202);
     await eventually(async () => slow.requests.length > 0, 30_000, 'the model call to be in flight');
     const held = await balances(service.db, owner.org_id);
@@ -389,7 +418,10 @@ describe('canceling a draft no worker has picked up', () => {
     const project_id = await newProject(service, owner);
     const sources = await extract(service, owner, project_id, [textFile()]);
     const before = await balances(service.db, owner.org_id);
-    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: [sources.get('brief.txt').id] } });
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [sources.get('brief.txt').id] },
+    });
     expect(started.body.status).toBe('queued');
     const canceled = await http(service, 'POST', `/v1/intake-drafts/${started.body.id}/cancel`, { token: owner.session });
     expect(canceled.status).toBe(200);

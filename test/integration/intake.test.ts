@@ -138,7 +138,10 @@ describe('POST /v1/intakes/extract (multipart)', () => {
 
 describe('POST /v1/intakes/extract (JSON and ownership)', () => {
   it('accepts pasted text as JSON for an organization, with no project yet', async () => {
-    const response = await http(service, 'POST', '/v1/intakes/extract', { token: owner.session, body: { text: ['One line of pasted text.', 'Second source.'], org_id: owner.org_id } });
+    const response = await http(service, 'POST', '/v1/intakes/extract', {
+      token: owner.session,
+      body: { text: ['One line of pasted text.', 'Second source.'], org_id: owner.org_id },
+    });
     expect(response.status).toBe(201);
     expect(response.body.project_id).toBeNull();
     expect(response.body.sources.map((source: any) => [source.status, source.line_count])).toEqual([
@@ -169,12 +172,15 @@ describe('POST /v1/intakes/extract (JSON and ownership)', () => {
 
 describe('extraction limits', () => {
   it('refuses more than SOURCES_PER_REQUEST_MAX files with 422 naming the limit', async () => {
-    const files = Array.from({ length: SOURCES_PER_REQUEST_MAX + 1 }, (_, index): ExtractionInput => ({
-      kind: 'file',
-      filename: `note-${index}.txt`,
-      content_type: 'text/plain',
-      bytes: new TextEncoder().encode(`note ${index}`),
-    }));
+    const files = Array.from(
+      { length: SOURCES_PER_REQUEST_MAX + 1 },
+      (_, index): ExtractionInput => ({
+        kind: 'file',
+        filename: `note-${index}.txt`,
+        content_type: 'text/plain',
+        bytes: new TextEncoder().encode(`note ${index}`),
+      }),
+    );
     const response = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'org_id', value: owner.org_id }, ...files]);
     expect(response.status).toBe(422);
     expect(response.body.message).toContain('SOURCES_PER_REQUEST_MAX');
@@ -201,12 +207,15 @@ describe('extraction limits', () => {
   it('refuses files summing above BYTES_PER_REQUEST_MAX with 413 naming the limit', async () => {
     const each = BYTES_PER_SOURCE_MAX - 1024;
     const count = Math.floor(BYTES_PER_REQUEST_MAX / each) + 1;
-    const files = Array.from({ length: count }, (_, index): ExtractionInput => ({
-      kind: 'file',
-      filename: `part-${index}.txt`,
-      content_type: 'text/plain',
-      bytes: new Uint8Array(each).fill(0x62),
-    }));
+    const files = Array.from(
+      { length: count },
+      (_, index): ExtractionInput => ({
+        kind: 'file',
+        filename: `part-${index}.txt`,
+        content_type: 'text/plain',
+        bytes: new Uint8Array(each).fill(0x62),
+      }),
+    );
     const response = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'org_id', value: owner.org_id }, ...files]);
     expect(response.status).toBe(413);
     expect(response.body.message).toContain('BYTES_PER_REQUEST_MAX');
@@ -223,7 +232,11 @@ describe('extraction limits', () => {
   });
 
   it('refuses an unknown form field', async () => {
-    const response = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'org_id', value: owner.org_id }, { field: 'colour', value: 'blue' }, textFile().input]);
+    const response = await postMultipart('/v1/intakes/extract', owner.session, [
+      { field: 'org_id', value: owner.org_id },
+      { field: 'colour', value: 'blue' },
+      textFile().input,
+    ]);
     expect(response.status).toBe(422);
     expect(response.body.details[0].path).toBe('/colour');
   });
@@ -237,7 +250,10 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
   beforeAll(async () => {
     confirm_project = await newProject(owner, 'Confirm project');
     const corpus_files = corpus.filter((file) => file.name === 'brief.txt' || file.name === 'audit.txt');
-    const extracted = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'project_id', value: confirm_project }, ...corpus_files.map((f) => f.input)]);
+    const extracted = await postMultipart('/v1/intakes/extract', owner.session, [
+      { field: 'project_id', value: confirm_project },
+      ...corpus_files.map((f) => f.input),
+    ]);
     expect(extracted.status).toBe(201);
     brief_id = extracted.body.sources.find((source: any) => source.name === 'brief.txt').id;
     quarantined_id = extracted.body.sources.find((source: any) => source.name === 'audit.txt').id;
@@ -247,7 +263,12 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
     const spec = emptyIntakeSpec();
     const true_quote = 'the app reduces time to triage by 40%';
     spec.claims = [
-      { text: 'Reduces time to triage', topic: 'operational', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 7, line_end: 7, quote: true_quote }] },
+      {
+        text: 'Reduces time to triage',
+        topic: 'operational',
+        provenance: 'user_declared',
+        citations: [{ source_id: brief_id, line_start: 7, line_end: 7, quote: true_quote }],
+      },
       {
         text: 'Halves melanoma deaths',
         topic: 'clinical',
@@ -275,7 +296,10 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
 
   it('drops citations of a quarantined source, of lines that do not exist and of sources outside the project', async () => {
     const other_project = await newProject(owner, 'Other');
-    const elsewhere = await http(service, 'POST', '/v1/intakes/extract', { token: owner.session, body: { text: 'Problem: referrals are slow.', project_id: other_project } });
+    const elsewhere = await http(service, 'POST', '/v1/intakes/extract', {
+      token: owner.session,
+      body: { text: 'Problem: referrals are slow.', project_id: other_project },
+    });
     const spec = emptyIntakeSpec();
     spec.risks = [
       statement('risk a', [{ source_id: quarantined_id, line_start: 1, line_end: 1, quote: 'Referral audit' }]),
@@ -285,12 +309,20 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
     ];
     const response = await http(service, 'POST', `/v1/projects/${confirm_project}/intakes`, { token: owner.session, body: { spec } });
     expect(response.status).toBe(201);
-    expect(response.body.dropped_citations.map((d: any) => d.reason)).toEqual(['source_not_processed', 'lines_out_of_range', 'source_not_in_project', 'source_not_in_project']);
+    expect(response.body.dropped_citations.map((d: any) => d.reason)).toEqual([
+      'source_not_processed',
+      'lines_out_of_range',
+      'source_not_in_project',
+      'source_not_in_project',
+    ]);
     expect(response.body.spec.risks.map((risk: any) => risk.citations.length)).toEqual([0, 0, 0, 0]);
   });
 
   it('attaches a cited organization-level source to the project on confirmation', async () => {
-    const org_level = await http(service, 'POST', '/v1/intakes/extract', { token: owner.session, body: { text: 'Care setting: community pharmacies.', org_id: owner.org_id } });
+    const org_level = await http(service, 'POST', '/v1/intakes/extract', {
+      token: owner.session,
+      body: { text: 'Care setting: community pharmacies.', org_id: owner.org_id },
+    });
     const source_id = org_level.body.sources[0].id;
     const spec = emptyIntakeSpec();
     spec.care_setting = statement('community pharmacies', [{ source_id, line_start: 1, line_end: 1, quote: 'community pharmacies.' }]);

@@ -4,7 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure, ScheduleOverlapPolicy, WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOB_SEARCH_ATTRIBUTES, MAINTENANCE_INTERVAL_MINUTES, MAINTENANCE_WORKFLOW_TYPE, intakeDraftWorkflowId, reviewWorkflowId, runWorkflowId } from '../../domain/jobs.ts';
+import {
+  JOB_SEARCH_ATTRIBUTES,
+  MAINTENANCE_INTERVAL_MINUTES,
+  MAINTENANCE_WORKFLOW_TYPE,
+  intakeDraftWorkflowId,
+  reviewWorkflowId,
+  runWorkflowId,
+} from '../../domain/jobs.ts';
 import { estimateRun } from '../../domain/simulation/index.ts';
 import { maintenanceScheduleId } from '../../runtime/service.ts';
 import { grantCredits } from '../../store/credits/ledger.ts';
@@ -43,7 +50,11 @@ describe('the worker failure boundary', () => {
   const probe = async (throws: 'service_error' | 'internal' | 'plain_error') => {
     const probe_id = unique(throws);
     const failure = await service.service.client.workflow
-      .execute<typeof failureBoundaryProbeWorkflow>('failureBoundaryProbeWorkflow', { taskQueue: service.task_queue, workflowId: probe_id, args: [{ probe_id, throws }] })
+      .execute<typeof failureBoundaryProbeWorkflow>('failureBoundaryProbeWorkflow', {
+        taskQueue: service.task_queue,
+        workflowId: probe_id,
+        args: [{ probe_id, throws }],
+      })
       .then(
         () => null,
         (error: unknown) => error,
@@ -95,7 +106,11 @@ describe('the maintenance schedule', () => {
       });
     }
     const mine = `TaskQueue = '${service.task_queue}' AND StartTime >= '${started_at}'`;
-    await eventually(async () => (await countExecutions(`${mine} AND WorkflowId STARTS_WITH '${prefix}' AND ExecutionStatus = 'Completed'`)) === ticks, VISIBILITY_WAIT_MS, 'the ticks to be visible');
+    await eventually(
+      async () => (await countExecutions(`${mine} AND WorkflowId STARTS_WITH '${prefix}' AND ExecutionStatus = 'Completed'`)) === ticks,
+      VISIBILITY_WAIT_MS,
+      'the ticks to be visible',
+    );
     // Nothing else started on this task queue meanwhile: no child workflow per reconciler, no job for an idle service.
     expect(await countExecutions(`${mine} AND WorkflowType != '${MAINTENANCE_WORKFLOW_TYPE}'`)).toBe(0);
     const executions_per_tick = 1;
@@ -122,7 +137,10 @@ describe('finding a job in the Temporal UI', () => {
 
     // A review and a draft whose rows committed without their start: the maintenance reconcilers start them with the
     // same startJob the routes use.
-    const confirmed = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, { token: owner.session, body: { spec: withoutCitations(ideaStageIntake()) } });
+    const confirmed = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, {
+      token: owner.session,
+      body: { spec: withoutCitations(ideaStageIntake()) },
+    });
     expect(confirmed.status).toBe(201);
     const plan = await http(service, 'POST', `/v1/projects/${project_id}/evaluation-plans`, { token: owner.session, body: {} });
     expect(plan.status).toBe(201);
@@ -130,7 +148,15 @@ describe('finding a job in the Temporal UI', () => {
       createReview(tx, { project_id, org_id: owner.org_id, plan_id: plan.body.id, byok_provider: null, credits_reserved: 0, created_by: owner.user_id }),
     );
     const draft = await service.db.transaction((tx) =>
-      createDraft(tx, { project_id, org_id: owner.org_id, source_ids: [], skipped_source_ids: [], byok_provider: null, credits_max: 0, created_by: owner.user_id }),
+      createDraft(tx, {
+        project_id,
+        org_id: owner.org_id,
+        source_ids: [],
+        skipped_source_ids: [],
+        byok_provider: null,
+        credits_max: 0,
+        created_by: owner.user_id,
+      }),
     );
     const reconciled = await service.service.client.workflow.execute<typeof maintenanceWorkflow>(MAINTENANCE_WORKFLOW_TYPE, {
       taskQueue: service.task_queue,

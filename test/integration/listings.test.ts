@@ -80,14 +80,24 @@ describe('GET /v1/projects/{project_id}/reviews', () => {
     const project = await http(service, 'POST', '/v1/projects', { token: owner.session, body: { title: 'Listed reviews', org_id: owner.org_id } });
     expect(project.status).toBe(201);
     project_id = project.body.id;
-    const confirmed = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, { token: owner.session, body: { spec: withoutCitations(ideaStageIntake()) } });
+    const confirmed = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, {
+      token: owner.session,
+      body: { spec: withoutCitations(ideaStageIntake()) },
+    });
     expect(confirmed.status).toBe(201);
     const plan = await http(service, 'POST', `/v1/projects/${project_id}/evaluation-plans`, { token: owner.session, body: {} });
     expect(plan.status).toBe(201);
     // Rows as the start endpoint commits them (queued); the listing reads rows, whatever their workflow does.
     for (let i = 0; i < 3; i += 1) {
       const row = await service.db.transaction((tx) =>
-        createReview(tx, { project_id, org_id: owner.org_id, plan_id: plan.body.id, byok_provider: null, credits_reserved: reviewCreditsEstimate(1), created_by: owner.user_id }),
+        createReview(tx, {
+          project_id,
+          org_id: owner.org_id,
+          plan_id: plan.body.id,
+          byok_provider: null,
+          credits_reserved: reviewCreditsEstimate(1),
+          created_by: owner.user_id,
+        }),
       );
       review_ids.push(row.id);
     }
@@ -99,7 +109,14 @@ describe('GET /v1/projects/{project_id}/reviews', () => {
     const newestFirst = [...review_ids].reverse();
     expect(first.body.data.map((r: { id: string }) => r.id)).toEqual(newestFirst.slice(0, 2));
     expect(first.body.next_offset).toBe(2);
-    expect(first.body.data[0]).toMatchObject({ project_id, org_id: owner.org_id, status: 'queued', credits_reserved: reviewCreditsEstimate(1), credits_used: null, failure: null });
+    expect(first.body.data[0]).toMatchObject({
+      project_id,
+      org_id: owner.org_id,
+      status: 'queued',
+      credits_reserved: reviewCreditsEstimate(1),
+      credits_used: null,
+      failure: null,
+    });
     expect(first.body.data[0].status_description).toMatch(/accepted/);
     expect(first.body.data[0]).not.toHaveProperty('review');
 

@@ -88,7 +88,7 @@ describe('pollable resources', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_950);
   });
 
-  it("renders an authoring session once per version: kept while unchanged, new with a new checkpoint, access checked every time", async () => {
+  it('renders an authoring session once per version: kept while unchanged, new with a new checkpoint, access checked every time', async () => {
     const project = await http(service, 'POST', '/v1/projects', { token, body: { title: 'Authored', org_id: owner.org_id } });
     const session = await service.db.transaction((tx) =>
       createSession(tx, {
@@ -121,7 +121,12 @@ describe('pollable resources', () => {
     const stranger = await signedInOwner(service, 'poll-stranger');
     expect((await http(service, 'GET', path, { token: stranger.session })).status).toBe(404);
 
-    const checkpoint = { number: 1, questions: [{ id: 'q1', slot: 'servers' }], validation: { valid: true, problems: [] }, ai: { cap_reached: false } } as unknown as Checkpoint;
+    const checkpoint = {
+      number: 1,
+      questions: [{ id: 'q1', slot: 'servers' }],
+      validation: { valid: true, problems: [] },
+      ai: { cap_reached: false },
+    } as unknown as Checkpoint;
     await service.db.transaction((tx) => writeCheckpoint(tx, { session_id: session.id, checkpoint, status: 'waiting' }));
     const changed = await http(service, 'GET', path, { token, headers: { 'if-none-match': first.headers.get('etag')! } });
     expect(changed.status).toBe(200);
@@ -140,13 +145,10 @@ describe('pollable resources', () => {
       owner.org_id,
       owner.user_id,
     ]);
-    await service.db.query(`insert into reviews (id, project_id, org_id, plan_id, status, credits_reserved, created_by) values (?, ?, ?, ?, 'searching', 50, ?)`, [
-      review,
-      project.body.id,
-      owner.org_id,
-      plan,
-      owner.user_id,
-    ]);
+    await service.db.query(
+      `insert into reviews (id, project_id, org_id, plan_id, status, credits_reserved, created_by) values (?, ?, ?, ?, 'searching', 50, ?)`,
+      [review, project.body.id, owner.org_id, plan, owner.user_id],
+    );
     const path = `/v1/reviews/${review}`;
     const first = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
     const text = await first.text();

@@ -73,7 +73,9 @@ function activityEnv(overrides: { activityId?: string; workflowId?: string; runI
 function activities(master_key?: Buffer): { callModel: (input: AiCallInput) => Promise<AiCallResult> } {
   const deps = service.service.deps!;
   // As the worker registers them: behind the failure boundary (activities/index.ts).
-  return withFailureBoundary(aiActivities({ config: master_key ? { ...deps.config, master_key } : deps.config, db: service.db, logger: deps.logger, jobs: null }));
+  return withFailureBoundary(
+    aiActivities({ config: master_key ? { ...deps.config, master_key } : deps.config, db: service.db, logger: deps.logger, jobs: null }),
+  );
 }
 
 function input(org_id: string, byok_provider: AiCallInput['byok_provider']): AiCallInput {
@@ -139,7 +141,10 @@ describe('storing and listing provider keys', () => {
     const row = await service.db.one<Record<string, unknown>>('select * from provider_keys where id = ?', [created.body.id]);
     expect(Buffer.from(row!.nonce as Uint8Array)).toHaveLength(12);
     expect(Buffer.from(row!.auth_tag as Uint8Array)).toHaveLength(16);
-    expectNoKeyIn(JSON.stringify(row, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v)), [key]);
+    expectNoKeyIn(
+      JSON.stringify(row, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v)),
+      [key],
+    );
   });
 
   it('replaces the live key for a provider: the previous one is revoked and its ciphertext destroyed', async () => {
@@ -191,7 +196,10 @@ describe('storing and listing provider keys', () => {
     const stranger = await signedInOwner(service, 'stranger');
     const list = await http(service, 'GET', `/v1/orgs/${owner.org_id}/provider-keys`, { token: stranger.session });
     expect(list.status).toBe(404);
-    const add = await http(service, 'POST', `/v1/orgs/${owner.org_id}/provider-keys`, { token: stranger.session, body: { provider: 'openai', label: 'x', api_key: newKey() } });
+    const add = await http(service, 'POST', `/v1/orgs/${owner.org_id}/provider-keys`, {
+      token: stranger.session,
+      body: { provider: 'openai', label: 'x', api_key: newKey() },
+    });
     expect(add.status).toBe(404);
     // Their own organization path with our key id: the key is not theirs.
     const revoke = await http(service, 'DELETE', `/v1/orgs/${stranger.org_id}/provider-keys/${byAdmin.body.id}`, { token: stranger.session });
@@ -228,7 +236,16 @@ describe('BYOK calls through callModel', () => {
     const usage = await http(service, 'GET', `/v1/orgs/${org.org_id}/usage`, { token: org.session });
     expect(usage.status).toBe(200);
     expect(usage.body.data).toEqual([
-      expect.objectContaining({ id: result.usage_id, provider: 'openai', model: OPENAI_MODEL, byok: true, input_tokens: 120, output_tokens: 30, credits_charged: 0, task: 'provider_keys_test' }),
+      expect.objectContaining({
+        id: result.usage_id,
+        provider: 'openai',
+        model: OPENAI_MODEL,
+        byok: true,
+        input_tokens: 120,
+        output_tokens: 30,
+        credits_charged: 0,
+        task: 'provider_keys_test',
+      }),
     ]);
     expect(usage.body.data[0].subject).toEqual({ project_id: null, kind: 'review', id: 'rev_test' });
   });

@@ -34,7 +34,14 @@ beforeAll(async () => {
   owner = await signedInOwner(service, 'registry');
   routes = createApp({ config: service.config, db: {} as Db, logger: createLogger({ level: 'silent' }), temporal: null }).routes;
   for (const scope of SCOPES) {
-    tokens.set(scope, await apiToken(service, owner, SCOPES.filter((other) => other !== scope)));
+    tokens.set(
+      scope,
+      await apiToken(
+        service,
+        owner,
+        SCOPES.filter((other) => other !== scope),
+      ),
+    );
   }
   tokens.set('all', await apiToken(service, owner, [...SCOPES]));
 });
@@ -83,7 +90,10 @@ describe('the route registry is the enforcement', () => {
       if (required.length > 0) {
         const response = await http(service, route.method.toUpperCase(), samplePath(route), { token: owner.session });
         expect(response.status, label(route)).toBe(422);
-        expect(response.body.details.map((d: { path: string }) => d.path), label(route)).toContain(`/query/${required[0]![0]}`);
+        expect(
+          response.body.details.map((d: { path: string }) => d.path),
+          label(route),
+        ).toContain(`/query/${required[0]![0]}`);
       }
       if (typed) {
         const response = await http(service, route.method.toUpperCase(), `${samplePath(route)}?${typed[0]}=-x`, { token: owner.session });

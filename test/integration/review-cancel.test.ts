@@ -32,11 +32,17 @@ afterAll(async () => {
 async function approvedPlan(title: string): Promise<{ project_id: string; plan_id: string }> {
   const project = await http(service, 'POST', '/v1/projects', { token: owner.session, body: { title, org_id: owner.org_id } });
   expect(project.status).toBe(201);
-  const confirmed = await http(service, 'POST', `/v1/projects/${project.body.id}/intakes`, { token: owner.session, body: { spec: withoutCitations(ideaStageIntake()) } });
+  const confirmed = await http(service, 'POST', `/v1/projects/${project.body.id}/intakes`, {
+    token: owner.session,
+    body: { spec: withoutCitations(ideaStageIntake()) },
+  });
   expect(confirmed.status).toBe(201);
   const plan = await http(service, 'POST', `/v1/projects/${project.body.id}/evaluation-plans`, { token: owner.session, body: {} });
   expect(plan.status).toBe(201);
-  const approved = await http(service, 'POST', `/v1/projects/${project.body.id}/evaluation-plans/${plan.body.id}/approve`, { token: owner.session, body: { scope: 'hosted_inference' } });
+  const approved = await http(service, 'POST', `/v1/projects/${project.body.id}/evaluation-plans/${plan.body.id}/approve`, {
+    token: owner.session,
+    body: { scope: 'hosted_inference' },
+  });
   expect(approved.status).toBe(200);
   return { project_id: project.body.id, plan_id: plan.body.id };
 }
@@ -163,7 +169,13 @@ describe('canceling a concept review', () => {
       await moveReview(tx, row.id, 'canceled', { credits_used: 7, failure: { code: 'CANCELED', message: 'the review was canceled' } });
       return findReview(tx, row.id);
     });
-    expect(late).toMatchObject({ status: 'canceled', credits_used: 0, failure: canceled.failure, finished_at: canceled.finished_at, updated_at: canceled.updated_at });
+    expect(late).toMatchObject({
+      status: 'canceled',
+      credits_used: 0,
+      failure: canceled.failure,
+      finished_at: canceled.finished_at,
+      updated_at: canceled.updated_at,
+    });
   });
 
   it('hides another organization review (404), needs the run scope (403) and refuses unknown reviews (404)', async () => {

@@ -51,7 +51,10 @@ afterAll(async () => {
 async function projectWithIntake(user: TestUser, title: string): Promise<string> {
   const project = await http(service, 'POST', '/v1/projects', { token: user.session, body: { title, org_id: user.org_id } });
   expect(project.status).toBe(201);
-  const confirmed = await http(service, 'POST', `/v1/projects/${project.body.id}/intakes`, { token: user.session, body: { spec: withoutCitations(ideaStageIntake()) } });
+  const confirmed = await http(service, 'POST', `/v1/projects/${project.body.id}/intakes`, {
+    token: user.session,
+    body: { spec: withoutCitations(ideaStageIntake()) },
+  });
   expect(confirmed.status).toBe(201);
   return project.body.id;
 }
@@ -79,7 +82,9 @@ async function finished(review_id: string, user = owner): Promise<any> {
 
 async function reviewWorkflows(): Promise<string[]> {
   const ids: string[] = [];
-  for await (const execution of service.service.client.workflow.list({ query: `WorkflowType = 'conceptReviewWorkflow' AND TaskQueue = '${service.task_queue}'` })) {
+  for await (const execution of service.service.client.workflow.list({
+    query: `WorkflowType = 'conceptReviewWorkflow' AND TaskQueue = '${service.task_queue}'`,
+  })) {
     ids.push(execution.workflowId);
   }
   return ids;
@@ -144,7 +149,11 @@ describe('concept reviews', () => {
     const project_id = await projectWithIntake(owner, 'Unapproved');
     const plan = await newPlan(project_id);
     const before = await balances(service.db, owner.org_id);
-    const refused = await http(service, 'POST', `/v1/projects/${project_id}/reviews`, { token: owner.session, body: { plan_id: plan.id }, headers: { 'idempotency-key': 'unapproved-1' } });
+    const refused = await http(service, 'POST', `/v1/projects/${project_id}/reviews`, {
+      token: owner.session,
+      body: { plan_id: plan.id },
+      headers: { 'idempotency-key': 'unapproved-1' },
+    });
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('APPROVAL_REQUIRED');
     expect(await balances(service.db, owner.org_id)).toEqual(before);
@@ -156,7 +165,12 @@ describe('concept reviews', () => {
     const project_id = await projectWithIntake(owner, 'Five papers');
     const plan = await newPlan(project_id);
     await approve(project_id, plan.id);
-    openai.script.enqueue({ object: scriptedDraft(), usage: DRAFT_USAGE }, supports(), { object: { verdict: 'does_not_support', reason: 'the quote is about timing, not feasibility' } }, supports());
+    openai.script.enqueue(
+      { object: scriptedDraft(), usage: DRAFT_USAGE },
+      supports(),
+      { object: { verdict: 'does_not_support', reason: 'the quote is about timing, not feasibility' } },
+      supports(),
+    );
     const before = await balances(service.db, owner.org_id);
     const headers = { 'idempotency-key': `review-${project_id}` };
     const started = await http(service, 'POST', `/v1/projects/${project_id}/reviews`, { token: owner.session, body: { plan_id: plan.id }, headers });
@@ -247,13 +261,19 @@ describe('concept reviews', () => {
   });
 
   it('runs with the organization own key (BYOK) without approval, costs 0 credits and records its tokens', async () => {
-    const key = await http(service, 'POST', `/v1/orgs/${owner.org_id}/provider-keys`, { token: owner.session, body: { provider: 'openai', label: 'own', api_key: 'sk-own-key-abcdefghijklmnopqrstuvwxyz' } });
+    const key = await http(service, 'POST', `/v1/orgs/${owner.org_id}/provider-keys`, {
+      token: owner.session,
+      body: { provider: 'openai', label: 'own', api_key: 'sk-own-key-abcdefghijklmnopqrstuvwxyz' },
+    });
     expect(key.status).toBe(201);
     const project_id = await projectWithIntake(owner, 'BYOK');
     const plan = await newPlan(project_id);
     openai.script.enqueue({ object: scriptedDraft(), usage: DRAFT_USAGE });
     const before = await balances(service.db, owner.org_id);
-    const started = await http(service, 'POST', `/v1/projects/${project_id}/reviews`, { token: owner.session, body: { plan_id: plan.id, byok_provider: 'openai' } });
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/reviews`, {
+      token: owner.session,
+      body: { plan_id: plan.id, byok_provider: 'openai' },
+    });
     expect(started.status).toBe(201);
     expect(started.body.credits_reserved).toBe(0);
     const done = await finished(started.body.id);
@@ -283,7 +303,14 @@ describe('concept reviews', () => {
     const plan = await newPlan(project_id);
     const row = await service.db.transaction(async (tx) => {
       // As POST /v1/projects/{id}/reviews commits it for hosted inference (reserving its estimate), without the workflow start.
-      const created = await createReview(tx, { project_id, org_id: owner.org_id, plan_id: plan.id, byok_provider: null, credits_reserved: reviewCreditsEstimate(1), created_by: owner.user_id });
+      const created = await createReview(tx, {
+        project_id,
+        org_id: owner.org_id,
+        plan_id: plan.id,
+        byok_provider: null,
+        credits_reserved: reviewCreditsEstimate(1),
+        created_by: owner.user_id,
+      });
       await tx.query("update reviews set created_at = now() - interval '1 hour' where id = ?", [created.id]);
       return created;
     });

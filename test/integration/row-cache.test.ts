@@ -62,7 +62,9 @@ describe.each(databases)('the row cache on %s', (kind) => {
   it("shows a run's new replication and a review's new AI usage at once", async () => {
     expect((await getRun(db, ids.run))?.replications_completed).toBe(0);
     await db.transaction((tx) =>
-      tx.query(`insert into run_replications (run_id, variant_id, replication_index, events_total, result) values (?, 'baseline', 0, 123, '{}'::jsonb)`, [ids.run]),
+      tx.query(`insert into run_replications (run_id, variant_id, replication_index, events_total, result) values (?, 'baseline', 0, 123, '{}'::jsonb)`, [
+        ids.run,
+      ]),
     );
     const run = await getRun(db, ids.run);
     expect(run?.replications_completed).toBe(1);

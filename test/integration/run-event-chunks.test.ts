@@ -26,7 +26,20 @@ function expectedTrace(limits: Record<string, number>): StoredTraceEvent[] {
 /** Offsets and limits that start, end and straddle chunk and variant boundaries, and a few arbitrary ones. */
 function pages(total: number, first_variant_length: number): [number, number][] {
   const size = RUN_EVENT_CHUNK_SIZE;
-  const marks = [0, 1, size - 1, size, size + 1, 2 * size - 3, first_variant_length - 1, first_variant_length, first_variant_length + 1, total - 1, total, total + 5];
+  const marks = [
+    0,
+    1,
+    size - 1,
+    size,
+    size + 1,
+    2 * size - 3,
+    first_variant_length - 1,
+    first_variant_length,
+    first_variant_length + 1,
+    total - 1,
+    total,
+    total + 5,
+  ];
   const limits = [1, 2, 7, size - 1, size];
   const out: [number, number][] = [];
   for (const offset of marks) for (const limit of limits) if (offset >= 0) out.push([offset, limit]);
@@ -91,7 +104,10 @@ describe('the stored trace in chunks', () => {
     expect(await recordReplications(db, ids.run, members)).toBe('stored');
     const expected = expectedTrace({});
     await expectPagesMatch(db, ids.run, expected, first_variant_length);
-    const rows = await db.query<{ n: number; largest: number }>('select count(*)::int as n, max(event_count)::int as largest from run_event_chunks where run_id = ?', [ids.run]);
+    const rows = await db.query<{ n: number; largest: number }>(
+      'select count(*)::int as n, max(event_count)::int as largest from run_event_chunks where run_id = ?',
+      [ids.run],
+    );
     expect(rows[0]).toEqual({
       n: members.reduce((sum, member) => sum + Math.ceil(member.result.trace!.length / RUN_EVENT_CHUNK_SIZE), 0),
       largest: RUN_EVENT_CHUNK_SIZE,

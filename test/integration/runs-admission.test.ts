@@ -22,10 +22,16 @@ async function organization(label: string, credits: (credits_estimate: number) =
     body: queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1, replications: 2 }),
   });
   const revision: string = saved.body.world_revision_id;
-  const estimate: number = (await http(service, 'POST', '/v1/runs/estimate', { token: user.session, body: { world_revision_id: revision, budget_limit_credits: 1 } })).body.credits_estimate;
+  const estimate: number = (
+    await http(service, 'POST', '/v1/runs/estimate', { token: user.session, body: { world_revision_id: revision, budget_limit_credits: 1 } })
+  ).body.credits_estimate;
   await service.db.transaction((tx) => grantCredits(tx, { org_id: user.org_id, credits: credits(estimate), reason: 'test grant', caused_by: 'test' }));
   const create = (key: string) =>
-    http(service, 'POST', '/v1/runs', { token: user.session, body: { world_revision_id: revision, budget_limit_credits: estimate }, headers: { 'idempotency-key': key } });
+    http(service, 'POST', '/v1/runs', {
+      token: user.session,
+      body: { world_revision_id: revision, budget_limit_credits: estimate },
+      headers: { 'idempotency-key': key },
+    });
   return { user, world_revision_id: revision, credits_estimate: estimate, create };
 }
 
@@ -66,7 +72,9 @@ describe('run admission', () => {
       );
       expect(ended.status).toBe('succeeded');
     }
-    const negative = await service.db.query('select id from credit_accounts where org_id = ? and credits_posted - debits_posted - debits_pending < 0', [owner.org_id]);
+    const negative = await service.db.query('select id from credit_accounts where org_id = ? and credits_posted - debits_posted - debits_pending < 0', [
+      owner.org_id,
+    ]);
     expect(negative).toEqual([]);
     const balance = await http(service, 'GET', `/v1/orgs/${owner.org_id}/credits`, { token: owner.session });
     expect(balance.body.available_credits).toBeGreaterThanOrEqual(0);

@@ -30,9 +30,15 @@ async function available(): Promise<{ available_credits: number; reserved_credit
 
 async function runToEnd(world: WorldSpec) {
   const saved = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, { token: owner.session, body: world });
-  const quote = await http(service, 'POST', '/v1/runs/estimate', { token: owner.session, body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000_000 } });
+  const quote = await http(service, 'POST', '/v1/runs/estimate', {
+    token: owner.session,
+    body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000_000 },
+  });
   expect(quote.body.runnable).toBe(true);
-  const created = await http(service, 'POST', '/v1/runs', { token: owner.session, body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: quote.body.credits_estimate } });
+  const created = await http(service, 'POST', '/v1/runs', {
+    token: owner.session,
+    body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: quote.body.credits_estimate },
+  });
   expect(created.status).toBe(202);
   return eventually(
     async () => {
@@ -60,7 +66,23 @@ function hiddenOverloadWorld(): WorldSpec {
     replications: 1,
     seed: 3,
     settings: {},
-    arrivals: [{ id: 'referrals', kind: 'poisson', rate: 100, to_step: 'route', attributes: [{ name: 'urgency', values: [{ value: 'urgent', probability: 0.999 }, { value: 'routine', probability: 0.001 }] }] }],
+    arrivals: [
+      {
+        id: 'referrals',
+        kind: 'poisson',
+        rate: 100,
+        to_step: 'route',
+        attributes: [
+          {
+            name: 'urgency',
+            values: [
+              { value: 'urgent', probability: 0.999 },
+              { value: 'routine', probability: 0.001 },
+            ],
+          },
+        ],
+      },
+    ],
     resources: [{ id: 'scanner', capacity: 1 }],
     steps: [
       { id: 'route', kind: 'branch', by: 'attribute', attribute: 'urgency', options: [{ equals: 'urgent', next: 'scan' }], otherwise: 'done' },
@@ -98,7 +120,10 @@ describe('run limits', { timeout: 120_000 }, () => {
 
   it('refuses an overloaded world at estimate, naming the resource and by how much', async () => {
     const saved = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, { token: owner.session, body: hiddenOverloadWorld() });
-    const quote = await http(service, 'POST', '/v1/runs/estimate', { token: owner.session, body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000_000 } });
+    const quote = await http(service, 'POST', '/v1/runs/estimate', {
+      token: owner.session,
+      body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000_000 },
+    });
     expect(quote.status).toBe(200);
     expect(quote.body.runnable).toBe(false);
     const issue = quote.body.issues.find((candidate: { kind: string }) => candidate.kind === 'world_limit');
@@ -106,5 +131,4 @@ describe('run limits', { timeout: 120_000 }, () => {
     expect(issue.message).toMatch(/6\d% above/);
     expect(issue.message).toContain('ENTITIES_IN_SYSTEM_MAX');
   });
-
 });

@@ -35,14 +35,25 @@ describe.runIf(process.env.DATABASE_URL)('world runs store behind the computatio
   });
 
   it('stores the groups kept while a store waits in one next transaction, and every group once', async () => {
-    const world = queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1, horizon_minutes: 2_000, warm_up_minutes: 0, replications: REPLICATIONS });
+    const world = queueWorld({
+      servers: 2,
+      arrivals_per_minute: 1,
+      mean_service_minutes: 1,
+      horizon_minutes: 2_000,
+      warm_up_minutes: 0,
+      replications: REPLICATIONS,
+    });
     const ids = await db.transaction((tx) => seedPollables(tx, { label: 'store-behind', world }));
-    await db.query('update runs set credits_reserved = 1000000, budget_limit_credits = 1000000, started_at = now(), wall_clock_limit_seconds = 600 where id = ?', [ids.run]);
+    await db.query(
+      'update runs set credits_reserved = 1000000, budget_limit_credits = 1000000, started_at = now(), wall_clock_limit_seconds = 600 where id = ?',
+      [ids.run],
+    );
 
     // the events of every replication, computed here the same way (the engine is deterministic)
     let total = 0;
     for (const variant of world.variants)
-      for (let replication = 0; replication < REPLICATIONS; replication++) total += runReplication(world, { variant_id: variant.id, replication_index: replication, trace_limit: 0 }).event_counts.events_total;
+      for (let replication = 0; replication < REPLICATIONS; replication++)
+        total += runReplication(world, { variant_id: variant.id, replication_index: replication, trace_limit: 0 }).event_counts.events_total;
 
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
@@ -60,10 +71,14 @@ describe.runIf(process.env.DATABASE_URL)('world runs store behind the computatio
       const finished: Promise<RunReplicationsResult> = environment.run(activity.runReplications, { run_id: ids.run });
 
       // The first store waits on the held row ...
-      await eventually(async () => {
-        const waiting = await holder.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-        return waiting.rows[0].n > 0 || null;
-      }, 60_000, 'the first store to wait on the run row');
+      await eventually(
+        async () => {
+          const waiting = await holder.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          return waiting.rows[0].n > 0 || null;
+        },
+        60_000,
+        'the first store to wait on the run row',
+      );
       // ... while every replication is computed and kept (the heartbeat reports what is kept, stored or not).
       await eventually(async () => kept === total || null, 120_000, 'every replication to be kept');
       expect((await db.one<{ n: number }>('select count(*)::int as n from run_replications where run_id = ?', [ids.run]))!.n).toBe(0);
@@ -84,6 +99,5 @@ describe.runIf(process.env.DATABASE_URL)('world runs store behind the computatio
       await holder.query('rollback').catch(() => {});
       await holder.end();
     }
-
   }, 240_000);
 });

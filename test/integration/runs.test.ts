@@ -46,7 +46,11 @@ async function estimate(world_revision_id: string, budget_limit_credits: number)
 }
 
 async function startRun(world_revision_id: string, budget_limit_credits: number, key?: string) {
-  return http(service, 'POST', '/v1/runs', { token: owner.session, body: { world_revision_id, budget_limit_credits }, headers: key ? { 'idempotency-key': key } : {} });
+  return http(service, 'POST', '/v1/runs', {
+    token: owner.session,
+    body: { world_revision_id, budget_limit_credits },
+    headers: key ? { 'idempotency-key': key } : {},
+  });
 }
 
 /** Polls the run until it has ended and its credits settled. */
@@ -66,7 +70,12 @@ function burstyWorld(replications = 20): WorldSpec {
   // Rare large batches (one arrival event in 200 brings 1,000 patients, each then passing 40 short visits): replications
   // differ widely. The estimate pilots replication 0, which under seed 3 has no large batch (about 8,000 events against
   // a mean near 45,000), so the run meets a budget of the estimate part-way (docs/simulation.md, Cost model).
-  const visits = Array.from({ length: 40 }, (_, k) => ({ id: `visit_${k}`, kind: 'delay' as const, duration: { dist: 'fixed' as const, value: 1 }, next: k === 39 ? 'done' : `visit_${k + 1}` }));
+  const visits = Array.from({ length: 40 }, (_, k) => ({
+    id: `visit_${k}`,
+    kind: 'delay' as const,
+    duration: { dist: 'fixed' as const, value: 1 },
+    next: k === 39 ? 'done' : `visit_${k + 1}`,
+  }));
   return {
     contract: 'WorldSpec',
     version: '1.0.0',
@@ -86,7 +95,15 @@ function burstyWorld(replications = 20): WorldSpec {
       { id: 'done', kind: 'exit' },
     ],
     measured: [
-      { id: 'wait', kind: 'time_between', from: { step: 'consult', at: 'enter' }, to: { step: 'consult', at: 'start' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
+      {
+        id: 'wait',
+        kind: 'time_between',
+        from: { step: 'consult', at: 'enter' },
+        to: { step: 'consult', at: 'start' },
+        unit: 'minutes',
+        denominator: 'entity',
+        censoring: 'exclude',
+      },
       { id: 'completed', kind: 'count', event: { step: 'done', at: 'enter' }, unit: 'count', denominator: 'replication', censoring: 'none' },
     ],
     variants: [
@@ -134,7 +151,8 @@ describe('estimate and create under a budget', () => {
     const project = await http(service, 'POST', '/v1/projects', { token: fresh.session, body: { title: 'Estimates', org_id: fresh.org_id } });
     const world = queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1, replications: 10 });
     const wrev = await saveWorld(world, fresh, project.body.id);
-    const ask = (budget: number) => http(service, 'POST', '/v1/runs/estimate', { token: fresh.session, body: { world_revision_id: wrev, budget_limit_credits: budget } });
+    const ask = (budget: number) =>
+      http(service, 'POST', '/v1/runs/estimate', { token: fresh.session, body: { world_revision_id: wrev, budget_limit_credits: budget } });
 
     const first = await ask(1_000_000);
     expect(first.status).toBe(200);
@@ -160,8 +178,11 @@ describe('estimate and create under a budget', () => {
     const fresh = await signedInOwner(service, 'creator');
     const project = await http(service, 'POST', '/v1/projects', { token: fresh.session, body: { title: 'Creates', org_id: fresh.org_id } });
     const wrev = await saveWorld(queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1, replications: 10 }), fresh, project.body.id);
-    const { credits_estimate } = (await http(service, 'POST', '/v1/runs/estimate', { token: fresh.session, body: { world_revision_id: wrev, budget_limit_credits: 1 } })).body;
-    const create = (budget: number) => http(service, 'POST', '/v1/runs', { token: fresh.session, body: { world_revision_id: wrev, budget_limit_credits: budget } });
+    const { credits_estimate } = (
+      await http(service, 'POST', '/v1/runs/estimate', { token: fresh.session, body: { world_revision_id: wrev, budget_limit_credits: 1 } })
+    ).body;
+    const create = (budget: number) =>
+      http(service, 'POST', '/v1/runs', { token: fresh.session, body: { world_revision_id: wrev, budget_limit_credits: budget } });
 
     const low = await create(credits_estimate - 1);
     expect(low.status).toBe(422);
@@ -209,7 +230,16 @@ describe('runs to the end', () => {
 
       const results = await http(service, 'GET', `/v1/runs/${run.run_id}/results`, { token: owner.session });
       expect(results.status).toBe(200);
-      expect(results.body.manifest).toMatchObject({ contract: 'RunManifest', run_id: run.run_id, world_revision_id: wrev, status: 'succeeded', replications_completed: run.replications_completed, credits_used: run.credits_used, seed: world.seed, synthetic: true });
+      expect(results.body.manifest).toMatchObject({
+        contract: 'RunManifest',
+        run_id: run.run_id,
+        world_revision_id: wrev,
+        status: 'succeeded',
+        replications_completed: run.replications_completed,
+        credits_used: run.credits_used,
+        seed: world.seed,
+        synthetic: true,
+      });
       expect(results.body.metrics).toHaveLength(world.measured.length * world.variants.length);
       expect(results.body.findings.length).toBeGreaterThan(0);
       expect(results.body.findings.every((finding: any) => finding.label === 'synthetic')).toBe(true);
@@ -246,7 +276,11 @@ describe('runs to the end', () => {
 
     const results = await http(service, 'GET', `/v1/runs/${run.run_id}/results`, { token: owner.session });
     expect(results.status).toBe(200);
-    expect(results.body.manifest).toMatchObject({ status: 'timed_out', replications_completed: run.replications_completed, events_simulated: run.events_simulated });
+    expect(results.body.manifest).toMatchObject({
+      status: 'timed_out',
+      replications_completed: run.replications_completed,
+      events_simulated: run.events_simulated,
+    });
     // Complete pairs: every variant holds the same replications (docs/simulation.md, Complete pairs).
     const [baselineCount, treatmentCount] = results.body.manifest.variants.map((variant: any) => variant.replications_completed);
     expect(baselineCount).toBeGreaterThan(0);
@@ -286,10 +320,14 @@ describe('cancel', () => {
     const before = await available(owner);
     const created = await startRun(wrev, quote.credits_estimate);
     const run_id = created.body.run_id;
-    await eventually(async () => {
-      const response = await http(service, 'GET', `/v1/runs/${run_id}`, { token: owner.session });
-      return response.body.status === 'running' && response.body.replications_completed >= 2;
-    }, 60_000, 'two replications stored');
+    await eventually(
+      async () => {
+        const response = await http(service, 'GET', `/v1/runs/${run_id}`, { token: owner.session });
+        return response.body.status === 'running' && response.body.replications_completed >= 2;
+      },
+      60_000,
+      'two replications stored',
+    );
 
     const canceled = await http(service, 'POST', `/v1/runs/${run_id}/cancel`, { token: owner.session });
     expect(canceled.status).toBe(200);
@@ -320,7 +358,9 @@ describe('cancel', () => {
   });
 
   it('refuses to cancel a run that already succeeded', async () => {
-    const wrev = await saveWorld(queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1, replications: 2, horizon_minutes: 2000, warm_up_minutes: 100 }));
+    const wrev = await saveWorld(
+      queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1, replications: 2, horizon_minutes: 2000, warm_up_minutes: 100 }),
+    );
     const created = await startRun(wrev, 10);
     const run = await settled(created.body.run_id);
     expect(run.status).toBe('succeeded');
@@ -348,7 +388,9 @@ describe('events, comparison and export of a finished run', () => {
     let included = -1;
     let pages = 0;
     while (offset !== null) {
-      const response: { status: number; body: any } = await http(service, 'GET', `/v1/runs/${run_id}/events?limit=997&offset=${offset}`, { token: owner.session });
+      const response: { status: number; body: any } = await http(service, 'GET', `/v1/runs/${run_id}/events?limit=997&offset=${offset}`, {
+        token: owner.session,
+      });
       expect(response.status).toBe(200);
       included = response.body.events_included;
       seen.push(...response.body.events);

@@ -96,7 +96,9 @@ describe('sign-in attempts', () => {
     const address = newAddress();
     for (let i = 0; i < PER_EMAIL; i++) expect((await signIn(address, { email: target, password: 'wrong' })).status).toBe(401);
     // On PostgreSQL a second connection pool stands for a second API process; PGlite has one owner process.
-    const other: Db = service.config.database_url ? await openDatabase({ database_url: service.config.database_url, pglite_dir: null, pool_max: 2 }) : service.db;
+    const other: Db = service.config.database_url
+      ? await openDatabase({ database_url: service.config.database_url, pglite_dir: null, pool_max: 2 })
+      : service.db;
     try {
       const elsewhere = signInAttempts(other, service.config.sign_in_limits);
       expect(await elsewhere.attempt(target, newAddress())).toMatchObject({ allowed: false });

@@ -40,7 +40,15 @@ async function newInstitution(verified = true): Promise<{ id: string; admin: Tes
   return { id: created.institution_id, admin: user };
 }
 
-type ProgramOptions = Partial<{ starts_at: string; ends_at: string; per_recipient_cap: number; max_recipients: number; eligible_email_domains: string[]; requires_approval: boolean; report_min_cohort: number }>;
+type ProgramOptions = Partial<{
+  starts_at: string;
+  ends_at: string;
+  per_recipient_cap: number;
+  max_recipients: number;
+  eligible_email_domains: string[];
+  requires_approval: boolean;
+  report_min_cohort: number;
+}>;
 
 async function newProgram(options: ProgramOptions & { activate?: boolean; fund?: number; sponsor?: { id: string; admin: TestUser } } = {}) {
   const sponsor = options.sponsor ?? { id: institution_id, admin };
@@ -99,7 +107,12 @@ describe('the deployment flag', () => {
   afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
   it('answers every sponsor endpoint 401 without a credential, then 503 SPONSOR_NOT_CONFIGURED while the flag is off', async () => {
-    const { app, routes } = createApp({ config: { ...service.config, sponsor_api_enabled: false }, db: service.db, logger: createLogger({ level: 'silent' }), temporal: null });
+    const { app, routes } = createApp({
+      config: { ...service.config, sponsor_api_enabled: false },
+      db: service.db,
+      logger: createLogger({ level: 'silent' }),
+      temporal: null,
+    });
     server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const off = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -171,10 +184,24 @@ describe('program creation', () => {
     const before = await service.db.transaction((tx) => ledgerTotals(tx));
     const response = await call('POST', '/v1/sponsors/programs', {
       token: admin.session,
-      body: { sponsor_id: institution_id, name: ' Pilot A ', ends_at: at(30), per_recipient_cap: 500, max_recipients: 10, eligible_email_domains: ['Uni.EDU', 'uni.edu.'] },
+      body: {
+        sponsor_id: institution_id,
+        name: ' Pilot A ',
+        ends_at: at(30),
+        per_recipient_cap: 500,
+        max_recipients: 10,
+        eligible_email_domains: ['Uni.EDU', 'uni.edu.'],
+      },
     });
     expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({ status: 'draft', name: 'Pilot A', sponsor_id: institution_id, eligible_email_domains: ['uni.edu'], requires_approval: true, report_min_cohort: 10 });
+    expect(response.body).toMatchObject({
+      status: 'draft',
+      name: 'Pilot A',
+      sponsor_id: institution_id,
+      eligible_email_domains: ['uni.edu'],
+      requires_approval: true,
+      report_min_cohort: 10,
+    });
     expect(Math.abs(Date.parse(response.body.starts_at) - Date.now())).toBeLessThan(60_000);
     expect(await service.db.transaction((tx) => ledgerTotals(tx))).toEqual(before);
   });
@@ -202,12 +229,17 @@ describe('program creation', () => {
     const again = await call('POST', '/v1/sponsors/programs', { token: admin.session, body, headers });
     expect(again.body.id).toBe(first.body.id);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expectError(await call('POST', '/v1/sponsors/programs', { token: admin.session, body: { ...body, name: 'Changed' }, headers }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await call('POST', '/v1/sponsors/programs', { token: admin.session, body: { ...body, name: 'Changed' }, headers }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
 });
 
 describe('the state table, one row at a time', () => {
-  const status = (program_id: string, value: string, token = admin.session) => call('POST', `/v1/sponsors/programs/${program_id}/status`, { token, body: { status: value } });
+  const status = (program_id: string, value: string, token = admin.session) =>
+    call('POST', `/v1/sponsors/programs/${program_id}/status`, { token, body: { status: value } });
 
   it('Program draft → active needs the institution verification record (409 APPROVAL_REQUIRED)', async () => {
     const unverified = await newInstitution(false);
@@ -241,7 +273,14 @@ describe('the state table, one row at a time', () => {
     const code = await issueCode(open.id);
     const response = await redeem(user, code);
     expect(response.status).toBe(201);
-    expect(response.body).toEqual({ enrollment_id: expect.any(String), program_id: open.id, program_name: 'Pilot', org_id: user.org_id, status: 'active', created_at: expect.any(String) });
+    expect(response.body).toEqual({
+      enrollment_id: expect.any(String),
+      program_id: open.id,
+      program_name: 'Pilot',
+      org_id: user.org_id,
+      status: 'active',
+      created_at: expect.any(String),
+    });
     const gated = await newProgram({ requires_approval: true });
     expect((await redeem(user, await issueCode(gated.id))).body.status).toBe('pending');
   });
@@ -300,16 +339,27 @@ describe('the state table, one row at a time', () => {
     const program = await newProgram({ requires_approval: true, fund: 1000 });
     const user = await member(program.id);
     const before = await service.db.transaction((tx) => ledgerTotals(tx));
-    const decided = await call('POST', `/v1/sponsors/programs/${program.id}/members/decide`, { token: admin.session, body: { org_id: user.org_id, approve: true, note: 'ok' } });
+    const decided = await call('POST', `/v1/sponsors/programs/${program.id}/members/decide`, {
+      token: admin.session,
+      body: { org_id: user.org_id, approve: true, note: 'ok' },
+    });
     expect(decided.status).toBe(200);
     expect(decided.body).toMatchObject({ org_id: user.org_id, status: 'active', note: 'ok' });
     expect(await service.db.transaction((tx) => ledgerTotals(tx))).toEqual(before);
-    expectError(await call('POST', `/v1/sponsors/programs/${program.id}/members/decide`, { token: admin.session, body: { org_id: user.org_id, approve: true } }), 409, 'CONFLICT');
+    expectError(
+      await call('POST', `/v1/sponsors/programs/${program.id}/members/decide`, { token: admin.session, body: { org_id: user.org_id, approve: true } }),
+      409,
+      'CONFLICT',
+    );
 
     const later = await newProgram({ requires_approval: true });
     const waiting = await member(later.id);
     await status(later.id, 'closed');
-    expectError(await call('POST', `/v1/sponsors/programs/${later.id}/members/decide`, { token: admin.session, body: { org_id: waiting.org_id, approve: true } }), 409, 'CONFLICT');
+    expectError(
+      await call('POST', `/v1/sponsors/programs/${later.id}/members/decide`, { token: admin.session, body: { org_id: waiting.org_id, approve: true } }),
+      409,
+      'CONFLICT',
+    );
   });
 
   it('Enrollment pending → declined by members/decide approve false, final, freeing its place and blocking a second redemption', async () => {
@@ -317,12 +367,22 @@ describe('the state table, one row at a time', () => {
     const code = await issueCode(program.id);
     const user = await member(program.id, code);
     expectError(await redeem(await signedInOwner(service, 'queued'), code), 422, 'VALIDATION_FAILED');
-    const declined = await call('POST', `/v1/sponsors/programs/${program.id}/members/decide`, { token: admin.session, body: { org_id: user.org_id, approve: false, note: 'not affiliated' } });
+    const declined = await call('POST', `/v1/sponsors/programs/${program.id}/members/decide`, {
+      token: admin.session,
+      body: { org_id: user.org_id, approve: false, note: 'not affiliated' },
+    });
     expect(declined.body).toMatchObject({ status: 'declined', note: 'not affiliated' });
     expectError(await allocate(program.id, user.org_id, 1), 409, 'CONFLICT');
     expectError(await redeem(user, code), 409, 'CONFLICT');
     expect((await redeem(await signedInOwner(service, 'next'), code)).status).toBe(201);
-    expectError(await call('POST', `/v1/sponsors/programs/${program.id}/members/decide`, { token: admin.session, body: { org_id: 'org_0000000000000000', approve: true } }), 404, 'NOT_FOUND');
+    expectError(
+      await call('POST', `/v1/sponsors/programs/${program.id}/members/decide`, {
+        token: admin.session,
+        body: { org_id: 'org_0000000000000000', approve: true },
+      }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('Allocation creates a ledger transaction and returns its id', async () => {
@@ -356,7 +416,9 @@ describe('the state table, one row at a time', () => {
     const early = await member(scheduled.id);
     await service.db.query(`update sponsor_programs set starts_at = now() + interval '2 days' where id = ?`, [scheduled.id]);
     expectError(await allocate(scheduled.id, early.org_id, 1), 409, 'CONFLICT');
-    await service.db.query(`update sponsor_programs set starts_at = now() - interval '2 days', ends_at = now() - interval '1 second' where id = ?`, [scheduled.id]);
+    await service.db.query(`update sponsor_programs set starts_at = now() - interval '2 days', ends_at = now() - interval '1 second' where id = ?`, [
+      scheduled.id,
+    ]);
     expectError(await allocate(scheduled.id, early.org_id, 1), 409, 'CONFLICT');
     await status(program.id, 'closed');
     expectError(await allocate(program.id, second.org_id, 1), 409, 'CONFLICT');
@@ -372,7 +434,14 @@ describe('the report', () => {
     for (const user of members) await allocate(program.id, user.org_id, 50);
     const suppressed = await call('GET', `/v1/sponsors/programs/${program.id}/report`, { token: admin.session });
     expect(suppressed.status).toBe(200);
-    expect(suppressed.body).toEqual({ program_id: program.id, suppressed: true, reason: expect.any(String), report_min_cohort: 5, pool_balance: 800, credits_allocated: 200 });
+    expect(suppressed.body).toEqual({
+      program_id: program.id,
+      suppressed: true,
+      reason: expect.any(String),
+      report_min_cohort: 5,
+      pool_balance: 800,
+      credits_allocated: 200,
+    });
 
     await member(program.id, code);
     const full = await call('GET', `/v1/sponsors/programs/${program.id}/report`, { token: admin.session });
@@ -438,7 +507,10 @@ describe('concurrency', { timeout: 120_000 }, () => {
     expect(granted).toHaveLength(10);
     for (const r of results.filter((r) => r.status !== 201)) expect(['VALIDATION_FAILED', 'QUOTA_EXCEEDED']).toContain(r.body.code);
     for (const user of members) {
-      const sum = await service.db.query<{ n: number }>(`select coalesce(sum(amount), 0)::int as n from credit_transfers where kind = 'allocation' and program_id = ? and org_id = ?`, [program.id, user.org_id]);
+      const sum = await service.db.query<{ n: number }>(
+        `select coalesce(sum(amount), 0)::int as n from credit_transfers where kind = 'allocation' and program_id = ? and org_id = ?`,
+        [program.id, user.org_id],
+      );
       expect(sum[0]!.n).toBeLessThanOrEqual(30);
     }
     const report = await call('GET', `/v1/sponsors/programs/${program.id}/report`, { token: admin.session });

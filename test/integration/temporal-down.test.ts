@@ -72,7 +72,11 @@ async function expectDownAnswers(): Promise<void> {
   const others = [
     http(service, 'POST', `/v1/projects/${project_id}/reviews`, { token: owner.session, body: { plan_id: 'plan_unknown' } }),
     http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, { token: owner.session, body: { source_ids: ['src_unknown'] } }),
-    http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, { token: owner.session, body: {}, headers: { 'idempotency-key': `down-${Date.now()}` } }),
+    http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': `down-${Date.now()}` },
+    }),
   ];
   for (const answer of await Promise.all(others)) expect([answer.status, answer.body.code]).toEqual([503, 'TEMPORARILY_UNAVAILABLE']);
   expect({ runs: (await runs()).length, available: await available() }).toEqual(before);
@@ -83,10 +87,14 @@ describe('an API process while Temporal is unreachable', () => {
     await expectDownAnswers();
 
     await startTemporal();
-    const started = await eventually(async () => {
-      const answer = await startRun();
-      return answer.status === 202 ? answer : null;
-    }, 60_000, 'a run to start once Temporal answers');
+    const started = await eventually(
+      async () => {
+        const answer = await startRun();
+        return answer.status === 202 ? answer : null;
+      },
+      60_000,
+      'a run to start once Temporal answers',
+    );
     expect(started.body.status).toBe('queued');
     expect(await runs()).toHaveLength(1);
     await eventually(async () => (await http(service, 'GET', '/v1/health')).body.checks.temporal.ok, 10_000, 'readiness to see Temporal');
@@ -97,7 +105,7 @@ describe('an API process while Temporal is unreachable', () => {
     await expectDownAnswers();
   }, 180_000);
 
-  it('past the route\'s check (Temporal gone in between), a start is bounded: a reconciled kind stays queued, another kind is a 503', async () => {
+  it("past the route's check (Temporal gone in between), a start is bounded: a reconciled kind stays queued, another kind is a 503", async () => {
     expect(temporal).toBeNull();
     const jobs = { client: service.service.client, task_queue: service.task_queue };
     const job = { org_id: owner.org_id, project_id };
@@ -105,7 +113,9 @@ describe('an API process while Temporal is unreachable', () => {
     expect(run.result).toBe('deferred');
     // bounded by the deadline, with room for a loaded machine's scheduling (a request's answer within 5 s is checked above)
     expect(run.ms).toBeLessThan(TEMPORAL_CALL_DEADLINE_MS + 4_000);
-    const authoring = await startJob(jobs, { ...job, kind: 'authoring', resource_id: 'aus_refused' }, { session_id: 'aus_refused' }).catch((error: unknown) => error);
+    const authoring = await startJob(jobs, { ...job, kind: 'authoring', resource_id: 'aus_refused' }, { session_id: 'aus_refused' }).catch(
+      (error: unknown) => error,
+    );
     expect(isServiceError(authoring) && authoring.code).toBe('TEMPORARILY_UNAVAILABLE');
     // A cancel needs no answer from Temporal: the row says canceled and the workflow reads it at its next step.
     expect(await cancelJob(jobs, { kind: 'run', resource_id: 'run_deferred' })).toBe('deferred');

@@ -26,14 +26,24 @@ function brokenWorld(): Record<string, any> {
   world.arrivals[0].rate = { setting: 'missing_rate' };
   world.settings.mean_service.unit = 'per_minute';
   world.steps[0].next = 'route';
-  world.steps.push({ id: 'route', kind: 'branch', by: 'probability', options: [{ probability: 0.5, next: 'done' }, { probability: 0.4, next: 'done' }] });
+  world.steps.push({
+    id: 'route',
+    kind: 'branch',
+    by: 'probability',
+    options: [
+      { probability: 0.5, next: 'done' },
+      { probability: 0.4, next: 'done' },
+    ],
+  });
   world.steps.push({ id: 'orphan', kind: 'delay', duration: { dist: 'fixed', value: 1 }, next: 'done' });
   return world;
 }
 
 describe('POST /v1/world-specs/validate', () => {
   it('needs no token and answers valid for a valid world', async () => {
-    const response = await http(service, 'POST', '/v1/world-specs/validate', { body: queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1 }) });
+    const response = await http(service, 'POST', '/v1/world-specs/validate', {
+      body: queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1 }),
+    });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ valid: true, problems: [] });
   });
@@ -85,7 +95,13 @@ describe('world revisions', () => {
     const saved = await http(service, 'POST', `/v1/projects/${created.body.id}/worlds`, { token: owner.session, body: brokenWorld() });
     expect(saved.status).toBe(422);
     expect(saved.body.code).toBe('VALIDATION_FAILED');
-    expect(saved.body.details.map((d: any) => d.path)).toEqual(['/horizon', '/arrivals/0/rate/setting', '/steps/0/duration/mean/setting', '/steps/2/options', '/steps/3']);
+    expect(saved.body.details.map((d: any) => d.path)).toEqual([
+      '/horizon',
+      '/arrivals/0/rate/setting',
+      '/steps/0/duration/mean/setting',
+      '/steps/2/options',
+      '/steps/3',
+    ]);
     const list = await http(service, 'GET', `/v1/projects/${created.body.id}/worlds`, { token: owner.session });
     expect(list.body.data).toEqual([]);
   });
@@ -95,7 +111,10 @@ describe('world revisions', () => {
     const saves = 12;
     const responses = await Promise.all(
       Array.from({ length: saves }, (_, index) =>
-        http(service, 'POST', `/v1/projects/${created.body.id}/worlds`, { token: owner.session, body: queueWorld({ servers: 1 + (index % 3), arrivals_per_minute: 0.5, mean_service_minutes: 1, seed: index }) }),
+        http(service, 'POST', `/v1/projects/${created.body.id}/worlds`, {
+          token: owner.session,
+          body: queueWorld({ servers: 1 + (index % 3), arrivals_per_minute: 0.5, mean_service_minutes: 1, seed: index }),
+        }),
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(saves).fill(201));
@@ -104,15 +123,26 @@ describe('world revisions', () => {
 
   it('ignores an Idempotency-Key on saves: each save is a new revision (spec: no idempotency key on world saves)', async () => {
     const world = queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1 });
-    const first = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, { token: owner.session, body: world, headers: { 'idempotency-key': 'same' } });
-    const second = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, { token: owner.session, body: world, headers: { 'idempotency-key': 'same' } });
+    const first = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, {
+      token: owner.session,
+      body: world,
+      headers: { 'idempotency-key': 'same' },
+    });
+    const second = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, {
+      token: owner.session,
+      body: world,
+      headers: { 'idempotency-key': 'same' },
+    });
     expect(second.body.revision).toBe(first.body.revision + 1);
   });
 
   it('lists revisions newest first, paged, without the documents', async () => {
     const created = await http(service, 'POST', '/v1/projects', { token: owner.session, body: { title: 'Paged worlds', org_id: owner.org_id } });
     for (let index = 0; index < 3; index++) {
-      await http(service, 'POST', `/v1/projects/${created.body.id}/worlds`, { token: owner.session, body: queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1, seed: index }) });
+      await http(service, 'POST', `/v1/projects/${created.body.id}/worlds`, {
+        token: owner.session,
+        body: queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1, seed: index }),
+      });
     }
     const first = await http(service, 'GET', `/v1/projects/${created.body.id}/worlds?limit=2`, { token: owner.session });
     expect(first.body.data.map((r: any) => r.revision)).toEqual([3, 2]);
@@ -143,7 +173,10 @@ describe('world revisions', () => {
   });
 
   it("answers another organization's project and revision with 404", async () => {
-    const saved = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, { token: owner.session, body: queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1 }) });
+    const saved = await http(service, 'POST', `/v1/projects/${project_id}/worlds`, {
+      token: owner.session,
+      body: queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1 }),
+    });
     const stranger = await signedInOwner(service, 'stranger');
     const world = queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1 });
     const responses = [

@@ -75,7 +75,9 @@ export function importGraph(root: string, files: string[]): Graph {
   for (const file of files) {
     for (const { specifier, type_only } of importsOf(parse(root, file))) {
       if (!specifier.startsWith('.')) continue;
-      const target = relative(root, resolve(root, dirname(file), specifier)).split(sep).join('/');
+      const target = relative(root, resolve(root, dirname(file), specifier))
+        .split(sep)
+        .join('/');
       if (known.has(target)) edges.push({ from: file, to: target, type_only });
     }
   }
@@ -154,7 +156,8 @@ export function outwardReason(edge: Edge): string | null {
   if (from === 'integrations' && ['workflows', 'activities', 'api'].includes(to)) return `integrations must not import ${to}`;
   if (from === 'compute' && ['workflows', 'activities', 'api'].includes(to)) return `compute must not import ${to}`;
   if (from === 'api' && to === 'runtime' && !composesApi(edge)) return 'api must not import runtime (only its composition root)';
-  if (from === 'api' && to === 'workflows' && !edge.type_only && edge.to !== API_WORKFLOW_MESSAGES) return 'api imports a workflow only as a type (for a typed start), never its code';
+  if (from === 'api' && to === 'workflows' && !edge.type_only && edge.to !== API_WORKFLOW_MESSAGES)
+    return 'api imports a workflow only as a type (for a typed start), never its code';
   if (from === 'workflows' && to === 'activities' && !edge.type_only) return 'workflows import activities as types only (proxyActivities)';
   if (from === 'workflows' && !['domain', 'activities'].includes(to)) return `workflows import only domain and activity types, not ${to}`;
   if (from === 'activities' && ['api', 'runtime', 'workflows'].includes(to)) return `activities must not import ${to}`;

@@ -33,7 +33,9 @@ export async function waiting(service: TestService, user: TestUser, session_id: 
 }
 
 export async function usedCredits(service: TestService, session_id: string): Promise<number> {
-  const row = await service.db.one<{ total: string | number | null }>("select sum(credits_charged) as total from ai_usage where subject_kind = 'session' and subject_id = ?", [session_id]);
+  const row = await service.db.one<{ total: string | number | null }>(
+    "select sum(credits_charged) as total from ai_usage where subject_kind = 'session' and subject_id = ?",
+    [session_id],
+  );
   return Number(row?.total ?? 0);
 }
-

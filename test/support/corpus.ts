@@ -62,19 +62,43 @@ export const PROJECT_FACTS_JSON = JSON.stringify(
 );
 
 export function textFile(): CorpusFile {
-  return { name: 'brief.txt', input: file('brief.txt', PROJECT_BRIEF_TXT, 'text/plain'), expected_status: 'processed', expected_finding_kinds: [], raw_values: [] };
+  return {
+    name: 'brief.txt',
+    input: file('brief.txt', PROJECT_BRIEF_TXT, 'text/plain'),
+    expected_status: 'processed',
+    expected_finding_kinds: [],
+    raw_values: [],
+  };
 }
 
 export function markdownFile(): CorpusFile {
-  return { name: 'pathway.md', input: file('pathway.md', PROJECT_BRIEF_MD, 'text/markdown'), expected_status: 'processed', expected_finding_kinds: [], raw_values: [] };
+  return {
+    name: 'pathway.md',
+    input: file('pathway.md', PROJECT_BRIEF_MD, 'text/markdown'),
+    expected_status: 'processed',
+    expected_finding_kinds: [],
+    raw_values: [],
+  };
 }
 
 export function jsonFile(): CorpusFile {
-  return { name: 'facts.json', input: file('facts.json', PROJECT_FACTS_JSON, 'application/json'), expected_status: 'processed', expected_finding_kinds: [], raw_values: [] };
+  return {
+    name: 'facts.json',
+    input: file('facts.json', PROJECT_FACTS_JSON, 'application/json'),
+    expected_status: 'processed',
+    expected_finding_kinds: [],
+    raw_values: [],
+  };
 }
 
 export function brokenJsonFile(): CorpusFile {
-  return { name: 'broken.json', input: file('broken.json', '{\n  "project": "FastTrack",\n  "stage": prototype\n}'), expected_status: 'error', expected_finding_kinds: [], raw_values: [] };
+  return {
+    name: 'broken.json',
+    input: file('broken.json', '{\n  "project": "FastTrack",\n  "stage": prototype\n}'),
+    expected_status: 'error',
+    expected_finding_kinds: [],
+    raw_values: [],
+  };
 }
 
 // ---------- images and PDFs ----------
@@ -97,7 +121,12 @@ export function buildPng(width = 8, height = 8): Uint8Array {
   const rows = Buffer.alloc((width * 3 + 1) * height);
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) rows.set([200, 120, 40], y * (width * 3 + 1) + 1 + x * 3);
   return new Uint8Array(
-    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', new Uint8Array())]),
+    Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk('IHDR', header),
+      chunk('IDAT', deflateSync(rows)),
+      chunk('IEND', new Uint8Array()),
+    ]),
   );
 }
 
@@ -121,18 +150,39 @@ export const PDF_PAGE_ONE = ['Pilot summary: FastTrack Referral', 'We are piloti
 export const PDF_PAGE_THREE = ['Risks: photos taken in poor light may hide the edge of a lesion.'];
 
 export async function textLayerPdf(): Promise<CorpusFile> {
-  const bytes = await buildPdf([{ kind: 'text', lines: PDF_PAGE_ONE }, { kind: 'text', lines: PDF_PAGE_THREE }]);
-  return { name: 'pilot.pdf', input: { kind: 'file', filename: 'pilot.pdf', content_type: 'application/pdf', bytes }, expected_status: 'processed', expected_finding_kinds: [], raw_values: [] };
+  const bytes = await buildPdf([
+    { kind: 'text', lines: PDF_PAGE_ONE },
+    { kind: 'text', lines: PDF_PAGE_THREE },
+  ]);
+  return {
+    name: 'pilot.pdf',
+    input: { kind: 'file', filename: 'pilot.pdf', content_type: 'application/pdf', bytes },
+    expected_status: 'processed',
+    expected_finding_kinds: [],
+    raw_values: [],
+  };
 }
 
 export async function imageOnlyPdf(): Promise<CorpusFile> {
   const bytes = await buildPdf([{ kind: 'image' }, { kind: 'image' }]);
-  return { name: 'scanned.pdf', input: { kind: 'file', filename: 'scanned.pdf', content_type: 'application/pdf', bytes }, expected_status: 'unsupported', expected_finding_kinds: [], raw_values: [] };
+  return {
+    name: 'scanned.pdf',
+    input: { kind: 'file', filename: 'scanned.pdf', content_type: 'application/pdf', bytes },
+    expected_status: 'unsupported',
+    expected_finding_kinds: [],
+    raw_values: [],
+  };
 }
 
 export async function mixedPdf(): Promise<CorpusFile> {
   const bytes = await buildPdf([{ kind: 'text', lines: PDF_PAGE_ONE }, { kind: 'image' }, { kind: 'text', lines: PDF_PAGE_THREE }]);
-  return { name: 'mixed.pdf', input: { kind: 'file', filename: 'mixed.pdf', content_type: 'application/pdf', bytes }, expected_status: 'processed', expected_finding_kinds: [], raw_values: [] };
+  return {
+    name: 'mixed.pdf',
+    input: { kind: 'file', filename: 'mixed.pdf', content_type: 'application/pdf', bytes },
+    expected_status: 'processed',
+    expected_finding_kinds: [],
+    raw_values: [],
+  };
 }
 
 export const ENCRYPTED_PDF_USER_PASSWORD = 'open-sesame-1';
@@ -144,11 +194,23 @@ export const ENCRYPTED_PDF_USER_PASSWORD = 'open-sesame-1';
  */
 export async function encryptedPdf(): Promise<CorpusFile> {
   const bytes = new Uint8Array(readFileSync(new URL('../fixtures/locked.pdf', import.meta.url)));
-  return { name: 'locked.pdf', input: { kind: 'file', filename: 'locked.pdf', content_type: 'application/pdf', bytes }, expected_status: 'error', expected_finding_kinds: [], raw_values: [] };
+  return {
+    name: 'locked.pdf',
+    input: { kind: 'file', filename: 'locked.pdf', content_type: 'application/pdf', bytes },
+    expected_status: 'error',
+    expected_finding_kinds: [],
+    raw_values: [],
+  };
 }
 
 export function pngNamedPdf(): CorpusFile {
-  return { name: 'photo.pdf', input: { kind: 'file', filename: 'photo.pdf', content_type: 'application/pdf', bytes: buildPng() }, expected_status: 'unsupported', expected_finding_kinds: [], raw_values: [] };
+  return {
+    name: 'photo.pdf',
+    input: { kind: 'file', filename: 'photo.pdf', content_type: 'application/pdf', bytes: buildPng() },
+    expected_status: 'unsupported',
+    expected_finding_kinds: [],
+    raw_values: [],
+  };
 }
 
 // ---------- secrets and identifiers ----------
@@ -168,8 +230,16 @@ export const AWS_ACCESS_KEY_ID = `AKIA${pseudoRandom('ABCDEFGHIJKLMNOPQRSTUVWXYZ
 export const AWS_SECRET_ACCESS_KEY = pseudoRandom('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+', 40, 11);
 
 export function awsKeyFile(): CorpusFile {
-  const text = ['Deployment notes for the triage service', `aws_access_key_id = ${AWS_ACCESS_KEY_ID}`, `aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}`].join('\n');
-  return { name: 'deploy.txt', input: file('deploy.txt', text), expected_status: 'excluded_for_privacy', expected_finding_kinds: ['aws_access_key', 'aws_secret_key'], raw_values: [AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY] };
+  const text = ['Deployment notes for the triage service', `aws_access_key_id = ${AWS_ACCESS_KEY_ID}`, `aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}`].join(
+    '\n',
+  );
+  return {
+    name: 'deploy.txt',
+    input: file('deploy.txt', text),
+    expected_status: 'excluded_for_privacy',
+    expected_finding_kinds: ['aws_access_key', 'aws_secret_key'],
+    raw_values: [AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY],
+  };
 }
 
 let private_key_pem: string | null = null;
@@ -200,7 +270,13 @@ export const CHECKSUM_FAILING_NHS_NUMBER = `943 476 591${(nhsCheckDigit('9434765
 
 export function nhsNumberFile(): CorpusFile {
   const text = ['Referral audit, practice 4', `Patient NHS number ${VALID_NHS_NUMBER} was referred on the urgent pathway.`].join('\n');
-  return { name: 'audit.txt', input: file('audit.txt', text), expected_status: 'excluded_for_privacy', expected_finding_kinds: ['nhs_number'], raw_values: [VALID_NHS_NUMBER, VALID_NHS_NUMBER.replace(/ /g, '')] };
+  return {
+    name: 'audit.txt',
+    input: file('audit.txt', text),
+    expected_status: 'excluded_for_privacy',
+    expected_finding_kinds: ['nhs_number'],
+    raw_values: [VALID_NHS_NUMBER, VALID_NHS_NUMBER.replace(/ /g, '')],
+  };
 }
 
 export function nhsChecksumFailingFile(): CorpusFile {
@@ -214,7 +290,13 @@ export const IMPOSSIBLE_SSN = '666-12-3456';
 
 export function ssnFile(): CorpusFile {
   const text = ['US pilot enrolment form', `Applicant SSN: ${US_SSN}`].join('\n');
-  return { name: 'enrolment.txt', input: file('enrolment.txt', text), expected_status: 'excluded_for_privacy', expected_finding_kinds: ['us_ssn'], raw_values: [US_SSN] };
+  return {
+    name: 'enrolment.txt',
+    input: file('enrolment.txt', text),
+    expected_status: 'excluded_for_privacy',
+    expected_finding_kinds: ['us_ssn'],
+    raw_values: [US_SSN],
+  };
 }
 
 export function impossibleSsnFile(): CorpusFile {
@@ -254,7 +336,13 @@ export const DB_PASSWORD = `Zq${pseudoRandom('abcdefghijkmnpqrstuvwxyz23456789',
 
 export function configFile(): CorpusFile {
   const text = JSON.stringify({ service: 'triage', openai_api_key: AI_KEY, database: { user: 'triage', password: DB_PASSWORD } }, null, 2);
-  return { name: 'config.json', input: file('config.json', text, 'application/json'), expected_status: 'excluded_for_privacy', expected_finding_kinds: ['ai_provider_key', 'password'], raw_values: [AI_KEY, DB_PASSWORD] };
+  return {
+    name: 'config.json',
+    input: file('config.json', text, 'application/json'),
+    expected_status: 'excluded_for_privacy',
+    expected_finding_kinds: ['ai_provider_key', 'password'],
+    raw_values: [AI_KEY, DB_PASSWORD],
+  };
 }
 
 /** The whole corpus of the intake tests (docs/intake.md), plus a few screening cases. */

@@ -16,14 +16,17 @@ export async function seedPollables(tx: Tx, options: { label: string; world: Wor
   const org = await createOrganization(tx, options.label, user.id);
   const project = await createProject(tx, { org_id: org.id, title: `${options.label} project`, created_by: user.id });
   const draft = newId('drf');
-  await tx.query(`insert into intake_drafts (id, project_id, org_id, source_ids, status, credits_max, created_by) values (?, ?, ?, '[]'::jsonb, 'drafting', 100, ?)`, [
-    draft,
+  await tx.query(
+    `insert into intake_drafts (id, project_id, org_id, source_ids, status, credits_max, created_by) values (?, ?, ?, '[]'::jsonb, 'drafting', 100, ?)`,
+    [draft, project.id, org.id, user.id],
+  );
+  const plan = newId('plan');
+  await tx.query(`insert into evaluation_plans (id, project_id, org_id, intake_revision, plan, created_by) values (?, ?, ?, 1, '{}'::jsonb, ?)`, [
+    plan,
     project.id,
     org.id,
     user.id,
   ]);
-  const plan = newId('plan');
-  await tx.query(`insert into evaluation_plans (id, project_id, org_id, intake_revision, plan, created_by) values (?, ?, ?, 1, '{}'::jsonb, ?)`, [plan, project.id, org.id, user.id]);
   const review = newId('rev');
   await tx.query(`insert into reviews (id, project_id, org_id, plan_id, status, credits_reserved, created_by) values (?, ?, ?, ?, 'searching', 50, ?)`, [
     review,
@@ -55,10 +58,17 @@ export async function seedPollables(tx: Tx, options: { label: string; world: Wor
     [session, org.id, project.id, options.checkpoint ? 'waiting' : 'drafting', options.checkpoint ? 1 : 0, user.id],
   );
   if (options.checkpoint) {
-    await tx.query('insert into authoring_checkpoints (session_id, number, body) values (?, ?, ?::jsonb)', [session, options.checkpoint.number, JSON.stringify(options.checkpoint)]);
+    await tx.query('insert into authoring_checkpoints (session_id, number, body) values (?, ?, ?::jsonb)', [
+      session,
+      options.checkpoint.number,
+      JSON.stringify(options.checkpoint),
+    ]);
   }
   const pack_key = `pack_${newId('pi').slice(3, 11)}`;
-  await tx.query(`insert into billing_packs (pack_key, title, price_id, credits, live_mode) values (?, 'A pack', ?, 1000, false)`, [pack_key, `price_${pack_key}`]);
+  await tx.query(`insert into billing_packs (pack_key, title, price_id, credits, live_mode) values (?, 'A pack', ?, 1000, false)`, [
+    pack_key,
+    `price_${pack_key}`,
+  ]);
   const intent = newId('pi');
   await tx.query(
     `insert into purchase_intents (id, owner_id, org_id, pack_key, price_id, amount, currency, credits, live_mode, return_url, status, expires_at, created_by)

@@ -131,12 +131,30 @@ export function fiveLiteratureRecords(): FakeEuropePmcRecord[] {
  */
 export function scriptedDraft(): ConceptReviewDraft {
   const claims: Record<string, ConceptReviewDraft['dimensions'][number]['evidence_claims']> = {
-    need: [{ claim: 'Remote monitoring reduced readmissions in community care.', record_id: RECORD_IDS.open_access, quote: OPEN_SENTENCE.replace(' by 20', '\n  by  20') }],
+    need: [
+      {
+        claim: 'Remote monitoring reduced readmissions in community care.',
+        record_id: RECORD_IDS.open_access,
+        quote: OPEN_SENTENCE.replace(' by 20', '\n  by  20'),
+      },
+    ],
     users: [{ claim: 'Elderly patients had no readmissions.', record_id: RECORD_IDS.open_access, quote: FABRICATED_QUOTE }],
-    workflow_fit: [{ claim: 'Telemonitoring cures heart failure.', record_id: RECORD_IDS.retracted, quote: 'Telemonitoring cured heart failure in every patient we followed.' }],
+    workflow_fit: [
+      {
+        claim: 'Telemonitoring cures heart failure.',
+        record_id: RECORD_IDS.retracted,
+        quote: 'Telemonitoring cured heart failure in every patient we followed.',
+      },
+    ],
     equity: [{ claim: 'Access was equal across groups.', record_id: 'MED:9999', quote: 'Access was equal.' }],
     feasibility: [{ claim: 'Nurses can review alerts within four hours.', record_id: RECORD_IDS.corrected, quote: CORRECTED_SENTENCE }],
-    adoption: [{ claim: 'Programmes cost less than readmissions.', record_id: RECORD_IDS.closed, quote: 'Remote monitoring programmes cost less than hospital readmissions.' }],
+    adoption: [
+      {
+        claim: 'Programmes cost less than readmissions.',
+        record_id: RECORD_IDS.closed,
+        quote: 'Remote monitoring programmes cost less than hospital readmissions.',
+      },
+    ],
     evaluation_plan: [{ claim: 'Readmission at 30 days is a usable primary outcome.', record_id: RECORD_IDS.corrected, quote: CORRECTED_SECOND_SENTENCE }],
   };
   return {

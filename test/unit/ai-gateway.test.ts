@@ -183,7 +183,16 @@ describe('gateway edge cases', () => {
     try {
       fake.script.enqueue({ raw_text: 'Sure! Here is your JSON: {' });
       const failure = await applicationFailureOf(
-        callStructured({ provider: 'openai', model: 'gpt-test-1', api_key: API_KEY, base_url: fake.base_url, system: SYSTEM, prompt: PROMPT, schema: Verdict, schema_name: 'JudgeVerdict' }),
+        callStructured({
+          provider: 'openai',
+          model: 'gpt-test-1',
+          api_key: API_KEY,
+          base_url: fake.base_url,
+          system: SYSTEM,
+          prompt: PROMPT,
+          schema: Verdict,
+          schema_name: 'JudgeVerdict',
+        }),
       );
       expect(failure.type).toBe(AI_FAILURE_TYPES.output_invalid);
       expect(failure.message).toContain('not JSON');
@@ -196,7 +205,16 @@ describe('gateway edge cases', () => {
     const fake = await startFakeGoogle({ expected_api_key: API_KEY, invalid_key_status: 400 });
     try {
       const failure = await applicationFailureOf(
-        callStructured({ provider: 'google', model: 'gemini-test-1', api_key: 'AIza-wrong-key-123456', base_url: fake.base_url, system: SYSTEM, prompt: PROMPT, schema: Verdict, schema_name: 'JudgeVerdict' }),
+        callStructured({
+          provider: 'google',
+          model: 'gemini-test-1',
+          api_key: 'AIza-wrong-key-123456',
+          base_url: fake.base_url,
+          system: SYSTEM,
+          prompt: PROMPT,
+          schema: Verdict,
+          schema_name: 'JudgeVerdict',
+        }),
       );
       expect(failure.nonRetryable).toBe(true);
       expect(failure.type).toBe(AI_FAILURE_TYPES.auth_rejected);
@@ -212,7 +230,16 @@ describe('gateway edge cases', () => {
     const base_url = fake.base_url;
     await fake.close();
     const failure = await applicationFailureOf(
-      callStructured({ provider: 'anthropic', model: 'claude-test-1', api_key: API_KEY, base_url, system: SYSTEM, prompt: PROMPT, schema: Verdict, schema_name: 'JudgeVerdict' }),
+      callStructured({
+        provider: 'anthropic',
+        model: 'claude-test-1',
+        api_key: API_KEY,
+        base_url,
+        system: SYSTEM,
+        prompt: PROMPT,
+        schema: Verdict,
+        schema_name: 'JudgeVerdict',
+      }),
     );
     expect(failure.nonRetryable).toBe(false);
     expect(failure.type).toBe(AI_FAILURE_TYPES.unavailable);
@@ -237,7 +264,10 @@ describe('gateway edge cases', () => {
 });
 
 describe('offline provider', () => {
-  const heuristic = () => ({ verdict: PROMPT.includes('fell') ? ('supports' as const) : ('does_not_support' as const), reason: 'lexical overlap between claim and quote' });
+  const heuristic = () => ({
+    verdict: PROMPT.includes('fell') ? ('supports' as const) : ('does_not_support' as const),
+    reason: 'lexical overlap between claim and quote',
+  });
 
   it('is deterministic, labelled a heuristic, estimates usage from characters and makes no network call', async () => {
     const fakes = await Promise.all([startFakeOpenAi(), startFakeAnthropic(), startFakeGoogle()]);
@@ -283,7 +313,15 @@ describe('offline provider', () => {
 
   it('validates the heuristic’s result against the schema', async () => {
     const failure = await applicationFailureOf(
-      callStructured({ provider: 'offline', model: 'offline-heuristic', system: SYSTEM, prompt: PROMPT, schema: Verdict, schema_name: 'JudgeVerdict', offline: () => ({ verdict: 'unsure', reason: 'x' }) as never }),
+      callStructured({
+        provider: 'offline',
+        model: 'offline-heuristic',
+        system: SYSTEM,
+        prompt: PROMPT,
+        schema: Verdict,
+        schema_name: 'JudgeVerdict',
+        offline: () => ({ verdict: 'unsure', reason: 'x' }) as never,
+      }),
     );
     expect(failure.type).toBe(AI_FAILURE_TYPES.output_invalid);
     expect(failure.message).toContain('offline returned output that does not match the schema');

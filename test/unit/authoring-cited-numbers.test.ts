@@ -9,13 +9,19 @@ import { checkCitations, citationLookupFrom } from '../../domain/intake/citation
 import { draftIntakeOffline } from '../../domain/intake/offlineDraft.ts';
 import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
 
-const TRIAGE_PARAGRAPH = 'Our telephone triage service receives 96 referrals a day. Each call takes 12 minutes on average. Three clinicians staff the line from 8am to 8pm.';
+const TRIAGE_PARAGRAPH =
+  'Our telephone triage service receives 96 referrals a day. Each call takes 12 minutes on average. Three clinicians staff the line from 8am to 8pm.';
 
 /** An intake whose claims cite the given lines of one source, one claim per line. */
 function intakeCiting(lines: string[]): IntakeSpec {
   return {
     ...emptyIntakeSpec(),
-    claims: lines.map((line, index) => ({ text: line, topic: 'operational' as const, provenance: 'user_declared' as const, citations: [{ source_id: 'src_a', line_start: index + 1, line_end: index + 1, quote: line }] })),
+    claims: lines.map((line, index) => ({
+      text: line,
+      topic: 'operational' as const,
+      provenance: 'user_declared' as const,
+      citations: [{ source_id: 'src_a', line_start: index + 1, line_end: index + 1, quote: line }],
+    })),
   };
 }
 
@@ -32,7 +38,11 @@ describe('the offline intake draft keeps the numbers a paragraph states', () => 
     const spec = draftIntakeOffline([{ id: 'src_t', name: 'triage.txt', status: 'processed', lines: [TRIAGE_PARAGRAPH] }]);
     const quotes = spec.claims.map((claim) => claim.citations[0]!.quote);
     expect(quotes).toEqual(
-      expect.arrayContaining(['Our telephone triage service receives 96 referrals a day.', 'Each call takes 12 minutes on average.', 'Three clinicians staff the line from 8am to 8pm.']),
+      expect.arrayContaining([
+        'Our telephone triage service receives 96 referrals a day.',
+        'Each call takes 12 minutes on average.',
+        'Three clinicians staff the line from 8am to 8pm.',
+      ]),
     );
     const checked = checkCitations(spec, citationLookupFrom([{ id: 'src_t', status: 'processed', lines: [TRIAGE_PARAGRAPH], belongs_to_project: true }]));
     expect(checked.dropped).toEqual([]);
@@ -41,18 +51,32 @@ describe('the offline intake draft keeps the numbers a paragraph states', () => 
   it('gives authoring every one of those numbers: no question but the treatment value', () => {
     const spec = draftIntakeOffline([{ id: 'src_t', name: 'triage.txt', status: 'processed', lines: [TRIAGE_PARAGRAPH] }]);
     const result = firstCheckpoint(spec);
-    expect(result.filled['arrival_rate']).toMatchObject({ value: 8, unit: 'per_hour', source: { kind: 'intake_line', source_id: 'src_t', quote: 'Our telephone triage service receives 96 referrals a day.' } });
+    expect(result.filled['arrival_rate']).toMatchObject({
+      value: 8,
+      unit: 'per_hour',
+      source: { kind: 'intake_line', source_id: 'src_t', quote: 'Our telephone triage service receives 96 referrals a day.' },
+    });
     expect(result.filled['arrival_rate']!.source).toMatchObject({ conversion: { quoted_value: 96, quoted_unit: 'per_day', factor: 1 / 12 } });
     expect((result.filled['arrival_rate']!.source as { conversion: { basis: string } }).conversion.basis).toMatch(/12 opening hours/);
-    expect(result.filled['mean_service']).toMatchObject({ value: 12, unit: 'minutes', source: { kind: 'intake_line', quote: 'Each call takes 12 minutes on average.', conversion: null } });
-    expect(result.filled['servers']).toMatchObject({ value: 3, unit: 'count', source: { kind: 'intake_line', quote: 'Three clinicians staff the line from 8am to 8pm.' } });
+    expect(result.filled['mean_service']).toMatchObject({
+      value: 12,
+      unit: 'minutes',
+      source: { kind: 'intake_line', quote: 'Each call takes 12 minutes on average.', conversion: null },
+    });
+    expect(result.filled['servers']).toMatchObject({
+      value: 3,
+      unit: 'count',
+      source: { kind: 'intake_line', quote: 'Three clinicians staff the line from 8am to 8pm.' },
+    });
     expect(result.questions.map((question) => question.slot)).toEqual(['treatment.mean_service']);
   });
 });
 
 describe('authoring proposes every number the intake cites', () => {
   it('converts a daily count over a stated 24-hour day and reads a from-to duration as baseline and treatment', () => {
-    const result = firstCheckpoint(intakeCiting(['The line runs 24 hours a day and takes 48 calls a day.', 'The app cuts each consultation from 15 to 9 minutes.', 'Staffed by 2 nurses.']));
+    const result = firstCheckpoint(
+      intakeCiting(['The line runs 24 hours a day and takes 48 calls a day.', 'The app cuts each consultation from 15 to 9 minutes.', 'Staffed by 2 nurses.']),
+    );
     expect(result.filled['arrival_rate']).toMatchObject({ value: 2, source: { conversion: { quoted_value: 48, quoted_unit: 'per_day' } } });
     expect((result.filled['arrival_rate']!.source as { conversion: { basis: string } }).conversion.basis).toMatch(/24-hour day/);
     expect(result.filled['mean_service']?.value).toBe(15);
@@ -75,7 +99,10 @@ describe('authoring proposes every number the intake cites', () => {
       'How many clinicians are available at the same time?',
       'How many minutes would a clinician spend with each patient with the technology, on average?',
     ]);
-    const pointed = firstCheckpoint(emptyIntakeSpec(), { ...noProposals, proposals: [{ slot: 'servers', value: null, source: null, question: 'What is /settings/servers (count)?' }] });
+    const pointed = firstCheckpoint(emptyIntakeSpec(), {
+      ...noProposals,
+      proposals: [{ slot: 'servers', value: null, source: null, question: 'What is /settings/servers (count)?' }],
+    });
     expect(pointed.questions.find((q) => q.slot === 'servers')?.text).toBe('How many clinicians are available at the same time?');
   });
 
@@ -84,11 +111,23 @@ describe('authoring proposes every number the intake cites', () => {
     const line = { kind: 'intake_line' as const, source_id: 'src_a', line_start: 1, line_end: 1, quote: 'We receive 96 referrals a day.' };
     const converted = { quoted_value: 96, quoted_unit: 'per_day', factor: 0.1, basis: 'over the 10 opening hours on line 2' };
     expect(firstCheckpoint(intake, noProposals).filled['arrival_rate']).toMatchObject({ value: 9.6, source: { conversion: { quoted_value: 96 } } });
-    const accepted = firstCheckpoint(intake, { ...noProposals, proposals: [{ slot: 'arrival_rate', value: 9.6, source: { ...line, conversion: converted }, question: '' }] });
+    const accepted = firstCheckpoint(intake, {
+      ...noProposals,
+      proposals: [{ slot: 'arrival_rate', value: 9.6, source: { ...line, conversion: converted }, question: '' }],
+    });
     expect(accepted.filled['arrival_rate']).toMatchObject({ value: 9.6, source: { conversion: converted } });
     // A per-hour value with no conversion recorded is not in the quote; wrong arithmetic is no conversion: both fall back to the intake's own reading.
-    for (const source of [{ ...line, conversion: null }, { ...line, conversion: converted }]) {
-      const refused = applyProposals({ draft: { ...noProposals, proposals: [{ slot: 'arrival_rate', value: 19.2, source, question: '' }] }, slots: queueTemplate(null).slots, filled: {}, intake, checkpoint: 1 });
+    for (const source of [
+      { ...line, conversion: null },
+      { ...line, conversion: converted },
+    ]) {
+      const refused = applyProposals({
+        draft: { ...noProposals, proposals: [{ slot: 'arrival_rate', value: 19.2, source, question: '' }] },
+        slots: queueTemplate(null).slots,
+        filled: {},
+        intake,
+        checkpoint: 1,
+      });
       expect(refused.filled['arrival_rate']).toMatchObject({ value: 9.6 });
     }
   });

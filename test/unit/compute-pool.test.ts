@@ -6,7 +6,15 @@ import { computePool, computePoolStats, defaultThreadCount } from '../../compute
 import { runReplicationsOnPool } from '../../compute/simulation/pool.ts';
 import { queueWorld } from '../support/worlds.ts';
 
-const world = queueWorld({ servers: 2, arrivals_per_minute: 1.6, mean_service_minutes: 1, treatment_mean_service_minutes: 0.9, horizon_minutes: 2_000, warm_up_minutes: 100, replications: 4 });
+const world = queueWorld({
+  servers: 2,
+  arrivals_per_minute: 1.6,
+  mean_service_minutes: 1,
+  treatment_mean_service_minutes: 0.9,
+  horizon_minutes: 2_000,
+  warm_up_minutes: 100,
+  replications: 4,
+});
 
 async function pdfOfPages(count: number): Promise<Uint8Array> {
   const document = await PDFDocument.create();
@@ -40,7 +48,9 @@ describe('the compute pool', () => {
       expect(() => pool.emit('error', new Error('Unexpected message from Worker: { taskId: 7, result: { text: "an unpublished idea" } }'))).not.toThrow();
       await new Promise((resolve) => setImmediate(resolve));
       expect(computePoolStats().errors).toBe(1);
-      expect(warnings.map((warning) => warning.message)).toEqual(["compute pool: Unexpected message from Worker (ignored; every task's caller had its answer)"]);
+      expect(warnings.map((warning) => warning.message)).toEqual([
+        "compute pool: Unexpected message from Worker (ignored; every task's caller had its answer)",
+      ]);
       expect((await runReplicationsOnPool(world)).outcome).toBe('completed');
     } finally {
       process.off('warning', onWarning);
@@ -72,7 +82,10 @@ describe('a PDF shared by the pool threads', () => {
     try {
       const locked = new Uint8Array(readFileSync(new URL('../fixtures/locked.pdf', import.meta.url)));
       const bytes = await pdfOfPages(3);
-      expect(await readPdfShare(locked, newPdfProgress())).toEqual({ ok: false, reason: 'the PDF is encrypted with a password; remove the password and upload it again' });
+      expect(await readPdfShare(locked, newPdfProgress())).toEqual({
+        ok: false,
+        reason: 'the PDF is encrypted with a password; remove the password and upload it again',
+      });
       for (let read = 0; read < 2; read++) {
         const share = await readPdfShare(bytes, newPdfProgress());
         expect(share.ok && share.pages.map((page) => page.lines)).toEqual([['Page number 1'], ['Page number 2'], ['Page number 3']]);

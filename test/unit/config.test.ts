@@ -14,7 +14,13 @@ describe('configuration', () => {
   it('lists every bad value with what to fix', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SERVICE_MASTER_KEY: 'short', SERVICE_BILLING_ENABLED: 'maybe', CRUCIBLE_HOSTED_AI_PROVIDER: 'openai' });
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        SERVICE_MASTER_KEY: 'short',
+        SERVICE_BILLING_ENABLED: 'maybe',
+        CRUCIBLE_HOSTED_AI_PROVIDER: 'openai',
+      });
     } catch (caught) {
       error = caught;
     }

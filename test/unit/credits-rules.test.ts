@@ -59,7 +59,15 @@ describe('funding order', () => {
 
 describe('settlement', () => {
   it('consumes the legs in their order and voids the rest', () => {
-    expect(planSettlement([{ leg_no: 1, credits: 5 }, { leg_no: 2, credits: 10 }], 8)).toEqual([
+    expect(
+      planSettlement(
+        [
+          { leg_no: 1, credits: 5 },
+          { leg_no: 2, credits: 10 },
+        ],
+        8,
+      ),
+    ).toEqual([
       { leg_no: 1, credits_posted: 5, credits_voided: 0 },
       { leg_no: 2, credits_posted: 3, credits_voided: 7 },
     ]);

@@ -10,14 +10,7 @@ import {
   sourceSummary,
 } from '../../compute/extraction.ts';
 import { isServiceError, type ServiceError } from '../../domain/errors.ts';
-import {
-  buildCorpus,
-  buildPdf,
-  type CorpusFile,
-  PDF_PAGE_ONE,
-  PDF_PAGE_THREE,
-  PROJECT_BRIEF_TXT,
-} from '../support/corpus.ts';
+import { buildCorpus, buildPdf, type CorpusFile, PDF_PAGE_ONE, PDF_PAGE_THREE, PROJECT_BRIEF_TXT } from '../support/corpus.ts';
 
 let corpus: CorpusFile[];
 let results: ExtractedSource[];

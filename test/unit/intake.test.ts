@@ -109,13 +109,20 @@ describe('checkCitations', () => {
     expect(checkCitations(spec, lookup).dropped.map((drop) => drop.reason)).toEqual(['source_not_processed', 'source_not_in_project', 'lines_out_of_range']);
     expect(checkCitations(spec, lookup).spec.risks[0]!.citations).toHaveLength(1);
     expect(checkCitations(spec, foreign).dropped.map((drop) => drop.reason)).toEqual([
-      'source_not_processed', 'source_not_in_project', 'source_not_in_project', 'source_not_in_project',
+      'source_not_processed',
+      'source_not_in_project',
+      'source_not_in_project',
+      'source_not_in_project',
     ]);
   });
 
   it('never echoes a quote in the dropped list', () => {
     const spec = emptyIntakeSpec();
-    spec.problem = { text: 'x', provenance: 'user_declared', citations: [{ source_id: excluded.id, line_start: 2, line_end: 2, quote: 'secret-looking quote text' }] };
+    spec.problem = {
+      text: 'x',
+      provenance: 'user_declared',
+      citations: [{ source_id: excluded.id, line_start: 2, line_end: 2, quote: 'secret-looking quote text' }],
+    };
     expect(JSON.stringify(checkCitations(spec, lookup).dropped)).not.toContain('secret-looking');
   });
 
@@ -166,7 +173,9 @@ describe('offline drafter', () => {
   });
 
   it('refuses a source that is not processed', () => {
-    expect(() => draftIntakeOffline([{ id: excluded.id, name: excluded.name, status: excluded.status, lines: excluded.quarantined_lines }])).toThrow(/processed/);
+    expect(() => draftIntakeOffline([{ id: excluded.id, name: excluded.name, status: excluded.status, lines: excluded.quarantined_lines }])).toThrow(
+      /processed/,
+    );
   });
 });
 
@@ -190,7 +199,9 @@ describe('drafting prompt', () => {
 
   it('refuses sources longer than DRAFT_INPUT_CHARS_MAX, naming the limit', () => {
     const lines = Array.from({ length: 10_000 }, () => 'x'.repeat(80));
-    expect(() => buildIntakeDraftUserMessage([{ id: 'src_big', name: 'big', status: 'processed', lines }])).toThrow(`DRAFT_INPUT_CHARS_MAX is ${DRAFT_INPUT_CHARS_MAX}`);
+    expect(() => buildIntakeDraftUserMessage([{ id: 'src_big', name: 'big', status: 'processed', lines }])).toThrow(
+      `DRAFT_INPUT_CHARS_MAX is ${DRAFT_INPUT_CHARS_MAX}`,
+    );
   });
 });
 

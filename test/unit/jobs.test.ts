@@ -32,22 +32,39 @@ describe('the long jobs', () => {
 });
 
 describe('the one cause-chain reader (jobFailureOf)', () => {
-  const credits = ApplicationFailure.create({ type: 'INSUFFICIENT_CREDITS', message: 'Not enough credits: the organization has 0 available and this needs 10', nonRetryable: true });
+  const credits = ApplicationFailure.create({
+    type: 'INSUFFICIENT_CREDITS',
+    message: 'Not enough credits: the organization has 0 available and this needs 10',
+    nonRetryable: true,
+  });
 
   it("reads the innermost typed cause under an activity's failure, not the outer untyped one", () => {
     const activity = new ActivityFailure('Activity task failed', 'reserveCredits', '1', RetryState.NON_RETRYABLE_FAILURE, 'worker', credits);
     expect(jobFailureOf(activity)).toEqual({ code: 'INSUFFICIENT_CREDITS', message: 'Not enough credits: the organization has 0 available and this needs 10' });
-    const update = new WorkflowUpdateFailedError('Workflow Update failed', ApplicationFailure.create({ type: 'CONFLICT', message: 'wrapper', cause: activity }));
+    const update = new WorkflowUpdateFailedError(
+      'Workflow Update failed',
+      ApplicationFailure.create({ type: 'CONFLICT', message: 'wrapper', cause: activity }),
+    );
     expect(jobFailureOf(update)?.code).toBe('INSUFFICIENT_CREDITS');
   });
 
   it('reads a refused step and a ServiceError by their typed code', () => {
-    expect(jobFailureOf(new WorkflowUpdateFailedError('refused', ApplicationFailure.create({ type: STEP_BUSY, message: 'the session is drafting' })))).toEqual({ code: STEP_BUSY, message: 'the session is drafting' });
+    expect(jobFailureOf(new WorkflowUpdateFailedError('refused', ApplicationFailure.create({ type: STEP_BUSY, message: 'the session is drafting' })))).toEqual({
+      code: STEP_BUSY,
+      message: 'the session is drafting',
+    });
     expect(jobFailureOf(new ServiceError('PROVIDER_NOT_CONFIGURED', 'no model'))).toEqual({ code: 'PROVIDER_NOT_CONFIGURED', message: 'no model' });
   });
 
   it('finds nothing typed in a plain error Temporal wrapped (a bug of ours is INTERNAL to the caller)', () => {
-    const wrapped = new ActivityFailure('Activity task failed', 'writeAuthoringCheckpoint', '2', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'worker', ApplicationFailure.create({ type: 'TypeError', message: 'x is undefined' }));
+    const wrapped = new ActivityFailure(
+      'Activity task failed',
+      'writeAuthoringCheckpoint',
+      '2',
+      RetryState.MAXIMUM_ATTEMPTS_REACHED,
+      'worker',
+      ApplicationFailure.create({ type: 'TypeError', message: 'x is undefined' }),
+    );
     expect(jobFailureOf(wrapped)).toBeNull();
     expect(jobFailureOf(new Error('boom'))).toBeNull();
   });

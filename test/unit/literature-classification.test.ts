@@ -40,7 +40,9 @@ describe('toLiteratureRecord', () => {
   const raw = (input: Parameters<typeof europePmcRecord>[0]) => europePmcRecord(input).result as EuropePmcResult;
 
   it('excludes a retracted publication with its reason and never opens its text', () => {
-    const record = toLiteratureRecord(raw({ pmid: '1', title: 'Retracted trial', pub_types: ['Journal Article', 'Retracted Publication'], license: 'cc by', open_access: true, pmcid: 'PMC1' }));
+    const record = toLiteratureRecord(
+      raw({ pmid: '1', title: 'Retracted trial', pub_types: ['Journal Article', 'Retracted Publication'], license: 'cc by', open_access: true, pmcid: 'PMC1' }),
+    );
     expect(record.status).toBe('excluded');
     expect(record.exclusion_reason).toBe('retracted_publication');
     expect(record.notes).toContain('excluded: the publication has been retracted');
@@ -48,7 +50,9 @@ describe('toLiteratureRecord', () => {
   });
 
   it('excludes a record whose comment-correction list says a retraction was published, even without the publication type', () => {
-    const record = toLiteratureRecord(raw({ pmid: '2', title: 'Quietly retracted', comment_corrections: [{ type: 'Retraction in', id: '99', reference: 'J Fake. 2023;1:2' }] }));
+    const record = toLiteratureRecord(
+      raw({ pmid: '2', title: 'Quietly retracted', comment_corrections: [{ type: 'Retraction in', id: '99', reference: 'J Fake. 2023;1:2' }] }),
+    );
     expect(record.exclusion_reason).toBe('retracted_publication');
     expect(record.notes.join(' ')).toContain('retraction notice published: J Fake. 2023;1:2');
   });
@@ -60,7 +64,9 @@ describe('toLiteratureRecord', () => {
   });
 
   it('keeps a corrected paper and notes the correction', () => {
-    const record = toLiteratureRecord(raw({ pmid: '4', title: 'Corrected trial', comment_corrections: [{ type: 'Erratum in', id: '55', reference: 'J Fake. 2022;3:4' }] }));
+    const record = toLiteratureRecord(
+      raw({ pmid: '4', title: 'Corrected trial', comment_corrections: [{ type: 'Erratum in', id: '55', reference: 'J Fake. 2022;3:4' }] }),
+    );
     expect(record.status).toBe('included');
     expect(record.flags.corrected).toBe(true);
     expect(record.notes).toContain('correction published: J Fake. 2022;3:4');
@@ -114,9 +120,14 @@ describe('normalizeLicence', () => {
 
 describe('buildLiteratureQuery', () => {
   it('ANDs the fields, ORs values within one, and quotes short values as phrases', () => {
-    expect(buildLiteratureQuery({ condition: 'heart failure', intervention: ['remote monitoring', 'telemonitoring'], setting: 'primary care', users: 'community nurses' })).toBe(
-      '"heart failure" AND ("remote monitoring" OR "telemonitoring") AND ("primary care" OR "community nurses")',
-    );
+    expect(
+      buildLiteratureQuery({
+        condition: 'heart failure',
+        intervention: ['remote monitoring', 'telemonitoring'],
+        setting: 'primary care',
+        users: 'community nurses',
+      }),
+    ).toBe('"heart failure" AND ("remote monitoring" OR "telemonitoring") AND ("primary care" OR "community nurses")');
   });
 
   it('searches a sentence by its first content words and strips query syntax', () => {
@@ -131,7 +142,9 @@ describe('buildLiteratureQuery', () => {
 
   it('refuses a query above the named limit', () => {
     const long = Array.from({ length: 5 }, (_, i) => `${'x'.repeat(100)}${i} ${'y'.repeat(100)}${i}`);
-    expect(() => buildLiteratureQuery({ condition: long, intervention: long, setting: long, keywords: long })).toThrow(`LITERATURE_QUERY_CHARS_MAX (${LITERATURE_QUERY_CHARS_MAX})`);
+    expect(() => buildLiteratureQuery({ condition: long, intervention: long, setting: long, keywords: long })).toThrow(
+      `LITERATURE_QUERY_CHARS_MAX (${LITERATURE_QUERY_CHARS_MAX})`,
+    );
   });
 
   it('offers broader queries, narrowest first, without duplicates', () => {

@@ -9,10 +9,30 @@ const OPEN_QUOTE = 'Hospital admissions fell by 20% in the remote monitoring gro
 
 function library() {
   return [
-    europePmcRecord({ pmid: '100', title: 'Remote monitoring cut admissions (retracted)', pub_types: ['Journal Article', 'Retracted Publication'], pmcid: 'PMC100', license: 'cc by', open_access: true, body_paragraphs: ['Fabricated results.'] }),
+    europePmcRecord({
+      pmid: '100',
+      title: 'Remote monitoring cut admissions (retracted)',
+      pub_types: ['Journal Article', 'Retracted Publication'],
+      pmcid: 'PMC100',
+      license: 'cc by',
+      open_access: true,
+      body_paragraphs: ['Fabricated results.'],
+    }),
     europePmcRecord({ pmid: '101', title: 'Retraction: Remote monitoring cut admissions', pub_types: ['Retraction of Publication'] }),
-    europePmcRecord({ pmid: '102', title: 'Telemonitoring in heart failure: a cohort', pub_types: ['Journal Article'], comment_corrections: [{ type: 'Erratum in', id: '103', reference: 'Fake J. 2022;4:5' }] }),
-    europePmcRecord({ pmid: '104', title: 'Remote monitoring in primary care: a randomized trial', pmcid: 'PMC104', license: 'cc by', open_access: true, body_paragraphs: [OPEN_QUOTE, 'Adherence was high.'] }),
+    europePmcRecord({
+      pmid: '102',
+      title: 'Telemonitoring in heart failure: a cohort',
+      pub_types: ['Journal Article'],
+      comment_corrections: [{ type: 'Erratum in', id: '103', reference: 'Fake J. 2022;4:5' }],
+    }),
+    europePmcRecord({
+      pmid: '104',
+      title: 'Remote monitoring in primary care: a randomized trial',
+      pmcid: 'PMC104',
+      license: 'cc by',
+      open_access: true,
+      body_paragraphs: [OPEN_QUOTE, 'Adherence was high.'],
+    }),
     europePmcRecord({ pmid: '105', title: 'A closed-access trial of telemonitoring', pmcid: 'PMC105', open_access: false }),
   ];
 }

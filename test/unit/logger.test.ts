@@ -37,7 +37,8 @@ describe('log redaction', () => {
 
   it('redacts a secret-named key of a flat line and keeps the rest of the line as given, line after line', () => {
     const { logger, lines } = capture();
-    for (let index = 0; index < 3; index++) logger.info({ request_id: `req_${index}`, path: '/v1/projects', status: 200, user_id: undefined, secret: `sekret-${index}` }, 'request');
+    for (let index = 0; index < 3; index++)
+      logger.info({ request_id: `req_${index}`, path: '/v1/projects', status: 200, user_id: undefined, secret: `sekret-${index}` }, 'request');
     lines.forEach((line, index) => {
       const parsed = JSON.parse(line);
       expect(parsed).toMatchObject({ request_id: `req_${index}`, path: '/v1/projects', status: 200, secret: '[redacted]', msg: 'request' });

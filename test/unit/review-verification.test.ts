@@ -56,8 +56,17 @@ describe('evidence verification', () => {
     const plan = planEvaluations({ intake: ideaStageIntake(), intake_revision: 1, credits_per_1k_tokens: 1 });
     const label = { provider: 'openai', model: 'fake', heuristic: false, prompt_id: 'review-draft' };
     const review = assembleConceptReview({
-      review_id: 'rev_x', project_id: 'proj_x', plan_id: 'plan_x', plan, draft: scriptedDraft(), claims, retrieved: records,
-      query: 'q', searched_at: new Date(0).toISOString(), drafted_by: label, judged_by: { ...label, prompt_id: 'review-judge' },
+      review_id: 'rev_x',
+      project_id: 'proj_x',
+      plan_id: 'plan_x',
+      plan,
+      draft: scriptedDraft(),
+      claims,
+      retrieved: records,
+      query: 'q',
+      searched_at: new Date(0).toISOString(),
+      drafted_by: label,
+      judged_by: { ...label, prompt_id: 'review-judge' },
     });
     expect(Value.Check(ConceptReview, review)).toBe(true);
     expect(review.evidence_summary).toEqual({ claims_total: 7, claims_supported: 2, failed_checks: SCRIPTED_EXPECTED.failed_checks });
@@ -80,8 +89,16 @@ describe('evidence verification', () => {
     // the identifiers of claims whose record was never retrieved or was excluded are removed and listed
     expect(review.removed_mentions).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ path: expect.stringMatching(/^\/dimensions\/2\/evidence_claims\/0\/record_id$/), removed: 'MED:1001', reason: expect.stringContaining('retracted_publication') }),
-        expect.objectContaining({ path: expect.stringMatching(/^\/dimensions\/4\/evidence_claims\/0\/record_id$/), removed: 'MED:9999', reason: 'names no record this review retrieved' }),
+        expect.objectContaining({
+          path: expect.stringMatching(/^\/dimensions\/2\/evidence_claims\/0\/record_id$/),
+          removed: 'MED:1001',
+          reason: expect.stringContaining('retracted_publication'),
+        }),
+        expect.objectContaining({
+          path: expect.stringMatching(/^\/dimensions\/4\/evidence_claims\/0\/record_id$/),
+          removed: 'MED:9999',
+          reason: 'names no record this review retrieved',
+        }),
       ]),
     );
   });
@@ -117,14 +134,20 @@ describe('a review presents no record it did not verify', () => {
 
   it('resolves author-year citations against the authors and year of the records, retracted ones removed', () => {
     const named = records().map((record) =>
-      record.record_id === 'MED:1004' ? { ...record, authors: 'Okafor N, Lindqvist M.', year: 2020 } : record.record_id === 'MED:1001' ? { ...record, authors: 'Wakefield A, Roe R.', year: 2018 } : record,
+      record.record_id === 'MED:1004'
+        ? { ...record, authors: 'Okafor N, Lindqvist M.', year: 2020 }
+        : record.record_id === 'MED:1001'
+          ? { ...record, authors: 'Wakefield A, Roe R.', year: 2018 }
+          : record,
     );
     const { text, removed } = scrubMentions(
       'Okafor et al. (2020) saw fewer readmissions (Okafor and Lindqvist, 2020), unlike (Wakefield et al., 2018) and Nguyen (2017); in 2019 nothing changed.',
       '/x',
       mentionIndex(named),
     );
-    expect(text).toBe(`Okafor et al. (2020) saw fewer readmissions (Okafor and Lindqvist, 2020), unlike ${REMOVED_MENTION_MARK} and ${REMOVED_MENTION_MARK}; in 2019 nothing changed.`);
+    expect(text).toBe(
+      `Okafor et al. (2020) saw fewer readmissions (Okafor and Lindqvist, 2020), unlike ${REMOVED_MENTION_MARK} and ${REMOVED_MENTION_MARK}; in 2019 nothing changed.`,
+    );
     expect(removed.map((r) => [r.removed, r.reason.slice(0, 24)])).toEqual([
       ['(Wakefield et al., 2018)', 'names MED:1001, which th'],
       ['Nguyen (2017)', 'names no record this rev'],
@@ -139,19 +162,40 @@ describe('a review presents no record it did not verify', () => {
     need.next_experiments = ['Repeat https://doi.org/10.9999/never.retrieved in one practice.'];
     const records = retrieved();
     const prechecked = precheckClaims(draft, records);
-    const claims = finalizeClaims(prechecked, prechecked.filter((c) => c.failed_check === null).map((c) => ({ claim_id: c.claim_id, agrees: true, reason: 'as [12] says' })));
+    const claims = finalizeClaims(
+      prechecked,
+      prechecked.filter((c) => c.failed_check === null).map((c) => ({ claim_id: c.claim_id, agrees: true, reason: 'as [12] says' })),
+    );
     const plan = planEvaluations({ intake: ideaStageIntake(), intake_revision: 1, credits_per_1k_tokens: 1 });
     const label = { provider: 'openai', model: 'fake', heuristic: false, prompt_id: 'review-draft' };
     const review = assembleConceptReview({
-      review_id: 'rev_x', project_id: 'proj_x', plan_id: 'plan_x', plan, draft, claims, retrieved: records,
-      query: 'q', searched_at: new Date(0).toISOString(), drafted_by: label, judged_by: label,
+      review_id: 'rev_x',
+      project_id: 'proj_x',
+      plan_id: 'plan_x',
+      plan,
+      draft,
+      claims,
+      retrieved: records,
+      query: 'q',
+      searched_at: new Date(0).toISOString(),
+      drafted_by: label,
+      judged_by: label,
     });
     expect(Value.Check(ConceptReview, review)).toBe(true);
-    const texts = review.dimensions.flatMap((d) => [d.summary, ...d.questions, ...d.next_experiments, ...d.evidence_claims.flatMap((c) => [c.claim, c.judge_reason ?? ''])]).join('\n');
+    const texts = review.dimensions
+      .flatMap((d) => [d.summary, ...d.questions, ...d.next_experiments, ...d.evidence_claims.flatMap((c) => [c.claim, c.judge_reason ?? ''])])
+      .join('\n');
     expect(texts).toContain('(PMID 1004)');
     expect(texts).not.toMatch(/1001|10\.1016|10\.9999|\[12\]/);
     const paths = review.removed_mentions!.map((m) => m.path);
-    expect(paths).toEqual(expect.arrayContaining(['/dimensions/0/summary', '/dimensions/0/questions/0', '/dimensions/0/next_experiments/0', '/dimensions/0/evidence_claims/0/judge_reason']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/dimensions/0/summary',
+        '/dimensions/0/questions/0',
+        '/dimensions/0/next_experiments/0',
+        '/dimensions/0/evidence_claims/0/judge_reason',
+      ]),
+    );
   });
 });
 
@@ -169,7 +213,15 @@ describe('offline heuristics', () => {
     const intake = ideaStageIntake();
     const draftRecords = records
       .filter((r) => r.record.status === 'included')
-      .map((r) => ({ record_id: r.record.record_id, title: r.record.title, year: r.record.year, journal: r.record.journal, text_kind: r.open_text ? ('open_full_text' as const) : ('abstract' as const), text: r.open_text ?? r.record.abstract ?? '', notes: r.record.notes }));
+      .map((r) => ({
+        record_id: r.record.record_id,
+        title: r.record.title,
+        year: r.record.year,
+        journal: r.record.journal,
+        text_kind: r.open_text ? ('open_full_text' as const) : ('abstract' as const),
+        text: r.open_text ?? r.record.abstract ?? '',
+        notes: r.record.notes,
+      }));
     const { prompt, records: kept } = buildReviewDraftUserMessage({ intake, records: draftRecords });
     expect(prompt).toContain('<record id="MED:1004" text="open_full_text"');
     expect(prompt).toContain('<record id="MED:1005" text="abstract"');
@@ -187,7 +239,10 @@ describe('offline heuristics', () => {
   });
 
   it('judges support by word overlap', () => {
-    expect(judgeSupportOffline({ claim: 'Monitoring reduced readmissions', quote: 'Remote monitoring reduced readmissions by 20 percent', record_title: 't' }).verdict).toBe('supports');
+    expect(
+      judgeSupportOffline({ claim: 'Monitoring reduced readmissions', quote: 'Remote monitoring reduced readmissions by 20 percent', record_title: 't' })
+        .verdict,
+    ).toBe('supports');
     const no = judgeSupportOffline({ claim: 'The app doubles revenue for clinics', quote: 'Remote monitoring reduced readmissions', record_title: 't' });
     expect(no.verdict).toBe('does_not_support');
     expect(no.reason).toMatch(/not AI/);
@@ -197,7 +252,10 @@ describe('offline heuristics', () => {
 describe('prompts', () => {
   it('keep the drafting and judging requests inside their limits', () => {
     const long = { record_id: 'MED:1', title: 'T', year: 2020, journal: null, text_kind: 'open_full_text' as const, text: 'word '.repeat(5000), notes: [] };
-    const { prompt, records } = buildReviewDraftUserMessage({ intake: ideaStageIntake(), records: Array.from({ length: 60 }, (_, i) => ({ ...long, record_id: `MED:${i}` })) });
+    const { prompt, records } = buildReviewDraftUserMessage({
+      intake: ideaStageIntake(),
+      records: Array.from({ length: 60 }, (_, i) => ({ ...long, record_id: `MED:${i}` })),
+    });
     expect(utf8Bytes(reviewDraftSystem()) + utf8Bytes(prompt)).toBeLessThanOrEqual(DRAFT_PROMPT_BYTES_MAX);
     expect(records.length).toBeLessThan(60);
     const judge = buildReviewJudgeUserMessage({ claim: 'c'.repeat(5000), quote: 'q'.repeat(5000), record_title: 't' });

@@ -6,7 +6,15 @@ import { stationary } from '../support/markov.ts';
 import { queueWorld } from '../support/worlds.ts';
 
 function batchWorld(options: { lambda: number; max_size: number; min_size?: number; seed: number }): WorldSpec {
-  const world = queueWorld({ servers: 1, arrivals_per_minute: options.lambda, mean_service_minutes: 1, horizon_minutes: 100_000, warm_up_minutes: 2_000, replications: 10, seed: options.seed });
+  const world = queueWorld({
+    servers: 1,
+    arrivals_per_minute: options.lambda,
+    mean_service_minutes: 1,
+    horizon_minutes: 100_000,
+    warm_up_minutes: 2_000,
+    replications: 10,
+    seed: options.seed,
+  });
   const consult = world.steps[0]!;
   if (consult.kind === 'service') consult.batch = { max_size: options.max_size, ...(options.min_size === undefined ? {} : { min_size: options.min_size }) };
   return world;

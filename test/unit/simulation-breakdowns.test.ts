@@ -19,7 +19,15 @@ function relative(actual: number, expected: number): number {
 
 /** An M/M/1 clinic whose one server fails after exponential time (mean `failure_mean`) and is repaired after exponential time (mean `repair_mean`). */
 function breakdownWorld(options: { lambda: number; failure_mean: number; repair_mean: number; clock: 'busy' | 'calendar'; seed: number }): WorldSpec {
-  const world = queueWorld({ servers: 1, arrivals_per_minute: options.lambda, mean_service_minutes: 1, horizon_minutes: 100_000, warm_up_minutes: 2_000, replications: 10, seed: options.seed });
+  const world = queueWorld({
+    servers: 1,
+    arrivals_per_minute: options.lambda,
+    mean_service_minutes: 1,
+    horizon_minutes: 100_000,
+    warm_up_minutes: 2_000,
+    replications: 10,
+    seed: options.seed,
+  });
   world.resources[0]!.breakdowns = {
     time_to_failure: { dist: 'exponential', mean: options.failure_mean },
     repair: { dist: 'exponential', mean: options.repair_mean },

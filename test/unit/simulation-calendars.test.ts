@@ -11,7 +11,15 @@ function trendWorld(): WorldSpec {
   const weekday = Array.from({ length: 24 }, () => 4);
   const sunday = Array.from({ length: 24 }, () => 0.5);
   const count = (id: string, start: number, end: number) =>
-    ({ id, kind: 'count', event: { step: 'done', at: 'enter' }, unit: 'count', denominator: 'replication', censoring: 'none', window: { start, end } }) as const;
+    ({
+      id,
+      kind: 'count',
+      event: { step: 'done', at: 'enter' },
+      unit: 'count',
+      denominator: 'replication',
+      censoring: 'none',
+      window: { start, end },
+    }) as const;
   return {
     contract: 'WorldSpec',
     version: '1.0.0',
@@ -60,7 +68,9 @@ describe('rate tables with a trend and holidays', () => {
   it(`counts arrivals per window within 4% of the table's integrated rate (${REPLICATIONS} replications)`, () => {
     const world = trendWorld();
     expect(validateWorld(world).problems).toEqual([]);
-    const results = runSequential(world, { jobs: Array.from({ length: REPLICATIONS }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })) });
+    const results = runSequential(world, {
+      jobs: Array.from({ length: REPLICATIONS }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })),
+    });
     const mean = (id: string) => summarize(world, results).find((summary) => summary.measure_id === id && summary.variant_id === 'baseline')!.mean!;
     const holiday = (day: number) => day >= 28 && day < 56;
     const firstWeek = integratedRate(0, 7, holiday); // 588 x ~1.0
@@ -110,14 +120,25 @@ function shiftWorld(): WorldSpec {
       { id: 'done', kind: 'exit' },
     ],
     measured: [
-      { id: 'wait', kind: 'time_between', from: { step: 'visit', at: 'enter' }, to: { step: 'visit', at: 'start' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
+      {
+        id: 'wait',
+        kind: 'time_between',
+        from: { step: 'visit', at: 'enter' },
+        to: { step: 'visit', at: 'start' },
+        unit: 'minutes',
+        denominator: 'entity',
+        censoring: 'exclude',
+      },
       { id: 'nurse_use', kind: 'utilisation', resource: 'nurse', unit: 'fraction', denominator: 'capacity_time', censoring: 'none' },
     ],
     variants: [
       { id: 'baseline', label: 'Current', role: 'baseline', changes: [] },
       { id: 'treatment', label: 'Same', role: 'treatment', changes: [] },
     ],
-    cost_scenarios: { currency: 'GBP', rates: [{ id: 'staffing', measure: 'nurse_use', per: 'capacity_hour', low: 1, base: 1, high: 1, source: { kind: 'user_declared' } }] },
+    cost_scenarios: {
+      currency: 'GBP',
+      rates: [{ id: 'staffing', measure: 'nurse_use', per: 'capacity_hour', low: 1, base: 1, high: 1, source: { kind: 'user_declared' } }],
+    },
   };
 }
 

@@ -31,7 +31,15 @@ function clinicWorld(discount_rate_annual?: number): WorldSpec {
     measured: [
       { id: 'visits', kind: 'count', event: { step: 'visit', at: 'end' }, unit: 'count', denominator: 'replication', censoring: 'none' },
       { id: 'nurse_use', kind: 'utilisation', resource: 'nurse', unit: 'fraction', denominator: 'capacity_time', censoring: 'none' },
-      { id: 'visit_time', kind: 'time_between', from: { step: 'visit', at: 'enter' }, to: { step: 'visit', at: 'end' }, unit: 'hours', denominator: 'entity', censoring: 'exclude' },
+      {
+        id: 'visit_time',
+        kind: 'time_between',
+        from: { step: 'visit', at: 'enter' },
+        to: { step: 'visit', at: 'end' },
+        unit: 'hours',
+        denominator: 'entity',
+        censoring: 'exclude',
+      },
     ],
     variants: [
       { id: 'baseline', label: 'Current', role: 'baseline', changes: [] },
@@ -71,7 +79,11 @@ describe('cost scenarios priced per event, per resource-hour, per entity-hour an
     expect(line('staffing')).toBeCloseTo(2 * 24 * 730 * 30, 6); // 1,051,200
     expect(line('consumables')).toBeCloseTo(730 * 6 * 5, 6); // 21,900
     expect(line('patient_time')).toBeCloseTo(730 * 6 * 2, 6); // 8,760
-    expect(baseline.total).toEqual({ low: expect.closeTo(1_154_860 - 730 * 20, 6), base: expect.closeTo(1_154_860, 6), high: expect.closeTo(1_154_860 + 730 * 20, 6) });
+    expect(baseline.total).toEqual({
+      low: expect.closeTo(1_154_860 - 730 * 20, 6),
+      base: expect.closeTo(1_154_860, 6),
+      high: expect.closeTo(1_154_860 + 730 * 20, 6),
+    });
     expect(extra('licence')).toBeCloseTo((730 / 365.25) * 1000, 6); // 1,998.63: two years less half a day
     expect(extra('cleaning')).toBeCloseTo((730 / 7) * 70, 6); // 7,300
     expect(extra('setup')).toBe(500);
@@ -108,7 +120,13 @@ describe('cost scenarios priced per event, per resource-hour, per entity-hour an
     world.cost_scenarios!.rates[0]!.per = 'capacity_hour';
     world.cost_scenarios!.rates[3]!.per = 'event';
     const problems = validateWorld(world).problems;
-    expect(problems).toContainEqual({ pointer: '/cost_scenarios/rates/0/measure', message: "measure 'visits' is a count measure; a rate per capacity_hour prices a utilisation measure" });
-    expect(problems).toContainEqual({ pointer: '/cost_scenarios/rates/3/measure', message: "measure 'visit_time' is a time_between measure; a rate per event prices a count measure" });
+    expect(problems).toContainEqual({
+      pointer: '/cost_scenarios/rates/0/measure',
+      message: "measure 'visits' is a count measure; a rate per capacity_hour prices a utilisation measure",
+    });
+    expect(problems).toContainEqual({
+      pointer: '/cost_scenarios/rates/3/measure',
+      message: "measure 'visit_time' is a time_between measure; a rate per event prices a count measure",
+    });
   });
 });

@@ -33,7 +33,10 @@ const PINNED: { engine_version: string; digests: Record<string, string> } = {
 function resultsDigest(world: WorldSpec): string {
   const hash = createHash('sha256');
   for (const variant of world.variants)
-    for (const replication of [0, 1]) hash.update(JSON.stringify(runReplication(world, { variant_id: variant.id, replication_index: replication, trace_limit: replication === 0 ? TRACE_LIMIT : 0 })));
+    for (const replication of [0, 1])
+      hash.update(
+        JSON.stringify(runReplication(world, { variant_id: variant.id, replication_index: replication, trace_limit: replication === 0 ? TRACE_LIMIT : 0 })),
+      );
   return hash.digest('base64url').slice(0, 22);
 }
 
@@ -42,7 +45,9 @@ describe('engine determinism', () => {
     expect(ENGINE_VERSION).toBe(PINNED.engine_version);
     const directory = new URL('../../samples/worlds/', import.meta.url);
     const digests: Record<string, string> = {};
-    for (const file of readdirSync(directory).filter((name) => name.endsWith('.json')).sort()) {
+    for (const file of readdirSync(directory)
+      .filter((name) => name.endsWith('.json'))
+      .sort()) {
       digests[file.slice(0, -'.json'.length)] = resultsDigest(JSON.parse(readFileSync(new URL(file, directory), 'utf8')) as WorldSpec);
     }
     expect(digests).toEqual(PINNED.digests);

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { compare, describe as describeSample, EVENT_TRACE_CAP_PER_VARIANT, eventTrace, pageEvents, runReplication, runSequential, summarize } from '../../domain/simulation/index.ts';
+import {
+  compare,
+  describe as describeSample,
+  EVENT_TRACE_CAP_PER_VARIANT,
+  eventTrace,
+  pageEvents,
+  runReplication,
+  runSequential,
+  summarize,
+} from '../../domain/simulation/index.ts';
 import { RandomStream } from '../../domain/simulation/random.ts';
 import { erlangC, queueWorld } from '../support/worlds.ts';
 
@@ -21,10 +30,18 @@ function expectInside(value: number, summary: ReturnType<typeof summaryOf>) {
 // within 0.11 of 0 for both (its own standard error is 0.1). Seed 1, used up to 1.0.0, is one of 1.1.0's misses (with
 // 3, 13, 30 and 35 among seeds 1..40); seed 2 is the first that covers with both.
 describe('engine against queueing theory', () => {
-  it('reproduces the M/M/1 mean wait, time in system and Little\'s law within the 95% interval', () => {
+  it("reproduces the M/M/1 mean wait, time in system and Little's law within the 95% interval", () => {
     const arrivalRate = 0.8;
     const serviceRate = 1;
-    const world = queueWorld({ servers: 1, arrivals_per_minute: arrivalRate, mean_service_minutes: 1 / serviceRate, horizon_minutes: 60_000, warm_up_minutes: 2_000, replications: 30, seed: 2 });
+    const world = queueWorld({
+      servers: 1,
+      arrivals_per_minute: arrivalRate,
+      mean_service_minutes: 1 / serviceRate,
+      horizon_minutes: 60_000,
+      warm_up_minutes: 2_000,
+      replications: 30,
+      seed: 2,
+    });
     const jobs = Array.from({ length: 30 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 }));
     const summaries = summarize(world, runSequential(world, { jobs }));
     const analytic = erlangC(1, arrivalRate, serviceRate);
@@ -35,10 +52,18 @@ describe('engine against queueing theory', () => {
     expectInside(arrivalRate / serviceRate, summaryOf(summaries, 'utilisation'));
   });
 
-  it('reproduces the Erlang C mean wait of M/M/3 and Little\'s law within the 95% interval', () => {
+  it("reproduces the Erlang C mean wait of M/M/3 and Little's law within the 95% interval", () => {
     const arrivalRate = 2.4;
     const serviceRate = 1;
-    const world = queueWorld({ servers: 3, arrivals_per_minute: arrivalRate, mean_service_minutes: 1, horizon_minutes: 40_000, warm_up_minutes: 1_000, replications: 30, seed: 2 });
+    const world = queueWorld({
+      servers: 3,
+      arrivals_per_minute: arrivalRate,
+      mean_service_minutes: 1,
+      horizon_minutes: 40_000,
+      warm_up_minutes: 1_000,
+      replications: 30,
+      seed: 2,
+    });
     const jobs = Array.from({ length: 30 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 }));
     const summaries = summarize(world, runSequential(world, { jobs }));
     const analytic = erlangC(3, arrivalRate, serviceRate);
@@ -85,7 +110,14 @@ describe('determinism and random streams', () => {
   });
 
   it('shares arrivals between baseline and a treatment that changes service (common random numbers)', () => {
-    const faster = queueWorld({ servers: 2, arrivals_per_minute: 1.5, mean_service_minutes: 1, treatment_mean_service_minutes: 0.8, horizon_minutes: 5_000, replications: 4 });
+    const faster = queueWorld({
+      servers: 2,
+      arrivals_per_minute: 1.5,
+      mean_service_minutes: 1,
+      treatment_mean_service_minutes: 0.8,
+      horizon_minutes: 5_000,
+      replications: 4,
+    });
     const results = runSequential(faster);
     const byVariant = (variant: string) => results.filter((result) => result.variant_id === variant);
     expect(byVariant('treatment').map((result) => result.event_counts.arrivals)).toEqual(byVariant('baseline').map((result) => result.event_counts.arrivals));

@@ -56,12 +56,36 @@ function unevenWorld(): WorldSpec {
     replications: 4,
     seed: 7,
     settings: {},
-    arrivals: [{ id: 'patients', kind: 'poisson', rate: 10, to_step: 'route', attributes: [{ name: 'path', values: [{ value: 'long', probability: 0.95 }, { value: 'short', probability: 0.05 }] }] }],
+    arrivals: [
+      {
+        id: 'patients',
+        kind: 'poisson',
+        rate: 10,
+        to_step: 'route',
+        attributes: [
+          {
+            name: 'path',
+            values: [
+              { value: 'long', probability: 0.95 },
+              { value: 'short', probability: 0.05 },
+            ],
+          },
+        ],
+      },
+    ],
     resources: [{ id: 'nurse', capacity: 12 }],
     steps: [
       { id: 'route', kind: 'branch', by: 'attribute', attribute: 'path', options: [{ equals: 'long', next: 'visit_0' }], otherwise: 'done' },
       ...delays,
-      { id: 'triage', kind: 'branch', by: 'probability', options: [{ probability: 0.8, next: 'nurse_visit' }, { probability: 0.2, next: 'done' }] },
+      {
+        id: 'triage',
+        kind: 'branch',
+        by: 'probability',
+        options: [
+          { probability: 0.8, next: 'nurse_visit' },
+          { probability: 0.2, next: 'done' },
+        ],
+      },
       { id: 'nurse_visit', kind: 'service', resource: 'nurse', duration: { dist: 'exponential', mean: 1 }, renege_after: 2, next: 'done' },
       { id: 'done', kind: 'exit' },
     ],
@@ -116,7 +140,15 @@ describe('estimateRun refuses an overloaded world', () => {
 
 describe('stop_when: replications until a measure is precise enough', () => {
   it('stops at the first replication count whose 95% half-width of the wait is at most the target, with complete pairs', () => {
-    const world = queueWorld({ servers: 1, arrivals_per_minute: 0.8, mean_service_minutes: 1, horizon_minutes: 5_000, warm_up_minutes: 500, replications: 200, treatment_mean_service_minutes: 0.9 });
+    const world = queueWorld({
+      servers: 1,
+      arrivals_per_minute: 0.8,
+      mean_service_minutes: 1,
+      horizon_minutes: 5_000,
+      warm_up_minutes: 500,
+      replications: 200,
+      treatment_mean_service_minutes: 0.9,
+    });
     world.stop_when = { measure: 'wait', half_width: 0.5, min_replications: 5 };
     expect(validateWorld(world).valid).toBe(true);
     const results = runSequential(world);
@@ -148,9 +180,14 @@ describe('scheduled arrivals without a period', () => {
     const result = runReplication(world, { variant_id: 'baseline', replication_index: 0, trace_limit: 100 });
     expect(result.trace!.filter((event) => event.kind === 'arrival').map((event) => event.time)).toEqual([5, 5, 10, 10]);
     world.arrivals = [{ id: 'burst', kind: 'scheduled', times: Array.from({ length: 1100 }, (_, k) => k / 1000), batch_size: 1000, to_step: 'hold' }];
-    world.steps = [{ id: 'hold', kind: 'delay', duration: { dist: 'fixed', value: 10_000 }, next: 'done' }, { id: 'done', kind: 'exit' }];
+    world.steps = [
+      { id: 'hold', kind: 'delay', duration: { dist: 'fixed', value: 10_000 }, next: 'done' },
+      { id: 'done', kind: 'exit' },
+    ];
     world.measured = [{ id: 'held', kind: 'count', event: { step: 'hold', at: 'end' }, unit: 'count', denominator: 'replication', censoring: 'none' }];
-    expect(() => runReplication(world, { variant_id: 'baseline', replication_index: 0 })).toThrow(expect.objectContaining({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('the world caused this failure') }));
+    expect(() => runReplication(world, { variant_id: 'baseline', replication_index: 0 })).toThrow(
+      expect.objectContaining({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('the world caused this failure') }),
+    );
   });
 });
 
@@ -161,7 +198,13 @@ describe('scheduled arrivals without a period', () => {
  * before the pilot (issue 28).
  */
 function featureWorld(options: { servers: number; arrivals_per_minute: number; mean_service_minutes?: number; horizon_minutes: number }): WorldSpec {
-  const world = queueWorld({ ...options, mean_service_minutes: options.mean_service_minutes ?? 1, replications: 3, warm_up_minutes: 100, treatment_mean_service_minutes: 0.9 });
+  const world = queueWorld({
+    ...options,
+    mean_service_minutes: options.mean_service_minutes ?? 1,
+    replications: 3,
+    warm_up_minutes: 100,
+    treatment_mean_service_minutes: 0.9,
+  });
   return world;
 }
 
@@ -194,7 +237,15 @@ const FEATURE_WORLDS: Record<string, () => WorldSpec> = {
   },
   'pre-emptive priority (two classes, resume)': () => {
     const world = featureWorld({ servers: 1, arrivals_per_minute: 0.85, horizon_minutes: 150_000 });
-    world.arrivals[0]!.attributes = [{ name: 'priority', values: [{ value: 1, probability: 0.4 }, { value: 2, probability: 0.6 }] }];
+    world.arrivals[0]!.attributes = [
+      {
+        name: 'priority',
+        values: [
+          { value: 1, probability: 0.4 },
+          { value: 2, probability: 0.6 },
+        ],
+      },
+    ];
     Object.assign(consultStep(world), { queue: 'priority', priority_attribute: 'priority', preempt: 'resume' });
     return world;
   },
@@ -222,7 +273,15 @@ const FEATURE_WORLDS: Record<string, () => WorldSpec> = {
     const world = featureWorld({ servers: 1, arrivals_per_minute: 1.6, horizon_minutes: 60_000 });
     world.resources.push({ id: 'desk_b', capacity: 1 });
     world.arrivals[0]!.to_step = 'pick';
-    world.arrivals[0]!.attributes = [{ name: 'age', values: [{ value: 30, probability: 0.7 }, { value: 80, probability: 0.3 }] }];
+    world.arrivals[0]!.attributes = [
+      {
+        name: 'age',
+        values: [
+          { value: 30, probability: 0.7 },
+          { value: 80, probability: 0.3 },
+        ],
+      },
+    ];
     world.steps = [
       { id: 'pick', kind: 'branch', by: 'shortest_queue', options: [{ next: 'consult' }, { next: 'desk' }] },
       consultStep(world),
@@ -238,7 +297,16 @@ const FEATURE_WORLDS: Record<string, () => WorldSpec> = {
     const world = featureWorld({ servers: 2, arrivals_per_minute: 1, horizon_minutes: 60_000 });
     world.arrivals[0]!.to_step = 'grade';
     world.steps = [
-      { id: 'grade', kind: 'assign', attribute: 'acuity', values: [{ value: 'high', probability: 0.8 }, { value: 'low', probability: 0.2 }], next: 'route' },
+      {
+        id: 'grade',
+        kind: 'assign',
+        attribute: 'acuity',
+        values: [
+          { value: 'high', probability: 0.8 },
+          { value: 'low', probability: 0.2 },
+        ],
+        next: 'route',
+      },
       { id: 'route', kind: 'branch', by: 'attribute', attribute: 'acuity', options: [{ equals: 'high', next: 'observe' }], otherwise: 'consult' },
       { id: 'observe', kind: 'delay', duration: { dist: 'exponential', mean: 5 }, next: 'consult' },
       consultStep(world),
@@ -261,9 +329,19 @@ const FEATURE_WORLDS: Record<string, () => WorldSpec> = {
   },
   'variant structure (a priority queue with patience under the treatment)': () => {
     const world = featureWorld({ servers: 2, arrivals_per_minute: 2.1, horizon_minutes: 60_000 });
-    world.arrivals[0]!.attributes = [{ name: 'priority', values: [{ value: 1, probability: 0.3 }, { value: 2, probability: 0.7 }] }];
+    world.arrivals[0]!.attributes = [
+      {
+        name: 'priority',
+        values: [
+          { value: 1, probability: 0.3 },
+          { value: 2, probability: 0.7 },
+        ],
+      },
+    ];
     world.variants[1]!.structure = {
-      replace_steps: [{ ...consultStep(world), queue: 'priority', priority_attribute: 'priority', patience: { dist: 'exponential', mean: 4 }, next: 'follow_up' }],
+      replace_steps: [
+        { ...consultStep(world), queue: 'priority', priority_attribute: 'priority', patience: { dist: 'exponential', mean: 4 }, next: 'follow_up' },
+      ],
       add_steps: [{ id: 'follow_up', kind: 'delay', duration: { dist: 'fixed', value: 2 }, next: 'done' }],
     };
     return world;

@@ -98,7 +98,8 @@ describe('exponential draws (ziggurat)', () => {
       }
     }
     const shares = zigguratRareShares();
-    const within = (observed: number, probability: number) => expect(Math.abs(observed - count * probability)).toBeLessThan(4 * Math.sqrt(count * probability * (1 - probability)));
+    const within = (observed: number, probability: number) =>
+      expect(Math.abs(observed - count * probability)).toBeLessThan(4 * Math.sqrt(count * probability * (1 - probability)));
     within(rare, shares.rare); // first words outside the sure region: about 2.2 %
     within(beyondTail, Math.exp(-ZIGGURAT_TAIL_START)); // the tail: P(X > r) = e^-r, about 4.5e-4
     expect(rareInside).toBeGreaterThan(count * shares.rare * 0.9); // the wedge, decided by e^-x, does most of the rare work

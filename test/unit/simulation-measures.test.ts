@@ -7,7 +7,15 @@ import { erlangC, queueWorld } from '../support/worlds.ts';
 describe('time-weighted measures per resource (M/M/2, lambda 1.5, mu 1)', () => {
   it("queue length equals lambda x mean wait (Little's law) and utilisation equals lambda / (c mu), both within 2%", () => {
     const [servers, lambda, mu] = [2, 1.5, 1];
-    const world = queueWorld({ servers, arrivals_per_minute: lambda, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 2_000, replications: 10, seed: 81 });
+    const world = queueWorld({
+      servers,
+      arrivals_per_minute: lambda,
+      mean_service_minutes: 1 / mu,
+      horizon_minutes: 100_000,
+      warm_up_minutes: 2_000,
+      replications: 10,
+      seed: 81,
+    });
     const jobs = Array.from({ length: 10 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 }));
     const results = runSequential(world, { jobs });
     const mean = (id: string) => summarize(world, results).find((summary) => summary.measure_id === id && summary.variant_id === 'baseline')!.mean!;

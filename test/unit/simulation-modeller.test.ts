@@ -72,7 +72,14 @@ describe('normal distribution with truncation or a floor', () => {
   });
 
   it('as a service time: M/G/1 with a floored normal gives the Pollaczek-Khinchine wait, within 5%', () => {
-    const world = queueWorld({ servers: 1, arrivals_per_minute: 0.08, mean_service_minutes: 10, horizon_minutes: 200_000, warm_up_minutes: 2_000, replications: 8 });
+    const world = queueWorld({
+      servers: 1,
+      arrivals_per_minute: 0.08,
+      mean_service_minutes: 10,
+      horizon_minutes: 200_000,
+      warm_up_minutes: 2_000,
+      replications: 8,
+    });
     const consult = world.steps[0]!;
     if (consult.kind !== 'service') throw new Error('consult is a service');
     consult.duration = { dist: 'normal', mean: 10, sd: 4, min: 5, bounds: 'clamp' };
@@ -80,7 +87,9 @@ describe('normal distribution with truncation or a floor', () => {
     const { mean, variance } = boundedNormalMoments(10, 4, 5, Number.POSITIVE_INFINITY, true);
     const rho = 0.08 * mean;
     const wait = (0.08 * (variance + mean ** 2)) / (2 * (1 - rho));
-    const results = runSequential(world, { jobs: Array.from({ length: 8 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })) });
+    const results = runSequential(world, {
+      jobs: Array.from({ length: 8 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })),
+    });
     const simulated = summarize(world, results).find((summary) => summary.measure_id === 'wait')!.mean!;
     expect(Math.abs(simulated - wait) / wait).toBeLessThan(0.05);
   });
@@ -90,7 +99,10 @@ describe('normal distribution with truncation or a floor', () => {
     const consult = world.steps[0]!;
     if (consult.kind !== 'service') throw new Error('consult is a service');
     consult.duration = { dist: 'normal', mean: 10, sd: 1, min: 8, max: 8 };
-    expect(validateWorld(world).problems).toContainEqual({ pointer: '/steps/0/duration/max', message: 'max (8) must be above min (8); for a fixed duration use {"dist": "fixed"}' });
+    expect(validateWorld(world).problems).toContainEqual({
+      pointer: '/steps/0/duration/max',
+      message: 'max (8) must be above min (8); for a fixed duration use {"dist": "fixed"}',
+    });
     consult.duration = { dist: 'normal', mean: -100, sd: 1 };
     expect(validateWorld(world).problems.map((problem) => problem.pointer)).toEqual(['/steps/0/duration/mean']);
     consult.duration = { dist: 'normal', mean: 10, sd: -1 };
@@ -100,17 +112,51 @@ describe('normal distribution with truncation or a floor', () => {
 
 /** M/M/1 (lambda 0.5, mu 1); after service 30% leave by one exit and 70% by another. */
 function twoExitWorld(): WorldSpec {
-  const world = queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 8 });
+  const world = queueWorld({
+    servers: 1,
+    arrivals_per_minute: 0.5,
+    mean_service_minutes: 1,
+    horizon_minutes: 100_000,
+    warm_up_minutes: 1_000,
+    replications: 8,
+  });
   world.steps = [
     { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: { setting: 'mean_service' } }, next: 'outcome' },
-    { id: 'outcome', kind: 'branch', by: 'probability', options: [{ probability: 0.3, next: 'admitted' }, { probability: 0.7, next: 'home' }] },
+    {
+      id: 'outcome',
+      kind: 'branch',
+      by: 'probability',
+      options: [
+        { probability: 0.3, next: 'admitted' },
+        { probability: 0.7, next: 'home' },
+      ],
+    },
     { id: 'admitted', kind: 'exit' },
     { id: 'home', kind: 'exit' },
   ];
-  const exits = [{ step: 'admitted', at: 'enter' as const }, { step: 'home', at: 'enter' as const }];
+  const exits = [
+    { step: 'admitted', at: 'enter' as const },
+    { step: 'home', at: 'enter' as const },
+  ];
   world.measured = [
-    { id: 'time_in_system', kind: 'time_between', from: { step: 'consult', at: 'enter' }, to: exits, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
-    { id: 'home_time', kind: 'time_between', from: { step: 'consult', at: 'enter' }, to: { step: 'home', at: 'enter' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
+    {
+      id: 'time_in_system',
+      kind: 'time_between',
+      from: { step: 'consult', at: 'enter' },
+      to: exits,
+      unit: 'minutes',
+      denominator: 'entity',
+      censoring: 'exclude',
+    },
+    {
+      id: 'home_time',
+      kind: 'time_between',
+      from: { step: 'consult', at: 'enter' },
+      to: { step: 'home', at: 'enter' },
+      unit: 'minutes',
+      denominator: 'entity',
+      censoring: 'exclude',
+    },
     { id: 'throughput', kind: 'count', event: exits, unit: 'count', denominator: 'replication', censoring: 'none' },
     { id: 'home_count', kind: 'count', event: { step: 'home', at: 'enter' }, unit: 'count', denominator: 'replication', censoring: 'none' },
     { id: 'admitted_count', kind: 'count', event: { step: 'admitted', at: 'enter' }, unit: 'count', denominator: 'replication', censoring: 'none' },
@@ -122,7 +168,9 @@ describe('measures over several end points (a stream)', () => {
   it('M/M/1 with two exits measured as one stream: time in system 1 / (mu - lambda) = 2 within 5%, throughput = the exits counted', () => {
     const world = twoExitWorld();
     expect(validateWorld(world).problems).toEqual([]);
-    const results = runSequential(world, { jobs: Array.from({ length: 8 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })) });
+    const results = runSequential(world, {
+      jobs: Array.from({ length: 8 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })),
+    });
     const mean = (id: string) => summarize(world, results).find((summary) => summary.measure_id === id)!.mean!;
     expect(Math.abs(mean('time_in_system') - 2) / 2).toBeLessThan(0.05);
     // Each replication: the stream's count is exactly the two exits' counts added; about lambda x window of them.
@@ -135,7 +183,14 @@ describe('measures over several end points (a stream)', () => {
 
   it('names a moment listed twice, and a missing step of a list, at its own pointer', () => {
     const world = twoExitWorld();
-    world.measured[0] = { ...world.measured[0]!, to: [{ step: 'home', at: 'enter' }, { step: 'home', at: 'enter' }, { step: 'nowhere', at: 'enter' }] } as WorldSpec['measured'][number];
+    world.measured[0] = {
+      ...world.measured[0]!,
+      to: [
+        { step: 'home', at: 'enter' },
+        { step: 'home', at: 'enter' },
+        { step: 'nowhere', at: 'enter' },
+      ],
+    } as WorldSpec['measured'][number];
     const problems = validateWorld(world).problems;
     expect(problems).toContainEqual({ pointer: '/measured/0/to/1', message: "lists step 'home' at 'enter' twice; list each moment once" });
     expect(problems).toContainEqual({ pointer: '/measured/0/to/2/step', message: "refers to step 'nowhere', which does not exist" });
@@ -168,7 +223,9 @@ describe('a rate table anchored at any time of day', () => {
   it('a one-day pattern opening at 06:00: arrivals in each hour from time 0 match the row read from 06:00 (within 4 standard errors)', () => {
     const { world, row } = oneDayWorld();
     expect(validateWorld(world).problems).toEqual([]);
-    const results = runSequential(world, { jobs: Array.from({ length: 400 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })) });
+    const results = runSequential(world, {
+      jobs: Array.from({ length: 400 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })),
+    });
     const summaries = summarize(world, results);
     for (let hour = 0; hour < 24; hour++) {
       const expected = row[(hour + 6) % 24]!;
@@ -196,7 +253,10 @@ describe('a rate table anchored at any time of day', () => {
   it('refuses a table of 3 rows and holidays on a one-day pattern, at their pointers', () => {
     const { world, row } = oneDayWorld();
     world.arrivals = [{ id: 'patients', kind: 'rate_table', rates_per_hour: [row, row, row], to_step: 'done' }];
-    expect(validateWorld(world).problems).toContainEqual({ pointer: '/arrivals/0/rates_per_hour', message: 'has 3 rows: give 7 (Monday..Sunday) or 1 (a one-day pattern every day repeats)' });
+    expect(validateWorld(world).problems).toContainEqual({
+      pointer: '/arrivals/0/rates_per_hour',
+      message: 'has 3 rows: give 7 (Monday..Sunday) or 1 (a one-day pattern every day repeats)',
+    });
     world.arrivals = [{ id: 'patients', kind: 'rate_table', rates_per_hour: [row], holidays: [{ day: 2 }], to_step: 'done' }];
     expect(validateWorld(world).problems.map((problem) => problem.pointer)).toEqual(['/arrivals/0/holidays']);
   });

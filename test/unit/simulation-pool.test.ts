@@ -3,7 +3,15 @@ import { runReplicationsOnPool } from '../../compute/simulation/pool.ts';
 import { replicationJobs, runSequential } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
 
-const world = queueWorld({ servers: 2, arrivals_per_minute: 1.6, mean_service_minutes: 1, treatment_mean_service_minutes: 0.9, horizon_minutes: 10_000, warm_up_minutes: 500, replications: 6 });
+const world = queueWorld({
+  servers: 2,
+  arrivals_per_minute: 1.6,
+  mean_service_minutes: 1,
+  treatment_mean_service_minutes: 0.9,
+  horizon_minutes: 10_000,
+  warm_up_minutes: 500,
+  replications: 6,
+});
 
 describe('worker-thread pool', () => {
   it('returns the same results as the single-thread path, in job order', async () => {
@@ -83,24 +91,41 @@ describe('worker-thread pool', () => {
   });
 
   it('turns an error thrown in a worker into a rejected run', async () => {
-    await expect(runReplicationsOnPool(world, { threads: 1, jobs: [{ variant_id: 'nonexistent', replication_index: 0, trace_limit: 0 }] })).rejects.toThrow(/variant 'nonexistent' does not exist/);
+    await expect(runReplicationsOnPool(world, { threads: 1, jobs: [{ variant_id: 'nonexistent', replication_index: 0, trace_limit: 0 }] })).rejects.toThrow(
+      /variant 'nonexistent' does not exist/,
+    );
   });
 });
 
 describe('pool thread world cache', () => {
   it('keeps two runs of different worlds apart when they share the threads', async () => {
-    const other = queueWorld({ servers: 3, arrivals_per_minute: 2.4, mean_service_minutes: 1, horizon_minutes: 5_000, warm_up_minutes: 100, replications: 5, seed: 777 });
+    const other = queueWorld({
+      servers: 3,
+      arrivals_per_minute: 2.4,
+      mean_service_minutes: 1,
+      horizon_minutes: 5_000,
+      warm_up_minutes: 100,
+      replications: 5,
+      seed: 777,
+    });
     const [first, second] = await Promise.all([runReplicationsOnPool(world, { threads: 2 }), runReplicationsOnPool(other, { threads: 2 })]);
     expect(JSON.stringify(first.results)).toBe(JSON.stringify(runSequential(world)));
     expect(JSON.stringify(second.results)).toBe(JSON.stringify(runSequential(other)));
   });
 
   it('gives the same results when only the first task carries the world and later ones may land on a thread without it', async () => {
-    const single = queueWorld({ servers: 2, arrivals_per_minute: 1.2, mean_service_minutes: 1, horizon_minutes: 2_000, warm_up_minutes: 100, replications: 8, seed: 4242 });
+    const single = queueWorld({
+      servers: 2,
+      arrivals_per_minute: 1.2,
+      mean_service_minutes: 1,
+      horizon_minutes: 2_000,
+      warm_up_minutes: 100,
+      replications: 8,
+      seed: 4242,
+    });
     const run = await runReplicationsOnPool(single, { threads: 1 });
     expect(JSON.stringify(run.results)).toBe(JSON.stringify(runSequential(single)));
   });
-
 
   it('asks for the world when a task comes without one it does not hold, then runs tasks by key alone', async () => {
     const { default: runTask } = await import('../../compute/worker.ts');

@@ -30,8 +30,21 @@ function pricedWorld(lowRate: number | null): WorldSpec {
   const world = queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1, horizon_minutes: 2_000, warm_up_minutes: 100, replications: 3 });
   world.cost_scenarios = {
     currency: 'GBP',
-    rates: [{ id: 'consultation', measure: 'seen', low: lowRate, base: 40, high: 60, source: { kind: 'literature', reference: 'Example unit cost table, 2024' } }],
-    additional_costs: [{ id: 'licence', label: 'software licence', variants: ['treatment'], per: 'replication', low: 100, base: 200, high: null, source: { kind: 'assumption', rationale: 'quote pending' } }],
+    rates: [
+      { id: 'consultation', measure: 'seen', low: lowRate, base: 40, high: 60, source: { kind: 'literature', reference: 'Example unit cost table, 2024' } },
+    ],
+    additional_costs: [
+      {
+        id: 'licence',
+        label: 'software licence',
+        variants: ['treatment'],
+        per: 'replication',
+        low: 100,
+        base: 200,
+        high: null,
+        source: { kind: 'assumption', rationale: 'quote pending' },
+      },
+    ],
   };
   return world;
 }
@@ -101,10 +114,28 @@ describe('findings and export', () => {
     const summaries = summarize(world, results);
     const comparison = compare(world, results);
     const costs = costReport(world, results);
-    const manifest = buildManifest({ run_id: 'run_test', world_revision_id: 'wrev_test', world, results, status: 'succeeded', started_at: new Date('2026-01-01T00:00:00Z'), finished_at: new Date('2026-01-01T00:00:02Z'), credits_reserved: 5, credits_used: 1 });
+    const manifest = buildManifest({
+      run_id: 'run_test',
+      world_revision_id: 'wrev_test',
+      world,
+      results,
+      status: 'succeeded',
+      started_at: new Date('2026-01-01T00:00:00Z'),
+      finished_at: new Date('2026-01-01T00:00:02Z'),
+      credits_reserved: 5,
+      credits_used: 1,
+    });
     expect(Value.Check(RunManifest, manifest)).toBe(true);
     expect(manifest.replications_completed).toBe(6);
-    const files = buildExportFiles({ manifest, world, summaries, comparison, findings: findings(world, summaries, comparison, costs), cost_report: costs, trace: eventTrace(world, results) });
+    const files = buildExportFiles({
+      manifest,
+      world,
+      summaries,
+      comparison,
+      findings: findings(world, summaries, comparison, costs),
+      cost_report: costs,
+      trace: eventTrace(world, results),
+    });
     const unzipped = unzipSync(zipExport(files));
     expect(Object.keys(unzipped).sort()).toEqual([...EXPORT_FILE_NAMES].sort());
     expect(JSON.parse(strFromU8(unzipped['manifest.json']!)).run_id).toBe('run_test');

@@ -9,7 +9,13 @@ const source = { kind: 'assumption' as const, rationale: 'test' };
 
 /** Two single-server desks behind a join-the-shortest-queue choice; Poisson arrivals, exponential service mean 1. */
 function jsqWorld(lambda: number, replications: number): WorldSpec {
-  const desk = (id: string, resource: string) => ({ id, kind: 'service' as const, resource, duration: { dist: 'exponential' as const, mean: 1 }, next: 'done' });
+  const desk = (id: string, resource: string) => ({
+    id,
+    kind: 'service' as const,
+    resource,
+    duration: { dist: 'exponential' as const, mean: 1 },
+    next: 'done',
+  });
   return {
     contract: 'WorldSpec',
     version: '1.0.0',
@@ -26,8 +32,23 @@ function jsqWorld(lambda: number, replications: number): WorldSpec {
       { id: 'desk_a', capacity: 1 },
       { id: 'desk_b', capacity: 1 },
     ],
-    steps: [{ id: 'route', kind: 'branch', by: 'shortest_queue', options: [{ next: 'at_a' }, { next: 'at_b' }] }, desk('at_a', 'desk_a'), desk('at_b', 'desk_b'), { id: 'done', kind: 'exit' }],
-    measured: [{ id: 'time_in_system', kind: 'time_between', from: { step: 'route', at: 'enter' }, to: { step: 'done', at: 'enter' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' }],
+    steps: [
+      { id: 'route', kind: 'branch', by: 'shortest_queue', options: [{ next: 'at_a' }, { next: 'at_b' }] },
+      desk('at_a', 'desk_a'),
+      desk('at_b', 'desk_b'),
+      { id: 'done', kind: 'exit' },
+    ],
+    measured: [
+      {
+        id: 'time_in_system',
+        kind: 'time_between',
+        from: { step: 'route', at: 'enter' },
+        to: { step: 'done', at: 'enter' },
+        unit: 'minutes',
+        denominator: 'entity',
+        censoring: 'exclude',
+      },
+    ],
     variants: [
       { id: 'baseline', label: 'JSQ', role: 'baseline', changes: [] },
       { id: 'treatment', label: 'Same', role: 'treatment', changes: [] },
@@ -51,7 +72,8 @@ function jsqMeanInSystem(lambda: number, mu: number, limit: number): number {
         if (b > 0) inflow += pi[index(a, b - 1)]! * lambda * arrivalShare(a, b - 1, false);
         if (a < limit) inflow += pi[index(a + 1, b)]! * mu;
         if (b < limit) inflow += pi[index(a, b + 1)]! * mu;
-        const blocked = (a === limit && (a < b || a === b) ? arrivalShare(a, b, true) : 0) + (b === limit && (b < a || a === b) ? arrivalShare(a, b, false) : 0);
+        const blocked =
+          (a === limit && (a < b || a === b) ? arrivalShare(a, b, true) : 0) + (b === limit && (b < a || a === b) ? arrivalShare(a, b, false) : 0);
         const outflow = lambda * (1 - blocked) + (a > 0 ? mu : 0) + (b > 0 ? mu : 0);
         const value = inflow / outflow;
         change = Math.max(change, Math.abs(value - pi[index(a, b)]!));
@@ -72,7 +94,9 @@ describe('join-the-shortest-queue (two exponential servers)', () => {
     const [lambda, mu] = [1.6, 1];
     const world = jsqWorld(lambda, 10);
     expect(validateWorld(world).problems).toEqual([]);
-    const results = runSequential(world, { jobs: Array.from({ length: 10 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })) });
+    const results = runSequential(world, {
+      jobs: Array.from({ length: 10 }, (_, index) => ({ variant_id: 'baseline', replication_index: index, trace_limit: 0 })),
+    });
     const simulated = summarize(world, results).find((summary) => summary.measure_id === 'time_in_system' && summary.variant_id === 'baseline')!.mean!;
     const exact = jsqMeanInSystem(lambda, mu, 40) / lambda; // Little's law
     expect(Math.abs(simulated - exact) / exact).toBeLessThan(0.05);
@@ -122,9 +146,18 @@ function rulesWorld(): WorldSpec {
     seed: 52,
     settings: {},
     arrivals: [
-      stream('older_north', 10, [{ name: 'age', value: 70 }, { name: 'site', value: 'north' }]),
-      stream('older_south', 7, [{ name: 'age', value: 70 }, { name: 'site', value: 'south' }]),
-      stream('young', 5, [{ name: 'age', value: 20 }, { name: 'site', value: 'north' }]),
+      stream('older_north', 10, [
+        { name: 'age', value: 70 },
+        { name: 'site', value: 'north' },
+      ]),
+      stream('older_south', 7, [
+        { name: 'age', value: 70 },
+        { name: 'site', value: 'south' },
+      ]),
+      stream('young', 5, [
+        { name: 'age', value: 20 },
+        { name: 'site', value: 'north' },
+      ]),
       stream('unknown_age', 3, [{ name: 'site', value: 'north' }]),
     ],
     resources: [],
@@ -134,7 +167,13 @@ function rulesWorld(): WorldSpec {
         kind: 'branch',
         by: 'rules',
         options: [
-          { when: [{ attribute: 'age', op: 'ge', value: 65 }, { attribute: 'site', op: 'eq', value: 'north' }], next: 'older_north_clinic' },
+          {
+            when: [
+              { attribute: 'age', op: 'ge', value: 65 },
+              { attribute: 'site', op: 'eq', value: 'north' },
+            ],
+            next: 'older_north_clinic',
+          },
           { when: [{ attribute: 'age', op: 'in', value: [16, 20, 24] }], next: 'set_band' },
         ],
         otherwise: 'general_clinic',
@@ -142,7 +181,13 @@ function rulesWorld(): WorldSpec {
       pause('older_north_clinic', 'done'),
       { id: 'set_band', kind: 'assign', attribute: 'band', values: [{ value: 'low', probability: 1 }], next: 'young_clinic' },
       pause('young_clinic', 'band_check'),
-      { id: 'band_check', kind: 'branch', by: 'rules', options: [{ when: [{ attribute: 'band', op: 'eq', value: 'low' }], next: 'low_band' }], otherwise: 'done' },
+      {
+        id: 'band_check',
+        kind: 'branch',
+        by: 'rules',
+        options: [{ when: [{ attribute: 'band', op: 'eq', value: 'low' }], next: 'low_band' }],
+        otherwise: 'done',
+      },
       pause('low_band', 'done'),
       pause('general_clinic', 'done'),
       { id: 'done', kind: 'exit' },
@@ -184,7 +229,11 @@ describe('rule-based routing and attributes that change along the pathway', () =
     ];
     world.horizon = 2_000;
     const setBand = world.steps.find((step) => step.id === 'set_band')!;
-    if (setBand.kind === 'assign') setBand.values = [{ value: 'low', probability: 0.25 }, { value: 'high', probability: 0.75 }];
+    if (setBand.kind === 'assign')
+      setBand.values = [
+        { value: 'low', probability: 0.25 },
+        { value: 'high', probability: 0.75 },
+      ];
     expect(validateWorld(world).problems).toEqual([]);
     const entries = runSequential(world)[0]!.step_entries;
     const share = entries.low_band! / entries.young_clinic!; // about 20,000 entities: standard error 0.003
@@ -195,7 +244,11 @@ describe('rule-based routing and attributes that change along the pathway', () =
     const world = rulesWorld();
     const triage = world.steps[0]!;
     if (triage.kind === 'branch' && triage.by === 'rules') {
-      triage.options[0]!.when.push({ attribute: 'colour', op: 'eq', value: 'red' }, { attribute: 'age', op: 'gt', value: 'old' }, { attribute: 'site', op: 'eq', value: ['north'] });
+      triage.options[0]!.when.push(
+        { attribute: 'colour', op: 'eq', value: 'red' },
+        { attribute: 'age', op: 'gt', value: 'old' },
+        { attribute: 'site', op: 'eq', value: ['north'] },
+      );
     }
     const pointers = validateWorld(world).problems.map((problem) => problem.pointer);
     expect(pointers).toContain('/steps/0/options/0/when/2/attribute');

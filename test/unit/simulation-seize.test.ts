@@ -31,12 +31,22 @@ function roomWorld(options: { lambda: number; exam_mean: number; notes_mean: num
     steps: [
       { id: 'take_room', kind: 'seize', resource: 'room', next: 'exam' },
       { id: 'exam', kind: 'service', resource: 'doctor', duration: { dist: 'exponential', mean: options.exam_mean }, next: afterExam },
-      ...(options.notes_mean === null ? [] : [{ id: 'notes', kind: 'delay' as const, duration: { dist: 'exponential' as const, mean: options.notes_mean }, next: 'leave_room' }]),
+      ...(options.notes_mean === null
+        ? []
+        : [{ id: 'notes', kind: 'delay' as const, duration: { dist: 'exponential' as const, mean: options.notes_mean }, next: 'leave_room' }]),
       { id: 'leave_room', kind: 'release', resource: 'room', next: 'done' },
       { id: 'done', kind: 'exit' },
     ],
     measured: [
-      { id: 'wait', kind: 'time_between', from: { step: 'take_room', at: 'enter' }, to: { step: 'take_room', at: 'start' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
+      {
+        id: 'wait',
+        kind: 'time_between',
+        from: { step: 'take_room', at: 'enter' },
+        to: { step: 'take_room', at: 'start' },
+        unit: 'minutes',
+        denominator: 'entity',
+        censoring: 'exclude',
+      },
       { id: 'room_use', kind: 'utilisation', resource: 'room', unit: 'fraction', denominator: 'capacity_time', censoring: 'none' },
     ],
     variants: [

@@ -23,7 +23,15 @@ describe('entity-level percentiles and the share over a threshold (M/M/1, lambda
   const mu = 1;
   const rho = lambda / mu;
   const waitQuantile = (q: number) => Math.log(rho / (1 - q)) / (mu - lambda);
-  const world = queueWorld({ servers: 1, arrivals_per_minute: lambda, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 2_000, replications: 8, seed: 3 });
+  const world = queueWorld({
+    servers: 1,
+    arrivals_per_minute: lambda,
+    mean_service_minutes: 1 / mu,
+    horizon_minutes: 100_000,
+    warm_up_minutes: 2_000,
+    replications: 8,
+    seed: 3,
+  });
   const wait = world.measured.find((measure) => measure.id === 'wait')!;
   if (wait.kind === 'time_between') {
     wait.percentiles = [0.5, 0.9, 0.95];
@@ -62,9 +70,24 @@ function birthDeath(states: number, birth: (n: number) => number, death: (n: num
 
 /** A c-server clinic with exponential service and a count of entities at the given exit per arrival. */
 function clinic(options: { servers: number; lambda: number; mu: number; horizon: number; seed: number }): WorldSpec {
-  const world = queueWorld({ servers: options.servers, arrivals_per_minute: options.lambda, mean_service_minutes: 1 / options.mu, horizon_minutes: options.horizon, warm_up_minutes: 1_000, replications: 10, seed: options.seed });
+  const world = queueWorld({
+    servers: options.servers,
+    arrivals_per_minute: options.lambda,
+    mean_service_minutes: 1 / options.mu,
+    horizon_minutes: options.horizon,
+    warm_up_minutes: 1_000,
+    replications: 10,
+    seed: options.seed,
+  });
   world.steps.push({ id: 'lost', kind: 'exit' });
-  world.measured.push({ id: 'lost_share', kind: 'count', event: { step: 'lost', at: 'enter' }, unit: 'count_per_arrival', denominator: 'arrival', censoring: 'none' });
+  world.measured.push({
+    id: 'lost_share',
+    kind: 'count',
+    event: { step: 'lost', at: 'enter' },
+    unit: 'count_per_arrival',
+    denominator: 'arrival',
+    censoring: 'none',
+  });
   return world;
 }
 
@@ -78,7 +101,11 @@ describe('queue capacity, balking and patience against birth-death results', () 
     const world = clinic({ servers: c, lambda, mu, horizon: 100_000, seed: 5 });
     const consult = world.steps[0]!;
     if (consult.kind === 'service') consult.queue_limit = { max_waiting: maxWaiting, to: 'lost' };
-    const p = birthDeath(c + maxWaiting, () => lambda, (n) => Math.min(n, c) * mu);
+    const p = birthDeath(
+      c + maxWaiting,
+      () => lambda,
+      (n) => Math.min(n, c) * mu,
+    );
     const blocking = p[c + maxWaiting]!; // 0.0952 (Erlang loss with a waiting room, K = c + max_waiting)
     const queue = p.reduce((sum, pn, n) => sum + Math.max(0, n - c) * pn, 0);
     const wait = queue / (lambda * (1 - blocking));
@@ -92,7 +119,11 @@ describe('queue capacity, balking and patience against birth-death results', () 
     const consult = world.steps[0]!;
     if (consult.kind === 'service') consult.queue_limit = { max_waiting: 2, balk_probability: 0.5, to: 'lost' };
     // n in system; waiting = n - 1; an arrival finding n >= 3 joins with probability 0.5.
-    const p = birthDeath(400, (n) => (n >= 3 ? lambda * 0.5 : lambda), () => mu);
+    const p = birthDeath(
+      400,
+      (n) => (n >= 3 ? lambda * 0.5 : lambda),
+      () => mu,
+    );
     const balk = 0.5 * p.slice(3).reduce((sum, pn) => sum + pn, 0);
     const queue = p.reduce((sum, pn, n) => sum + Math.max(0, n - 1) * pn, 0);
     expect(relative(mean(world, 'lost_share'), balk)).toBeLessThan(0.05);
@@ -107,7 +138,11 @@ describe('queue capacity, balking and patience against birth-death results', () 
       consult.patience = { dist: 'exponential', mean: 1 / theta };
       consult.renege_to = 'lost';
     }
-    const p = birthDeath(400, () => lambda, (n) => Math.min(n, c) * mu + Math.max(0, n - c) * theta);
+    const p = birthDeath(
+      400,
+      () => lambda,
+      (n) => Math.min(n, c) * mu + Math.max(0, n - c) * theta,
+    );
     const queue = p.reduce((sum, pn, n) => sum + Math.max(0, n - c) * pn, 0);
     const abandon = (theta * queue) / lambda; // abandonments per unit time over arrivals per unit time
     expect(relative(mean(world, 'lost_share'), abandon)).toBeLessThan(0.05);
@@ -118,7 +153,15 @@ describe('queue capacity, balking and patience against birth-death results', () 
 describe('arrival processes against closed forms', () => {
   it('M^X/M/1 with batches of 3: mean time in system rho (E[X^2] + E[X]) / (2 E[X] (1 - rho)) / (lambda E[X]) within 5%', () => {
     const [lambda, mu, size] = [0.2, 1, 3];
-    const world = queueWorld({ servers: 1, arrivals_per_minute: lambda, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 8 });
+    const world = queueWorld({
+      servers: 1,
+      arrivals_per_minute: lambda,
+      mean_service_minutes: 1 / mu,
+      horizon_minutes: 100_000,
+      warm_up_minutes: 1_000,
+      replications: 10,
+      seed: 8,
+    });
     world.arrivals = [{ id: 'patients', kind: 'poisson', rate: { setting: 'arrival_rate' }, batch_sizes: { values: [size] }, to_step: 'consult' }];
     const rho = (lambda * size) / mu;
     const inSystem = (rho * (size * size + size)) / (2 * size * (1 - rho)); // L = 3
@@ -128,8 +171,18 @@ describe('arrival processes against closed forms', () => {
 
   it('mixed batch sizes {1, 2, 3} with weights 1:1:2: M^X/M/1 mean time in system within 5%', () => {
     const [lambda, mu] = [0.25, 1];
-    const world = queueWorld({ servers: 1, arrivals_per_minute: lambda, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 9 });
-    world.arrivals = [{ id: 'patients', kind: 'poisson', rate: { setting: 'arrival_rate' }, batch_sizes: { values: [1, 2, 3], weights: [1, 1, 2] }, to_step: 'consult' }];
+    const world = queueWorld({
+      servers: 1,
+      arrivals_per_minute: lambda,
+      mean_service_minutes: 1 / mu,
+      horizon_minutes: 100_000,
+      warm_up_minutes: 1_000,
+      replications: 10,
+      seed: 9,
+    });
+    world.arrivals = [
+      { id: 'patients', kind: 'poisson', rate: { setting: 'arrival_rate' }, batch_sizes: { values: [1, 2, 3], weights: [1, 1, 2] }, to_step: 'consult' },
+    ];
     const ex = (1 + 2 + 3 * 2) / 4;
     const ex2 = (1 + 4 + 9 * 2) / 4;
     const rho = (lambda * ex) / mu;
@@ -139,7 +192,15 @@ describe('arrival processes against closed forms', () => {
 
   it('D/M/1 (renewal arrivals every 1.25 minutes): mean wait sigma / (mu (1 - sigma)), sigma = e^{-mu (1 - sigma) 1.25}, within 5%', () => {
     const [gap, mu] = [1.25, 1];
-    const world = queueWorld({ servers: 1, arrivals_per_minute: 1 / gap, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 10 });
+    const world = queueWorld({
+      servers: 1,
+      arrivals_per_minute: 1 / gap,
+      mean_service_minutes: 1 / mu,
+      horizon_minutes: 100_000,
+      warm_up_minutes: 1_000,
+      replications: 10,
+      seed: 10,
+    });
     world.arrivals = [{ id: 'patients', kind: 'renewal', interarrival: { dist: 'fixed', value: gap }, to_step: 'consult' }];
     let sigma = 0.5;
     for (let k = 0; k < 200; k++) sigma = Math.exp(-mu * (1 - sigma) * gap);
@@ -148,7 +209,15 @@ describe('arrival processes against closed forms', () => {
 
   it('E2/M/1 (gamma interarrival, shape 2): the GI/M/1 mean wait within 5%', () => {
     const [mean_gap, mu] = [1.25, 1];
-    const world = queueWorld({ servers: 1, arrivals_per_minute: 1 / mean_gap, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 11 });
+    const world = queueWorld({
+      servers: 1,
+      arrivals_per_minute: 1 / mean_gap,
+      mean_service_minutes: 1 / mu,
+      horizon_minutes: 100_000,
+      warm_up_minutes: 1_000,
+      replications: 10,
+      seed: 11,
+    });
     world.arrivals = [{ id: 'patients', kind: 'renewal', interarrival: { dist: 'gamma', shape: 2, scale: mean_gap / 2 }, to_step: 'consult' }];
     // sigma = A*(mu (1 - sigma)), A*(s) = (1 + s scale)^-2 for the gamma(2, scale) interarrival.
     let sigma = 0.5;
@@ -162,7 +231,15 @@ describe('pre-emptive priority (M/M/1, two classes, exponential service)', () =>
   // s_k = rho_1 + ... + rho_k. With exponential service, restart gives the same (memoryless) sojourn times.
   const [lambda1, lambda2, mu] = [0.3, 0.5, 1];
   const world = (preempt: 'resume' | 'restart'): WorldSpec => {
-    const base = queueWorld({ servers: 1, arrivals_per_minute: lambda1, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 1_000, replications: 10, seed: 12 });
+    const base = queueWorld({
+      servers: 1,
+      arrivals_per_minute: lambda1,
+      mean_service_minutes: 1 / mu,
+      horizon_minutes: 100_000,
+      warm_up_minutes: 1_000,
+      replications: 10,
+      seed: 12,
+    });
     base.arrivals = [
       { id: 'urgent', kind: 'poisson', rate: lambda1, to_step: 'mark_urgent', attributes: [{ name: 'priority', values: [{ value: 1, probability: 1 }] }] },
       { id: 'routine', kind: 'poisson', rate: lambda2, to_step: 'mark_routine', attributes: [{ name: 'priority', values: [{ value: 2, probability: 1 }] }] },
@@ -170,24 +247,49 @@ describe('pre-emptive priority (M/M/1, two classes, exponential service)', () =>
     base.steps = [
       { id: 'mark_urgent', kind: 'branch', by: 'probability', options: [{ probability: 1, next: 'consult' }] },
       { id: 'mark_routine', kind: 'branch', by: 'probability', options: [{ probability: 1, next: 'consult' }] },
-      { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: 1 / mu }, queue: 'priority', priority_attribute: 'priority', preempt, next: 'sort' },
+      {
+        id: 'consult',
+        kind: 'service',
+        resource: 'clinician',
+        duration: { dist: 'exponential', mean: 1 / mu },
+        queue: 'priority',
+        priority_attribute: 'priority',
+        preempt,
+        next: 'sort',
+      },
       { id: 'sort', kind: 'branch', by: 'attribute', attribute: 'priority', options: [{ equals: 1, next: 'urgent_done' }], otherwise: 'routine_done' },
       { id: 'urgent_done', kind: 'exit' },
       { id: 'routine_done', kind: 'exit' },
     ];
     base.measured = [
-      { id: 'urgent_time', kind: 'time_between', from: { step: 'mark_urgent', at: 'enter' }, to: { step: 'urgent_done', at: 'enter' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
-      { id: 'routine_time', kind: 'time_between', from: { step: 'mark_routine', at: 'enter' }, to: { step: 'routine_done', at: 'enter' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
+      {
+        id: 'urgent_time',
+        kind: 'time_between',
+        from: { step: 'mark_urgent', at: 'enter' },
+        to: { step: 'urgent_done', at: 'enter' },
+        unit: 'minutes',
+        denominator: 'entity',
+        censoring: 'exclude',
+      },
+      {
+        id: 'routine_time',
+        kind: 'time_between',
+        from: { step: 'mark_routine', at: 'enter' },
+        to: { step: 'routine_done', at: 'enter' },
+        unit: 'minutes',
+        denominator: 'entity',
+        censoring: 'exclude',
+      },
       { id: 'utilisation', kind: 'utilisation', resource: 'clinician', unit: 'fraction', denominator: 'capacity_time', censoring: 'none' },
     ];
     return base;
   };
   const s1 = lambda1 / mu;
   const s2 = s1 + lambda2 / mu;
-  const urgent = 1 / mu + (lambda1 / mu ** 2) / (1 - s1); // 1.4286 = 1 / (mu - lambda1)
-  const routine = 1 / mu / (1 - s1) + ((lambda1 + lambda2) / mu ** 2) / ((1 - s1) * (1 - s2)); // 7.143
+  const urgent = 1 / mu + lambda1 / mu ** 2 / (1 - s1); // 1.4286 = 1 / (mu - lambda1)
+  const routine = 1 / mu / (1 - s1) + (lambda1 + lambda2) / mu ** 2 / ((1 - s1) * (1 - s2)); // 7.143
 
-  it('resume: both classes\' mean time in system within 5%', () => {
+  it("resume: both classes' mean time in system within 5%", () => {
     expect(urgent).toBeCloseTo(1 / (mu - lambda1), 10);
     const w = world('resume');
     expect(relative(mean(w, 'urgent_time'), urgent)).toBeLessThan(0.05);
@@ -205,7 +307,7 @@ describe('pre-emptive priority (M/M/1, two classes, exponential service)', () =>
     const consult = w.steps.find((step) => step.id === 'consult')!;
     if (consult.kind === 'service') delete consult.preempt;
     // Non-pre-emptive: E[T_1] = E[S] + R / (1 - s_1), R = (lambda1 + lambda2) E[S^2] / 2 over both classes.
-    const nonPreemptive = 1 / mu + ((lambda1 + lambda2) / mu ** 2) / (1 - s1); // 2.143
+    const nonPreemptive = 1 / mu + (lambda1 + lambda2) / mu ** 2 / (1 - s1); // 2.143
     expect(relative(mean(w, 'urgent_time'), nonPreemptive)).toBeLessThan(0.05);
   });
 });

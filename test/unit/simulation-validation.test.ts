@@ -11,7 +11,15 @@ function branchingWorld(followUp: number, done: number): WorldSpec {
   world.settings.p_follow_up = { value: followUp, unit: 'probability', source: { kind: 'assumption', rationale: 'test' } };
   world.steps = [
     { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: { setting: 'mean_service' } }, next: 'route' },
-    { id: 'route', kind: 'branch', by: 'probability', options: [{ probability: { setting: 'p_follow_up' }, next: 'follow_up' }, { probability: done, next: 'done' }] },
+    {
+      id: 'route',
+      kind: 'branch',
+      by: 'probability',
+      options: [
+        { probability: { setting: 'p_follow_up' }, next: 'follow_up' },
+        { probability: done, next: 'done' },
+      ],
+    },
     { id: 'follow_up', kind: 'delay', duration: { dist: 'fixed', value: 5 }, next: 'done' },
     { id: 'done', kind: 'exit' },
   ];
@@ -75,7 +83,10 @@ describe('validateWorld', () => {
   it('reports a horizon that is not after the warm-up', () => {
     const world = base();
     world.warm_up = world.horizon;
-    expect(validateWorld(world).problems).toContainEqual({ pointer: '/horizon', message: `horizon (${world.horizon}) must be after the warm-up (${world.horizon})` });
+    expect(validateWorld(world).problems).toContainEqual({
+      pointer: '/horizon',
+      message: `horizon (${world.horizon}) must be after the warm-up (${world.horizon})`,
+    });
   });
 
   it('reports schema problems once, at the field that is wrong', () => {
@@ -84,7 +95,10 @@ describe('validateWorld', () => {
     world.replications = 'many';
     const problems = validateWorld(world).problems;
     expect(problems.filter((problem) => problem.pointer.startsWith('/steps/0/duration'))).toEqual([
-      { pointer: '/steps/0/duration/dist', message: 'must be one of: "fixed", "exponential", "uniform", "triangular", "lognormal", "gamma", "normal", "empirical"' },
+      {
+        pointer: '/steps/0/duration/dist',
+        message: 'must be one of: "fixed", "exponential", "uniform", "triangular", "lognormal", "gamma", "normal", "empirical"',
+      },
     ]);
     expect(problems.map((problem) => problem.pointer)).toContain('/replications');
   });
@@ -100,7 +114,15 @@ describe('validateWorld', () => {
 
   it('reports measure moments a step does not have and a priced measure that is not a count', () => {
     const world = base();
-    world.measured.push({ id: 'bad', kind: 'time_between', from: { step: 'done', at: 'start' }, to: { step: 'consult', at: 'renege' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' });
+    world.measured.push({
+      id: 'bad',
+      kind: 'time_between',
+      from: { step: 'done', at: 'start' },
+      to: { step: 'consult', at: 'renege' },
+      unit: 'minutes',
+      denominator: 'entity',
+      censoring: 'exclude',
+    });
     world.cost_scenarios = { currency: 'GBP', rates: [{ id: 'wait_cost', measure: 'wait', low: 1, base: 2, high: 3, source: { kind: 'user_declared' } }] };
     const found = pointers(world);
     expect(found).toContain('/measured/5/from/at');
@@ -145,6 +167,8 @@ describe('estimateRun entity limit', () => {
     const estimate = estimateRun(world);
     expect(estimate.runnable).toBe(false);
     expect(estimate.issues.some((issue) => issue.message.includes('ENTITIES_IN_SYSTEM_MAX'))).toBe(true);
-    expect(estimateRun(queueWorld({ servers: 1, arrivals_per_minute: 0.9, mean_service_minutes: 1, horizon_minutes: 200_000, replications: 1 })).runnable).toBe(true);
+    expect(estimateRun(queueWorld({ servers: 1, arrivals_per_minute: 0.9, mean_service_minutes: 1, horizon_minutes: 200_000, replications: 1 })).runnable).toBe(
+      true,
+    );
   });
 });

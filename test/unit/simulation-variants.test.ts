@@ -6,11 +6,25 @@ import { compare, estimateRun, runSequential, summarize, validateWorld } from '.
 import { queueWorld } from '../support/worlds.ts';
 
 const [lambda1, lambda2, mu] = [0.3, 0.5, 1];
-const fifoConsult: Extract<Step, { kind: 'service' }> = { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: 1 / mu }, next: 'sort' };
+const fifoConsult: Extract<Step, { kind: 'service' }> = {
+  id: 'consult',
+  kind: 'service',
+  resource: 'clinician',
+  duration: { dist: 'exponential', mean: 1 / mu },
+  next: 'sort',
+};
 
 /** M/M/1 with urgent (priority 1) and routine (priority 2) patients, FIFO in the baseline; each treatment changes structure. */
 function clinic(): WorldSpec {
-  const world = queueWorld({ servers: 1, arrivals_per_minute: lambda1, mean_service_minutes: 1 / mu, horizon_minutes: 100_000, warm_up_minutes: 2_000, replications: 10, seed: 91 });
+  const world = queueWorld({
+    servers: 1,
+    arrivals_per_minute: lambda1,
+    mean_service_minutes: 1 / mu,
+    horizon_minutes: 100_000,
+    warm_up_minutes: 2_000,
+    replications: 10,
+    seed: 91,
+  });
   world.arrivals = [
     { id: 'urgent', kind: 'poisson', rate: lambda1, to_step: 'mark_urgent', attributes: [{ name: 'priority', values: [{ value: 1, probability: 1 }] }] },
     { id: 'routine', kind: 'poisson', rate: lambda2, to_step: 'mark_routine', attributes: [{ name: 'priority', values: [{ value: 2, probability: 1 }] }] },
@@ -24,19 +38,50 @@ function clinic(): WorldSpec {
     { id: 'routine_done', kind: 'exit' },
   ];
   world.measured = [
-    { id: 'urgent_time', kind: 'time_between', from: { step: 'mark_urgent', at: 'enter' }, to: { step: 'urgent_done', at: 'enter' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
-    { id: 'routine_time', kind: 'time_between', from: { step: 'mark_routine', at: 'enter' }, to: { step: 'routine_done', at: 'enter' }, unit: 'minutes', denominator: 'entity', censoring: 'exclude' },
+    {
+      id: 'urgent_time',
+      kind: 'time_between',
+      from: { step: 'mark_urgent', at: 'enter' },
+      to: { step: 'urgent_done', at: 'enter' },
+      unit: 'minutes',
+      denominator: 'entity',
+      censoring: 'exclude',
+    },
+    {
+      id: 'routine_time',
+      kind: 'time_between',
+      from: { step: 'mark_routine', at: 'enter' },
+      to: { step: 'routine_done', at: 'enter' },
+      unit: 'minutes',
+      denominator: 'entity',
+      censoring: 'exclude',
+    },
   ];
   world.variants = [
     { id: 'baseline', label: 'First come, first served', role: 'baseline', changes: [] },
-    { id: 'priority', label: 'Urgent first', role: 'treatment', changes: [], structure: { replace_steps: [{ ...fifoConsult, queue: 'priority', priority_attribute: 'priority' }] } },
-    { id: 'fixed_service', label: 'Standardised consult', role: 'treatment', changes: [], structure: { replace_steps: [{ ...fifoConsult, duration: { dist: 'fixed', value: 1 / mu } }] } },
+    {
+      id: 'priority',
+      label: 'Urgent first',
+      role: 'treatment',
+      changes: [],
+      structure: { replace_steps: [{ ...fifoConsult, queue: 'priority', priority_attribute: 'priority' }] },
+    },
+    {
+      id: 'fixed_service',
+      label: 'Standardised consult',
+      role: 'treatment',
+      changes: [],
+      structure: { replace_steps: [{ ...fifoConsult, duration: { dist: 'fixed', value: 1 / mu } }] },
+    },
     {
       id: 'paperwork',
       label: 'Paperwork after the consult',
       role: 'treatment',
       changes: [],
-      structure: { replace_steps: [{ ...fifoConsult, next: 'paperwork' }], add_steps: [{ id: 'paperwork', kind: 'delay', duration: { dist: 'fixed', value: 2 }, next: 'sort' }] },
+      structure: {
+        replace_steps: [{ ...fifoConsult, next: 'paperwork' }],
+        add_steps: [{ id: 'paperwork', kind: 'delay', duration: { dist: 'fixed', value: 2 }, next: 'sort' }],
+      },
     },
   ];
   return world;
@@ -45,7 +90,8 @@ function clinic(): WorldSpec {
 describe('variants that change structure', () => {
   const world = clinic();
   const results = runSequential(world);
-  const mean = (variant: string, measure: string) => summarize(world, results).find((summary) => summary.measure_id === measure && summary.variant_id === variant)!.mean!;
+  const mean = (variant: string, measure: string) =>
+    summarize(world, results).find((summary) => summary.measure_id === measure && summary.variant_id === variant)!.mean!;
   const relative = (actual: number, expected: number) => Math.abs(actual - expected) / expected;
   const rho = (lambda1 + lambda2) / mu;
 
@@ -79,12 +125,18 @@ describe('variants that change structure', () => {
 
   it("refuses unknown replaced or removed steps, an added id that exists, and a variant's own broken structure, at the variant", () => {
     const broken = clinic();
-    broken.variants[1]!.structure = { replace_steps: [{ ...fifoConsult, id: 'nothing_here' }], remove_steps: ['sort'], add_steps: [{ id: 'consult', kind: 'exit' }] };
+    broken.variants[1]!.structure = {
+      replace_steps: [{ ...fifoConsult, id: 'nothing_here' }],
+      remove_steps: ['sort'],
+      add_steps: [{ id: 'consult', kind: 'exit' }],
+    };
     const problems = validateWorld(broken).problems;
     const pointers = problems.map((problem) => problem.pointer);
     expect(pointers).toContain('/variants/1/structure/replace_steps/0/id');
     expect(pointers).toContain('/variants/1/structure/add_steps/0/id');
     // Removing 'sort' leaves 'consult' pointing nowhere in that variant's world.
-    expect(problems.some((problem) => problem.pointer === '/variants/1/structure' && problem.message.includes("refers to step 'sort', which does not exist"))).toBe(true);
+    expect(
+      problems.some((problem) => problem.pointer === '/variants/1/structure' && problem.message.includes("refers to step 'sort', which does not exist")),
+    ).toBe(true);
   });
 });

@@ -40,7 +40,11 @@ const codeOf = (fn: () => unknown) => {
 describe('program fields', () => {
   it('normalizes eligible domains and refuses anything that is not a full domain', () => {
     expect(normalizeDomains([' Uni.EDU. ', 'uni.edu', 'med.uni.edu'])).toEqual(['uni.edu', 'med.uni.edu']);
-    for (const bad of ['@uni.edu', 'person@uni.edu', 'localhost', 'uni..edu', '-uni.edu', 'uni.123', '']) expect(codeOf(() => normalizeDomains([bad])), bad).toBe('VALIDATION_FAILED');
+    for (const bad of ['@uni.edu', 'person@uni.edu', 'localhost', 'uni..edu', '-uni.edu', 'uni.123', ''])
+      expect(
+        codeOf(() => normalizeDomains([bad])),
+        bad,
+      ).toBe('VALIDATION_FAILED');
   });
 
   it('defaults starts_at to now and needs ends_at after the start and in the future', () => {
@@ -122,7 +126,13 @@ describe('report', () => {
     });
   });
   it('is full at the minimum cohort', () => {
-    expect(programReport('prog_x', 5, 5, usage)).toMatchObject({ suppressed: false, active_recipients: 5, credits_used: 7, credits_reserved: 3, evaluations_funded: 2 });
+    expect(programReport('prog_x', 5, 5, usage)).toMatchObject({
+      suppressed: false,
+      active_recipients: 5,
+      credits_used: 7,
+      credits_reserved: 3,
+      evaluations_funded: 2,
+    });
   });
 });
 

@@ -10,12 +10,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 const emptyDir = mkdtempSync(join(tmpdir(), 'crucible-no-tools-'));
 afterAll(() => rmSync(emptyDir, { recursive: true, force: true }));
 
-describe('the suite\'s system tools', () => {
+describe("the suite's system tools", () => {
   it('stops at once with one line naming the command when they are missing and cannot be installed', () => {
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', "const m = await import('./test/support/system-tools.ts'); m.default(); console.log('went on');"], {
-      env: { HOME: process.env.HOME, PATH: emptyDir, CRUCIBLE_CHROMIUM: join(emptyDir, 'chromium') },
-      encoding: 'utf8',
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', "const m = await import('./test/support/system-tools.ts'); m.default(); console.log('went on');"],
+      {
+        env: { HOME: process.env.HOME, PATH: emptyDir, CRUCIBLE_CHROMIUM: join(emptyDir, 'chromium') },
+        encoding: 'utf8',
+      },
+    );
     expect(result.status).toBe(1);
     expect(result.stdout).not.toContain('went on');
     const lines = result.stderr.trim().split('\n');

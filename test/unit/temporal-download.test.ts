@@ -91,7 +91,10 @@ describe('the Temporal CLI release download', () => {
       const before = requests.length;
       const path = await findTemporalCli();
       expect(path).toBe(join(temporalCacheDir(), 'temporal'));
-      expect(requests.slice(before)).toEqual([`/v${TEMPORAL_CLI_VERSION}/temporal_cli_${TEMPORAL_CLI_VERSION}_checksums.txt`, `/v${TEMPORAL_CLI_VERSION}/${asset}`]);
+      expect(requests.slice(before)).toEqual([
+        `/v${TEMPORAL_CLI_VERSION}/temporal_cli_${TEMPORAL_CLI_VERSION}_checksums.txt`,
+        `/v${TEMPORAL_CLI_VERSION}/${asset}`,
+      ]);
       // the second call finds it in the cache without asking again
       expect(await findTemporalCli()).toBe(path);
       expect(requests.length).toBe(before + 2);

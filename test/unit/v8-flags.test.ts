@@ -21,7 +21,10 @@ describe('V8 flags per crucible-server command', () => {
       const flags = applyV8Flags('worker');
       const thread = new Worker('process.getBuiltinModule("node:worker_threads").parentPort.postMessage(1 + 1)', { eval: true });
       thread.once('message', (value) => { console.log(JSON.stringify({ flags, value })); thread.terminate(); });`;
-    const applied = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    const applied = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    });
     expect(applied.stderr).toBe('');
     expect(JSON.parse(applied.stdout)).toEqual({ flags: ['--max-inlined-bytecode-size-cumulative=2400'], value: 2 });
   });

@@ -66,7 +66,11 @@ export async function api<T = any>(method: string, path: string, options: Option
   // a retry of the same click reuses nothing: each user action is one new operation
   if (options.idempotent) headers['idempotency-key'] = crypto.randomUUID();
   const query = options.query
-    ? `?${new URLSearchParams(Object.entries(options.query).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '').map(([k, v]) => [k, String(v)]))}`
+    ? `?${new URLSearchParams(
+        Object.entries(options.query)
+          .filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '')
+          .map(([k, v]) => [k, String(v)]),
+      )}`
     : '';
   let response: Response;
   try {
@@ -86,7 +90,12 @@ export async function api<T = any>(method: string, path: string, options: Option
     const envelope: Envelope =
       parsed && typeof parsed.message === 'string'
         ? parsed
-        : { code: `HTTP_${response.status}`, message: `The service answered ${response.status} ${response.statusText}.`, details: {}, request_id: response.headers.get('x-request-id') ?? '' };
+        : {
+            code: `HTTP_${response.status}`,
+            message: `The service answered ${response.status} ${response.statusText}.`,
+            details: {},
+            request_id: response.headers.get('x-request-id') ?? '',
+          };
     throw new ApiError(response.status, envelope);
   }
   return parsed as T;
@@ -141,7 +150,12 @@ export type LowBaseHigh = { low: number | null; base: number | null; high: numbe
 export type CostReport = {
   currency: string;
   basis: string;
-  variants: Array<{ variant_id: string; total: LowBaseHigh; undefined_reasons: string[]; lines: Array<{ rate_id: string; measure_id: string; cost: LowBaseHigh }> }>;
+  variants: Array<{
+    variant_id: string;
+    total: LowBaseHigh;
+    undefined_reasons: string[];
+    lines: Array<{ rate_id: string; measure_id: string; cost: LowBaseHigh }>;
+  }>;
 };
 export type RunResults = Omit<GetRunResultsResponses[200], 'manifest' | 'metrics' | 'findings' | 'cost_report'> & {
   manifest: { variants: Array<{ variant_id: string; role: string; replications_completed: number }>; replications_completed: number; seed: number };
@@ -178,7 +192,12 @@ export type Checkpoint = {
   world: {
     spec: unknown;
     settings: Record<string, { value: number; unit: string; source: ValueSource }>;
-    variants: Array<{ id: string; label: string; role: string; changes: Array<{ setting: string; baseline: number | null; value: number; unit: string; source: ValueSource }> }>;
+    variants: Array<{
+      id: string;
+      label: string;
+      role: string;
+      changes: Array<{ setting: string; baseline: number | null; value: number; unit: string; source: ValueSource }>;
+    }>;
     measured: Array<{
       measure_id: string;
       kind: string;

@@ -107,7 +107,11 @@ export function SchemaField(props: Props): ReactNode {
     return (
       <div className="field">
         <label htmlFor={id}>{label}</label>
-        <select id={id} value={value === null ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' && nullable ? null : choices.find((c) => String(c) === e.target.value))}>
+        <select
+          id={id}
+          value={value === null ? '' : String(value)}
+          onChange={(e) => onChange(e.target.value === '' && nullable ? null : choices.find((c) => String(c) === e.target.value))}
+        >
           {nullable && <option value="">not stated</option>}
           {choices
             .filter((c) => c !== null)
@@ -136,7 +140,11 @@ export function SchemaField(props: Props): ReactNode {
             {label}: not stated (unknown)
           </label>
           {stated ? (
-            <SchemaField {...props} schema={{ ...inner, description: inner.description ?? schema.description }} problems={withoutNullAlternative(problems, path)} />
+            <SchemaField
+              {...props}
+              schema={{ ...inner, description: inner.description ?? schema.description }}
+              problems={withoutNullAlternative(problems, path)}
+            />
           ) : (
             <Hint schema={schema} />
           )}
@@ -222,7 +230,14 @@ function ObjectFields({ schema, value, onChange, label, path, problems }: Props)
         }
         return (
           <div key={key} className="schema-property">
-            <SchemaField schema={child} value={object[key]} onChange={(next) => onChange({ ...object, [key]: next })} label={labelOf(key)} path={childPath} problems={problems} />
+            <SchemaField
+              schema={child}
+              value={object[key]}
+              onChange={(next) => onChange({ ...object, [key]: next })}
+              label={labelOf(key)}
+              path={childPath}
+              problems={problems}
+            />
             {!required.has(key) && (
               <button
                 type="button"
@@ -308,9 +323,7 @@ function JsonValue({ value, onChange, label, path, problems }: Props) {
 function withoutNullAlternative(problems: Map<string, string[]>, path: string): Map<string, string[]> {
   const messages = problems.get(path);
   if (!messages) return problems;
-  const kept = messages
-    .flatMap((m) => m.split(/;\s*/))
-    .filter((m) => !/^must be null$/.test(m.trim()) && !/does not match any allowed shape/.test(m));
+  const kept = messages.flatMap((m) => m.split(/;\s*/)).filter((m) => !/^must be null$/.test(m.trim()) && !/does not match any allowed shape/.test(m));
   const out = new Map(problems);
   if (kept.length > 0) out.set(path, kept);
   else out.delete(path);

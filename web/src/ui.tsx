@@ -224,7 +224,15 @@ export function Field(props: {
   inputMode?: 'numeric' | 'text';
 }) {
   return (
-    <TextField className="field" value={props.value} onChange={props.onChange} type={props.type} name={props.name} isRequired={props.isRequired} autoComplete={props.autoComplete}>
+    <TextField
+      className="field"
+      value={props.value}
+      onChange={props.onChange}
+      type={props.type}
+      name={props.name}
+      isRequired={props.isRequired}
+      autoComplete={props.autoComplete}
+    >
       <Label>{props.label}</Label>
       <Input placeholder={props.placeholder} inputMode={props.inputMode} />
       {props.description && <span className="muted small">{props.description}</span>}
@@ -240,9 +248,22 @@ export function Area(props: { label: string; value: string; onChange(value: stri
     </TextField>
   );
 }
-export function Action(props: { children: ReactNode; onPress?: () => void; isDisabled?: boolean; variant?: 'primary' | 'secondary' | 'danger'; type?: 'button' | 'submit'; 'aria-label'?: string }) {
+export function Action(props: {
+  children: ReactNode;
+  onPress?: () => void;
+  isDisabled?: boolean;
+  variant?: 'primary' | 'secondary' | 'danger';
+  type?: 'button' | 'submit';
+  'aria-label'?: string;
+}) {
   return (
-    <Button type={props.type ?? 'button'} className={`button ${props.variant ?? 'secondary'}`} onPress={props.onPress} isDisabled={props.isDisabled} aria-label={props['aria-label']}>
+    <Button
+      type={props.type ?? 'button'}
+      className={`button ${props.variant ?? 'secondary'}`}
+      onPress={props.onPress}
+      isDisabled={props.isDisabled}
+      aria-label={props['aria-label']}
+    >
       {props.children}
     </Button>
   );

@@ -11,7 +11,8 @@ export function approveAuthoringSessionRoute(deps: AppDeps): RouteDef {
     path: '/v1/authoring-sessions/{session_id}/approve',
     operation_id: 'approveAuthoringSession',
     starts_job: 'the authoring step',
-    summary: "Save the latest checkpoint's world as a world revision of the project (as POST /v1/projects/{project_id}/worlds would); nothing is estimated or run",
+    summary:
+      "Save the latest checkpoint's world as a world revision of the project (as POST /v1/projects/{project_id}/worlds would); nothing is estimated or run",
     tag: 'authoring',
     auth: 'user',
     scope: 'write',

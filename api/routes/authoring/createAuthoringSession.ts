@@ -20,14 +20,19 @@ type CreateBody = Static<typeof CreateAuthoringSessionBody>;
 
 /** The intake the session starts from (the named revision or the latest confirmed one), or a valid starting world. */
 async function startingPoint(deps: AppDeps, project_id: string, body: CreateBody): Promise<IntakeRevisionView | undefined> {
-  const intake = body.intake_revision !== undefined ? await getIntakeRevision(deps.db, project_id, body.intake_revision) : await latestIntakeRevision(deps.db, project_id);
+  const intake =
+    body.intake_revision !== undefined ? await getIntakeRevision(deps.db, project_id, body.intake_revision) : await latestIntakeRevision(deps.db, project_id);
   if (body.intake_revision !== undefined && !intake) {
-    throw new ServiceError('VALIDATION_FAILED', `Intake revision ${body.intake_revision} of project ${project_id} does not exist.`, [{ path: '/intake_revision', message: 'not found' }]);
+    throw new ServiceError('VALIDATION_FAILED', `Intake revision ${body.intake_revision} of project ${project_id} does not exist.`, [
+      { path: '/intake_revision', message: 'not found' },
+    ]);
   }
   if (!intake && !body.starting_world) {
-    throw new ServiceError('VALIDATION_FAILED', 'The project has no confirmed intake; confirm one (POST /v1/projects/{project_id}/intakes) or give a starting_world.', [
-      { path: '/intake_revision', message: 'no confirmed intake' },
-    ]);
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      'The project has no confirmed intake; confirm one (POST /v1/projects/{project_id}/intakes) or give a starting_world.',
+      [{ path: '/intake_revision', message: 'no confirmed intake' }],
+    );
   }
   if (body.starting_world) {
     const checked = validateWorld(body.starting_world);
@@ -80,7 +85,12 @@ export function createAuthoringSessionRoute(deps: AppDeps): RouteDef {
       const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
         await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
         // Refuse before any work what the organization cannot cover: the first step's AI call bound (issue 28).
-        const credits_needed = firstStepCreditsMax({ intake: intake?.spec ?? null, starting_world, byok: byok_provider !== null, credits_per_1k_tokens: config.ai_credits_per_1k_tokens });
+        const credits_needed = firstStepCreditsMax({
+          intake: intake?.spec ?? null,
+          starting_world,
+          byok: byok_provider !== null,
+          credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
+        });
         if (credits_needed > 0) await assertCanCover(tx, project.org_id, credits_needed);
         const session = await createSession(tx, {
           org_id: project.org_id,
@@ -97,7 +107,11 @@ export function createAuthoringSessionRoute(deps: AppDeps): RouteDef {
       });
       // After the commit, on replays too: the deterministic workflow id makes a repeated start a no-op.
       const created = outcome.body as { id: string; org_id: string; project_id: string };
-      await startJob(deps.temporal, { kind: 'authoring', resource_id: created.id, org_id: created.org_id, project_id: created.project_id }, { session_id: created.id });
+      await startJob(
+        deps.temporal,
+        { kind: 'authoring', resource_id: created.id, org_id: created.org_id, project_id: created.project_id },
+        { session_id: created.id },
+      );
       respond(ctx, outcome);
     },
   });

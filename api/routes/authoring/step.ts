@@ -17,18 +17,36 @@ import { readIdempotencyKey } from '../../idempotency.ts';
  * Idempotency-Key; a refusal answers with its typed code (stepError). The wait for a worker to accept the step is bounded
  * (CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS): past it the call is 503 TEMPORARILY_UNAVAILABLE and nothing changed.
  */
-export async function step<R, B>(deps: AppDeps, ctx: Context, session: SessionRow, definition: UpdateDefinition<R, [B, StepDeadline | null]>, body: B): Promise<R> {
+export async function step<R, B>(
+  deps: AppDeps,
+  ctx: Context,
+  session: SessionRow,
+  definition: UpdateDefinition<R, [B, StepDeadline | null]>,
+  body: B,
+): Promise<R> {
   const name = definition.name;
   if (session.status !== 'waiting' && session.status !== 'drafting') {
-    throw new ServiceError('CONFLICT', `The authoring session is ${session.status}; it accepts no ${name} any more.`, [{ path: '/status', message: session.status }]);
+    throw new ServiceError('CONFLICT', `The authoring session is ${session.status}; it accepts no ${name} any more.`, [
+      { path: '/status', message: session.status },
+    ]);
   }
-  if (!deps.temporal) throw new ServiceError('TEMPORARILY_UNAVAILABLE', 'Authoring sessions need the workflow service; none is configured.', {}, { retry_after_seconds: STEP_RETRY_AFTER_SECONDS });
+  if (!deps.temporal)
+    throw new ServiceError(
+      'TEMPORARILY_UNAVAILABLE',
+      'Authoring sessions need the workflow service; none is configured.',
+      {},
+      { retry_after_seconds: STEP_RETRY_AFTER_SECONDS },
+    );
   const key = readIdempotencyKey(ctx, true)!;
   const accept_timeout_ms = deps.config.authoring_update_accept_seconds * 1000;
   const until_ms = Date.now() + accept_timeout_ms;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await updateJob(deps.temporal, { kind: 'authoring', resource_id: session.id }, { definition, body, update_id: `${name}:${key}`, accept_timeout_ms, deadline_ms: until_ms });
+      return await updateJob(
+        deps.temporal,
+        { kind: 'authoring', resource_id: session.id },
+        { definition, body, update_id: `${name}:${key}`, accept_timeout_ms, deadline_ms: until_ms },
+      );
     } catch (error) {
       if (isServiceError(error)) throw error; // the seam's own answer (503 no worker took the step)
       const code = jobFailureOf(error)?.code;
@@ -39,7 +57,12 @@ export async function step<R, B>(deps: AppDeps, ctx: Context, session: SessionRo
           await delay(UPDATE_CATCH_UP_DELAY_MS);
           continue;
         }
-        throw new ServiceError('TEMPORARILY_UNAVAILABLE', `No worker took the ${name} step in time; nothing changed. Send the same request again later.`, {}, { retry_after_seconds: STEP_RETRY_AFTER_SECONDS });
+        throw new ServiceError(
+          'TEMPORARILY_UNAVAILABLE',
+          `No worker took the ${name} step in time; nothing changed. Send the same request again later.`,
+          {},
+          { retry_after_seconds: STEP_RETRY_AFTER_SECONDS },
+        );
       }
       // The row says waiting once the checkpoint activity committed; a worker that restarts in between delivers this
       // Update before it applies that activity's result, so the workflow still says drafting (STEP_BUSY) for one task.
@@ -54,13 +77,20 @@ export async function step<R, B>(deps: AppDeps, ctx: Context, session: SessionRo
 }
 
 /** The 503 of a step no worker took in time (declared on answers, revise and approve). */
-export const STEP_UNAVAILABLE = 'TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again';
+export const STEP_UNAVAILABLE =
+  'TEMPORARILY_UNAVAILABLE: no worker accepted the step within CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS; nothing changed; send it again';
 
 /** How often a step refused only because the workflow has not caught up with its stored checkpoint is asked again. */
 const UPDATE_CATCH_UP_ATTEMPTS_MAX = 50;
 const UPDATE_CATCH_UP_DELAY_MS = 100;
 
-const PROVIDER_FAILURES = new Set<string>([AI_FAILURE_TYPES.auth_rejected, AI_FAILURE_TYPES.unavailable, AI_FAILURE_TYPES.request_rejected, AI_FAILURE_TYPES.output_invalid, AI_CALL_FAILURE_TYPES.call_failed]);
+const PROVIDER_FAILURES = new Set<string>([
+  AI_FAILURE_TYPES.auth_rejected,
+  AI_FAILURE_TYPES.unavailable,
+  AI_FAILURE_TYPES.request_rejected,
+  AI_FAILURE_TYPES.output_invalid,
+  AI_CALL_FAILURE_TYPES.call_failed,
+]);
 
 /** The API code a step's typed failure answers with: an error code as it is, a provider's failure 502, a busy or refused step 409. */
 function stepErrorCode(failure: JobFailure): ErrorCode {
@@ -78,7 +108,8 @@ function stepErrorCode(failure: JobFailure): ErrorCode {
 function stepError(error: unknown, name: string): unknown {
   const failure = jobFailureOf(error);
   if (failure) return new ServiceError(stepErrorCode(failure), failure.message, [{ path: '/', message: failure.message, cause: failure.code }]);
-  if (error instanceof WorkflowUpdateFailedError) return new ServiceError('CONFLICT', `The authoring session refused ${name}.`, [{ path: '/', message: 'refused' }]);
+  if (error instanceof WorkflowUpdateFailedError)
+    return new ServiceError('CONFLICT', `The authoring session refused ${name}.`, [{ path: '/', message: 'refused' }]);
   if (error instanceof WorkflowNotFoundError) return new ServiceError('CONFLICT', `The authoring session no longer runs; it accepts no ${name}.`);
   return error;
 }

@@ -6,5 +6,8 @@ import { checkoutEventSignal } from '../../../workflows/messages.ts';
 import type { AppDeps } from '../../context.ts';
 
 export async function startCheckoutWorkflow(deps: AppDeps, intent_id: string, org_id: string, trigger: ReconcileTrigger, session_id: string): Promise<void> {
-  await signalWithStartJob(deps.temporal, { kind: 'checkout', resource_id: intent_id, org_id, project_id: null }, { intent_id }, checkoutEventSignal, { trigger, session_id });
+  await signalWithStartJob(deps.temporal, { kind: 'checkout', resource_id: intent_id, org_id, project_id: null }, { intent_id }, checkoutEventSignal, {
+    trigger,
+    session_id,
+  });
 }

@@ -31,14 +31,18 @@ async function authorizeProgramFunding(deps: AppDeps, user_id: string, program_i
     throw new ServiceError('APPROVAL_REQUIRED', 'The institution has no verification record yet; an operator verifies it before its programs can be funded.');
   }
   if (program.status === 'closed' || Date.parse(program.ends_at) <= Date.now()) {
-    throw new ServiceError('CONFLICT', `Program ${program_id} is ${program.status === 'closed' ? 'closed' : 'past its end date'}; it cannot be funded.`, { reason: 'program_closed' });
+    throw new ServiceError('CONFLICT', `Program ${program_id} is ${program.status === 'closed' ? 'closed' : 'past its end date'}; it cannot be funded.`, {
+      reason: 'program_closed',
+    });
   }
 }
 
 /** Who pays: exactly one of the organization (its owner or admin) and the program (its institution's administrator). */
 async function checkoutOwner(deps: AppDeps, ctx: Context, body: Static<typeof CheckoutBody>, user_id: string): Promise<Owner> {
   if ((body.org_id === undefined) === (body.program_id === undefined)) {
-    throw new ServiceError('VALIDATION_FAILED', 'Name exactly one owner: org_id or program_id.', [{ path: '/', message: 'needs exactly one of org_id, program_id' }]);
+    throw new ServiceError('VALIDATION_FAILED', 'Name exactly one owner: org_id or program_id.', [
+      { path: '/', message: 'needs exactly one of org_id, program_id' },
+    ]);
   }
   if (body.program_id !== undefined) {
     await authorizeProgramFunding(deps, user_id, body.program_id);
@@ -52,9 +56,13 @@ async function checkoutOwner(deps: AppDeps, ctx: Context, body: Static<typeof Ch
 async function withSession(deps: AppDeps, intent: IntentRow): Promise<IntentRow> {
   if (intent.session_id) return intent;
   if (Date.parse(intent.expires_at) <= Date.now()) {
-    throw new ServiceError('CONFLICT', `Purchase intent ${intent.id} expired before a checkout session was made; start a new checkout with a new Idempotency-Key.`, {
-      reason: 'checkout_expired',
-    });
+    throw new ServiceError(
+      'CONFLICT',
+      `Purchase intent ${intent.id} expired before a checkout session was made; start a new checkout with a new Idempotency-Key.`,
+      {
+        reason: 'checkout_expired',
+      },
+    );
   }
   const session = await createCheckoutSession(deps.config, intent);
   return deps.db.transaction((tx) => saveSession(tx, intent.id, session));
@@ -81,7 +89,10 @@ export function startCheckoutRoute(deps: AppDeps): RouteDef {
     handler: async (ctx, { body, auth }) => {
       const owner = await checkoutOwner(deps, ctx, body, auth.user_id);
       const pack = await findPack(db, body.pack_key);
-      if (!pack) throw new ServiceError('VALIDATION_FAILED', `No pack ${body.pack_key} is on sale; GET /v1/billing/packs lists them.`, [{ path: '/pack_key', message: 'is not a pack on sale' }]);
+      if (!pack)
+        throw new ServiceError('VALIDATION_FAILED', `No pack ${body.pack_key} is on sale; GET /v1/billing/packs lists them.`, [
+          { path: '/pack_key', message: 'is not a pack on sale' },
+        ]);
       const return_url = checkReturnUrl(config.billing_return_url, config.stripe_live_mode);
       const price = await packPrice(config, pack);
       // spec: Checkout rules — the intent is saved (committed with the replay record) before the provider call.

@@ -27,12 +27,16 @@ export function stripeWebhookRoute(deps: AppDeps): RouteDef {
       const raw = await readRawBody(ctx, WEBHOOK_BODY_BYTES_MAX, 'WEBHOOK_BODY_BYTES_MAX');
       const event = verifiedEvent(config, raw, ctx.get('stripe-signature'));
       if (!event) {
-        throw new ServiceError('VALIDATION_FAILED', 'The event signature is missing, invalid or too old.', [{ path: '/headers/stripe-signature', message: 'is not a valid signature' }]);
+        throw new ServiceError('VALIDATION_FAILED', 'The event signature is missing, invalid or too old.', [
+          { path: '/headers/stripe-signature', message: 'is not a valid signature' },
+        ]);
       }
       if (event.livemode !== config.stripe_live_mode) {
-        throw new ServiceError('VALIDATION_FAILED', `The event is from ${event.livemode ? 'live' : 'test'} mode; this deployment runs in ${config.stripe_live_mode ? 'live' : 'test'} mode.`, [
-          { path: '/livemode', message: 'does not match the deployment' },
-        ]);
+        throw new ServiceError(
+          'VALIDATION_FAILED',
+          `The event is from ${event.livemode ? 'live' : 'test'} mode; this deployment runs in ${config.stripe_live_mode ? 'live' : 'test'} mode.`,
+          [{ path: '/livemode', message: 'does not match the deployment' }],
+        );
       }
       const ignore = (why: string) => {
         ctx.status = 200;

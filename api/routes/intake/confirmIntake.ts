@@ -31,13 +31,21 @@ async function checkedDocument(deps: AppDeps, project_id: string, body: Static<t
     throw new ServiceError(
       'VALIDATION_FAILED',
       `the document holds possible secrets or patient identifiers (${kinds}); remove them and confirm again. Nothing was stored.`,
-      findings.map((finding) => ({ path: `/spec${finding.pointer}`, message: `possible ${finding.kind}`, kind: finding.kind, category: finding.category, masked: finding.masked })),
+      findings.map((finding) => ({
+        path: `/spec${finding.pointer}`,
+        message: `possible ${finding.kind}`,
+        kind: finding.kind,
+        category: finding.category,
+        masked: finding.masked,
+      })),
     );
   }
   if (body.draft_id !== undefined) {
     const draft = await findDraft(deps.db, body.draft_id);
     if (!draft || draft.project_id !== project_id) {
-      throw new ServiceError('NOT_FOUND', `Intake draft ${body.draft_id} was not found in project ${project_id}.`, [{ path: '/draft_id', message: 'not found' }]);
+      throw new ServiceError('NOT_FOUND', `Intake draft ${body.draft_id} was not found in project ${project_id}.`, [
+        { path: '/draft_id', message: 'not found' },
+      ]);
     }
   }
   return spec;
@@ -49,7 +57,8 @@ export function confirmIntakeRoute(deps: AppDeps): RouteDef {
     method: 'post',
     path: '/v1/projects/{project_id}/intakes',
     operation_id: 'confirmIntake',
-    summary: 'Confirm an IntakeSpec (a corrected draft or JSON from your own assistant): citations are checked, failing ones dropped and listed; creates revision n+1',
+    summary:
+      'Confirm an IntakeSpec (a corrected draft or JSON from your own assistant): citations are checked, failing ones dropped and listed; creates revision n+1',
     tag: 'intake',
     auth: 'user',
     scope: 'write',

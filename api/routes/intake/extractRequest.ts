@@ -45,9 +45,11 @@ const requestTooLarge = () =>
   );
 
 const unstorableField = (path: string) =>
-  new ServiceError('VALIDATION_FAILED', `The form field ${path.slice(1)} holds a NUL character or a lone UTF-16 surrogate; remove it (such text cannot be stored).`, [
-    { path, message: 'contains a NUL character or a lone surrogate' },
-  ]);
+  new ServiceError(
+    'VALIDATION_FAILED',
+    `The form field ${path.slice(1)} holds a NUL character or a lone UTF-16 surrogate; remove it (such text cannot be stored).`,
+    [{ path, message: 'contains a NUL character or a lone surrogate' }],
+  );
 
 function sourceName(filename: string | undefined, index: number): string {
   const name = basename((filename ?? '').replace(/\\/g, '/')).trim();
@@ -83,10 +85,17 @@ async function readExtractMultipart(ctx: Context): Promise<ExtractRequest> {
     },
     refusals: { tooManyParts: tooManySources, partTooLarge: sourceTooLarge, tooLarge: requestTooLarge },
   });
-  const inputs = body.parts.map((part, index): ExtractionInput =>
-    part.kind === 'field' ? { kind: 'text', text: part.value } : { kind: 'file', filename: sourceName(part.filename, index), content_type: part.mime_type, bytes: part.bytes },
+  const inputs = body.parts.map(
+    (part, index): ExtractionInput =>
+      part.kind === 'field'
+        ? { kind: 'text', text: part.value }
+        : { kind: 'file', filename: sourceName(part.filename, index), content_type: part.mime_type, bytes: part.bytes },
   );
-  return { inputs, ...(body.fields.org_id !== undefined ? { org_id: body.fields.org_id.trim() } : {}), ...(body.fields.project_id !== undefined ? { project_id: body.fields.project_id.trim() } : {}) };
+  return {
+    inputs,
+    ...(body.fields.org_id !== undefined ? { org_id: body.fields.org_id.trim() } : {}),
+    ...(body.fields.project_id !== undefined ? { project_id: body.fields.project_id.trim() } : {}),
+  };
 }
 
 /** The router read and validated a JSON body; a multipart body is streamed here. */
@@ -97,16 +106,24 @@ export async function readExtractRequest(ctx: Context, json: Static<typeof Extra
 }
 
 /** `org_id` or `project_id` says whose material it is; with both, they must agree. */
-export async function resolveOwner(deps: AppDeps, ctx: Context, request: ExtractRequest): Promise<{ org_id: string; project_id: string | null; user_id: string }> {
+export async function resolveOwner(
+  deps: AppDeps,
+  ctx: Context,
+  request: ExtractRequest,
+): Promise<{ org_id: string; project_id: string | null; user_id: string }> {
   if (request.project_id) {
     const project = await loadProject(deps, ctx, request.project_id);
     if (request.org_id && request.org_id !== project.org_id) {
-      throw new ServiceError('VALIDATION_FAILED', 'org_id and project_id name different organizations; send one of them', [{ path: '/org_id', message: 'does not own the project' }]);
+      throw new ServiceError('VALIDATION_FAILED', 'org_id and project_id name different organizations; send one of them', [
+        { path: '/org_id', message: 'does not own the project' },
+      ]);
     }
     return { org_id: project.org_id, project_id: project.id, user_id: callerOf(ctx).user_id };
   }
   if (!request.org_id) {
-    throw new ServiceError('VALIDATION_FAILED', 'say whose material this is: send org_id or project_id', [{ path: '/org_id', message: 'org_id or project_id is required' }]);
+    throw new ServiceError('VALIDATION_FAILED', 'say whose material this is: send org_id or project_id', [
+      { path: '/org_id', message: 'org_id or project_id is required' },
+    ]);
   }
   const { auth } = await authorizeOrg(deps, ctx, request.org_id);
   return { org_id: request.org_id, project_id: null, user_id: auth.user_id };

@@ -22,7 +22,9 @@ export function getIntakeSourceTextRoute(deps: AppDeps): RouteDef {
       const source = await loadSource(deps, ctx, input.params.source_id);
       // spec: Intake source - a quarantined source's text is never returned.
       if (source.status !== 'processed') {
-        throw new ServiceError('CONFLICT', `source ${source.id} has status ${source.status}; only a processed source's text is returned`, { status: source.status });
+        throw new ServiceError('CONFLICT', `source ${source.id} has status ${source.status}; only a processed source's text is returned`, {
+          status: source.status,
+        });
       }
       const [text] = await processedSourceLines(db, source.org_id, [source.id]);
       if (!text) throw new ServiceError('NOT_FOUND', `Intake source ${source.id} was not found.`);

@@ -62,7 +62,11 @@ export function parseIntakeRoute(deps: AppDeps): RouteDef {
       });
       // After the commit, on replays too: the deterministic id makes a repeated start a no-op.
       const started = outcome.body as { id: string; org_id: string; project_id: string };
-      await startJob(deps.temporal, { kind: 'intake_draft', resource_id: started.id, org_id: started.org_id, project_id: started.project_id }, { draft_id: started.id });
+      await startJob(
+        deps.temporal,
+        { kind: 'intake_draft', resource_id: started.id, org_id: started.org_id, project_id: started.project_id },
+        { draft_id: started.id },
+      );
       respond(ctx, outcome);
     },
   });

@@ -15,7 +15,8 @@ export function createEvaluationPlanRoute(deps: AppDeps): RouteDef {
     method: 'post',
     path: '/v1/projects/{project_id}/evaluation-plans',
     operation_id: 'createEvaluationPlan',
-    summary: "Plan the evaluations for the project's latest confirmed intake: a decision with an explanation per evaluation, approvals needed, estimated credits, Business questions",
+    summary:
+      "Plan the evaluations for the project's latest confirmed intake: a decision with an explanation per evaluation, approvals needed, estimated credits, Business questions",
     tag: 'review',
     auth: 'user',
     scope: 'write',

@@ -30,9 +30,17 @@ export function createProviderKeyRoute(deps: AppDeps): RouteDef {
       const label = trimmedName(body.label, 'label', PROVIDER_KEY_LABEL_LENGTH_MAX);
       checkProviderKey(body.api_key);
       // The replay hash sees a keyed digest of the key, never the key (and no bare hash that could be tested offline).
-      const key_digest = createHmac('sha256', config.master_key ?? Buffer.alloc(0)).update(body.api_key).digest('hex');
+      const key_digest = createHmac('sha256', config.master_key ?? Buffer.alloc(0))
+        .update(body.api_key)
+        .digest('hex');
       const outcome = await idempotent(db, ctx, { owner_id: org_id, hashed_body: { provider: body.provider, label, key_digest } }, async (tx) => {
-        const { key } = await addProviderKey(tx, config.master_key, { org_id, provider: body.provider, label, api_key: body.api_key, created_by: auth.user_id });
+        const { key } = await addProviderKey(tx, config.master_key, {
+          org_id,
+          provider: body.provider,
+          label,
+          api_key: body.api_key,
+          created_by: auth.user_id,
+        });
         return { status: 201, body: presentCreatedKey(key) };
       });
       respond(ctx, outcome);

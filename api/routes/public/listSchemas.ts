@@ -14,7 +14,14 @@ export function listSchemasRoute(): RouteDef {
     responses: { 200: { description: 'contracts', schema: SchemaList } },
     handler: async (ctx) => {
       ctx.body = {
-        data: CONTRACTS.map((c) => ({ name: c.name, version: c.version, experimental: c.experimental ?? false, description: c.description, url: `/v1/schemas/${c.name}`, changelog: CHANGELOG })),
+        data: CONTRACTS.map((c) => ({
+          name: c.name,
+          version: c.version,
+          experimental: c.experimental ?? false,
+          description: c.description,
+          url: `/v1/schemas/${c.name}`,
+          changelog: CHANGELOG,
+        })),
         changelog: CHANGELOG,
       };
     },

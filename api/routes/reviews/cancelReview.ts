@@ -21,7 +21,11 @@ export function cancelReviewRoute(deps: AppDeps): RouteDef {
     scope: 'run',
     role: 'member',
     responses: {
-      200: { description: 'the review as it is now: canceled, or still searching/drafting/verifying until its workflow records canceled (poll GET /v1/reviews/{review_id})', schema: Review },
+      200: {
+        description:
+          'the review as it is now: canceled, or still searching/drafting/verifying until its workflow records canceled (poll GET /v1/reviews/{review_id})',
+        schema: Review,
+      },
       409: { description: 'CONFLICT: the review already ended (succeeded, failed or canceled); details.status names the state' },
     },
     handler: async (ctx, input) => {

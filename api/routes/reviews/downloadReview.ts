@@ -14,7 +14,10 @@ export function downloadReviewRoute(deps: AppDeps): RouteDef {
     scope: 'read',
     role: 'member',
     responses: {
-      200: { description: 'attachment: the review, every retrieved record (excluded ones with their reason) and every claim with its checks', content_type: 'application/json' },
+      200: {
+        description: 'attachment: the review, every retrieved record (excluded ones with their reason) and every claim with its checks',
+        content_type: 'application/json',
+      },
       409: { description: 'the review has not succeeded (CONFLICT)' },
     },
     handler: async (ctx, input) => {

@@ -40,25 +40,44 @@ export function startReviewRoute(deps: AppDeps): RouteDef {
       const body = input.body;
       const byok_provider: ByokProvider | null = body.byok_provider ?? null;
       const auth = input.auth;
-      const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, plan_id: body.plan_id, byok_provider } }, async (tx) => {
-        const plan = await findPlan(tx, project.id, body.plan_id);
-        if (!plan) throw new ServiceError('NOT_FOUND', `Evaluation plan ${body.plan_id} of project ${project.id} was not found.`, [{ path: '/plan_id', message: 'no such plan in this project' }]);
-        const { credits_reserved } = admitReview({
-          plan_id: plan.id,
-          project_id: project.id,
-          plan: plan.plan,
-          approvals: plan.approvals,
-          byok_provider,
-          credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
-        });
-        await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
-        if (credits_reserved > 0) await assertCanCover(tx, project.org_id, credits_reserved);
-        const row = await createReview(tx, { project_id: project.id, org_id: project.org_id, plan_id: plan.id, byok_provider, credits_reserved, created_by: auth.user_id });
-        return { status: 201, body: await reviewBody(tx, row) };
-      });
+      const outcome = await idempotent(
+        db,
+        ctx,
+        { owner_id: project.org_id, hashed_body: { project_id: project.id, plan_id: body.plan_id, byok_provider } },
+        async (tx) => {
+          const plan = await findPlan(tx, project.id, body.plan_id);
+          if (!plan)
+            throw new ServiceError('NOT_FOUND', `Evaluation plan ${body.plan_id} of project ${project.id} was not found.`, [
+              { path: '/plan_id', message: 'no such plan in this project' },
+            ]);
+          const { credits_reserved } = admitReview({
+            plan_id: plan.id,
+            project_id: project.id,
+            plan: plan.plan,
+            approvals: plan.approvals,
+            byok_provider,
+            credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
+          });
+          await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
+          if (credits_reserved > 0) await assertCanCover(tx, project.org_id, credits_reserved);
+          const row = await createReview(tx, {
+            project_id: project.id,
+            org_id: project.org_id,
+            plan_id: plan.id,
+            byok_provider,
+            credits_reserved,
+            created_by: auth.user_id,
+          });
+          return { status: 201, body: await reviewBody(tx, row) };
+        },
+      );
       // Started after the commit, on replays too: the deterministic id makes a second start a no-op.
       const started = outcome.body as { id: string; org_id: string; project_id: string };
-      await startJob(deps.temporal, { kind: 'review', resource_id: started.id, org_id: started.org_id, project_id: started.project_id }, { review_id: started.id });
+      await startJob(
+        deps.temporal,
+        { kind: 'review', resource_id: started.id, org_id: started.org_id, project_id: started.project_id },
+        { review_id: started.id },
+      );
       respond(ctx, outcome);
     },
   });

@@ -34,7 +34,9 @@ export function cancelRunRoute(deps: AppDeps): RouteDef {
           ctx.body = now;
           return;
         }
-        throw new ServiceError('CONFLICT', `Run ${run.run_id} already ended (${now?.status}); only a queued or running run can be canceled.`, { status: now?.status });
+        throw new ServiceError('CONFLICT', `Run ${run.run_id} already ended (${now?.status}); only a queued or running run can be canceled.`, {
+          status: now?.status,
+        });
       }
       await cancelJob(deps.temporal, { kind: 'run', resource_id: run.run_id });
       ctx.body = canceled;

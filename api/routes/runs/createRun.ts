@@ -22,7 +22,11 @@ function admit(estimate: RunEstimate, budget_limit_credits: number): number {
     first.kind === 'budget'
       ? `${first.message} (POST /v1/runs/estimate shows the cost model).`
       : `The world cannot run: ${first.message}. Reduce it below the named limits and save a new revision.`,
-    admission.issues.map((issue) => ({ path: issue.pointer, message: issue.message, ...(issue.kind === 'budget' ? { credits_estimate: estimate.credits_estimate } : {}) })),
+    admission.issues.map((issue) => ({
+      path: issue.pointer,
+      message: issue.message,
+      ...(issue.kind === 'budget' ? { credits_estimate: estimate.credits_estimate } : {}),
+    })),
   );
 }
 

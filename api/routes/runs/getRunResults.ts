@@ -15,7 +15,10 @@ export function getRunResultsRoute(deps: AppDeps): RouteDef {
     auth: 'user',
     scope: 'read',
     role: 'member',
-    responses: { 200: { description: 'the results (synthetic)', schema: RunResultsBody }, 409: { description: 'CONFLICT: the run has not succeeded or timed out' } },
+    responses: {
+      200: { description: 'the results (synthetic)', schema: RunResultsBody },
+      409: { description: 'CONFLICT: the run has not succeeded or timed out' },
+    },
     handler: async (ctx, input) => {
       const run = await loadRun(deps, ctx, input.params.run_id, 'read');
       requireResults(run);

@@ -39,7 +39,13 @@ export function allocateSponsorCreditsRoute(deps: AppDeps): RouteDef {
         });
         return {
           status: 201,
-          body: { transaction_id: transfer.id, program_id: program.id, org_id: body.org_id, credits: transfer.credits, credits_allocated_to_recipient: allocated + transfer.credits },
+          body: {
+            transaction_id: transfer.id,
+            program_id: program.id,
+            org_id: body.org_id,
+            credits: transfer.credits,
+            credits_allocated_to_recipient: allocated + transfer.credits,
+          },
         };
       });
       respond(ctx, outcome);

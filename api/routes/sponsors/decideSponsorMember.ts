@@ -25,7 +25,10 @@ export function decideSponsorMemberRoute(deps: AppDeps): RouteDef {
         if (!enrollment) throw new ServiceError('NOT_FOUND', `Organization ${body.org_id} has no enrollment in program ${program.id}.`);
         const status = decisionOutcome(program, enrollment.status, body.approve, Date.now());
         const decided = await decideEnrollment(tx, { enrollment_id: enrollment.id, status, decided_by: auth.user_id, note });
-        return { status: 200, body: { program_id: program.id, org_id: decided.org_id, status: decided.status, note: decided.decision_note, decided_at: decided.decided_at } };
+        return {
+          status: 200,
+          body: { program_id: program.id, org_id: decided.org_id, status: decided.status, note: decided.decision_note, decided_at: decided.decided_at },
+        };
       });
       respond(ctx, outcome);
     },

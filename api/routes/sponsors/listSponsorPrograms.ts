@@ -14,7 +14,7 @@ export function listSponsorProgramsRoute(deps: AppDeps): RouteDef {
     method: 'get',
     path: '/v1/sponsors/programs',
     operation_id: 'listSponsorPrograms',
-    summary: "Programs of the institutions the signed-in user administers, newest first",
+    summary: 'Programs of the institutions the signed-in user administers, newest first',
     auth: 'session',
     scope: 'read',
     audience: SPONSOR_ADMIN,

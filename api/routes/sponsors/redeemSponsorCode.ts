@@ -3,7 +3,15 @@ import { ServiceError } from '../../../domain/errors.ts';
 import { redemptionOutcome } from '../../../domain/sponsors/rules.ts';
 import { findUser } from '../../../store/accounts/accounts.ts';
 import { isUniqueViolation } from '../../../store/db.ts';
-import { codeDigest, countCodeUse, countRecipients, createEnrollment, findCodeByDigest, hasRedeemed, lockCodeByDigest } from '../../../store/sponsors/sponsors.ts';
+import {
+  codeDigest,
+  countCodeUse,
+  countRecipients,
+  createEnrollment,
+  findCodeByDigest,
+  hasRedeemed,
+  lockCodeByDigest,
+} from '../../../store/sponsors/sponsors.ts';
 import { authorizeOrg } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
 import { idempotent, respond } from '../../idempotency.ts';
@@ -44,13 +52,26 @@ export function redeemSponsorCodeRoute(deps: AppDeps): RouteDef {
         }
         const status = redemptionOutcome(program, { redeemer_email: user.email, recipients: await countRecipients(tx, program.id) }, Date.now());
         await countCodeUse(tx, code.id);
-        const enrollment = await createEnrollment(tx, { program_id: program.id, org_id: body.org_id, redeemed_by: auth.user_id, code_id: code.id, status }).catch((error) => {
+        const enrollment = await createEnrollment(tx, {
+          program_id: program.id,
+          org_id: body.org_id,
+          redeemed_by: auth.user_id,
+          code_id: code.id,
+          status,
+        }).catch((error) => {
           if (isUniqueViolation(error)) throw new ServiceError('CONFLICT', 'This organization or this person already redeemed a code of this program.');
           throw error;
         });
         return {
           status: 201,
-          body: { enrollment_id: enrollment.id, program_id: program.id, program_name: program.name, org_id: enrollment.org_id, status, created_at: enrollment.created_at },
+          body: {
+            enrollment_id: enrollment.id,
+            program_id: program.id,
+            program_name: program.name,
+            org_id: enrollment.org_id,
+            status,
+            created_at: enrollment.created_at,
+          },
         };
       });
       respond(ctx, outcome);

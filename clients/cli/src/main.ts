@@ -120,11 +120,9 @@ export function buildProgram(): Command {
   const g = (): Global => program.opts<Global>();
   const out = () => printer(Boolean(g().json));
 
-  program
-    .command('help-exit-codes', { hidden: true })
-    .action(() => {
-      process.stdout.write(EXIT_CODES_HELP);
-    });
+  program.command('help-exit-codes', { hidden: true }).action(() => {
+    process.stdout.write(EXIT_CODES_HELP);
+  });
 
   // Sign-in and token storage.
   program
@@ -162,10 +160,13 @@ export function buildProgram(): Command {
     .action(async () => {
       const me = unwrapAs<Any>(await clientFor(g()).GET('/v1/me'));
       out().result(me, () =>
-        [fields([['user', me.user?.email ?? me.email ?? me.user_id]]), table(me.memberships ?? [], [
-          { header: 'org', value: (m: Any) => m.org_id },
-          { header: 'role', value: (m: Any) => m.role },
-        ])].join('\n'),
+        [
+          fields([['user', me.user?.email ?? me.email ?? me.user_id]]),
+          table(me.memberships ?? [], [
+            { header: 'org', value: (m: Any) => m.org_id },
+            { header: 'role', value: (m: Any) => m.role },
+          ]),
+        ].join('\n'),
       );
     });
 
@@ -177,11 +178,13 @@ export function buildProgram(): Command {
     .action(async (o: Any) => {
       const client = clientFor(g());
       const page = unwrapAs<Any>(await client.GET('/v1/projects', { query: { org_id: await orgOf(client, o.org) } as never }));
-      out().result(page, () => table(page.data, [
-        { header: 'id', value: (p: Any) => p.id },
-        { header: 'title', value: (p: Any) => p.title },
-        { header: 'created', value: (p: Any) => p.created_at },
-      ]));
+      out().result(page, () =>
+        table(page.data, [
+          { header: 'id', value: (p: Any) => p.id },
+          { header: 'title', value: (p: Any) => p.title },
+          { header: 'created', value: (p: Any) => p.created_at },
+        ]),
+      );
     });
   projects
     .command('create')
@@ -190,15 +193,21 @@ export function buildProgram(): Command {
     .option('--idempotency-key <key>')
     .action(async (o: Any) => {
       const client = clientFor(g());
-      const project = unwrap(await client.POST('/v1/projects', { body: { title: o.title, org_id: await orgOf(client, o.org) }, idempotencyKey: o.idempotencyKey }));
-      out().result(project, () => fields([['id', project.id], ['title', project.title], ['org', project.org_id]]));
+      const project = unwrap(
+        await client.POST('/v1/projects', { body: { title: o.title, org_id: await orgOf(client, o.org) }, idempotencyKey: o.idempotencyKey }),
+      );
+      out().result(project, () =>
+        fields([
+          ['id', project.id],
+          ['title', project.title],
+          ['org', project.org_id],
+        ]),
+      );
     });
-  projects
-    .command('show <project_id>')
-    .action(async (id: string) => {
-      const project = unwrap(await clientFor(g()).GET('/v1/projects/{project_id}', { path: { project_id: id } }));
-      out().result(project, () => fields(Object.entries(project)));
-    });
+  projects.command('show <project_id>').action(async (id: string) => {
+    const project = unwrap(await clientFor(g()).GET('/v1/projects/{project_id}', { path: { project_id: id } }));
+    out().result(project, () => fields(Object.entries(project)));
+  });
 
   // Intake: extract (files and stdin), draft, confirm.
   program
@@ -217,18 +226,20 @@ export function buildProgram(): Command {
         else form.append('files', new Blob([readFileSync(path)]), basename(path));
       }
       const extracted = unwrapAs<Any>(await client.POST('/v1/intakes/extract', { body: form }));
-      out().result(extracted, () => table(extracted.sources, [
-        { header: 'source', value: (s: Any) => s.id },
-        { header: 'name', value: (s: Any) => s.name ?? s.filename ?? s.kind },
-        { header: 'status', value: (s: Any) => s.status },
-        { header: 'findings', value: (s: Any) => (s.findings ?? []).length },
-      ]));
+      out().result(extracted, () =>
+        table(extracted.sources, [
+          { header: 'source', value: (s: Any) => s.id },
+          { header: 'name', value: (s: Any) => s.name ?? s.filename ?? s.kind },
+          { header: 'status', value: (s: Any) => s.status },
+          { header: 'findings', value: (s: Any) => (s.findings ?? []).length },
+        ]),
+      );
     });
   const intake = program.command('intake').description('Draft and confirm an IntakeSpec');
   intake
     .command('draft')
     .requiredOption('--project <project_id>')
-    .option('--source <source_id...>', 'processed sources to draft from (default: all of the project\'s processed sources, at most 50)')
+    .option('--source <source_id...>', "processed sources to draft from (default: all of the project's processed sources, at most 50)")
     .option('--byok-provider <provider>')
     .option('--idempotency-key <key>')
     .option('--wait', 'wait for the draft to end, with progress on stderr')
@@ -238,13 +249,31 @@ export function buildProgram(): Command {
       // No --source: every processed source of the project (the API's request names them).
       const body: Any = { source_ids: o.source ?? (await projectSourceIds(client, o.project)) };
       if (o.byokProvider) body.byok_provider = o.byokProvider;
-      let draft = unwrapAs<Any>(await client.POST('/v1/projects/{project_id}/intakes/parse', { path: { project_id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }));
+      let draft = unwrapAs<Any>(
+        await client.POST('/v1/projects/{project_id}/intakes/parse', {
+          path: { project_id: o.project },
+          body: body as never,
+          idempotencyKey: o.idempotencyKey,
+        }),
+      );
       if (o.wait) {
         const id = draft.id;
-        draft = await waitFor(g(), `intake draft ${id}`, async () => unwrapAs<Any>(await client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: id } })), (d) => d.status, o.timeout);
+        draft = await waitFor(
+          g(),
+          `intake draft ${id}`,
+          async () => unwrapAs<Any>(await client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: id } })),
+          (d) => d.status,
+          o.timeout,
+        );
         exit_code = endedExit(draft);
       }
-      out().result(draft, () => fields([['draft', draft.id], ['status', draft.status], ['credits used', draft.usage?.credits ?? draft.credits_used]]));
+      out().result(draft, () =>
+        fields([
+          ['draft', draft.id],
+          ['status', draft.status],
+          ['credits used', draft.usage?.credits ?? draft.credits_used],
+        ]),
+      );
     });
   intake
     .command('show-draft <draft_id>')
@@ -252,14 +281,23 @@ export function buildProgram(): Command {
     .action(async (id: string, o: Any) => {
       const draft = unwrapAs<Any>(await clientFor(g()).GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: id } }));
       if (o.out && draft.spec) writeFileSync(o.out, `${JSON.stringify(draft.spec, null, 2)}\n`);
-      out().result(draft, () => fields([['draft', draft.id], ['status', draft.status], ['spec', o.out && draft.spec ? `written to ${o.out}` : draft.spec ? 'present (use --out)' : null]]));
+      out().result(draft, () =>
+        fields([
+          ['draft', draft.id],
+          ['status', draft.status],
+          ['spec', o.out && draft.spec ? `written to ${o.out}` : draft.spec ? 'present (use --out)' : null],
+        ]),
+      );
     });
-  intake
-    .command('cancel-draft <draft_id>')
-    .action(async (id: string) => {
-      const draft = unwrapAs<Any>(await clientFor(g()).POST('/v1/intake-drafts/{draft_id}/cancel', { path: { draft_id: id } }));
-      out().result(draft, () => fields([['draft', draft.id], ['status', draft.status]]));
-    });
+  intake.command('cancel-draft <draft_id>').action(async (id: string) => {
+    const draft = unwrapAs<Any>(await clientFor(g()).POST('/v1/intake-drafts/{draft_id}/cancel', { path: { draft_id: id } }));
+    out().result(draft, () =>
+      fields([
+        ['draft', draft.id],
+        ['status', draft.status],
+      ]),
+    );
+  });
   intake
     .command('confirm')
     .description('Confirm an IntakeSpec: a corrected draft (--spec FILE) or the draft unchanged (--draft ID)')
@@ -273,9 +311,18 @@ export function buildProgram(): Command {
       let spec = o.spec ? readJsonFile(o.spec) : undefined;
       if (!spec) spec = unwrapAs<Any>(await client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: o.draft } })).spec;
       const confirmed = unwrapAs<Any>(
-        await client.POST('/v1/projects/{project_id}/intakes', { path: { project_id: o.project }, body: { spec, ...(o.draft ? { draft_id: o.draft } : {}) } as never, idempotencyKey: o.idempotencyKey }),
+        await client.POST('/v1/projects/{project_id}/intakes', {
+          path: { project_id: o.project },
+          body: { spec, ...(o.draft ? { draft_id: o.draft } : {}) } as never,
+          idempotencyKey: o.idempotencyKey,
+        }),
       );
-      out().result(confirmed, () => fields([['revision', confirmed.revision], ['citations dropped', (confirmed.dropped_citations ?? confirmed.citations_dropped ?? []).length]]));
+      out().result(confirmed, () =>
+        fields([
+          ['revision', confirmed.revision],
+          ['citations dropped', (confirmed.dropped_citations ?? confirmed.citations_dropped ?? []).length],
+        ]),
+      );
     });
 
   // Plan and approve.
@@ -285,10 +332,19 @@ export function buildProgram(): Command {
     .requiredOption('--project <project_id>')
     .option('--idempotency-key <key>')
     .action(async (o: Any) => {
-      const created = unwrapAs<Any>(await clientFor(g()).POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: o.project }, body: {} as never, idempotencyKey: o.idempotencyKey }));
+      const created = unwrapAs<Any>(
+        await clientFor(g()).POST('/v1/projects/{project_id}/evaluation-plans', {
+          path: { project_id: o.project },
+          body: {} as never,
+          idempotencyKey: o.idempotencyKey,
+        }),
+      );
       out().result(created, () =>
         [
-          fields([['plan', created.id], ['approvals needed', (created.plan?.approvals_needed ?? []).map((a: Any) => a.scope).join(', ')]]),
+          fields([
+            ['plan', created.id],
+            ['approvals needed', (created.plan?.approvals_needed ?? []).map((a: Any) => a.scope).join(', ')],
+          ]),
           table(created.plan?.evaluations ?? [], [
             { header: 'evaluation', value: (e: Any) => e.kind },
             { header: 'decision', value: (e: Any) => e.decision },
@@ -304,7 +360,12 @@ export function buildProgram(): Command {
     .requiredOption('--plan <plan_id>')
     .requiredOption('--scope <scope>', 'for example hosted_inference')
     .action(async (o: Any) => {
-      const approved = unwrapAs<Any>(await clientFor(g()).POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', { path: { project_id: o.project, plan_id: o.plan }, body: { scope: o.scope } as never }));
+      const approved = unwrapAs<Any>(
+        await clientFor(g()).POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', {
+          path: { project_id: o.project, plan_id: o.plan },
+          body: { scope: o.scope } as never,
+        }),
+      );
       out().result(approved, () => `Approved ${o.scope} on plan ${o.plan}.`);
     });
 
@@ -312,7 +373,11 @@ export function buildProgram(): Command {
   const review = program.command('review').description('Concept and evidence reviews');
   const showReview = (r: Any) =>
     [
-      fields([['review', r.id], ['status', r.status], ['credits used', r.credits_used]]),
+      fields([
+        ['review', r.id],
+        ['status', r.status],
+        ['credits used', r.credits_used],
+      ]),
       r.review?.dimensions
         ? table(r.review.dimensions, [
             { header: 'dimension', value: (d: Any) => d.name ?? d.key ?? d.id },
@@ -334,10 +399,18 @@ export function buildProgram(): Command {
       const client = clientFor(g());
       const body: Any = { plan_id: o.plan };
       if (o.byokProvider) body.byok_provider = o.byokProvider;
-      let started = unwrapAs<Any>(await client.POST('/v1/projects/{project_id}/reviews', { path: { project_id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }));
+      let started = unwrapAs<Any>(
+        await client.POST('/v1/projects/{project_id}/reviews', { path: { project_id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }),
+      );
       if (o.wait) {
         const id = started.id;
-        started = await waitFor(g(), `review ${id}`, async () => unwrapAs<Any>(await client.GET('/v1/reviews/{review_id}', { path: { review_id: id } })), (r) => r.status, o.timeout);
+        started = await waitFor(
+          g(),
+          `review ${id}`,
+          async () => unwrapAs<Any>(await client.GET('/v1/reviews/{review_id}', { path: { review_id: id } })),
+          (r) => r.status,
+          o.timeout,
+        );
         exit_code = endedExit(started);
       }
       out().result(started, () => showReview(started));
@@ -353,12 +426,10 @@ export function buildProgram(): Command {
       if (o.wait) exit_code = endedExit(value);
       out().result(value, () => showReview(value));
     });
-  review
-    .command('cancel <review_id>')
-    .action(async (review_id: string) => {
-      const r = unwrapAs<Any>(await clientFor(g()).POST('/v1/reviews/{review_id}/cancel', { path: { review_id } }));
-      out().result(r, () => showReview(r));
-    });
+  review.command('cancel <review_id>').action(async (review_id: string) => {
+    const r = unwrapAs<Any>(await clientFor(g()).POST('/v1/reviews/{review_id}/cancel', { path: { review_id } }));
+    out().result(r, () => showReview(r));
+  });
   review
     .command('download <review_id>')
     .requiredOption('--out <file>')
@@ -370,34 +441,63 @@ export function buildProgram(): Command {
 
   // Worlds.
   const worlds = program.command('worlds').description('WorldSpecs: validate and save');
-  worlds
-    .command('validate <file>')
-    .action(async (file: string) => {
-      const result = unwrapAs<Any>(await clientFor(g(), false).POST('/v1/world-specs/validate', { body: readJsonFile(file) as never }));
-      if (!result.valid) exit_code = EXIT.api_error;
-      out().result(result, () => (result.valid ? 'valid' : table(result.problems, [{ header: 'pointer', value: (p: Any) => p.path ?? p.pointer }, { header: 'problem', value: (p: Any) => p.message }])));
-    });
+  worlds.command('validate <file>').action(async (file: string) => {
+    const result = unwrapAs<Any>(await clientFor(g(), false).POST('/v1/world-specs/validate', { body: readJsonFile(file) as never }));
+    if (!result.valid) exit_code = EXIT.api_error;
+    out().result(result, () =>
+      result.valid
+        ? 'valid'
+        : table(result.problems, [
+            { header: 'pointer', value: (p: Any) => p.path ?? p.pointer },
+            { header: 'problem', value: (p: Any) => p.message },
+          ]),
+    );
+  });
   worlds
     .command('save <file>')
     .requiredOption('--project <project_id>')
     .action(async (file: string, o: Any) => {
-      const saved = unwrapAs<Any>(await clientFor(g()).POST('/v1/projects/{project_id}/worlds', { path: { project_id: o.project }, body: readJsonFile(file) as never }));
-      out().result(saved, () => fields([['world revision', saved.world_revision_id], ['revision', saved.revision]]));
+      const saved = unwrapAs<Any>(
+        await clientFor(g()).POST('/v1/projects/{project_id}/worlds', { path: { project_id: o.project }, body: readJsonFile(file) as never }),
+      );
+      out().result(saved, () =>
+        fields([
+          ['world revision', saved.world_revision_id],
+          ['revision', saved.revision],
+        ]),
+      );
     });
 
   // Runs.
   const runs = program.command('runs').description('World runs');
   const showRun = (r: Any) =>
-    fields([['run', r.run_id], ['status', r.status], ['replications', `${r.replications_completed ?? 0}/${r.replications_requested ?? '?'}`], ['credits used', r.credits_used], ['budget', r.budget_limit_credits]]);
+    fields([
+      ['run', r.run_id],
+      ['status', r.status],
+      ['replications', `${r.replications_completed ?? 0}/${r.replications_requested ?? '?'}`],
+      ['credits used', r.credits_used],
+      ['budget', r.budget_limit_credits],
+    ]);
   runs
     .command('estimate')
     .requiredOption('--world-revision <world_revision_id>')
     .requiredOption('--budget <credits>', 'budget_limit_credits', integer('--budget'))
     .action(async (o: Any) => {
-      const quote = unwrapAs<Any>(await clientFor(g()).POST('/v1/runs/estimate', { body: { world_revision_id: o.worldRevision, budget_limit_credits: o.budget } }));
+      const quote = unwrapAs<Any>(
+        await clientFor(g()).POST('/v1/runs/estimate', { body: { world_revision_id: o.worldRevision, budget_limit_credits: o.budget } }),
+      );
       out().result(quote, () =>
-        [fields([['runnable', quote.runnable], ['estimate', quote.credits_estimate], ['reserved', quote.reserved_credits], ['available', quote.available_credits]]),
-          quote.issues?.length ? table(quote.issues, [{ header: 'issue', value: (i: Any) => i.message ?? i }]) : ''].filter(Boolean).join('\n'),
+        [
+          fields([
+            ['runnable', quote.runnable],
+            ['estimate', quote.credits_estimate],
+            ['reserved', quote.reserved_credits],
+            ['available', quote.available_credits],
+          ]),
+          quote.issues?.length ? table(quote.issues, [{ header: 'issue', value: (i: Any) => i.message ?? i }]) : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
       );
     });
   runs
@@ -410,7 +510,9 @@ export function buildProgram(): Command {
     .option('--timeout <seconds>', 'with --wait', integer('--timeout'), wait_max_seconds_default)
     .action(async (o: Any) => {
       const client = clientFor(g());
-      let created = unwrapAs<Any>(await client.POST('/v1/runs', { body: { world_revision_id: o.worldRevision, budget_limit_credits: o.budget }, idempotencyKey: o.idempotencyKey }));
+      let created = unwrapAs<Any>(
+        await client.POST('/v1/runs', { body: { world_revision_id: o.worldRevision, budget_limit_credits: o.budget }, idempotencyKey: o.idempotencyKey }),
+      );
       if (o.wait) {
         const run_id = created.run_id;
         created = await waitFor(
@@ -424,44 +526,43 @@ export function buildProgram(): Command {
       }
       out().result(created, () => showRun(created));
     });
-  runs
-    .command('show <run_id>')
-    .action(async (run_id: string) => {
-      const r = unwrapAs<Any>(await clientFor(g()).GET('/v1/runs/{run_id}', { path: { run_id } }));
-      out().result(r, () => showRun(r));
-    });
-  runs
-    .command('cancel <run_id>')
-    .action(async (run_id: string) => {
-      const r = unwrapAs<Any>(await clientFor(g()).POST('/v1/runs/{run_id}/cancel', { path: { run_id } }));
-      out().result(r, () => showRun(r));
-    });
-  runs
-    .command('results <run_id>')
-    .action(async (run_id: string) => {
-      const results = unwrapAs<Any>(await clientFor(g()).GET('/v1/runs/{run_id}/results', { path: { run_id } }));
-      out().result(results, () =>
-        [
-          table(results.metrics ?? [], [
-            { header: 'measure', value: (m: Any) => m.measure_id },
-            { header: 'variant', value: (m: Any) => m.variant_id },
-            { header: 'n', value: (m: Any) => m.n },
-            { header: 'mean', value: (m: Any) => (typeof m.mean === 'number' ? Number(m.mean.toPrecision(4)) : m.mean) },
-          ]),
-          '',
-          table(results.findings ?? [], [
-            { header: 'finding', value: (f: Any) => f.statement ?? f.text ?? f.id },
-            { header: 'label', value: (f: Any) => f.label },
-          ]),
-        ].join('\n'),
-      );
-    });
-  runs
-    .command('compare <run_id>')
-    .action(async (run_id: string) => {
-      const compared = unwrapAs<Any>(await clientFor(g()).POST('/v1/experiments/compare', { body: { run_id } as never }));
-      out().result(compared, () => table(compared.metrics ?? [], Object.keys(compared.metrics?.[0] ?? {}).slice(0, 6).map((k) => ({ header: k, value: (m: Any) => m[k] }))));
-    });
+  runs.command('show <run_id>').action(async (run_id: string) => {
+    const r = unwrapAs<Any>(await clientFor(g()).GET('/v1/runs/{run_id}', { path: { run_id } }));
+    out().result(r, () => showRun(r));
+  });
+  runs.command('cancel <run_id>').action(async (run_id: string) => {
+    const r = unwrapAs<Any>(await clientFor(g()).POST('/v1/runs/{run_id}/cancel', { path: { run_id } }));
+    out().result(r, () => showRun(r));
+  });
+  runs.command('results <run_id>').action(async (run_id: string) => {
+    const results = unwrapAs<Any>(await clientFor(g()).GET('/v1/runs/{run_id}/results', { path: { run_id } }));
+    out().result(results, () =>
+      [
+        table(results.metrics ?? [], [
+          { header: 'measure', value: (m: Any) => m.measure_id },
+          { header: 'variant', value: (m: Any) => m.variant_id },
+          { header: 'n', value: (m: Any) => m.n },
+          { header: 'mean', value: (m: Any) => (typeof m.mean === 'number' ? Number(m.mean.toPrecision(4)) : m.mean) },
+        ]),
+        '',
+        table(results.findings ?? [], [
+          { header: 'finding', value: (f: Any) => f.statement ?? f.text ?? f.id },
+          { header: 'label', value: (f: Any) => f.label },
+        ]),
+      ].join('\n'),
+    );
+  });
+  runs.command('compare <run_id>').action(async (run_id: string) => {
+    const compared = unwrapAs<Any>(await clientFor(g()).POST('/v1/experiments/compare', { body: { run_id } as never }));
+    out().result(compared, () =>
+      table(
+        compared.metrics ?? [],
+        Object.keys(compared.metrics?.[0] ?? {})
+          .slice(0, 6)
+          .map((k) => ({ header: k, value: (m: Any) => m[k] })),
+      ),
+    );
+  });
   runs
     .command('export <run_id>')
     .description('Make a signed link and download the ZIP (the download sends no bearer credential)')
@@ -520,7 +621,8 @@ export function buildProgram(): Command {
   };
   // A step's Idempotency-Key: give the same --idempotency-key to retry an ambiguous failure as the same step.
   const stepKey = (o: Any): string => o.idempotencyKey ?? `cli-${randomUUID()}`;
-  const readSession = async (session_id: string) => unwrapAs<Any>(await untyped(clientFor(g())).GET('/v1/authoring-sessions/{session_id}', { path: { session_id } }));
+  const readSession = async (session_id: string) =>
+    unwrapAs<Any>(await untyped(clientFor(g())).GET('/v1/authoring-sessions/{session_id}', { path: { session_id } }));
   sessions
     .command('start')
     .requiredOption('--project <project_id>')
@@ -531,11 +633,22 @@ export function buildProgram(): Command {
     .action(async (o: Any) => {
       const api = untyped(clientFor(g()));
       let session = unwrapAs<Any>(
-        await api.POST('/v1/projects/{project_id}/authoring-sessions', { path: { project_id: o.project }, body: o.body ? readJsonFile(o.body) : {}, idempotencyKey: stepKey(o) }),
+        await api.POST('/v1/projects/{project_id}/authoring-sessions', {
+          path: { project_id: o.project },
+          body: o.body ? readJsonFile(o.body) : {},
+          idempotencyKey: stepKey(o),
+        }),
       );
       if (o.wait) {
         const id = session.id;
-        session = await waitFor(g(), `authoring session ${id}`, () => readSession(id), (v) => v.status, o.timeout, (v) => v.status !== 'drafting');
+        session = await waitFor(
+          g(),
+          `authoring session ${id}`,
+          () => readSession(id),
+          (v) => v.status,
+          o.timeout,
+          (v) => v.status !== 'drafting',
+        );
       }
       reportSession(session);
     });
@@ -544,7 +657,12 @@ export function buildProgram(): Command {
     .requiredOption('--project <project_id>')
     .action(async (o: Any) => {
       const page = unwrapAs<Any>(await untyped(clientFor(g())).GET('/v1/projects/{project_id}/authoring-sessions', { path: { project_id: o.project } }));
-      out().result(page, () => table(page.data ?? [], [{ header: 'session', value: (s: Any) => s.id }, { header: 'status', value: (s: Any) => s.status }]));
+      out().result(page, () =>
+        table(page.data ?? [], [
+          { header: 'session', value: (s: Any) => s.id },
+          { header: 'status', value: (s: Any) => s.status },
+        ]),
+      );
     });
   for (const name of ['show', 'questions']) {
     sessions
@@ -573,7 +691,11 @@ export function buildProgram(): Command {
           }),
         };
       } else throw new UsageError('--answer or --file is needed');
-      reportSession(unwrapAs<Any>(await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/answers', { path: { session_id }, body, idempotencyKey: stepKey(o) })));
+      reportSession(
+        unwrapAs<Any>(
+          await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/answers', { path: { session_id }, body, idempotencyKey: stepKey(o) }),
+        ),
+      );
     });
   sessions
     .command('revise <session_id>')
@@ -582,7 +704,11 @@ export function buildProgram(): Command {
     .action(async (session_id: string, o: Any) => {
       reportSession(
         unwrapAs<Any>(
-          await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/revise', { path: { session_id }, body: o.body ? readJsonFile(o.body) : {}, idempotencyKey: stepKey(o) }),
+          await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/revise', {
+            path: { session_id },
+            body: o.body ? readJsonFile(o.body) : {},
+            idempotencyKey: stepKey(o),
+          }),
         ),
       );
     });
@@ -590,7 +716,11 @@ export function buildProgram(): Command {
     .command('approve <session_id>')
     .option('--idempotency-key <key>')
     .action(async (session_id: string, o: Any) => {
-      reportSession(unwrapAs<Any>(await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/approve', { path: { session_id }, body: {}, idempotencyKey: stepKey(o) })));
+      reportSession(
+        unwrapAs<Any>(
+          await untyped(clientFor(g())).POST('/v1/authoring-sessions/{session_id}/approve', { path: { session_id }, body: {}, idempotencyKey: stepKey(o) }),
+        ),
+      );
     });
 
   // Credits and ledger.
@@ -612,12 +742,14 @@ export function buildProgram(): Command {
       const client = clientFor(g());
       const org_id = await orgOf(client, o.org);
       const page = unwrapAs<Any>(await client.GET('/v1/orgs/{org_id}/ledger', { path: { org_id }, query: { limit: o.limit, offset: o.offset } as never }));
-      out().result(page, () => table(page.data ?? [], [
-        { header: 'entry', value: (e: Any) => e.id },
-        { header: 'kind', value: (e: Any) => e.kind ?? e.type },
-        { header: 'credits', value: (e: Any) => e.credits ?? e.amount },
-        { header: 'at', value: (e: Any) => e.created_at },
-      ]));
+      out().result(page, () =>
+        table(page.data ?? [], [
+          { header: 'entry', value: (e: Any) => e.id },
+          { header: 'kind', value: (e: Any) => e.kind ?? e.type },
+          { header: 'credits', value: (e: Any) => e.credits ?? e.amount },
+          { header: 'at', value: (e: Any) => e.created_at },
+        ]),
+      );
     });
 
   // Provider keys.
@@ -628,12 +760,14 @@ export function buildProgram(): Command {
     .action(async (o: Any) => {
       const client = clientFor(g());
       const page = unwrapAs<Any>(await client.GET('/v1/orgs/{org_id}/provider-keys', { path: { org_id: await orgOf(client, o.org) } }));
-      out().result(page, () => table(page.data ?? [], [
-        { header: 'key', value: (k: Any) => k.id },
-        { header: 'provider', value: (k: Any) => k.provider },
-        { header: 'label', value: (k: Any) => k.label },
-        { header: 'last four', value: (k: Any) => k.last_four ?? k.last4 },
-      ]));
+      out().result(page, () =>
+        table(page.data ?? [], [
+          { header: 'key', value: (k: Any) => k.id },
+          { header: 'provider', value: (k: Any) => k.provider },
+          { header: 'label', value: (k: Any) => k.label },
+          { header: 'last four', value: (k: Any) => k.last_four ?? k.last4 },
+        ]),
+      );
     });
   keys
     .command('add')
@@ -646,9 +780,19 @@ export function buildProgram(): Command {
       const client = clientFor(g());
       const api_key = process.stdin.isTTY ? await promptSecret('API key: ') : readFileSync(0, 'utf8').trim();
       const created = unwrapAs<Any>(
-        await client.POST('/v1/orgs/{org_id}/provider-keys', { path: { org_id: await orgOf(client, o.org) }, body: { provider: o.provider, label: o.label, api_key } as never, idempotencyKey: o.idempotencyKey }),
+        await client.POST('/v1/orgs/{org_id}/provider-keys', {
+          path: { org_id: await orgOf(client, o.org) },
+          body: { provider: o.provider, label: o.label, api_key } as never,
+          idempotencyKey: o.idempotencyKey,
+        }),
       );
-      out().result(created, () => fields([['key', created.id], ['provider', created.provider], ['label', created.label]]));
+      out().result(created, () =>
+        fields([
+          ['key', created.id],
+          ['provider', created.provider],
+          ['label', created.label],
+        ]),
+      );
     });
   keys
     .command('revoke <key_id>')

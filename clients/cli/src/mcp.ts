@@ -20,7 +20,12 @@ function bundledSchema(name: string): Json {
 }
 
 const id = (description: string) => ({ type: 'string', description });
-const idempotency_key = { type: 'string', minLength: 1, maxLength: 255, description: 'Idempotency-Key: retry an ambiguous failure with the same key and arguments' };
+const idempotency_key = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description: 'Idempotency-Key: retry an ambiguous failure with the same key and arguments',
+};
 
 export type ToolDef = {
   name: string;
@@ -46,7 +51,8 @@ export function tools(): ToolDef[] {
     },
     {
       name: 'extract_intake',
-      description: 'Read and screen pasted text without AI. Returns each source with its status (processed, unsupported, excluded_for_privacy, error) and masked findings.',
+      description:
+        'Read and screen pasted text without AI. Returns each source with its status (processed, unsupported, excluded_for_privacy, error) and masked findings.',
       inputSchema: object({ text: { type: 'string', minLength: 1 }, project_id: id('project id (proj_…)') }, ['text', 'project_id']),
       run: (api, a) => api.POST('/v1/intakes/extract', { body: { text: a.text, project_id: a.project_id } }),
     },
@@ -58,12 +64,19 @@ export function tools(): ToolDef[] {
     },
     {
       name: 'draft_intake',
-      description: "Ask the service to draft an IntakeSpec from the project's processed sources (metered in credits): the sources named, or without source_ids every processed source of the project (at most 50). Poll with get_intake_draft.",
-      inputSchema: object({ project_id: id('project id'), source_ids: { type: 'array', items: { type: 'string' } }, byok_provider: { type: 'string' }, idempotency_key }, ['project_id']),
+      description:
+        "Ask the service to draft an IntakeSpec from the project's processed sources (metered in credits): the sources named, or without source_ids every processed source of the project (at most 50). Poll with get_intake_draft.",
+      inputSchema: object(
+        { project_id: id('project id'), source_ids: { type: 'array', items: { type: 'string' } }, byok_provider: { type: 'string' }, idempotency_key },
+        ['project_id'],
+      ),
       run: async (api, a) =>
         api.POST('/v1/projects/{project_id}/intakes/parse', {
           path: { project_id: a.project_id },
-          body: { source_ids: a.source_ids ?? (await projectSourceIds(api as unknown as Pick<CrucibleClient, 'GET'>, a.project_id as string)), ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
+          body: {
+            source_ids: a.source_ids ?? (await projectSourceIds(api as unknown as Pick<CrucibleClient, 'GET'>, a.project_id as string)),
+            ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}),
+          },
           idempotencyKey: a.idempotency_key,
         }),
     },
@@ -76,28 +89,50 @@ export function tools(): ToolDef[] {
     {
       name: 'confirm_intake',
       description: 'Confirm (or import) an IntakeSpec the user has reviewed: citations are checked, failing ones dropped and listed.',
-      inputSchema: object({ project_id: id('project id'), spec: intake_spec, draft_id: id('the draft it came from, if any'), idempotency_key }, ['project_id', 'spec']),
+      inputSchema: object({ project_id: id('project id'), spec: intake_spec, draft_id: id('the draft it came from, if any'), idempotency_key }, [
+        'project_id',
+        'spec',
+      ]),
       run: (api, a) =>
-        api.POST('/v1/projects/{project_id}/intakes', { path: { project_id: a.project_id }, body: { spec: a.spec, ...(a.draft_id ? { draft_id: a.draft_id } : {}) }, idempotencyKey: a.idempotency_key }),
+        api.POST('/v1/projects/{project_id}/intakes', {
+          path: { project_id: a.project_id },
+          body: { spec: a.spec, ...(a.draft_id ? { draft_id: a.draft_id } : {}) },
+          idempotencyKey: a.idempotency_key,
+        }),
     },
     {
       name: 'create_plan',
       description: 'Plan the evaluations for the latest confirmed intake: a decision with an explanation per evaluation, approvals needed, estimated credits.',
       inputSchema: object({ project_id: id('project id'), idempotency_key }, ['project_id']),
-      run: (api, a) => api.POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: a.project_id }, body: {}, idempotencyKey: a.idempotency_key }),
+      run: (api, a) =>
+        api.POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: a.project_id }, body: {}, idempotencyKey: a.idempotency_key }),
     },
     {
       name: 'approve_plan',
       description: 'Approve one scope a plan lists, only when the user has said so (hosted_inference approves hosted inference for this plan).',
-      inputSchema: object({ project_id: id('project id'), plan_id: id('plan id'), scope: { type: 'string', description: 'the scope to approve, e.g. hosted_inference' } }, ['project_id', 'plan_id', 'scope']),
-      run: (api, a) => api.POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', { path: { project_id: a.project_id, plan_id: a.plan_id }, body: { scope: a.scope } }),
+      inputSchema: object(
+        { project_id: id('project id'), plan_id: id('plan id'), scope: { type: 'string', description: 'the scope to approve, e.g. hosted_inference' } },
+        ['project_id', 'plan_id', 'scope'],
+      ),
+      run: (api, a) =>
+        api.POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', {
+          path: { project_id: a.project_id, plan_id: a.plan_id },
+          body: { scope: a.scope },
+        }),
     },
     {
       name: 'start_review',
       description: 'Start a concept and evidence review for a plan that recommends it (credits are reserved, settled at actual usage). Poll with get_review.',
-      inputSchema: object({ project_id: id('project id'), plan_id: id('plan id'), byok_provider: { type: 'string' }, idempotency_key }, ['project_id', 'plan_id']),
+      inputSchema: object({ project_id: id('project id'), plan_id: id('plan id'), byok_provider: { type: 'string' }, idempotency_key }, [
+        'project_id',
+        'plan_id',
+      ]),
       run: (api, a) =>
-        api.POST('/v1/projects/{project_id}/reviews', { path: { project_id: a.project_id }, body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) }, idempotencyKey: a.idempotency_key }),
+        api.POST('/v1/projects/{project_id}/reviews', {
+          path: { project_id: a.project_id },
+          body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
+          idempotencyKey: a.idempotency_key,
+        }),
     },
     {
       name: 'get_review',
@@ -120,14 +155,24 @@ export function tools(): ToolDef[] {
     {
       name: 'estimate_run',
       description: 'Estimate a run of a world revision under a budget: runnable, issues, reserved and available credits. Spends nothing.',
-      inputSchema: object({ world_revision_id: id('world revision id'), budget_limit_credits: { type: 'integer', minimum: 0 } }, ['world_revision_id', 'budget_limit_credits']),
+      inputSchema: object({ world_revision_id: id('world revision id'), budget_limit_credits: { type: 'integer', minimum: 0 } }, [
+        'world_revision_id',
+        'budget_limit_credits',
+      ]),
       run: (api, a) => api.POST('/v1/runs/estimate', { body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits } }),
     },
     {
       name: 'create_run',
       description: 'Run a world revision under the credit budget the user chose (explicit; never guessed). Poll with get_run.',
-      inputSchema: object({ world_revision_id: id('world revision id'), budget_limit_credits: { type: 'integer', minimum: 1 }, idempotency_key }, ['world_revision_id', 'budget_limit_credits']),
-      run: (api, a) => api.POST('/v1/runs', { body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits }, idempotencyKey: a.idempotency_key }),
+      inputSchema: object({ world_revision_id: id('world revision id'), budget_limit_credits: { type: 'integer', minimum: 1 }, idempotency_key }, [
+        'world_revision_id',
+        'budget_limit_credits',
+      ]),
+      run: (api, a) =>
+        api.POST('/v1/runs', {
+          body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits },
+          idempotencyKey: a.idempotency_key,
+        }),
     },
     {
       name: 'get_run',
@@ -163,18 +208,35 @@ type RegistryEntry = {
 const REGISTRY_RUNNERS: Record<string, Pick<ToolDef, 'inputSchema' | 'run'>> = {
   concept_and_evidence_review: {
     inputSchema: object(
-      { project_id: id('project id (proj_…) with a confirmed intake'), plan_id: id('an evaluation plan approved for hosted_inference (or use byok_provider)'), byok_provider: { type: 'string' }, idempotency_key },
+      {
+        project_id: id('project id (proj_…) with a confirmed intake'),
+        plan_id: id('an evaluation plan approved for hosted_inference (or use byok_provider)'),
+        byok_provider: { type: 'string' },
+        idempotency_key,
+      },
       ['project_id', 'plan_id'],
     ),
     run: (api, a) =>
-      api.POST('/v1/projects/{project_id}/reviews', { path: { project_id: a.project_id }, body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) }, idempotencyKey: a.idempotency_key }),
+      api.POST('/v1/projects/{project_id}/reviews', {
+        path: { project_id: a.project_id },
+        body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
+        idempotencyKey: a.idempotency_key,
+      }),
   },
   synthetic_simulation: {
     inputSchema: object(
-      { world_revision_id: id('a saved world revision (save_world, or an approved authoring session)'), budget_limit_credits: { type: 'integer', minimum: 1, description: 'the budget the user chose' }, idempotency_key },
+      {
+        world_revision_id: id('a saved world revision (save_world, or an approved authoring session)'),
+        budget_limit_credits: { type: 'integer', minimum: 1, description: 'the budget the user chose' },
+        idempotency_key,
+      },
       ['world_revision_id', 'budget_limit_credits'],
     ),
-    run: (api, a) => api.POST('/v1/runs', { body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits }, idempotencyKey: a.idempotency_key }),
+    run: (api, a) =>
+      api.POST('/v1/runs', {
+        body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits },
+        idempotencyKey: a.idempotency_key,
+      }),
   },
 };
 
@@ -212,7 +274,8 @@ export function createMcpServer(client: CrucibleClient): Server {
     if (!tool) return { isError: true, content: [{ type: 'text' as const, text: `No tool ${request.params.name}.` }] };
     try {
       const result = await tool.run(api, (request.params.arguments ?? {}) as Json);
-      if (result.ok) return { content: [{ type: 'text' as const, text: JSON.stringify(result.data) }], structuredContent: { status: result.status, data: result.data } };
+      if (result.ok)
+        return { content: [{ type: 'text' as const, text: JSON.stringify(result.data) }], structuredContent: { status: result.status, data: result.data } };
       // The service's error envelope, as sent: the assistant reads the code and the details.
       return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ status: result.status, ...result.error }) }] };
     } catch (error) {

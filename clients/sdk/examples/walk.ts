@@ -32,20 +32,37 @@ const paragraph = [
 // Walk 1: pasted paragraph → review.
 const project = unwrap(await client.POST('/v1/projects', { body: { title: 'SDK walk', org_id }, idempotencyKey: `sdk-project-${Date.now()}` }));
 const project_id: string = project.id;
-const extracted = unwrapAs<{ sources: { id: string; status: string }[] }>(await client.POST('/v1/intakes/extract', { body: { text: [paragraph], project_id } }));
-const parsed = unwrap(await client.POST('/v1/projects/{project_id}/intakes/parse', { path: { project_id: project_id }, body: { source_ids: [extracted.sources[0]!.id] } }));
+const extracted = unwrapAs<{ sources: { id: string; status: string }[] }>(
+  await client.POST('/v1/intakes/extract', { body: { text: [paragraph], project_id } }),
+);
+const parsed = unwrap(
+  await client.POST('/v1/projects/{project_id}/intakes/parse', { path: { project_id: project_id }, body: { source_ids: [extracted.sources[0]!.id] } }),
+);
 const draft = await until(
-  async () => unwrapAs<{ id: string; status: string; spec: unknown }>(await client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: (parsed as { id: string }).id } })),
+  async () =>
+    unwrapAs<{ id: string; status: string; spec: unknown }>(
+      await client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: (parsed as { id: string }).id } }),
+    ),
   (d) => ended(d.status),
 );
 unwrap(await client.POST('/v1/projects/{project_id}/intakes', { path: { project_id: project_id }, body: { spec: draft.spec, draft_id: draft.id } as never }));
 const plan = unwrapAs<{ id: string }>(await client.POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: project_id }, body: {} as never }));
-unwrap(await client.POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', { path: { project_id: project_id, plan_id: plan.id }, body: { scope: 'hosted_inference' } }));
+unwrap(
+  await client.POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', {
+    path: { project_id: project_id, plan_id: plan.id },
+    body: { scope: 'hosted_inference' },
+  }),
+);
 const started = unwrapAs<{ id: string }>(
-  await client.POST('/v1/projects/{project_id}/reviews', { path: { project_id: project_id }, body: { plan_id: plan.id }, idempotencyKey: `sdk-review-${project_id}` }),
+  await client.POST('/v1/projects/{project_id}/reviews', {
+    path: { project_id: project_id },
+    body: { plan_id: plan.id },
+    idempotencyKey: `sdk-review-${project_id}`,
+  }),
 );
 const review = await until(
-  async () => unwrapAs<{ status: string; review?: { dimensions: unknown[] } }>(await client.GET('/v1/reviews/{review_id}', { path: { review_id: started.id } })),
+  async () =>
+    unwrapAs<{ status: string; review?: { dimensions: unknown[] } }>(await client.GET('/v1/reviews/{review_id}', { path: { review_id: started.id } })),
   (r) => ended(r.status),
 );
 

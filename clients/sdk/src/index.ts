@@ -114,7 +114,15 @@ export function createCrucibleClient(options: CrucibleClientOptions): CrucibleCl
   const fetcher = options.fetch ?? globalThis.fetch;
 
   async function call(method: 'GET' | 'POST' | 'DELETE', template: string, call_options: Record<string, unknown> = {}): Promise<ApiResult<unknown>> {
-    const { path, query, body, idempotencyKey, headers: extra, signal, parseAs } = call_options as {
+    const {
+      path,
+      query,
+      body,
+      idempotencyKey,
+      headers: extra,
+      signal,
+      parseAs,
+    } = call_options as {
       path?: Record<string, unknown>;
       query?: Record<string, unknown>;
       body?: unknown;

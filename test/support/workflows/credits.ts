@@ -37,7 +37,14 @@ export async function creditSagaProbeWorkflow(input: CreditSagaProbeInput): Prom
   let credits_used = 0;
   setHandler(creditProbeStateQuery, () => ({ credits_used, waiting }));
   const outcome = await meteredWork(
-    { transfer_id_base: input.transfer_id_base, org_id: input.org_id, subject: input.subject, credits_max: input.credits_max, reason: 'credit saga probe', caused_by: 'test' },
+    {
+      transfer_id_base: input.transfer_id_base,
+      org_id: input.org_id,
+      subject: input.subject,
+      credits_max: input.credits_max,
+      reason: 'credit saga probe',
+      caused_by: 'test',
+    },
     async (meter) => {
       for (const credits of input.steps_credits) {
         const step = await creditProbeWork({ credits });
@@ -57,7 +64,13 @@ export async function creditSagaProbeWorkflow(input: CreditSagaProbeInput): Prom
 }
 
 /** Test workflow: reserve, then a settle activity that commits and crashes on its first attempt (Temporal retries it). */
-export async function creditSettleRetryProbeWorkflow(input: { transfer_id_base: string; org_id: string; subject: Subject; credits: number; credits_used: number }) {
+export async function creditSettleRetryProbeWorkflow(input: {
+  transfer_id_base: string;
+  org_id: string;
+  subject: Subject;
+  credits: number;
+  credits_used: number;
+}) {
   const reservation = await reserveCredits({
     transfer_id: `${input.transfer_id_base}:reserve`,
     org_id: input.org_id,
@@ -66,5 +79,9 @@ export async function creditSettleRetryProbeWorkflow(input: { transfer_id_base: 
     reason: 'settle retry probe',
     caused_by: 'test',
   });
-  return creditProbeSettleCrashingOnce({ transfer_id: `${input.transfer_id_base}:settle`, reservation_id: reservation.reservation_id, credits_used: input.credits_used });
+  return creditProbeSettleCrashingOnce({
+    transfer_id: `${input.transfer_id_base}:settle`,
+    reservation_id: reservation.reservation_id,
+    credits_used: input.credits_used,
+  });
 }

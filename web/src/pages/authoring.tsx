@@ -14,7 +14,15 @@ const sampleName = (path: string) => path.split('/').pop()!.replace('.json', '')
 const SESSION_POLL_MS = 1000;
 const SESSIONS_PAGE_LIMIT = 20;
 
-const UNITS: Record<string, string> = { per_hour: 'per hour', per_day: 'per day', count: 'people', fraction: 'share (0 to 1)', minutes: 'minutes', hours: 'hours', days: 'days' };
+const UNITS: Record<string, string> = {
+  per_hour: 'per hour',
+  per_day: 'per day',
+  count: 'people',
+  fraction: 'share (0 to 1)',
+  minutes: 'minutes',
+  hours: 'hours',
+  days: 'days',
+};
 export const unitWords = (unit: string) => UNITS[unit] ?? plainText(unit);
 const words = (name: string) => name.replaceAll('_', ' ').replaceAll('.', ': ');
 const capital = (text: string) => text.replace(/^./, (c) => c.toUpperCase());
@@ -43,7 +51,10 @@ export function questionLabel(text: string): { label: string; unit: string } | n
 
 /** The project page's section: the project's sessions and the form that starts one. */
 export function AuthoringSessions({ project_id }: { project_id: string }) {
-  const sessions = useLoad(() => api<Page<AuthoringSession>>('GET', `/v1/projects/${project_id}/authoring-sessions`, { query: { limit: SESSIONS_PAGE_LIMIT } }), [project_id]);
+  const sessions = useLoad(
+    () => api<Page<AuthoringSession>>('GET', `/v1/projects/${project_id}/authoring-sessions`, { query: { limit: SESSIONS_PAGE_LIMIT } }),
+    [project_id],
+  );
   const intakes = useLoad(() => api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project_id}/intakes`, { query: { limit: 50 } }), [project_id]);
   const [revision, setRevision] = useState('');
   const [sample, setSample] = useState('');
@@ -60,8 +71,8 @@ export function AuthoringSessions({ project_id }: { project_id: string }) {
     <section aria-labelledby="authoring-heading">
       <h2 id="authoring-heading">Authoring sessions (beta)</h2>
       <p className="muted">
-        Prepare a world with the service: it drafts from your confirmed intake, asks for every number it cannot source, and shows each checkpoint. Nothing runs until you
-        approve and then run the world yourself.
+        Prepare a world with the service: it drafts from your confirmed intake, asks for every number it cannot source, and shows each checkpoint. Nothing runs
+        until you approve and then run the world yourself.
       </p>
       <ErrorBanner error={sessions.error ?? intakes.error} />
       {confirmed.length === 0 ? (
@@ -110,7 +121,9 @@ export function AuthoringSessions({ project_id }: { project_id: string }) {
               <span>
                 <Status value={s.status} /> {s.cap_reached && <span className="chip">AI limit reached</span>}
               </span>
-              <span className="muted small">{s.checkpoint_count} checkpoint{s.checkpoint_count === 1 ? '' : 's'}</span>
+              <span className="muted small">
+                {s.checkpoint_count} checkpoint{s.checkpoint_count === 1 ? '' : 's'}
+              </span>
             </li>
           ))}
         </ul>
@@ -151,13 +164,24 @@ function sentence(text: string, n?: Names): string {
 
 /** A value as a person reads it: numbers with separators, units in words, anything structured as "changed". */
 const show = (value: unknown) =>
-  value === null || value === undefined ? '—' : typeof value === 'number' ? formatNumber(value) : typeof value === 'boolean' ? (value ? 'yes' : 'no') : typeof value === 'object' ? 'changed' : sentence(String(value));
+  value === null || value === undefined
+    ? '—'
+    : typeof value === 'number'
+      ? formatNumber(value)
+      : typeof value === 'boolean'
+        ? value
+          ? 'yes'
+          : 'no'
+        : typeof value === 'object'
+          ? 'changed'
+          : sentence(String(value));
 
 /** Where in the checkpoint a change happened (`/world/settings/servers`) in words. */
 function placeWords(path: string, n: Names, checkpoint: Checkpoint): string {
   const parts = path.split('/').filter(Boolean);
   const key = parts[2] ?? '';
-  const measured = parts[0] === 'world' && parts[1] === 'measured' && key ? (/^\d+$/.test(key) ? checkpoint.world.measured[Number(key)] : { measure_id: key }) : undefined;
+  const measured =
+    parts[0] === 'world' && parts[1] === 'measured' && key ? (/^\d+$/.test(key) ? checkpoint.world.measured[Number(key)] : { measure_id: key }) : undefined;
   if (measured) return `${n.measure(measured.measure_id)}: coverage`;
   if (parts[0] === 'questions') return 'Question asked';
   if (parts[0] === 'world' && parts[1] === 'settings' && parts[2]) return n.setting(parts[2]);
@@ -248,8 +272,19 @@ function Questions({ session, onStep, n }: { session: AuthoringSession; onStep(n
                 </p>
               )}
               <div className="inline-form">
-                <Field label={`Answer (${said.unit})`} value={values[q.id] ?? ''} onChange={(v) => setValues((old) => ({ ...old, [q.id]: v }))} inputMode="text" name={`answer-${q.slot}`} />
-                <Field label="Where the number comes from (optional)" value={notes[q.id] ?? ''} onChange={(v) => setNotes((old) => ({ ...old, [q.id]: v }))} name={`note-${q.slot}`} />
+                <Field
+                  label={`Answer (${said.unit})`}
+                  value={values[q.id] ?? ''}
+                  onChange={(v) => setValues((old) => ({ ...old, [q.id]: v }))}
+                  inputMode="text"
+                  name={`answer-${q.slot}`}
+                />
+                <Field
+                  label="Where the number comes from (optional)"
+                  value={notes[q.id] ?? ''}
+                  onChange={(v) => setNotes((old) => ({ ...old, [q.id]: v }))}
+                  name={`note-${q.slot}`}
+                />
               </div>
             </li>
           );
@@ -267,9 +302,15 @@ function Questions({ session, onStep, n }: { session: AuthoringSession; onStep(n
 function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next: AuthoringSession): void; n: Names }) {
   const checkpoint = session.checkpoint!;
   const slots = [
-    ...Object.entries(checkpoint.world.settings).map(([setting, v]) => ({ slot: setting, label: `${n.setting(setting)} (now ${formatNumber(v.value)} ${unitWords(v.unit)})` })),
+    ...Object.entries(checkpoint.world.settings).map(([setting, v]) => ({
+      slot: setting,
+      label: `${n.setting(setting)} (now ${formatNumber(v.value)} ${unitWords(v.unit)})`,
+    })),
     ...checkpoint.world.variants.flatMap((variant) =>
-      variant.changes.map((c) => ({ slot: `${variant.id}.${c.setting}`, label: `${variant.label}: ${n.setting(c.setting)} (now ${formatNumber(c.value)} ${unitWords(c.unit)})` })),
+      variant.changes.map((c) => ({
+        slot: `${variant.id}.${c.setting}`,
+        label: `${variant.label}: ${n.setting(c.setting)} (now ${formatNumber(c.value)} ${unitWords(c.unit)})`,
+      })),
     ),
   ];
   const [slot, setSlot] = useState('');
@@ -320,8 +361,8 @@ function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next
         </p>
       ) : checkpoint.ai.heuristic ? (
         <p className="muted small" data-testid="no-instructions">
-          Written instructions need a hosted AI model. This session runs on the built-in method (no AI), which reads only the numbers your intake cites:
-          change a value above instead.
+          Written instructions need a hosted AI model. This session runs on the built-in method (no AI), which reads only the numbers your intake cites: change
+          a value above instead.
         </p>
       ) : (
         <Area label="Ask for another AI iteration (optional instructions)" value={instructions} onChange={setInstructions} rows={3} />
@@ -372,8 +413,8 @@ function Measured({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
         <li key={m.measure_id}>
           <strong>{n.measure(m.measure_id)}</strong> <Status value={m.coverage} />{' '}
           <span className="small">
-            in {unitWords(m.unit)}, {DENOMINATORS[m.denominator] ?? plainText(m.denominator)}, from {formatNumber(m.time_window.start)} to {formatNumber(m.time_window.end)}{' '}
-            {unitWords(m.time_window.unit)}
+            in {unitWords(m.unit)}, {DENOMINATORS[m.denominator] ?? plainText(m.denominator)}, from {formatNumber(m.time_window.start)} to{' '}
+            {formatNumber(m.time_window.end)} {unitWords(m.time_window.unit)}
             {m.reported_beside.still_waiting_at_end_mean !== null && `; still waiting at the end: ${formatNumber(m.reported_beside.still_waiting_at_end_mean)}`}
             {m.reported_beside.censored_count !== null && `; not finished by the end: ${formatNumber(m.reported_beside.censored_count)}`}
           </span>
@@ -431,8 +472,8 @@ function CheckpointView({ checkpoint, n }: { checkpoint: Checkpoint; n: Names })
       </ul>
       <h3>AI use</h3>
       <p className="small">
-        So far: {formatNumber(ai.session_total.credits)} credits, {ai.session_total.ai_iterations} of {ai.limits.ai_iterations_max} AI iterations. The next step costs at most{' '}
-        {formatNumber(ai.estimated.credits)} credits, charged at actual use.
+        So far: {formatNumber(ai.session_total.credits)} credits, {ai.session_total.ai_iterations} of {ai.limits.ai_iterations_max} AI iterations. The next step
+        costs at most {formatNumber(ai.estimated.credits)} credits, charged at actual use.
         {ai.heuristic && ' Drafted by the built-in method (no AI).'}
       </p>
     </>
@@ -450,9 +491,9 @@ function CheckpointTechnical({ session, checkpoint }: { session: AuthoringSessio
       {checkpoint && ai && (
         <>
           <p>
-            Session total: {ai.session_total.calls} calls, {ai.session_total.tokens} tokens, {ai.session_total.wall_seconds} s. Next step at most: {ai.estimated.calls} calls,{' '}
-            {ai.estimated.tokens} tokens. Limits: {ai.limits.calls_max} calls, {ai.limits.tokens_max} tokens, {ai.limits.wall_seconds_max} s
-            {ai.limit_reached ? `; limit reached: ${ai.limit_reached}` : ''}.
+            Session total: {ai.session_total.calls} calls, {ai.session_total.tokens} tokens, {ai.session_total.wall_seconds} s. Next step at most:{' '}
+            {ai.estimated.calls} calls, {ai.estimated.tokens} tokens. Limits: {ai.limits.calls_max} calls, {ai.limits.tokens_max} tokens,{' '}
+            {ai.limits.wall_seconds_max} s{ai.limit_reached ? `; limit reached: ${ai.limit_reached}` : ''}.
           </p>
           {checkpoint.changes_since_previous.map((c) => (
             <p key={c.path}>
@@ -509,7 +550,10 @@ export function AuthoringSessionPage({ session_id }: { session_id: string }) {
         <Link to="/">Projects</Link> / {s && <Link to={`/projects/${s.project_id}`}>Project</Link>} /
       </p>
       <h1>Authoring session</h1>
-      <p className="muted">The service prepares a model of your care pathway with you: it asks for every number it cannot source, and nothing runs until you approve and start a run yourself.</p>
+      <p className="muted">
+        The service prepares a model of your care pathway with you: it asks for every number it cannot source, and nothing runs until you approve and start a
+        run yourself.
+      </p>
       <ErrorBanner error={session.error} />
       {s && (
         <>
@@ -534,7 +578,9 @@ export function AuthoringSessionPage({ session_id }: { session_id: string }) {
           {checkpoint && n && (
             <>
               <h2>Checkpoint {checkpoint.number}</h2>
-              <p className="muted small">after {checkpoint.reason === 'draft' ? 'the first draft' : checkpoint.reason === 'answers' ? 'your answers' : 'a revision'}</p>
+              <p className="muted small">
+                after {checkpoint.reason === 'draft' ? 'the first draft' : checkpoint.reason === 'answers' ? 'your answers' : 'a revision'}
+              </p>
               <Changes checkpoint={checkpoint} n={n} />
               {s.status === 'waiting' && (
                 <>

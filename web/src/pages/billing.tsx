@@ -57,8 +57,8 @@ export function BillingPage() {
       <section aria-labelledby="packs-heading">
         <h2 id="packs-heading">Credit packs</h2>
         <p className="muted">
-          One-time packs for {me.memberships.find((m) => m.org_id === org_id)?.org_name}. Payment happens on the provider's checkout page; credits are added once the provider
-          confirms the payment.
+          One-time packs for {me.memberships.find((m) => m.org_id === org_id)?.org_name}. Payment happens on the provider's checkout page; credits are added
+          once the provider confirms the payment.
         </p>
         {!canBuy && <p className="muted">Only an organization owner or admin can buy credits; you are {role}.</p>}
         <ErrorBanner error={packs.error ?? checkout.error} />
@@ -107,8 +107,8 @@ export function PurchasePage({ intent_id }: { intent_id?: string }) {
             {p.status === 'pending' && (
               <>
                 <p>
-                  <strong>Waiting for the payment provider to confirm the payment.</strong> Coming back from the checkout page does not by itself mean you paid; this page
-                  checks every {PURCHASE_POLL_MS / 1000} seconds and updates when the provider confirms.
+                  <strong>Waiting for the payment provider to confirm the payment.</strong> Coming back from the checkout page does not by itself mean you paid;
+                  this page checks every {PURCHASE_POLL_MS / 1000} seconds and updates when the provider confirms.
                 </p>
                 {canceled && <p className="muted">You left the checkout page. If you did pay, the purchase completes here once the provider confirms it.</p>}
                 <p className="muted small">You can close this page: the purchase completes without it, and this address shows its state later.</p>
@@ -117,7 +117,9 @@ export function PurchasePage({ intent_id }: { intent_id?: string }) {
             )}
             {p.status === 'completed' && (
               <div className="ok" role="status">
-                <p>Paid: {formatNumber(p.credits)} credits were added {p.program_id ? "to the program's pool" : 'to your balance'}.</p>
+                <p>
+                  Paid: {formatNumber(p.credits)} credits were added {p.program_id ? "to the program's pool" : 'to your balance'}.
+                </p>
                 {p.transaction_id && (
                   <TechnicalDetails summary="Technical details of the payment">
                     <p>

@@ -59,7 +59,8 @@ export function unknownName(field: string): string {
 }
 
 const DROP_REASONS: Record<string, (d: DroppedCitation, name: string) => string> = {
-  quote_not_in_lines: (d, name) => `the quoted words are not in line${d.line_start === d.line_end ? ` ${d.line_start}` : `s ${d.line_start}–${d.line_end}`} of ${name}`,
+  quote_not_in_lines: (d, name) =>
+    `the quoted words are not in line${d.line_start === d.line_end ? ` ${d.line_start}` : `s ${d.line_start}–${d.line_end}`} of ${name}`,
   lines_out_of_range: (d, name) => `${name} has no line${d.line_start === d.line_end ? ` ${d.line_start}` : `s ${d.line_start}–${d.line_end}`}`,
   source_not_processed: (_d, name) => `${name} was not accepted (it was excluded or could not be read), so it cannot be cited`,
   source_not_in_project: () => 'it cites material that is not part of this project',
@@ -127,7 +128,13 @@ function SourcePane({ sources, highlighted }: { sources: SourceText[]; highlight
             {s.lines.map((line, i) => {
               const n = i + 1;
               return (
-                <li key={n} data-line={n} data-n={n} className={highlighted.has(`${s.id}:${n}`) ? 'cited' : undefined} data-testid={highlighted.has(`${s.id}:${n}`) ? 'cited-line' : undefined}>
+                <li
+                  key={n}
+                  data-line={n}
+                  data-n={n}
+                  className={highlighted.has(`${s.id}:${n}`) ? 'cited' : undefined}
+                  data-testid={highlighted.has(`${s.id}:${n}`) ? 'cited-line' : undefined}
+                >
                   {line || '\u00a0'}
                 </li>
               );
@@ -200,10 +207,23 @@ function Card(props: CardProps) {
     const [from, to] = lines.split(/[-–]/).map((n) => Number(n.trim()));
     const source = props.sources[0];
     const last = to ?? from;
-    if (!source || !from || !last || from > last || last > source.lines.length) return setNote(`Type a line or a range within 1–${source?.lines.length ?? 0}, for example 2 or 2–3.`);
+    if (!source || !from || !last || from > last || last > source.lines.length)
+      return setNote(`Type a line or a range within 1–${source?.lines.length ?? 0}, for example 2 or 2–3.`);
     setNote(null);
     setLines('');
-    props.onCitations([...props.citations, { source_id: source.id, line_start: from, line_end: last, quote: source.lines.slice(from - 1, last).join(' ').replace(/\s+/g, ' ').trim() }]);
+    props.onCitations([
+      ...props.citations,
+      {
+        source_id: source.id,
+        line_start: from,
+        line_end: last,
+        quote: source.lines
+          .slice(from - 1, last)
+          .join(' ')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      },
+    ]);
   };
   return (
     <li className={`card${props.selected ? ' selected' : ''}`} data-testid={props.testid ?? 'intake-card'}>
@@ -522,7 +542,8 @@ function DraftEditor({ d, project_id, draft_id, sources, onConfirmed }: EditorPr
       {d.dropped_claims.length > 0 && (
         <div className="warning" role="note">
           <p>
-            {d.dropped_claims.length} claim{d.dropped_claims.length === 1 ? ' was' : 's were'} removed because none of its citations could be found in your material.
+            {d.dropped_claims.length} claim{d.dropped_claims.length === 1 ? ' was' : 's were'} removed because none of its citations could be found in your
+            material.
           </p>
         </div>
       )}
@@ -561,7 +582,9 @@ function DraftEditor({ d, project_id, draft_id, sources, onConfirmed }: EditorPr
         </div>
       )}
       <ErrorBanner error={confirm.error} />
-      <p className="muted">Confirming records every statement as what you declared; nothing is verified yet. The plan comes next, with its cost before anything is charged.</p>
+      <p className="muted">
+        Confirming records every statement as what you declared; nothing is verified yet. The plan comes next, with its cost before anything is charged.
+      </p>
       <Action variant="primary" onPress={() => void confirm.run()} isDisabled={confirm.pending || parseError !== null}>
         Confirm this intake
       </Action>
@@ -604,7 +627,9 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
             </>
           )}
           {d.error && <ErrorBanner error={new ApiError(0, { code: d.error.code, message: d.error.message, details: {}, request_id: '' })} />}
-          {d.status === 'succeeded' && !confirmed && <DraftEditor d={d} project_id={project_id} draft_id={draft_id} sources={sources} onConfirmed={setConfirmed} />}
+          {d.status === 'succeeded' && !confirmed && (
+            <DraftEditor d={d} project_id={project_id} draft_id={draft_id} sources={sources} onConfirmed={setConfirmed} />
+          )}
           {confirmed && (
             <>
               <h2>Confirmed as revision {confirmed.revision}</h2>
@@ -623,7 +648,8 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
             </p>
             {d.usage && (
               <p>
-                {d.usage.provider} {d.usage.model} · {d.usage.input_tokens} input and {d.usage.output_tokens} output tokens · {d.credits_reserved} credits reserved
+                {d.usage.provider} {d.usage.model} · {d.usage.input_tokens} input and {d.usage.output_tokens} output tokens · {d.credits_reserved} credits
+                reserved
               </p>
             )}
             {[...d.dropped_citations, ...d.dropped_claims].map((x) => (

@@ -13,7 +13,9 @@ type SourceLines = Map<string, { name: string; lines: string[] }>;
 function useCitedSources(plan: Plan | undefined) {
   const ids = new Set<string>();
   const q = plan?.plan.business_questions;
-  if (q) for (const item of [q.proposed_user, q.buyer, q.budget_owner, q.current_alternative, q.value_hypothesis, ...q.dependencies]) for (const c of item.cited_sources) ids.add(c.source_id);
+  if (q)
+    for (const item of [q.proposed_user, q.buyer, q.budget_owner, q.current_alternative, q.value_hypothesis, ...q.dependencies])
+      for (const c of item.cited_sources) ids.add(c.source_id);
   for (const c of plan?.plan.business_assessment?.submitted_claims ?? []) for (const s of c.cited_sources) ids.add(s.source_id);
   const key = [...ids].sort().join(',');
   return useLoad(async () => {
@@ -79,7 +81,10 @@ function BusinessRow({ label, question, files }: { label: string; question: Busi
 
 /** spec: EvaluationPlan — the Business questions and the optional assessment; each unknown said once; no viability score. */
 function BusinessSection({ questions, assessment, files }: { questions: BusinessQuestions; assessment?: BusinessAssessment; files: SourceLines }) {
-  const rowFields = new Set([...['proposed_user', 'buyer', 'budget_owner', 'current_alternative', 'value_hypothesis'].map((k) => `business.${k}`), 'business.dependencies']);
+  const rowFields = new Set([
+    ...['proposed_user', 'buyer', 'budget_owner', 'current_alternative', 'value_hypothesis'].map((k) => `business.${k}`),
+    'business.dependencies',
+  ]);
   const otherUnknowns = questions.unknowns.filter((u) => !rowFields.has(u.field));
   return (
     <section aria-labelledby="business-heading">
@@ -90,7 +95,12 @@ function BusinessSection({ questions, assessment, files }: { questions: Business
           <BusinessRow key={key} label={BUSINESS_LABELS[key]!} question={questions[key]} files={files} />
         ))}
         {questions.dependencies.map((d, i) => (
-          <BusinessRow key={`dependency-${d.stated ?? i}`} label={questions.dependencies.length > 1 ? `Dependency ${i + 1}` : 'Dependencies'} question={d} files={files} />
+          <BusinessRow
+            key={`dependency-${d.stated ?? i}`}
+            label={questions.dependencies.length > 1 ? `Dependency ${i + 1}` : 'Dependencies'}
+            question={d}
+            files={files}
+          />
         ))}
         <BusinessRow label={BUSINESS_LABELS.value_hypothesis!} question={questions.value_hypothesis} files={files} />
       </dl>
@@ -169,7 +179,8 @@ const APPROVALS: Record<string, { title: string; reason: string; instead?: strin
   hosted_inference: {
     title: 'Use the service’s AI for the review',
     button: 'Approve the use of AI for the review',
-    reason: 'The review drafts and judges with AI run by the service (or its built-in method when no AI is set up), reading your confirmed intake and the papers it finds. It is charged in credits. Nothing runs until you approve.',
+    reason:
+      'The review drafts and judges with AI run by the service (or its built-in method when no AI is set up), reading your confirmed intake and the papers it finds. It is charged in credits. Nothing runs until you approve.',
     instead: 'Not needed if you start the review with your own AI provider key; then it costs no credits.',
   },
   simulation_budget: {
@@ -251,13 +262,16 @@ export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id:
       {p && (
         <>
           <p className="muted">
-            Made on {formatDate(p.created_at)} from intake revision {p.intake_revision}. Each evaluation is recommended or not, with the reason; nothing is scored. What your intake
-            says is what you declared, not a verified fact.
+            Made on {formatDate(p.created_at)} from intake revision {p.intake_revision}. Each evaluation is recommended or not, with the reason; nothing is
+            scored. What your intake says is what you declared, not a verified fact.
           </p>
           <Decisions p={p} />
           <p>
             In total: <strong data-testid="plan-total-credits">up to {formatNumber(p.plan.estimated_cost.total_credits)} credits, charged at actual use</strong>
-            {p.plan.evaluations.some((e) => e.decision === 'recommended' && e.estimated_credits === null) && <span className="muted small"> (simulations are estimated per run)</span>}.
+            {p.plan.evaluations.some((e) => e.decision === 'recommended' && e.estimated_credits === null) && (
+              <span className="muted small"> (simulations are estimated per run)</span>
+            )}
+            .
           </p>
           <BusinessSection questions={p.plan.business_questions} assessment={p.plan.business_assessment} files={files.value ?? new Map()} />
           <Approvals p={p} approved={approved} approve={(scope) => void approve.run(scope)} />
@@ -283,8 +297,8 @@ export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id:
           </p>
           <TechnicalDetails>
             <p>
-              Plan {p.id} · intake revision {p.intake_revision} · planner {p.plan.planner.name} {p.plan.planner.version} · {p.plan.estimated_cost.credits_per_1k_tokens} credits
-              per 1,000 tokens
+              Plan {p.id} · intake revision {p.intake_revision} · planner {p.plan.planner.name} {p.plan.planner.version} ·{' '}
+              {p.plan.estimated_cost.credits_per_1k_tokens} credits per 1,000 tokens
             </p>
             <p>Total: {p.plan.estimated_cost.basis}</p>
             {p.plan.evaluations.map((e) => (

@@ -14,7 +14,22 @@ import {
   type WorldRevisionListItem,
   api,
 } from '../api.ts';
-import { Action, Area, CopyButton, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad, useSession } from '../ui.tsx';
+import {
+  Action,
+  Area,
+  CopyButton,
+  ErrorBanner,
+  Field,
+  Link,
+  Status,
+  formatDate,
+  formatNumber,
+  navigate,
+  plainText,
+  useAction,
+  useLoad,
+  useSession,
+} from '../ui.tsx';
 import { TechnicalDetails } from '../technical.tsx';
 import { REVIEW_STATUS } from './reviewStatus.ts';
 
@@ -58,10 +73,12 @@ export function ProjectsPage() {
         <div className="empty" data-testid="projects-empty">
           <h2>Start with your idea</h2>
           <p>
-            Give your project a title above and create it. Then paste a paragraph about your idea (the problem, your solution, who would use it, how far it is): the service
-            drafts an intake for you to check, plans the evaluations that fit, and reviews the published evidence.
+            Give your project a title above and create it. Then paste a paragraph about your idea (the problem, your solution, who would use it, how far it is):
+            the service drafts an intake for you to check, plans the evaluations that fit, and reviews the published evidence.
           </p>
-          <p className="muted small">Reading and screening your material and planning are free; each step that uses AI says what it can cost before it starts.</p>
+          <p className="muted small">
+            Reading and screening your material and planning are free; each step that uses AI says what it can cost before it starts.
+          </p>
         </div>
       )}
     </>
@@ -111,7 +128,10 @@ function SourceList({ sources }: { sources: Source[] }) {
 }
 
 function Material({ project, onChange }: { project: Project; onChange(): void }) {
-  const sources = useLoad(() => api<Page<Source>>('GET', '/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }), [project.id]);
+  const sources = useLoad(
+    () => api<Page<Source>>('GET', '/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }),
+    [project.id],
+  );
   const [text, setText] = useState('');
   const fileInput = useRef<HTMLInputElement>(null);
   const [files, setFiles] = useState<File[]>([]);
@@ -133,15 +153,18 @@ function Material({ project, onChange }: { project: Project; onChange(): void })
   });
   const processed = (sources.value?.data ?? []).filter((s) => s.status === 'processed');
   const draft = useAction(async () => {
-    const created = await api<Draft>('POST', `/v1/projects/${project.id}/intakes/parse`, { body: { source_ids: processed.map((s) => s.id) }, idempotent: true });
+    const created = await api<Draft>('POST', `/v1/projects/${project.id}/intakes/parse`, {
+      body: { source_ids: processed.map((s) => s.id) },
+      idempotent: true,
+    });
     navigate(`/projects/${project.id}/drafts/${created.id}`);
   });
   return (
     <section aria-labelledby="material-heading">
       <h2 id="material-heading">Your material</h2>
       <p className="muted">
-        Paste the text of your idea or upload files (TXT, Markdown, JSON, PDF). They are read and screened for secrets and patient identifiers without AI, free of charge; a file
-        with a patient identifier is set aside and never sent to an AI.
+        Paste the text of your idea or upload files (TXT, Markdown, JSON, PDF). They are read and screened for secrets and patient identifiers without AI, free
+        of charge; a file with a patient identifier is set aside and never sent to an AI.
       </p>
       <form
         onSubmit={(event) => {
@@ -164,7 +187,10 @@ function Material({ project, onChange }: { project: Project; onChange(): void })
         <Action variant="primary" isDisabled={processed.length === 0 || draft.pending} onPress={() => void draft.run()}>
           Draft the intake from {processed.length} processed source{processed.length === 1 ? '' : 's'}
         </Action>
-        <p className="muted small">Drafting reads your accepted material and fills in the intake for you to check. It is charged in credits at actual use; the most it can cost is shown once it starts.</p>
+        <p className="muted small">
+          Drafting reads your accepted material and fills in the intake for you to check. It is charged in credits at actual use; the most it can cost is shown
+          once it starts.
+        </p>
         <ErrorBanner error={draft.error} />
       </div>
     </section>
@@ -237,8 +263,8 @@ function Worlds({ project }: { project: Project }) {
     <section aria-labelledby="worlds-heading">
       <h2 id="worlds-heading">Simulations</h2>
       <p className="muted">
-        Model the care pathway your product would change and simulate it with and without your product. Results are synthetic: they describe the model, not real patients. Each
-        run shows its cost in credits before it starts.
+        Model the care pathway your product would change and simulate it with and without your product. Results are synthetic: they describe the model, not real
+        patients. Each run shows its cost in credits before it starts.
       </p>
       <Link to={`/projects/${project.id}/worlds/new`} className="button primary">
         New world: a model of the care pathway
@@ -275,7 +301,6 @@ function Worlds({ project }: { project: Project }) {
   );
 }
 
-
 type Overview = { sources: number; intakes: number; plans: Plan[]; reviews: ReviewListItem[]; runs: Run[] };
 type Step = { name: string; state: 'done' | 'current' | 'later'; said: string; next?: { text: string; to: string } };
 
@@ -287,9 +312,24 @@ function steps(project: Project, o: Overview): Step[] {
   const plan = o.plans[0];
   const s = (n: number, word: string) => `${formatNumber(n)} ${word}${n === 1 ? '' : 's'}`;
   const out: Step[] = [
-    { name: 'Material', state: o.sources > 0 ? 'done' : 'current', said: o.sources > 0 ? `${s(o.sources, 'source')} accepted` : 'Nothing added yet', next: { text: 'Paste the text of your idea or upload a file', to: '#material-heading' } },
-    { name: 'Intake', state: o.intakes > 0 ? 'done' : 'later', said: o.intakes > 0 ? `${s(o.intakes, 'confirmed revision')}` : 'Not confirmed yet', next: { text: 'Draft the intake from your material, check it and confirm it', to: '#material-heading' } },
-    { name: 'Plan', state: plan ? 'done' : 'later', said: plan ? `Made on ${formatDate(plan.created_at)}` : 'No plan yet', next: { text: 'Plan the evaluations (free)', to: '#intake-heading' } },
+    {
+      name: 'Material',
+      state: o.sources > 0 ? 'done' : 'current',
+      said: o.sources > 0 ? `${s(o.sources, 'source')} accepted` : 'Nothing added yet',
+      next: { text: 'Paste the text of your idea or upload a file', to: '#material-heading' },
+    },
+    {
+      name: 'Intake',
+      state: o.intakes > 0 ? 'done' : 'later',
+      said: o.intakes > 0 ? `${s(o.intakes, 'confirmed revision')}` : 'Not confirmed yet',
+      next: { text: 'Draft the intake from your material, check it and confirm it', to: '#material-heading' },
+    },
+    {
+      name: 'Plan',
+      state: plan ? 'done' : 'later',
+      said: plan ? `Made on ${formatDate(plan.created_at)}` : 'No plan yet',
+      next: { text: 'Plan the evaluations (free)', to: '#intake-heading' },
+    },
     {
       name: 'Review or simulation',
       state: finishedReview || finishedRun ? 'done' : 'later',
@@ -315,7 +355,13 @@ function ProjectSteps({ project, version }: { project: Project; version: number 
       api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }),
       api<Page<Run>>('GET', `/v1/projects/${project.id}/runs`, { query: { limit: 20 } }),
     ]);
-    return { sources: sources.data.filter((x) => x.status === 'processed').length, intakes: intakes.data.length, plans: plans.data, reviews: reviews.data, runs: runs.data };
+    return {
+      sources: sources.data.filter((x) => x.status === 'processed').length,
+      intakes: intakes.data.length,
+      plans: plans.data,
+      reviews: reviews.data,
+      runs: runs.data,
+    };
   }, [project.id, version]);
   if (overview.error) return <ErrorBanner error={overview.error} />;
   if (!overview.value) return <p aria-busy="true">Loading where the project stands…</p>;
@@ -335,12 +381,12 @@ function ProjectSteps({ project, version }: { project: Project; version: number 
       </ol>
       {current?.next ? (
         <p className="next-action" data-testid="next-action">
-          Next:{' '}
-          {current.next.to.startsWith('#') ? <a href={current.next.to}>{current.next.text}</a> : <Link to={current.next.to}>{current.next.text}</Link>}
+          Next: {current.next.to.startsWith('#') ? <a href={current.next.to}>{current.next.text}</a> : <Link to={current.next.to}>{current.next.text}</Link>}
         </p>
       ) : (
         <p className="next-action" data-testid="next-action">
-          Every step is done. Add material or confirm a new intake revision to go round again.</p>
+          Every step is done. Add material or confirm a new intake revision to go round again.
+        </p>
       )}
     </nav>
   );

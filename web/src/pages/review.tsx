@@ -11,7 +11,6 @@ import { REVIEW_STATUS } from './reviewStatus.ts';
 const STATES = ['queued', 'searching', 'drafting', 'verifying', 'succeeded'];
 const STATE_NAMES: Record<string, string> = { queued: 'Waiting', searching: 'Searching', drafting: 'Drafting', verifying: 'Checking', succeeded: 'Done' };
 
-
 type Records = ConceptReview['literature']['records'];
 type LitRecord = Records[number];
 
@@ -73,7 +72,8 @@ function Claim({ claim, records, reader }: { claim: EvidenceClaim; records: Reco
   return (
     <li className="claim" data-testid="claim">
       <p>
-        <span className={`status status-${claim.supported ? 'supported' : 'not_supported'}`}>{claim.supported ? 'supported' : 'not supported'}</span> {claim.claim}
+        <span className={`status status-${claim.supported ? 'supported' : 'not_supported'}`}>{claim.supported ? 'supported' : 'not supported'}</span>{' '}
+        {claim.claim}
       </p>
       {claim.quote && <blockquote>“{claim.quote}”</blockquote>}
       <p className="small">{record ? <Paper record={record} /> : 'The paper it cited was excluded, so it is not evidence.'}</p>
@@ -96,14 +96,17 @@ function Literature({ doc }: { doc: ConceptReview }) {
     <section aria-labelledby="literature-heading">
       <h2 id="literature-heading">Papers found</h2>
       <p className="muted">
-        Searched {lit.index} on {formatDate(lit.searched_at)}: {formatNumber(lit.records_retrieved)} papers found, {formatNumber(lit.records_excluded)} excluded.
+        Searched {lit.index} on {formatDate(lit.searched_at)}: {formatNumber(lit.records_retrieved)} papers found, {formatNumber(lit.records_excluded)}{' '}
+        excluded.
       </p>
       <ul className="records">
         {included.map((r) => (
           <li key={r.record_id} data-testid="record">
             <Paper record={r} />
             <p className="small muted">
-              {r.full_text === 'read' ? 'Full text read; quotes were checked against it.' : 'Full text not openly available; quotes could not be checked against it.'}
+              {r.full_text === 'read'
+                ? 'Full text read; quotes were checked against it.'
+                : 'Full text not openly available; quotes could not be checked against it.'}
               {r.notes.length > 0 && ` ${r.notes.map(plainText).join('; ')}`}
             </p>
           </li>
@@ -155,8 +158,8 @@ function Document({ doc, review_id }: { doc: ConceptReview; review_id: string })
         </ul>
       </div>
       <p>
-        Drafted by {by}. {formatNumber(doc.evidence_summary.claims_supported)} of {formatNumber(doc.evidence_summary.claims_total)} evidence claims passed all three checks. Each
-        dimension below is an AI hypothesis to test, not a finding.
+        Drafted by {by}. {formatNumber(doc.evidence_summary.claims_supported)} of {formatNumber(doc.evidence_summary.claims_total)} evidence claims passed all
+        three checks. Each dimension below is an AI hypothesis to test, not a finding.
       </p>
       <a className="button secondary" href={`/v1/reviews/${review_id}/download`} download>
         Download the review (JSON)
@@ -176,7 +179,12 @@ function Document({ doc, review_id }: { doc: ConceptReview; review_id: string })
               <h3>Evidence claims</h3>
               <ul className="claims">
                 {d.evidence_claims.map((c) => (
-                  <Claim key={c.claim_id} claim={c} records={doc.literature.records} reader={doc.judged_by?.heuristic ? 'reading (the built-in word check, not AI)' : 'AI reading'} />
+                  <Claim
+                    key={c.claim_id}
+                    claim={c}
+                    records={doc.literature.records}
+                    reader={doc.judged_by?.heuristic ? 'reading (the built-in word check, not AI)' : 'AI reading'}
+                  />
                 ))}
               </ul>
             </>
@@ -186,7 +194,8 @@ function Document({ doc, review_id }: { doc: ConceptReview; review_id: string })
       <Literature doc={doc} />
       {(doc.removed_mentions?.length ?? 0) > 0 && (
         <p className="muted small">
-          {doc.removed_mentions!.length} mention{doc.removed_mentions!.length === 1 ? ' was' : 's were'} of papers this review did not retrieve were removed from the text.
+          {doc.removed_mentions!.length} mention{doc.removed_mentions!.length === 1 ? ' was' : 's were'} of papers this review did not retrieve were removed
+          from the text.
         </p>
       )}
     </>
@@ -205,7 +214,8 @@ export function ReviewPage({ review_id }: { review_id: string }) {
     <>
       {r && (
         <p className="crumbs">
-          <Link to="/">Projects</Link> / <Link to={`/projects/${r.project_id}`}>Project</Link> / <Link to={`/projects/${r.project_id}/plans/${r.plan_id}`}>Plan</Link> /
+          <Link to="/">Projects</Link> / <Link to={`/projects/${r.project_id}`}>Project</Link> /{' '}
+          <Link to={`/projects/${r.project_id}/plans/${r.plan_id}`}>Plan</Link> /
         </p>
       )}
       <h1>Concept and evidence review</h1>
@@ -222,9 +232,11 @@ export function ReviewPage({ review_id }: { review_id: string }) {
             </ol>
             <p data-testid="review-status">
               {REVIEW_STATUS[r.status] ?? r.status}{' '}
-              {TERMINAL_REVIEW.includes(r.status)
-                ? r.credits_used !== null && <span className="muted small">{formatNumber(r.credits_used)} credits charged.</span>
-                : <span className="muted small">Up to {formatNumber(r.credits_reserved)} credits reserved, charged at actual use.</span>}
+              {TERMINAL_REVIEW.includes(r.status) ? (
+                r.credits_used !== null && <span className="muted small">{formatNumber(r.credits_used)} credits charged.</span>
+              ) : (
+                <span className="muted small">Up to {formatNumber(r.credits_reserved)} credits reserved, charged at actual use.</span>
+              )}
             </p>
           </div>
           {!TERMINAL_REVIEW.includes(r.status) && (
@@ -245,8 +257,8 @@ export function ReviewPage({ review_id }: { review_id: string }) {
             Review {r.id} · plan {r.plan_id} · status {r.status}: {r.status_description}
           </p>
           <p>
-            {r.usage.calls} AI calls · {formatNumber(r.usage.input_tokens)} input and {formatNumber(r.usage.output_tokens)} output tokens · {formatNumber(r.credits_reserved)} credits
-            reserved{r.byok_provider ? ` · own key: ${r.byok_provider}` : ''}
+            {r.usage.calls} AI calls · {formatNumber(r.usage.input_tokens)} input and {formatNumber(r.usage.output_tokens)} output tokens ·{' '}
+            {formatNumber(r.credits_reserved)} credits reserved{r.byok_provider ? ` · own key: ${r.byok_provider}` : ''}
           </p>
           {r.failure && (
             <p>
@@ -256,7 +268,9 @@ export function ReviewPage({ review_id }: { review_id: string }) {
           {doc && (
             <>
               <p>Query: {doc.literature.query}</p>
-              <p>Records: {doc.literature.records.map((x) => `${x.record_id} (${x.status}${x.exclusion_reason ? `: ${x.exclusion_reason}` : ''})`).join(', ')}</p>
+              <p>
+                Records: {doc.literature.records.map((x) => `${x.record_id} (${x.status}${x.exclusion_reason ? `: ${x.exclusion_reason}` : ''})`).join(', ')}
+              </p>
               {doc.dimensions.flatMap((d) =>
                 d.evidence_claims.map((c) => (
                   <p key={c.claim_id}>

@@ -4,10 +4,34 @@
 // why a total is not known), and the event trace of the first repetition. Variants and measures are named by their
 // labels, numbers carry units and thousands separators. Everything here is synthetic: it describes the model.
 import { useState } from 'react';
-import { type Comparison, type CostReport, type MetricComparison, type MetricSummary, type Run, type RunEvents, type RunExport, type RunResults, type WorldRevision, TERMINAL_RUN, api } from '../api.ts';
+import {
+  type Comparison,
+  type CostReport,
+  type MetricComparison,
+  type MetricSummary,
+  type Run,
+  type RunEvents,
+  type RunExport,
+  type RunResults,
+  type WorldRevision,
+  TERMINAL_RUN,
+  api,
+} from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, Link, Pager, formatDate, useAction, useLoad } from '../ui.tsx';
-import { type World, formatAxis, formatCurrency, formatMeasure, formatNumber, humanize, isWorld, measureName, plainText, unitWords, variantName } from '../world/model.ts';
+import {
+  type World,
+  formatAxis,
+  formatCurrency,
+  formatMeasure,
+  formatNumber,
+  humanize,
+  isWorld,
+  measureName,
+  plainText,
+  unitWords,
+  variantName,
+} from '../world/model.ts';
 import { PlainError } from '../world/plainError.tsx';
 import { RangePlot } from '../world/rangePlot.tsx';
 import '../world/world.css';
@@ -33,8 +57,9 @@ function ComparisonLine({ world, metric }: { world: World | undefined; metric: M
         {variantName(world, metric.treatment_variant_id)} compared with {variantName(world, metric.baseline_variant_id)}:{' '}
         {formatMeasure(metric.mean_difference, metric.unit, { sign: true, difference: true })}
       </strong>{' '}
-      (95% interval {formatMeasure(low, metric.unit, { sign: true, difference: true })} to {formatMeasure(high, metric.unit, { sign: true, difference: true })}, {formatNumber(metric.n_pairs)} paired
-      repetitions). {clear ? 'The interval does not include zero.' : 'The interval includes no difference: the model does not show a clear change.'}
+      (95% interval {formatMeasure(low, metric.unit, { sign: true, difference: true })} to {formatMeasure(high, metric.unit, { sign: true, difference: true })},{' '}
+      {formatNumber(metric.n_pairs)} paired repetitions).{' '}
+      {clear ? 'The interval does not include zero.' : 'The interval includes no difference: the model does not show a clear change.'}
     </p>
   );
 }
@@ -42,7 +67,17 @@ function ComparisonLine({ world, metric }: { world: World | undefined; metric: M
 /** The results carry each summary's censored count (MetricSummary 1.0.0); the app's hand-kept type leaves it out. */
 const censored = (summary: MetricSummary) => (summary as MetricSummary & { censored_count?: number }).censored_count ?? 0;
 
-function MeasureSection({ world, measure_id, rows, comparisons }: { world: World | undefined; measure_id: string; rows: MetricSummary[]; comparisons: MetricComparison[] }) {
+function MeasureSection({
+  world,
+  measure_id,
+  rows,
+  comparisons,
+}: {
+  world: World | undefined;
+  measure_id: string;
+  rows: MetricSummary[];
+  comparisons: MetricComparison[];
+}) {
   const unit = rows[0]?.unit ?? comparisons[0]?.unit ?? '';
   const name = measureName(world, measure_id);
   return (
@@ -55,11 +90,18 @@ function MeasureSection({ world, measure_id, rows, comparisons }: { world: World
       ))}
       {comparisons.length > 0 && (
         <figure className="chart" data-testid="differences-chart">
-          <figcaption className="small muted">Difference from {variantName(world, comparisons[0]!.baseline_variant_id)}: dot the mean, bar the 95% interval; the dark line is no difference.</figcaption>
+          <figcaption className="small muted">
+            Difference from {variantName(world, comparisons[0]!.baseline_variant_id)}: dot the mean, bar the 95% interval; the dark line is no difference.
+          </figcaption>
           <RangePlot
             label={`${name}: difference from the baseline with 95% intervals`}
             zero
-            rows={comparisons.map((m) => ({ label: variantName(world, m.treatment_variant_id), value: m.mean_difference, low: m.interval_95.low, high: m.interval_95.high }))}
+            rows={comparisons.map((m) => ({
+              label: variantName(world, m.treatment_variant_id),
+              value: m.mean_difference,
+              low: m.interval_95.low,
+              high: m.interval_95.high,
+            }))}
             format={(v) => formatAxis(v, unit, { sign: true, difference: true })}
           />
         </figure>
@@ -67,13 +109,16 @@ function MeasureSection({ world, measure_id, rows, comparisons }: { world: World
       <ul className="variant-means">
         {rows.map((m) => (
           <li key={m.variant_id}>
-            {variantName(world, m.variant_id)}: <strong>{formatMeasure(m.mean, m.unit)}</strong> on average (95% interval {formatMeasure(m.interval_95.low, m.unit)} to{' '}
-            {formatMeasure(m.interval_95.high, m.unit)}, {formatNumber(m.n)} repetitions)
+            {variantName(world, m.variant_id)}: <strong>{formatMeasure(m.mean, m.unit)}</strong> on average (95% interval{' '}
+            {formatMeasure(m.interval_95.low, m.unit)} to {formatMeasure(m.interval_95.high, m.unit)}, {formatNumber(m.n)} repetitions)
             {censored(m) > 0 && (
               <span className="muted">
                 {' '}
                 · {formatNumber(censored(m))} had not reached the end of this measure when the period ended (
-                {world?.measured.find((x) => x.id === measure_id)?.censoring === 'at_horizon' ? 'counted up to the end of the period' : 'left out of the average'})
+                {world?.measured.find((x) => x.id === measure_id)?.censoring === 'at_horizon'
+                  ? 'counted up to the end of the period'
+                  : 'left out of the average'}
+                )
               </span>
             )}
           </li>
@@ -132,7 +177,8 @@ function Costs({ world, report }: { world: World | undefined; report: CostReport
         .filter((v) => v.undefined_reasons.length > 0)
         .map((v) => (
           <p key={v.variant_id} className="warning">
-            The cost of {variantName(world, v.variant_id)} is not known at every level: {v.undefined_reasons.map((r) => plainText(r, world ?? null)).join('; ')}.
+            The cost of {variantName(world, v.variant_id)} is not known at every level: {v.undefined_reasons.map((r) => plainText(r, world ?? null)).join('; ')}
+            .
           </p>
         ))}
     </>
@@ -209,14 +255,23 @@ function Results({ run_id, world }: { run_id: string; world: World | undefined }
       {r && (
         <>
           <p className="disclaimer" role="note">
-            Synthetic results: they describe the model under its assumptions, not patients or services. {formatNumber(r.manifest.replications_completed)} repetitions in all.
+            Synthetic results: they describe the model under its assumptions, not patients or services. {formatNumber(r.manifest.replications_completed)}{' '}
+            repetitions in all.
           </p>
           <Action onPress={() => void exporting.run()} isDisabled={exporting.pending}>
             Download all results (ZIP)
           </Action>
           <h2>Results by measure</h2>
           {[...measures].map(([measure_id, rows]) =>
-            rows.length ? <MeasureSection key={measure_id} world={world} measure_id={measure_id} rows={rows} comparisons={(comparison.value?.metrics ?? []).filter((c) => c.measure_id === measure_id)} /> : null,
+            rows.length ? (
+              <MeasureSection
+                key={measure_id}
+                world={world}
+                measure_id={measure_id}
+                rows={rows}
+                comparisons={(comparison.value?.metrics ?? []).filter((c) => c.measure_id === measure_id)}
+              />
+            ) : null,
           )}
           <h2>Costs</h2>
           <Costs world={world} report={r.cost_report} />
@@ -234,17 +289,22 @@ function Progress({ run }: { run: Run }) {
     <div aria-live="polite">
       <p>
         <span className={`status status-${run.status}`}>{STATUS_WORDS[run.status] ?? humanize(run.status)}</span>{' '}
-        {run.stop_reason && <span className="muted">stopped early: it reached its {run.stop_reason === 'budget' ? 'credit budget' : 'time limit'}, and the results cover the repetitions finished</span>}
+        {run.stop_reason && (
+          <span className="muted">
+            stopped early: it reached its {run.stop_reason === 'budget' ? 'credit budget' : 'time limit'}, and the results cover the repetitions finished
+          </span>
+        )}
       </p>
       <label className="progress">
         <span>
-          {formatNumber(run.replications_completed)} of {formatNumber(run.replications_requested)} repetitions · {formatNumber(run.events_simulated)} simulated events
+          {formatNumber(run.replications_completed)} of {formatNumber(run.replications_requested)} repetitions · {formatNumber(run.events_simulated)} simulated
+          events
         </span>
         <progress max={Math.max(1, run.replications_requested)} value={run.replications_completed} />
       </label>
       <p className="muted small">
-        Budget: up to {credits(run.budget_limit_credits)}, charged at actual use. Estimated at {credits(run.credits_estimate)}; {credits(run.credits_reserved)} held while it runs;{' '}
-        {run.credits_used === null ? 'the charge is settled when it ends.' : `charged ${credits(run.credits_used)}.`}
+        Budget: up to {credits(run.budget_limit_credits)}, charged at actual use. Estimated at {credits(run.credits_estimate)}; {credits(run.credits_reserved)}{' '}
+        held while it runs; {run.credits_used === null ? 'the charge is settled when it ends.' : `charged ${credits(run.credits_used)}.`}
       </p>
     </div>
   );
@@ -263,7 +323,8 @@ export default function RunPage({ run_id }: { run_id: string }) {
     <>
       {r && (
         <p className="crumbs">
-          <Link to="/">Projects</Link> / <Link to={`/projects/${r.project_id}`}>Project</Link> / <Link to={`/world-revisions/${r.world_revision_id}`}>World</Link> /
+          <Link to="/">Projects</Link> / <Link to={`/projects/${r.project_id}`}>Project</Link> /{' '}
+          <Link to={`/world-revisions/${r.world_revision_id}`}>World</Link> /
         </p>
       )}
       <h1>{world ? `Simulation: ${world.name}` : 'Simulation'}</h1>

@@ -13,14 +13,16 @@ function TokenCreated({ secret, token, onClose }: { secret: string; token: ApiTo
       <Dialog className="modal" aria-label="Your new API token">
         <Heading slot="title">Your new API token</Heading>
         <p>
-          This is the only time the token is shown. Copy it now and keep it somewhere safe; it expires on <strong data-testid="token-expiry">{formatDate(token.expires_at)}</strong> (90
-          days).
+          This is the only time the token is shown. Copy it now and keep it somewhere safe; it expires on{' '}
+          <strong data-testid="token-expiry">{formatDate(token.expires_at)}</strong> (90 days).
         </p>
         <div className="secret">
           <code data-testid="token-secret">{secret}</code>
           <CopyButton text={secret} label="Copy token" />
         </div>
-        <p className="muted small">Scripts send it as <code>Authorization: Bearer …</code>. The app itself never needs it.</p>
+        <p className="muted small">
+          Scripts send it as <code>Authorization: Bearer …</code>. The app itself never needs it.
+        </p>
         <Action variant="primary" onPress={onClose}>
           I have copied it
         </Action>
@@ -99,7 +101,9 @@ function Tokens() {
                 <td>{formatDate(t.created_at)}</td>
                 <td>{formatDate(t.expires_at)}</td>
                 <td>{formatDate(t.last_used_at)}</td>
-                <td>{t.revoked_at ? <Status value="revoked" /> : new Date(t.expires_at) < new Date() ? <Status value="expired" /> : <Status value="active" />}</td>
+                <td>
+                  {t.revoked_at ? <Status value="revoked" /> : new Date(t.expires_at) < new Date() ? <Status value="expired" /> : <Status value="active" />}
+                </td>
                 <td>
                   {!t.revoked_at && (
                     <Action variant="danger" aria-label={`Revoke token ${t.name}`} onPress={() => void revoke.run(t.id)}>
@@ -129,7 +133,8 @@ function Members() {
     <section aria-labelledby="members-heading">
       <h2 id="members-heading">Members and roles</h2>
       <p className="muted">
-        Members of {current?.org_name ?? org_id}; you are <strong>{current?.role ?? 'not a member'}</strong>. Roles are assigned by an operator, so this list is read-only
+        Members of {current?.org_name ?? org_id}; you are <strong>{current?.role ?? 'not a member'}</strong>. Roles are assigned by an operator, so this list is
+        read-only
         {current?.role === 'owner' ? ' for owners too' : ''}.
       </p>
       <ErrorBanner error={members.error} />
@@ -185,7 +190,9 @@ function ProviderKeys() {
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">AI provider keys</h2>
-      <p className="muted">Your organization's own keys (bring your own key): work run with them costs no credits. The key is never shown again; only its last four characters.</p>
+      <p className="muted">
+        Your organization's own keys (bring your own key): work run with them costs no credits. The key is never shown again; only its last four characters.
+      </p>
       {isAdmin ? (
         <form
           className="inline-form"

@@ -3,13 +3,22 @@
 // and programs, creates a draft program, activates or closes it, decides pending enrollments, allocates credits, funds
 // the pool with a credit pack (when billing is on) and reads the fixed whole-program report.
 import { useState } from 'react';
-import { type Allocation, type Institution, type MemberDecision, type Packs, type Page, type Program, type ProgramReport, type Redemption, api } from '../api.ts';
+import {
+  type Allocation,
+  type Institution,
+  type MemberDecision,
+  type Packs,
+  type Page,
+  type Program,
+  type ProgramReport,
+  type Redemption,
+  api,
+} from '../api.ts';
 import { Action, ErrorBanner, Field, Link, Pager, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
 import { TechnicalDetails } from '../technical.tsx';
 import { PackList, useCheckout } from './billing.tsx';
 
 const PROGRAMS_PAGE_LIMIT = 50;
-
 
 function Redeem() {
   const { me, org_id } = useSession();
@@ -101,7 +110,12 @@ function NewProgram({ institutions, onCreated }: { institutions: Institution[]; 
         <Field label="Ends at" type="datetime-local" value={ends} onChange={setEnds} isRequired />
         <Field label="Credits per recipient (cap)" value={cap} onChange={setCap} inputMode="numeric" isRequired />
         <Field label="Maximum recipients" value={recipients} onChange={setRecipients} inputMode="numeric" isRequired />
-        <Field label="Eligible email domains" value={domains} onChange={setDomains} description="full domains without @, separated by commas; a matching domain alone does not prove affiliation" />
+        <Field
+          label="Eligible email domains"
+          value={domains}
+          onChange={setDomains}
+          description="full domains without @, separated by commas; a matching domain alone does not prove affiliation"
+        />
         <Field label="Report minimum cohort" value={cohort} onChange={setCohort} inputMode="numeric" description="at least 5" />
         <label className="check">
           <input type="checkbox" checked={requiresApproval} onChange={(e) => setRequiresApproval(e.target.checked)} /> Enrollments need my approval
@@ -128,11 +142,14 @@ export function SponsorPage() {
       <section aria-labelledby="institutions-heading">
         <h2 id="institutions-heading">Institutions you administer</h2>
         <ErrorBanner error={institutions.error ?? programs.error} />
-        {institutions.value && administered.length === 0 && <p className="muted">You administer no sponsor institution. Operators assign sponsor administrators.</p>}
+        {institutions.value && administered.length === 0 && (
+          <p className="muted">You administer no sponsor institution. Operators assign sponsor administrators.</p>
+        )}
         <ul>
           {administered.map((i) => (
             <li key={i.id}>
-              {i.name} {i.verified_at ? <span className="muted small">verified {formatDate(i.verified_at)}</span> : <span className="chip">not verified yet</span>}
+              {i.name}{' '}
+              {i.verified_at ? <span className="muted small">verified {formatDate(i.verified_at)}</span> : <span className="chip">not verified yet</span>}
             </li>
           ))}
         </ul>
@@ -207,7 +224,10 @@ function Report({ program_id }: { program_id: string }) {
               </>
             )}
           </dl>
-          <p className="muted small">Evaluations funded counts evaluation subjects with sponsored reservations, failed or canceled attempts included; not completed evaluations or outcomes.</p>
+          <p className="muted small">
+            Evaluations funded counts evaluation subjects with sponsored reservations, failed or canceled attempts included; not completed evaluations or
+            outcomes.
+          </p>
         </>
       )}
     </section>

@@ -40,7 +40,9 @@ function SampleChooser({ onWorld }: { onWorld(world: World): void }) {
   return (
     <section aria-labelledby="samples-heading">
       <h2 id="samples-heading">Start from a sample world</h2>
-      <p className="muted">Each sample is a care pathway with its settings, the change it tests and what it measures. Pick the closest, then change it to fit your idea.</p>
+      <p className="muted">
+        Each sample is a care pathway with its settings, the change it tests and what it measures. Pick the closest, then change it to fit your idea.
+      </p>
       <ul className="sample-list">
         {Object.keys(SAMPLES).map((path) => (
           <li key={path}>
@@ -93,9 +95,7 @@ function ProblemList({ problems, world, onSelect }: { problems: Problem[]; world
     );
   return (
     <div className="error" role="alert" data-testid="world-problems">
-      <p className="error-message">
-        {problems.length === 1 ? 'One problem to fix' : `${problems.length} problems to fix`} before the world can be saved:
-      </p>
+      <p className="error-message">{problems.length === 1 ? 'One problem to fix' : `${problems.length} problems to fix`} before the world can be saved:</p>
       <ul>
         {problems.map((p) => {
           const step = /^\/steps\/(\d+)/.exec(p.pointer);
@@ -116,7 +116,17 @@ function ProblemList({ problems, world, onSelect }: { problems: Problem[]; world
   );
 }
 
-function PathwayEditor({ world, onWorld, selection, onSelect }: { world: World; onWorld(world: World): void; selection: Selection; onSelect(selection: Selection): void }) {
+function PathwayEditor({
+  world,
+  onWorld,
+  selection,
+  onSelect,
+}: {
+  world: World;
+  onWorld(world: World): void;
+  selection: Selection;
+  onSelect(selection: Selection): void;
+}) {
   const step = selection?.kind === 'step' ? world.steps.find((s) => s.id === selection.id) : undefined;
   const arrival = selection?.kind === 'arrival' ? world.arrivals.find((a) => a.id === selection.id) : undefined;
   return (
@@ -205,7 +215,8 @@ export function WorldEditorPage({ project_id }: { project_id: string }) {
       </p>
       <h1>{from ? 'New version of a world' : 'New world'}</h1>
       <p className="muted">
-        A world is a model of the care pathway: who arrives, the steps they go through, the staff and equipment each step needs, and the change you want to test against usual care. Every number in it is an assumption you can see and change.
+        A world is a model of the care pathway: who arrives, the steps they go through, the staff and equipment each step needs, and the change you want to test
+        against usual care. Every number in it is an assumption you can see and change.
       </p>
       <PlainError error={source.error} />
       {!world && !from && <SampleChooser onWorld={startFrom} />}
@@ -244,7 +255,10 @@ export function WorldEditorPage({ project_id }: { project_id: string }) {
         </>
       )}
       <TechnicalDetails>
-        <p>The world is a WorldSpec 1.0.0 document; its schema is at /v1/schemas/WorldSpec. Checking calls POST /v1/world-specs/validate; saving POST /v1/projects/{project_id}/worlds.</p>
+        <p>
+          The world is a WorldSpec 1.0.0 document; its schema is at /v1/schemas/WorldSpec. Checking calls POST /v1/world-specs/validate; saving POST
+          /v1/projects/{project_id}/worlds.
+        </p>
         {from && <p>Based on the world revision {from}.</p>}
         {problems && problems.length > 0 && (
           <ul>
@@ -269,8 +283,8 @@ function WorldSummary({ world }: { world: World }) {
     <>
       {world.description && <p>{world.description}</p>}
       <p>
-        Simulates {formatTime(world.horizon, world.time_unit)} after a warm-up of {formatTime(world.warm_up, world.time_unit)}, repeated {formatNumber(world.replications)} times for each
-        variant.
+        Simulates {formatTime(world.horizon, world.time_unit)} after a warm-up of {formatTime(world.warm_up, world.time_unit)}, repeated{' '}
+        {formatNumber(world.replications)} times for each variant.
       </p>
       <h2>What is compared</h2>
       <ul className="variants">
@@ -281,7 +295,8 @@ function WorldSummary({ world }: { world: World }) {
               <ul>
                 {v.changes.map((c) => (
                   <li key={c.setting}>
-                    {settingName(world, c.setting)}: {settingValue(world, c.setting, world.settings[c.setting]?.value)} becomes {settingValue(world, c.setting, c.value)}
+                    {settingName(world, c.setting)}: {settingValue(world, c.setting, world.settings[c.setting]?.value)} becomes{' '}
+                    {settingValue(world, c.setting, c.value)}
                     {c.rationale ? ` (${c.rationale})` : ''}
                   </li>
                 ))}
@@ -307,7 +322,8 @@ function EstimateReport({ estimate, budget }: { estimate: Estimate; budget: numb
   return (
     <div className={estimate.runnable ? 'ok' : 'error'} role="status" data-testid="estimate">
       <p>
-        <strong>{estimate.runnable ? 'Ready to run.' : 'This run cannot start yet.'}</strong> It is estimated at about {formatNumber(estimate.credits_estimate)} credit
+        <strong>{estimate.runnable ? 'Ready to run.' : 'This run cannot start yet.'}</strong> It is estimated at about {formatNumber(estimate.credits_estimate)}{' '}
+        credit
         {estimate.credits_estimate === 1 ? '' : 's'} ({formatNumber(estimate.events_estimate)} simulated events).
       </p>
       <p>
@@ -349,7 +365,10 @@ function RunPanel({ world_revision_id }: { world_revision_id: string }) {
   return (
     <section aria-labelledby="run-heading">
       <h2 id="run-heading">Run the simulation</h2>
-      <p className="muted">Type the most this run may cost in credits, then estimate it. The run starts only when the budget covers the estimate; it is charged for what it actually uses.</p>
+      <p className="muted">
+        Type the most this run may cost in credits, then estimate it. The run starts only when the budget covers the estimate; it is charged for what it
+        actually uses.
+      </p>
       <form
         className="inline-form"
         onSubmit={(event) => {

@@ -31,7 +31,13 @@ const NODE_TYPES = { card: Card };
 function cards(world: World, selection: Selection): Array<{ id: string; data: CardData }> {
   const arrivals = world.arrivals.map((a) => ({
     id: `arrival:${a.id}`,
-    data: { title: humanize(a.id), kind: 'Arrivals', detail: arrivalSummary(world, a), tone: 'arrival', selected: selection?.kind === 'arrival' && selection.id === a.id },
+    data: {
+      title: humanize(a.id),
+      kind: 'Arrivals',
+      detail: arrivalSummary(world, a),
+      tone: 'arrival',
+      selected: selection?.kind === 'arrival' && selection.id === a.id,
+    },
   }));
   const steps = world.steps.map((s) => {
     const resource = s.resource ? resourceName(world, s.resource) : undefined;
@@ -59,7 +65,13 @@ function links(world: World): Edge[] {
   for (const s of world.steps) {
     stepEdges(world, s).forEach((e, i) => {
       if (!stepIds.has(e.to)) return;
-      edges.push({ id: `s:${s.id}:${i}`, source: `step:${s.id}`, target: `step:${e.to}`, label: e.label, style: e.dashed ? { strokeDasharray: '5 4' } : undefined });
+      edges.push({
+        id: `s:${s.id}:${i}`,
+        source: `step:${s.id}`,
+        target: `step:${e.to}`,
+        label: e.label,
+        style: e.dashed ? { strokeDasharray: '5 4' } : undefined,
+      });
     });
   }
   return edges.map((e) => ({ ...e, markerEnd: { type: MarkerType.ArrowClosed }, focusable: false, selectable: false }));

@@ -56,7 +56,17 @@ function serviceLinter(onProblems: (problems: Problem[] | null) => void) {
   );
 }
 
-export default function JsonEditor({ value, onChange, schema, onProblems }: { value: string; onChange(text: string): void; schema: JSONSchema7 | null; onProblems(problems: Problem[] | null): void }) {
+export default function JsonEditor({
+  value,
+  onChange,
+  schema,
+  onProblems,
+}: {
+  value: string;
+  onChange(text: string): void;
+  schema: JSONSchema7 | null;
+  onProblems(problems: Problem[] | null): void;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const callbacks = useRef({ onChange, onProblems });

@@ -23,7 +23,13 @@ export type Step = {
 export type Arrival = { id: string; kind: string; to_step: string; rate?: Parameter; [field: string]: unknown };
 export type Resource = { id: string; label?: string; capacity: Parameter; shifts?: unknown[]; [field: string]: unknown };
 export type Measure = { id: string; label?: string; kind: string; unit: string; [field: string]: unknown };
-export type Variant = { id: string; label: string; role: string; changes: Array<{ setting: string; value: number; rationale?: string }>; [field: string]: unknown };
+export type Variant = {
+  id: string;
+  label: string;
+  role: string;
+  changes: Array<{ setting: string; value: number; rationale?: string }>;
+  [field: string]: unknown;
+};
 export type World = {
   name: string;
   description?: string;
@@ -111,7 +117,10 @@ const AXIS_UNITS: Record<string, string> = { minutes: ' min', hours: ' h', days:
 /** A tick label: short (the heading names the unit), float noise removed, shares as percentages. */
 export function formatAxis(value: number, unit: string, options: { sign?: boolean; difference?: boolean } = {}): string {
   const clean = Number(value.toPrecision(10));
-  if (unit === 'fraction') return options.difference ? `${formatNumber(Number((clean * 100).toPrecision(10)), options)} pts` : `${formatNumber(Number((clean * 100).toPrecision(10)), options)}%`;
+  if (unit === 'fraction')
+    return options.difference
+      ? `${formatNumber(Number((clean * 100).toPrecision(10)), options)} pts`
+      : `${formatNumber(Number((clean * 100).toPrecision(10)), options)}%`;
   return `${formatNumber(clean, options)}${AXIS_UNITS[unit] ?? ''}`;
 }
 
@@ -271,7 +280,10 @@ const COLLECTIONS: Record<string, { one: string; name?: (world: World, index: nu
 
 /** "/steps/2/duration/mean" → "Step “Admission”: duration, mean". */
 export function placeInWords(world: World | null, pointer: string): string {
-  const parts = pointer.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (parts.length === 0) return 'The world';
   const [head, second, ...rest] = parts;
   const collection = COLLECTIONS[head!];
@@ -292,7 +304,10 @@ export function placeInWords(world: World | null, pointer: string): string {
 /** A message from the service read as words: identifiers with underscores become words, pointers become places. */
 export function plainText(message: string, world: World | null = null): string {
   return message
-    .replace(/(^|[\s("'])(\/[A-Za-z0-9_~-]+(?:\/[A-Za-z0-9_~-]+)*)/g, (_m, before: string, pointer: string) => `${before}${placeInWords(world, pointer).toLowerCase()}`)
+    .replace(
+      /(^|[\s("'])(\/[A-Za-z0-9_~-]+(?:\/[A-Za-z0-9_~-]+)*)/g,
+      (_m, before: string, pointer: string) => `${before}${placeInWords(world, pointer).toLowerCase()}`,
+    )
     .replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (id) => id.replaceAll('_', ' '))
     .replace(/\b(?:GET|POST|PUT|PATCH|DELETE) \/v1\/\S+/g, 'the service')
     .replace(/\bWorldSpec\b/g, 'world')

@@ -60,7 +60,19 @@ function readableTicks(min: number, max: number, width: number, format: (value: 
   return ticks;
 }
 
-export function RangePlot({ rows, format, zero = false, testId, label }: { rows: RangeRow[]; format(value: number): string; zero?: boolean; testId?: string; label: string }) {
+export function RangePlot({
+  rows,
+  format,
+  zero = false,
+  testId,
+  label,
+}: {
+  rows: RangeRow[];
+  format(value: number): string;
+  zero?: boolean;
+  testId?: string;
+  label: string;
+}) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const values = rows.flatMap((r) => [r.low, r.high, r.value]).filter((v): v is number => v !== null && Number.isFinite(v));
   if (zero) values.push(0);

@@ -20,7 +20,21 @@ import {
 } from './model.ts';
 
 /** A number input that keeps what is typed and reports only numbers. */
-export function NumberInput({ label, value, unit, hint, onChange, min }: { label: string; value: number | null; unit?: string; hint?: string; min?: number; onChange(value: number): void }) {
+export function NumberInput({
+  label,
+  value,
+  unit,
+  hint,
+  onChange,
+  min,
+}: {
+  label: string;
+  value: number | null;
+  unit?: string;
+  hint?: string;
+  min?: number;
+  onChange(value: number): void;
+}) {
   const id = useId();
   const [text, setText] = useState(value === null ? '' : String(value));
   useEffect(() => {
@@ -54,7 +68,17 @@ export function NumberInput({ label, value, unit, hint, onChange, min }: { label
   );
 }
 
-function Choice({ label, value, options, onChange }: { label: string; value: string; options: Array<{ value: string; label: string }>; onChange(value: string): void }) {
+function Choice({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  options: Array<{ value: string; label: string }>;
+  onChange(value: string): void;
+}) {
   const id = useId();
   return (
     <div className="field">
@@ -71,7 +95,23 @@ function Choice({ label, value, options, onChange }: { label: string; value: str
 }
 
 /** One parameter: a number, or a setting's value (edited in the setting, in its own unit). */
-function ParameterInput({ world, label, unit, parameter, onWorld, onValue, min }: { world: World; label: string; unit: string; parameter: Parameter | undefined; onWorld(world: World): void; onValue(value: number): void; min?: number }) {
+function ParameterInput({
+  world,
+  label,
+  unit,
+  parameter,
+  onWorld,
+  onValue,
+  min,
+}: {
+  world: World;
+  label: string;
+  unit: string;
+  parameter: Parameter | undefined;
+  onWorld(world: World): void;
+  onValue(value: number): void;
+  min?: number;
+}) {
   const setting = typeof parameter === 'object' && parameter ? parameter.setting : null;
   if (setting) {
     const named = world.settings[setting];
@@ -110,7 +150,12 @@ function DurationForm({ world, step, onWorld }: { world: World; step: Step; onWo
       <legend>How long it takes</legend>
       {known ? (
         <>
-          <Choice label="Pattern" value={duration.dist} options={Object.entries(DISTRIBUTIONS).map(([value, d]) => ({ value, label: d.name }))} onChange={changeFamily} />
+          <Choice
+            label="Pattern"
+            value={duration.dist}
+            options={Object.entries(DISTRIBUTIONS).map(([value, d]) => ({ value, label: d.name }))}
+            onChange={changeFamily}
+          />
           {known.fields.map((field) => (
             <ParameterInput
               key={field.key}
@@ -212,7 +257,15 @@ export function ArrivalForm({ world, arrival, onWorld }: { world: World; arrival
         {humanize(arrival.id)} <span className="muted small">· Arrivals</span>
       </h3>
       {arrival.kind === 'poisson' ? (
-        <ParameterInput world={world} label="Arrivals on average" unit={unit} parameter={arrival.rate} min={0} onWorld={onWorld} onValue={(rate) => setArrival({ ...arrival, rate })} />
+        <ParameterInput
+          world={world}
+          label="Arrivals on average"
+          unit={unit}
+          parameter={arrival.rate}
+          min={0}
+          onWorld={onWorld}
+          onValue={(rate) => setArrival({ ...arrival, rate })}
+        />
       ) : (
         <p className="muted">These arrivals follow a timetable or a weekly pattern: edit them in the Advanced tab.</p>
       )}
