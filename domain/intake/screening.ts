@@ -218,6 +218,7 @@ function nearby(lines: string[], line_index: number, test: RegExp): boolean {
   return false;
 }
 
+// Over 70 lines, listed in test/unit/architecture.test.ts: one pass over the lines with its running state.
 /**
  * Screens numbered lines (line n is lines[n-1]) for secrets and patient identifiers.
  * Returns hits with positions and masked values; use `findingsFromHits` to merge them into Findings.

@@ -1311,6 +1311,7 @@ class Replication {
     this.record(kind, entity, step.id, atResource ? this.model.resources[step.resource]!.id : null, value);
   }
 
+  // Over 70 lines, listed in test/unit/architecture.test.ts: the summary of one replication from its running state.
   finish(): ReplicationResult {
     const model = this.model;
     for (let r = 0; r < model.resources.length; r++) this.touch(r);
@@ -1401,6 +1402,7 @@ type MeasureCode = { hooks: HookCode; touch: TouchCode };
 
 const measureCodeCache = new WeakMap<CompiledModel, MeasureCode>();
 
+// Over 70 lines, listed in test/unit/architecture.test.ts: one switch on the engine's hot path, whose inlining is measured.
 /**
  * The measure hooks and resource areas of one compiled model as straight-line code: only the measures it has, each
  * with its kind, slots and options (discounting, sketches) chosen once here instead of looked up per event. The source
