@@ -123,8 +123,8 @@ const CLAIM_MEASURE_WORDS: Array<{ words: RegExp; kinds: string[] }> = [
   { words: /\b(number|count|admissions|referrals|visits|appointments|seen|throughput)\b/i, kinds: ['count'] },
 ];
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: one list of rule-based next steps, each a short condition.
 /** Rule-based checks, run on every checkpoint (source: rule). */
+// Over 70 lines, listed in test/unit/architecture.test.ts: one list of rule-based next steps, each a short condition.
 export function ruleNextSteps(input: {
   world: WorldSpec;
   problems: Problem[];

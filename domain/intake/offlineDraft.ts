@@ -160,11 +160,11 @@ function claimTopic(text: string): Claim['topic'] {
   return 'other';
 }
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: the offline drafter fills one IntakeSpec field by field.
 /**
  * Drafts an IntakeSpec from processed sources with the extractive heuristic. Deterministic: the same lines give the same draft.
  * Every citation quotes a real line verbatim with its line number, so the draft passes checkCitations against those sources.
  */
+// Over 70 lines, listed in test/unit/architecture.test.ts: the offline drafter fills one IntakeSpec field by field.
 export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
   invariant(sources.length > 0, 'drafting needs at least one source');
   const found = new Map<Field, Passage[]>();

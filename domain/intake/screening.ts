@@ -218,11 +218,11 @@ function nearby(lines: string[], line_index: number, test: RegExp): boolean {
   return false;
 }
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: one pass over the lines with its running state.
 /**
  * Screens numbered lines (line n is lines[n-1]) for secrets and patient identifiers.
  * Returns hits with positions and masked values; use `findingsFromHits` to merge them into Findings.
  */
+// Over 70 lines, listed in test/unit/architecture.test.ts: one pass over the lines with its running state.
 export function screenLinesForHits(lines: string[]): ScreeningHit[] {
   const hits: ScreeningHit[] = [];
   const by_line = new Map<number, ScreeningHit[]>(); // overlap checks stay per line, so a file full of findings stays linear

@@ -1311,7 +1311,6 @@ class Replication {
     this.record(kind, entity, step.id, atResource ? this.model.resources[step.resource]!.id : null, value);
   }
 
-  // Over 70 lines, listed in test/unit/architecture.test.ts: the summary of one replication from its running state.
   finish(): ReplicationResult {
     const model = this.model;
     for (let r = 0; r < model.resources.length; r++) this.touch(r);
@@ -1402,7 +1401,6 @@ type MeasureCode = { hooks: HookCode; touch: TouchCode };
 
 const measureCodeCache = new WeakMap<CompiledModel, MeasureCode>();
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: one switch on the engine's hot path, whose inlining is measured.
 /**
  * The measure hooks and resource areas of one compiled model as straight-line code: only the measures it has, each
  * with its kind, slots and options (discounting, sketches) chosen once here instead of looked up per event. The source
@@ -1411,6 +1409,7 @@ const measureCodeCache = new WeakMap<CompiledModel, MeasureCode>();
  * Replication.measureState at run time. The arithmetic is that of the generic loop it replaces, in the same order,
  * so results are bit-identical. Cached per compiled model (the pool reuses one model across replications).
  */
+// Over 70 lines, listed in test/unit/architecture.test.ts: one switch on the engine's hot path, whose inlining is measured.
 function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, resourceMeasureList: Int32Array): MeasureCode {
   const cached = measureCodeCache.get(model);
   if (cached) return cached;

@@ -237,6 +237,7 @@ export function worldForVariant(world: WorldSpec, variantId: string): WorldSpec 
   return { ...world, steps: [...steps, ...(structure.add_steps ?? [])] };
 }
 
+// Over 70 lines, listed in test/unit/architecture.test.ts: it compiles a WorldSpec into the engine's arrays in one pass over its parts.
 export function compileModel(written: WorldSpec, variantId: string): CompiledModel {
   const variantIndex = written.variants.findIndex((variant) => variant.id === variantId);
   if (variantIndex < 0) fail(`variant '${variantId}' does not exist in this world`);
