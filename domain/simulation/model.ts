@@ -389,6 +389,7 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
     };
   });
 
+  // Over 70 lines, listed in test/unit/architecture.test.ts: compiles one step of each kind (part of compileModel).
   const steps: CompiledStep[] = world.steps.map((step) => {
     const compiled: CompiledStep = {
       id: step.id,

@@ -285,6 +285,7 @@ const HOURS_PER: Record<string, number> = { hour: 1, day: 24, week: 168, year: D
  * Cost report per variant: low/base/high totals from count measures times sourced rates. A null rate leaves the total
  * null with its reason, never zero (spec: cost_scenarios, "unknown costs leave totals undefined").
  */
+// Over 70 lines, listed in test/unit/architecture.test.ts: low/base/high totals per variant in one pass over the rates.
 export function costReport(world: WorldSpec, results: ReplicationResult[]): CostReport | null {
   const scenarios = world.cost_scenarios;
   if (!scenarios) return null;
