@@ -131,6 +131,7 @@ async function ensureMaintenanceSchedule(client: Client, config: Config): Promis
   }
 }
 
+// Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: the composition root wires every part in order and unwinds on failure.
 export async function startService(options: {
   config: Config;
   logger: Logger;

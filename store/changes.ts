@@ -46,6 +46,7 @@ export type ChangeFeed = {
 
 type Native = { listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>> };
 
+// Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: the change feed keeps its connection, listeners and reconnect state in one closure.
 export function createChangeFeed(source: { database_url: string | null; pglite: () => Promise<unknown> }): ChangeFeed {
   const listeners = new Map<string, Set<() => void>>();
   const observers = new Set<(id: string | null) => void>();

@@ -560,6 +560,7 @@ function resolutionView(t: TransferView, reserved: number): ResolutionView {
   };
 }
 
+// Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: one ledger transaction (lock accounts in order, post, void) read as one piece.
 async function resolve(
   tx: Tx,
   input: { transfer_id: string; reservation_id: string; credits_used: number | null; reason?: string; caused_by?: string },
