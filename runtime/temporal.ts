@@ -79,13 +79,61 @@ export async function findTemporalCli(options: { build?: boolean; say?: (line: s
   } catch {
     return null;
   }
-  mkdirSync(temporalCacheDir(env), { recursive: true });
-  options.say?.(`building the Temporal CLI v${TEMPORAL_CLI_VERSION} with Go into ${temporalCacheDir(env)} (first run only; takes minutes)…`);
-  await run(go ?? 'go', ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
-    env: { ...env, GOBIN: temporalCacheDir(env) },
-    maxBuffer: 64 * 1024 * 1024,
+  const dir = temporalCacheDir(env);
+  mkdirSync(dir, { recursive: true });
+  return await singleBuild(dir, cached, options.say, async (bin) => {
+    options.say?.(`building the Temporal CLI v${TEMPORAL_CLI_VERSION} with Go into ${dir} (first run only; takes minutes)…`);
+    await run(go ?? 'go', ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
+      env: { ...env, GOBIN: bin },
+      maxBuffer: 64 * 1024 * 1024,
+    });
   });
-  return executable(cached) ? cached : null;
+}
+
+/** How often a process that found another one building the CLI looks again. */
+export const BUILD_WAIT_POLL_MS = 2_000;
+
+/**
+ * Builds the CLI once per machine however many processes ask at the same time (parallel test runs, a service and its
+ * tests): the first takes `build.lock` (its pid inside) and builds into a private folder, then renames the binary into
+ * place; the others wait for the binary or for the builder to die (its lock is then taken over). Three parallel first
+ * runs each spent the machine's two cores on their own 20-minute build before this.
+ */
+export async function singleBuild(
+  dir: string,
+  cached: string,
+  say: ((line: string) => void) | undefined,
+  build: (bin: string) => Promise<void>,
+): Promise<string | null> {
+  const lock = join(dir, 'build.lock');
+  let waiting_said = false;
+  for (;;) {
+    if (executable(cached)) return cached;
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+    if (!Number.isInteger(holder) || !alive(holder)) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (!waiting_said) say?.(`waiting for process ${holder}, which is building the Temporal CLI into ${dir}…`);
+    waiting_said = true;
+    await new Promise((resolve) => setTimeout(resolve, BUILD_WAIT_POLL_MS));
+  }
+  const bin = mkdtempSync(join(dir, 'build-'));
+  try {
+    if (executable(cached)) return cached;
+    await build(bin);
+    renameSync(join(bin, 'temporal'), cached);
+    return executable(cached) ? cached : null;
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+    rmSync(lock, { force: true });
+  }
 }
 
 /** Where the Temporal CLI's release archives and their checksums are published; `CRUCIBLE_TEMPORAL_DOWNLOAD_URL` overrides it (`off` skips it). */

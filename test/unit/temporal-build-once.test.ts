@@ -1,0 +1,60 @@
+// The Go build of the Temporal CLI runs once per machine: parallel first runs wait for the one that builds, and a lock
+// left by a builder that died is taken over.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { singleBuild } from '../../runtime/temporal.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function cacheDir(): { dir: string; cached: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'temporal-build-once-'));
+  dirs.push(dir);
+  return { dir, cached: join(dir, 'temporal') };
+}
+
+/** A stand-in for `go install`: writes an executable into GOBIN after a while, counting its calls. */
+function fakeGo(calls: string[]): (bin: string) => Promise<void> {
+  return async (bin) => {
+    calls.push(bin);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    writeFileSync(join(bin, 'temporal'), '#!/bin/sh\necho fake\n');
+    chmodSync(join(bin, 'temporal'), 0o755);
+  };
+}
+
+describe('building the Temporal CLI once', () => {
+  it('builds once for three callers at the same time, each getting the binary, and leaves no lock or build folder', async () => {
+    const { dir, cached } = cacheDir();
+    const calls: string[] = [];
+    const said: string[] = [];
+    const results = await Promise.all([0, 1, 2].map(() => singleBuild(dir, cached, (line) => said.push(line), fakeGo(calls))));
+    expect(calls).toHaveLength(1);
+    expect(results).toEqual([cached, cached, cached]);
+    expect(said.some((line) => line.startsWith(`waiting for process ${process.pid}`))).toBe(true);
+    expect(readdirSync(dir)).toEqual(['temporal']);
+  });
+
+  it('takes over the lock of a builder that died, and builds', async () => {
+    const { dir, cached } = cacheDir();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(join(dir, 'build.lock'), dead.stdout);
+    const calls: string[] = [];
+    expect(await singleBuild(dir, cached, undefined, fakeGo(calls))).toBe(cached);
+    expect(calls).toHaveLength(1);
+    expect(existsSync(join(dir, 'build.lock'))).toBe(false);
+  });
+
+  it('releases the lock when the build fails, so the next caller can try again', async () => {
+    const { dir, cached } = cacheDir();
+    await expect(singleBuild(dir, cached, undefined, async () => Promise.reject(new Error('go: module lookup disabled')))).rejects.toThrow('module lookup');
+    expect(readdirSync(dir)).toEqual([]);
+    const calls: string[] = [];
+    expect(await singleBuild(dir, cached, undefined, fakeGo(calls))).toBe(cached);
+  });
+});
