@@ -192,6 +192,17 @@ class Replication {
   rootTaken = false;
   sequence = 0;
 
+  // Arrivals: each source has at most one pending arrival, so it waits in a slot of its own instead of the heap (the
+  // heap then holds only the events in progress, and an arrival replaces nothing in it). The slot keeps the heap's
+  // (time, key) order: its key takes the sequence number the heap would have given it.
+  /** per arrival source: its pending arrival's time (Infinity: none), and its key */
+  declare arrivalTime: Float64Array;
+  declare arrivalKey: Float64Array;
+  /** the earliest pending arrival: its source (-1: none), time (Infinity: none) and key */
+  nextArrival = -1;
+  nextArrivalTime = Number.POSITIVE_INFINITY;
+  nextArrivalKey = 0.5;
+
   // Entities: a free list over typed arrays that grow by doubling.
   entityCapacity = 1024;
   declare entityStep: Int32Array;
@@ -300,6 +311,8 @@ class Replication {
     const heapCapacity = 1024;
     this.heapEvents = new Float64Array(2 * heapCapacity);
     this.heapArgs = new Int32Array(2 * heapCapacity);
+    this.arrivalTime = new Float64Array(model.arrivals.length).fill(Number.POSITIVE_INFINITY);
+    this.arrivalKey = new Float64Array(model.arrivals.length);
 
     this.attributeCount = model.attributeNames.length;
     this.markSlots = model.markSlots;
@@ -464,6 +477,42 @@ class Replication {
     args[2 * index + 1] = b;
   }
 
+  /** Puts the arrival source's next arrival in its slot (none past the horizon, as push). findNextArrival follows. */
+  scheduleArrival(time: number, index: number): void {
+    if (time > this.horizon) return;
+    this.arrivalTime[index] = time;
+    this.arrivalKey[index] = EVENT_ARRIVAL * PRIORITY_SCALE + this.sequence++;
+  }
+
+  /** Finds the earliest pending arrival among the slots (one slot: no search). */
+  findNextArrival(): void {
+    if (this.arrivalTime.length === 1) {
+      const time = this.arrivalTime[0]!;
+      this.nextArrival = time === Number.POSITIVE_INFINITY ? -1 : 0;
+      this.nextArrivalTime = time;
+      this.nextArrivalKey = this.arrivalKey[0]!;
+      return;
+    }
+    this.findNextArrivalOfMany();
+  }
+
+  findNextArrivalOfMany(): void {
+    let next = -1;
+    let nextTime = Number.POSITIVE_INFINITY;
+    let nextKey = 0;
+    for (let index = 0; index < this.arrivalTime.length; index++) {
+      const time = this.arrivalTime[index]!;
+      if (time < nextTime || (time === nextTime && time !== Number.POSITIVE_INFINITY && this.arrivalKey[index]! < nextKey)) {
+        next = index;
+        nextTime = time;
+        nextKey = this.arrivalKey[index]!;
+      }
+    }
+    this.nextArrival = next;
+    this.nextArrivalTime = nextTime;
+    this.nextArrivalKey = nextKey;
+  }
+
   growHeap(): void {
     const events = new Float64Array(this.heapEvents.length * 2);
     events.set(this.heapEvents);
@@ -525,6 +574,7 @@ class Replication {
       if (arrival.kind !== ARRIVAL_SCHEDULED) this.scheduleNextRandomArrival(index, 0);
       else this.scheduleNextScheduledArrival(index);
     });
+    this.findNextArrival();
 
     this.counts.events_total = this.loop();
     this.now = this.horizon;
@@ -535,7 +585,20 @@ class Replication {
   loop(): number {
     const horizon = this.horizon;
     let events = 0;
-    while (this.heapSize > 0) {
+    for (;;) {
+      const arrivalTime = this.nextArrivalTime;
+      if (this.heapSize === 0 || arrivalTime < this.heapEvents[0]! || (arrivalTime === this.heapEvents[0]! && this.nextArrivalKey < this.heapEvents[1]!)) {
+        // The earliest pending arrival comes first (or nothing else is pending).
+        if (this.nextArrival < 0) break;
+        this.now = arrivalTime;
+        if (++events > EVENTS_PER_REPLICATION_MAX) {
+          throw eventLimit();
+        }
+        const source = this.nextArrival;
+        this.arrivalTime[source] = Number.POSITIVE_INFINITY; // taken: the arrival puts its source's next one in the slot, if any
+        this.onArrival(source);
+        continue;
+      }
       const time = this.heapEvents[0]!;
       if (time > horizon) break;
       const kind = (this.heapEvents[1]! * INVERSE_PRIORITY_SCALE) | 0; // truncation is the floor here (positive, below 2^31), and an integer switch
@@ -547,9 +610,6 @@ class Replication {
         throw eventLimit();
       }
       switch (kind) {
-        case EVENT_ARRIVAL:
-          this.onArrival(a);
-          break;
         case EVENT_SERVICE_END:
           // b is the service token on pre-emptive resources: a pre-empted service's end is stale.
           if (b === 0 || this.entityToken[a] === b) this.onServiceEnd(a);
@@ -581,7 +641,7 @@ class Replication {
   scheduleNextRandomArrival(index: number, from: number): void {
     const arrival = this.model.arrivals[index]!;
     if (arrival.kind === ARRIVAL_POISSON) {
-      if (arrival.rate > 0) this.schedule(from + this.arrivalStreams[index]!.standardExponential() / arrival.rate, EVENT_ARRIVAL, index, 0);
+      if (arrival.rate > 0) this.scheduleArrival(from + this.arrivalStreams[index]!.standardExponential() / arrival.rate, index);
       return;
     }
     this.scheduleOtherArrival(index, from);
@@ -592,7 +652,7 @@ class Replication {
     const arrival = this.model.arrivals[index]!;
     const stream = this.arrivalStreams[index]!;
     if (arrival.kind === ARRIVAL_RENEWAL) {
-      this.schedule(from + this.sample(arrival.interarrival!, stream), EVENT_ARRIVAL, index, 0);
+      this.scheduleArrival(from + this.sample(arrival.interarrival!, stream), index);
       return;
     }
     // Non-homogeneous Poisson by inversion of the integrated hourly rate.
@@ -608,7 +668,7 @@ class Replication {
       const end = (hour + 1) * hourLength;
       const mass = rate * (end - time);
       if (mass >= remaining && rate > 0) {
-        this.schedule(time + remaining / rate, EVENT_ARRIVAL, index, 0);
+        this.scheduleArrival(time + remaining / rate, index);
         return;
       }
       remaining -= mass;
@@ -629,13 +689,14 @@ class Replication {
     this.scheduledCursor[index] = cursor + 1;
     // Cycle 0 starts at 0 (a schedule without a period has period Infinity, and 0 x Infinity is NaN).
     const cycle = this.scheduledCycle[index]!;
-    this.schedule((cycle === 0 ? 0 : cycle * arrival.period) + times[cursor]!, EVENT_ARRIVAL, index, 0);
+    this.scheduleArrival((cycle === 0 ? 0 : cycle * arrival.period) + times[cursor]!, index);
   }
 
   onArrival(index: number): void {
     const arrival = this.model.arrivals[index]!;
     if (arrival.kind === ARRIVAL_SCHEDULED) this.scheduleNextScheduledArrival(index);
     else this.scheduleNextRandomArrival(index, this.now);
+    this.findNextArrival();
     const batch = arrival.batchCumulative ? this.drawBatch(index) : arrival.batchSize;
     for (let unit = 0; unit < batch; unit++) {
       const entity = this.allocateEntity();
