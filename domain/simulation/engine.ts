@@ -208,7 +208,6 @@ class Replication {
   declare entityStep: Int32Array;
   declare entityState: Int32Array;
   declare entityToken: Int32Array;
-  declare entityArrival: Float64Array;
   declare entityAttributes: Float64Array;
   declare entityMarks: Float64Array;
   /** pre-emptive resources: when the entity's service ends, and the service time left after it was pre-empted (NaN: none) */
@@ -320,7 +319,6 @@ class Replication {
     this.entityStep = new Int32Array(n);
     this.entityState = new Int32Array(n);
     this.entityToken = new Int32Array(n);
-    this.entityArrival = new Float64Array(n);
     this.entityAttributes = new Float64Array(n * this.attributeCount).fill(Number.NaN);
     this.entityMarks = new Float64Array(n * this.markSlots).fill(Number.NaN);
     this.freeList = new Int32Array(n);
@@ -747,7 +745,6 @@ class Replication {
     if (++this.live > ENTITIES_IN_SYSTEM_MAX) {
       throw entityLimit();
     }
-    this.entityArrival[entity] = this.now;
     this.entityState[entity] = STATE_MOVING;
     const attributes = this.attributeCount;
     for (let k = 0; k < attributes; k++) this.entityAttributes[entity * attributes + k] = Number.NaN;
@@ -777,7 +774,6 @@ class Replication {
     this.entityStep = growInt(this.entityStep, size);
     this.entityState = growInt(this.entityState, size);
     this.entityToken = growInt(this.entityToken, size);
-    this.entityArrival = growFloat(this.entityArrival, size);
     this.entityServiceEnd = growFloat(this.entityServiceEnd, size);
     this.entityRemaining = growFloat(this.entityRemaining, size);
     this.freeList = growInt(this.freeList, size);
@@ -1283,7 +1279,9 @@ class Replication {
 
   /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window (the model's specialised code). */
   touch(resource: number): void {
-    this.touchResource(this, resource);
+    // Most touches after the first at an instant find nothing to add (a service end, the dispatch and the next start):
+    // they skip the call (the specialised code returns at once when now is its resource's last time, so this is the same).
+    if (this.resourceLastTime[resource] !== this.now) this.touchResource(this, resource);
   }
 
   /** The discounted length of [from, to): the integral of e^{-k (t - origin)} dt. */
