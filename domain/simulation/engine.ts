@@ -1,4 +1,5 @@
-// The discrete-event engine: event scheduling over a binary heap held in typed arrays (spec: What the service does 4).
+// The discrete-event engine: event scheduling over a binary heap held in typed arrays, with each arrival source's next
+// arrival in a slot of its own beside it (spec: What the service does 4).
 // Deterministic for a seed. Ties are broken by (time, event priority, insertion sequence): at one instant capacity
 // changes come first, then service ends (freeing servers), then delay ends, then reneges, then arrivals; events of the
 // same kind run in the order they were scheduled.
