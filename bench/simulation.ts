@@ -177,7 +177,7 @@ export async function main(): Promise<BenchFigures> {
   console.log(
     `M/M/${BENCH_SERVERS}: ${BENCH_ARRIVALS_PER_MINUTE} arrivals/min, mean service ${BENCH_MEAN_SERVICE_MINUTES} min, horizon ${BENCH_HORIZON_MINUTES} min`,
   );
-  console.log('events = arrivals + service ends (the engine counts its heap events; SimPy is counted the same way)');
+  console.log('events = arrivals + service ends (the engine counts the events it processes; SimPy is counted the same way)');
   const mainThread = mainThreadRate(world);
   // The pool. The service creates it once at start (compute/pool.ts), so a run never pays thread start-up or cold code:
   // create it and give each thread one warm-up replication (as the main thread had) before timing.

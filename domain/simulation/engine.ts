@@ -1,4 +1,5 @@
-// The discrete-event engine: event scheduling over a binary heap held in typed arrays (spec: What the service does 4).
+// The discrete-event engine: event scheduling over a binary heap held in typed arrays, with each arrival source's next
+// arrival in a slot of its own beside it (spec: What the service does 4).
 // Deterministic for a seed. Ties are broken by (time, event priority, insertion sequence): at one instant capacity
 // changes come first, then service ends (freeing servers), then delay ends, then reneges, then arrivals; events of the
 // same kind run in the order they were scheduled.
@@ -192,12 +193,22 @@ class Replication {
   rootTaken = false;
   sequence = 0;
 
+  // Arrivals: each source has at most one pending arrival, so it waits in a slot of its own instead of the heap (the
+  // heap then holds only the events in progress, and an arrival replaces nothing in it). The slot keeps the heap's
+  // (time, key) order: its key takes the sequence number the heap would have given it.
+  /** per arrival source: its pending arrival's time (Infinity: none), and its key */
+  declare arrivalTime: Float64Array;
+  declare arrivalKey: Float64Array;
+  /** the earliest pending arrival: its source (-1: none), time (Infinity: none) and key */
+  nextArrival = -1;
+  nextArrivalTime = Number.POSITIVE_INFINITY;
+  nextArrivalKey = 0.5;
+
   // Entities: a free list over typed arrays that grow by doubling.
   entityCapacity = 1024;
   declare entityStep: Int32Array;
   declare entityState: Int32Array;
   declare entityToken: Int32Array;
-  declare entityArrival: Float64Array;
   declare entityAttributes: Float64Array;
   declare entityMarks: Float64Array;
   /** pre-emptive resources: when the entity's service ends, and the service time left after it was pre-empted (NaN: none) */
@@ -300,6 +311,8 @@ class Replication {
     const heapCapacity = 1024;
     this.heapEvents = new Float64Array(2 * heapCapacity);
     this.heapArgs = new Int32Array(2 * heapCapacity);
+    this.arrivalTime = new Float64Array(model.arrivals.length).fill(Number.POSITIVE_INFINITY);
+    this.arrivalKey = new Float64Array(model.arrivals.length);
 
     this.attributeCount = model.attributeNames.length;
     this.markSlots = model.markSlots;
@@ -307,7 +320,6 @@ class Replication {
     this.entityStep = new Int32Array(n);
     this.entityState = new Int32Array(n);
     this.entityToken = new Int32Array(n);
-    this.entityArrival = new Float64Array(n);
     this.entityAttributes = new Float64Array(n * this.attributeCount).fill(Number.NaN);
     this.entityMarks = new Float64Array(n * this.markSlots).fill(Number.NaN);
     this.freeList = new Int32Array(n);
@@ -464,6 +476,42 @@ class Replication {
     args[2 * index + 1] = b;
   }
 
+  /** Puts the arrival source's next arrival in its slot (none past the horizon, as push). findNextArrival follows. */
+  scheduleArrival(time: number, index: number): void {
+    if (time > this.horizon) return;
+    this.arrivalTime[index] = time;
+    this.arrivalKey[index] = EVENT_ARRIVAL * PRIORITY_SCALE + this.sequence++;
+  }
+
+  /** Finds the earliest pending arrival among the slots (one slot: no search). */
+  findNextArrival(): void {
+    if (this.arrivalTime.length === 1) {
+      const time = this.arrivalTime[0]!;
+      this.nextArrival = time === Number.POSITIVE_INFINITY ? -1 : 0;
+      this.nextArrivalTime = time;
+      this.nextArrivalKey = this.arrivalKey[0]!;
+      return;
+    }
+    this.findNextArrivalOfMany();
+  }
+
+  findNextArrivalOfMany(): void {
+    let next = -1;
+    let nextTime = Number.POSITIVE_INFINITY;
+    let nextKey = 0;
+    for (let index = 0; index < this.arrivalTime.length; index++) {
+      const time = this.arrivalTime[index]!;
+      if (time < nextTime || (time === nextTime && time !== Number.POSITIVE_INFINITY && this.arrivalKey[index]! < nextKey)) {
+        next = index;
+        nextTime = time;
+        nextKey = this.arrivalKey[index]!;
+      }
+    }
+    this.nextArrival = next;
+    this.nextArrivalTime = nextTime;
+    this.nextArrivalKey = nextKey;
+  }
+
   growHeap(): void {
     const events = new Float64Array(this.heapEvents.length * 2);
     events.set(this.heapEvents);
@@ -525,6 +573,7 @@ class Replication {
       if (arrival.kind !== ARRIVAL_SCHEDULED) this.scheduleNextRandomArrival(index, 0);
       else this.scheduleNextScheduledArrival(index);
     });
+    this.findNextArrival();
 
     this.counts.events_total = this.loop();
     this.now = this.horizon;
@@ -535,7 +584,20 @@ class Replication {
   loop(): number {
     const horizon = this.horizon;
     let events = 0;
-    while (this.heapSize > 0) {
+    for (;;) {
+      const arrivalTime = this.nextArrivalTime;
+      if (this.heapSize === 0 || arrivalTime < this.heapEvents[0]! || (arrivalTime === this.heapEvents[0]! && this.nextArrivalKey < this.heapEvents[1]!)) {
+        // The earliest pending arrival comes first (or nothing else is pending).
+        if (this.nextArrival < 0) break;
+        this.now = arrivalTime;
+        if (++events > EVENTS_PER_REPLICATION_MAX) {
+          throw eventLimit();
+        }
+        const source = this.nextArrival;
+        this.arrivalTime[source] = Number.POSITIVE_INFINITY; // taken: the arrival puts its source's next one in the slot, if any
+        this.onArrival(source);
+        continue;
+      }
       const time = this.heapEvents[0]!;
       if (time > horizon) break;
       const kind = (this.heapEvents[1]! * INVERSE_PRIORITY_SCALE) | 0; // truncation is the floor here (positive, below 2^31), and an integer switch
@@ -547,9 +609,6 @@ class Replication {
         throw eventLimit();
       }
       switch (kind) {
-        case EVENT_ARRIVAL:
-          this.onArrival(a);
-          break;
         case EVENT_SERVICE_END:
           // b is the service token on pre-emptive resources: a pre-empted service's end is stale.
           if (b === 0 || this.entityToken[a] === b) this.onServiceEnd(a);
@@ -581,7 +640,7 @@ class Replication {
   scheduleNextRandomArrival(index: number, from: number): void {
     const arrival = this.model.arrivals[index]!;
     if (arrival.kind === ARRIVAL_POISSON) {
-      if (arrival.rate > 0) this.schedule(from + this.arrivalStreams[index]!.standardExponential() / arrival.rate, EVENT_ARRIVAL, index, 0);
+      if (arrival.rate > 0) this.scheduleArrival(from + this.arrivalStreams[index]!.standardExponential() / arrival.rate, index);
       return;
     }
     this.scheduleOtherArrival(index, from);
@@ -592,7 +651,7 @@ class Replication {
     const arrival = this.model.arrivals[index]!;
     const stream = this.arrivalStreams[index]!;
     if (arrival.kind === ARRIVAL_RENEWAL) {
-      this.schedule(from + this.sample(arrival.interarrival!, stream), EVENT_ARRIVAL, index, 0);
+      this.scheduleArrival(from + this.sample(arrival.interarrival!, stream), index);
       return;
     }
     // Non-homogeneous Poisson by inversion of the integrated hourly rate.
@@ -608,7 +667,7 @@ class Replication {
       const end = (hour + 1) * hourLength;
       const mass = rate * (end - time);
       if (mass >= remaining && rate > 0) {
-        this.schedule(time + remaining / rate, EVENT_ARRIVAL, index, 0);
+        this.scheduleArrival(time + remaining / rate, index);
         return;
       }
       remaining -= mass;
@@ -629,13 +688,14 @@ class Replication {
     this.scheduledCursor[index] = cursor + 1;
     // Cycle 0 starts at 0 (a schedule without a period has period Infinity, and 0 x Infinity is NaN).
     const cycle = this.scheduledCycle[index]!;
-    this.schedule((cycle === 0 ? 0 : cycle * arrival.period) + times[cursor]!, EVENT_ARRIVAL, index, 0);
+    this.scheduleArrival((cycle === 0 ? 0 : cycle * arrival.period) + times[cursor]!, index);
   }
 
   onArrival(index: number): void {
     const arrival = this.model.arrivals[index]!;
     if (arrival.kind === ARRIVAL_SCHEDULED) this.scheduleNextScheduledArrival(index);
     else this.scheduleNextRandomArrival(index, this.now);
+    this.findNextArrival();
     const batch = arrival.batchCumulative ? this.drawBatch(index) : arrival.batchSize;
     for (let unit = 0; unit < batch; unit++) {
       const entity = this.allocateEntity();
@@ -686,7 +746,6 @@ class Replication {
     if (++this.live > ENTITIES_IN_SYSTEM_MAX) {
       throw entityLimit();
     }
-    this.entityArrival[entity] = this.now;
     this.entityState[entity] = STATE_MOVING;
     const attributes = this.attributeCount;
     for (let k = 0; k < attributes; k++) this.entityAttributes[entity * attributes + k] = Number.NaN;
@@ -716,7 +775,6 @@ class Replication {
     this.entityStep = growInt(this.entityStep, size);
     this.entityState = growInt(this.entityState, size);
     this.entityToken = growInt(this.entityToken, size);
-    this.entityArrival = growFloat(this.entityArrival, size);
     this.entityServiceEnd = growFloat(this.entityServiceEnd, size);
     this.entityRemaining = growFloat(this.entityRemaining, size);
     this.freeList = growInt(this.freeList, size);
@@ -1222,7 +1280,9 @@ class Replication {
 
   /** Accumulates time-weighted areas of a resource's measures up to now, clipped to each measure's window (the model's specialised code). */
   touch(resource: number): void {
-    this.touchResource(this, resource);
+    // Most touches after the first at an instant find nothing to add (a service end, the dispatch and the next start):
+    // they skip the call (the specialised code returns at once when now is its resource's last time, so this is the same).
+    if (this.resourceLastTime[resource] !== this.now) this.touchResource(this, resource);
   }
 
   /** The discounted length of [from, to): the integral of e^{-k (t - origin)} dt. */
