@@ -8,7 +8,7 @@ export function jsonSyntaxError(text: string): string | null {
     JSON.parse(text);
     return null;
   } catch {
-    const offset = firstErrorOffset(text);
+    const offset = new Scanner(text).firstError();
     const before = text.slice(0, offset);
     const line = before.split('\n').length;
     const column = offset - before.lastIndexOf('\n');
@@ -25,103 +25,118 @@ class Stop {
   }
 }
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: a recursive-descent JSON scanner: its readers share one cursor in one closure.
-function firstErrorOffset(text: string): number {
-  let index = 0;
-  const fail = (): never => {
-    throw new Stop(index);
-  };
-  const space = () => {
-    while (index < text.length && (text[index] === ' ' || text[index] === '\t' || text[index] === '\n' || text[index] === '\r')) index++;
-  };
-  const literal = (word: string) => {
-    if (text.startsWith(word, index)) index += word.length;
-    else fail();
-  };
-  const readString = () => {
-    index++; // opening quote
-    while (index < text.length) {
-      const char = text[index]!;
+/** A recursive-descent scanner over one text: every reader moves the one cursor and throws Stop where the JSON breaks. */
+class Scanner {
+  private readonly text: string;
+  private index = 0;
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  /** The offset of the first syntax error, or the text's length when the scanner finds none. */
+  firstError(): number {
+    try {
+      this.value(0);
+      this.space();
+      if (this.index < this.text.length) this.fail();
+      return this.text.length; // JSON.parse disagreed but the scanner found nothing: point at the end
+    } catch (error) {
+      if (error instanceof Stop) return error.offset;
+      return this.index; // stack exhausted on deep nesting
+    }
+  }
+
+  private fail(): never {
+    throw new Stop(this.index);
+  }
+
+  private space(): void {
+    const text = this.text;
+    while (this.index < text.length && (text[this.index] === ' ' || text[this.index] === '\t' || text[this.index] === '\n' || text[this.index] === '\r'))
+      this.index++;
+  }
+
+  /** Steps over `char` when it is next (after white space). */
+  private take(char: string): boolean {
+    if (this.text[this.index] !== char) return false;
+    this.index++;
+    return true;
+  }
+
+  private value(depth: number): void {
+    if (depth > JSON_NESTING_MAX) this.fail();
+    this.space();
+    const char = this.text[this.index];
+    if (char === '{') this.object(depth);
+    else if (char === '[') this.array(depth);
+    else if (char === '"') this.string();
+    else if (char === 't') this.literal('true');
+    else if (char === 'f') this.literal('false');
+    else if (char === 'n') this.literal('null');
+    else if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) this.number();
+    else this.fail();
+  }
+
+  private object(depth: number): void {
+    this.index++;
+    this.space();
+    if (this.take('}')) return;
+    for (;;) {
+      this.space();
+      if (this.text[this.index] !== '"') this.fail();
+      this.string();
+      this.space();
+      if (!this.take(':')) this.fail();
+      this.value(depth + 1);
+      this.space();
+      if (this.take('}')) return;
+      if (!this.take(',')) this.fail();
+    }
+  }
+
+  private array(depth: number): void {
+    this.index++;
+    this.space();
+    if (this.take(']')) return;
+    for (;;) {
+      this.value(depth + 1);
+      this.space();
+      if (this.take(']')) return;
+      if (!this.take(',')) this.fail();
+    }
+  }
+
+  private string(): void {
+    const text = this.text;
+    this.index++; // opening quote
+    while (this.index < text.length) {
+      const char = text[this.index]!;
       if (char === '"') {
-        index++;
+        this.index++;
         return;
       }
-      if (char < ' ') fail();
+      if (char < ' ') this.fail();
       if (char === '\\') {
-        index++;
-        const escaped = text[index];
+        this.index++;
+        const escaped = text[this.index];
         if (escaped === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(index + 1, index + 5))) fail();
-          index += 5;
-        } else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) index++;
-        else fail();
-      } else index++;
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(this.index + 1, this.index + 5))) this.fail();
+          this.index += 5;
+        } else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) this.index++;
+        else this.fail();
+      } else this.index++;
     }
-    fail();
-  };
-  const number = () => {
-    const match = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(index, index + 400));
-    if (!match) fail();
-    index += match![0].length;
-  };
-  const value = (depth: number): void => {
-    if (depth > JSON_NESTING_MAX) fail();
-    space();
-    const char = text[index];
-    if (char === '{') {
-      index++;
-      space();
-      if (text[index] === '}') {
-        index++;
-        return;
-      }
-      for (;;) {
-        space();
-        if (text[index] !== '"') fail();
-        readString();
-        space();
-        if (text[index] !== ':') fail();
-        index++;
-        value(depth + 1);
-        space();
-        if (text[index] === ',') index++;
-        else if (text[index] === '}') {
-          index++;
-          return;
-        } else fail();
-      }
-    }
-    if (char === '[') {
-      index++;
-      space();
-      if (text[index] === ']') {
-        index++;
-        return;
-      }
-      for (;;) {
-        value(depth + 1);
-        space();
-        if (text[index] === ',') index++;
-        else if (text[index] === ']') {
-          index++;
-          return;
-        } else fail();
-      }
-    }
-    if (char === '"') readString();
-    else if (char === 't') literal('true');
-    else if (char === 'f') literal('false');
-    else if (char === 'n') literal('null');
-    else if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) number();
-    else fail();
-  };
-  try {
-    value(0);
-    space();
-    if (index < text.length) fail();
-    return text.length; // JSON.parse disagreed but the scanner found nothing: point at the end
-  } catch (error) {
-    if (error instanceof Stop) return error.offset;
-    return index; // stack exhausted on deep nesting
+    this.fail();
+  }
+
+  private literal(word: string): void {
+    if (this.text.startsWith(word, this.index)) this.index += word.length;
+    else this.fail();
+  }
+
+  private number(): void {
+    const match = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(this.text.slice(this.index, this.index + 400));
+    if (!match) this.fail();
+    this.index += match[0].length;
   }
 }

@@ -33,131 +33,170 @@ export type PoolRun = {
   settled: Promise<{ events_discarded: number; replications_discarded: number }>;
 };
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: replications on the worker-thread pool with their cancel and budget state.
 export function runReplicationsOnPool(world: WorldSpec, options: PoolOptions = {}): Promise<PoolRun> {
   const jobs = options.jobs ?? replicationJobs(world);
   const threads = Math.max(1, Math.min(options.threads ?? defaultThreadCount(), POOL_THREADS_MAX, jobs.length || 1));
-  const started = performance.now();
+  return new PoolDispatch(world, jobs, threads, options).run();
+}
+
+type Discarded = { events_discarded: number; replications_discarded: number };
+
+/**
+ * One run on the pool: which jobs are sent, running and kept, and how it ends. A run ends once (completed, stopped,
+ * aborted or failed); what was in flight then is discarded as it arrives, and `settled` resolves when nothing is left.
+ */
+class PoolDispatch {
+  private readonly world: WorldSpec;
+  private readonly jobs: ReplicationJob[];
+  private readonly threads: number;
+  private readonly options: PoolOptions;
+  private readonly started = performance.now();
   // Pool threads keep the world and its compiled models by this key, so one run compiles each variant once per thread
   // and only its first task on each thread carries the world (structured-cloned per task otherwise).
-  const world_key = createHash('sha256').update(JSON.stringify(world)).digest('base64url');
-  const order = new Map(jobs.map((job, index) => [`${job.variant_id}\u0000${job.replication_index}`, index]));
+  private readonly world_key: string;
+  private readonly order: Map<string, number>;
+  private readonly results: ReplicationResult[] = [];
+  private next = 0;
+  private inFlight = 0;
+  private events = 0;
+  private done = false;
+  private discardedEvents = 0;
+  private discardedReplications = 0;
+  private idle: number;
+  private callbacksPending = 0;
+  private sentWithWorld = 0;
+  private resolveRun: (run: PoolRun) => void = () => {};
+  private rejectRun: (error: unknown) => void = () => {};
+  private resolveSettled: (value: Discarded) => void = () => {};
+  private readonly settled = new Promise<Discarded>((settle) => {
+    this.resolveSettled = settle;
+  });
+  private readonly onAbort = () => this.finish('aborted');
 
-  // Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: part of runReplicationsOnPool.
-  return new Promise<PoolRun>((resolve, reject) => {
-    const results: ReplicationResult[] = [];
-    let next = 0;
-    let inFlight = 0;
-    let events = 0;
-    let done = false;
-    let outcome: PoolRun['outcome'] = 'completed';
-    let discardedEvents = 0;
-    let discardedReplications = 0;
-    let resolveSettled: (value: { events_discarded: number; replications_discarded: number }) => void = () => {};
-    const settled = new Promise<{ events_discarded: number; replications_discarded: number }>((settle) => {
-      resolveSettled = settle;
+  constructor(world: WorldSpec, jobs: ReplicationJob[], threads: number, options: PoolOptions) {
+    this.world = world;
+    this.jobs = jobs;
+    this.threads = threads;
+    this.options = options;
+    this.idle = threads;
+    this.world_key = createHash('sha256').update(JSON.stringify(world)).digest('base64url');
+    this.order = new Map(jobs.map((job, index) => [`${job.variant_id}\u0000${job.replication_index}`, index]));
+  }
+
+  run(): Promise<PoolRun> {
+    return new Promise<PoolRun>((resolve, reject) => {
+      this.resolveRun = resolve;
+      this.rejectRun = reject;
+      if (this.options.signal?.aborted) {
+        this.finish('aborted');
+        return;
+      }
+      this.options.signal?.addEventListener('abort', this.onAbort, { once: true });
+      this.dispatch();
     });
-    let idle = threads;
-    let callbacksPending = 0;
+  }
 
-    const finish = (kind: PoolRun['outcome']) => {
-      if (done) return;
-      done = true;
-      outcome = kind;
-      options.signal?.removeEventListener('abort', onAbort);
-      results.sort((a, b) => order.get(`${a.variant_id}\u0000${a.replication_index}`)! - order.get(`${b.variant_id}\u0000${b.replication_index}`)!);
-      resolve({ results, outcome, events_simulated: events, wall_ms: performance.now() - started, threads, settled });
-      maybeSettle();
-    };
-    const maybeSettle = () => {
-      if (!done || inFlight > 0 || callbacksPending > 0) return;
-      resolveSettled({ events_discarded: discardedEvents, replications_discarded: discardedReplications });
-    };
-    const fail = (error: unknown) => {
-      if (done) return;
-      done = true;
-      options.signal?.removeEventListener('abort', onAbort);
-      resolveSettled({ events_discarded: discardedEvents, replications_discarded: discardedReplications });
-      reject(error);
-    };
-    const onAbort = () => finish('aborted');
+  private finish(outcome: PoolRun['outcome']): void {
+    if (this.done) return;
+    this.done = true;
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    const { order } = this;
+    this.results.sort((a, b) => order.get(`${a.variant_id}\u0000${a.replication_index}`)! - order.get(`${b.variant_id}\u0000${b.replication_index}`)!);
+    this.resolveRun({
+      results: this.results,
+      outcome,
+      events_simulated: this.events,
+      wall_ms: performance.now() - this.started,
+      threads: this.threads,
+      settled: this.settled,
+    });
+    this.maybeSettle();
+  }
 
-    // The first `threads` tasks carry the world (each idle thread takes one); a thread that still lacks it says so
-    // and gets the same job again with the world.
-    let sentWithWorld = 0;
-    const send = (job: ReplicationJob, withWorld: boolean) => {
-      if (withWorld) sentWithWorld++;
-      runComputeTask<ReplicationOutcome>({ kind: 'replication', world_key, world: withWorld ? world : null, job }).then(
-        (message) => onOutcome(job, message),
-        (error: unknown) => {
-          inFlight--;
-          fail(error);
-        },
-      );
-    };
+  private maybeSettle(): void {
+    if (!this.done || this.inFlight > 0 || this.callbacksPending > 0) return;
+    this.resolveSettled({ events_discarded: this.discardedEvents, replications_discarded: this.discardedReplications });
+  }
 
-    const dispatch = () => {
-      while (!done && idle > 0 && next < jobs.length) {
-        idle--;
-        const job = jobs[next++]!;
-        inFlight++;
-        send(job, sentWithWorld < threads);
-      }
-      if (!done && inFlight === 0 && callbacksPending === 0 && next >= jobs.length) finish('completed');
-    };
+  private fail(error: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.resolveSettled({ events_discarded: this.discardedEvents, replications_discarded: this.discardedReplications });
+    this.rejectRun(error);
+  }
 
-    const onOutcome = async (job: ReplicationJob, message: ReplicationOutcome) => {
-      if (!message.ok && message.world_missing) {
-        // Nothing was computed; still in flight, now with the world (unless the run already ended).
-        if (!done) {
-          send(job, true);
-          return;
-        }
-        inFlight--;
-        maybeSettle();
+  // The first `threads` tasks carry the world (each idle thread takes one); a thread that still lacks it says so
+  // and gets the same job again with the world.
+  private send(job: ReplicationJob, withWorld: boolean): void {
+    if (withWorld) this.sentWithWorld++;
+    runComputeTask<ReplicationOutcome>({ kind: 'replication', world_key: this.world_key, world: withWorld ? this.world : null, job }).then(
+      (message) => this.onOutcome(job, message),
+      (error: unknown) => {
+        this.inFlight--;
+        this.fail(error);
+      },
+    );
+  }
+
+  private dispatch(): void {
+    while (!this.done && this.idle > 0 && this.next < this.jobs.length) {
+      this.idle--;
+      const job = this.jobs[this.next++]!;
+      this.inFlight++;
+      this.send(job, this.sentWithWorld < this.threads);
+    }
+    if (!this.done && this.inFlight === 0 && this.callbacksPending === 0 && this.next >= this.jobs.length) this.finish('completed');
+  }
+
+  private async onOutcome(job: ReplicationJob, message: ReplicationOutcome): Promise<void> {
+    if (!message.ok && message.world_missing) {
+      // Nothing was computed; still in flight, now with the world (unless the run already ended).
+      if (!this.done) {
+        this.send(job, true);
         return;
       }
-      inFlight--;
-      if (!message.ok) {
-        const { error } = message;
-        fail(
-          error.name === 'ServiceError' && error.code
-            ? new ServiceError(error.code as ErrorCode, error.message, (error.details ?? []) as never)
-            : new Error(error.message),
-        );
-        return;
-      }
-      if (done) {
-        // Stopped or aborted while this replication ran: computed, not kept.
-        discardedEvents += message.result.event_counts.events_total;
-        discardedReplications++;
-        maybeSettle();
-        return;
-      }
-      results.push(message.result);
-      events += message.result.event_counts.events_total;
-      idle++;
-      // The run completes only when every callback has finished too (a caller's callback stores the result).
-      callbacksPending++;
-      let verdict: 'stop' | undefined;
-      try {
-        verdict = await options.onReplication?.({ result: message.result, completed: results.length, total: jobs.length, events_simulated: events });
-      } catch (error) {
-        callbacksPending--;
-        fail(error);
-        return;
-      }
-      callbacksPending--;
-      if (verdict === 'stop') finish('stopped');
-      dispatch();
-      maybeSettle();
-    };
-
-    if (options.signal?.aborted) {
-      finish('aborted');
+      this.inFlight--;
+      this.maybeSettle();
       return;
     }
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    dispatch();
-  });
+    this.inFlight--;
+    if (!message.ok) {
+      const { error } = message;
+      this.fail(
+        error.name === 'ServiceError' && error.code
+          ? new ServiceError(error.code as ErrorCode, error.message, (error.details ?? []) as never)
+          : new Error(error.message),
+      );
+      return;
+    }
+    if (this.done) {
+      // Stopped or aborted while this replication ran: computed, not kept.
+      this.discardedEvents += message.result.event_counts.events_total;
+      this.discardedReplications++;
+      this.maybeSettle();
+      return;
+    }
+    await this.keep(message.result);
+  }
+
+  private async keep(result: ReplicationResult): Promise<void> {
+    this.results.push(result);
+    this.events += result.event_counts.events_total;
+    this.idle++;
+    // The run completes only when every callback has finished too (a caller's callback stores the result).
+    this.callbacksPending++;
+    let verdict: 'stop' | undefined;
+    try {
+      verdict = await this.options.onReplication?.({ result, completed: this.results.length, total: this.jobs.length, events_simulated: this.events });
+    } catch (error) {
+      this.callbacksPending--;
+      this.fail(error);
+      return;
+    }
+    this.callbacksPending--;
+    if (verdict === 'stop') this.finish('stopped');
+    this.dispatch();
+    this.maybeSettle();
+  }
 }

@@ -123,80 +123,88 @@ const CLAIM_MEASURE_WORDS: Array<{ words: RegExp; kinds: string[] }> = [
   { words: /\b(number|count|admissions|referrals|visits|appointments|seen|throughput)\b/i, kinds: ['count'] },
 ];
 
-/** Rule-based checks, run on every checkpoint (source: rule). */
-// Over 70 lines, listed in test/unit/architecture.test.ts: one list of rule-based next steps, each a short condition.
-export function ruleNextSteps(input: {
+type RuleInput = {
   world: WorldSpec;
   problems: Problem[];
   questions: Question[];
   filled: Record<string, SlotValue>;
   intake: IntakeSpec | null;
   smoke: MetricSummary[] | null;
-}): NextStep[] {
-  const steps: NextStep[] = [];
-  for (const problem of input.problems.slice(0, 10)) {
-    steps.push({
+};
+
+/** The rule-based next steps, one family each, listed in this order. */
+const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
+  ({ problems }) =>
+    problems.slice(0, 10).map((problem) => ({
       kind: 'fix_validation_problem',
       tool: SYNTHETIC_SIMULATION,
       source: 'rule',
       message: clip(`${problem.pointer || '/'}: ${problem.message}`, 1000),
-    });
-  }
-  for (const question of input.questions)
-    steps.push({ kind: 'answer_question', source: 'rule', message: clip(`answer ${question.id}: ${question.text}`, 1000) });
-  for (const [slot, value] of Object.entries(input.filled)) {
-    if (value.source.kind === 'assumption')
-      steps.push({
+    })),
+  ({ questions }) => questions.map((question) => ({ kind: 'answer_question', source: 'rule', message: clip(`answer ${question.id}: ${question.text}`, 1000) })),
+  ({ filled }) =>
+    Object.entries(filled)
+      .filter(([, value]) => value.source.kind === 'assumption')
+      .map(([slot, value]) => ({
         kind: 'source_assumption',
         source: 'rule',
         message: `${slot} = ${value.value} ${value.unit} has no source but an assumption; cite a measurement or a reference`,
-      });
-  }
-  for (const measure of input.world.measured) {
-    // A starting world may be invalid: its measures are checked as data, not as the schema promises.
-    if (!(measure as { denominator?: string }).denominator)
-      steps.push({ kind: 'state_denominator', source: 'rule', message: `measure ${measure.id} has no denominator` });
-    if (!measure.window)
-      steps.push({
-        kind: 'state_time_window',
-        source: 'rule',
-        message: `measure ${measure.id} states no time window; it uses the warm-up to horizon (${input.world.warm_up}-${input.world.horizon} ${input.world.time_unit})`,
-      });
-  }
-  const kinds = new Set(input.world.measured.map((measure) => measure.kind));
-  const claims: IntakeSpec['claims'] = input.intake?.claims ?? [];
-  for (const [index, claim] of claims.entries()) {
-    const testable = CLAIM_MEASURE_WORDS.some(
-      (entry) => entry.words.test(claim.text) && entry.kinds.some((kind) => kinds.has(kind as WorldSpec['measured'][number]['kind'])),
+      })),
+  ({ world }) =>
+    world.measured.flatMap((measure) => {
+      const steps: NextStep[] = [];
+      // A starting world may be invalid: its measures are checked as data, not as the schema promises.
+      if (!(measure as { denominator?: string }).denominator)
+        steps.push({ kind: 'state_denominator', source: 'rule', message: `measure ${measure.id} has no denominator` });
+      if (!measure.window)
+        steps.push({
+          kind: 'state_time_window',
+          source: 'rule',
+          message: `measure ${measure.id} states no time window; it uses the warm-up to horizon (${world.warm_up}-${world.horizon} ${world.time_unit})`,
+        });
+      return steps;
+    }),
+  ({ world, intake }) => {
+    const kinds = new Set(world.measured.map((measure) => measure.kind));
+    const claims: IntakeSpec['claims'] = intake?.claims ?? [];
+    return claims.flatMap((claim, index) =>
+      CLAIM_MEASURE_WORDS.some((entry) => entry.words.test(claim.text) && entry.kinds.some((kind) => kinds.has(kind as WorldSpec['measured'][number]['kind'])))
+        ? []
+        : [
+            {
+              kind: 'claim_without_measure',
+              tool: CONCEPT_AND_EVIDENCE_REVIEW,
+              source: 'rule',
+              message: clip(`intake claim ${index + 1} ("${claim.text}") has no measure in the world that could test it`, 1000),
+            },
+          ],
     );
-    if (!testable) {
-      steps.push({
-        kind: 'claim_without_measure',
-        tool: CONCEPT_AND_EVIDENCE_REVIEW,
-        source: 'rule',
-        message: clip(`intake claim ${index + 1} ("${claim.text}") has no measure in the world that could test it`, 1000),
-      });
-    }
-  }
-  for (const row of input.smoke ?? []) {
-    if (row.kind === 'utilisation' && row.mean !== null && row.mean >= UNSTABLE_UTILISATION_MIN) {
-      steps.push({
+  },
+  ({ smoke }) =>
+    (smoke ?? [])
+      .filter((row) => row.kind === 'utilisation' && row.mean !== null && row.mean >= UNSTABLE_UTILISATION_MIN)
+      .map((row) => ({
         kind: 'unstable_queue',
         tool: SYNTHETIC_SIMULATION,
         source: 'rule',
-        message: `the smoke run shows ${row.measure_id} at ${row.mean.toFixed(3)} in ${row.variant_id}: the queue grows without bound; add capacity or lower demand`,
-      });
-    }
-  }
-  if (input.problems.length === 0 && input.questions.length === 0) {
-    steps.push({
-      kind: 'approve_and_run',
-      tool: SYNTHETIC_SIMULATION,
-      source: 'rule',
-      message: 'the world validates: approve the session to save it as a world revision, then estimate and run it with a budget you choose',
-    });
-  }
-  return steps;
+        message: `the smoke run shows ${row.measure_id} at ${row.mean!.toFixed(3)} in ${row.variant_id}: the queue grows without bound; add capacity or lower demand`,
+      })),
+  ({ problems, questions }) =>
+    problems.length === 0 && questions.length === 0
+      ? [
+          {
+            kind: 'approve_and_run',
+            tool: SYNTHETIC_SIMULATION,
+            source: 'rule',
+            message: 'the world validates: approve the session to save it as a world revision, then estimate and run it with a budget you choose',
+          },
+        ]
+      : [],
+];
+
+/** Rule-based checks, run on every checkpoint (source: rule). */
+export function ruleNextSteps(input: RuleInput): NextStep[] {
+  return NEXT_STEP_RULES.flatMap((rule) => rule(input));
 }
 
 /** The model's suggested next steps, labelled ai_hypothesis; a tool not in the registry is dropped from the step. */

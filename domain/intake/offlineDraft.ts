@@ -160,27 +160,20 @@ function claimTopic(text: string): Claim['topic'] {
   return 'other';
 }
 
-/**
- * Drafts an IntakeSpec from processed sources with the extractive heuristic. Deterministic: the same lines give the same draft.
- * Every citation quotes a real line verbatim with its line number, so the draft passes checkCitations against those sources.
- */
-// Over 70 lines, listed in test/unit/architecture.test.ts: the offline drafter fills one IntakeSpec field by field.
-export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
-  invariant(sources.length > 0, 'drafting needs at least one source');
-  const found = new Map<Field, Passage[]>();
-  const used = new Set<string>(); // source_id:line already given to a single-valued field
-  const add = (field: Field, passage: Passage) => {
-    const list = found.get(field) ?? [];
-    if (
-      list.length < (field === 'care_pathway' ? STEPS_MAX : PER_LIST_MAX) &&
-      !list.some((p) => p.source_id === passage.source_id && p.line === passage.line)
-    ) {
-      list.push(passage);
-      found.set(field, list);
-    }
-  };
-  const claims: Passage[] = [];
+/** Passages found per field, and the claims: what the drafter reads from the lines before it fills any field. */
+type Found = { fields: Map<Field, Passage[]>; claims: Passage[] };
 
+function addPassage(found: Found, field: Field, passage: Passage): void {
+  const list = found.fields.get(field) ?? [];
+  if (list.length < (field === 'care_pathway' ? STEPS_MAX : PER_LIST_MAX) && !list.some((p) => p.source_id === passage.source_id && p.line === passage.line)) {
+    list.push(passage);
+    found.fields.set(field, list);
+  }
+}
+
+/** Reads every line once: a heading opens a section, a labelled line names its field, other lines go by keyword. */
+function findPassages(sources: DraftSource[]): Found {
+  const found: Found = { fields: new Map(), claims: [] };
   for (const source of sources) {
     invariant(
       source.status === 'processed' && source.lines !== null,
@@ -189,80 +182,84 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
     let section: Field | null = null;
     source.lines.forEach((raw, index) => {
       const view = viewLine(source.id, index + 1, raw);
-      if (view.is_heading) {
-        section = view.heading ? fieldFor(view.heading) : null;
-        return;
-      }
-      const quote = cutAtWord(view.text.trim());
-      if (!usable(quote) || !raw.includes(quote)) return;
-      const passage: Passage = { source_id: source.id, line: index + 1, quote };
-      const labelled = view.label ? fieldFor(view.label) : null;
-      const field = labelled ?? section;
-      if (field !== null) add(field, passage);
-      else {
-        for (const [keyword_field, pattern] of KEYWORDS) {
-          if (pattern.test(quote)) {
-            add(keyword_field, passage);
-            break;
-          }
-        }
-      }
-      if (CLAIM.test(quote) && claims.length < PER_LIST_MAX && field !== 'risks' && field !== 'care_pathway') claims.push(passage);
-      // A number a paragraph states (a daily count, a duration, the staff on a line) is kept as a claim citing its sentence.
-      for (const sentence of quantitySentences(view.text)) {
-        if (
-          claims.length < PER_LIST_MAX &&
-          raw.includes(sentence) &&
-          !claims.some((claim) => claim.source_id === source.id && claim.line === index + 1 && claim.quote === sentence)
-        ) {
-          claims.push({ source_id: source.id, line: index + 1, quote: sentence, quantity: true });
-        }
-      }
+      if (view.is_heading) section = view.heading ? fieldFor(view.heading) : null;
+      else findInLine(found, view, raw, section);
     });
   }
+  return found;
+}
 
-  const single = (field: Field): Statement | null => {
-    for (const passage of found.get(field) ?? []) {
-      const key = `${passage.source_id}:${passage.line}`;
-      if (!used.has(key)) {
-        used.add(key);
-        return statement(passage);
+function findInLine(found: Found, view: LineView, raw: string, section: Field | null): void {
+  const { claims } = found;
+  const quote = cutAtWord(view.text.trim());
+  if (!usable(quote) || !raw.includes(quote)) return;
+  const passage: Passage = { source_id: view.source_id, line: view.line, quote };
+  const labelled = view.label ? fieldFor(view.label) : null;
+  const field = labelled ?? section;
+  if (field !== null) addPassage(found, field, passage);
+  else {
+    const keyword = KEYWORDS.find(([, pattern]) => pattern.test(quote));
+    if (keyword) addPassage(found, keyword[0], passage);
+  }
+  if (CLAIM.test(quote) && claims.length < PER_LIST_MAX && field !== 'risks' && field !== 'care_pathway') claims.push(passage);
+  // A number a paragraph states (a daily count, a duration, the staff on a line) is kept as a claim citing its sentence.
+  for (const sentence of quantitySentences(view.text)) {
+    if (
+      claims.length < PER_LIST_MAX &&
+      raw.includes(sentence) &&
+      !claims.some((claim) => claim.source_id === view.source_id && claim.line === view.line && claim.quote === sentence)
+    ) {
+      claims.push({ source_id: view.source_id, line: view.line, quote: sentence, quantity: true });
+    }
+  }
+}
+
+/** Stage: a labelled stage line first, then any line with a stage word. */
+function stageOf(found: Found, sources: DraftSource[]): IntakeSpec['stage'] {
+  const candidates = [
+    ...(found.fields.get('stage') ?? []),
+    ...sources.flatMap((source) =>
+      (source.lines ?? []).map((raw, index) => ({ source_id: source.id, line: index + 1, quote: cutAtWord(viewLine(source.id, index + 1, raw).text.trim()) })),
+    ),
+  ];
+  for (const passage of candidates) {
+    if (!usable(passage.quote)) continue;
+    for (const [value, pattern] of STAGE_WORDS) {
+      if (pattern.test(passage.quote)) {
+        return {
+          value,
+          provenance: 'user_declared',
+          citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }],
+        };
       }
     }
-    return null;
+  }
+  return { value: null, provenance: 'user_declared', citations: [] };
+}
+
+/**
+ * Drafts an IntakeSpec from processed sources with the extractive heuristic. Deterministic: the same lines give the same draft.
+ * Every citation quotes a real line verbatim with its line number, so the draft passes checkCitations against those sources.
+ */
+export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
+  invariant(sources.length > 0, 'drafting needs at least one source');
+  const found = findPassages(sources);
+  // A line gives itself to one single-valued field at most, the first to ask: the order of the calls below matters.
+  const used = new Set<string>();
+  const single = (field: Field): Statement | null => {
+    const passage = (found.fields.get(field) ?? []).find((candidate) => !used.has(`${candidate.source_id}:${candidate.line}`));
+    if (!passage) return null;
+    used.add(`${passage.source_id}:${passage.line}`);
+    return statement(passage);
   };
-  const list = (field: Field) => (found.get(field) ?? []).slice(0, PER_LIST_MAX).map(statement);
+  const list = (field: Field) => (found.fields.get(field) ?? []).slice(0, PER_LIST_MAX).map(statement);
 
   const problem = single('problem');
   const proposed_solution = single('proposed_solution');
   const care_setting = single('care_setting');
   const intended_users = list('intended_users');
   const proposed_user = single('proposed_user') ?? (intended_users[0] ? structuredClone(intended_users[0]) : null);
-
-  // Stage: a labelled stage line first, then any line with a stage word.
-  let stage: IntakeSpec['stage'] = { value: null, provenance: 'user_declared', citations: [] };
-  const stage_candidates = [
-    ...(found.get('stage') ?? []),
-    ...sources.flatMap((source) =>
-      (source.lines ?? []).map((raw, index) => ({ source_id: source.id, line: index + 1, quote: cutAtWord(viewLine(source.id, index + 1, raw).text.trim()) })),
-    ),
-  ];
-  search: for (const passage of stage_candidates) {
-    if (!usable(passage.quote)) continue;
-    for (const [value, pattern] of STAGE_WORDS) {
-      if (pattern.test(passage.quote)) {
-        stage = {
-          value,
-          provenance: 'user_declared',
-          citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }],
-        };
-        break search;
-      }
-    }
-  }
-
-  const pathway_passages = found.get('care_pathway') ?? [];
-  const steps: PathwayStep[] = pathway_passages.map((passage, index) => ({
+  const steps: PathwayStep[] = (found.fields.get('care_pathway') ?? []).map((passage, index) => ({
     order: index + 1,
     description: passage.quote,
     actor: null,
@@ -276,8 +273,8 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
     proposed_solution,
     intended_users,
     care_setting,
-    stage,
-    claims: claims.map((passage) => ({ ...statement(passage), topic: passage.quantity ? 'operational' : claimTopic(passage.quote) })),
+    stage: stageOf(found, sources),
+    claims: found.claims.map((passage) => ({ ...statement(passage), topic: passage.quantity ? 'operational' : claimTopic(passage.quote) })),
     evidence_offered: list('evidence_offered'),
     risks: list('risks'),
     unknowns: [],

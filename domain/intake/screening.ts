@@ -219,84 +219,77 @@ function nearby(lines: string[], line_index: number, test: RegExp): boolean {
 }
 
 /**
+ * The hits found so far, kept per line too so that overlap checks stay per line (a file full of findings stays linear).
+ * A later rule never claims a span an earlier one holds, so the order the rules run in decides which kind wins.
+ */
+class Hits {
+  readonly all: ScreeningHit[] = [];
+  private readonly by_line = new Map<number, ScreeningHit[]>();
+
+  /** Records the hit unless an earlier one already covers part of its span. */
+  claim(kind: FindingKind, line_index: number, start: number, value: string): void {
+    const end = start + value.length;
+    if ((this.by_line.get(line_index + 1) ?? []).some((hit) => hit.column_start < end && start < hit.column_end)) return;
+    const hit = { kind, line: line_index + 1, column_start: start, column_end: end, masked: maskFor(kind, value) };
+    this.all.push(hit);
+    const on_line = this.by_line.get(hit.line);
+    if (on_line) on_line.push(hit);
+    else this.by_line.set(hit.line, [hit]);
+  }
+}
+
+/**
  * Screens numbered lines (line n is lines[n-1]) for secrets and patient identifiers.
  * Returns hits with positions and masked values; use `findingsFromHits` to merge them into Findings.
  */
-// Over 70 lines, listed in test/unit/architecture.test.ts: one pass over the lines with its running state.
 export function screenLinesForHits(lines: string[]): ScreeningHit[] {
-  const hits: ScreeningHit[] = [];
-  const by_line = new Map<number, ScreeningHit[]>(); // overlap checks stay per line, so a file full of findings stays linear
-  const add = (kind: FindingKind, line_index: number, start: number, value: string) => {
-    const hit = { kind, line: line_index + 1, column_start: start, column_end: start + value.length, masked: maskFor(kind, value) };
-    hits.push(hit);
-    const on_line = by_line.get(hit.line);
-    if (on_line) on_line.push(hit);
-    else by_line.set(hit.line, [hit]);
-  };
-  const covered = (line_index: number, start: number, end: number) =>
-    (by_line.get(line_index + 1) ?? []).some((hit) => hit.column_start < end && start < hit.column_end);
-
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!;
-    if (line.length === 0) continue;
-    for (const rule of SECRET_RULES) {
-      collect(lines, index, rule.pattern, rule.group ?? 0, (value, start) => {
-        if (rule.accept && !rule.accept(value, line)) return;
-        if (!covered(index, start, start + value.length)) add(rule.kind, index, start, value);
-      });
-    }
-    if (SECRET_CONTEXT.test(line)) {
-      collect(lines, index, HIGH_ENTROPY_CANDIDATE, 0, (value, start) => {
-        if (looksRandom(value) && !covered(index, start, start + value.length)) add('high_entropy_secret', index, start, value);
-      });
-    }
-    collect(lines, index, NHS_SHAPED, 0, (value, start) => {
-      if (isValidNhsNumber(value) && !covered(index, start, start + value.length)) add('nhs_number', index, start, value);
-    });
-    collect(lines, index, SSN_SHAPED, 0, (value, start) => {
-      if (isPossibleSsn(value) && !covered(index, start, start + value.length)) add('us_ssn', index, start, value);
-    });
-    collect(lines, index, SSN_CONTEXT_UNFORMATTED, 1, (value, start) => {
-      if (isPossibleSsn(value) && !covered(index, start, start + value.length)) add('us_ssn', index, start, value);
-    });
-    collect(lines, index, MRN, 1, (value, start) => {
-      if (/\d{3}/.test(value) && !covered(index, start, start + value.length)) add('medical_record_number', index, start, value);
-    });
-    collect(lines, index, DOB, 1, (value, start) => {
-      if (!covered(index, start, start + value.length)) add('date_of_birth', index, start, value);
-    });
-  }
-
+  const hits = new Hits();
+  for (let index = 0; index < lines.length; index++) if (lines[index]!.length > 0) screenSecretsAndIdentifiers(lines, index, hits);
   // Second pass: names next to identifiers, and contact details next to health context.
-  const identifier_lines = new Set(hits.filter((hit) => IDENTIFIER_KINDS.has(hit.kind)).map((hit) => hit.line - 1));
-  const near_identifier = (index: number) => {
-    for (let offset = -SCREENING_CONTEXT_LINES; offset <= SCREENING_CONTEXT_LINES; offset++) if (identifier_lines.has(index + offset)) return true;
-    return false;
-  };
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!;
-    if (line.length === 0) continue;
-    if (near_identifier(index)) {
-      collect(lines, index, PATIENT_NAME, 1, (value, start) => {
-        if (!covered(index, start, start + value.length)) add('patient_name', index, start, value);
-      });
-    }
-    if (!nearby(lines, index, HEALTH_CONTEXT)) continue;
-    collect(lines, index, EMAIL, 0, (value, start) => {
-      if (!covered(index, start, start + value.length)) add('email', index, start, value);
+  const identifier_lines = new Set(hits.all.filter((hit) => IDENTIFIER_KINDS.has(hit.kind)).map((hit) => hit.line - 1));
+  for (let index = 0; index < lines.length; index++) if (lines[index]!.length > 0) screenNamesAndContacts(lines, index, hits, identifier_lines);
+  return hits.all;
+}
+
+function screenSecretsAndIdentifiers(lines: string[], index: number, hits: Hits): void {
+  const line = lines[index]!;
+  for (const rule of SECRET_RULES) {
+    collect(lines, index, rule.pattern, rule.group ?? 0, (value, start) => {
+      if (!rule.accept || rule.accept(value, line)) hits.claim(rule.kind, index, start, value);
     });
-    collect(lines, index, PHONE, 0, (value, start) => {
-      const digits = value.replace(/\D/g, '');
-      const phone_like = /^[+(0]/.test(value) || nearby(lines, index, PHONE_CONTEXT);
-      if (digits.length >= 9 && digits.length <= 15 && phone_like && !covered(index, start, start + value.length)) add('phone_number', index, start, value);
-    });
-    for (const pattern of [UK_POSTCODE, STREET_ADDRESS]) {
-      collect(lines, index, pattern, 0, (value, start) => {
-        if (!covered(index, start, start + value.length)) add('postal_address', index, start, value);
-      });
-    }
   }
-  return hits;
+  if (SECRET_CONTEXT.test(line)) {
+    collect(lines, index, HIGH_ENTROPY_CANDIDATE, 0, (value, start) => {
+      if (looksRandom(value)) hits.claim('high_entropy_secret', index, start, value);
+    });
+  }
+  collect(lines, index, NHS_SHAPED, 0, (value, start) => {
+    if (isValidNhsNumber(value)) hits.claim('nhs_number', index, start, value);
+  });
+  collect(lines, index, SSN_SHAPED, 0, (value, start) => {
+    if (isPossibleSsn(value)) hits.claim('us_ssn', index, start, value);
+  });
+  collect(lines, index, SSN_CONTEXT_UNFORMATTED, 1, (value, start) => {
+    if (isPossibleSsn(value)) hits.claim('us_ssn', index, start, value);
+  });
+  collect(lines, index, MRN, 1, (value, start) => {
+    if (/\d{3}/.test(value)) hits.claim('medical_record_number', index, start, value);
+  });
+  collect(lines, index, DOB, 1, (value, start) => hits.claim('date_of_birth', index, start, value));
+}
+
+function screenNamesAndContacts(lines: string[], index: number, hits: Hits, identifier_lines: Set<number>): void {
+  let near_identifier = false;
+  for (let offset = -SCREENING_CONTEXT_LINES; offset <= SCREENING_CONTEXT_LINES; offset++) if (identifier_lines.has(index + offset)) near_identifier = true;
+  if (near_identifier) collect(lines, index, PATIENT_NAME, 1, (value, start) => hits.claim('patient_name', index, start, value));
+  if (!nearby(lines, index, HEALTH_CONTEXT)) return;
+  collect(lines, index, EMAIL, 0, (value, start) => hits.claim('email', index, start, value));
+  collect(lines, index, PHONE, 0, (value, start) => {
+    const digits = value.replace(/\D/g, '');
+    const phone_like = /^[+(0]/.test(value) || nearby(lines, index, PHONE_CONTEXT);
+    if (digits.length >= 9 && digits.length <= 15 && phone_like) hits.claim('phone_number', index, start, value);
+  });
+  for (const pattern of [UK_POSTCODE, STREET_ADDRESS]) collect(lines, index, pattern, 0, (value, start) => hits.claim('postal_address', index, start, value));
 }
 
 /**

@@ -1,7 +1,7 @@
 // Compiles a valid WorldSpec and one variant into flat numbers the engine can run fast: parameters resolved
 // (settings changed by the variant applied, units converted to the world time unit), ids turned into indices.
 import { ServiceError } from '../errors.ts';
-import type { Distribution, Parameter, StepRefs, WorldSpec } from '../contracts/worldSpec.ts';
+import type { Arrival, BatchSizes, Distribution, Parameter, Shift, Step, StepRefs, WorldSpec } from '../contracts/worldSpec.ts';
 import { boundedNormal, boundedNormalMoments } from './normal.ts';
 import { toWorldUnit, unitsPerHour } from './units.ts';
 
@@ -237,11 +237,22 @@ export function worldForVariant(world: WorldSpec, variantId: string): WorldSpec 
   return { ...world, steps: [...steps, ...(structure.add_steps ?? [])] };
 }
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: it compiles a WorldSpec into the engine's arrays in one pass over its parts.
-export function compileModel(written: WorldSpec, variantId: string): CompiledModel {
-  const variantIndex = written.variants.findIndex((variant) => variant.id === variantId);
-  if (variantIndex < 0) fail(`variant '${variantId}' does not exist in this world`);
-  const world = worldForVariant(written, variantId);
+/** What compiling every part needs: parameters resolved under the variant, ids turned into indices, attribute codes. */
+type Compiler = {
+  world: WorldSpec;
+  /** a parameter in world time units */
+  resolve: (parameter: Parameter) => number;
+  /** a dimensionless setting (fraction) as it is: no time conversion */
+  resolveRatio: (parameter: Parameter) => number;
+  stepOf: (id: string) => number;
+  resourceOf: (id: string) => number;
+  attributeOf: (name: string) => number;
+  codeOf: (name: string, value: string | number) => number;
+  attributeNames: string[];
+  attributeCodes: Map<string, Map<string, number>>;
+};
+
+function compiler(world: WorldSpec, variantId: string): Compiler {
   const values = settingValues(world, variantId);
   const resolve = (parameter: Parameter): number => {
     if (typeof parameter === 'number') return parameter;
@@ -249,14 +260,10 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
     if (!setting) fail(`setting '${parameter.setting}' does not exist`);
     return toWorldUnit(setting.value, setting.unit, world.time_unit);
   };
-  // A dimensionless setting (fraction) as it is: no time conversion.
   const resolveRatio = (parameter: Parameter): number =>
     typeof parameter === 'number' ? parameter : (values.get(parameter.setting)?.value ?? fail(`setting '${parameter.setting}' does not exist`));
-
   const stepIndex = new Map(world.steps.map((step, index) => [step.id, index]));
   const resourceIndex = new Map(world.resources.map((resource, index) => [resource.id, index]));
-  const stepOf = (id: string): number => stepIndex.get(id) ?? fail(`step '${id}' does not exist`);
-
   const attributeNames: string[] = [];
   const attributeCodes = new Map<string, Map<string, number>>();
   const attributeOf = (name: string): number => {
@@ -278,277 +285,34 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
     }
     return code;
   };
-
-  const arrivals: CompiledArrival[] = world.arrivals.map((arrival) => {
-    const attributes = (arrival.attributes ?? []).map((assignment) => {
-      const attribute = attributeOf(assignment.name);
-      const cumulative = cumulate(assignment.values.map((value) => resolve(value.probability)));
-      const codes = Float64Array.from(assignment.values.map((value) => codeOf(assignment.name, value.value)));
-      return { attribute, cumulative, codes, source: `arrival:${arrival.id}:attribute:${assignment.name}` };
-    });
-    const base = {
-      id: arrival.id,
-      toStep: stepOf(arrival.to_step),
-      rate: 0,
-      times: null,
-      period: Number.POSITIVE_INFINITY,
-      batchSize: 1,
-      ratesByHour: null,
-      attributes,
-      interarrival: null,
-      batchCumulative: null,
-      batchValues: null,
-      batchMean: 1,
-      calendar: null,
-    };
-    if (arrival.kind === 'poisson' || arrival.kind === 'renewal') {
-      const batches = arrival.batch_sizes
-        ? (() => {
-            const weights = arrival.batch_sizes.weights ?? arrival.batch_sizes.values.map(() => 1);
-            const total = weights.reduce((sum, weight) => sum + weight, 0) || 1;
-            const batchMean = arrival.batch_sizes.values.reduce((sum, value, index) => sum + value * (weights[index] ?? 0), 0) / total;
-            return { batchCumulative: cumulate(weights), batchValues: Float64Array.from(arrival.batch_sizes.values), batchMean };
-          })()
-        : {};
-      if (arrival.kind === 'poisson') return { ...base, ...batches, kind: ARRIVAL_POISSON, rate: resolve(arrival.rate) };
-      return { ...base, ...batches, kind: ARRIVAL_RENEWAL, interarrival: compileDistribution(arrival.interarrival, resolve) };
-    }
-    if (arrival.kind === 'scheduled') {
-      return {
-        ...base,
-        kind: ARRIVAL_SCHEDULED,
-        times: Float64Array.from(arrival.times).sort(),
-        period: arrival.period ?? Number.POSITIVE_INFINITY,
-        batchSize: arrival.batch_size ?? 1,
-      };
-    }
-    const scale = arrival.scale === undefined ? 1 : resolve(arrival.scale);
-    const perUnit = unitsPerHour(world.time_unit);
-    // Indexed by the hour since time 0: a table starting elsewhere than Monday 00:00 is rotated, a one-day row repeated.
-    const offsetHours = (arrival.start?.weekday ?? 0) * 24 + (arrival.start?.hour ?? 0);
-    const rows = arrival.rates_per_hour.length === 1 ? [0, 0, 0, 0, 0, 0, 0] : [0, 1, 2, 3, 4, 5, 6];
-    const ratesByHour = new Float64Array(HOURS_PER_WEEK);
-    for (let day = 0; day < 7; day++) {
-      for (let hour = 0; hour < 24; hour++)
-        ratesByHour[(day * 24 + hour - offsetHours + HOURS_PER_WEEK) % HOURS_PER_WEEK] = ((arrival.rates_per_hour[rows[day]!]?.[hour] ?? 0) * scale) / perUnit;
-    }
-    const growth = arrival.growth_per_year === undefined ? 0 : resolveRatio(arrival.growth_per_year);
-    const calendar =
-      growth !== 0 || (arrival.holidays?.length ?? 0) > 0
-        ? {
-            growthPerUnit: Math.log(1 + growth) / (DAYS_PER_YEAR * 24 * perUnit),
-            holidays: new Map((arrival.holidays ?? []).map((holiday) => [holiday.day, holiday.rates_as ?? 6])),
-            offsetHours,
-          }
-        : null;
-    return { ...base, kind: ARRIVAL_RATE_TABLE, ratesByHour, calendar };
-  });
-  // Branches by attribute may name values no arrival assigns; they still need codes.
-  for (const step of world.steps) if ((step.kind === 'branch' && step.by === 'attribute') || step.kind === 'assign') attributeOf(step.attribute);
-
-  const usesPriority = new Set(
-    world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')),
-  );
-  const preemptive = new Set(
-    world.steps.filter((step) => step.kind === 'service' && step.preempt !== undefined).map((step) => (step.kind === 'service' ? step.resource : '')),
-  );
-  const resources: CompiledResource[] = world.resources.map((resource) => {
-    let capacityByHour: Float64Array | null = null;
-    let capacityBySlot: Int32Array | null = null;
-    let slotsPerHour = 1;
-    if (resource.shifts) {
-      // Shifts on whole hours keep an hourly calendar; one boundary between hours makes it a calendar of minutes.
-      slotsPerHour = resource.shifts.every((shift) => Number.isInteger(shift.start_hour) && Number.isInteger(shift.end_hour)) ? 1 : 60;
-      capacityBySlot = new Int32Array(HOURS_PER_WEEK * slotsPerHour);
-      for (const shift of resource.shifts) {
-        const capacity = Math.round(resolve(shift.capacity));
-        const [start, end] = [Math.round(shift.start_hour * slotsPerHour), Math.round(shift.end_hour * slotsPerHour)];
-        for (const day of shift.days) for (let slot = start; slot < end; slot++) capacityBySlot[day * 24 * slotsPerHour + slot]! += capacity;
-      }
-      capacityByHour = new Float64Array(HOURS_PER_WEEK);
-      for (let slot = 0; slot < capacityBySlot.length; slot++) capacityByHour[Math.floor(slot / slotsPerHour)]! += capacityBySlot[slot]! / slotsPerHour;
-    }
-    const breakdowns: CompiledBreakdowns | null = resource.breakdowns
-      ? {
-          timeToFailure: compileDistribution(resource.breakdowns.time_to_failure, resolve),
-          repair: compileDistribution(resource.breakdowns.repair, resolve),
-          clock: resource.breakdowns.clock === 'busy' ? CLOCK_BUSY : CLOCK_CALENDAR,
-          interrupted: resource.breakdowns.interrupted === 'restart' ? PREEMPT_RESTART : PREEMPT_RESUME,
-        }
-      : null;
-    return {
-      id: resource.id,
-      capacityByHour,
-      capacityBySlot,
-      slotsPerHour,
-      capacity: Math.round(resolve(resource.capacity)),
-      usesPriority: usesPriority.has(resource.id),
-      preemptive: preemptive.has(resource.id) || breakdowns !== null,
-      batchStep: world.steps.findIndex((step) => step.kind === 'service' && step.resource === resource.id && step.batch !== undefined),
-      breakdowns,
-    };
-  });
-
-  // Over 70 lines, listed in test/unit/architecture.test.ts: compiles one step of each kind (part of compileModel).
-  const steps: CompiledStep[] = world.steps.map((step) => {
-    const compiled: CompiledStep = {
-      id: step.id,
-      kind: STEP_EXIT,
-      next: -1,
-      resource: -1,
-      duration: null,
-      priorityAttribute: -1,
-      renegeAfter: Number.POSITIVE_INFINITY,
-      renegeTo: -1,
-      patience: null,
-      maxWaiting: Number.POSITIVE_INFINITY,
-      batchMax: 0,
-      batchMin: 1,
-      balkProbability: 1,
-      balkTo: -1,
-      preempt: PREEMPT_NONE,
-      branchCumulative: null,
-      branchNext: null,
-      attribute: -1,
-      equals: null,
-      otherwise: -1,
-      routeResources: null,
-      rules: null,
-    };
-    switch (step.kind) {
-      case 'service':
-        compiled.kind = STEP_SERVICE;
-        compiled.next = stepOf(step.next);
-        compiled.resource = resourceIndex.get(step.resource) ?? fail(`resource '${step.resource}' does not exist`);
-        compiled.duration = compileDistribution(step.duration, resolve);
-        if (step.queue === 'priority' && step.priority_attribute) compiled.priorityAttribute = attributeOf(step.priority_attribute);
-        if (step.renege_after !== undefined) compiled.renegeAfter = resolve(step.renege_after);
-        if (step.renege_to !== undefined) compiled.renegeTo = stepOf(step.renege_to);
-        if (step.preempt !== undefined) compiled.preempt = step.preempt === 'resume' ? PREEMPT_RESUME : PREEMPT_RESTART;
-        if (step.patience !== undefined) compiled.patience = compileDistribution(step.patience, resolve);
-        if (step.batch !== undefined) {
-          compiled.batchMax = step.batch.max_size;
-          compiled.batchMin = step.batch.min_size ?? 1;
-        }
-        if (step.queue_limit !== undefined) {
-          compiled.maxWaiting = Math.round(resolve(step.queue_limit.max_waiting));
-          if (step.queue_limit.balk_probability !== undefined) compiled.balkProbability = resolve(step.queue_limit.balk_probability);
-          if (step.queue_limit.to !== undefined) compiled.balkTo = stepOf(step.queue_limit.to);
-        }
-        break;
-      case 'delay':
-        compiled.kind = STEP_DELAY;
-        compiled.next = stepOf(step.next);
-        compiled.duration = compileDistribution(step.duration, resolve);
-        break;
-      case 'branch':
-        if (step.by === 'probability') {
-          compiled.kind = STEP_BRANCH_PROBABILITY;
-          compiled.branchCumulative = cumulate(step.options.map((option) => resolve(option.probability)));
-          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
-        } else if (step.by === 'shortest_queue') {
-          compiled.kind = STEP_BRANCH_SHORTEST_QUEUE;
-          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
-          compiled.routeResources = Int32Array.from(
-            step.options.map((option) => {
-              const target = world.steps[stepOf(option.next)]!;
-              return target.kind === 'service'
-                ? (resourceIndex.get(target.resource) ?? fail(`resource '${target.resource}' does not exist`))
-                : fail(`option '${option.next}' of '${step.id}' is not a service step`);
-            }),
-          );
-        } else if (step.by === 'rules') {
-          compiled.kind = STEP_BRANCH_RULES;
-          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
-          compiled.otherwise = stepOf(step.otherwise);
-          compiled.rules = step.options.map((option) =>
-            option.when.map((condition) => {
-              const list = Array.isArray(condition.value) ? condition.value : null;
-              return {
-                attribute: attributeOf(condition.attribute),
-                op: OPS.indexOf(condition.op),
-                value: list ? Number.NaN : codeOf(condition.attribute, condition.value as string | number),
-                values: list ? Float64Array.from(list.map((value) => codeOf(condition.attribute, value))) : null,
-              };
-            }),
-          );
-        } else {
-          compiled.kind = STEP_BRANCH_ATTRIBUTE;
-          compiled.attribute = attributeOf(step.attribute);
-          compiled.equals = Float64Array.from(step.options.map((option) => codeOf(step.attribute, option.equals)));
-          compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
-          compiled.otherwise = stepOf(step.otherwise);
-        }
-        break;
-      case 'assign':
-        compiled.kind = STEP_ASSIGN;
-        compiled.next = stepOf(step.next);
-        compiled.attribute = attributeOf(step.attribute);
-        compiled.branchCumulative = cumulate(step.values.map((value) => resolve(value.probability)));
-        compiled.equals = Float64Array.from(step.values.map((value) => codeOf(step.attribute, value.value)));
-        break;
-      case 'seize':
-      case 'release':
-        compiled.kind = step.kind === 'seize' ? STEP_SEIZE : STEP_RELEASE;
-        compiled.next = stepOf(step.next);
-        compiled.resource = resourceIndex.get(step.resource) ?? fail(`resource '${step.resource}' does not exist`);
-        break;
-      case 'exit':
-        compiled.kind = STEP_EXIT;
-        break;
-    }
-    return compiled;
-  });
-
-  const hookLists: number[][] = world.steps.flatMap(() => [[], [], [], []]);
-  const hookAt = (refs: StepRefs, measure: number, role: number) => {
-    for (const ref of Array.isArray(refs) ? refs : [refs]) hookLists[stepOf(ref.step) * 4 + MOMENTS.indexOf(ref.at)]!.push(measure * 4 + role);
+  return {
+    world,
+    resolve,
+    resolveRatio,
+    stepOf: (id) => stepIndex.get(id) ?? fail(`step '${id}' does not exist`),
+    resourceOf: (id) => resourceIndex.get(id) ?? fail(`resource '${id}' does not exist`),
+    attributeOf,
+    codeOf,
+    attributeNames,
+    attributeCodes,
   };
-  let markSlots = 0;
-  const measures: CompiledMeasure[] = world.measured.map((measure, index) => {
-    const windowStart = measure.window?.start ?? world.warm_up;
-    const windowEnd = measure.window?.end ?? world.horizon;
-    const priced = world.cost_scenarios?.rates.some((rate) => rate.measure === measure.id) ?? false;
-    const base = {
-      id: measure.id,
-      windowStart,
-      windowEnd,
-      resource: -1,
-      markSlot: -1,
-      censorAtHorizon: false,
-      timeFactor: 1,
-      denominator: measure.denominator,
-      percentiles: [] as number[],
-      threshold: Number.POSITIVE_INFINITY,
-      priced,
-    };
-    switch (measure.kind) {
-      case 'time_between': {
-        // `to` before `from`: an entity passing the same moment again closes its previous interval first.
-        hookAt(measure.to, index, HOOK_TO);
-        hookAt(measure.from, index, HOOK_FROM);
-        const timeFactor = toWorldUnit(1, world.time_unit, measure.unit);
-        return {
-          ...base,
-          kind: MEASURE_TIME_BETWEEN,
-          markSlot: markSlots++,
-          censorAtHorizon: measure.censoring === 'at_horizon',
-          timeFactor,
-          percentiles: measure.percentiles ?? [],
-          threshold: measure.threshold ?? Number.POSITIVE_INFINITY,
-        };
-      }
-      case 'count':
-        hookAt(measure.event, index, HOOK_COUNT);
-        return { ...base, kind: MEASURE_COUNT };
-      case 'utilisation':
-        return { ...base, kind: MEASURE_UTILISATION, resource: resourceIndex.get(measure.resource) ?? fail(`resource '${measure.resource}' does not exist`) };
-      case 'queue_length':
-        return { ...base, kind: MEASURE_QUEUE_LENGTH, resource: resourceIndex.get(measure.resource) ?? fail(`resource '${measure.resource}' does not exist`) };
-    }
-    return fail('unknown measure kind');
-  });
+}
 
+/**
+ * Compiles a WorldSpec under one variant. The parts compile in a fixed order (arrivals, resources, steps, measures)
+ * because attribute codes are handed out in the order they are first met, and the engine's draws depend on them.
+ */
+export function compileModel(written: WorldSpec, variantId: string): CompiledModel {
+  const variantIndex = written.variants.findIndex((variant) => variant.id === variantId);
+  if (variantIndex < 0) fail(`variant '${variantId}' does not exist in this world`);
+  const world = worldForVariant(written, variantId);
+  const parts = compiler(world, variantId);
+  const arrivals = world.arrivals.map((arrival) => compileArrival(parts, arrival));
+  // Branches by attribute may name values no arrival assigns; they still need codes.
+  for (const step of world.steps) if ((step.kind === 'branch' && step.by === 'attribute') || step.kind === 'assign') parts.attributeOf(step.attribute);
+  const resources = compileResources(parts);
+  const steps = world.steps.map((step) => compileStep(parts, step));
+  const { measures, markSlots, hooks } = compileMeasures(parts);
   return {
     world,
     variantId,
@@ -560,8 +324,8 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
     steps,
     arrivals,
     resources,
-    attributeNames,
-    attributeCodes,
+    attributeNames: parts.attributeNames,
+    attributeCodes: parts.attributeCodes,
     measures,
     markSlots,
     discountPerUnit:
@@ -569,8 +333,297 @@ export function compileModel(written: WorldSpec, variantId: string): CompiledMod
         ? Math.log(1 + world.cost_scenarios!.discount_rate_annual!) / (DAYS_PER_YEAR * 24 * unitsPerHour(world.time_unit))
         : 0,
     discountOrigin: world.warm_up,
-    hooks: hookLists.map((list) => Int32Array.from(list)),
+    hooks,
   };
+}
+
+function compileArrival(parts: Compiler, arrival: Arrival): CompiledArrival {
+  const { resolve } = parts;
+  const attributes = (arrival.attributes ?? []).map((assignment) => {
+    const attribute = parts.attributeOf(assignment.name);
+    const cumulative = cumulate(assignment.values.map((value) => resolve(value.probability)));
+    const codes = Float64Array.from(assignment.values.map((value) => parts.codeOf(assignment.name, value.value)));
+    return { attribute, cumulative, codes, source: `arrival:${arrival.id}:attribute:${assignment.name}` };
+  });
+  const base = {
+    id: arrival.id,
+    toStep: parts.stepOf(arrival.to_step),
+    rate: 0,
+    times: null,
+    period: Number.POSITIVE_INFINITY,
+    batchSize: 1,
+    ratesByHour: null,
+    attributes,
+    interarrival: null,
+    batchCumulative: null,
+    batchValues: null,
+    batchMean: 1,
+    calendar: null,
+  };
+  if (arrival.kind === 'poisson' || arrival.kind === 'renewal') {
+    const batches = arrival.batch_sizes ? compileBatchSizes(arrival.batch_sizes) : {};
+    if (arrival.kind === 'poisson') return { ...base, ...batches, kind: ARRIVAL_POISSON, rate: resolve(arrival.rate) };
+    return { ...base, ...batches, kind: ARRIVAL_RENEWAL, interarrival: compileDistribution(arrival.interarrival, resolve) };
+  }
+  if (arrival.kind === 'scheduled') {
+    return {
+      ...base,
+      kind: ARRIVAL_SCHEDULED,
+      times: Float64Array.from(arrival.times).sort(),
+      period: arrival.period ?? Number.POSITIVE_INFINITY,
+      batchSize: arrival.batch_size ?? 1,
+    };
+  }
+  return { ...base, kind: ARRIVAL_RATE_TABLE, ...compileRateTable(parts, arrival) };
+}
+
+function compileBatchSizes(sizes: BatchSizes): { batchCumulative: Float64Array; batchValues: Float64Array; batchMean: number } {
+  const weights = sizes.weights ?? sizes.values.map(() => 1);
+  const total = weights.reduce((sum, weight) => sum + weight, 0) || 1;
+  const batchMean = sizes.values.reduce((sum, value, index) => sum + value * (weights[index] ?? 0), 0) / total;
+  return { batchCumulative: cumulate(weights), batchValues: Float64Array.from(sizes.values), batchMean };
+}
+
+function compileRateTable(parts: Compiler, arrival: Extract<Arrival, { kind: 'rate_table' }>): Pick<CompiledArrival, 'ratesByHour' | 'calendar'> {
+  const scale = arrival.scale === undefined ? 1 : parts.resolve(arrival.scale);
+  const perUnit = unitsPerHour(parts.world.time_unit);
+  // Indexed by the hour since time 0: a table starting elsewhere than Monday 00:00 is rotated, a one-day row repeated.
+  const offsetHours = (arrival.start?.weekday ?? 0) * 24 + (arrival.start?.hour ?? 0);
+  const rows = arrival.rates_per_hour.length === 1 ? [0, 0, 0, 0, 0, 0, 0] : [0, 1, 2, 3, 4, 5, 6];
+  const ratesByHour = new Float64Array(HOURS_PER_WEEK);
+  for (let day = 0; day < 7; day++) {
+    for (let hour = 0; hour < 24; hour++)
+      ratesByHour[(day * 24 + hour - offsetHours + HOURS_PER_WEEK) % HOURS_PER_WEEK] = ((arrival.rates_per_hour[rows[day]!]?.[hour] ?? 0) * scale) / perUnit;
+  }
+  const growth = arrival.growth_per_year === undefined ? 0 : parts.resolveRatio(arrival.growth_per_year);
+  const calendar =
+    growth !== 0 || (arrival.holidays?.length ?? 0) > 0
+      ? {
+          growthPerUnit: Math.log(1 + growth) / (DAYS_PER_YEAR * 24 * perUnit),
+          holidays: new Map((arrival.holidays ?? []).map((holiday) => [holiday.day, holiday.rates_as ?? 6])),
+          offsetHours,
+        }
+      : null;
+  return { ratesByHour, calendar };
+}
+
+function compileResources(parts: Compiler): CompiledResource[] {
+  const { world, resolve } = parts;
+  const usesPriority = new Set(
+    world.steps.filter((step) => step.kind === 'service' && step.queue === 'priority').map((step) => (step.kind === 'service' ? step.resource : '')),
+  );
+  const preemptive = new Set(
+    world.steps.filter((step) => step.kind === 'service' && step.preempt !== undefined).map((step) => (step.kind === 'service' ? step.resource : '')),
+  );
+  return world.resources.map((resource) => {
+    const shifts = compileShifts(resource.shifts, resolve);
+    const breakdowns: CompiledBreakdowns | null = resource.breakdowns
+      ? {
+          timeToFailure: compileDistribution(resource.breakdowns.time_to_failure, resolve),
+          repair: compileDistribution(resource.breakdowns.repair, resolve),
+          clock: resource.breakdowns.clock === 'busy' ? CLOCK_BUSY : CLOCK_CALENDAR,
+          interrupted: resource.breakdowns.interrupted === 'restart' ? PREEMPT_RESTART : PREEMPT_RESUME,
+        }
+      : null;
+    return {
+      id: resource.id,
+      ...shifts,
+      capacity: Math.round(resolve(resource.capacity)),
+      usesPriority: usesPriority.has(resource.id),
+      preemptive: preemptive.has(resource.id) || breakdowns !== null,
+      batchStep: world.steps.findIndex((step) => step.kind === 'service' && step.resource === resource.id && step.batch !== undefined),
+      breakdowns,
+    };
+  });
+}
+
+function compileShifts(
+  shifts: Shift[] | undefined,
+  resolve: (parameter: Parameter) => number,
+): Pick<CompiledResource, 'capacityByHour' | 'capacityBySlot' | 'slotsPerHour'> {
+  if (!shifts) return { capacityByHour: null, capacityBySlot: null, slotsPerHour: 1 };
+  // Shifts on whole hours keep an hourly calendar; one boundary between hours makes it a calendar of minutes.
+  const slotsPerHour = shifts.every((shift) => Number.isInteger(shift.start_hour) && Number.isInteger(shift.end_hour)) ? 1 : 60;
+  const capacityBySlot = new Int32Array(HOURS_PER_WEEK * slotsPerHour);
+  for (const shift of shifts) {
+    const capacity = Math.round(resolve(shift.capacity));
+    const [start, end] = [Math.round(shift.start_hour * slotsPerHour), Math.round(shift.end_hour * slotsPerHour)];
+    for (const day of shift.days) for (let slot = start; slot < end; slot++) capacityBySlot[day * 24 * slotsPerHour + slot]! += capacity;
+  }
+  const capacityByHour = new Float64Array(HOURS_PER_WEEK);
+  for (let slot = 0; slot < capacityBySlot.length; slot++) capacityByHour[Math.floor(slot / slotsPerHour)]! += capacityBySlot[slot]! / slotsPerHour;
+  return { capacityByHour, capacityBySlot, slotsPerHour };
+}
+
+/** Every step starts as this shape (one hidden class for the engine), then its kind fills in what it uses. */
+function blankStep(id: string): CompiledStep {
+  return {
+    id,
+    kind: STEP_EXIT,
+    next: -1,
+    resource: -1,
+    duration: null,
+    priorityAttribute: -1,
+    renegeAfter: Number.POSITIVE_INFINITY,
+    renegeTo: -1,
+    patience: null,
+    maxWaiting: Number.POSITIVE_INFINITY,
+    batchMax: 0,
+    batchMin: 1,
+    balkProbability: 1,
+    balkTo: -1,
+    preempt: PREEMPT_NONE,
+    branchCumulative: null,
+    branchNext: null,
+    attribute: -1,
+    equals: null,
+    otherwise: -1,
+    routeResources: null,
+    rules: null,
+  };
+}
+
+function compileStep(parts: Compiler, step: Step): CompiledStep {
+  const compiled = blankStep(step.id);
+  switch (step.kind) {
+    case 'service':
+      compileService(parts, step, compiled);
+      break;
+    case 'delay':
+      compiled.kind = STEP_DELAY;
+      compiled.next = parts.stepOf(step.next);
+      compiled.duration = compileDistribution(step.duration, parts.resolve);
+      break;
+    case 'branch':
+      compileBranch(parts, step, compiled);
+      break;
+    case 'assign':
+      compiled.kind = STEP_ASSIGN;
+      compiled.next = parts.stepOf(step.next);
+      compiled.attribute = parts.attributeOf(step.attribute);
+      compiled.branchCumulative = cumulate(step.values.map((value) => parts.resolve(value.probability)));
+      compiled.equals = Float64Array.from(step.values.map((value) => parts.codeOf(step.attribute, value.value)));
+      break;
+    case 'seize':
+    case 'release':
+      compiled.kind = step.kind === 'seize' ? STEP_SEIZE : STEP_RELEASE;
+      compiled.next = parts.stepOf(step.next);
+      compiled.resource = parts.resourceOf(step.resource);
+      break;
+    case 'exit':
+      compiled.kind = STEP_EXIT;
+      break;
+  }
+  return compiled;
+}
+
+function compileService(parts: Compiler, step: Extract<Step, { kind: 'service' }>, compiled: CompiledStep): void {
+  const { resolve, stepOf } = parts;
+  compiled.kind = STEP_SERVICE;
+  compiled.next = stepOf(step.next);
+  compiled.resource = parts.resourceOf(step.resource);
+  compiled.duration = compileDistribution(step.duration, resolve);
+  if (step.queue === 'priority' && step.priority_attribute) compiled.priorityAttribute = parts.attributeOf(step.priority_attribute);
+  if (step.renege_after !== undefined) compiled.renegeAfter = resolve(step.renege_after);
+  if (step.renege_to !== undefined) compiled.renegeTo = stepOf(step.renege_to);
+  if (step.preempt !== undefined) compiled.preempt = step.preempt === 'resume' ? PREEMPT_RESUME : PREEMPT_RESTART;
+  if (step.patience !== undefined) compiled.patience = compileDistribution(step.patience, resolve);
+  if (step.batch !== undefined) {
+    compiled.batchMax = step.batch.max_size;
+    compiled.batchMin = step.batch.min_size ?? 1;
+  }
+  if (step.queue_limit !== undefined) {
+    compiled.maxWaiting = Math.round(resolve(step.queue_limit.max_waiting));
+    if (step.queue_limit.balk_probability !== undefined) compiled.balkProbability = resolve(step.queue_limit.balk_probability);
+    if (step.queue_limit.to !== undefined) compiled.balkTo = stepOf(step.queue_limit.to);
+  }
+}
+
+function compileBranch(parts: Compiler, step: Extract<Step, { kind: 'branch' }>, compiled: CompiledStep): void {
+  const { stepOf, attributeOf, codeOf } = parts;
+  if (step.by === 'probability') {
+    compiled.kind = STEP_BRANCH_PROBABILITY;
+    compiled.branchCumulative = cumulate(step.options.map((option) => parts.resolve(option.probability)));
+    compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+  } else if (step.by === 'shortest_queue') {
+    compiled.kind = STEP_BRANCH_SHORTEST_QUEUE;
+    compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+    compiled.routeResources = Int32Array.from(
+      step.options.map((option) => {
+        const target = parts.world.steps[stepOf(option.next)]!;
+        return target.kind === 'service' ? parts.resourceOf(target.resource) : fail(`option '${option.next}' of '${step.id}' is not a service step`);
+      }),
+    );
+  } else if (step.by === 'rules') {
+    compiled.kind = STEP_BRANCH_RULES;
+    compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+    compiled.otherwise = stepOf(step.otherwise);
+    compiled.rules = step.options.map((option) =>
+      option.when.map((condition) => {
+        const list = Array.isArray(condition.value) ? condition.value : null;
+        return {
+          attribute: attributeOf(condition.attribute),
+          op: OPS.indexOf(condition.op),
+          value: list ? Number.NaN : codeOf(condition.attribute, condition.value as string | number),
+          values: list ? Float64Array.from(list.map((value) => codeOf(condition.attribute, value))) : null,
+        };
+      }),
+    );
+  } else {
+    compiled.kind = STEP_BRANCH_ATTRIBUTE;
+    compiled.attribute = attributeOf(step.attribute);
+    compiled.equals = Float64Array.from(step.options.map((option) => codeOf(step.attribute, option.equals)));
+    compiled.branchNext = Int32Array.from(step.options.map((option) => stepOf(option.next)));
+    compiled.otherwise = stepOf(step.otherwise);
+  }
+}
+
+function compileMeasures(parts: Compiler): { measures: CompiledMeasure[]; markSlots: number; hooks: Int32Array[] } {
+  const { world } = parts;
+  const hookLists: number[][] = world.steps.flatMap(() => [[], [], [], []]);
+  const hookAt = (refs: StepRefs, measure: number, role: number) => {
+    for (const ref of Array.isArray(refs) ? refs : [refs]) hookLists[parts.stepOf(ref.step) * 4 + MOMENTS.indexOf(ref.at)]!.push(measure * 4 + role);
+  };
+  let markSlots = 0;
+  const measures: CompiledMeasure[] = world.measured.map((measure, index) => {
+    const base = {
+      id: measure.id,
+      windowStart: measure.window?.start ?? world.warm_up,
+      windowEnd: measure.window?.end ?? world.horizon,
+      resource: -1,
+      markSlot: -1,
+      censorAtHorizon: false,
+      timeFactor: 1,
+      denominator: measure.denominator,
+      percentiles: [] as number[],
+      threshold: Number.POSITIVE_INFINITY,
+      priced: world.cost_scenarios?.rates.some((rate) => rate.measure === measure.id) ?? false,
+    };
+    switch (measure.kind) {
+      case 'time_between':
+        // `to` before `from`: an entity passing the same moment again closes its previous interval first.
+        hookAt(measure.to, index, HOOK_TO);
+        hookAt(measure.from, index, HOOK_FROM);
+        return {
+          ...base,
+          kind: MEASURE_TIME_BETWEEN,
+          markSlot: markSlots++,
+          censorAtHorizon: measure.censoring === 'at_horizon',
+          timeFactor: toWorldUnit(1, world.time_unit, measure.unit),
+          percentiles: measure.percentiles ?? [],
+          threshold: measure.threshold ?? Number.POSITIVE_INFINITY,
+        };
+      case 'count':
+        hookAt(measure.event, index, HOOK_COUNT);
+        return { ...base, kind: MEASURE_COUNT };
+      case 'utilisation':
+        return { ...base, kind: MEASURE_UTILISATION, resource: parts.resourceOf(measure.resource) };
+      case 'queue_length':
+        return { ...base, kind: MEASURE_QUEUE_LENGTH, resource: parts.resourceOf(measure.resource) };
+    }
+    return fail('unknown measure kind');
+  });
+  return { measures, markSlots, hooks: hookLists.map((list) => Int32Array.from(list)) };
 }
 
 /**

@@ -281,16 +281,20 @@ function windowHours(world: WorldSpec): number {
 
 const HOURS_PER: Record<string, number> = { hour: 1, day: 24, week: 168, year: DAYS_PER_YEAR * 24 };
 
+type CostScenarios = NonNullable<WorldSpec['cost_scenarios']>;
+type VariantCosts = CostReport['variants'][number];
+/** A low/base/high amount; null where a rate is unknown or nothing was measured. */
+type Levels = { low: number | null; base: number | null; high: number | null };
+const LEVELS = ['low', 'base', 'high'] as const;
+
 /**
  * Cost report per variant: low/base/high totals from count measures times sourced rates. A null rate leaves the total
  * null with its reason, never zero (spec: cost_scenarios, "unknown costs leave totals undefined").
  */
-// Over 70 lines, listed in test/unit/architecture.test.ts: low/base/high totals per variant in one pass over the rates.
 export function costReport(world: WorldSpec, results: ReplicationResult[]): CostReport | null {
   const scenarios = world.cost_scenarios;
   if (!scenarios) return null;
   const measureIndex = new Map(world.measured.map((measure, index) => [measure.id, index]));
-  const levels = ['low', 'base', 'high'] as const;
   return {
     currency: scenarios.currency,
     basis: COST_BASIS,
@@ -299,70 +303,84 @@ export function costReport(world: WorldSpec, results: ReplicationResult[]): Cost
     variants: world.variants.map((variant) => {
       const runs = sortedResults(results, variant.id);
       const reasons: string[] = [];
-      const total = { low: 0 as number | null, base: 0 as number | null, high: 0 as number | null };
+      const total: Levels = { low: 0, base: 0, high: 0 };
       if (runs.length === 0) reasons.push(`no completed replications of variant '${variant.id}'`);
       const discounted = (scenarios.discount_rate_annual ?? 0) > 0;
-      const lines = scenarios.rates.map((rate) => {
-        const index = measureIndex.get(rate.measure);
-        const per = rate.per ?? 'event';
-        const counts = index === undefined ? [] : runs.map((run) => run.measures[index]!.observations);
-        const quantities = index === undefined ? [] : runs.map((run) => pricedQuantity(run.measures[index]!, per, discounted));
-        const meanQuantity =
-          quantities.length > 0 && quantities.every((value) => value !== null)
-            ? (quantities as number[]).reduce((sum, value) => sum + value, 0) / quantities.length
-            : null;
-        const meanCount = per === 'event' && counts.length > 0 ? counts.reduce((sum, value) => sum + value, 0) / counts.length : null;
-        const cost = { low: null as number | null, base: null as number | null, high: null as number | null };
-        for (const level of levels) {
-          const value = rate[level];
-          if (value === null) {
-            reasons.push(`the ${level} rate '${rate.id}' is unknown (${describeSource(rate.source)})`);
-            total[level] = null;
-          } else if (meanQuantity === null) total[level] = null;
-          else {
-            cost[level] = meanQuantity * value;
-            if (total[level] !== null) total[level] = total[level]! + cost[level]!;
-          }
-        }
-        return {
-          rate_id: rate.id,
-          measure_id: rate.measure,
-          mean_count: meanCount,
-          per,
-          mean_quantity: meanQuantity,
-          rate: { low: rate.low, base: rate.base, high: rate.high },
-          cost,
-          source: rate.source,
-        };
-      });
-      const additionalReasons: string[] = [];
-      const additionalTotal = { low: 0 as number | null, base: 0 as number | null, high: 0 as number | null };
-      const additional = (scenarios.additional_costs ?? [])
-        .filter((extra) => extra.variants.includes(variant.id))
-        .map((extra) => {
-          const cost = { low: null as number | null, base: null as number | null, high: null as number | null };
-          for (const level of levels) {
-            const value = extra[level];
-            if (value === null) {
-              additionalReasons.push(`the ${level} amount of additional cost '${extra.id}' is unknown (${describeSource(extra.source)})`);
-              additionalTotal[level] = null;
-              continue;
-            }
-            cost[level] = extra.per === 'replication' ? value : (value * windowHours(world)) / HOURS_PER[extra.per]!;
-            if (additionalTotal[level] !== null) additionalTotal[level] = additionalTotal[level]! + cost[level]!;
-          }
-          return { id: extra.id, label: extra.label, per: extra.per, cost, source: extra.source };
-        });
-      return {
-        variant_id: variant.id,
-        lines,
-        total,
-        undefined_reasons: [...new Set(reasons)],
-        additional_costs: additional,
-        additional_total: additional.length > 0 ? additionalTotal : { low: 0, base: 0, high: 0 },
-        additional_undefined_reasons: [...new Set(additionalReasons)],
-      };
+      const lines = scenarios.rates.map((rate) => rateLine(rate, measureIndex.get(rate.measure), runs, discounted, total, reasons));
+      return { variant_id: variant.id, lines, total, undefined_reasons: [...new Set(reasons)], ...additionalCosts(world, scenarios, variant.id) };
     }),
+  };
+}
+
+/** One rate's line of a variant: its mean priced quantity times each level, added to `total` (null once any is unknown). */
+function rateLine(
+  rate: CostScenarios['rates'][number],
+  index: number | undefined,
+  runs: ReplicationResult[],
+  discounted: boolean,
+  total: Levels,
+  reasons: string[],
+): VariantCosts['lines'][number] {
+  const per = rate.per ?? 'event';
+  const counts = index === undefined ? [] : runs.map((run) => run.measures[index]!.observations);
+  const quantities = index === undefined ? [] : runs.map((run) => pricedQuantity(run.measures[index]!, per, discounted));
+  const meanQuantity =
+    quantities.length > 0 && quantities.every((value) => value !== null)
+      ? (quantities as number[]).reduce((sum, value) => sum + value, 0) / quantities.length
+      : null;
+  const meanCount = per === 'event' && counts.length > 0 ? counts.reduce((sum, value) => sum + value, 0) / counts.length : null;
+  const cost: Levels = { low: null, base: null, high: null };
+  for (const level of LEVELS) {
+    const value = rate[level];
+    if (value === null) {
+      reasons.push(`the ${level} rate '${rate.id}' is unknown (${describeSource(rate.source)})`);
+      total[level] = null;
+    } else if (meanQuantity === null) total[level] = null;
+    else {
+      cost[level] = meanQuantity * value;
+      if (total[level] !== null) total[level] = total[level]! + cost[level]!;
+    }
+  }
+  return {
+    rate_id: rate.id,
+    measure_id: rate.measure,
+    mean_count: meanCount,
+    per,
+    mean_quantity: meanQuantity,
+    rate: { low: rate.low, base: rate.base, high: rate.high },
+    cost,
+    source: rate.source,
+  };
+}
+
+/** The additional costs of one variant, reported apart from the rates' total. */
+function additionalCosts(
+  world: WorldSpec,
+  scenarios: CostScenarios,
+  variantId: string,
+): Pick<VariantCosts, 'additional_costs' | 'additional_total' | 'additional_undefined_reasons'> {
+  const reasons: string[] = [];
+  const total: Levels = { low: 0, base: 0, high: 0 };
+  const additional = (scenarios.additional_costs ?? [])
+    .filter((extra) => extra.variants.includes(variantId))
+    .map((extra) => {
+      const cost: Levels = { low: null, base: null, high: null };
+      for (const level of LEVELS) {
+        const value = extra[level];
+        if (value === null) {
+          reasons.push(`the ${level} amount of additional cost '${extra.id}' is unknown (${describeSource(extra.source)})`);
+          total[level] = null;
+          continue;
+        }
+        cost[level] = extra.per === 'replication' ? value : (value * windowHours(world)) / HOURS_PER[extra.per]!;
+        if (total[level] !== null) total[level] = total[level]! + cost[level]!;
+      }
+      return { id: extra.id, label: extra.label, per: extra.per, cost, source: extra.source };
+    });
+  return {
+    additional_costs: additional,
+    additional_total: additional.length > 0 ? total : { low: 0, base: 0, high: 0 },
+    additional_undefined_reasons: [...new Set(reasons)],
   };
 }
 

@@ -121,18 +121,99 @@ type Context = {
   timeUnit: string;
 };
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: the semantic checks of a WorldSpec, one section per part.
-function semanticProblems(world: Json, problems: Problem[]): void {
-  const settings = isObject(world.settings) ? world.settings : {};
-  const variants = asArray(world.variants).filter(isObject);
-  const timeUnit = typeof world.time_unit === 'string' ? world.time_unit : 'minutes';
-  const context: Context = { world, settings, problems, variants, timeUnit };
+/** What a WorldSpec declares, indexed once before any rule runs; every rule family below reads it. */
+type Known = Context & {
+  steps: unknown[];
+  /** the first step with each id */
+  stepIndex: Map<string, number>;
+  resources: unknown[];
+  resourceIds: Set<string>;
+  /** attributes assigned by arrivals and assign steps, with the kinds (typeof) of their values */
+  attributes: Map<string, Set<string>>;
+  measureKinds: Map<string, string>;
+};
 
+function known(world: Json, problems: Problem[]): Known {
+  const steps = asArray(world.steps);
+  const stepIndex = new Map<string, number>();
+  steps.forEach((step, index) => {
+    if (isObject(step) && isId(step.id) && !stepIndex.has(step.id)) stepIndex.set(step.id, index);
+  });
+  const resources = asArray(world.resources);
+  const resourceIds = new Set(resources.flatMap((resource) => (isObject(resource) && isId(resource.id) ? [resource.id] : [])));
+  const attributes = new Map<string, Set<string>>();
+  const assigned = (name: string, values: Json[]) => {
+    const kinds = attributes.get(name) ?? new Set<string>();
+    attributes.set(name, kinds);
+    for (const value of values) kinds.add(typeof value.value);
+  };
+  for (const arrival of asArray(world.arrivals).filter(isObject)) {
+    for (const assignment of asArray(arrival.attributes))
+      if (isObject(assignment) && isId(assignment.name)) assigned(assignment.name, asArray(assignment.values).filter(isObject));
+  }
+  // Attributes set along the pathway by assign steps count as assigned too.
+  for (const step of steps)
+    if (isObject(step) && step.kind === 'assign' && isId(step.attribute)) assigned(step.attribute, asArray(step.values).filter(isObject));
+  const measureKinds = new Map<string, string>();
+  for (const measure of asArray(world.measured))
+    if (isObject(measure) && isId(measure.id) && typeof measure.kind === 'string') measureKinds.set(measure.id, measure.kind);
+  return {
+    world,
+    settings: isObject(world.settings) ? world.settings : {},
+    problems,
+    variants: asArray(world.variants).filter(isObject),
+    timeUnit: typeof world.time_unit === 'string' ? world.time_unit : 'minutes',
+    steps,
+    stepIndex,
+    resources,
+    resourceIds,
+    attributes,
+    measureKinds,
+  };
+}
+
+/** The semantic checks of a WorldSpec, one rule family each, in the order their problems are reported. */
+function semanticProblems(world: Json, problems: Problem[]): void {
+  const context = known(world, problems);
   // Horizon after warm-up (spec: validate, "horizon not after warm-up").
   if (typeof world.horizon === 'number' && typeof world.warm_up === 'number' && !(world.horizon > world.warm_up)) {
     problems.push({ pointer: '/horizon', message: `horizon (${world.horizon}) must be after the warm-up (${world.warm_up})` });
   }
+  settingUnitProblems(context);
+  checkDuplicateIds(context.steps, '/steps', 'step', problems);
+  checkDuplicateIds(context.resources, '/resources', 'resource', problems);
+  checkDuplicateIds(asArray(world.arrivals), '/arrivals', 'arrival', problems);
+  checkDuplicateIds(asArray(world.measured), '/measured', 'measure', problems);
+  checkDuplicateIds(context.variants, '/variants', 'variant', problems);
+  asArray(world.arrivals).forEach((arrival, index) => {
+    if (isObject(arrival)) arrivalProblems(context, arrival, `/arrivals/${index}`);
+  });
+  context.steps.forEach((step, index) => {
+    if (isObject(step) && step.kind === 'assign' && isId(step.attribute)) assignStepProblems(context, step, `/steps/${index}`);
+  });
+  context.steps.forEach((step, index) => {
+    if (isObject(step)) stepProblems(context, step, index);
+  });
+  reachability(world, context.steps, context.stepIndex, problems);
+  seizeRelease(world, context.steps, context.stepIndex, problems);
+  asArray(world.measured).forEach((measure, index) => {
+    if (isObject(measure)) measureProblems(context, measure, `/measured/${index}`);
+  });
+  variantProblems(context);
+  context.resources.forEach((resource, index) => {
+    if (isObject(resource)) resourceProblems(context, resource, `/resources/${index}`);
+  });
+  if (
+    isObject(world.stop_when) &&
+    isId(world.stop_when.measure) &&
+    !asArray(world.measured).some((measure) => isObject(measure) && measure.id === (world.stop_when as Json).measure)
+  ) {
+    problems.push({ pointer: '/stop_when/measure', message: `refers to measure '${world.stop_when.measure}', which does not exist` });
+  }
+  if (isObject(world.cost_scenarios)) costProblems(context, world.cost_scenarios);
+}
 
+function settingUnitProblems({ settings, problems }: Known): void {
   for (const [name, setting] of Object.entries(settings)) {
     if (!isObject(setting) || typeof setting.unit !== 'string') continue;
     if (dimensionOf(setting.unit) === null) {
@@ -142,304 +223,293 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       });
     }
   }
+}
 
-  const steps = asArray(world.steps);
-  const stepIndex = new Map<string, number>();
-  steps.forEach((step, index) => {
-    if (!isObject(step) || !isId(step.id)) return;
-    if (stepIndex.has(step.id)) problems.push({ pointer: `/steps/${index}/id`, message: `duplicate step id '${step.id}'` });
-    else stepIndex.set(step.id, index);
-  });
-  const resources = asArray(world.resources);
-  const resourceIds = new Set<string>();
-  resources.forEach((resource, index) => {
-    if (!isObject(resource) || !isId(resource.id)) return;
-    if (resourceIds.has(resource.id)) problems.push({ pointer: `/resources/${index}/id`, message: `duplicate resource id '${resource.id}'` });
-    resourceIds.add(resource.id);
-  });
-  checkDuplicateIds(asArray(world.arrivals), '/arrivals', 'arrival', problems);
-  checkDuplicateIds(asArray(world.measured), '/measured', 'measure', problems);
-  checkDuplicateIds(variants, '/variants', 'variant', problems);
+function stepRef(context: Known, value: unknown, pointer: string): void {
+  if (isId(value) && !context.stepIndex.has(value)) context.problems.push({ pointer, message: `refers to step '${value}', which does not exist` });
+}
 
-  const stepRef = (value: unknown, pointer: string) => {
-    if (isId(value) && !stepIndex.has(value)) problems.push({ pointer, message: `refers to step '${value}', which does not exist` });
-  };
+function resourceRef(context: Known, value: unknown, pointer: string): void {
+  if (isId(value) && !context.resourceIds.has(value)) context.problems.push({ pointer, message: `refers to resource '${value}', which does not exist` });
+}
 
-  // Attributes assigned by arrivals, with their kinds of value.
-  const attributes = new Map<string, Set<string>>();
-  asArray(world.arrivals).forEach((arrival, index) => {
-    if (!isObject(arrival)) return;
-    const base = `/arrivals/${index}`;
-    stepRef(arrival.to_step, `${base}/to_step`);
-    if (arrival.kind === 'poisson') parameter(context, arrival.rate, `${base}/rate`, 'rate', { min: 0 });
-    if (arrival.kind === 'renewal') {
-      distribution(context, arrival.interarrival, `${base}/interarrival`);
-      if (isObject(arrival.interarrival) && arrival.interarrival.dist === 'fixed' && arrival.interarrival.value === 0)
-        problems.push({ pointer: `${base}/interarrival/value`, message: 'must be greater than 0: arrivals would never stop' });
-    }
-    if (
-      isObject(arrival.batch_sizes) &&
-      Array.isArray(arrival.batch_sizes.weights) &&
-      Array.isArray(arrival.batch_sizes.values) &&
-      arrival.batch_sizes.weights.length !== arrival.batch_sizes.values.length
-    ) {
-      problems.push({ pointer: `${base}/batch_sizes/weights`, message: 'needs one weight per value' });
-    }
-    if (arrival.kind === 'rate_table') {
-      if (arrival.scale !== undefined) parameter(context, arrival.scale, `${base}/scale`, 'dimensionless', { min: 0 });
-      if (arrival.growth_per_year !== undefined) parameter(context, arrival.growth_per_year, `${base}/growth_per_year`, 'dimensionless', { min: -0.99 });
-      const holidayDays = new Set<unknown>();
-      asArray(arrival.holidays).forEach((holiday, holidayIndex) => {
-        if (!isObject(holiday)) return;
-        if (holidayDays.has(holiday.day))
-          problems.push({ pointer: `${base}/holidays/${holidayIndex}/day`, message: `day ${String(holiday.day)} is listed twice` });
-        holidayDays.add(holiday.day);
-      });
-      const rows = Array.isArray(arrival.rates_per_hour) ? arrival.rates_per_hour.length : 7;
-      if (rows !== 1 && rows !== 7)
-        problems.push({ pointer: `${base}/rates_per_hour`, message: `has ${rows} rows: give 7 (Monday..Sunday) or 1 (a one-day pattern every day repeats)` });
-      if (rows === 1 && asArray(arrival.holidays).length > 0)
-        problems.push({
-          pointer: `${base}/holidays`,
-          message: 'a holiday takes another weekday row, but a one-day pattern has only one row: give 7 rows, or remove the holidays',
-        });
-      const total = asArray(arrival.rates_per_hour)
-        .flatMap(asArray)
-        .reduce((sum: number, rate) => sum + (typeof rate === 'number' ? rate : 0), 0);
-      if (Array.isArray(arrival.rates_per_hour) && total <= 0)
-        problems.push({ pointer: `${base}/rates_per_hour`, message: 'every rate is zero: this source never produces an arrival' });
-    }
-    if (arrival.kind === 'scheduled' && typeof arrival.period === 'number') {
-      asArray(arrival.times).forEach((time, timeIndex) => {
-        if (typeof time === 'number' && time >= (arrival.period as number))
-          problems.push({ pointer: `${base}/times/${timeIndex}`, message: `time ${time} is not inside the period (${arrival.period})` });
-      });
-    }
-    asArray(arrival.attributes).forEach((assignment, assignmentIndex) => {
-      if (!isObject(assignment) || !isId(assignment.name)) return;
-      const pointer = `${base}/attributes/${assignmentIndex}`;
-      const kinds = attributes.get(assignment.name) ?? new Set<string>();
-      attributes.set(assignment.name, kinds);
-      const values = asArray(assignment.values).filter(isObject);
-      for (const value of values) kinds.add(typeof value.value);
-      probabilitySum(
-        context,
-        values.map((value) => value.probability),
-        values.map((_, i) => `${pointer}/values/${i}/probability`),
-        pointer,
-        `probabilities of attribute '${assignment.name}'`,
-      );
+function arrivalProblems(context: Known, arrival: Json, base: string): void {
+  const { problems } = context;
+  stepRef(context, arrival.to_step, `${base}/to_step`);
+  if (arrival.kind === 'poisson') parameter(context, arrival.rate, `${base}/rate`, 'rate', { min: 0 });
+  if (arrival.kind === 'renewal') {
+    distribution(context, arrival.interarrival, `${base}/interarrival`);
+    if (isObject(arrival.interarrival) && arrival.interarrival.dist === 'fixed' && arrival.interarrival.value === 0)
+      problems.push({ pointer: `${base}/interarrival/value`, message: 'must be greater than 0: arrivals would never stop' });
+  }
+  if (
+    isObject(arrival.batch_sizes) &&
+    Array.isArray(arrival.batch_sizes.weights) &&
+    Array.isArray(arrival.batch_sizes.values) &&
+    arrival.batch_sizes.weights.length !== arrival.batch_sizes.values.length
+  ) {
+    problems.push({ pointer: `${base}/batch_sizes/weights`, message: 'needs one weight per value' });
+  }
+  if (arrival.kind === 'rate_table') rateTableProblems(context, arrival, base);
+  if (arrival.kind === 'scheduled' && typeof arrival.period === 'number') {
+    asArray(arrival.times).forEach((time, timeIndex) => {
+      if (typeof time === 'number' && time >= (arrival.period as number))
+        problems.push({ pointer: `${base}/times/${timeIndex}`, message: `time ${time} is not inside the period (${arrival.period})` });
     });
-  });
-
-  // Attributes set along the pathway by assign steps count as assigned too.
-  steps.forEach((step, index) => {
-    if (!isObject(step) || step.kind !== 'assign' || !isId(step.attribute)) return;
-    const base = `/steps/${index}`;
-    const kinds = attributes.get(step.attribute) ?? new Set<string>();
-    attributes.set(step.attribute, kinds);
-    const values = asArray(step.values).filter(isObject);
-    for (const value of values) kinds.add(typeof value.value);
-    stepRef(step.next, `${base}/next`);
+  }
+  asArray(arrival.attributes).forEach((assignment, assignmentIndex) => {
+    if (!isObject(assignment) || !isId(assignment.name)) return;
+    const pointer = `${base}/attributes/${assignmentIndex}`;
+    const values = asArray(assignment.values).filter(isObject);
     probabilitySum(
       context,
       values.map((value) => value.probability),
-      values.map((_, i) => `${base}/values/${i}/probability`),
-      `${base}/values`,
-      `probabilities of the values step '${String(step.id)}' assigns`,
+      values.map((_, i) => `${pointer}/values/${i}/probability`),
+      pointer,
+      `probabilities of attribute '${assignment.name}'`,
     );
   });
+}
 
-  // Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: the per-step checks, part of semanticProblems.
-  steps.forEach((step, index) => {
-    if (!isObject(step)) return;
-    const base = `/steps/${index}`;
-    if (step.kind === 'seize' || step.kind === 'release') {
-      stepRef(step.next, `${base}/next`);
-      if (isId(step.resource) && !resourceIds.has(step.resource))
-        problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
-      const resource = resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
-      if (step.kind === 'seize' && isObject(resource) && resource.breakdowns !== undefined)
-        problems.push({
-          pointer: `${base}/resource`,
-          message: `resource '${String(step.resource)}' breaks down; seizing a resource that breaks down is not supported yet`,
-        });
-      if (
-        step.kind === 'seize' &&
-        steps.some((other) => isObject(other) && other.kind === 'service' && other.resource === step.resource && other.preempt !== undefined)
-      ) {
-        problems.push({ pointer: `${base}/resource`, message: `resource '${String(step.resource)}' has pre-emptive steps; seizing it is not supported` });
-      }
-    }
-    if (step.kind === 'service' || step.kind === 'delay') {
-      stepRef(step.next, `${base}/next`);
-      distribution(context, step.duration, `${base}/duration`);
-    }
-    if (step.kind === 'service') {
-      if (isId(step.resource) && !resourceIds.has(step.resource))
-        problems.push({ pointer: `${base}/resource`, message: `refers to resource '${step.resource}', which does not exist` });
-      if (step.renege_after !== undefined) parameter(context, step.renege_after, `${base}/renege_after`, 'time', { min: 0 });
-      if (step.patience !== undefined) {
-        distribution(context, step.patience, `${base}/patience`);
-        if (step.renege_after !== undefined)
-          problems.push({ pointer: `${base}/patience`, message: 'give either renege_after (one maximum wait) or patience (a distribution), not both' });
-      }
-      if (step.renege_to !== undefined) {
-        stepRef(step.renege_to, `${base}/renege_to`);
-        if (step.renege_after === undefined && step.patience === undefined)
-          problems.push({ pointer: `${base}/renege_to`, message: 'renege_to needs renege_after (the maximum wait) or patience' });
-      }
-      if (isObject(step.queue_limit)) {
-        const limit = step.queue_limit;
-        parameter(context, limit.max_waiting, `${base}/queue_limit/max_waiting`, 'count', { min: 0, integer: true });
-        if (limit.balk_probability !== undefined)
-          parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
-        if (limit.to !== undefined) stepRef(limit.to, `${base}/queue_limit/to`);
-      }
-      if (isObject(step.batch)) {
-        const batch = step.batch;
-        if (typeof batch.min_size === 'number' && typeof batch.max_size === 'number' && batch.min_size > batch.max_size)
-          problems.push({ pointer: `${base}/batch/min_size`, message: 'min_size must not exceed max_size' });
-        const shared = steps.some(
-          (other, otherIndex) =>
-            otherIndex !== index && isObject(other) && (other.kind === 'service' || other.kind === 'seize') && other.resource === step.resource,
-        );
-        if (shared)
-          problems.push({
-            pointer: `${base}/batch`,
-            message: `resource '${String(step.resource)}' is used by other steps too; a batch-service resource serves only its batch step`,
-          });
-        if (step.preempt !== undefined) problems.push({ pointer: `${base}/batch`, message: 'batch service cannot pre-empt' });
-        const resource = resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
-        if (isObject(resource) && resource.breakdowns !== undefined)
-          problems.push({
-            pointer: `${base}/batch`,
-            message: `resource '${String(step.resource)}' breaks down; batch service on a resource that breaks down is not supported yet`,
-          });
-      }
-      if (step.preempt !== undefined && step.queue !== 'priority')
-        problems.push({ pointer: `${base}/preempt`, message: 'pre-emption needs queue: "priority" and a priority_attribute' });
-      if (step.queue === 'priority') {
-        if (!isId(step.priority_attribute))
-          problems.push({ pointer: `${base}/priority_attribute`, message: 'a priority queue needs priority_attribute (lower values are served first)' });
-      }
-      if (isId(step.priority_attribute)) {
-        const kinds = attributes.get(step.priority_attribute);
-        if (!kinds) problems.push({ pointer: `${base}/priority_attribute`, message: `attribute '${step.priority_attribute}' is not assigned by any arrival` });
-        else if (kinds.has('string'))
-          problems.push({
-            pointer: `${base}/priority_attribute`,
-            message: `attribute '${step.priority_attribute}' must have numeric values to order a priority queue`,
-          });
-        if (step.queue !== 'priority') problems.push({ pointer: `${base}/queue`, message: "priority_attribute is set but queue is not 'priority'" });
-      }
-    }
-    if (step.kind === 'branch') {
-      const options = asArray(step.options).filter(isObject);
-      for (const [optionIndex, option] of options.entries()) stepRef(option.next, `${base}/options/${optionIndex}/next`);
-      if (step.by === 'probability') {
-        probabilitySum(
-          context,
-          options.map((option) => option.probability),
-          options.map((_, i) => `${base}/options/${i}/probability`),
-          `${base}/options`,
-          `branch probabilities of step '${String(step.id)}'`,
-        );
-      }
-      if (step.by === 'shortest_queue') {
-        options.forEach((option, optionIndex) => {
-          const target = isId(option.next) ? steps[stepIndex.get(option.next) ?? -1] : undefined;
-          if (isObject(target) && target.kind !== 'service')
-            problems.push({
-              pointer: `${base}/options/${optionIndex}/next`,
-              message: `step '${String(option.next)}' is a ${String(target.kind)} step; join-the-shortest-queue chooses among service steps`,
-            });
-        });
-      }
-      if (step.by === 'rules') {
-        stepRef(step.otherwise, `${base}/otherwise`);
-        options.forEach((option, optionIndex) => {
-          asArray(option.when).forEach((condition, conditionIndex) => {
-            if (!isObject(condition)) return;
-            const pointer = `${base}/options/${optionIndex}/when/${conditionIndex}`;
-            if (isId(condition.attribute) && !attributes.has(condition.attribute))
-              problems.push({ pointer: `${pointer}/attribute`, message: `attribute '${condition.attribute}' is not assigned by any arrival or assign step` });
-            const list = Array.isArray(condition.value);
-            if (condition.op === 'in' && !list) problems.push({ pointer: `${pointer}/value`, message: "'in' needs a list of values" });
-            if (condition.op !== 'in' && list) problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' needs one value, not a list` });
-            if (['lt', 'le', 'gt', 'ge'].includes(String(condition.op)) && typeof condition.value !== 'number')
-              problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' compares numbers: give a number` });
-          });
-        });
-      }
-      if (step.by === 'attribute') {
-        stepRef(step.otherwise, `${base}/otherwise`);
-        if (isId(step.attribute) && !attributes.has(step.attribute))
-          problems.push({ pointer: `${base}/attribute`, message: `attribute '${step.attribute}' is not assigned by any arrival or assign step` });
-      }
-    }
+function rateTableProblems(context: Known, arrival: Json, base: string): void {
+  const { problems } = context;
+  if (arrival.scale !== undefined) parameter(context, arrival.scale, `${base}/scale`, 'dimensionless', { min: 0 });
+  if (arrival.growth_per_year !== undefined) parameter(context, arrival.growth_per_year, `${base}/growth_per_year`, 'dimensionless', { min: -0.99 });
+  const holidayDays = new Set<unknown>();
+  asArray(arrival.holidays).forEach((holiday, holidayIndex) => {
+    if (!isObject(holiday)) return;
+    if (holidayDays.has(holiday.day)) problems.push({ pointer: `${base}/holidays/${holidayIndex}/day`, message: `day ${String(holiday.day)} is listed twice` });
+    holidayDays.add(holiday.day);
   });
+  const rows = Array.isArray(arrival.rates_per_hour) ? arrival.rates_per_hour.length : 7;
+  if (rows !== 1 && rows !== 7)
+    problems.push({ pointer: `${base}/rates_per_hour`, message: `has ${rows} rows: give 7 (Monday..Sunday) or 1 (a one-day pattern every day repeats)` });
+  if (rows === 1 && asArray(arrival.holidays).length > 0)
+    problems.push({
+      pointer: `${base}/holidays`,
+      message: 'a holiday takes another weekday row, but a one-day pattern has only one row: give 7 rows, or remove the holidays',
+    });
+  const total = asArray(arrival.rates_per_hour)
+    .flatMap(asArray)
+    .reduce((sum: number, rate) => sum + (typeof rate === 'number' ? rate : 0), 0);
+  if (Array.isArray(arrival.rates_per_hour) && total <= 0)
+    problems.push({ pointer: `${base}/rates_per_hour`, message: 'every rate is zero: this source never produces an arrival' });
+}
 
-  reachability(world, steps, stepIndex, problems);
-  seizeRelease(world, steps, stepIndex, problems);
+function assignStepProblems(context: Known, step: Json, base: string): void {
+  const values = asArray(step.values).filter(isObject);
+  stepRef(context, step.next, `${base}/next`);
+  probabilitySum(
+    context,
+    values.map((value) => value.probability),
+    values.map((_, i) => `${base}/values/${i}/probability`),
+    `${base}/values`,
+    `probabilities of the values step '${String(step.id)}' assigns`,
+  );
+}
 
-  const horizon = typeof world.horizon === 'number' ? world.horizon : Number.POSITIVE_INFINITY;
-  const measureKinds = new Map<string, string>();
-  asArray(world.measured).forEach((measure, index) => {
-    if (!isObject(measure)) return;
-    const base = `/measured/${index}`;
-    if (isId(measure.id) && typeof measure.kind === 'string') measureKinds.set(measure.id, measure.kind);
-    const moment = (ref: unknown, pointer: string) => {
-      if (!isObject(ref) || !isId(ref.step)) return;
-      const at = stepIndex.get(ref.step);
-      if (at === undefined) {
-        problems.push({ pointer: `${pointer}/step`, message: `refers to step '${ref.step}', which does not exist` });
-        return;
-      }
-      const target = steps[at] as Json;
-      const allowed = MOMENTS_BY_KIND[String(target.kind)] ?? [];
-      if (typeof ref.at === 'string' && !allowed.includes(ref.at))
-        problems.push({ pointer: `${pointer}/at`, message: `a ${String(target.kind)} step has no '${ref.at}' moment (allowed: ${allowed.join(', ')})` });
-      if (ref.at === 'renege' && target.renege_after === undefined && target.patience === undefined)
-        problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no renege_after, so nobody reneges there` });
-    };
-    // A list of moments (a stream): each is checked at its own pointer, and one listed twice is named.
-    const moments = (refs: unknown, pointer: string) => {
-      if (!Array.isArray(refs)) return moment(refs, pointer);
-      const seen = new Set<string>();
-      refs.forEach((ref, k) => {
-        moment(ref, `${pointer}/${k}`);
-        if (!isObject(ref)) return;
-        const key = `${String(ref.step)}:${String(ref.at)}`;
-        if (seen.has(key))
-          problems.push({ pointer: `${pointer}/${k}`, message: `lists step '${String(ref.step)}' at '${String(ref.at)}' twice; list each moment once` });
-        seen.add(key);
+function stepProblems(context: Known, step: Json, index: number): void {
+  const base = `/steps/${index}`;
+  if (step.kind === 'seize' || step.kind === 'release') seizeStepProblems(context, step, base);
+  if (step.kind === 'service' || step.kind === 'delay') {
+    stepRef(context, step.next, `${base}/next`);
+    distribution(context, step.duration, `${base}/duration`);
+  }
+  if (step.kind === 'service') {
+    resourceRef(context, step.resource, `${base}/resource`);
+    waitingProblems(context, step, base);
+    if (isObject(step.batch)) batchProblems(context, step, index, step.batch);
+    priorityProblems(context, step, base);
+  }
+  if (step.kind === 'branch') branchProblems(context, step, base);
+}
+
+function seizeStepProblems(context: Known, step: Json, base: string): void {
+  const { problems } = context;
+  stepRef(context, step.next, `${base}/next`);
+  resourceRef(context, step.resource, `${base}/resource`);
+  if (step.kind !== 'seize') return;
+  const resource = context.resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
+  if (isObject(resource) && resource.breakdowns !== undefined)
+    problems.push({
+      pointer: `${base}/resource`,
+      message: `resource '${String(step.resource)}' breaks down; seizing a resource that breaks down is not supported yet`,
+    });
+  if (context.steps.some((other) => isObject(other) && other.kind === 'service' && other.resource === step.resource && other.preempt !== undefined)) {
+    problems.push({ pointer: `${base}/resource`, message: `resource '${String(step.resource)}' has pre-emptive steps; seizing it is not supported` });
+  }
+}
+
+/** Reneging, patience and the queue limit of a service step: how an entity stops waiting. */
+function waitingProblems(context: Known, step: Json, base: string): void {
+  const { problems } = context;
+  if (step.renege_after !== undefined) parameter(context, step.renege_after, `${base}/renege_after`, 'time', { min: 0 });
+  if (step.patience !== undefined) {
+    distribution(context, step.patience, `${base}/patience`);
+    if (step.renege_after !== undefined)
+      problems.push({ pointer: `${base}/patience`, message: 'give either renege_after (one maximum wait) or patience (a distribution), not both' });
+  }
+  if (step.renege_to !== undefined) {
+    stepRef(context, step.renege_to, `${base}/renege_to`);
+    if (step.renege_after === undefined && step.patience === undefined)
+      problems.push({ pointer: `${base}/renege_to`, message: 'renege_to needs renege_after (the maximum wait) or patience' });
+  }
+  if (isObject(step.queue_limit)) {
+    const limit = step.queue_limit;
+    parameter(context, limit.max_waiting, `${base}/queue_limit/max_waiting`, 'count', { min: 0, integer: true });
+    if (limit.balk_probability !== undefined)
+      parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
+    if (limit.to !== undefined) stepRef(context, limit.to, `${base}/queue_limit/to`);
+  }
+}
+
+function batchProblems(context: Known, step: Json, index: number, batch: Json): void {
+  const { problems } = context;
+  const base = `/steps/${index}`;
+  if (typeof batch.min_size === 'number' && typeof batch.max_size === 'number' && batch.min_size > batch.max_size)
+    problems.push({ pointer: `${base}/batch/min_size`, message: 'min_size must not exceed max_size' });
+  const shared = context.steps.some(
+    (other, otherIndex) => otherIndex !== index && isObject(other) && (other.kind === 'service' || other.kind === 'seize') && other.resource === step.resource,
+  );
+  if (shared)
+    problems.push({
+      pointer: `${base}/batch`,
+      message: `resource '${String(step.resource)}' is used by other steps too; a batch-service resource serves only its batch step`,
+    });
+  if (step.preempt !== undefined) problems.push({ pointer: `${base}/batch`, message: 'batch service cannot pre-empt' });
+  const resource = context.resources.find((candidate) => isObject(candidate) && candidate.id === step.resource);
+  if (isObject(resource) && resource.breakdowns !== undefined)
+    problems.push({
+      pointer: `${base}/batch`,
+      message: `resource '${String(step.resource)}' breaks down; batch service on a resource that breaks down is not supported yet`,
+    });
+}
+
+function priorityProblems(context: Known, step: Json, base: string): void {
+  const { problems } = context;
+  if (step.preempt !== undefined && step.queue !== 'priority')
+    problems.push({ pointer: `${base}/preempt`, message: 'pre-emption needs queue: "priority" and a priority_attribute' });
+  if (step.queue === 'priority' && !isId(step.priority_attribute))
+    problems.push({ pointer: `${base}/priority_attribute`, message: 'a priority queue needs priority_attribute (lower values are served first)' });
+  if (!isId(step.priority_attribute)) return;
+  const kinds = context.attributes.get(step.priority_attribute);
+  if (!kinds) problems.push({ pointer: `${base}/priority_attribute`, message: `attribute '${step.priority_attribute}' is not assigned by any arrival` });
+  else if (kinds.has('string'))
+    problems.push({
+      pointer: `${base}/priority_attribute`,
+      message: `attribute '${step.priority_attribute}' must have numeric values to order a priority queue`,
+    });
+  if (step.queue !== 'priority') problems.push({ pointer: `${base}/queue`, message: "priority_attribute is set but queue is not 'priority'" });
+}
+
+function branchProblems(context: Known, step: Json, base: string): void {
+  const { problems, steps, stepIndex } = context;
+  const options = asArray(step.options).filter(isObject);
+  for (const [optionIndex, option] of options.entries()) stepRef(context, option.next, `${base}/options/${optionIndex}/next`);
+  if (step.by === 'probability') {
+    probabilitySum(
+      context,
+      options.map((option) => option.probability),
+      options.map((_, i) => `${base}/options/${i}/probability`),
+      `${base}/options`,
+      `branch probabilities of step '${String(step.id)}'`,
+    );
+  }
+  if (step.by === 'shortest_queue') {
+    options.forEach((option, optionIndex) => {
+      const target = isId(option.next) ? steps[stepIndex.get(option.next) ?? -1] : undefined;
+      if (isObject(target) && target.kind !== 'service')
+        problems.push({
+          pointer: `${base}/options/${optionIndex}/next`,
+          message: `step '${String(option.next)}' is a ${String(target.kind)} step; join-the-shortest-queue chooses among service steps`,
+        });
+    });
+  }
+  if (step.by === 'rules') {
+    stepRef(context, step.otherwise, `${base}/otherwise`);
+    options.forEach((option, optionIndex) => {
+      asArray(option.when).forEach((condition, conditionIndex) => {
+        if (isObject(condition)) conditionProblems(context, condition, `${base}/options/${optionIndex}/when/${conditionIndex}`);
       });
-    };
-    if (measure.kind === 'time_between') {
-      moments(measure.from, `${base}/from`);
-      moments(measure.to, `${base}/to`);
-    }
-    if (measure.kind === 'count') {
-      moments(measure.event, `${base}/event`);
-      const expected: Record<string, string> = { replication: 'count', arrival: 'count_per_arrival', day: 'count_per_day' };
-      if (typeof measure.denominator === 'string' && typeof measure.unit === 'string' && expected[measure.denominator] !== measure.unit) {
-        problems.push({
-          pointer: `${base}/unit`,
-          message: `unit '${measure.unit}' does not match denominator '${measure.denominator}' (expected '${expected[measure.denominator]}')`,
-        });
-      }
-    }
-    if ((measure.kind === 'utilisation' || measure.kind === 'queue_length') && isId(measure.resource) && !resourceIds.has(measure.resource)) {
-      problems.push({ pointer: `${base}/resource`, message: `refers to resource '${measure.resource}', which does not exist` });
-    }
-    if (isObject(measure.window) && typeof measure.window.start === 'number' && typeof measure.window.end === 'number') {
-      if (!(measure.window.end > measure.window.start)) problems.push({ pointer: `${base}/window`, message: 'window end must be after its start' });
-      if (measure.window.end > horizon) problems.push({ pointer: `${base}/window/end`, message: `window ends after the horizon (${horizon})` });
-    }
-  });
+    });
+  }
+  if (step.by === 'attribute') {
+    stepRef(context, step.otherwise, `${base}/otherwise`);
+    if (isId(step.attribute) && !context.attributes.has(step.attribute))
+      problems.push({ pointer: `${base}/attribute`, message: `attribute '${step.attribute}' is not assigned by any arrival or assign step` });
+  }
+}
 
-  // Variants: one baseline, at least one treatment, changes name existing settings in range.
+function conditionProblems(context: Known, condition: Json, pointer: string): void {
+  const { problems } = context;
+  if (isId(condition.attribute) && !context.attributes.has(condition.attribute))
+    problems.push({ pointer: `${pointer}/attribute`, message: `attribute '${condition.attribute}' is not assigned by any arrival or assign step` });
+  const list = Array.isArray(condition.value);
+  if (condition.op === 'in' && !list) problems.push({ pointer: `${pointer}/value`, message: "'in' needs a list of values" });
+  if (condition.op !== 'in' && list) problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' needs one value, not a list` });
+  if (['lt', 'le', 'gt', 'ge'].includes(String(condition.op)) && typeof condition.value !== 'number')
+    problems.push({ pointer: `${pointer}/value`, message: `'${String(condition.op)}' compares numbers: give a number` });
+}
+
+function measureProblems(context: Known, measure: Json, base: string): void {
+  const { problems } = context;
+  if (measure.kind === 'time_between') {
+    momentsProblems(context, measure.from, `${base}/from`);
+    momentsProblems(context, measure.to, `${base}/to`);
+  }
+  if (measure.kind === 'count') {
+    momentsProblems(context, measure.event, `${base}/event`);
+    const expected: Record<string, string> = { replication: 'count', arrival: 'count_per_arrival', day: 'count_per_day' };
+    if (typeof measure.denominator === 'string' && typeof measure.unit === 'string' && expected[measure.denominator] !== measure.unit) {
+      problems.push({
+        pointer: `${base}/unit`,
+        message: `unit '${measure.unit}' does not match denominator '${measure.denominator}' (expected '${expected[measure.denominator]}')`,
+      });
+    }
+  }
+  if (measure.kind === 'utilisation' || measure.kind === 'queue_length') resourceRef(context, measure.resource, `${base}/resource`);
+  if (isObject(measure.window) && typeof measure.window.start === 'number' && typeof measure.window.end === 'number') {
+    const horizon = typeof context.world.horizon === 'number' ? context.world.horizon : Number.POSITIVE_INFINITY;
+    if (!(measure.window.end > measure.window.start)) problems.push({ pointer: `${base}/window`, message: 'window end must be after its start' });
+    if (measure.window.end > horizon) problems.push({ pointer: `${base}/window/end`, message: `window ends after the horizon (${horizon})` });
+  }
+}
+
+// A list of moments (a stream): each is checked at its own pointer, and one listed twice is named.
+function momentsProblems(context: Known, refs: unknown, pointer: string): void {
+  if (!Array.isArray(refs)) {
+    momentProblems(context, refs, pointer);
+    return;
+  }
+  const seen = new Set<string>();
+  refs.forEach((ref, k) => {
+    momentProblems(context, ref, `${pointer}/${k}`);
+    if (!isObject(ref)) return;
+    const key = `${String(ref.step)}:${String(ref.at)}`;
+    if (seen.has(key))
+      context.problems.push({ pointer: `${pointer}/${k}`, message: `lists step '${String(ref.step)}' at '${String(ref.at)}' twice; list each moment once` });
+    seen.add(key);
+  });
+}
+
+function momentProblems(context: Known, ref: unknown, pointer: string): void {
+  const { problems } = context;
+  if (!isObject(ref) || !isId(ref.step)) return;
+  const at = context.stepIndex.get(ref.step);
+  if (at === undefined) {
+    problems.push({ pointer: `${pointer}/step`, message: `refers to step '${ref.step}', which does not exist` });
+    return;
+  }
+  const target = context.steps[at] as Json;
+  const allowed = MOMENTS_BY_KIND[String(target.kind)] ?? [];
+  if (typeof ref.at === 'string' && !allowed.includes(ref.at))
+    problems.push({ pointer: `${pointer}/at`, message: `a ${String(target.kind)} step has no '${ref.at}' moment (allowed: ${allowed.join(', ')})` });
+  if (ref.at === 'renege' && target.renege_after === undefined && target.patience === undefined)
+    problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no renege_after, so nobody reneges there` });
+}
+
+// Variants: one baseline, at least one treatment, changes name existing settings in range.
+function variantProblems({ world, variants, settings, problems }: Known): void {
   const baselines = variants.filter((variant) => variant.role === 'baseline');
   if (Array.isArray(world.variants) && baselines.length !== 1)
     problems.push({ pointer: '/variants', message: `exactly one variant must have role 'baseline' (found ${baselines.length})` });
@@ -463,76 +533,67 @@ function semanticProblems(world: Json, problems: Problem[]): void {
       }
     });
   });
+}
 
-  resources.forEach((resource, index) => {
-    if (!isObject(resource)) return;
-    parameter(context, resource.capacity, `/resources/${index}/capacity`, 'count', { min: 0, integer: true });
-    asArray(resource.shifts).forEach((shift, shiftIndex) => {
-      if (!isObject(shift)) return;
-      const pointer = `/resources/${index}/shifts/${shiftIndex}`;
-      parameter(context, shift.capacity, `${pointer}/capacity`, 'count', { min: 0, integer: true });
-      if (typeof shift.start_hour === 'number' && typeof shift.end_hour === 'number' && !(shift.end_hour > shift.start_hour))
-        problems.push({ pointer: `${pointer}/end_hour`, message: 'end_hour must be after start_hour' });
-      for (const key of ['start_hour', 'end_hour'] as const) {
-        const hour = shift[key];
-        if (typeof hour === 'number' && Math.abs(hour * 60 - Math.round(hour * 60)) > 1e-6)
-          problems.push({
-            pointer: `${pointer}/${key}`,
-            message: `${hour} is not a whole minute: shift boundaries are in whole minutes (e.g. 8.5 = 08:30, 17.25 = 17:15)`,
-          });
-      }
-    });
-    if (isObject(resource.breakdowns)) {
-      const pointer = `/resources/${index}/breakdowns`;
-      distribution(context, resource.breakdowns.time_to_failure, `${pointer}/time_to_failure`);
-      distribution(context, resource.breakdowns.repair, `${pointer}/repair`);
-      const failure = resource.breakdowns.time_to_failure;
-      if (isObject(failure) && failure.dist === 'fixed' && failure.value === 0)
-        problems.push({ pointer: `${pointer}/time_to_failure/value`, message: 'must be greater than 0: the servers would never work' });
-      if (resource.shifts !== undefined)
-        problems.push({ pointer, message: 'breakdowns are not supported on a resource with shifts yet: give a constant capacity' });
+function resourceProblems(context: Known, resource: Json, base: string): void {
+  const { problems } = context;
+  parameter(context, resource.capacity, `${base}/capacity`, 'count', { min: 0, integer: true });
+  asArray(resource.shifts).forEach((shift, shiftIndex) => {
+    if (!isObject(shift)) return;
+    const pointer = `${base}/shifts/${shiftIndex}`;
+    parameter(context, shift.capacity, `${pointer}/capacity`, 'count', { min: 0, integer: true });
+    if (typeof shift.start_hour === 'number' && typeof shift.end_hour === 'number' && !(shift.end_hour > shift.start_hour))
+      problems.push({ pointer: `${pointer}/end_hour`, message: 'end_hour must be after start_hour' });
+    for (const key of ['start_hour', 'end_hour'] as const) {
+      const hour = shift[key];
+      if (typeof hour === 'number' && Math.abs(hour * 60 - Math.round(hour * 60)) > 1e-6)
+        problems.push({
+          pointer: `${pointer}/${key}`,
+          message: `${hour} is not a whole minute: shift boundaries are in whole minutes (e.g. 8.5 = 08:30, 17.25 = 17:15)`,
+        });
     }
   });
-
-  if (
-    isObject(world.stop_when) &&
-    isId(world.stop_when.measure) &&
-    !asArray(world.measured).some((measure) => isObject(measure) && measure.id === (world.stop_when as Json).measure)
-  ) {
-    problems.push({ pointer: '/stop_when/measure', message: `refers to measure '${world.stop_when.measure}', which does not exist` });
+  if (isObject(resource.breakdowns)) {
+    const pointer = `${base}/breakdowns`;
+    distribution(context, resource.breakdowns.time_to_failure, `${pointer}/time_to_failure`);
+    distribution(context, resource.breakdowns.repair, `${pointer}/repair`);
+    const failure = resource.breakdowns.time_to_failure;
+    if (isObject(failure) && failure.dist === 'fixed' && failure.value === 0)
+      problems.push({ pointer: `${pointer}/time_to_failure/value`, message: 'must be greater than 0: the servers would never work' });
+    if (resource.shifts !== undefined)
+      problems.push({ pointer, message: 'breakdowns are not supported on a resource with shifts yet: give a constant capacity' });
   }
+}
 
-  const cost = world.cost_scenarios;
-  if (isObject(cost)) {
-    asArray(cost.rates).forEach((rate, index) => {
-      if (!isObject(rate)) return;
-      const pointer = `/cost_scenarios/rates/${index}`;
-      if (isId(rate.measure)) {
-        const kind = measureKinds.get(rate.measure);
-        if (kind === undefined) problems.push({ pointer: `${pointer}/measure`, message: `refers to measure '${rate.measure}', which does not exist` });
-        else {
-          const per = typeof rate.per === 'string' ? rate.per : 'event';
-          const needs = PRICED_MEASURE_KIND[per];
-          if (needs !== undefined && kind !== needs)
-            problems.push({
-              pointer: `${pointer}/measure`,
-              message: `measure '${rate.measure}' is a ${kind} measure; a rate per ${per} prices a ${needs} measure`,
-            });
-        }
+function costProblems({ variants, measureKinds, problems }: Known, cost: Json): void {
+  asArray(cost.rates).forEach((rate, index) => {
+    if (!isObject(rate)) return;
+    const pointer = `/cost_scenarios/rates/${index}`;
+    if (isId(rate.measure)) {
+      const kind = measureKinds.get(rate.measure);
+      if (kind === undefined) problems.push({ pointer: `${pointer}/measure`, message: `refers to measure '${rate.measure}', which does not exist` });
+      else {
+        const per = typeof rate.per === 'string' ? rate.per : 'event';
+        const needs = PRICED_MEASURE_KIND[per];
+        if (needs !== undefined && kind !== needs)
+          problems.push({
+            pointer: `${pointer}/measure`,
+            message: `measure '${rate.measure}' is a ${kind} measure; a rate per ${per} prices a ${needs} measure`,
+          });
       }
-      lowBaseHigh(rate, pointer, problems);
+    }
+    lowBaseHigh(rate, pointer, problems);
+  });
+  const variantIds = new Set(variants.map((variant) => variant.id));
+  asArray(cost.additional_costs).forEach((extra, index) => {
+    if (!isObject(extra)) return;
+    const pointer = `/cost_scenarios/additional_costs/${index}`;
+    asArray(extra.variants).forEach((id, variantIndex) => {
+      if (isId(id) && !variantIds.has(id))
+        problems.push({ pointer: `${pointer}/variants/${variantIndex}`, message: `refers to variant '${id}', which does not exist` });
     });
-    const variantIds = new Set(variants.map((variant) => variant.id));
-    asArray(cost.additional_costs).forEach((extra, index) => {
-      if (!isObject(extra)) return;
-      const pointer = `/cost_scenarios/additional_costs/${index}`;
-      asArray(extra.variants).forEach((id, variantIndex) => {
-        if (isId(id) && !variantIds.has(id))
-          problems.push({ pointer: `${pointer}/variants/${variantIndex}`, message: `refers to variant '${id}', which does not exist` });
-      });
-      lowBaseHigh(extra, pointer, problems);
-    });
-  }
+    lowBaseHigh(extra, pointer, problems);
+  });
 }
 
 /** The measure kind each kind of cost rate prices (spec: WorldSpec and run, cost_scenarios). */
