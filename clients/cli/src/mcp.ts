@@ -38,10 +38,28 @@ function object(properties: Json, required: string[]): Json & { type: 'object' }
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
+/** Starts a review of a plan: the tool start_review and the registry's concept_and_evidence_review make this one call. */
+const startReview: ToolDef['run'] = (api, a) =>
+  api.POST('/v1/projects/{project_id}/reviews', {
+    path: { project_id: a.project_id },
+    body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
+    idempotencyKey: a.idempotency_key,
+  });
+
+/** Runs a world revision under the budget given: the tool create_run and the registry's synthetic_simulation. */
+const createRun: ToolDef['run'] = (api, a) =>
+  api.POST('/v1/runs', {
+    body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits },
+    idempotencyKey: a.idempotency_key,
+  });
+
 /** The tools: one service call each, arguments passed through as the API takes them. */
 export function tools(): ToolDef[] {
-  const intake_spec = bundledSchema('IntakeSpec');
-  const world_spec = bundledSchema('WorldSpec');
+  return [...intakeTools(bundledSchema('IntakeSpec')), ...planAndReviewTools(), ...worldAndRunTools(bundledSchema('WorldSpec'))];
+}
+
+/** A project and its intake: create, extract, read a source, draft, read the draft, confirm. */
+function intakeTools(intake_spec: Json): ToolDef[] {
   return [
     {
       name: 'create_project',
@@ -100,6 +118,12 @@ export function tools(): ToolDef[] {
           idempotencyKey: a.idempotency_key,
         }),
     },
+  ];
+}
+
+/** Plans and reviews: plan, approve a scope explicitly, start a review, read it. */
+function planAndReviewTools(): ToolDef[] {
+  return [
     {
       name: 'create_plan',
       description: 'Plan the evaluations for the latest confirmed intake: a decision with an explanation per evaluation, approvals needed, estimated credits.',
@@ -127,12 +151,7 @@ export function tools(): ToolDef[] {
         'project_id',
         'plan_id',
       ]),
-      run: (api, a) =>
-        api.POST('/v1/projects/{project_id}/reviews', {
-          path: { project_id: a.project_id },
-          body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
-          idempotencyKey: a.idempotency_key,
-        }),
+      run: startReview,
     },
     {
       name: 'get_review',
@@ -140,6 +159,12 @@ export function tools(): ToolDef[] {
       inputSchema: object({ review_id: id('review id') }, ['review_id']),
       run: (api, a) => api.GET('/v1/reviews/{review_id}', { path: { review_id: a.review_id } }),
     },
+  ];
+}
+
+/** Worlds and runs: validate and save a WorldSpec, estimate, run under an explicit budget, read the run and its results. */
+function worldAndRunTools(world_spec: Json): ToolDef[] {
+  return [
     {
       name: 'validate_world',
       description: 'Validate a WorldSpec: every problem with a JSON pointer and a message.',
@@ -168,11 +193,7 @@ export function tools(): ToolDef[] {
         'world_revision_id',
         'budget_limit_credits',
       ]),
-      run: (api, a) =>
-        api.POST('/v1/runs', {
-          body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits },
-          idempotencyKey: a.idempotency_key,
-        }),
+      run: createRun,
     },
     {
       name: 'get_run',
@@ -216,12 +237,7 @@ const REGISTRY_RUNNERS: Record<string, Pick<ToolDef, 'inputSchema' | 'run'>> = {
       },
       ['project_id', 'plan_id'],
     ),
-    run: (api, a) =>
-      api.POST('/v1/projects/{project_id}/reviews', {
-        path: { project_id: a.project_id },
-        body: { plan_id: a.plan_id, ...(a.byok_provider ? { byok_provider: a.byok_provider } : {}) },
-        idempotencyKey: a.idempotency_key,
-      }),
+    run: startReview,
   },
   synthetic_simulation: {
     inputSchema: object(
@@ -232,11 +248,7 @@ const REGISTRY_RUNNERS: Record<string, Pick<ToolDef, 'inputSchema' | 'run'>> = {
       },
       ['world_revision_id', 'budget_limit_credits'],
     ),
-    run: (api, a) =>
-      api.POST('/v1/runs', {
-        body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits },
-        idempotencyKey: a.idempotency_key,
-      }),
+    run: createRun,
   },
 };
 

@@ -1,0 +1,139 @@
+// What every `crucible` command shares: the global options, the client, the output, the exit code, and the helpers
+// for arguments, secrets and --wait. Each commands/<group>.ts registers its commands with one CommandContext.
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Command } from 'commander';
+import ora from 'ora';
+import { type ApiResult, type CrucibleClient, createCrucibleClient, SDK_VERSION, unwrapAs } from '../../../sdk/src/index.ts';
+import { readStored, resolveBaseUrl, resolveToken } from '../credentials.ts';
+import { AuthenticationError, EXIT, UsageError } from '../exit.ts';
+import { type Printer, printer } from '../output.ts';
+
+export type Any = Record<string, any>;
+export type Global = { url?: string; json?: boolean };
+
+/** The code the process exits with once a command returns without throwing (-1: leave the process running). */
+export type ExitState = { code: number };
+
+export type CommandContext = {
+  /** The global options (--url, --json), read when a command runs. */
+  global(): Global;
+  out(): Printer;
+  client(require_token?: boolean): CrucibleClient;
+  exit: ExitState;
+};
+
+/** Polling: one read per second, at most this long (a --wait is explicit; the SDK never polls). */
+const poll_interval_ms = 1000;
+export const wait_max_seconds_default = 1800;
+const ENDED = ['succeeded', 'failed', 'canceled', 'timed_out'];
+
+export function commandContext(program: Command, exit: ExitState): CommandContext {
+  const global = (): Global => program.opts<Global>();
+  return {
+    global,
+    out: () => printer(Boolean(global().json)),
+    client: (require_token = true) => clientFor(global(), require_token),
+    exit,
+  };
+}
+
+function clientFor(global: Global, require_token: boolean): CrucibleClient {
+  const token = resolveToken();
+  if (require_token && !token) throw new AuthenticationError('No token: set CRUCIBLE_TOKEN or run `crucible login`.');
+  return createCrucibleClient({ baseUrl: resolveBaseUrl(global.url), getToken: () => token, userAgent: `crucible-cli/${SDK_VERSION}` });
+}
+
+/** Calls to paths the bundled document may not list yet (authoring sessions while they are in beta). */
+type Untyped = (path: string, options?: Any) => Promise<ApiResult<unknown>>;
+export function untyped(client: CrucibleClient): { GET: Untyped; POST: Untyped } {
+  return { GET: client.GET as unknown as Untyped, POST: client.POST as unknown as Untyped };
+}
+
+export function readJsonFile(path: string): unknown {
+  const text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+export function integer(name: string) {
+  return (value: string) => {
+    if (!/^\d+$/.test(value)) throw new UsageError(`${name} must be a whole number, got ${value}`);
+    return Number(value);
+  };
+}
+
+/** Waits for a workflow-backed resource to end, with a progress display on stderr (none with --json). */
+export async function waitFor(
+  global: Global,
+  what: string,
+  read: () => Promise<Any>,
+  describe: (value: Any) => string,
+  timeout_seconds: number,
+  done: (value: Any) => boolean = (value) => ENDED.includes(value.status),
+): Promise<Any> {
+  // --json keeps stderr free for scripts: no progress at all.
+  const spinner = global.json ? null : ora({ text: `${what}: waiting`, stream: process.stderr });
+  spinner?.start();
+  const deadline = Date.now() + timeout_seconds * 1000;
+  try {
+    for (;;) {
+      const value = await read();
+      if (spinner) spinner.text = `${what}: ${describe(value)}`;
+      if (done(value)) {
+        if (!['failed', 'canceled', 'timed_out', 'expired'].includes(value.status)) spinner?.succeed(`${what}: ${describe(value)}`);
+        else spinner?.fail(`${what}: ${describe(value)}`);
+        return value;
+      }
+      if (Date.now() > deadline) throw new UsageError(`${what} did not end within ${timeout_seconds} s (--timeout); it goes on, read it again later.`);
+      await delay(poll_interval_ms);
+    }
+  } catch (error) {
+    if (spinner?.isSpinning) spinner.stop();
+    throw error;
+  }
+}
+
+/** --wait and --timeout, as every command that waits for a draft, review or run to end spells them. */
+export function waitOptions(command: Command, wait_description: string): Command {
+  return command.option('--wait', wait_description).option('--timeout <seconds>', 'with --wait', integer('--timeout'), wait_max_seconds_default);
+}
+
+/** A --wait: reads until the draft, review or run ends, and exits 1 unless it succeeded (or timed out with results). */
+export async function waitToEnd(
+  context: CommandContext,
+  what: string,
+  read: () => Promise<Any>,
+  describe: (value: Any) => string,
+  timeout_seconds: number,
+): Promise<Any> {
+  const ended = await waitFor(context.global(), what, read, describe, timeout_seconds);
+  context.exit.code = ended.status === 'succeeded' || ended.status === 'timed_out' ? EXIT.ok : EXIT.api_error;
+  return ended;
+}
+
+export async function promptSecret(question: string): Promise<string> {
+  if (!process.stdin.isTTY) throw new UsageError(`${question.trim()} is needed: pass it with a flag or on stdin (prompts appear only on a terminal).`);
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  // Never echo what is typed.
+  (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = () => {};
+  process.stderr.write(question);
+  const answer = await rl.question('');
+  rl.close();
+  process.stderr.write('\n');
+  return answer.trim();
+}
+
+export async function orgOf(client: CrucibleClient, flag: string | undefined): Promise<string> {
+  if (flag) return flag;
+  const stored = readStored().org_id;
+  if (stored) return stored;
+  const me = unwrapAs<Any>(await client.GET('/v1/me'));
+  const org = me.memberships?.[0]?.org_id ?? me.org_id;
+  if (!org) throw new UsageError('No organization: pass --org.');
+  return org;
+}

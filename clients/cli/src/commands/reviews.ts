@@ -1,0 +1,79 @@
+// Concept and evidence reviews: start, show (optionally waiting), cancel, download.
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { type CrucibleClient, unwrap, unwrapAs } from '../../../sdk/src/index.ts';
+import { fields, table } from '../output.ts';
+import { type Any, type CommandContext, waitOptions, waitToEnd } from './context.ts';
+
+function showReview(r: Any): string {
+  return [
+    fields([
+      ['review', r.id],
+      ['status', r.status],
+      ['credits used', r.credits_used],
+    ]),
+    r.review?.dimensions
+      ? table(r.review.dimensions, [
+          { header: 'dimension', value: (d: Any) => d.name ?? d.key ?? d.id },
+          { header: 'label', value: (d: Any) => d.label },
+        ])
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+async function readReview(client: CrucibleClient, review_id: string): Promise<Any> {
+  return unwrapAs<Any>(await client.GET('/v1/reviews/{review_id}', { path: { review_id } }));
+}
+
+export function registerReviews(program: Command, context: CommandContext): void {
+  const review = program.command('review').description('Concept and evidence reviews');
+  start(review, context);
+  waitOptions(review.command('show <review_id>'), 'wait for it to end').action(async (id: string, o: Any) => {
+    const client = context.client();
+    const read = () => readReview(client, id);
+    const value = o.wait ? await waitToEnd(context, `review ${id}`, read, (r) => r.status, o.timeout) : await read();
+    context.out().result(value, () => showReview(value));
+  });
+  review.command('cancel <review_id>').action(async (review_id: string) => {
+    const r = unwrapAs<Any>(await context.client().POST('/v1/reviews/{review_id}/cancel', { path: { review_id } }));
+    context.out().result(r, () => showReview(r));
+  });
+  review
+    .command('download <review_id>')
+    .requiredOption('--out <file>')
+    .action(async (id: string, o: Any) => {
+      const file = unwrap(await context.client().GET('/v1/reviews/{review_id}/download', { path: { review_id: id }, parseAs: 'text' }));
+      writeFileSync(o.out, file as string);
+      context.out().result({ written: o.out }, () => `Review with its citation record written to ${o.out}.`);
+    });
+}
+
+function start(review: Command, context: CommandContext): void {
+  const command = review
+    .command('start')
+    .requiredOption('--project <project_id>')
+    .requiredOption('--plan <plan_id>')
+    .option('--byok-provider <provider>')
+    .option('--idempotency-key <key>');
+  waitOptions(command, 'wait for the review to end, with progress on stderr').action(async (o: Any) => {
+    const client = context.client();
+    const body: Any = { plan_id: o.plan };
+    if (o.byokProvider) body.byok_provider = o.byokProvider;
+    let started = unwrapAs<Any>(
+      await client.POST('/v1/projects/{project_id}/reviews', { path: { project_id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }),
+    );
+    if (o.wait) {
+      const id = started.id;
+      started = await waitToEnd(
+        context,
+        `review ${id}`,
+        () => readReview(client, id),
+        (r) => r.status,
+        o.timeout,
+      );
+    }
+    context.out().result(started, () => showReview(started));
+  });
+}
