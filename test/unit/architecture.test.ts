@@ -53,21 +53,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
 const CLIENT_LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'clients/cli/src/main.ts:buildProgram': 'not yet split: every crucible command registered in one commander program',
   'clients/cli/src/mcp.ts:tools': 'not yet split: the MCP tool list, one entry per tool',
-  'web/src/main.tsx:App': 'not yet split: the router of every screen',
-  'web/src/pages/authoring.tsx:AuthoringSessions': 'not yet split',
-  'web/src/pages/authoring.tsx:Revise': 'not yet split',
-  'web/src/pages/authoring.tsx:AuthoringSessionPage': 'not yet split',
-  'web/src/pages/billing.tsx:PurchasePage': 'not yet split',
-  'web/src/pages/intake.tsx:DraftEditor': 'not yet split',
-  'web/src/pages/intake.tsx:DraftPage': 'not yet split',
-  'web/src/pages/plan.tsx:PlanPage': 'not yet split',
-  'web/src/pages/review.tsx:ReviewPage': 'not yet split',
-  'web/src/pages/settings.tsx:Tokens': 'not yet split',
-  'web/src/pages/settings.tsx:ProviderKeys': 'not yet split',
-  'web/src/pages/sponsor.tsx:ProgramPage': 'not yet split',
-  'web/src/pages/worlds.tsx:WorldEditorPage': 'not yet split',
-  'web/src/pages/worlds.tsx:RunPanel': 'not yet split',
-  'web/src/schemaForm.tsx:SchemaField': 'not yet split',
 };
 
 function circleAllowed(circle: string[]): boolean {
