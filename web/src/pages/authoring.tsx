@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { type AuthoringSession, type Checkpoint, type IntakeRevisionListItem, type Page, type ValueSource, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, Area, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
+import { Action, Area, Choice, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
 const SAMPLES = import.meta.glob<{ default: unknown }>('../../../samples/worlds/*.json');
@@ -70,28 +70,24 @@ function StartSession({ project_id, confirmed }: { project_id: string; confirmed
           void start.run();
         }}
       >
-        <label className="field">
-          <span>Intake revision</span>
-          <select value={revision} onChange={(e) => setRevision(e.target.value)}>
-            <option value="">the latest (revision {confirmed[0]!.revision})</option>
-            {confirmed.map((i) => (
-              <option key={i.id} value={String(i.revision)}>
-                revision {i.revision} · {formatDate(i.created_at)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          <span>Starting world (optional)</span>
-          <select value={sample} onChange={(e) => setSample(e.target.value)}>
-            <option value="">none: a simple one-queue model</option>
-            {Object.keys(SAMPLES).map((path) => (
-              <option key={path} value={path}>
-                sample: {sampleName(path)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Intake revision"
+          value={revision}
+          onChange={setRevision}
+          options={[
+            { value: '', label: `the latest (revision ${confirmed[0]!.revision})` },
+            ...confirmed.map((i) => ({ value: String(i.revision), label: `revision ${i.revision} · ${formatDate(i.created_at)}` })),
+          ]}
+        />
+        <Choice
+          label="Starting world (optional)"
+          value={sample}
+          onChange={setSample}
+          options={[
+            { value: '', label: 'none: a simple one-queue model' },
+            ...Object.keys(SAMPLES).map((path) => ({ value: path, label: `sample: ${sampleName(path)}` })),
+          ]}
+        />
         <Action type="submit" variant="primary" isDisabled={start.pending}>
           {start.pending ? 'Starting…' : 'Start an authoring session'}
         </Action>
@@ -375,17 +371,12 @@ function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next
     >
       {slots.length > 0 ? (
         <div className="inline-form">
-          <label className="field">
-            <span>Value to change</span>
-            <select value={slot} onChange={(e) => setSlot(e.target.value)}>
-              <option value="">choose…</option>
-              {slots.map((s) => (
-                <option key={s.slot} value={s.slot}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Choice
+            label="Value to change"
+            value={slot}
+            onChange={setSlot}
+            options={[{ value: '', label: 'choose…' }, ...slots.map((s) => ({ value: s.slot, label: s.label }))]}
+          />
           <Field label="New value" value={value} onChange={setValue} />
           <Field label="Reference for it (optional)" value={reference} onChange={setReference} />
         </div>

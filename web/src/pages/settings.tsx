@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { Checkbox, CheckboxGroup, Dialog, Heading, Label, Modal } from 'react-aria-components';
 import { type ApiToken, type Credits, type LedgerEntry, type Member, type NewApiToken, type Page, type ProviderKey, api } from '../api.ts';
-import { Action, CopyButton, ErrorBanner, Field, Pager, Status, formatDate, formatNumber, useAction, useLoad, useSession } from '../ui.tsx';
+import { Action, Choice, CopyButton, ErrorBanner, Field, Pager, Status, formatDate, formatNumber, useAction, useLoad, useSession } from '../ui.tsx';
 
 const LEDGER_PAGE_LIMIT = 20;
 
@@ -215,6 +215,12 @@ function ProviderKeyTable({ keys, isAdmin, onRevoke }: { keys: ProviderKey[] | u
   );
 }
 
+const PROVIDERS = [
+  { value: 'openai', label: 'OpenAI' },
+  { value: 'anthropic', label: 'Anthropic' },
+  { value: 'google', label: 'Google' },
+];
+
 function ProviderKeys() {
   const { me, org_id } = useSession();
   const role = me.memberships.find((m) => m.org_id === org_id)?.role;
@@ -244,14 +250,7 @@ function ProviderKeys() {
             void add.run();
           }}
         >
-          <label className="field">
-            <span>Provider</span>
-            <select value={provider} onChange={(e) => setProvider(e.target.value)}>
-              <option value="openai">OpenAI</option>
-              <option value="anthropic">Anthropic</option>
-              <option value="google">Google</option>
-            </select>
-          </label>
+          <Choice label="Provider" value={provider} onChange={setProvider} options={PROVIDERS} />
           <Field label="Label" value={label} onChange={setLabel} />
           <Field label="API key" type="password" value={apiKey} onChange={setApiKey} isRequired autoComplete="off" />
           <Action type="submit" variant="primary" isDisabled={add.pending}>

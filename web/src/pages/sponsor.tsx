@@ -14,7 +14,7 @@ import {
   type Redemption,
   api,
 } from '../api.ts';
-import { Action, ErrorBanner, Field, Link, Pager, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
+import { Action, Choice, ErrorBanner, Field, Link, Pager, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
 import { TechnicalDetails } from '../technical.tsx';
 import { PackList, useCheckout } from './billing.tsx';
 
@@ -96,16 +96,7 @@ function NewProgram({ institutions, onCreated }: { institutions: Institution[]; 
       }}
     >
       <div className="inline-form">
-        <label className="field">
-          <span>Institution</span>
-          <select value={sponsor_id} onChange={(e) => setSponsor(e.target.value)}>
-            {institutions.map((i) => (
-              <option key={i.id} value={i.id}>
-                {i.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Institution" value={sponsor_id} onChange={setSponsor} options={institutions.map((i) => ({ value: i.id, label: i.name }))} />
         <Field label="Program name" value={name} onChange={setName} isRequired />
         <Field label="Ends at" type="datetime-local" value={ends} onChange={setEnds} isRequired />
         <Field label="Credits per recipient (cap)" value={cap} onChange={setCap} inputMode="numeric" isRequired />
