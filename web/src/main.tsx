@@ -104,10 +104,10 @@ function Page() {
   );
 }
 
-function App() {
+/** Who is signed in and which features are on; `me` is undefined while loading and null when signed out. */
+function useSignedIn() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
-  const [org_id, setOrgId] = useState<string>(() => localStorage.getItem(ORG_KEY) ?? '');
   const [features, setFeatures] = useState<Features | undefined>(undefined);
   const refresh = useCallback(async () => {
     try {
@@ -123,6 +123,53 @@ function App() {
   useEffect(() => {
     void refresh();
   }, [refresh]);
+  return { me, setMe, error, features, refresh };
+}
+
+function OrganizationPicker({ orgs, current, setOrg }: { orgs: Me['memberships']; current: string; setOrg(id: string): void }) {
+  if (orgs.length <= 1) return <span className="muted">{orgs[0]?.org_name}</span>;
+  return (
+    <label>
+      <span className="visually-hidden">Organization</span>
+      <select value={current} onChange={(e) => setOrg(e.target.value)} aria-label="Organization">
+        {orgs.map((o) => (
+          <option key={o.org_id} value={o.org_id}>
+            {o.org_name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function TopBar({ onSignOut, signingOut }: { onSignOut(): void; signingOut: boolean }) {
+  const { me, org_id, setOrg, features } = useSession();
+  return (
+    <header className="top">
+      <Link to="/" className="brand">
+        Crucible
+      </Link>
+      <nav aria-label="Main">
+        <Link to="/">Projects</Link>
+        {features.billing && <Link to="/billing">Billing</Link>}
+        {features.sponsor_api && <Link to="/sponsor">Sponsor</Link>}
+        <Link to="/settings">Settings</Link>
+      </nav>
+      <div className="who">
+        {org_id && <CreditBalance org_id={org_id} />}
+        <OrganizationPicker orgs={me.memberships} current={org_id} setOrg={setOrg} />
+        <span className="muted small email">{me.user.email}</span>
+        <Action onPress={onSignOut} isDisabled={signingOut}>
+          Sign out
+        </Action>
+      </div>
+    </header>
+  );
+}
+
+function App() {
+  const { me, setMe, error, features, refresh } = useSignedIn();
+  const [org_id, setOrgId] = useState<string>(() => localStorage.getItem(ORG_KEY) ?? '');
   const signOut = useAction(async () => {
     await api('DELETE', '/v1/auth/sessions/current');
     setMe(null);
@@ -140,38 +187,7 @@ function App() {
   };
   return (
     <SessionContext.Provider value={{ me, org_id: current, setOrg, refresh, features }}>
-      <header className="top">
-        <Link to="/" className="brand">
-          Crucible
-        </Link>
-        <nav aria-label="Main">
-          <Link to="/">Projects</Link>
-          {features.billing && <Link to="/billing">Billing</Link>}
-          {features.sponsor_api && <Link to="/sponsor">Sponsor</Link>}
-          <Link to="/settings">Settings</Link>
-        </nav>
-        <div className="who">
-          {current && <CreditBalance org_id={current} />}
-          {orgs.length > 1 ? (
-            <label>
-              <span className="visually-hidden">Organization</span>
-              <select value={current} onChange={(e) => setOrg(e.target.value)} aria-label="Organization">
-                {orgs.map((o) => (
-                  <option key={o.org_id} value={o.org_id}>
-                    {o.org_name}
-                  </option>
-                ))}
-              </select>
-            </label>
-          ) : (
-            <span className="muted">{orgs[0]?.org_name}</span>
-          )}
-          <span className="muted small email">{me.user.email}</span>
-          <Action onPress={() => void signOut.run()} isDisabled={signOut.pending}>
-            Sign out
-          </Action>
-        </div>
-      </header>
+      <TopBar onSignOut={() => void signOut.run()} signingOut={signOut.pending} />
       <ErrorBanner error={signOut.error} />
       <main className="content">{current ? <Routes /> : <p>You are not a member of any organization yet; ask an operator to add you.</p>}</main>
     </SessionContext.Provider>

@@ -87,75 +87,19 @@ function Hint({ schema }: { schema: JsonSchema }) {
   return schema.description ? <span className="muted small">{schema.description}</span> : null;
 }
 
+/** One field for one schema: the control is chosen from the schema's shape, in the order the file's header lists. */
 export function SchemaField(props: Props): ReactNode {
-  const { schema, value, onChange, label, path, problems } = props;
-  const id = useId();
-
-  if ('const' in schema) {
-    return (
-      <div className="field readonly">
-        <span>{label}</span>
-        <output aria-label={label}>{String(schema.const)}</output>
-        <Problems path={path} problems={problems} />
-      </div>
-    );
-  }
-
+  const { schema } = props;
+  if ('const' in schema) return <ConstField {...props} />;
   const choices = literals(schema);
-  if (choices) {
-    const nullable = choices.includes(null);
-    return (
-      <div className="field">
-        <label htmlFor={id}>{label}</label>
-        <select
-          id={id}
-          value={value === null ? '' : String(value)}
-          onChange={(e) => onChange(e.target.value === '' && nullable ? null : choices.find((c) => String(c) === e.target.value))}
-        >
-          {nullable && <option value="">not stated</option>}
-          {choices
-            .filter((c) => c !== null)
-            .map((c) => (
-              <option key={String(c)} value={String(c)}>
-                {labelOf(String(c))}
-              </option>
-            ))}
-        </select>
-        <Hint schema={schema} />
-        <Problems path={path} problems={problems} />
-      </div>
-    );
-  }
-
+  if (choices) return <ChoiceField {...props} choices={choices} />;
   const options = variants(schema);
   if (options) {
     const nonNull = options.filter((o) => !isNull(o));
-    if (nonNull.length === 1 && nonNull.length < options.length) {
-      const inner = nonNull[0]!;
-      const stated = value !== null && value !== undefined;
-      return (
-        <div className="nullable">
-          <label className="check">
-            <input type="checkbox" checked={!stated} onChange={(e) => onChange(e.target.checked ? null : initialValue(inner))} />
-            {label}: not stated (unknown)
-          </label>
-          {stated ? (
-            <SchemaField
-              {...props}
-              schema={{ ...inner, description: inner.description ?? schema.description }}
-              problems={withoutNullAlternative(problems, path)}
-            />
-          ) : (
-            <Hint schema={schema} />
-          )}
-          {!stated && <Problems path={path} problems={problems} />}
-        </div>
-      );
-    }
+    if (nonNull.length === 1 && nonNull.length < options.length) return <NullableField {...props} inner={nonNull[0]!} />;
     // A union the form cannot offer as one control: edited as JSON in place.
     return <JsonValue {...props} />;
   }
-
   switch (schema.type) {
     case 'object':
       return <ObjectFields {...props} />;
@@ -163,48 +107,125 @@ export function SchemaField(props: Props): ReactNode {
       return <ArrayFields {...props} />;
     case 'integer':
     case 'number':
-      return (
-        <div className="field">
-          <label htmlFor={id}>{label}</label>
-          <input
-            id={id}
-            type="number"
-            step={schema.type === 'integer' ? 1 : 'any'}
-            min={schema.minimum}
-            value={typeof value === 'number' ? value : ''}
-            onChange={(e) => onChange(e.target.value === '' ? (schema.minimum ?? 0) : Number(e.target.value))}
-          />
-          <Hint schema={schema} />
-          <Problems path={path} problems={problems} />
-        </div>
-      );
+      return <NumberField {...props} />;
     case 'boolean':
-      return (
-        <div className="field">
-          <label className="check">
-            <input type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} /> {label}
-          </label>
-          <Problems path={path} problems={problems} />
-        </div>
-      );
-    case 'string': {
-      const long = (schema.maxLength ?? Number.POSITIVE_INFINITY) > LONG_TEXT_CHARS;
-      return (
-        <div className="field">
-          <label htmlFor={id}>{label}</label>
-          {long ? (
-            <textarea id={id} rows={2} value={typeof value === 'string' ? value : ''} maxLength={schema.maxLength} onChange={(e) => onChange(e.target.value)} />
-          ) : (
-            <input id={id} type="text" value={typeof value === 'string' ? value : ''} maxLength={schema.maxLength} onChange={(e) => onChange(e.target.value)} />
-          )}
-          <Hint schema={schema} />
-          <Problems path={path} problems={problems} />
-        </div>
-      );
-    }
+      return <BooleanField {...props} />;
+    case 'string':
+      return <StringField {...props} />;
     default:
       return <JsonValue {...props} />;
   }
+}
+
+function ConstField({ schema, label, path, problems }: Props) {
+  return (
+    <div className="field readonly">
+      <span>{label}</span>
+      <output aria-label={label}>{String(schema.const)}</output>
+      <Problems path={path} problems={problems} />
+    </div>
+  );
+}
+
+function ChoiceField({ schema, value, onChange, label, path, problems, choices }: Props & { choices: unknown[] }) {
+  const id = useId();
+  const nullable = choices.includes(null);
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        value={value === null ? '' : String(value)}
+        onChange={(e) => onChange(e.target.value === '' && nullable ? null : choices.find((c) => String(c) === e.target.value))}
+      >
+        {nullable && <option value="">not stated</option>}
+        {choices
+          .filter((c) => c !== null)
+          .map((c) => (
+            <option key={String(c)} value={String(c)}>
+              {labelOf(String(c))}
+            </option>
+          ))}
+      </select>
+      <Hint schema={schema} />
+      <Problems path={path} problems={problems} />
+    </div>
+  );
+}
+
+/** `X | null`: a "not stated" checkbox, and the field of `X` while it is stated. */
+function NullableField(props: Props & { inner: JsonSchema }) {
+  const { schema, value, onChange, label, path, problems, inner } = props;
+  const stated = value !== null && value !== undefined;
+  return (
+    <div className="nullable">
+      <label className="check">
+        <input type="checkbox" checked={!stated} onChange={(e) => onChange(e.target.checked ? null : initialValue(inner))} />
+        {label}: not stated (unknown)
+      </label>
+      {stated ? (
+        <SchemaField
+          value={value}
+          onChange={onChange}
+          label={label}
+          path={path}
+          schema={{ ...inner, description: inner.description ?? schema.description }}
+          problems={withoutNullAlternative(problems, path)}
+        />
+      ) : (
+        <Hint schema={schema} />
+      )}
+      {!stated && <Problems path={path} problems={problems} />}
+    </div>
+  );
+}
+
+function NumberField({ schema, value, onChange, label, path, problems }: Props) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="number"
+        step={schema.type === 'integer' ? 1 : 'any'}
+        min={schema.minimum}
+        value={typeof value === 'number' ? value : ''}
+        onChange={(e) => onChange(e.target.value === '' ? (schema.minimum ?? 0) : Number(e.target.value))}
+      />
+      <Hint schema={schema} />
+      <Problems path={path} problems={problems} />
+    </div>
+  );
+}
+
+function BooleanField({ value, onChange, label, path, problems }: Props) {
+  return (
+    <div className="field">
+      <label className="check">
+        <input type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} /> {label}
+      </label>
+      <Problems path={path} problems={problems} />
+    </div>
+  );
+}
+
+function StringField({ schema, value, onChange, label, path, problems }: Props) {
+  const id = useId();
+  const long = (schema.maxLength ?? Number.POSITIVE_INFINITY) > LONG_TEXT_CHARS;
+  const text = typeof value === 'string' ? value : '';
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {long ? (
+        <textarea id={id} rows={2} value={text} maxLength={schema.maxLength} onChange={(e) => onChange(e.target.value)} />
+      ) : (
+        <input id={id} type="text" value={text} maxLength={schema.maxLength} onChange={(e) => onChange(e.target.value)} />
+      )}
+      <Hint schema={schema} />
+      <Problems path={path} problems={problems} />
+    </div>
+  );
 }
 
 function ObjectFields({ schema, value, onChange, label, path, problems }: Props) {

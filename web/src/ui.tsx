@@ -240,6 +240,22 @@ export function Field(props: {
     </TextField>
   );
 }
+/** A labelled native select of strings: `options` are the values with the words a person reads for each. */
+export function Choice(props: { label: string; value: string; onChange(value: string): void; options: Array<{ value: string; label: string }> }) {
+  return (
+    <label className="field">
+      <span>{props.label}</span>
+      <select value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        {props.options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export function Area(props: { label: string; value: string; onChange(value: string): void; rows?: number; className?: string; spellCheck?: boolean }) {
   return (
     <TextField className={`field ${props.className ?? ''}`} value={props.value} onChange={props.onChange}>

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { type AuthoringSession, type Checkpoint, type IntakeRevisionListItem, type Page, type ValueSource, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, Area, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
+import { Action, Area, Choice, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
 const SAMPLES = import.meta.glob<{ default: unknown }>('../../../samples/worlds/*.json');
@@ -49,13 +49,8 @@ export function questionLabel(text: string): { label: string; unit: string } | n
   return match ? { label: match[1]!, unit: match[2]! } : null;
 }
 
-/** The project page's section: the project's sessions and the form that starts one. */
-export function AuthoringSessions({ project_id }: { project_id: string }) {
-  const sessions = useLoad(
-    () => api<Page<AuthoringSession>>('GET', `/v1/projects/${project_id}/authoring-sessions`, { query: { limit: SESSIONS_PAGE_LIMIT } }),
-    [project_id],
-  );
-  const intakes = useLoad(() => api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project_id}/intakes`, { query: { limit: 50 } }), [project_id]);
+/** The form that starts a session: from a confirmed intake revision (the latest by default), optionally from a sample world. */
+function StartSession({ project_id, confirmed }: { project_id: string; confirmed: IntakeRevisionListItem[] }) {
   const [revision, setRevision] = useState('');
   const [sample, setSample] = useState('');
   const start = useAction(async () => {
@@ -66,6 +61,68 @@ export function AuthoringSessions({ project_id }: { project_id: string }) {
     const created = await api<AuthoringSession>('POST', `/v1/projects/${project_id}/authoring-sessions`, { body, idempotent: true });
     navigate(`/authoring-sessions/${created.id}`);
   });
+  return (
+    <>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void start.run();
+        }}
+      >
+        <Choice
+          label="Intake revision"
+          value={revision}
+          onChange={setRevision}
+          options={[
+            { value: '', label: `the latest (revision ${confirmed[0]!.revision})` },
+            ...confirmed.map((i) => ({ value: String(i.revision), label: `revision ${i.revision} · ${formatDate(i.created_at)}` })),
+          ]}
+        />
+        <Choice
+          label="Starting world (optional)"
+          value={sample}
+          onChange={setSample}
+          options={[
+            { value: '', label: 'none: a simple one-queue model' },
+            ...Object.keys(SAMPLES).map((path) => ({ value: path, label: `sample: ${sampleName(path)}` })),
+          ]}
+        />
+        <Action type="submit" variant="primary" isDisabled={start.pending}>
+          {start.pending ? 'Starting…' : 'Start an authoring session'}
+        </Action>
+      </form>
+      <ErrorBanner error={start.error} />
+    </>
+  );
+}
+
+function SessionCards({ sessions }: { sessions: AuthoringSession[] }) {
+  if (sessions.length === 0) return null;
+  return (
+    <ul className="cards">
+      {sessions.map((s) => (
+        <li key={s.id}>
+          <Link to={`/authoring-sessions/${s.id}`}>Session of {formatDate(s.created_at)}</Link>
+          <span>
+            <Status value={s.status} /> {s.cap_reached && <span className="chip">AI limit reached</span>}
+          </span>
+          <span className="muted small">
+            {s.checkpoint_count} checkpoint{s.checkpoint_count === 1 ? '' : 's'}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The project page's section: the project's sessions and the form that starts one. */
+export function AuthoringSessions({ project_id }: { project_id: string }) {
+  const sessions = useLoad(
+    () => api<Page<AuthoringSession>>('GET', `/v1/projects/${project_id}/authoring-sessions`, { query: { limit: SESSIONS_PAGE_LIMIT } }),
+    [project_id],
+  );
+  const intakes = useLoad(() => api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project_id}/intakes`, { query: { limit: 50 } }), [project_id]);
   const confirmed = intakes.value?.data ?? [];
   return (
     <section aria-labelledby="authoring-heading">
@@ -78,56 +135,9 @@ export function AuthoringSessions({ project_id }: { project_id: string }) {
       {confirmed.length === 0 ? (
         <p className="muted">Confirm an intake first: a session starts from a confirmed intake revision.</p>
       ) : (
-        <form
-          className="inline-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void start.run();
-          }}
-        >
-          <label className="field">
-            <span>Intake revision</span>
-            <select value={revision} onChange={(e) => setRevision(e.target.value)}>
-              <option value="">the latest (revision {confirmed[0]!.revision})</option>
-              {confirmed.map((i) => (
-                <option key={i.id} value={String(i.revision)}>
-                  revision {i.revision} · {formatDate(i.created_at)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="field">
-            <span>Starting world (optional)</span>
-            <select value={sample} onChange={(e) => setSample(e.target.value)}>
-              <option value="">none: a simple one-queue model</option>
-              {Object.keys(SAMPLES).map((path) => (
-                <option key={path} value={path}>
-                  sample: {sampleName(path)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <Action type="submit" variant="primary" isDisabled={start.pending}>
-            {start.pending ? 'Starting…' : 'Start an authoring session'}
-          </Action>
-        </form>
+        <StartSession project_id={project_id} confirmed={confirmed} />
       )}
-      <ErrorBanner error={start.error} />
-      {sessions.value && sessions.value.data.length > 0 && (
-        <ul className="cards">
-          {sessions.value.data.map((s) => (
-            <li key={s.id}>
-              <Link to={`/authoring-sessions/${s.id}`}>Session of {formatDate(s.created_at)}</Link>
-              <span>
-                <Status value={s.status} /> {s.cap_reached && <span className="chip">AI limit reached</span>}
-              </span>
-              <span className="muted small">
-                {s.checkpoint_count} checkpoint{s.checkpoint_count === 1 ? '' : 's'}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
+      {sessions.value && <SessionCards sessions={sessions.value.data} />}
     </section>
   );
 }
@@ -299,9 +309,9 @@ function Questions({ session, onStep, n }: { session: AuthoringSession; onStep(n
   );
 }
 
-function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next: AuthoringSession): void; n: Names }) {
-  const checkpoint = session.checkpoint!;
-  const slots = [
+/** The values a revision can change: every setting, then every variant's change, each labelled with its value now. */
+function revisableSlots(checkpoint: Checkpoint, n: Names): Array<{ slot: string; label: string }> {
+  return [
     ...Object.entries(checkpoint.world.settings).map(([setting, v]) => ({
       slot: setting,
       label: `${n.setting(setting)} (now ${formatNumber(v.value)} ${unitWords(v.unit)})`,
@@ -313,6 +323,29 @@ function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next
       })),
     ),
   ];
+}
+
+/** Whether another AI iteration can be asked for, and the box for its instructions when it can. */
+function IterationRequest({ ai, instructions, onChange }: { ai: Checkpoint['ai']; instructions: string; onChange(value: string): void }) {
+  if (ai.cap_reached)
+    return (
+      <p className="warning" role="note">
+        The session reached its AI preparation limit: values can still be changed and the model approved, but no further AI iteration can be asked for.
+      </p>
+    );
+  if (ai.heuristic)
+    return (
+      <p className="muted small" data-testid="no-instructions">
+        Written instructions need a hosted AI model. This session runs on the built-in method (no AI), which reads only the numbers your intake cites: change a
+        value above instead.
+      </p>
+    );
+  return <Area label="Ask for another AI iteration (optional instructions)" value={instructions} onChange={onChange} rows={3} />;
+}
+
+function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next: AuthoringSession): void; n: Names }) {
+  const checkpoint = session.checkpoint!;
+  const slots = revisableSlots(checkpoint, n);
   const [slot, setSlot] = useState('');
   const [value, setValue] = useState('');
   const [reference, setReference] = useState('');
@@ -338,35 +371,19 @@ function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next
     >
       {slots.length > 0 ? (
         <div className="inline-form">
-          <label className="field">
-            <span>Value to change</span>
-            <select value={slot} onChange={(e) => setSlot(e.target.value)}>
-              <option value="">choose…</option>
-              {slots.map((s) => (
-                <option key={s.slot} value={s.slot}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Choice
+            label="Value to change"
+            value={slot}
+            onChange={setSlot}
+            options={[{ value: '', label: 'choose…' }, ...slots.map((s) => ({ value: s.slot, label: s.label }))]}
+          />
           <Field label="New value" value={value} onChange={setValue} />
           <Field label="Reference for it (optional)" value={reference} onChange={setReference} />
         </div>
       ) : (
         <p className="muted small">No value is set yet: answer the questions first.</p>
       )}
-      {checkpoint.ai.cap_reached ? (
-        <p className="warning" role="note">
-          The session reached its AI preparation limit: values can still be changed and the model approved, but no further AI iteration can be asked for.
-        </p>
-      ) : checkpoint.ai.heuristic ? (
-        <p className="muted small" data-testid="no-instructions">
-          Written instructions need a hosted AI model. This session runs on the built-in method (no AI), which reads only the numbers your intake cites: change
-          a value above instead.
-        </p>
-      ) : (
-        <Area label="Ask for another AI iteration (optional instructions)" value={instructions} onChange={setInstructions} rows={3} />
-      )}
+      <IterationRequest ai={checkpoint.ai} instructions={instructions} onChange={setInstructions} />
       <ErrorBanner error={revise.error} />
       <Action type="submit" isDisabled={!canRevise || revise.pending || (!hasValue && !instructions.trim())}>
         {revise.pending ? 'Revising…' : 'Revise'}
@@ -529,7 +546,8 @@ const SESSION_STATUS: Record<string, string> = {
   failed: 'stopped by a failure',
 };
 
-export function AuthoringSessionPage({ session_id }: { session_id: string }) {
+/** The session, read again while a step is drafting; `onStep` takes the answer of an answer, revise or approve. */
+function useAuthoringSession(session_id: string) {
   const session = useLoad(() => api<AuthoringSession>('GET', `/v1/authoring-sessions/${session_id}`), [session_id], {
     ms: SESSION_POLL_MS,
     until: (s) => s.status !== 'drafting',
@@ -538,12 +556,87 @@ export function AuthoringSessionPage({ session_id }: { session_id: string }) {
     session.setValue(next);
     if (next.status === 'drafting') session.reload();
   };
+  return { session, onStep };
+}
+
+/** Where the session stands: its status, and what that means for the person (running, ended, failed, approved). */
+function SessionState({ s }: { s: AuthoringSession }) {
+  return (
+    <>
+      <p aria-live="polite" data-testid="session-status">
+        <span className={`status status-${s.status}`}>{SESSION_STATUS[s.status] ?? plainText(s.status)}</span>{' '}
+        {s.cap_reached && <span className="chip">AI preparation limit reached</span>}{' '}
+        <span className="muted small">
+          {s.checkpoint_count} checkpoint{s.checkpoint_count === 1 ? '' : 's'} · started {formatDate(s.created_at)}
+        </span>
+      </p>
+      {s.status === 'drafting' && <p className="muted">A step is running (drafting, checking, a quick test run)… you can leave this page and come back.</p>}
+      {s.status === 'expired' && <p className="muted">The session waited longer than its limit without an answer and has ended.</p>}
+      {s.error && <ErrorBanner error={new Error(plainText(s.error.message))} />}
+      {s.status === 'approved' && s.world_revision_id && (
+        <div className="ok" role="status">
+          <p>
+            Approved and saved as a model of your care pathway. Nothing was estimated or run:{' '}
+            <Link to={`/world-revisions/${s.world_revision_id}`}>open the world revision to estimate and run it</Link>.
+          </p>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Approve({ session, onStep }: { session: AuthoringSession; onStep(next: AuthoringSession): void }) {
   const approve = useAction(async () => {
-    onStep(await api<AuthoringSession>('POST', `/v1/authoring-sessions/${session_id}/approve`, { body: {}, idempotent: true }));
+    onStep(await api<AuthoringSession>('POST', `/v1/authoring-sessions/${session.id}/approve`, { body: {}, idempotent: true }));
   });
+  const approvable = session.accepts.includes('approve');
+  return (
+    <>
+      <h3>Approve</h3>
+      {approvable ? (
+        <p className="muted">Approving saves this checkpoint’s model. It does not estimate or run it, and costs nothing.</p>
+      ) : (
+        <p className="muted">The model is not complete yet: answer the questions or revise first.</p>
+      )}
+      <ErrorBanner error={approve.error} />
+      <Action variant="primary" onPress={() => void approve.run()} isDisabled={!approvable || approve.pending}>
+        Approve this world
+      </Action>
+    </>
+  );
+}
+
+/** The latest checkpoint, with the questions, revision and approval while the session waits for the person. */
+function CheckpointSection({ s, checkpoint, onStep }: { s: AuthoringSession; checkpoint: Checkpoint; onStep(next: AuthoringSession): void }) {
+  const n = names(checkpoint);
+  const waiting = s.status === 'waiting';
+  return (
+    <>
+      <h2>Checkpoint {checkpoint.number}</h2>
+      <p className="muted small">after {checkpoint.reason === 'draft' ? 'the first draft' : checkpoint.reason === 'answers' ? 'your answers' : 'a revision'}</p>
+      <Changes checkpoint={checkpoint} n={n} />
+      {waiting && (
+        <>
+          <h3>Questions</h3>
+          <Questions session={s} onStep={onStep} n={n} />
+        </>
+      )}
+      <CheckpointView checkpoint={checkpoint} n={n} />
+      {waiting && (
+        <>
+          <h3>Revise</h3>
+          <Revise session={s} onStep={onStep} n={n} />
+          <Approve session={s} onStep={onStep} />
+        </>
+      )}
+    </>
+  );
+}
+
+export function AuthoringSessionPage({ session_id }: { session_id: string }) {
+  const { session, onStep } = useAuthoringSession(session_id);
   const s = session.value;
   const checkpoint = s?.checkpoint ?? null;
-  const n = checkpoint ? names(checkpoint) : null;
   return (
     <>
       <p className="crumbs">
@@ -557,56 +650,8 @@ export function AuthoringSessionPage({ session_id }: { session_id: string }) {
       <ErrorBanner error={session.error} />
       {s && (
         <>
-          <p aria-live="polite" data-testid="session-status">
-            <span className={`status status-${s.status}`}>{SESSION_STATUS[s.status] ?? plainText(s.status)}</span>{' '}
-            {s.cap_reached && <span className="chip">AI preparation limit reached</span>}{' '}
-            <span className="muted small">
-              {s.checkpoint_count} checkpoint{s.checkpoint_count === 1 ? '' : 's'} · started {formatDate(s.created_at)}
-            </span>
-          </p>
-          {s.status === 'drafting' && <p className="muted">A step is running (drafting, checking, a quick test run)… you can leave this page and come back.</p>}
-          {s.status === 'expired' && <p className="muted">The session waited longer than its limit without an answer and has ended.</p>}
-          {s.error && <ErrorBanner error={new Error(plainText(s.error.message))} />}
-          {s.status === 'approved' && s.world_revision_id && (
-            <div className="ok" role="status">
-              <p>
-                Approved and saved as a model of your care pathway. Nothing was estimated or run:{' '}
-                <Link to={`/world-revisions/${s.world_revision_id}`}>open the world revision to estimate and run it</Link>.
-              </p>
-            </div>
-          )}
-          {checkpoint && n && (
-            <>
-              <h2>Checkpoint {checkpoint.number}</h2>
-              <p className="muted small">
-                after {checkpoint.reason === 'draft' ? 'the first draft' : checkpoint.reason === 'answers' ? 'your answers' : 'a revision'}
-              </p>
-              <Changes checkpoint={checkpoint} n={n} />
-              {s.status === 'waiting' && (
-                <>
-                  <h3>Questions</h3>
-                  <Questions session={s} onStep={onStep} n={n} />
-                </>
-              )}
-              <CheckpointView checkpoint={checkpoint} n={n} />
-              {s.status === 'waiting' && (
-                <>
-                  <h3>Revise</h3>
-                  <Revise session={s} onStep={onStep} n={n} />
-                  <h3>Approve</h3>
-                  {s.accepts.includes('approve') ? (
-                    <p className="muted">Approving saves this checkpoint’s model. It does not estimate or run it, and costs nothing.</p>
-                  ) : (
-                    <p className="muted">The model is not complete yet: answer the questions or revise first.</p>
-                  )}
-                  <ErrorBanner error={approve.error} />
-                  <Action variant="primary" onPress={() => void approve.run()} isDisabled={!s.accepts.includes('approve') || approve.pending}>
-                    Approve this world
-                  </Action>
-                </>
-              )}
-            </>
-          )}
+          <SessionState s={s} />
+          {checkpoint && <CheckpointSection s={s} checkpoint={checkpoint} onStep={onStep} />}
           <CheckpointTechnical session={s} checkpoint={checkpoint} />
         </>
       )}

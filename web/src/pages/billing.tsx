@@ -69,10 +69,74 @@ export function BillingPage() {
   );
 }
 
+/** What a purchase's state means for the person: waiting for the provider, paid, failed or refunded. */
+function PurchaseState({ p, canceled, onRecheck }: { p: Purchase; canceled: boolean; onRecheck(): void }) {
+  return (
+    <div aria-live="polite" data-testid="purchase-status">
+      {p.status === 'pending' && (
+        <>
+          <p>
+            <strong>Waiting for the payment provider to confirm the payment.</strong> Coming back from the checkout page does not by itself mean you paid; this
+            page checks every {PURCHASE_POLL_MS / 1000} seconds and updates when the provider confirms.
+          </p>
+          {canceled && <p className="muted">You left the checkout page. If you did pay, the purchase completes here once the provider confirms it.</p>}
+          <p className="muted small">You can close this page: the purchase completes without it, and this address shows its state later.</p>
+          <Action onPress={onRecheck}>Check now</Action>
+        </>
+      )}
+      {p.status === 'completed' && (
+        <div className="ok" role="status">
+          <p>
+            Paid: {formatNumber(p.credits)} credits were added {p.program_id ? "to the program's pool" : 'to your balance'}.
+          </p>
+          {p.transaction_id && (
+            <TechnicalDetails summary="Technical details of the payment">
+              <p>
+                Ledger transaction <code>{p.transaction_id}</code>
+              </p>
+            </TechnicalDetails>
+          )}
+          <Link to="/settings">See your balance and ledger</Link>
+        </div>
+      )}
+      {p.status === 'failed' && (
+        <div className="error" role="alert">
+          <p className="error-message">The payment failed or the checkout expired. No credits were added.</p>
+          <Link to="/billing">Start a new purchase</Link>
+        </div>
+      )}
+      {p.status === 'refunded' && <p>This purchase was refunded.</p>}
+    </div>
+  );
+}
+
+function PurchaseFacts({ p }: { p: Purchase }) {
+  const { me } = useSession();
+  return (
+    <dl className="spec">
+      <div>
+        <dt>For</dt>
+        <dd>{p.org_id ? (me.memberships.find((m) => m.org_id === p.org_id)?.org_name ?? 'your organization') : "a sponsor program's pool"}</dd>
+      </div>
+      <div>
+        <dt>Started</dt>
+        <dd>{formatDate(p.created_at)}</dd>
+      </div>
+      <div>
+        <dt>Checkout link expires</dt>
+        <dd>{formatDate(p.expires_at)}</dd>
+      </div>
+      <div>
+        <dt>Mode</dt>
+        <dd>{p.live_mode ? 'live' : 'test'}</dd>
+      </div>
+    </dl>
+  );
+}
+
 /** The page Checkout returns to (`/billing/done?intent_id=…`) and a purchase's own address (`/billing/purchases/{id}`). */
 export function PurchasePage({ intent_id }: { intent_id?: string }) {
   const { search } = useLocation();
-  const { me } = useSession();
   const id = intent_id ?? search.get('intent_id') ?? '';
   const canceled = search.get('canceled') === 'true';
   const purchase = useLoad(() => api<Purchase>('GET', `/v1/billing/purchases/${encodeURIComponent(id)}`), [id], {
@@ -103,59 +167,8 @@ export function PurchasePage({ intent_id }: { intent_id?: string }) {
           <h2 id="purchase-heading">
             {formatNumber(p.credits)} credits · {formatUsd(p.amount)} <Status value={p.status} />
           </h2>
-          <div aria-live="polite" data-testid="purchase-status">
-            {p.status === 'pending' && (
-              <>
-                <p>
-                  <strong>Waiting for the payment provider to confirm the payment.</strong> Coming back from the checkout page does not by itself mean you paid;
-                  this page checks every {PURCHASE_POLL_MS / 1000} seconds and updates when the provider confirms.
-                </p>
-                {canceled && <p className="muted">You left the checkout page. If you did pay, the purchase completes here once the provider confirms it.</p>}
-                <p className="muted small">You can close this page: the purchase completes without it, and this address shows its state later.</p>
-                <Action onPress={() => void recheck.run()}>Check now</Action>
-              </>
-            )}
-            {p.status === 'completed' && (
-              <div className="ok" role="status">
-                <p>
-                  Paid: {formatNumber(p.credits)} credits were added {p.program_id ? "to the program's pool" : 'to your balance'}.
-                </p>
-                {p.transaction_id && (
-                  <TechnicalDetails summary="Technical details of the payment">
-                    <p>
-                      Ledger transaction <code>{p.transaction_id}</code>
-                    </p>
-                  </TechnicalDetails>
-                )}
-                <Link to="/settings">See your balance and ledger</Link>
-              </div>
-            )}
-            {p.status === 'failed' && (
-              <div className="error" role="alert">
-                <p className="error-message">The payment failed or the checkout expired. No credits were added.</p>
-                <Link to="/billing">Start a new purchase</Link>
-              </div>
-            )}
-            {p.status === 'refunded' && <p>This purchase was refunded.</p>}
-          </div>
-          <dl className="spec">
-            <div>
-              <dt>For</dt>
-              <dd>{p.org_id ? (me.memberships.find((m) => m.org_id === p.org_id)?.org_name ?? 'your organization') : "a sponsor program's pool"}</dd>
-            </div>
-            <div>
-              <dt>Started</dt>
-              <dd>{formatDate(p.created_at)}</dd>
-            </div>
-            <div>
-              <dt>Checkout link expires</dt>
-              <dd>{formatDate(p.expires_at)}</dd>
-            </div>
-            <div>
-              <dt>Mode</dt>
-              <dd>{p.live_mode ? 'live' : 'test'}</dd>
-            </div>
-          </dl>
+          <PurchaseState p={p} canceled={canceled} onRecheck={() => void recheck.run()} />
+          <PurchaseFacts p={p} />
           <TechnicalDetails>
             <p>
               Purchase <code>{p.intent_id}</code> · pack {p.pack_key} · {p.org_id ? `organization ${p.org_id}` : `program ${p.program_id}`}

@@ -507,12 +507,9 @@ function drafter(d: Draft): string {
   return `Drafted by ${who}; ${formatNumber(d.usage.credits_charged)} credit${d.usage.credits_charged === 1 ? '' : 's'} charged.`;
 }
 
-type EditorProps = { d: Draft; project_id: string; draft_id: string; sources: ReturnType<typeof useSourceTexts>; onConfirmed(revision: IntakeRevision): void };
-
-function DraftEditor({ d, project_id, draft_id, sources, onConfirmed }: EditorProps) {
-  const schema = useIntakeSchema();
-  // One document, three views: the cards and the form edit `spec`; the JSON view edits text, applied whenever it parses.
-  const [spec, setSpec] = useState<unknown>(d.spec);
+/** One document, three views: the cards and the form edit `spec`; the JSON view edits text, applied whenever it parses. */
+function useIntakeDocument(initial: unknown) {
+  const [spec, setSpec] = useState<unknown>(initial);
   const [jsonText, setJsonText] = useState<string | null>(null);
   const [parseError, setParseError] = useState<string | null>(null);
   const text = jsonText ?? JSON.stringify(spec, null, 2);
@@ -530,9 +527,54 @@ function DraftEditor({ d, project_id, draft_id, sources, onConfirmed }: EditorPr
     setJsonText(null);
     setParseError(null);
   };
+  return { spec, text, parseError, edit, editJson };
+}
+
+type IntakeDocument = ReturnType<typeof useIntakeDocument>;
+
+type ViewsProps = { doc: IntakeDocument; schema: JsonSchema | undefined; sources: SourceText[]; problems: Map<string, string[]> };
+
+function IntakeViews({ doc, schema, sources, problems }: ViewsProps) {
+  return (
+    <Tabs>
+      <TabList aria-label="Views of the intake">
+        <Tab id="cards">Beside your material</Tab>
+        <Tab id="form">Form (advanced)</Tab>
+        <Tab id="json">JSON (advanced)</Tab>
+      </TabList>
+      <TabPanel id="cards">
+        {doc.parseError ? (
+          <p className="muted">The JSON view holds text that does not parse; fix it there first.</p>
+        ) : (
+          <IntakeCards spec={doc.spec as Spec} set={doc.edit} sources={sources} problems={problems} />
+        )}
+      </TabPanel>
+      <TabPanel id="form">
+        {doc.parseError ? (
+          <p className="muted">The JSON view holds text that does not parse; fix it there to edit with the form.</p>
+        ) : schema ? (
+          <form className="schema-form" aria-label="Intake form" onSubmit={(event) => event.preventDefault()}>
+            <SchemaField schema={schema} value={doc.spec} onChange={doc.edit} label="Intake" path="" problems={problems} />
+          </form>
+        ) : (
+          <p aria-busy="true">Loading the form…</p>
+        )}
+      </TabPanel>
+      <TabPanel id="json">
+        <Area label="The intake as JSON" className="code" value={doc.text} onChange={doc.editJson} rows={24} spellCheck={false} />
+      </TabPanel>
+    </Tabs>
+  );
+}
+
+type EditorProps = { d: Draft; project_id: string; draft_id: string; sources: ReturnType<typeof useSourceTexts>; onConfirmed(revision: IntakeRevision): void };
+
+function DraftEditor({ d, project_id, draft_id, sources, onConfirmed }: EditorProps) {
+  const schema = useIntakeSchema();
+  const doc = useIntakeDocument(d.spec);
   const confirm = useAction(async () => {
-    if (parseError) return;
-    onConfirmed(await api<IntakeRevision>('POST', `/v1/projects/${project_id}/intakes`, { body: { spec, draft_id }, idempotent: true }));
+    if (doc.parseError) return;
+    onConfirmed(await api<IntakeRevision>('POST', `/v1/projects/${project_id}/intakes`, { body: { spec: doc.spec, draft_id }, idempotent: true }));
   });
   const problems = problemsByPath(confirm.error instanceof ApiError ? confirm.error.envelope.details : null);
   const loaded = sources.value ?? [];
@@ -548,47 +590,76 @@ function DraftEditor({ d, project_id, draft_id, sources, onConfirmed }: EditorPr
         </div>
       )}
       <ErrorBanner error={schema.error ?? sources.error} />
-      <Tabs>
-        <TabList aria-label="Views of the intake">
-          <Tab id="cards">Beside your material</Tab>
-          <Tab id="form">Form (advanced)</Tab>
-          <Tab id="json">JSON (advanced)</Tab>
-        </TabList>
-        <TabPanel id="cards">
-          {parseError ? (
-            <p className="muted">The JSON view holds text that does not parse; fix it there first.</p>
-          ) : (
-            <IntakeCards spec={spec as Spec} set={edit} sources={loaded} problems={problems} />
-          )}
-        </TabPanel>
-        <TabPanel id="form">
-          {parseError ? (
-            <p className="muted">The JSON view holds text that does not parse; fix it there to edit with the form.</p>
-          ) : schema.value ? (
-            <form className="schema-form" aria-label="Intake form" onSubmit={(event) => event.preventDefault()}>
-              <SchemaField schema={schema.value} value={spec} onChange={edit} label="Intake" path="" problems={problems} />
-            </form>
-          ) : (
-            <p aria-busy="true">Loading the form…</p>
-          )}
-        </TabPanel>
-        <TabPanel id="json">
-          <Area label="The intake as JSON" className="code" value={text} onChange={editJson} rows={24} spellCheck={false} />
-        </TabPanel>
-      </Tabs>
-      {parseError && (
+      <IntakeViews doc={doc} schema={schema.value} sources={loaded} problems={problems} />
+      {doc.parseError && (
         <div className="error" role="alert">
-          <p className="error-message">{parseError}</p>
+          <p className="error-message">{doc.parseError}</p>
         </div>
       )}
       <ErrorBanner error={confirm.error} />
       <p className="muted">
         Confirming records every statement as what you declared; nothing is verified yet. The plan comes next, with its cost before anything is charged.
       </p>
-      <Action variant="primary" onPress={() => void confirm.run()} isDisabled={confirm.pending || parseError !== null}>
+      <Action variant="primary" onPress={() => void confirm.run()} isDisabled={confirm.pending || doc.parseError !== null}>
         Confirm this intake
       </Action>
     </>
+  );
+}
+
+/** While drafting runs: what is reserved, and the way to stop it. */
+function DraftRunning({ d, onCanceled }: { d: Draft; onCanceled(): void }) {
+  const cancel = useAction(async () => {
+    await api('POST', `/v1/intake-drafts/${d.id}/cancel`);
+    onCanceled();
+  });
+  return (
+    <>
+      <p className="muted">Up to {formatNumber(d.credits_reserved)} credits are reserved, charged at actual use. You can leave this page and come back.</p>
+      <Action onPress={() => void cancel.run()}>Cancel drafting</Action>
+      <ErrorBanner error={cancel.error} />
+    </>
+  );
+}
+
+/** After confirming: the revision, and the step to the plan. */
+function Confirmed({ project_id, confirmed, sources }: { project_id: string; confirmed: IntakeRevision; sources: SourceText[] }) {
+  const plan = useAction(async () => {
+    const created = await api<Plan>('POST', `/v1/projects/${project_id}/evaluation-plans`, { body: {}, idempotent: true });
+    navigate(`/projects/${project_id}/plans/${created.id}`);
+  });
+  return (
+    <>
+      <h2>Confirmed as revision {confirmed.revision}</h2>
+      <p>Next: the plan says which evaluations fit your idea, why, and what each would cost in credits. Planning itself costs nothing.</p>
+      <DroppedCitations dropped={confirmed.dropped_citations} sources={sources} />
+      <ErrorBanner error={plan.error} />
+      <Action variant="primary" onPress={() => void plan.run()} isDisabled={plan.pending}>
+        Plan the evaluations
+      </Action>
+    </>
+  );
+}
+
+function DraftTechnical({ d, confirmed }: { d: Draft; confirmed: IntakeRevision | null }) {
+  return (
+    <TechnicalDetails>
+      <p>
+        Draft {d.id} · status {d.status} · created {formatDate(d.created_at)} · sources {d.source_ids.join(', ')}
+        {d.skipped_source_ids.length > 0 && ` · skipped ${d.skipped_source_ids.join(', ')}`}
+      </p>
+      {d.usage && (
+        <p>
+          {d.usage.provider} {d.usage.model} · {d.usage.input_tokens} input and {d.usage.output_tokens} output tokens · {d.credits_reserved} credits reserved
+        </p>
+      )}
+      {[...d.dropped_citations, ...d.dropped_claims].map((x) => (
+        <p key={`${x.path}:${x.message}`}>
+          <code>{x.path}</code> {x.reason}: {x.message}
+        </p>
+      ))}
+      {confirmed && <p>Intake revision {confirmed.id}</p>}
+    </TechnicalDetails>
   );
 }
 
@@ -596,14 +667,6 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
   const draft = useLoad(() => api<Draft>('GET', `/v1/intake-drafts/${draft_id}`), [draft_id], { ms: 1000, until: (d) => TERMINAL_DRAFT.includes(d.status) });
   const [confirmed, setConfirmed] = useState<IntakeRevision | null>(null);
   const sources = useSourceTexts(draft.value?.status === 'succeeded' ? draft.value.source_ids : []);
-  const cancel = useAction(async () => {
-    await api('POST', `/v1/intake-drafts/${draft_id}/cancel`);
-    draft.reload();
-  });
-  const plan = useAction(async () => {
-    const created = await api<Plan>('POST', `/v1/projects/${project_id}/evaluation-plans`, { body: {}, idempotent: true });
-    navigate(`/projects/${project_id}/plans/${created.id}`);
-  });
   const d = draft.value;
   return (
     <>
@@ -617,48 +680,13 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
           <p aria-live="polite" data-testid="draft-status">
             {DRAFT_STATUS[d.status] ?? d.status} <span className="muted small">{drafter(d)}</span>
           </p>
-          {!TERMINAL_DRAFT.includes(d.status) && (
-            <>
-              <p className="muted">
-                Up to {formatNumber(d.credits_reserved)} credits are reserved, charged at actual use. You can leave this page and come back.
-              </p>
-              <Action onPress={() => void cancel.run()}>Cancel drafting</Action>
-              <ErrorBanner error={cancel.error} />
-            </>
-          )}
+          {!TERMINAL_DRAFT.includes(d.status) && <DraftRunning d={d} onCanceled={draft.reload} />}
           {d.error && <ErrorBanner error={new ApiError(0, { code: d.error.code, message: d.error.message, details: {}, request_id: '' })} />}
           {d.status === 'succeeded' && !confirmed && (
             <DraftEditor d={d} project_id={project_id} draft_id={draft_id} sources={sources} onConfirmed={setConfirmed} />
           )}
-          {confirmed && (
-            <>
-              <h2>Confirmed as revision {confirmed.revision}</h2>
-              <p>Next: the plan says which evaluations fit your idea, why, and what each would cost in credits. Planning itself costs nothing.</p>
-              <DroppedCitations dropped={confirmed.dropped_citations} sources={sources.value ?? []} />
-              <ErrorBanner error={plan.error} />
-              <Action variant="primary" onPress={() => void plan.run()} isDisabled={plan.pending}>
-                Plan the evaluations
-              </Action>
-            </>
-          )}
-          <TechnicalDetails>
-            <p>
-              Draft {d.id} · status {d.status} · created {formatDate(d.created_at)} · sources {d.source_ids.join(', ')}
-              {d.skipped_source_ids.length > 0 && ` · skipped ${d.skipped_source_ids.join(', ')}`}
-            </p>
-            {d.usage && (
-              <p>
-                {d.usage.provider} {d.usage.model} · {d.usage.input_tokens} input and {d.usage.output_tokens} output tokens · {d.credits_reserved} credits
-                reserved
-              </p>
-            )}
-            {[...d.dropped_citations, ...d.dropped_claims].map((x) => (
-              <p key={`${x.path}:${x.message}`}>
-                <code>{x.path}</code> {x.reason}: {x.message}
-              </p>
-            ))}
-            {confirmed && <p>Intake revision {confirmed.id}</p>}
-          </TechnicalDetails>
+          {confirmed && <Confirmed project_id={project_id} confirmed={confirmed} sources={sources.value ?? []} />}
+          <DraftTechnical d={d} confirmed={confirmed} />
         </>
       )}
     </>

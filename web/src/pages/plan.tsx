@@ -237,6 +237,61 @@ function Approvals({ p, approved, approve }: { p: Plan; approved: Set<string>; a
   );
 }
 
+/** The review's start: ready once the plan recommends it and every approval it needs is given. */
+function StartReview({ project_id, p, approved }: { project_id: string; p: Plan; approved: Set<string> }) {
+  const start = useAction(async () => {
+    const review = await api<{ id: string }>('POST', `/v1/projects/${project_id}/reviews`, { body: { plan_id: p.id }, idempotent: true });
+    navigate(`/reviews/${review.id}`);
+  });
+  const review = p.plan.evaluations.find((e) => e.kind === 'concept_and_evidence_review');
+  const reviewReady = review?.decision === 'recommended' && review.approvals_needed.every((s) => approved.has(s));
+  return (
+    <>
+      <h2>Next</h2>
+      {review?.decision === 'recommended' ? (
+        <>
+          <p className="muted">
+            {reviewReady
+              ? `The review searches the published literature and checks each claim three ways. It takes a few minutes and costs up to ${formatNumber(review.estimated_credits ?? 0)} credits, charged at actual use.`
+              : 'Approve the use of the service’s AI above first.'}
+          </p>
+          <Action variant="primary" onPress={() => void start.run()} isDisabled={!reviewReady || start.pending}>
+            Start the concept and evidence review
+          </Action>
+        </>
+      ) : (
+        <p className="muted">The plan does not recommend a review now.</p>
+      )}
+      <ErrorBanner error={start.error} />
+    </>
+  );
+}
+
+function PlanTechnical({ p }: { p: Plan }) {
+  return (
+    <TechnicalDetails>
+      <p>
+        Plan {p.id} · intake revision {p.intake_revision} · planner {p.plan.planner.name} {p.plan.planner.version} ·{' '}
+        {p.plan.estimated_cost.credits_per_1k_tokens} credits per 1,000 tokens
+      </p>
+      <p>Total: {p.plan.estimated_cost.basis}</p>
+      {p.plan.evaluations.map((e) => (
+        <p key={e.kind}>
+          {e.kind} ({e.tool}): {e.decision}; based on {e.based_on.join(', ')}; {e.estimated_credits ?? 'null'} credits: {e.cost_basis}
+        </p>
+      ))}
+      {p.plan.approvals_needed.map((a) => (
+        <p key={a.scope}>
+          scope {a.scope}: {a.reason} {a.not_needed_when}
+        </p>
+      ))}
+      {p.plan.notes.map((n) => (
+        <p key={n}>{n}</p>
+      ))}
+    </TechnicalDetails>
+  );
+}
+
 export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id: string }) {
   const plan = useLoad(() => api<Plan>('GET', `/v1/projects/${project_id}/evaluation-plans/${plan_id}`), [project_id, plan_id]);
   const files = useCitedSources(plan.value);
@@ -244,14 +299,8 @@ export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id:
     await api('POST', `/v1/projects/${project_id}/evaluation-plans/${plan_id}/approve`, { body: { scope } });
     plan.reload();
   });
-  const start = useAction(async () => {
-    const review = await api<{ id: string }>('POST', `/v1/projects/${project_id}/reviews`, { body: { plan_id }, idempotent: true });
-    navigate(`/reviews/${review.id}`);
-  });
   const p = plan.value;
   const approved = new Set(p?.approvals.map((a) => a.scope));
-  const review = p?.plan.evaluations.find((e) => e.kind === 'concept_and_evidence_review');
-  const reviewReady = review?.decision === 'recommended' && review.approvals_needed.every((s) => approved.has(s));
   return (
     <>
       <p className="crumbs">
@@ -276,45 +325,11 @@ export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id:
           <BusinessSection questions={p.plan.business_questions} assessment={p.plan.business_assessment} files={files.value ?? new Map()} />
           <Approvals p={p} approved={approved} approve={(scope) => void approve.run(scope)} />
           <ErrorBanner error={approve.error} />
-          <h2>Next</h2>
-          {review?.decision === 'recommended' ? (
-            <>
-              <p className="muted">
-                {reviewReady
-                  ? `The review searches the published literature and checks each claim three ways. It takes a few minutes and costs up to ${formatNumber(review.estimated_credits ?? 0)} credits, charged at actual use.`
-                  : 'Approve the use of the service’s AI above first.'}
-              </p>
-              <Action variant="primary" onPress={() => void start.run()} isDisabled={!reviewReady || start.pending}>
-                Start the concept and evidence review
-              </Action>
-            </>
-          ) : (
-            <p className="muted">The plan does not recommend a review now.</p>
-          )}
-          <ErrorBanner error={start.error} />
+          <StartReview project_id={project_id} p={p} approved={approved} />
           <p>
             <Link to={`/projects/${project_id}/worlds/new`}>Build a model of the care pathway to simulate</Link>
           </p>
-          <TechnicalDetails>
-            <p>
-              Plan {p.id} · intake revision {p.intake_revision} · planner {p.plan.planner.name} {p.plan.planner.version} ·{' '}
-              {p.plan.estimated_cost.credits_per_1k_tokens} credits per 1,000 tokens
-            </p>
-            <p>Total: {p.plan.estimated_cost.basis}</p>
-            {p.plan.evaluations.map((e) => (
-              <p key={e.kind}>
-                {e.kind} ({e.tool}): {e.decision}; based on {e.based_on.join(', ')}; {e.estimated_credits ?? 'null'} credits: {e.cost_basis}
-              </p>
-            ))}
-            {p.plan.approvals_needed.map((a) => (
-              <p key={a.scope}>
-                scope {a.scope}: {a.reason} {a.not_needed_when}
-              </p>
-            ))}
-            {p.plan.notes.map((n) => (
-              <p key={n}>{n}</p>
-            ))}
-          </TechnicalDetails>
+          <PlanTechnical p={p} />
         </>
       )}
     </>

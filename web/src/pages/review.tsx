@@ -202,6 +202,68 @@ function Document({ doc, review_id }: { doc: ConceptReview; review_id: string })
   );
 }
 
+/** Where the review stands: its steps, its state in words and its credits (reserved while it works, charged once done). */
+function ReviewProgress({ r }: { r: Review }) {
+  return (
+    <div aria-live="polite">
+      <ol className="steps" aria-label="Review progress">
+        {STATES.map((s) => (
+          <li key={s} className={s === r.status ? 'current' : STATES.indexOf(s) < STATES.indexOf(r.status) ? 'done' : ''}>
+            {STATE_NAMES[s]}
+          </li>
+        ))}
+      </ol>
+      <p data-testid="review-status">
+        {REVIEW_STATUS[r.status] ?? r.status}{' '}
+        {TERMINAL_REVIEW.includes(r.status) ? (
+          r.credits_used !== null && <span className="muted small">{formatNumber(r.credits_used)} credits charged.</span>
+        ) : (
+          <span className="muted small">Up to {formatNumber(r.credits_reserved)} credits reserved, charged at actual use.</span>
+        )}
+      </p>
+    </div>
+  );
+}
+
+function ReviewTechnical({ r }: { r: Review }) {
+  const doc = r.review;
+  return (
+    <TechnicalDetails>
+      <p>
+        Review {r.id} · plan {r.plan_id} · status {r.status}: {r.status_description}
+      </p>
+      <p>
+        {r.usage.calls} AI calls · {formatNumber(r.usage.input_tokens)} input and {formatNumber(r.usage.output_tokens)} output tokens ·{' '}
+        {formatNumber(r.credits_reserved)} credits reserved{r.byok_provider ? ` · own key: ${r.byok_provider}` : ''}
+      </p>
+      {r.failure && (
+        <p>
+          {r.failure.code}: {r.failure.message}
+        </p>
+      )}
+      {doc && (
+        <>
+          <p>Query: {doc.literature.query}</p>
+          <p>Records: {doc.literature.records.map((x) => `${x.record_id} (${x.status}${x.exclusion_reason ? `: ${x.exclusion_reason}` : ''})`).join(', ')}</p>
+          {doc.dimensions.flatMap((d) =>
+            d.evidence_claims.map((c) => (
+              <p key={c.claim_id}>
+                {d.id} {c.claim_id} → {c.record_id ?? 'excluded record'}; failed check: {c.failed_check ?? 'none'}
+                {c.note ? `; ${c.note}` : ''}
+              </p>
+            )),
+          )}
+          {doc.removed_mentions?.map((m) => (
+            <p key={`${m.path}:${m.removed}`}>
+              removed {m.removed} at {m.path}: {m.reason}
+            </p>
+          ))}
+        </>
+      )}
+    </TechnicalDetails>
+  );
+}
+
 export function ReviewPage({ review_id }: { review_id: string }) {
   const review = useLoad(() => api<Review>('GET', `/v1/reviews/${review_id}`), [review_id], { ms: 1000, until: (r) => TERMINAL_REVIEW.includes(r.status) });
   const cancel = useAction(async () => {
@@ -222,23 +284,7 @@ export function ReviewPage({ review_id }: { review_id: string }) {
       <ErrorBanner error={review.error ?? cancel.error} />
       {r && (
         <>
-          <div aria-live="polite">
-            <ol className="steps" aria-label="Review progress">
-              {STATES.map((s) => (
-                <li key={s} className={s === r.status ? 'current' : STATES.indexOf(s) < STATES.indexOf(r.status) ? 'done' : ''}>
-                  {STATE_NAMES[s]}
-                </li>
-              ))}
-            </ol>
-            <p data-testid="review-status">
-              {REVIEW_STATUS[r.status] ?? r.status}{' '}
-              {TERMINAL_REVIEW.includes(r.status) ? (
-                r.credits_used !== null && <span className="muted small">{formatNumber(r.credits_used)} credits charged.</span>
-              ) : (
-                <span className="muted small">Up to {formatNumber(r.credits_reserved)} credits reserved, charged at actual use.</span>
-              )}
-            </p>
-          </div>
+          <ReviewProgress r={r} />
           {!TERMINAL_REVIEW.includes(r.status) && (
             <>
               <p className="muted">This takes a few minutes; you can leave this page and come back.</p>
@@ -251,43 +297,7 @@ export function ReviewPage({ review_id }: { review_id: string }) {
         </>
       )}
       {doc && <Document doc={doc} review_id={review_id} />}
-      {r && (
-        <TechnicalDetails>
-          <p>
-            Review {r.id} · plan {r.plan_id} · status {r.status}: {r.status_description}
-          </p>
-          <p>
-            {r.usage.calls} AI calls · {formatNumber(r.usage.input_tokens)} input and {formatNumber(r.usage.output_tokens)} output tokens ·{' '}
-            {formatNumber(r.credits_reserved)} credits reserved{r.byok_provider ? ` · own key: ${r.byok_provider}` : ''}
-          </p>
-          {r.failure && (
-            <p>
-              {r.failure.code}: {r.failure.message}
-            </p>
-          )}
-          {doc && (
-            <>
-              <p>Query: {doc.literature.query}</p>
-              <p>
-                Records: {doc.literature.records.map((x) => `${x.record_id} (${x.status}${x.exclusion_reason ? `: ${x.exclusion_reason}` : ''})`).join(', ')}
-              </p>
-              {doc.dimensions.flatMap((d) =>
-                d.evidence_claims.map((c) => (
-                  <p key={c.claim_id}>
-                    {d.id} {c.claim_id} → {c.record_id ?? 'excluded record'}; failed check: {c.failed_check ?? 'none'}
-                    {c.note ? `; ${c.note}` : ''}
-                  </p>
-                )),
-              )}
-              {doc.removed_mentions?.map((m) => (
-                <p key={`${m.path}:${m.removed}`}>
-                  removed {m.removed} at {m.path}: {m.reason}
-                </p>
-              ))}
-            </>
-          )}
-        </TechnicalDetails>
-      )}
+      {r && <ReviewTechnical r={r} />}
     </>
   );
 }

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { Checkbox, CheckboxGroup, Dialog, Heading, Label, Modal } from 'react-aria-components';
 import { type ApiToken, type Credits, type LedgerEntry, type Member, type NewApiToken, type Page, type ProviderKey, api } from '../api.ts';
-import { Action, CopyButton, ErrorBanner, Field, Pager, Status, formatDate, formatNumber, useAction, useLoad, useSession } from '../ui.tsx';
+import { Action, Choice, CopyButton, ErrorBanner, Field, Pager, Status, formatDate, formatNumber, useAction, useLoad, useSession } from '../ui.tsx';
 
 const LEDGER_PAGE_LIMIT = 20;
 
@@ -31,6 +31,60 @@ function TokenCreated({ secret, token, onClose }: { secret: string; token: ApiTo
   );
 }
 
+/** Revokes one item of a list (DELETE `{base}/{id}`), then reads the list again. */
+function useRevoke(base: string, reload: () => void) {
+  return useAction(async (id: string) => {
+    await api('DELETE', `${base}/${id}`);
+    reload();
+  });
+}
+
+function RevokeButton({ label, onRevoke }: { label: string; onRevoke(): void }) {
+  return (
+    <Action variant="danger" aria-label={label} onPress={onRevoke}>
+      Revoke
+    </Action>
+  );
+}
+
+function TokenTable({ tokens, orgName, onRevoke }: { tokens: ApiToken[] | undefined; orgName(id: string): string; onRevoke(id: string): void }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">Your API tokens</caption>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Organization</th>
+            <th>Scopes</th>
+            <th>Created</th>
+            <th>Expires</th>
+            <th>Last used</th>
+            <th>State</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {tokens?.map((t) => (
+            <tr key={t.id} data-testid="token-row">
+              <td>{t.name}</td>
+              <td>{orgName(t.org_id)}</td>
+              <td>{t.scopes.join(', ')}</td>
+              <td>{formatDate(t.created_at)}</td>
+              <td>{formatDate(t.expires_at)}</td>
+              <td>{formatDate(t.last_used_at)}</td>
+              <td>
+                {t.revoked_at ? <Status value="revoked" /> : new Date(t.expires_at) < new Date() ? <Status value="expired" /> : <Status value="active" />}
+              </td>
+              <td>{!t.revoked_at && <RevokeButton label={`Revoke token ${t.name}`} onRevoke={() => onRevoke(t.id)} />}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function Tokens() {
   const { me, org_id } = useSession();
   const tokens = useLoad(() => api<Page<ApiToken>>('GET', '/v1/me/api-tokens', { query: { limit: 200 } }), []);
@@ -44,10 +98,7 @@ function Tokens() {
     setName('');
     tokens.reload();
   });
-  const revoke = useAction(async (id: string) => {
-    await api('DELETE', `/v1/me/api-tokens/${id}`);
-    tokens.reload();
-  });
+  const revoke = useRevoke('/v1/me/api-tokens', tokens.reload);
   const orgName = (id: string) => me.memberships.find((m) => m.org_id === id)?.org_name ?? id;
   return (
     <section aria-labelledby="tokens-heading">
@@ -77,45 +128,7 @@ function Tokens() {
       <p className="muted small">For organization {orgName(org_id)}.</p>
       <ErrorBanner error={create.error ?? revoke.error ?? tokens.error} />
       {created && <TokenCreated secret={created.secret} token={created.token} onClose={() => setCreated(null)} />}
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">Your API tokens</caption>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Organization</th>
-              <th>Scopes</th>
-              <th>Created</th>
-              <th>Expires</th>
-              <th>Last used</th>
-              <th>State</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.value?.data.map((t) => (
-              <tr key={t.id} data-testid="token-row">
-                <td>{t.name}</td>
-                <td>{orgName(t.org_id)}</td>
-                <td>{t.scopes.join(', ')}</td>
-                <td>{formatDate(t.created_at)}</td>
-                <td>{formatDate(t.expires_at)}</td>
-                <td>{formatDate(t.last_used_at)}</td>
-                <td>
-                  {t.revoked_at ? <Status value="revoked" /> : new Date(t.expires_at) < new Date() ? <Status value="expired" /> : <Status value="active" />}
-                </td>
-                <td>
-                  {!t.revoked_at && (
-                    <Action variant="danger" aria-label={`Revoke token ${t.name}`} onPress={() => void revoke.run(t.id)}>
-                      Revoke
-                    </Action>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <TokenTable tokens={tokens.value?.data} orgName={orgName} onRevoke={(id) => void revoke.run(id)} />
       {tokens.value?.data.length === 0 && <p className="muted">No tokens yet.</p>}
     </section>
   );
@@ -169,6 +182,45 @@ function Members() {
   );
 }
 
+function ProviderKeyTable({ keys, isAdmin, onRevoke }: { keys: ProviderKey[] | undefined; isAdmin: boolean; onRevoke(id: string): void }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>Provider</th>
+            <th>Label</th>
+            <th>Key</th>
+            <th>Added</th>
+            <th>State</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {keys?.map((k) => (
+            <tr key={k.id}>
+              <td>{k.provider}</td>
+              <td>{k.label}</td>
+              <td>
+                <code>…{k.last4}</code>
+              </td>
+              <td>{formatDate(k.created_at)}</td>
+              <td>{k.revoked_at ? <Status value="revoked" /> : <Status value="active" />}</td>
+              <td>{isAdmin && !k.revoked_at && <RevokeButton label={`Revoke ${k.provider} key ${k.label}`} onRevoke={() => onRevoke(k.id)} />}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const PROVIDERS = [
+  { value: 'openai', label: 'OpenAI' },
+  { value: 'anthropic', label: 'Anthropic' },
+  { value: 'google', label: 'Google' },
+];
+
 function ProviderKeys() {
   const { me, org_id } = useSession();
   const role = me.memberships.find((m) => m.org_id === org_id)?.role;
@@ -183,10 +235,7 @@ function ProviderKeys() {
     setLabel('');
     keys.reload();
   });
-  const revoke = useAction(async (id: string) => {
-    await api('DELETE', `/v1/orgs/${org_id}/provider-keys/${id}`);
-    keys.reload();
-  });
+  const revoke = useRevoke(`/v1/orgs/${org_id}/provider-keys`, keys.reload);
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">AI provider keys</h2>
@@ -201,14 +250,7 @@ function ProviderKeys() {
             void add.run();
           }}
         >
-          <label className="field">
-            <span>Provider</span>
-            <select value={provider} onChange={(e) => setProvider(e.target.value)}>
-              <option value="openai">OpenAI</option>
-              <option value="anthropic">Anthropic</option>
-              <option value="google">Google</option>
-            </select>
-          </label>
+          <Choice label="Provider" value={provider} onChange={setProvider} options={PROVIDERS} />
           <Field label="Label" value={label} onChange={setLabel} />
           <Field label="API key" type="password" value={apiKey} onChange={setApiKey} isRequired autoComplete="off" />
           <Action type="submit" variant="primary" isDisabled={add.pending}>
@@ -219,40 +261,7 @@ function ProviderKeys() {
         <p className="muted">Only an organization admin can add or revoke keys.</p>
       )}
       <ErrorBanner error={add.error ?? revoke.error ?? keys.error} />
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Provider</th>
-              <th>Label</th>
-              <th>Key</th>
-              <th>Added</th>
-              <th>State</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {keys.value?.data.map((k) => (
-              <tr key={k.id}>
-                <td>{k.provider}</td>
-                <td>{k.label}</td>
-                <td>
-                  <code>…{k.last4}</code>
-                </td>
-                <td>{formatDate(k.created_at)}</td>
-                <td>{k.revoked_at ? <Status value="revoked" /> : <Status value="active" />}</td>
-                <td>
-                  {isAdmin && !k.revoked_at && (
-                    <Action variant="danger" aria-label={`Revoke ${k.provider} key ${k.label}`} onPress={() => void revoke.run(k.id)}>
-                      Revoke
-                    </Action>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ProviderKeyTable keys={keys.value?.data} isAdmin={isAdmin} onRevoke={(id) => void revoke.run(id)} />
     </section>
   );
 }

@@ -14,7 +14,7 @@ import {
   type Redemption,
   api,
 } from '../api.ts';
-import { Action, ErrorBanner, Field, Link, Pager, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
+import { Action, Choice, ErrorBanner, Field, Link, Pager, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
 import { TechnicalDetails } from '../technical.tsx';
 import { PackList, useCheckout } from './billing.tsx';
 
@@ -96,16 +96,7 @@ function NewProgram({ institutions, onCreated }: { institutions: Institution[]; 
       }}
     >
       <div className="inline-form">
-        <label className="field">
-          <span>Institution</span>
-          <select value={sponsor_id} onChange={(e) => setSponsor(e.target.value)}>
-            {institutions.map((i) => (
-              <option key={i.id} value={i.id}>
-                {i.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Institution" value={sponsor_id} onChange={setSponsor} options={institutions.map((i) => ({ value: i.id, label: i.name }))} />
         <Field label="Program name" value={name} onChange={setName} isRequired />
         <Field label="Ends at" type="datetime-local" value={ends} onChange={setEnds} isRequired />
         <Field label="Credits per recipient (cap)" value={cap} onChange={setCap} inputMode="numeric" isRequired />
@@ -234,37 +225,157 @@ function Report({ program_id }: { program_id: string }) {
   );
 }
 
-export function ProgramPage({ program_id }: { program_id: string }) {
-  const { features } = useSession();
-  const program = useLoad(() => api<Program>('GET', `/v1/sponsors/programs/${program_id}`), [program_id]);
-  const packs = useLoad(() => (features.billing ? api<Packs>('GET', '/v1/billing/packs') : Promise.resolve(null)), [features.billing]);
-  const checkout = useCheckout({ program_id });
+/** The program's settings as created, and the transitions it still allows (draft → active → closed). */
+function Configuration({ p, onChanged }: { p: Program; onChanged(program: Program): void }) {
   const setStatus = useAction(async (status: 'active' | 'closed') => {
-    program.setValue(await api<Program>('POST', `/v1/sponsors/programs/${program_id}/status`, { body: { status }, idempotent: true }));
+    onChanged(await api<Program>('POST', `/v1/sponsors/programs/${p.id}/status`, { body: { status }, idempotent: true }));
   });
-  const [decideOrg, setDecideOrg] = useState('');
+  return (
+    <section aria-labelledby="program-heading">
+      <h2 id="program-heading">Configuration</h2>
+      <dl className="spec">
+        <div>
+          <dt>Window</dt>
+          <dd>
+            {formatDate(p.starts_at)} – {formatDate(p.ends_at)}
+          </dd>
+        </div>
+        <div>
+          <dt>Per recipient cap</dt>
+          <dd>{formatNumber(p.per_recipient_cap)} credits</dd>
+        </div>
+        <div>
+          <dt>Maximum recipients</dt>
+          <dd>{formatNumber(p.max_recipients)}</dd>
+        </div>
+        <div>
+          <dt>Eligible domains</dt>
+          <dd>{p.eligible_email_domains.length ? p.eligible_email_domains.join(', ') : 'any'}</dd>
+        </div>
+        <div>
+          <dt>Enrollments</dt>
+          <dd>{p.requires_approval ? 'need approval' : 'active on redemption'}</dd>
+        </div>
+        <div>
+          <dt>Report minimum cohort</dt>
+          <dd>{p.report_min_cohort}</dd>
+        </div>
+      </dl>
+      {p.status === 'draft' && (
+        <Action variant="primary" onPress={() => void setStatus.run('active')} isDisabled={setStatus.pending}>
+          Activate
+        </Action>
+      )}
+      {p.status !== 'closed' && (
+        <Action variant="danger" onPress={() => void setStatus.run('closed')} isDisabled={setStatus.pending}>
+          Close (cannot be reopened)
+        </Action>
+      )}
+      <ErrorBanner error={setStatus.error} />
+    </section>
+  );
+}
+
+function FundPool({ program_id }: { program_id: string }) {
+  const packs = useLoad(() => api<Packs>('GET', '/v1/billing/packs'), []);
+  const checkout = useCheckout({ program_id });
+  return (
+    <section aria-labelledby="fund-heading">
+      <h2 id="fund-heading">Fund the pool</h2>
+      <p className="muted">Funding does not approve anyone or allocate credits to them.</p>
+      <ErrorBanner error={packs.error ?? checkout.error} />
+      {packs.value && <PackList packs={packs.value} canBuy pending={checkout.pending} onBuy={(pack) => void checkout.run(pack.pack_key)} />}
+    </section>
+  );
+}
+
+/** Approve or decline a pending enrollment by organization id; approving issues no credits. */
+function DecideEnrollment({ program_id }: { program_id: string }) {
+  const [org_id, setOrgId] = useState('');
   const [note, setNote] = useState('');
   const decide = useAction(async (approve: boolean) => {
     const enrollment = await api<MemberDecision>('POST', `/v1/sponsors/programs/${program_id}/members/decide`, {
-      body: { org_id: decideOrg.trim(), approve, ...(note.trim() ? { note: note.trim() } : {}) },
+      body: { org_id: org_id.trim(), approve, ...(note.trim() ? { note: note.trim() } : {}) },
       idempotent: true,
     });
-    setDecideOrg('');
+    setOrgId('');
     setNote('');
     return enrollment;
   });
   const [decided, setDecided] = useState<{ org_id: string; status: string } | null>(null);
-  const [allocateOrg, setAllocateOrg] = useState('');
+  return (
+    <section aria-labelledby="decide-heading">
+      <h2 id="decide-heading">Decide an enrollment</h2>
+      <div className="inline-form">
+        <Field label="Organization id" value={org_id} onChange={setOrgId} />
+        <Field label="Note (optional)" value={note} onChange={setNote} />
+        <Action variant="primary" isDisabled={decide.pending || !org_id.trim()} onPress={async () => setDecided((await decide.run(true)) ?? null)}>
+          Approve
+        </Action>
+        <Action isDisabled={decide.pending || !org_id.trim()} onPress={async () => setDecided((await decide.run(false)) ?? null)}>
+          Decline
+        </Action>
+      </div>
+      <ErrorBanner error={decide.error} />
+      {decided && (
+        <div role="status">
+          <p>
+            The organization's enrollment is now <Status value={decided.status} /> (approval issues no credits; allocate them below).
+          </p>
+          <TechnicalDetails summary="Technical details of the decision">
+            <p>Organization {decided.org_id}</p>
+          </TechnicalDetails>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** Move credits from the program's pool to an enrolled organization. */
+function AllocateCredits({ program_id }: { program_id: string }) {
+  const [org_id, setOrgId] = useState('');
   const [credits, setCredits] = useState('');
   const allocate = useAction(async () => {
     const allocation = await api<Allocation>('POST', `/v1/sponsors/programs/${program_id}/allocate`, {
-      body: { org_id: allocateOrg.trim(), credits: Number(credits) },
+      body: { org_id: org_id.trim(), credits: Number(credits) },
       idempotent: true,
     });
     setCredits('');
     return allocation;
   });
   const [allocated, setAllocated] = useState<{ transaction_id: string; credits: number; org_id: string } | null>(null);
+  return (
+    <section aria-labelledby="allocate-heading">
+      <h2 id="allocate-heading">Allocate credits</h2>
+      <div className="inline-form">
+        <Field label="Organization id" value={org_id} onChange={setOrgId} />
+        <Field label="Credits" value={credits} onChange={setCredits} inputMode="numeric" />
+        <Action
+          variant="primary"
+          isDisabled={allocate.pending || !org_id.trim() || !Number.isInteger(Number(credits)) || Number(credits) < 1}
+          onPress={async () => setAllocated((await allocate.run()) ?? null)}
+        >
+          Allocate
+        </Action>
+      </div>
+      <ErrorBanner error={allocate.error} />
+      {allocated && (
+        <div role="status">
+          <p>Allocated {formatNumber(allocated.credits)} credits to the organization, from the program's pool.</p>
+          <TechnicalDetails summary="Technical details of the allocation">
+            <p>
+              Organization {allocated.org_id} · ledger transaction <code>{allocated.transaction_id}</code>
+            </p>
+          </TechnicalDetails>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function ProgramPage({ program_id }: { program_id: string }) {
+  const { features } = useSession();
+  const program = useLoad(() => api<Program>('GET', `/v1/sponsors/programs/${program_id}`), [program_id]);
   const p = program.value;
   return (
     <>
@@ -277,105 +388,10 @@ export function ProgramPage({ program_id }: { program_id: string }) {
           <h1>
             {p.name} <Status value={p.status} />
           </h1>
-          <section aria-labelledby="program-heading">
-            <h2 id="program-heading">Configuration</h2>
-            <dl className="spec">
-              <div>
-                <dt>Window</dt>
-                <dd>
-                  {formatDate(p.starts_at)} – {formatDate(p.ends_at)}
-                </dd>
-              </div>
-              <div>
-                <dt>Per recipient cap</dt>
-                <dd>{formatNumber(p.per_recipient_cap)} credits</dd>
-              </div>
-              <div>
-                <dt>Maximum recipients</dt>
-                <dd>{formatNumber(p.max_recipients)}</dd>
-              </div>
-              <div>
-                <dt>Eligible domains</dt>
-                <dd>{p.eligible_email_domains.length ? p.eligible_email_domains.join(', ') : 'any'}</dd>
-              </div>
-              <div>
-                <dt>Enrollments</dt>
-                <dd>{p.requires_approval ? 'need approval' : 'active on redemption'}</dd>
-              </div>
-              <div>
-                <dt>Report minimum cohort</dt>
-                <dd>{p.report_min_cohort}</dd>
-              </div>
-            </dl>
-            {p.status === 'draft' && (
-              <Action variant="primary" onPress={() => void setStatus.run('active')} isDisabled={setStatus.pending}>
-                Activate
-              </Action>
-            )}
-            {p.status !== 'closed' && (
-              <Action variant="danger" onPress={() => void setStatus.run('closed')} isDisabled={setStatus.pending}>
-                Close (cannot be reopened)
-              </Action>
-            )}
-            <ErrorBanner error={setStatus.error} />
-          </section>
-          {features.billing && p.status !== 'closed' && (
-            <section aria-labelledby="fund-heading">
-              <h2 id="fund-heading">Fund the pool</h2>
-              <p className="muted">Funding does not approve anyone or allocate credits to them.</p>
-              <ErrorBanner error={packs.error ?? checkout.error} />
-              {packs.value && <PackList packs={packs.value} canBuy pending={checkout.pending} onBuy={(pack) => void checkout.run(pack.pack_key)} />}
-            </section>
-          )}
-          <section aria-labelledby="decide-heading">
-            <h2 id="decide-heading">Decide an enrollment</h2>
-            <div className="inline-form">
-              <Field label="Organization id" value={decideOrg} onChange={setDecideOrg} />
-              <Field label="Note (optional)" value={note} onChange={setNote} />
-              <Action variant="primary" isDisabled={decide.pending || !decideOrg.trim()} onPress={async () => setDecided((await decide.run(true)) ?? null)}>
-                Approve
-              </Action>
-              <Action isDisabled={decide.pending || !decideOrg.trim()} onPress={async () => setDecided((await decide.run(false)) ?? null)}>
-                Decline
-              </Action>
-            </div>
-            <ErrorBanner error={decide.error} />
-            {decided && (
-              <div role="status">
-                <p>
-                  The organization's enrollment is now <Status value={decided.status} /> (approval issues no credits; allocate them below).
-                </p>
-                <TechnicalDetails summary="Technical details of the decision">
-                  <p>Organization {decided.org_id}</p>
-                </TechnicalDetails>
-              </div>
-            )}
-          </section>
-          <section aria-labelledby="allocate-heading">
-            <h2 id="allocate-heading">Allocate credits</h2>
-            <div className="inline-form">
-              <Field label="Organization id" value={allocateOrg} onChange={setAllocateOrg} />
-              <Field label="Credits" value={credits} onChange={setCredits} inputMode="numeric" />
-              <Action
-                variant="primary"
-                isDisabled={allocate.pending || !allocateOrg.trim() || !Number.isInteger(Number(credits)) || Number(credits) < 1}
-                onPress={async () => setAllocated((await allocate.run()) ?? null)}
-              >
-                Allocate
-              </Action>
-            </div>
-            <ErrorBanner error={allocate.error} />
-            {allocated && (
-              <div role="status">
-                <p>Allocated {formatNumber(allocated.credits)} credits to the organization, from the program's pool.</p>
-                <TechnicalDetails summary="Technical details of the allocation">
-                  <p>
-                    Organization {allocated.org_id} · ledger transaction <code>{allocated.transaction_id}</code>
-                  </p>
-                </TechnicalDetails>
-              </div>
-            )}
-          </section>
+          <Configuration p={p} onChanged={program.setValue} />
+          {features.billing && p.status !== 'closed' && <FundPool program_id={program_id} />}
+          <DecideEnrollment program_id={program_id} />
+          <AllocateCredits program_id={program_id} />
           <Report program_id={program_id} />
           <TechnicalDetails>
             <p>

@@ -160,16 +160,15 @@ function useWorldSchema(wanted: boolean): JSONSchema7 | null {
   return schema;
 }
 
-export function WorldEditorPage({ project_id }: { project_id: string }) {
-  const { search } = useLocation();
-  const from = search.get('from');
+/**
+ * The world being edited, kept both as a world (for the diagram and the forms) and as JSON text (for the Advanced tab):
+ * a form edit rewrites the text; a text edit updates the world whenever it parses as one. `from` opens a saved revision.
+ */
+function useWorldDraft(from: string | null) {
   const [world, setWorld] = useState<World | null>(null);
   const [text, setText] = useState('');
   const [textError, setTextError] = useState(false);
-  const [tab, setTab] = useState<'pathway' | 'advanced'>('pathway');
-  const [selection, setSelection] = useState<Selection>(null);
   const [problems, setProblems] = useState<Problem[] | null>(null);
-  const schema = useWorldSchema(tab === 'advanced');
   const startFrom = (next: World) => {
     setWorld(next);
     setText(JSON.stringify(next, null, 2));
@@ -192,22 +191,110 @@ export function WorldEditorPage({ project_id }: { project_id: string }) {
       setTextError(true);
     }
   };
-  const check = useAction(async () => {
-    const result = await api<WorldValidation>('POST', '/v1/world-specs/validate', { body: JSON.parse(text) });
-    setProblems(result.problems);
+  return { world, text, textError, problems, setProblems, startFrom, onText, sourceError: source.error };
+}
+
+type WorldDraft = ReturnType<typeof useWorldDraft>;
+type EditorTab = 'pathway' | 'advanced';
+
+function WorldTabs({
+  draft,
+  world,
+  tab,
+  onTab,
+  selection,
+  onSelect,
+}: {
+  draft: WorldDraft;
+  world: World;
+  tab: EditorTab;
+  onTab(tab: EditorTab): void;
+  selection: Selection;
+  onSelect(selection: Selection): void;
+}) {
+  const schema = useWorldSchema(tab === 'advanced');
+  return (
+    <Tabs selectedKey={tab} onSelectionChange={(key) => onTab(key as EditorTab)}>
+      <TabList aria-label="Ways to edit the world">
+        <Tab id="pathway">Pathway</Tab>
+        <Tab id="advanced">Advanced (JSON)</Tab>
+      </TabList>
+      <TabPanel id="pathway">
+        {draft.textError ? (
+          <p className="warning">The JSON in the Advanced tab is not a complete world yet; the diagram shows the last complete version.</p>
+        ) : null}
+        <PathwayEditor world={world} onWorld={draft.startFrom} selection={selection} onSelect={onSelect} />
+      </TabPanel>
+      <TabPanel id="advanced">
+        <p className="muted small">The whole world as JSON. Suggestions appear as you type (Ctrl+Space); problems are marked on their lines.</p>
+        <Suspense fallback={<p aria-busy="true">Loading the editor…</p>}>
+          {schema && <JsonEditor value={draft.text} onChange={draft.onText} schema={schema} onProblems={draft.setProblems} />}
+        </Suspense>
+      </TabPanel>
+    </Tabs>
+  );
+}
+
+/** Check (the service's validation, problems shown in words) and save: saving checks first and saves only a valid world. */
+function CheckAndSave({ project_id, draft, world }: { project_id: string; draft: WorldDraft; world: World }) {
+  const validate = async () => {
+    const result = await api<WorldValidation>('POST', '/v1/world-specs/validate', { body: JSON.parse(draft.text) });
+    draft.setProblems(result.problems);
     return result.problems;
-  });
+  };
+  const check = useAction(validate);
   const save = useAction(async () => {
-    const found = await api<WorldValidation>('POST', '/v1/world-specs/validate', { body: JSON.parse(text) });
-    setProblems(found.problems);
-    if (found.problems.length > 0) return;
-    const saved = await api<WorldRevision>('POST', `/v1/projects/${project_id}/worlds`, { body: JSON.parse(text) });
+    if ((await validate()).length > 0) return;
+    const saved = await api<WorldRevision>('POST', `/v1/projects/${project_id}/worlds`, { body: JSON.parse(draft.text) });
     navigate(`/world-revisions/${saved.world_revision_id}`);
   });
+  return (
+    <>
+      <PlainError error={check.error ?? save.error} world={world} />
+      <div className="row">
+        <Action onPress={() => void check.run()} isDisabled={draft.textError || check.pending}>
+          Check
+        </Action>
+        <Action variant="primary" onPress={() => void save.run()} isDisabled={draft.textError || save.pending}>
+          {save.pending ? 'Saving…' : 'Save this world'}
+        </Action>
+      </div>
+    </>
+  );
+}
+
+function EditorTechnical({ project_id, from, problems }: { project_id: string; from: string | null; problems: Problem[] | null }) {
+  return (
+    <TechnicalDetails>
+      <p>
+        The world is a WorldSpec 1.0.0 document; its schema is at /v1/schemas/WorldSpec. Checking calls POST /v1/world-specs/validate; saving POST /v1/projects/
+        {project_id}/worlds.
+      </p>
+      {from && <p>Based on the world revision {from}.</p>}
+      {problems && problems.length > 0 && (
+        <ul>
+          {problems.map((p) => (
+            <li key={`${p.pointer}:${p.message}`}>
+              <code>{p.pointer || '/'}</code> {p.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </TechnicalDetails>
+  );
+}
+
+export function WorldEditorPage({ project_id }: { project_id: string }) {
+  const { search } = useLocation();
+  const from = search.get('from');
+  const draft = useWorldDraft(from);
+  const [tab, setTab] = useState<EditorTab>('pathway');
+  const [selection, setSelection] = useState<Selection>(null);
   const selectAndShow = (next: Selection) => {
     setSelection(next);
     if (next) setTab('pathway');
   };
+  const { world, problems } = draft;
   return (
     <>
       <p className="crumbs">
@@ -218,58 +305,18 @@ export function WorldEditorPage({ project_id }: { project_id: string }) {
         A world is a model of the care pathway: who arrives, the steps they go through, the staff and equipment each step needs, and the change you want to test
         against usual care. Every number in it is an assumption you can see and change.
       </p>
-      <PlainError error={source.error} />
-      {!world && !from && <SampleChooser onWorld={startFrom} />}
+      <PlainError error={draft.sourceError} />
+      {!world && !from && <SampleChooser onWorld={draft.startFrom} />}
       {world && (
         <>
           <h2 className="world-title">{world.name}</h2>
           {world.description && <p>{world.description}</p>}
-          <Tabs selectedKey={tab} onSelectionChange={(key) => setTab(key as 'pathway' | 'advanced')}>
-            <TabList aria-label="Ways to edit the world">
-              <Tab id="pathway">Pathway</Tab>
-              <Tab id="advanced">Advanced (JSON)</Tab>
-            </TabList>
-            <TabPanel id="pathway">
-              {textError ? (
-                <p className="warning">The JSON in the Advanced tab is not a complete world yet; the diagram shows the last complete version.</p>
-              ) : null}
-              <PathwayEditor world={world} onWorld={startFrom} selection={selection} onSelect={setSelection} />
-            </TabPanel>
-            <TabPanel id="advanced">
-              <p className="muted small">The whole world as JSON. Suggestions appear as you type (Ctrl+Space); problems are marked on their lines.</p>
-              <Suspense fallback={<p aria-busy="true">Loading the editor…</p>}>
-                {schema && <JsonEditor value={text} onChange={onText} schema={schema} onProblems={setProblems} />}
-              </Suspense>
-            </TabPanel>
-          </Tabs>
+          <WorldTabs draft={draft} world={world} tab={tab} onTab={setTab} selection={selection} onSelect={setSelection} />
           {problems && <ProblemList problems={problems} world={world} onSelect={selectAndShow} />}
-          <PlainError error={check.error ?? save.error} world={world} />
-          <div className="row">
-            <Action onPress={() => void check.run()} isDisabled={textError || check.pending}>
-              Check
-            </Action>
-            <Action variant="primary" onPress={() => void save.run()} isDisabled={textError || save.pending}>
-              {save.pending ? 'Saving…' : 'Save this world'}
-            </Action>
-          </div>
+          <CheckAndSave project_id={project_id} draft={draft} world={world} />
         </>
       )}
-      <TechnicalDetails>
-        <p>
-          The world is a WorldSpec 1.0.0 document; its schema is at /v1/schemas/WorldSpec. Checking calls POST /v1/world-specs/validate; saving POST
-          /v1/projects/{project_id}/worlds.
-        </p>
-        {from && <p>Based on the world revision {from}.</p>}
-        {problems && problems.length > 0 && (
-          <ul>
-            {problems.map((p) => (
-              <li key={`${p.pointer}:${p.message}`}>
-                <code>{p.pointer || '/'}</code> {p.message}
-              </li>
-            ))}
-          </ul>
-        )}
-      </TechnicalDetails>
+      <EditorTechnical project_id={project_id} from={from} problems={problems} />
     </>
   );
 }
@@ -347,6 +394,43 @@ function EstimateReport({ estimate, budget }: { estimate: Estimate; budget: numb
   );
 }
 
+function BudgetField({ budget, typo, onChange }: { budget: string; typo: boolean; onChange(budget: string): void }) {
+  return (
+    <div className="field">
+      <label htmlFor="budget">Budget (credits)</label>
+      <input
+        id="budget"
+        inputMode="numeric"
+        required
+        value={budget}
+        aria-invalid={typo || undefined}
+        aria-describedby={typo ? 'budget-problem' : undefined}
+        onChange={(event) => onChange(event.target.value)}
+      />
+      {typo && (
+        <span id="budget-problem" className="field-problem">
+          Type a whole number of credits, 1 or more.
+        </span>
+      )}
+    </div>
+  );
+}
+
+function EstimateTechnical({ estimate }: { estimate: Estimate }) {
+  return (
+    <TechnicalDetails summary="How the estimate is made">
+      <p>{estimate.cost_model}</p>
+      <ul>
+        {estimate.issues.map((i) => (
+          <li key={`${i.pointer}:${i.message}`}>
+            <code>{i.pointer}</code> {i.message}
+          </li>
+        ))}
+      </ul>
+    </TechnicalDetails>
+  );
+}
+
 /** spec: WorldSpec and run — the budget is what the user types; nothing is pre-filled, and a changed budget needs a new estimate. */
 function RunPanel({ world_revision_id }: { world_revision_id: string }) {
   const [budget, setBudget] = useState('');
@@ -376,27 +460,15 @@ function RunPanel({ world_revision_id }: { world_revision_id: string }) {
           void runEstimate.run();
         }}
       >
-        <div className="field">
-          <label htmlFor="budget">Budget (credits)</label>
-          <input
-            id="budget"
-            inputMode="numeric"
-            required
-            value={budget}
-            aria-invalid={typo || undefined}
-            aria-describedby={typo ? 'budget-problem' : undefined}
-            onChange={(event) => {
-              setBudget(event.target.value);
-              setEstimate(null);
-              setTypo(false);
-            }}
-          />
-          {typo && (
-            <span id="budget-problem" className="field-problem">
-              Type a whole number of credits, 1 or more.
-            </span>
-          )}
-        </div>
+        <BudgetField
+          budget={budget}
+          typo={typo}
+          onChange={(next) => {
+            setBudget(next);
+            setEstimate(null);
+            setTypo(false);
+          }}
+        />
         <Action type="submit" isDisabled={!budget.trim() || runEstimate.pending}>
           Estimate
         </Action>
@@ -406,18 +478,7 @@ function RunPanel({ world_revision_id }: { world_revision_id: string }) {
       </form>
       <PlainError error={runEstimate.error ?? start.error} />
       {estimate && <EstimateReport estimate={estimate.estimate} budget={estimate.budget} />}
-      {estimate && (
-        <TechnicalDetails summary="How the estimate is made">
-          <p>{estimate.estimate.cost_model}</p>
-          <ul>
-            {estimate.estimate.issues.map((i) => (
-              <li key={`${i.pointer}:${i.message}`}>
-                <code>{i.pointer}</code> {i.message}
-              </li>
-            ))}
-          </ul>
-        </TechnicalDetails>
-      )}
+      {estimate && <EstimateTechnical estimate={estimate.estimate} />}
     </section>
   );
 }
