@@ -2,17 +2,17 @@
 // world.variants[].changes as a diff against the baseline, ai (estimated, session_total, cap_reached), world.measured
 // with coverage, unit, denominator, time window, censoring and what is reported beside it, next_steps (kind, optional
 // tool, source rule|ai_hypothesis), plus what changed since the previous checkpoint. Pure.
+import type { AiLimits, AiUsage, Change, Checkpoint, MeasuredEntry, NextStep } from '../contracts/checkpoint.ts';
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { MetricSummary } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import type { Problem } from '../simulation/validate.ts';
-import { type AuthoringDraft, clip, type Question, type Slot, type SlotValue, type ValueSource } from './draft.ts';
+import { type AuthoringDraft, clip, type Question, type Slot, type SlotValue } from './draft.ts';
 import { CONCEPT_AND_EVIDENCE_REVIEW, isToolName, SYNTHETIC_SIMULATION } from './tools.ts';
 
 // ---------- the AI preparation limit (spec: Limits — applies to the whole session; reported by cap_reached) ----------
 
-export type AiUsage = { calls: number; tokens: number; ai_iterations: number; wall_seconds: number; credits: number };
-export type AiLimits = { calls_max: number; tokens_max: number; ai_iterations_max: number; wall_seconds_max: number };
+export type { AiLimits, AiUsage, Checkpoint } from '../contracts/checkpoint.ts';
 
 export const ZERO_USAGE: AiUsage = { calls: 0, tokens: 0, ai_iterations: 0, wall_seconds: 0, credits: 0 };
 
@@ -25,47 +25,7 @@ export function limitReached(total: AiUsage, limits: AiLimits, next_tokens: numb
   return null;
 }
 
-// ---------- checkpoint shape ----------
-
-export type NextStep = { kind: string; tool?: string; source: 'rule' | 'ai_hypothesis'; message: string };
-export type MeasuredEntry = {
-  measure_id: string;
-  kind: string;
-  coverage: 'covered' | 'partial' | 'missing';
-  unit: string;
-  denominator: string;
-  time_window: { start: number; end: number; unit: string };
-  censoring: string;
-  reported_beside: { still_waiting_at_end_mean: number | null; censored_count: number | null };
-};
-export type SmokeRun = {
-  replications: number;
-  horizon: number;
-  metrics: Array<{ measure_id: string; variant_id: string; n: number; mean: number | null }>;
-} | null;
-export type Change = { path: string; before: unknown; after: unknown };
-
-export type Checkpoint = {
-  number: number;
-  reason: 'draft' | 'answers' | 'revise';
-  world: {
-    spec: WorldSpec;
-    settings: Record<string, { value: number; unit: string; source: ValueSource }>;
-    variants: Array<{
-      id: string;
-      label: string;
-      role: string;
-      changes: Array<{ setting: string; baseline: number | null; value: number; unit: string; source: ValueSource }>;
-    }>;
-    measured: MeasuredEntry[];
-  };
-  validation: { valid: boolean; problems: Problem[] };
-  smoke_run: SmokeRun;
-  questions: Question[];
-  next_steps: NextStep[];
-  ai: { estimated: AiUsage; session_total: AiUsage; limits: AiLimits; cap_reached: boolean; limit_reached: string | null; heuristic: boolean };
-  changes_since_previous: Change[];
-};
+// ---------- checkpoint shape: domain/contracts/checkpoint.ts (the one declaration the API documents) ----------
 
 /** Next steps listed per checkpoint at most. */
 export const NEXT_STEPS_MAX = 50;
@@ -219,8 +179,8 @@ export function aiNextSteps(draft: AuthoringDraft | null): NextStep[] {
 
 /** What changed since the previous checkpoint, as JSON paths over settings, variant changes, questions and coverage. */
 export function diffCheckpoints(previous: Checkpoint | null, next: Omit<Checkpoint, 'changes_since_previous'>): Change[] {
-  const flat = (checkpoint: Omit<Checkpoint, 'changes_since_previous'> | null): Map<string, unknown> => {
-    const out = new Map<string, unknown>();
+  const flat = (checkpoint: Omit<Checkpoint, 'changes_since_previous'> | null): Map<string, string | boolean> => {
+    const out = new Map<string, string | boolean>();
     if (!checkpoint) return out;
     for (const [name, setting] of Object.entries(checkpoint.world.settings)) out.set(`/world/settings/${name}`, `${setting.value} ${setting.unit}`);
     for (const variant of checkpoint.world.variants)
@@ -235,8 +195,8 @@ export function diffCheckpoints(previous: Checkpoint | null, next: Omit<Checkpoi
   const after = flat(next);
   const changes: Change[] = [];
   for (const path of new Set([...before.keys(), ...after.keys()])) {
-    const a = before.has(path) ? before.get(path) : null;
-    const b = after.has(path) ? after.get(path) : null;
+    const a = before.get(path) ?? null;
+    const b = after.get(path) ?? null;
     if (a !== b) changes.push({ path, before: a, after: b });
   }
   return changes;

@@ -2,10 +2,10 @@
 // citation quote is read for a demand (a count per hour or per day), a duration (minutes or hours) and a staffing count;
 // each is proposed for the slot whose unit it fits, with the cited line as its source and the unit conversion recorded
 // (a count per day → per hour over the opening hours the intake cites, or over a stated 24-hour day). Pure.
+import type { Conversion } from '../contracts/checkpoint.ts';
 import type { Citation, IntakeSpec } from '../contracts/intakeSpec.ts';
 
-/** How a cited number became the slot's value: value = quoted_value × factor. */
-export type Conversion = { quoted_value: number; quoted_unit: string; factor: number; basis: string };
+export type { Conversion } from '../contracts/checkpoint.ts';
 
 /** A proposal read from the intake (the same shape the model returns). */
 export type CitedProposal = {

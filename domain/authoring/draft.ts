@@ -6,16 +6,12 @@
 // quote appears in the intake, an answer, a published reference, or an assumption the user stated. A value the model
 // proposes without a source becomes a question, never a setting.
 import { Type, type Static } from 'typebox';
+import type { Question, ValueSource } from '../contracts/checkpoint.ts';
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { Setting, SettingSource, WorldSpec } from '../contracts/worldSpec.ts';
 import { type Conversion, citedProposals, conversionHolds, quoteStatesNumber } from './citedNumbers.ts';
 
-/** Where a configured value comes from (spec: Authoring session checkpoint — world.settings "with its unit and source"). */
-export type ValueSource =
-  | { kind: 'intake_line'; source_id: string; line_start: number; line_end: number; quote: string; conversion?: Conversion | null }
-  | { kind: 'answer'; question_id: string; answered_at_checkpoint: number }
-  | { kind: 'reference'; reference: string }
-  | { kind: 'assumption'; rationale: string };
+export type { Question, ValueSource } from '../contracts/checkpoint.ts';
 
 /** A number the world needs: a setting, or the value a treatment variant changes a setting to. */
 export type Slot = {
@@ -29,15 +25,6 @@ export type Slot = {
 };
 
 export type SlotValue = { value: number; unit: string; source: ValueSource };
-
-export type Question = {
-  id: string;
-  slot: string;
-  text: string;
-  unit: string;
-  /** a value the model proposed without a source: shown, never used */
-  unsourced_proposal: { value: number; proposed_by: 'ai_hypothesis' } | null;
-};
 
 // ---------- the AI output (registered as an AI schema; strict-structured-output friendly: every field required) ----------
 

@@ -3,6 +3,7 @@
 // domain/authoring/session.ts) and the session as polled.
 import { Type } from 'typebox';
 import { BYOK_PROVIDERS } from '../ai/keys.ts';
+import { Checkpoint } from './checkpoint.ts';
 import { Id, NullableLiteralUnion, Timestamp } from './common.ts';
 
 /** Answers in one request. */
@@ -91,8 +92,8 @@ export const AuthoringSession = Type.Object({
   ai_limits: Type.Object({}, { additionalProperties: true }),
   cap_reached: Type.Boolean(),
   checkpoint_count: Type.Integer({ minimum: 0 }),
-  checkpoint: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
-    description: 'the latest checkpoint (spec: Authoring session checkpoint)',
+  checkpoint: Type.Union([Checkpoint, Type.Null()], {
+    description: 'the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing',
   }),
   world_revision_id: Type.Union([Type.String(), Type.Null()]),
   wait_seconds_max: Type.Integer(),

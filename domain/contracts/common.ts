@@ -1,6 +1,6 @@
 // The pieces every API body shares (spec: Versioning, Limits; STYLE.md: one voice for every endpoint): the error
 // envelope, prefixed ids, ISO 8601 timestamps, credit integers and the one paging shape.
-import { type TLiteral, type TNull, type TSchemaOptions, type TUnion, Type } from 'typebox';
+import { type Static, type TLiteral, type TNull, type TSchema, type TSchemaOptions, type TUnion, Type } from 'typebox';
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -42,4 +42,12 @@ export function NullableLiteralUnion<const T extends readonly string[]>(values: 
   return Type.Union([...values.map((value) => Type.Literal(value)), Type.Null()], options) as unknown as TUnion<
     [...{ -readonly [K in keyof T]: TLiteral<T[K]> }, TNull]
   >;
+}
+
+/**
+ * A named contract (a schema with `$id`) where a body embeds it, with a description of that use: validated and typed as
+ * the contract itself. TypeBox has no way to add a keyword to an existing schema, so this is the documented escape hatch.
+ */
+export function Described<T extends TSchema>(contract: T, description: string) {
+  return Type.Unsafe<Static<T>>({ ...contract, description });
 }

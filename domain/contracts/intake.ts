@@ -4,7 +4,7 @@
 import { Type } from 'typebox';
 import { BYOK_PROVIDERS } from '../ai/keys.ts';
 import { SOURCES_PER_REQUEST_MAX, SourceSummary } from '../intake/sources.ts';
-import { Id, NullableLiteralUnion, Timestamp } from './common.ts';
+import { Id, LiteralUnion, NullableLiteralUnion, Timestamp } from './common.ts';
 import { IntakeSpec } from './intakeSpec.ts';
 
 /** spec: Intake draft states. */
@@ -74,15 +74,24 @@ export const ParseIntakeBody = Type.Object(
 const { $id: _intake_id, ...IntakeSpecInline } = JSON.parse(JSON.stringify(IntakeSpec)) as Record<string, unknown>;
 const IntakeSpecDoc = Type.Unsafe<unknown>(IntakeSpecInline);
 
+/** Why a citation was dropped (spec: IntakeSpec — a citation stays only if its source, lines and quote check). */
+export const CITATION_DROP_REASONS = [
+  'source_not_in_project',
+  'source_not_processed',
+  'line_range_invalid',
+  'lines_out_of_range',
+  'quote_not_in_lines',
+] as const;
+/** A dropped citation. The quote is not echoed back: it may hold text the service must not repeat. */
 export const DroppedCitation = Type.Object({
-  path: Type.String(),
+  path: Type.String({ description: 'JSON pointer into the submitted document' }),
   source_id: Type.String(),
   line_start: Type.Integer(),
   line_end: Type.Integer(),
-  reason: Type.String(),
+  reason: LiteralUnion(CITATION_DROP_REASONS),
   message: Type.String(),
 });
-export const DroppedClaim = Type.Object({ path: Type.String(), reason: Type.String(), message: Type.String() });
+export const DroppedClaim = Type.Object({ path: Type.String(), reason: Type.Literal('no_valid_citation'), message: Type.String() });
 export const DraftUsage = Type.Object({
   provider: Type.String(),
   model: Type.String(),

@@ -1,11 +1,15 @@
 // Run result contracts: RunManifest, MetricSummary and Finding at 1.0.0 (spec: Versioning; WorldSpec and run),
 // plus the shapes of a comparison and a cost report. Every result of a world run is synthetic: it describes the model, not the world.
 import { type Static, Type } from 'typebox';
+import { SettingSource } from './worldSpec.ts';
 
 export const RUN_RESULTS_VERSION = '1.0.0';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Interval = Type.Object({ low: Nullable(Type.Number()), high: Nullable(Type.Number()), level: Type.Literal(0.95) }, { additionalProperties: false });
+export const Interval = Type.Object(
+  { low: Nullable(Type.Number()), high: Nullable(Type.Number()), level: Type.Literal(0.95) },
+  { additionalProperties: false },
+);
 
 export const RunManifest = Type.Object(
   {
@@ -130,7 +134,7 @@ export const MetricComparison = Type.Object(
 
 export const Comparison = Type.Object({ metrics: Type.Array(MetricComparison), method: Type.String() }, { additionalProperties: false });
 
-const LowBaseHigh = Type.Object(
+export const LowBaseHigh = Type.Object(
   { low: Nullable(Type.Number()), base: Nullable(Type.Number()), high: Nullable(Type.Number()) },
   { additionalProperties: false },
 );
@@ -155,7 +159,7 @@ export const CostReport = Type.Object(
                 mean_quantity: Type.Optional(Nullable(Type.Number())),
                 rate: LowBaseHigh,
                 cost: LowBaseHigh,
-                source: Type.Unknown(),
+                source: SettingSource,
               },
               { additionalProperties: false },
             ),
@@ -165,7 +169,7 @@ export const CostReport = Type.Object(
           undefined_reasons: Type.Array(Type.String()),
           additional_costs: Type.Array(
             Type.Object(
-              { id: Type.String(), label: Type.String(), per: Type.String(), cost: LowBaseHigh, source: Type.Unknown() },
+              { id: Type.String(), label: Type.String(), per: Type.String(), cost: LowBaseHigh, source: SettingSource },
               { additionalProperties: false },
             ),
           ),
@@ -180,9 +184,23 @@ export const CostReport = Type.Object(
   { additionalProperties: false },
 );
 
+/** Per-replication event counts of every replication of a run, in variant then replication order. */
+export const ReplicationCount = Type.Object(
+  {
+    variant_id: Type.String(),
+    replication_index: Type.Integer({ minimum: 0 }),
+    events_total: Type.Integer({ minimum: 0 }),
+    arrivals: Type.Integer({ minimum: 0 }),
+    exits: Type.Integer({ minimum: 0 }),
+    reneges: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
 export type RunManifest = Static<typeof RunManifest>;
 export type MetricSummary = Static<typeof MetricSummary>;
 export type Finding = Static<typeof Finding>;
 export type MetricComparison = Static<typeof MetricComparison>;
 export type Comparison = Static<typeof Comparison>;
 export type CostReport = Static<typeof CostReport>;
+export type ReplicationCount = Static<typeof ReplicationCount>;

@@ -1,7 +1,8 @@
 // World run bodies (spec: Projects, worlds, runs; WorldSpec and run; Run states): the estimate and create request, the
 // run as polled, its results, its paged event trace, the paired comparison and the export link.
-import { Type } from 'typebox';
-import { Credits, CREDITS_MAX, Id, LiteralUnion, Timestamp } from './common.ts';
+import { type TSchemaOptions, Type } from 'typebox';
+import { Credits, CREDITS_MAX, Described, Id, LiteralUnion, Timestamp } from './common.ts';
+import { CostReport, Finding, MetricComparison, MetricSummary, ReplicationCount, RunManifest } from './runResults.ts';
 
 /** spec: Run states. */
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'timed_out', 'canceled', 'failed'] as const;
@@ -17,7 +18,7 @@ export const WORLD_REVISION_ID_LENGTH_MAX = 64;
 export const RUN_EVENTS_PAGE_LIMIT_MAX = 1000;
 export const RUN_EVENTS_PAGE_LIMIT_DEFAULT = 100;
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T, options?: TSchemaOptions) => Type.Union([schema, Type.Null()], options);
 
 // spec: Limits — credit integers at most 9007199254740991; a budget of 0 could run nothing.
 const Budget = Type.Integer({ minimum: 1, maximum: CREDITS_MAX, description: 'the most this run may cost, in credits (1 to 9007199254740991)' });
@@ -74,16 +75,16 @@ export const Run = Type.Object({
   settled_at: Nullable(Timestamp),
 });
 
-const Contract = (name: string, extra = '') => Type.Unknown({ description: `${name} 1.0.0 (schema at /v1/schemas/${name})${extra}` });
+// The named contracts keep their schema (and their `$id` at /v1/schemas/{name}); the OpenAPI document inlines them.
 export const RunResultsBody = Type.Object({
   run_id: Id('run'),
   status: Type.String(),
   synthetic: Type.Literal(true),
-  manifest: Contract('RunManifest'),
-  metrics: Type.Array(Contract('MetricSummary', ', one per measure and variant')),
-  findings: Type.Array(Contract('Finding', ', each labelled synthetic')),
-  cost_report: Type.Unknown({ description: 'low/base/high per variant with additional costs apart; null when the world has no cost_scenarios' }),
-  replication_counts: Type.Array(Type.Unknown()),
+  manifest: Described(RunManifest, 'RunManifest 1.0.0 (schema at /v1/schemas/RunManifest)'),
+  metrics: Type.Array(MetricSummary, { description: 'MetricSummary 1.0.0 (schema at /v1/schemas/MetricSummary), one per measure and variant' }),
+  findings: Type.Array(Finding, { description: 'Finding 1.0.0 (schema at /v1/schemas/Finding), each labelled synthetic' }),
+  cost_report: Nullable(CostReport, { description: 'low/base/high per variant with additional costs apart; null when the world has no cost_scenarios' }),
+  replication_counts: Type.Array(ReplicationCount, { description: 'per-replication event counts of every replication' }),
   trace: Type.Object({ events_included: Type.Integer({ minimum: 0 }), cap_per_variant: Type.Integer(), description: Type.String() }),
 });
 export const RunEventsPage = Type.Object({
@@ -104,5 +105,10 @@ export const RunEventsPage = Type.Object({
   events_included: Type.Integer({ minimum: 0, description: 'stored events in the whole trace' }),
   description: Type.String(),
 });
-export const RunComparison = Type.Object({ run_id: Id('run'), metrics: Type.Array(Type.Unknown()), method: Type.String(), synthetic: Type.Literal(true) });
+export const RunComparison = Type.Object({
+  run_id: Id('run'),
+  metrics: Type.Array(MetricComparison, { description: 'one paired comparison per treatment variant and measure' }),
+  method: Type.String(),
+  synthetic: Type.Literal(true),
+});
 export const RunExportLink = Type.Object({ url: Type.String(), expires_at: Timestamp });

@@ -1,5 +1,7 @@
 // Citation checking for a confirmed IntakeSpec (spec: IntakeSpec).
 // A citation stays only if its source was processed, belongs to the project, the lines exist and the quote is in them word for word.
+import type { Static } from 'typebox';
+import type { CITATION_DROP_REASONS, DroppedCitation as DroppedCitationBody, DroppedClaim as DroppedClaimBody } from '../contracts/intake.ts';
 import { type Citation, citationsWithPaths, type IntakeSpec } from '../contracts/intakeSpec.ts';
 import { invariant } from '../errors.ts';
 import type { SourceStatus } from './sources.ts';
@@ -9,25 +11,11 @@ export type CitationSource = { status: SourceStatus; belongs_to_project: boolean
 /** Returns undefined for an id that does not exist. */
 export type CitationLookup = (source_id: string) => CitationSource | undefined;
 
-export const CITATION_DROP_REASONS = [
-  'source_not_in_project',
-  'source_not_processed',
-  'line_range_invalid',
-  'lines_out_of_range',
-  'quote_not_in_lines',
-] as const;
 export type CitationDropReason = (typeof CITATION_DROP_REASONS)[number];
 
-/** A dropped citation. The quote is not echoed back: it may hold text the service must not repeat. */
-export type DroppedCitation = {
-  path: string; // JSON pointer into the submitted document
-  source_id: string;
-  line_start: number;
-  line_end: number;
-  reason: CitationDropReason;
-  message: string;
-};
-export type DroppedClaim = { path: string; reason: 'no_valid_citation'; message: string };
+/** A dropped citation (the quote is not echoed back: it may hold text the service must not repeat) and a dropped claim. */
+export type DroppedCitation = Static<typeof DroppedCitationBody>;
+export type DroppedClaim = Static<typeof DroppedClaimBody>;
 
 export type CitationCheck = {
   spec: IntakeSpec; // the cleaned document: failing citations removed, claims left without a citation removed

@@ -1,7 +1,7 @@
 // Results of a run, all pure: summaries per measure and variant, paired comparisons under common random numbers,
 // synthetic findings, cost reports and the bounded event trace (spec: WorldSpec and run).
 import { DDSketch } from '@datadog/sketches-js';
-import type { Comparison, CostReport, Finding, MetricComparison, MetricSummary } from '../contracts/runResults.ts';
+import type { Comparison, CostReport, Finding, MetricComparison, MetricSummary, ReplicationCount } from '../contracts/runResults.ts';
 import { RUN_RESULTS_VERSION } from '../contracts/runResults.ts';
 import type { Measure, WorldSpec } from '../contracts/worldSpec.ts';
 import type { MeasureObservation, ReplicationResult, TraceEvent } from './engine.ts';
@@ -398,7 +398,7 @@ export type EventTrace = {
   cap_per_variant: number;
   truncated_variants: string[];
   /** per-replication event counts of every replication */
-  replication_counts: { variant_id: string; replication_index: number; events_total: number; arrivals: number; exits: number; reneges: number }[];
+  replication_counts: ReplicationCount[];
   description: string;
 };
 

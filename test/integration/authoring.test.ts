@@ -2,6 +2,8 @@
 // session whose approved world then runs to completion; a fake OpenAI proposing an unsourced distribution gets a question, not a setting; a tiny AI cap stops AI work
 // and is charged what it used; concurrent answers with one key are one step; 409 and tenant isolation; the tool registry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schemaErrors } from '../../api/http.ts';
+import { AuthoringSession } from '../../domain/contracts/authoring.ts';
 import { TOOL_REGISTRY_VERSION } from '../../domain/authoring/tools.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
 import type { AiFake } from '../fakes/http.ts';
@@ -49,6 +51,8 @@ describe('authoring sessions on the offline provider', () => {
     expect(checkpoint.next_steps.every((step: any) => ['rule', 'ai_hypothesis'].includes(step.source))).toBe(true);
     expect(checkpoint.next_steps.some((step: any) => step.kind === 'answer_question' && step.source === 'rule')).toBe(true);
     expect(first.accepts).toEqual(['answers', 'revise']);
+    // The OpenAPI document describes the session's checkpoint by this schema: each step's answer fits it.
+    expect(schemaErrors(AuthoringSession, first)).toEqual([]);
 
     const values: Record<string, number> = { arrival_rate: 4, mean_service: 20, servers: 2, 'treatment.mean_service': 12 };
     const answers = checkpoint.questions.map((q: any) => ({ question_id: q.id, value: values[q.slot] }));
@@ -58,6 +62,7 @@ describe('authoring sessions on the offline provider', () => {
       headers: { 'idempotency-key': key() },
     });
     expect(answered.status).toBe(200);
+    expect(schemaErrors(AuthoringSession, answered.body)).toEqual([]);
     const second = answered.body.checkpoint;
     expect(second.number).toBe(2);
     expect(second.questions).toEqual([]);
@@ -112,6 +117,7 @@ describe('authoring sessions on the offline provider', () => {
     expect(revised.body.checkpoint.world.settings.servers).toMatchObject({ value: 3, source: { kind: 'reference' } });
     expect(revised.body.checkpoint.changes_since_previous).toEqual([{ path: '/world/settings/servers', before: '2 count', after: '3 count' }]);
     expect(revised.body.accepts).toEqual(['revise', 'approve']);
+    expect(schemaErrors(AuthoringSession, revised.body)).toEqual([]);
 
     const approved = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/approve`, {
       token: owner.session,
@@ -120,6 +126,7 @@ describe('authoring sessions on the offline provider', () => {
     });
     expect(approved.status).toBe(200);
     expect(approved.body.status).toBe('approved');
+    expect(schemaErrors(AuthoringSession, approved.body)).toEqual([]);
     const world_revision_id = approved.body.world_revision_id;
     expect(world_revision_id).toMatch(/^wrev_/);
     const revision = await http(service, 'GET', `/v1/world-revisions/${world_revision_id}`, { token: owner.session });

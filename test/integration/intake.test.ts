@@ -2,6 +2,8 @@
 // citation checks, and gapless revision numbering under concurrency.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtractionInput } from '../../compute/extraction.ts';
+import { schemaErrors } from '../../api/http.ts';
+import { DroppedCitation, DroppedClaim } from '../../domain/contracts/intake.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import { BYTES_PER_REQUEST_MAX, BYTES_PER_SOURCE_MAX, SOURCES_PER_REQUEST_MAX } from '../../domain/intake/sources.ts';
 import { buildCorpus, type CorpusFile, PROJECT_BRIEF_TXT, textFile } from '../support/corpus.ts';
@@ -287,6 +289,8 @@ describe('POST /v1/projects/{id}/intakes (confirm)', () => {
       expect.objectContaining({ path: '/claims/1/citations/0', source_id: brief_id, reason: 'quote_not_in_lines' }),
     ]);
     expect(response.body.dropped_claims).toEqual([expect.objectContaining({ path: '/claims/1', reason: 'no_valid_citation' })]);
+    for (const dropped of response.body.dropped_citations) expect(schemaErrors(DroppedCitation, dropped)).toEqual([]);
+    for (const dropped of response.body.dropped_claims) expect(schemaErrors(DroppedClaim, dropped)).toEqual([]);
     expect(JSON.stringify(response.body)).not.toContain('halves melanoma deaths');
     const read = await http(service, 'GET', `/v1/projects/${confirm_project}/intakes/1`, { token: owner.session });
     expect(read.status).toBe(200);

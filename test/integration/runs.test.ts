@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schemaErrors } from '../../api/http.ts';
+import { RunComparison, RunResultsBody } from '../../domain/contracts/runs.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { creditsForEvents, EXPORT_FILE_NAMES, eventTrace, runReplication, runSequential } from '../../domain/simulation/index.ts';
 import { grantCredits } from '../../store/credits/ledger.ts';
@@ -244,6 +246,11 @@ describe('runs to the end', () => {
       expect(results.body.findings.length).toBeGreaterThan(0);
       expect(results.body.findings.every((finding: any) => finding.label === 'synthetic')).toBe(true);
       if (world.cost_scenarios) expect(results.body.cost_report.variants).toHaveLength(world.variants.length);
+      // The OpenAPI document describes the results and the comparison by these schemas: what is served fits them.
+      expect(schemaErrors(RunResultsBody, results.body), name).toEqual([]);
+      const comparison = await http(service, 'POST', '/v1/experiments/compare', { token: owner.session, body: { run_id: run.run_id } });
+      expect(comparison.status, name).toBe(200);
+      expect(schemaErrors(RunComparison, comparison.body), name).toEqual([]);
 
       // The same key replays the same run and starts nothing new.
       const replay = await startRun(wrev, quote.credits_estimate * 2, `sample-${name}`);
@@ -290,6 +297,8 @@ describe('runs to the end', () => {
     expect(completedMetric.n).toBe(results.body.manifest.variants[0].replications_completed);
     const comparison = await http(service, 'POST', '/v1/experiments/compare', { token: owner.session, body: { run_id: run.run_id } });
     expect(comparison.status).toBe(200);
+    expect(schemaErrors(RunResultsBody, results.body)).toEqual([]);
+    expect(schemaErrors(RunComparison, comparison.body)).toEqual([]);
   });
   it('ends failed with WORLD_LIMIT_EXCEEDED when the world makes the engine stop mid-way, releasing the reservation', { timeout: 180_000 }, async () => {
     const wrev = await saveWorld(burstWorld());

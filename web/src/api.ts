@@ -142,88 +142,24 @@ export type RunEvents = ListRunEventsResponses[200];
 export type RunEvent = RunEvents['events'][number];
 export type RunExport = ExportRunResponses[200];
 
-// No OpenAPI schema: the results' manifest, metrics, findings and cost report and the comparison's metrics are `unknown`
-// there (api/routes/runs/ points to /v1/schemas/{name}); hand-kept from domain/contracts/runResults.ts.
-export type Interval = { low: number | null; high: number | null; level: number };
-export type MetricSummary = { measure_id: string; variant_id: string; unit: string; n: number; mean: number | null; interval_95: Interval };
-export type LowBaseHigh = { low: number | null; base: number | null; high: number | null };
-export type CostReport = {
-  currency: string;
-  basis: string;
-  variants: Array<{
-    variant_id: string;
-    total: LowBaseHigh;
-    undefined_reasons: string[];
-    lines: Array<{ rate_id: string; measure_id: string; cost: LowBaseHigh }>;
-  }>;
-};
-export type RunResults = Omit<GetRunResultsResponses[200], 'manifest' | 'metrics' | 'findings' | 'cost_report'> & {
-  manifest: { variants: Array<{ variant_id: string; role: string; replications_completed: number }>; replications_completed: number; seed: number };
-  metrics: MetricSummary[];
-  findings: Array<{ id: string; kind: string; sentence: string }>;
-  cost_report: CostReport | null;
-};
-export type MetricComparison = {
-  measure_id: string;
-  baseline_variant_id: string;
-  treatment_variant_id: string;
-  unit: string;
-  n_pairs: number;
-  mean_difference: number | null;
-  interval_95: Interval;
-};
-export type Comparison = Omit<CompareRunResponses[200], 'metrics'> & { metrics: MetricComparison[] };
+export type RunResults = GetRunResultsResponses[200];
+export type RunManifest = RunResults['manifest'];
+export type MetricSummary = RunResults['metrics'][number];
+export type Interval = MetricSummary['interval_95'];
+export type RunFinding = RunResults['findings'][number];
+export type CostReport = NonNullable<RunResults['cost_report']>;
+export type LowBaseHigh = CostReport['variants'][number]['total'];
+export type Comparison = CompareRunResponses[200];
+export type MetricComparison = Comparison['metrics'][number];
 
 export const TERMINAL_REVIEW = ['succeeded', 'failed', 'canceled'];
 export const TERMINAL_DRAFT = ['succeeded', 'failed', 'canceled'];
 export const TERMINAL_RUN = ['succeeded', 'timed_out', 'canceled', 'failed'];
 
-// The OpenAPI describes the session's checkpoint as an open object (no schema): the checkpoint shape is hand-kept
-// from the spec (docs/authoring.md; domain/authoring/checkpoint.ts); the rest of the session is the generated type.
-export type ValueSource =
-  | { kind: 'intake_line'; source_id: string; line_start: number; line_end: number; quote: string }
-  | { kind: 'answer'; question_id: string; answered_at_checkpoint: number }
-  | { kind: 'reference'; reference: string }
-  | { kind: 'assumption'; rationale: string };
-export type AiUsage = { calls: number; tokens: number; ai_iterations: number; wall_seconds: number; credits: number };
-export type Checkpoint = {
-  number: number;
-  reason: 'draft' | 'answers' | 'revise';
-  world: {
-    spec: unknown;
-    settings: Record<string, { value: number; unit: string; source: ValueSource }>;
-    variants: Array<{
-      id: string;
-      label: string;
-      role: string;
-      changes: Array<{ setting: string; baseline: number | null; value: number; unit: string; source: ValueSource }>;
-    }>;
-    measured: Array<{
-      measure_id: string;
-      kind: string;
-      coverage: 'covered' | 'partial' | 'missing';
-      unit: string;
-      denominator: string;
-      time_window: { start: number; end: number; unit: string };
-      censoring: string;
-      reported_beside: { still_waiting_at_end_mean: number | null; censored_count: number | null };
-    }>;
-  };
-  validation: { valid: boolean; problems: Array<{ pointer: string; message: string }> };
-  smoke_run: { replications: number; horizon: number; metrics: Array<{ measure_id: string; variant_id: string; n: number; mean: number | null }> } | null;
-  questions: Array<{ id: string; slot: string; text: string; unit: string; unsourced_proposal: { value: number; proposed_by: string } | null }>;
-  next_steps: Array<{ kind: string; tool?: string; source: 'rule' | 'ai_hypothesis'; message: string }>;
-  ai: {
-    estimated: AiUsage;
-    session_total: AiUsage;
-    limits: { calls_max: number; tokens_max: number; ai_iterations_max: number; wall_seconds_max: number };
-    cap_reached: boolean;
-    limit_reached: string | null;
-    heuristic: boolean;
-  };
-  changes_since_previous: Array<{ path: string; before: unknown; after: unknown }>;
-};
-export type AuthoringSession = Omit<GetAuthoringSessionResponses[200], 'checkpoint'> & { checkpoint: Checkpoint | null };
+export type AuthoringSession = GetAuthoringSessionResponses[200];
+export type Checkpoint = NonNullable<AuthoringSession['checkpoint']>;
+export type ValueSource = Checkpoint['world']['settings'][string]['source'];
+export type AiUsage = Checkpoint['ai']['session_total'];
 
 export type Features = GetFeaturesResponses[200];
 export type Packs = ListBillingPacksResponses[200];

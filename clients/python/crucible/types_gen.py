@@ -18,7 +18,7 @@ CancelReviewResponse = TypedDict("CancelReviewResponse", {"id": str, "project_id
 __all__.append("CancelReviewResponse")
 CancelRunResponse = TypedDict("CancelRunResponse", {"run_id": str, "org_id": str, "project_id": str, "world_revision_id": str, "status": str, "budget_limit_credits": int, "credits_estimate": int, "events_estimate": int, "credits_reserved": int, "credits_used": Union[int, None], "replications_requested": int, "replications_completed": int, "events_simulated": int, "events_discarded": int, "stop_reason": Union[str, None], "wall_clock_limit_seconds": int, "error": Union[Dict[str, Any], None], "results_available": bool, "created_by": str, "created_at": str, "started_at": Union[str, None], "finished_at": Union[str, None], "settled_at": Union[str, None]}, total=False)
 __all__.append("CancelRunResponse")
-CompareRunResponse = TypedDict("CompareRunResponse", {"run_id": str, "metrics": List[Any], "method": str, "synthetic": bool}, total=False)
+CompareRunResponse = TypedDict("CompareRunResponse", {"run_id": str, "metrics": List[Dict[str, Any]], "method": str, "synthetic": bool}, total=False)
 __all__.append("CompareRunResponse")
 ConfirmIntakeResponse = TypedDict("ConfirmIntakeResponse", {"id": str, "project_id": str, "org_id": str, "revision": int, "spec": Dict[str, Any], "dropped_citations": List[Dict[str, Any]], "dropped_claims": List[Dict[str, Any]], "draft_id": Union[str, None], "created_by": str, "created_at": str}, total=False)
 __all__.append("ConfirmIntakeResponse")
@@ -82,7 +82,7 @@ GetReviewResponse = TypedDict("GetReviewResponse", {"id": str, "project_id": str
 __all__.append("GetReviewResponse")
 GetRunResponse = TypedDict("GetRunResponse", {"run_id": str, "org_id": str, "project_id": str, "world_revision_id": str, "status": str, "budget_limit_credits": int, "credits_estimate": int, "events_estimate": int, "credits_reserved": int, "credits_used": Union[int, None], "replications_requested": int, "replications_completed": int, "events_simulated": int, "events_discarded": int, "stop_reason": Union[str, None], "wall_clock_limit_seconds": int, "error": Union[Dict[str, Any], None], "results_available": bool, "created_by": str, "created_at": str, "started_at": Union[str, None], "finished_at": Union[str, None], "settled_at": Union[str, None]}, total=False)
 __all__.append("GetRunResponse")
-GetRunResultsResponse = TypedDict("GetRunResultsResponse", {"run_id": str, "status": str, "synthetic": bool, "manifest": Any, "metrics": List[Any], "findings": List[Any], "cost_report": Any, "replication_counts": List[Any], "trace": Dict[str, Any]}, total=False)
+GetRunResultsResponse = TypedDict("GetRunResultsResponse", {"run_id": str, "status": str, "synthetic": bool, "manifest": Dict[str, Any], "metrics": List[Dict[str, Any]], "findings": List[Dict[str, Any]], "cost_report": Union[Dict[str, Any], None], "replication_counts": List[Dict[str, Any]], "trace": Dict[str, Any]}, total=False)
 __all__.append("GetRunResultsResponse")
 GetSchemaResponse = Dict[str, Any]
 __all__.append("GetSchemaResponse")

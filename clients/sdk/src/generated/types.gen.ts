@@ -1818,16 +1818,19 @@ export type ParseIntakeResponses = {
             };
         } | null;
         dropped_citations: Array<{
+            /**
+             * JSON pointer into the submitted document
+             */
             path: string;
             source_id: string;
             line_start: number;
             line_end: number;
-            reason: string;
+            reason: 'source_not_in_project' | 'source_not_processed' | 'line_range_invalid' | 'lines_out_of_range' | 'quote_not_in_lines';
             message: string;
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: string;
+            reason: 'no_valid_citation';
             message: string;
         }>;
         usage: {
@@ -2379,16 +2382,19 @@ export type GetIntakeDraftResponses = {
             };
         } | null;
         dropped_citations: Array<{
+            /**
+             * JSON pointer into the submitted document
+             */
             path: string;
             source_id: string;
             line_start: number;
             line_end: number;
-            reason: string;
+            reason: 'source_not_in_project' | 'source_not_processed' | 'line_range_invalid' | 'lines_out_of_range' | 'quote_not_in_lines';
             message: string;
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: string;
+            reason: 'no_valid_citation';
             message: string;
         }>;
         usage: {
@@ -2939,16 +2945,19 @@ export type CancelIntakeDraftResponses = {
             };
         } | null;
         dropped_citations: Array<{
+            /**
+             * JSON pointer into the submitted document
+             */
             path: string;
             source_id: string;
             line_start: number;
             line_end: number;
-            reason: string;
+            reason: 'source_not_in_project' | 'source_not_processed' | 'line_range_invalid' | 'lines_out_of_range' | 'quote_not_in_lines';
             message: string;
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: string;
+            reason: 'no_valid_citation';
             message: string;
         }>;
         usage: {
@@ -4029,16 +4038,19 @@ export type ConfirmIntakeResponses = {
             };
         };
         dropped_citations: Array<{
+            /**
+             * JSON pointer into the submitted document
+             */
             path: string;
             source_id: string;
             line_start: number;
             line_end: number;
-            reason: string;
+            reason: 'source_not_in_project' | 'source_not_processed' | 'line_range_invalid' | 'lines_out_of_range' | 'quote_not_in_lines';
             message: string;
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: string;
+            reason: 'no_valid_citation';
             message: string;
         }>;
         draft_id: string | null;
@@ -4563,16 +4575,19 @@ export type GetIntakeResponses = {
             };
         };
         dropped_citations: Array<{
+            /**
+             * JSON pointer into the submitted document
+             */
             path: string;
             source_id: string;
             line_start: number;
             line_end: number;
-            reason: string;
+            reason: 'source_not_in_project' | 'source_not_processed' | 'line_range_invalid' | 'lines_out_of_range' | 'quote_not_in_lines';
             message: string;
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: string;
+            reason: 'no_valid_citation';
             message: string;
         }>;
         draft_id: string | null;
@@ -9386,14 +9401,176 @@ export type GetRunResultsResponses = {
         /**
          * RunManifest 1.0.0 (schema at /v1/schemas/RunManifest)
          */
-        manifest: unknown;
-        metrics: Array<unknown>;
-        findings: Array<unknown>;
+        manifest: {
+            contract: 'RunManifest';
+            version: '1.0.0';
+            run_id: string;
+            world_revision_id: string;
+            world_name: string;
+            engine_version: string;
+            seed: number;
+            seed_scheme: string;
+            status: 'succeeded' | 'timed_out' | 'canceled' | 'failed';
+            variants: Array<{
+                variant_id: string;
+                role: string;
+                replications_completed: number;
+            }>;
+            replications_requested: number;
+            replications_completed: number;
+            events_simulated: number;
+            started_at: string;
+            finished_at: string;
+            wall_clock_ms: number;
+            credits_reserved: number;
+            credits_used: number;
+            synthetic: true;
+        };
+        /**
+         * MetricSummary 1.0.0 (schema at /v1/schemas/MetricSummary), one per measure and variant
+         */
+        metrics: Array<{
+            contract: 'MetricSummary';
+            version: '1.0.0';
+            measure_id: string;
+            variant_id: string;
+            kind: string;
+            unit: string;
+            denominator: string;
+            n: number;
+            mean: number | null;
+            sd: number | null;
+            interval_95: {
+                low: number | null;
+                high: number | null;
+                level: 0.95;
+            };
+            median: number | null;
+            p90: number | null;
+            /**
+             * entity-level quantiles of the measured time, pooled over all entities of all replications (DDSketch, 1% relative accuracy)
+             */
+            entity_percentiles?: Array<{
+                quantile: number;
+                value: number | null;
+            }>;
+            over_threshold?: {
+                threshold: number;
+                entities_over: number;
+                entities: number;
+                share: number | null;
+                share_interval_95: {
+                    low: number | null;
+                    high: number | null;
+                    level: 0.95;
+                };
+            };
+            censored_count: number;
+            still_waiting_at_end_mean: number | null;
+            observations_total: number;
+            replications_without_value: number;
+            synthetic: true;
+        }>;
+        /**
+         * Finding 1.0.0 (schema at /v1/schemas/Finding), each labelled synthetic
+         */
+        findings: Array<{
+            contract: 'Finding';
+            version: '1.0.0';
+            id: string;
+            label: 'synthetic';
+            kind: 'summary' | 'difference' | 'censoring' | 'cost';
+            sentence: string;
+            measure_id: string | null;
+            variant_id: string | null;
+            numbers: {
+                [key: string]: unknown | number | null;
+            };
+        }>;
         /**
          * low/base/high per variant with additional costs apart; null when the world has no cost_scenarios
          */
-        cost_report: unknown;
-        replication_counts: Array<unknown>;
+        cost_report: {
+            currency: string;
+            basis: string;
+            discount_rate_annual?: number;
+            variants: Array<{
+                variant_id: string;
+                lines: Array<{
+                    rate_id: string;
+                    measure_id: string;
+                    mean_count: number | null;
+                    per?: string;
+                    mean_quantity?: number | null;
+                    rate: {
+                        low: number | null;
+                        base: number | null;
+                        high: number | null;
+                    };
+                    cost: {
+                        low: number | null;
+                        base: number | null;
+                        high: number | null;
+                    };
+                    source: {
+                        kind: 'user_declared';
+                        note?: string;
+                    } | {
+                        kind: 'literature';
+                        reference: string;
+                        note?: string;
+                    } | {
+                        kind: 'assumption';
+                        rationale: string;
+                    };
+                }>;
+                total: {
+                    low: number | null;
+                    base: number | null;
+                    high: number | null;
+                };
+                undefined_reasons: Array<string>;
+                additional_costs: Array<{
+                    id: string;
+                    label: string;
+                    per: string;
+                    cost: {
+                        low: number | null;
+                        base: number | null;
+                        high: number | null;
+                    };
+                    source: {
+                        kind: 'user_declared';
+                        note?: string;
+                    } | {
+                        kind: 'literature';
+                        reference: string;
+                        note?: string;
+                    } | {
+                        kind: 'assumption';
+                        rationale: string;
+                    };
+                }>;
+                additional_total: {
+                    low: number | null;
+                    base: number | null;
+                    high: number | null;
+                };
+                additional_undefined_reasons: Array<string>;
+            }>;
+            synthetic: true;
+        } | null;
+        /**
+         * per-replication event counts of every replication
+         */
+        replication_counts: Array<{
+            variant_id: string;
+            replication_index: number;
+            events_total: number;
+            arrivals: number;
+            exits: number;
+            reneges: number;
+        }>;
         trace: {
             events_included: number;
             cap_per_variant: number;
@@ -9493,7 +9670,30 @@ export type CompareRunResponses = {
          * id with prefix run_
          */
         run_id: string;
-        metrics: Array<unknown>;
+        /**
+         * one paired comparison per treatment variant and measure
+         */
+        metrics: Array<{
+            measure_id: string;
+            baseline_variant_id: string;
+            treatment_variant_id: string;
+            unit: string;
+            n_pairs: number;
+            mean_baseline: number | null;
+            mean_treatment: number | null;
+            mean_difference: number | null;
+            sd_difference: number | null;
+            interval_95: {
+                low: number | null;
+                high: number | null;
+                level: 0.95;
+            };
+            differences: Array<{
+                replication_index: number;
+                difference: number;
+            }>;
+            synthetic: true;
+        }>;
         method: string;
         synthetic: true;
     };
@@ -10254,10 +10454,177 @@ export type ListAuthoringSessionsResponses = {
             cap_reached: boolean;
             checkpoint_count: number;
             /**
-             * the latest checkpoint (spec: Authoring session checkpoint)
+             * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
              */
             checkpoint: {
-                [key: string]: unknown;
+                number: number;
+                reason: 'draft' | 'answers' | 'revise';
+                world: {
+                    /**
+                     * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
+                     */
+                    spec: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * each configured setting by name, with its unit and source
+                     */
+                    settings: {
+                        [key: string]: {
+                            value: number;
+                            unit: string;
+                            source: {
+                                kind: 'intake_line';
+                                source_id: string;
+                                line_start: number;
+                                line_end: number;
+                                quote: string;
+                                conversion?: {
+                                    quoted_value: number;
+                                    quoted_unit: string;
+                                    factor: number;
+                                    basis: string;
+                                } | null;
+                            } | {
+                                kind: 'answer';
+                                question_id: string;
+                                answered_at_checkpoint: number;
+                            } | {
+                                kind: 'reference';
+                                reference: string;
+                            } | {
+                                kind: 'assumption';
+                                rationale: string;
+                            };
+                        };
+                    };
+                    variants: Array<{
+                        id: string;
+                        label: string;
+                        role: string;
+                        /**
+                         * what the variant changes against the baseline
+                         */
+                        changes: Array<{
+                            setting: string;
+                            baseline: number | null;
+                            value: number;
+                            unit: string;
+                            source: {
+                                kind: 'intake_line';
+                                source_id: string;
+                                line_start: number;
+                                line_end: number;
+                                quote: string;
+                                conversion?: {
+                                    quoted_value: number;
+                                    quoted_unit: string;
+                                    factor: number;
+                                    basis: string;
+                                } | null;
+                            } | {
+                                kind: 'answer';
+                                question_id: string;
+                                answered_at_checkpoint: number;
+                            } | {
+                                kind: 'reference';
+                                reference: string;
+                            } | {
+                                kind: 'assumption';
+                                rationale: string;
+                            };
+                        }>;
+                    }>;
+                    measured: Array<{
+                        measure_id: string;
+                        kind: string;
+                        coverage: 'covered' | 'partial' | 'missing';
+                        unit: string;
+                        denominator: string;
+                        time_window: {
+                            start: number;
+                            end: number;
+                            unit: string;
+                        };
+                        censoring: string;
+                        reported_beside: {
+                            still_waiting_at_end_mean: number | null;
+                            censored_count: number | null;
+                        };
+                    }>;
+                };
+                validation: {
+                    valid: boolean;
+                    problems: Array<{
+                        /**
+                         * JSON pointer into the world
+                         */
+                        pointer: string;
+                        message: string;
+                    }>;
+                };
+                smoke_run: {
+                    replications: number;
+                    horizon: number;
+                    metrics: Array<{
+                        measure_id: string;
+                        variant_id: string;
+                        n: number;
+                        mean: number | null;
+                    }>;
+                } | null;
+                questions: Array<{
+                    id: string;
+                    slot: string;
+                    text: string;
+                    unit: string;
+                    unsourced_proposal: {
+                        value: number;
+                        proposed_by: 'ai_hypothesis';
+                    } | null;
+                }>;
+                next_steps: Array<{
+                    kind: string;
+                    /**
+                     * the registered tool the step uses (GET /v1/tools)
+                     */
+                    tool?: string;
+                    source: 'rule' | 'ai_hypothesis';
+                    message: string;
+                }>;
+                ai: {
+                    estimated: {
+                        calls: number;
+                        tokens: number;
+                        ai_iterations: number;
+                        wall_seconds: number;
+                        credits: number;
+                    };
+                    session_total: {
+                        calls: number;
+                        tokens: number;
+                        ai_iterations: number;
+                        wall_seconds: number;
+                        credits: number;
+                    };
+                    limits: {
+                        calls_max: number;
+                        tokens_max: number;
+                        ai_iterations_max: number;
+                        wall_seconds_max: number;
+                    };
+                    cap_reached: boolean;
+                    limit_reached: string | null;
+                    /**
+                     * true when the offline provider drafted (no model)
+                     */
+                    heuristic: boolean;
+                };
+                changes_since_previous: Array<{
+                    path: string;
+                    before: string | boolean | null;
+                    after: string | boolean | null;
+                }>;
             } | null;
             world_revision_id: string | null;
             wait_seconds_max: number;
@@ -10366,10 +10733,177 @@ export type CreateAuthoringSessionResponses = {
         cap_reached: boolean;
         checkpoint_count: number;
         /**
-         * the latest checkpoint (spec: Authoring session checkpoint)
+         * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
         checkpoint: {
-            [key: string]: unknown;
+            number: number;
+            reason: 'draft' | 'answers' | 'revise';
+            world: {
+                /**
+                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
+                 */
+                spec: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * each configured setting by name, with its unit and source
+                 */
+                settings: {
+                    [key: string]: {
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    };
+                };
+                variants: Array<{
+                    id: string;
+                    label: string;
+                    role: string;
+                    /**
+                     * what the variant changes against the baseline
+                     */
+                    changes: Array<{
+                        setting: string;
+                        baseline: number | null;
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    }>;
+                }>;
+                measured: Array<{
+                    measure_id: string;
+                    kind: string;
+                    coverage: 'covered' | 'partial' | 'missing';
+                    unit: string;
+                    denominator: string;
+                    time_window: {
+                        start: number;
+                        end: number;
+                        unit: string;
+                    };
+                    censoring: string;
+                    reported_beside: {
+                        still_waiting_at_end_mean: number | null;
+                        censored_count: number | null;
+                    };
+                }>;
+            };
+            validation: {
+                valid: boolean;
+                problems: Array<{
+                    /**
+                     * JSON pointer into the world
+                     */
+                    pointer: string;
+                    message: string;
+                }>;
+            };
+            smoke_run: {
+                replications: number;
+                horizon: number;
+                metrics: Array<{
+                    measure_id: string;
+                    variant_id: string;
+                    n: number;
+                    mean: number | null;
+                }>;
+            } | null;
+            questions: Array<{
+                id: string;
+                slot: string;
+                text: string;
+                unit: string;
+                unsourced_proposal: {
+                    value: number;
+                    proposed_by: 'ai_hypothesis';
+                } | null;
+            }>;
+            next_steps: Array<{
+                kind: string;
+                /**
+                 * the registered tool the step uses (GET /v1/tools)
+                 */
+                tool?: string;
+                source: 'rule' | 'ai_hypothesis';
+                message: string;
+            }>;
+            ai: {
+                estimated: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                session_total: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                limits: {
+                    calls_max: number;
+                    tokens_max: number;
+                    ai_iterations_max: number;
+                    wall_seconds_max: number;
+                };
+                cap_reached: boolean;
+                limit_reached: string | null;
+                /**
+                 * true when the offline provider drafted (no model)
+                 */
+                heuristic: boolean;
+            };
+            changes_since_previous: Array<{
+                path: string;
+                before: string | boolean | null;
+                after: string | boolean | null;
+            }>;
         } | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
@@ -10442,10 +10976,177 @@ export type GetAuthoringSessionResponses = {
         cap_reached: boolean;
         checkpoint_count: number;
         /**
-         * the latest checkpoint (spec: Authoring session checkpoint)
+         * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
         checkpoint: {
-            [key: string]: unknown;
+            number: number;
+            reason: 'draft' | 'answers' | 'revise';
+            world: {
+                /**
+                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
+                 */
+                spec: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * each configured setting by name, with its unit and source
+                 */
+                settings: {
+                    [key: string]: {
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    };
+                };
+                variants: Array<{
+                    id: string;
+                    label: string;
+                    role: string;
+                    /**
+                     * what the variant changes against the baseline
+                     */
+                    changes: Array<{
+                        setting: string;
+                        baseline: number | null;
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    }>;
+                }>;
+                measured: Array<{
+                    measure_id: string;
+                    kind: string;
+                    coverage: 'covered' | 'partial' | 'missing';
+                    unit: string;
+                    denominator: string;
+                    time_window: {
+                        start: number;
+                        end: number;
+                        unit: string;
+                    };
+                    censoring: string;
+                    reported_beside: {
+                        still_waiting_at_end_mean: number | null;
+                        censored_count: number | null;
+                    };
+                }>;
+            };
+            validation: {
+                valid: boolean;
+                problems: Array<{
+                    /**
+                     * JSON pointer into the world
+                     */
+                    pointer: string;
+                    message: string;
+                }>;
+            };
+            smoke_run: {
+                replications: number;
+                horizon: number;
+                metrics: Array<{
+                    measure_id: string;
+                    variant_id: string;
+                    n: number;
+                    mean: number | null;
+                }>;
+            } | null;
+            questions: Array<{
+                id: string;
+                slot: string;
+                text: string;
+                unit: string;
+                unsourced_proposal: {
+                    value: number;
+                    proposed_by: 'ai_hypothesis';
+                } | null;
+            }>;
+            next_steps: Array<{
+                kind: string;
+                /**
+                 * the registered tool the step uses (GET /v1/tools)
+                 */
+                tool?: string;
+                source: 'rule' | 'ai_hypothesis';
+                message: string;
+            }>;
+            ai: {
+                estimated: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                session_total: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                limits: {
+                    calls_max: number;
+                    tokens_max: number;
+                    ai_iterations_max: number;
+                    wall_seconds_max: number;
+                };
+                cap_reached: boolean;
+                limit_reached: string | null;
+                /**
+                 * true when the offline provider drafted (no model)
+                 */
+                heuristic: boolean;
+            };
+            changes_since_previous: Array<{
+                path: string;
+                before: string | boolean | null;
+                after: string | boolean | null;
+            }>;
         } | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
@@ -10533,10 +11234,177 @@ export type AnswerAuthoringSessionResponses = {
         cap_reached: boolean;
         checkpoint_count: number;
         /**
-         * the latest checkpoint (spec: Authoring session checkpoint)
+         * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
         checkpoint: {
-            [key: string]: unknown;
+            number: number;
+            reason: 'draft' | 'answers' | 'revise';
+            world: {
+                /**
+                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
+                 */
+                spec: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * each configured setting by name, with its unit and source
+                 */
+                settings: {
+                    [key: string]: {
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    };
+                };
+                variants: Array<{
+                    id: string;
+                    label: string;
+                    role: string;
+                    /**
+                     * what the variant changes against the baseline
+                     */
+                    changes: Array<{
+                        setting: string;
+                        baseline: number | null;
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    }>;
+                }>;
+                measured: Array<{
+                    measure_id: string;
+                    kind: string;
+                    coverage: 'covered' | 'partial' | 'missing';
+                    unit: string;
+                    denominator: string;
+                    time_window: {
+                        start: number;
+                        end: number;
+                        unit: string;
+                    };
+                    censoring: string;
+                    reported_beside: {
+                        still_waiting_at_end_mean: number | null;
+                        censored_count: number | null;
+                    };
+                }>;
+            };
+            validation: {
+                valid: boolean;
+                problems: Array<{
+                    /**
+                     * JSON pointer into the world
+                     */
+                    pointer: string;
+                    message: string;
+                }>;
+            };
+            smoke_run: {
+                replications: number;
+                horizon: number;
+                metrics: Array<{
+                    measure_id: string;
+                    variant_id: string;
+                    n: number;
+                    mean: number | null;
+                }>;
+            } | null;
+            questions: Array<{
+                id: string;
+                slot: string;
+                text: string;
+                unit: string;
+                unsourced_proposal: {
+                    value: number;
+                    proposed_by: 'ai_hypothesis';
+                } | null;
+            }>;
+            next_steps: Array<{
+                kind: string;
+                /**
+                 * the registered tool the step uses (GET /v1/tools)
+                 */
+                tool?: string;
+                source: 'rule' | 'ai_hypothesis';
+                message: string;
+            }>;
+            ai: {
+                estimated: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                session_total: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                limits: {
+                    calls_max: number;
+                    tokens_max: number;
+                    ai_iterations_max: number;
+                    wall_seconds_max: number;
+                };
+                cap_reached: boolean;
+                limit_reached: string | null;
+                /**
+                 * true when the offline provider drafted (no model)
+                 */
+                heuristic: boolean;
+            };
+            changes_since_previous: Array<{
+                path: string;
+                before: string | boolean | null;
+                after: string | boolean | null;
+            }>;
         } | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
@@ -10636,10 +11504,177 @@ export type ReviseAuthoringSessionResponses = {
         cap_reached: boolean;
         checkpoint_count: number;
         /**
-         * the latest checkpoint (spec: Authoring session checkpoint)
+         * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
         checkpoint: {
-            [key: string]: unknown;
+            number: number;
+            reason: 'draft' | 'answers' | 'revise';
+            world: {
+                /**
+                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
+                 */
+                spec: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * each configured setting by name, with its unit and source
+                 */
+                settings: {
+                    [key: string]: {
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    };
+                };
+                variants: Array<{
+                    id: string;
+                    label: string;
+                    role: string;
+                    /**
+                     * what the variant changes against the baseline
+                     */
+                    changes: Array<{
+                        setting: string;
+                        baseline: number | null;
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    }>;
+                }>;
+                measured: Array<{
+                    measure_id: string;
+                    kind: string;
+                    coverage: 'covered' | 'partial' | 'missing';
+                    unit: string;
+                    denominator: string;
+                    time_window: {
+                        start: number;
+                        end: number;
+                        unit: string;
+                    };
+                    censoring: string;
+                    reported_beside: {
+                        still_waiting_at_end_mean: number | null;
+                        censored_count: number | null;
+                    };
+                }>;
+            };
+            validation: {
+                valid: boolean;
+                problems: Array<{
+                    /**
+                     * JSON pointer into the world
+                     */
+                    pointer: string;
+                    message: string;
+                }>;
+            };
+            smoke_run: {
+                replications: number;
+                horizon: number;
+                metrics: Array<{
+                    measure_id: string;
+                    variant_id: string;
+                    n: number;
+                    mean: number | null;
+                }>;
+            } | null;
+            questions: Array<{
+                id: string;
+                slot: string;
+                text: string;
+                unit: string;
+                unsourced_proposal: {
+                    value: number;
+                    proposed_by: 'ai_hypothesis';
+                } | null;
+            }>;
+            next_steps: Array<{
+                kind: string;
+                /**
+                 * the registered tool the step uses (GET /v1/tools)
+                 */
+                tool?: string;
+                source: 'rule' | 'ai_hypothesis';
+                message: string;
+            }>;
+            ai: {
+                estimated: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                session_total: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                limits: {
+                    calls_max: number;
+                    tokens_max: number;
+                    ai_iterations_max: number;
+                    wall_seconds_max: number;
+                };
+                cap_reached: boolean;
+                limit_reached: string | null;
+                /**
+                 * true when the offline provider drafted (no model)
+                 */
+                heuristic: boolean;
+            };
+            changes_since_previous: Array<{
+                path: string;
+                before: string | boolean | null;
+                after: string | boolean | null;
+            }>;
         } | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
@@ -10723,10 +11758,177 @@ export type ApproveAuthoringSessionResponses = {
         cap_reached: boolean;
         checkpoint_count: number;
         /**
-         * the latest checkpoint (spec: Authoring session checkpoint)
+         * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
         checkpoint: {
-            [key: string]: unknown;
+            number: number;
+            reason: 'draft' | 'answers' | 'revise';
+            world: {
+                /**
+                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
+                 */
+                spec: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * each configured setting by name, with its unit and source
+                 */
+                settings: {
+                    [key: string]: {
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    };
+                };
+                variants: Array<{
+                    id: string;
+                    label: string;
+                    role: string;
+                    /**
+                     * what the variant changes against the baseline
+                     */
+                    changes: Array<{
+                        setting: string;
+                        baseline: number | null;
+                        value: number;
+                        unit: string;
+                        source: {
+                            kind: 'intake_line';
+                            source_id: string;
+                            line_start: number;
+                            line_end: number;
+                            quote: string;
+                            conversion?: {
+                                quoted_value: number;
+                                quoted_unit: string;
+                                factor: number;
+                                basis: string;
+                            } | null;
+                        } | {
+                            kind: 'answer';
+                            question_id: string;
+                            answered_at_checkpoint: number;
+                        } | {
+                            kind: 'reference';
+                            reference: string;
+                        } | {
+                            kind: 'assumption';
+                            rationale: string;
+                        };
+                    }>;
+                }>;
+                measured: Array<{
+                    measure_id: string;
+                    kind: string;
+                    coverage: 'covered' | 'partial' | 'missing';
+                    unit: string;
+                    denominator: string;
+                    time_window: {
+                        start: number;
+                        end: number;
+                        unit: string;
+                    };
+                    censoring: string;
+                    reported_beside: {
+                        still_waiting_at_end_mean: number | null;
+                        censored_count: number | null;
+                    };
+                }>;
+            };
+            validation: {
+                valid: boolean;
+                problems: Array<{
+                    /**
+                     * JSON pointer into the world
+                     */
+                    pointer: string;
+                    message: string;
+                }>;
+            };
+            smoke_run: {
+                replications: number;
+                horizon: number;
+                metrics: Array<{
+                    measure_id: string;
+                    variant_id: string;
+                    n: number;
+                    mean: number | null;
+                }>;
+            } | null;
+            questions: Array<{
+                id: string;
+                slot: string;
+                text: string;
+                unit: string;
+                unsourced_proposal: {
+                    value: number;
+                    proposed_by: 'ai_hypothesis';
+                } | null;
+            }>;
+            next_steps: Array<{
+                kind: string;
+                /**
+                 * the registered tool the step uses (GET /v1/tools)
+                 */
+                tool?: string;
+                source: 'rule' | 'ai_hypothesis';
+                message: string;
+            }>;
+            ai: {
+                estimated: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                session_total: {
+                    calls: number;
+                    tokens: number;
+                    ai_iterations: number;
+                    wall_seconds: number;
+                    credits: number;
+                };
+                limits: {
+                    calls_max: number;
+                    tokens_max: number;
+                    ai_iterations_max: number;
+                    wall_seconds_max: number;
+                };
+                cap_reached: boolean;
+                limit_reached: string | null;
+                /**
+                 * true when the offline provider drafted (no model)
+                 */
+                heuristic: boolean;
+            };
+            changes_since_previous: Array<{
+                path: string;
+                before: string | boolean | null;
+                after: string | boolean | null;
+            }>;
         } | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
