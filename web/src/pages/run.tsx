@@ -64,8 +64,7 @@ function ComparisonLine({ world, metric }: { world: World | undefined; metric: M
   );
 }
 
-/** The results carry each summary's censored count (MetricSummary 1.0.0); the app's hand-kept type leaves it out. */
-const censored = (summary: MetricSummary) => (summary as MetricSummary & { censored_count?: number }).censored_count ?? 0;
+const censored = (summary: MetricSummary) => summary.censored_count ?? 0;
 
 function MeasureSection({
   world,
