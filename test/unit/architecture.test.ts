@@ -34,7 +34,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'domain/intake/offlineDraft.ts:draftIntakeOffline': 'not yet split: the offline drafter fills one IntakeSpec field by field',
   'domain/intake/screening.ts:screenLinesForHits': 'not yet split: one pass over the lines with its running state',
   'store/changes.ts:createChangeFeed': 'not yet split: the change feed keeps its connection, listeners and reconnect state in one closure',
-  'store/pgliteReads.ts:pgliteReader': 'not yet split: the reader keeps its connection state in one closure',
 };
 
 /**
