@@ -15,7 +15,7 @@ import { openLiveProviderKey } from '../store/keys/keys.ts';
 import { recordAiUsage } from '../store/keys/usage.ts';
 import { redactKey } from '../integrations/ai/common.ts';
 import { callStructured, OFFLINE_MODEL_LABEL } from '../integrations/ai/gateway.ts';
-import type { ActivityDeps } from './deps.ts';
+import { type ActivityConfig, type ActivityDeps, withDeps } from './deps.ts';
 
 function fail(type: string, message: string, details: Record<string, unknown> = {}): never {
   throw ApplicationFailure.create({ type, message, nonRetryable: true, details: [details] });
@@ -38,124 +38,160 @@ function currentCall(): { workflow_id: string; run_id: string; activity_id: stri
   return { workflow_id: workflowId ?? '', run_id: runId ?? '', activity_id: info.activityId };
 }
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: the AI activities share the gateway, keys and metering in one factory closure.
-export function aiActivities(deps: ActivityDeps) {
-  const { config, db, logger } = deps;
-
-  async function route(input: AiCallInput): Promise<Route> {
-    if (input.byok_provider) {
-      const provider: ByokProvider = input.byok_provider;
-      const model = config.models[provider];
-      // spec: Provider keys endpoints — no model is guessed; fail before any call.
-      if (!model) {
-        const error = providerNotConfigured(provider, true);
-        fail(AI_CALL_FAILURE_TYPES.provider_not_configured, error.message, { provider });
-      }
-      let opened: { key_id: string; api_key: string } | undefined;
-      try {
-        opened = await openLiveProviderKey(db, config.master_key, input.org_id, provider);
-      } catch (error) {
-        if (error instanceof ProviderKeyDecryptionError) fail(AI_CALL_FAILURE_TYPES.key_undecryptable, error.message, { provider });
-        throw error;
-      }
-      if (!opened) fail(AI_CALL_FAILURE_TYPES.key_missing, providerKeyMissing(provider, input.org_id).message, { provider });
-      return { provider, model, byok: true, key_id: opened.key_id, api_key: opened.api_key };
-    }
-    const provider = config.hosted_provider;
-    if (provider === 'offline') return { provider, model: OFFLINE_MODEL_LABEL, byok: false, key_id: null, api_key: undefined };
-    const model = config.models[provider];
-    if (!model || !config.hosted_api_key) {
-      fail(AI_CALL_FAILURE_TYPES.provider_not_configured, providerNotConfigured(provider, false).message, { provider });
-    }
-    return { provider, model, byok: false, key_id: null, api_key: config.hosted_api_key };
+/** The provider of a call with the organization's own key (spec: Provider key): decrypted here, and only here. */
+async function byokRoute({ config, db }: ActivityDeps, org_id: string, provider: ByokProvider): Promise<Route> {
+  const model = config.models[provider];
+  // spec: Provider keys endpoints — no model is guessed; fail before any call.
+  if (!model) {
+    const error = providerNotConfigured(provider, true);
+    fail(AI_CALL_FAILURE_TYPES.provider_not_configured, error.message, { provider });
   }
+  let opened: { key_id: string; api_key: string } | undefined;
+  try {
+    opened = await openLiveProviderKey(db, config.master_key, org_id, provider);
+  } catch (error) {
+    if (error instanceof ProviderKeyDecryptionError) fail(AI_CALL_FAILURE_TYPES.key_undecryptable, error.message, { provider });
+    throw error;
+  }
+  if (!opened) fail(AI_CALL_FAILURE_TYPES.key_missing, providerKeyMissing(provider, org_id).message, { provider });
+  return { provider, model, byok: true, key_id: opened.key_id, api_key: opened.api_key };
+}
 
+/** The provider of a call: the organization's own key when the input names one, else the deployment's hosted provider. */
+async function route(deps: ActivityDeps, input: AiCallInput): Promise<Route> {
+  if (input.byok_provider) return byokRoute(deps, input.org_id, input.byok_provider);
+  const { config } = deps;
+  const provider = config.hosted_provider;
+  if (provider === 'offline') return { provider, model: OFFLINE_MODEL_LABEL, byok: false, key_id: null, api_key: undefined };
+  const model = config.models[provider];
+  if (!model || !config.hosted_api_key) {
+    fail(AI_CALL_FAILURE_TYPES.provider_not_configured, providerNotConfigured(provider, false).message, { provider });
+  }
+  return { provider, model, byok: false, key_id: null, api_key: config.hosted_api_key };
+}
+
+type Schema = NonNullable<ReturnType<typeof aiSchema>>;
+type Heuristic = ReturnType<typeof offlineTask>;
+type Answer = Awaited<ReturnType<typeof callStructured>>;
+
+/** The input checked against its contract, and the registered schema the answer must match. */
+function checkedSchema(input: AiCallInput): Schema {
+  if (!Value.Check(AiCallInput, input)) {
+    const first = [...Value.Errors(AiCallInput, input)][0];
+    fail(AI_CALL_FAILURE_TYPES.bad_input, `callModel input is invalid: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim());
+  }
+  const schema = aiSchema(input.schema_name);
+  if (!schema) fail(AI_CALL_FAILURE_TYPES.bad_input, `no AI schema is registered as "${input.schema_name}"; register it with registerAiSchema`);
+  return schema;
+}
+
+/** The offline provider answers by the task's registered heuristic; undefined for a real provider. */
+function offlineHeuristic(chosen: Route, input: AiCallInput): Heuristic {
+  if (chosen.provider !== 'offline') return undefined;
+  const heuristic = offlineTask(input.task);
+  if (!heuristic) {
+    fail(AI_CALL_FAILURE_TYPES.bad_input, `no offline heuristic is registered for task "${input.task}"; register it with registerOfflineTask`, {
+      provider: 'offline',
+    });
+  }
+  return heuristic;
+}
+
+/** The provider's answer, heartbeating while it is in flight; a failure reaches history typed and without the key. */
+async function callProvider(config: ActivityConfig, input: AiCallInput, chosen: Route, schema: Schema, heuristic: Heuristic): Promise<Answer> {
+  // Heartbeats while the provider answers: a workflow that sets a heartbeat timeout notices a dead worker early.
+  const context = Context.current();
+  const beating = setInterval(() => context.heartbeat(), AI_CALL_HEARTBEAT_INTERVAL_MS);
+  try {
+    return await callStructured({
+      provider: chosen.provider,
+      model: chosen.model,
+      api_key: chosen.api_key,
+      base_url: chosen.provider === 'offline' ? undefined : (config.provider_base_urls[chosen.provider] ?? undefined),
+      system: input.system,
+      prompt: input.prompt,
+      schema,
+      schema_name: input.schema_name,
+      offline: heuristic ? () => heuristic(input.offline_input) : undefined,
+      max_output_tokens: input.max_output_tokens,
+      abort_signal: Context.current().cancellationSignal,
+    });
+  } catch (error) {
+    // The gateway's failures are already typed and key-free; anything else is redacted before it reaches history.
+    if (error instanceof ApplicationFailure) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw ApplicationFailure.create({
+      type: AI_CALL_FAILURE_TYPES.call_failed,
+      message: `the ${chosen.provider} call failed: ${redactKey(message, chosen.api_key)}`,
+      nonRetryable: false,
+      details: [{ provider: chosen.provider }],
+    });
+  } finally {
+    clearInterval(beating);
+  }
+}
+
+/**
+ * Records the call in ai_usage once per activity execution, with its credits (0 for BYOK). A retried execution gets the
+ * first recorded figures back, so the workflow's meter counts the call once.
+ */
+async function meter(
+  { config, db, logger }: ActivityDeps,
+  input: AiCallInput,
+  chosen: Route,
+  answer: Answer,
+  call: ReturnType<typeof currentCall>,
+): Promise<AiCallResult> {
+  const credits_charged = aiCallCredits({
+    byok: chosen.byok,
+    input_tokens: answer.usage.input_tokens,
+    output_tokens: answer.usage.output_tokens,
+    credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
+  });
+  const { usage, recorded_now } = await recordAiUsage(db, {
+    org_id: input.org_id,
+    provider: chosen.provider,
+    model: chosen.model,
+    byok: chosen.byok,
+    key_id: chosen.key_id,
+    input_tokens: answer.usage.input_tokens,
+    output_tokens: answer.usage.output_tokens,
+    duration_ms: answer.duration_ms,
+    subject: input.subject,
+    task: input.task,
+    credits_charged,
+    call,
+  });
+  logger.info(
+    { usage_id: usage.id, org_id: input.org_id, provider: usage.provider, model: usage.model, byok: usage.byok, task: input.task, recorded_now },
+    'ai call metered',
+  );
   return {
-    /** One structured-output call, metered. Returns the checked object, token usage and credits_charged (0 for BYOK). */
-    // Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: one metered AI call (resolve key, reserve, call, record usage, settle) read as one piece.
-    async callModel(input: AiCallInput): Promise<AiCallResult> {
-      if (!Value.Check(AiCallInput, input)) {
-        const first = [...Value.Errors(AiCallInput, input)][0];
-        fail(AI_CALL_FAILURE_TYPES.bad_input, `callModel input is invalid: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim());
-      }
-      const schema = aiSchema(input.schema_name);
-      if (!schema) fail(AI_CALL_FAILURE_TYPES.bad_input, `no AI schema is registered as "${input.schema_name}"; register it with registerAiSchema`);
-      const call = currentCall();
-      const chosen = await route(input);
-      const heuristic = chosen.provider === 'offline' ? offlineTask(input.task) : undefined;
-      if (chosen.provider === 'offline' && !heuristic) {
-        fail(AI_CALL_FAILURE_TYPES.bad_input, `no offline heuristic is registered for task "${input.task}"; register it with registerOfflineTask`, {
-          provider: 'offline',
-        });
-      }
-      let result: Awaited<ReturnType<typeof callStructured>>;
-      // Heartbeats while the provider answers: a workflow that sets a heartbeat timeout notices a dead worker early.
-      const context = Context.current();
-      const beating = setInterval(() => context.heartbeat(), AI_CALL_HEARTBEAT_INTERVAL_MS);
-      try {
-        result = await callStructured({
-          provider: chosen.provider,
-          model: chosen.model,
-          api_key: chosen.api_key,
-          base_url: chosen.provider === 'offline' ? undefined : (config.provider_base_urls[chosen.provider] ?? undefined),
-          system: input.system,
-          prompt: input.prompt,
-          schema,
-          schema_name: input.schema_name,
-          offline: heuristic ? () => heuristic(input.offline_input) : undefined,
-          max_output_tokens: input.max_output_tokens,
-          abort_signal: Context.current().cancellationSignal,
-        });
-      } catch (error) {
-        // The gateway's failures are already typed and key-free; anything else is redacted before it reaches history.
-        if (error instanceof ApplicationFailure) throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        throw ApplicationFailure.create({
-          type: AI_CALL_FAILURE_TYPES.call_failed,
-          message: `the ${chosen.provider} call failed: ${redactKey(message, chosen.api_key)}`,
-          nonRetryable: false,
-          details: [{ provider: chosen.provider }],
-        });
-      } finally {
-        clearInterval(beating);
-      }
-      const credits_charged = aiCallCredits({
-        byok: chosen.byok,
-        input_tokens: result.usage.input_tokens,
-        output_tokens: result.usage.output_tokens,
-        credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
-      });
-      const { usage, recorded_now } = await recordAiUsage(db, {
-        org_id: input.org_id,
-        provider: chosen.provider,
-        model: chosen.model,
-        byok: chosen.byok,
-        key_id: chosen.key_id,
-        input_tokens: result.usage.input_tokens,
-        output_tokens: result.usage.output_tokens,
-        duration_ms: result.duration_ms,
-        subject: input.subject,
-        task: input.task,
-        credits_charged,
-        call,
-      });
-      logger.info(
-        { usage_id: usage.id, org_id: input.org_id, provider: usage.provider, model: usage.model, byok: usage.byok, task: input.task, recorded_now },
-        'ai call metered',
-      );
-      // A retried execution returns the first recorded figures, so the workflow's meter counts the call once.
-      return {
-        object: result.object,
-        usage_id: usage.id,
-        provider: usage.provider,
-        model: usage.model,
-        byok: usage.byok,
-        heuristic: result.heuristic,
-        input_tokens: usage.input_tokens,
-        output_tokens: usage.output_tokens,
-        duration_ms: usage.duration_ms,
-        credits_charged: usage.credits_charged,
-      };
-    },
+    object: answer.object,
+    usage_id: usage.id,
+    provider: usage.provider,
+    model: usage.model,
+    byok: usage.byok,
+    heuristic: answer.heuristic,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    duration_ms: usage.duration_ms,
+    credits_charged: usage.credits_charged,
+  };
+}
+
+/** One structured-output call, metered. Returns the checked object, token usage and credits_charged (0 for BYOK). */
+async function callModel(deps: ActivityDeps, input: AiCallInput): Promise<AiCallResult> {
+  const schema = checkedSchema(input);
+  const call = currentCall();
+  const chosen = await route(deps, input);
+  const heuristic = offlineHeuristic(chosen, input);
+  const answer = await callProvider(deps.config, input, chosen, schema, heuristic);
+  return meter(deps, input, chosen, answer, call);
+}
+
+export function aiActivities(deps: ActivityDeps) {
+  return {
+    callModel: withDeps(deps, callModel),
   };
 }

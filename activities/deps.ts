@@ -30,3 +30,11 @@ export type ActivityDeps = {
   /** Where the maintenance reconcilers start jobs: the service's client and this worker's task queue. */
   jobs: JobTemporal | null;
 };
+
+/**
+ * An activity written as a function of the deps and its one input, bound to the deps: the shape the worker registers
+ * and workflows proxy by name (the factories in this folder only assemble these).
+ */
+export function withDeps<I, O>(deps: ActivityDeps, activity: (deps: ActivityDeps, input: I) => Promise<O>): (input: I) => Promise<O> {
+  return (input) => activity(deps, input);
+}

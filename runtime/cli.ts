@@ -3,7 +3,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from './logger.ts';
-import { openDatabase } from '../store/db.ts';
+import type { Logger } from 'pino';
+import { type Db, openDatabase } from '../store/db.ts';
 import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './config.ts';
 import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';
 import { startService } from './service.ts';
@@ -47,7 +48,7 @@ function waitForSignal(): Promise<string> {
   });
 }
 
-async function firstStart(config: Config, db: Awaited<ReturnType<typeof openDatabase>>): Promise<void> {
+async function firstStart(config: Config, db: Db): Promise<void> {
   const row = await db.one<{ n: number }>('select count(*)::int as n from users');
   if ((row?.n ?? 0) > 0) return;
   const result = await runOperator(db, { command: 'bootstrap', flags: { email: 'admin@localhost.localdomain', org: 'My organization' } });
@@ -86,7 +87,106 @@ async function temporalServerCommand(config: Config, flags: Record<string, strin
   return why.startsWith('temporal-server') ? 1 : 0;
 }
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: the command-line dispatch of every crucible-server command.
+/** `crucible-server start`: the whole service on embedded defaults, until a signal or the dev server's own death. */
+async function startCommand(config: Config, logger: Logger): Promise<number> {
+  const local = ensureLocalSecrets(config, say);
+  const service = await startService({ config: local, logger, mode: 'all', operator_socket: true, say });
+  await firstStart(local, service.db);
+  say(`Crucible is running.`);
+  say(`  API:         ${service.api_url}   (health: ${service.api_url}/v1/health)`);
+  say(`  Temporal UI: ${service.ui_url ?? `(external Temporal at ${service.temporal_address})`}`);
+  say(`  Data:        ${local.database_url ? 'PostgreSQL (DATABASE_URL)' : join(local.data_dir, 'pg')}  (secrets and Temporal state in ${local.data_dir})`);
+  say('Press Ctrl+C to stop.');
+  // A dead dev server is not restarted in place: the service stops and exits 1, so a supervisor (or the person)
+  // starts it again, and the runs it held resume from temporal.db (docs/decisions.md).
+  const ended = await Promise.race([waitForSignal().then((signal) => ({ signal })), service.dependency_died.then((how) => ({ died: how }))]);
+  if ('died' in ended) {
+    process.stderr.write(
+      `the Temporal dev server stopped on its own (${ended.died}); stopping the service, exit code 1. Start it again (npm start); running jobs resume.\n`,
+    );
+    await service.stop();
+    return 1;
+  }
+  say(`${ended.signal}: draining the worker, closing the database, stopping Temporal…`);
+  await service.stop();
+  say('stopped.');
+  return 0;
+}
+
+/** `crucible-server api|worker`: one role against PostgreSQL and an external Temporal, until a signal. */
+async function roleCommand(mode: 'api' | 'worker', config: Config, logger: Logger): Promise<number> {
+  if (!config.database_url || !config.temporal_address) {
+    throw new ConfigError(
+      `crucible-server ${mode} runs against PostgreSQL and an external Temporal: set DATABASE_URL and TEMPORAL_ADDRESS (use "start" for the embedded default).`,
+    );
+  }
+  const checked = ensureLocalSecrets(config);
+  // Before the compute pool starts: its threads inherit the process's V8 flags (runtime/v8Flags.ts).
+  const flags = applyV8Flags(mode);
+  const service = await startService({ config: checked, logger, mode });
+  const v8 = flags.length ? ` (V8 ${flags.join(' ')})` : '';
+  say(mode === 'api' ? `API listening on ${service.api_url}` : `worker polling task queue ${config.temporal_task_queue} at ${config.temporal_address}${v8}`);
+  await waitForSignal();
+  await service.stop();
+  return 0;
+}
+
+/** The database of the configuration (PGlite under the data directory without DATABASE_URL), closed after `use`. */
+async function withDatabase<T>(config: Config, use: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
+  try {
+    return await use(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** `crucible-server migrate`. */
+async function migrateCommand(config: Config): Promise<number> {
+  if (!config.database_url) mkdirSync(config.data_dir, { recursive: true });
+  const applied = await withDatabase(config, (db) => db.migrate());
+  say(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+  return 0;
+}
+
+/** `crucible-server operator <command>`: through the running service's socket when there is one, else on the database. */
+async function operatorCommand(config: Config, rest: string[]): Promise<number> {
+  // A command is one word or two (`institution create`): the words before the first flag.
+  const words: string[] = [];
+  while (words.length < 2 && rest[words.length] !== undefined && !rest[words.length]!.startsWith('--')) words.push(rest[words.length]!);
+  const name = words.join(' ');
+  const flagArgs = rest.slice(words.length);
+  if (!name) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, institution create, …');
+  const args: OperatorArgs = { command: name, flags: parseFlags(flagArgs) };
+  if (name === 'create-user') args.stdin = await readStdin();
+  let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);
+  if (result === null) {
+    if (!config.database_url && !existsSync(config.data_dir)) {
+      process.stderr.write(`(creating a new embedded database in ${config.data_dir})\n`);
+      mkdirSync(config.data_dir, { recursive: true });
+    }
+    result = await withDatabase(config, async (db) => {
+      await db.migrate();
+      return runOperator(db, { ...args, config });
+    });
+  }
+  if (args.flags.json) say(JSON.stringify(result));
+  else for (const [key, value] of Object.entries(result)) say(`${key}: ${value}`);
+  return 0;
+}
+
+type Command = (context: { config: Config; logger: Logger; rest: string[] }) => Promise<number>;
+
+/** Every crucible-server command (USAGE lists them). */
+const COMMANDS: Record<string, Command> = {
+  start: ({ config, logger }) => startCommand(config, logger),
+  api: ({ config, logger }) => roleCommand('api', config, logger),
+  worker: ({ config, logger }) => roleCommand('worker', config, logger),
+  'temporal-server': ({ config, rest }) => temporalServerCommand(config, parseFlags(rest)),
+  migrate: ({ config }) => migrateCommand(config),
+  operator: ({ config, rest }) => operatorCommand(config, rest),
+};
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === 'help') {
@@ -95,96 +195,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const logger = createLogger({ level: config.log_level });
-  switch (command) {
-    case 'start': {
-      const local = ensureLocalSecrets(config, say);
-      const service = await startService({ config: local, logger, mode: 'all', operator_socket: true, say });
-      await firstStart(local, service.db);
-      say(`Crucible is running.`);
-      say(`  API:         ${service.api_url}   (health: ${service.api_url}/v1/health)`);
-      say(`  Temporal UI: ${service.ui_url ?? `(external Temporal at ${service.temporal_address})`}`);
-      say(`  Data:        ${local.database_url ? 'PostgreSQL (DATABASE_URL)' : join(local.data_dir, 'pg')}  (secrets and Temporal state in ${local.data_dir})`);
-      say('Press Ctrl+C to stop.');
-      // A dead dev server is not restarted in place: the service stops and exits 1, so a supervisor (or the person)
-      // starts it again, and the runs it held resume from temporal.db (docs/decisions.md).
-      const ended = await Promise.race([waitForSignal().then((signal) => ({ signal })), service.dependency_died.then((how) => ({ died: how }))]);
-      if ('died' in ended) {
-        process.stderr.write(
-          `the Temporal dev server stopped on its own (${ended.died}); stopping the service, exit code 1. Start it again (npm start); running jobs resume.\n`,
-        );
-        await service.stop();
-        return 1;
-      }
-      say(`${ended.signal}: draining the worker, closing the database, stopping Temporal…`);
-      await service.stop();
-      say('stopped.');
-      return 0;
-    }
-    case 'api':
-    case 'worker': {
-      if (!config.database_url || !config.temporal_address) {
-        throw new ConfigError(
-          `crucible-server ${command} runs against PostgreSQL and an external Temporal: set DATABASE_URL and TEMPORAL_ADDRESS (use "start" for the embedded default).`,
-        );
-      }
-      const checked = ensureLocalSecrets(config);
-      // Before the compute pool starts: its threads inherit the process's V8 flags (runtime/v8Flags.ts).
-      const flags = applyV8Flags(command);
-      const service = await startService({ config: checked, logger, mode: command });
-      const v8 = flags.length ? ` (V8 ${flags.join(' ')})` : '';
-      say(
-        command === 'api'
-          ? `API listening on ${service.api_url}`
-          : `worker polling task queue ${config.temporal_task_queue} at ${config.temporal_address}${v8}`,
-      );
-      await waitForSignal();
-      await service.stop();
-      return 0;
-    }
-    case 'temporal-server':
-      return temporalServerCommand(config, parseFlags(rest));
-    case 'migrate': {
-      if (!config.database_url) mkdirSync(config.data_dir, { recursive: true });
-      const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
-      try {
-        const applied = await db.migrate();
-        say(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
-      } finally {
-        await db.close();
-      }
-      return 0;
-    }
-    case 'operator': {
-      // A command is one word or two (`institution create`): the words before the first flag.
-      const words: string[] = [];
-      while (words.length < 2 && rest[words.length] !== undefined && !rest[words.length]!.startsWith('--')) words.push(rest[words.length]!);
-      const name = words.join(' ');
-      const flagArgs = rest.slice(words.length);
-      if (!name) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, institution create, …');
-      const args: OperatorArgs = { command: name, flags: parseFlags(flagArgs) };
-      if (name === 'create-user') args.stdin = await readStdin();
-      let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);
-      if (result === null) {
-        if (!config.database_url && !existsSync(config.data_dir)) {
-          process.stderr.write(`(creating a new embedded database in ${config.data_dir})\n`);
-          mkdirSync(config.data_dir, { recursive: true });
-        }
-        const db = await openDatabase({ database_url: config.database_url, pglite_dir: join(config.data_dir, 'pg') });
-        try {
-          await db.migrate();
-          result = await runOperator(db, { ...args, config });
-        } finally {
-          await db.close();
-        }
-      }
-      if (args.flags.json) say(JSON.stringify(result));
-      else for (const [key, value] of Object.entries(result)) say(`${key}: ${value}`);
-      return 0;
-    }
-    default:
-      say(USAGE);
-      return 2;
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!run) {
+    say(USAGE);
+    return 2;
   }
+  return run({ config, logger, rest });
 }
 
 main(process.argv.slice(2)).then(

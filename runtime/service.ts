@@ -131,8 +131,7 @@ async function ensureMaintenanceSchedule(client: Client, config: Config): Promis
   }
 }
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: the composition root wires every part in order and unwinds on failure.
-export async function startService(options: {
+type StartOptions = {
   config: Config;
   logger: Logger;
   mode: 'all' | 'api' | 'worker';
@@ -144,11 +143,99 @@ export async function startService(options: {
   pglite_dir?: string;
   operator_socket?: boolean;
   say?: (line: string) => void;
-}): Promise<ServiceHandle> {
+};
+
+/** Registers how to undo a phase that succeeded; the service undoes them in reverse order on stop or on a failed start. */
+type Defer = (cleanup: () => Promise<void>) => void;
+
+/** The database, migrated (a worker on PostgreSQL leaves migrations to the API or `migrate`). */
+async function openStore(options: StartOptions, say: (line: string) => void, defer: Defer): Promise<Db> {
+  const { config } = options;
+  // Secrets, the Temporal dev server's database and (without DATABASE_URL) PGlite all live here.
+  mkdirSync(config.data_dir, { recursive: true });
+  const db = await openDatabase({ database_url: config.database_url, pglite_dir: options.pglite_dir ?? join(config.data_dir, 'pg') });
+  defer(() => db.close());
+  if (options.mode !== 'worker' || !config.database_url) {
+    const applied = await db.migrate();
+    if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
+  }
+  return db;
+}
+
+/** Temporal: the given address or the embedded dev server, connected lazily for an API process and eagerly otherwise. */
+async function connectTemporal(
+  options: StartOptions,
+  say: (line: string) => void,
+  defer: Defer,
+): Promise<{ address: string; devServer: DevServer | null; client: Client }> {
+  const { config, logger } = options;
+  let address = options.temporal_address ?? config.temporal_address;
+  let devServer: DevServer | null = null;
+  if (!address) {
+    const started = await embeddedTemporal(config, say);
+    defer(() => started.stop());
+    devServer = started;
+    address = started.address;
+  }
+  let connection: Connection;
+  if (options.mode === 'api') {
+    const lazy = lazyTemporal(address, config, logger);
+    connection = lazy.connection;
+    defer(async () => lazy.stop());
+  } else {
+    connection = await Connection.connect({ address, tls: config.temporal_tls || undefined, channelArgs: TEMPORAL_CHANNEL_ARGS });
+    await ensureJobSearchAttributes(connection, config.temporal_namespace);
+  }
+  defer(() => connection.close());
+  return { address, devServer, client: new Client({ connection, namespace: config.temporal_namespace }) };
+}
+
+/** The worker, polling until stop (which drains it), and the maintenance schedule it serves. */
+async function runWorker(options: StartOptions, db: Db, temporal: { address: string; client: Client }, defer: Defer): Promise<void> {
+  const { config, logger } = options;
+  const { address, client } = temporal;
+  const created = await createWorker({ config, db, logger, address, bundle: options.bundle, extra_activities: options.extra_activities, client });
+  const worker: Worker = created.worker;
+  const running = worker.run();
+  defer(async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+    await created.connection.close();
+  });
+  await ensureMaintenanceSchedule(client, config);
+}
+
+/** The HTTP API on the configured port; answers with its URL and the dependencies its handlers use. */
+async function listenApi(options: StartOptions, db: Db, client: Client, defer: Defer): Promise<{ api_url: string; deps: AppDeps }> {
+  const { config, logger } = options;
+  const deps: AppDeps = { config, db, logger, temporal: { client, task_queue: config.temporal_task_queue, namespace: config.temporal_namespace } };
+  const { app } = createApp(deps);
+  const server: Server = createApiServer(app, { logger, request_timeout_seconds: config.request_timeout_seconds });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  defer(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return { api_url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`, deps };
+}
+
+/**
+ * The composition root: database, Temporal, worker, compute pool, API, operator socket, each phase in this order and
+ * each undone in reverse (on stop, or when a later phase fails to start).
+ */
+export async function startService(options: StartOptions): Promise<ServiceHandle> {
   const { config, logger } = options;
   const say = options.say ?? (() => {});
   installTemporalRuntime(logger);
   const cleanups: Array<() => Promise<void>> = [];
+  const defer: Defer = (cleanup) => cleanups.push(cleanup);
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
       try {
@@ -159,79 +246,22 @@ export async function startService(options: {
     }
   };
   try {
-    // Secrets, the Temporal dev server's database and (without DATABASE_URL) PGlite all live here.
-    mkdirSync(config.data_dir, { recursive: true });
-    const db = await openDatabase({ database_url: config.database_url, pglite_dir: options.pglite_dir ?? join(config.data_dir, 'pg') });
-    cleanups.push(() => db.close());
-    if (options.mode !== 'worker' || !config.database_url) {
-      const applied = await db.migrate();
-      if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
-    }
-
-    let address = options.temporal_address ?? config.temporal_address;
-    let devServer: DevServer | null = null;
-    if (!address) {
-      devServer = await embeddedTemporal(config, say);
-      cleanups.push(() => devServer!.stop());
-      address = devServer.address;
-    }
-    let connection: Connection;
-    if (options.mode === 'api') {
-      const lazy = lazyTemporal(address, config, logger);
-      connection = lazy.connection;
-      cleanups.push(async () => lazy.stop());
-    } else {
-      connection = await Connection.connect({ address, tls: config.temporal_tls || undefined, channelArgs: TEMPORAL_CHANNEL_ARGS });
-      await ensureJobSearchAttributes(connection, config.temporal_namespace);
-    }
-    cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace: config.temporal_namespace });
-
-    let worker: Worker | null = null;
-    if (options.mode !== 'api') {
-      const created = await createWorker({ config, db, logger, address, bundle: options.bundle, extra_activities: options.extra_activities, client });
-      worker = created.worker;
-      const running = worker.run();
-      cleanups.push(async () => {
-        if (worker!.getState() === 'RUNNING') worker!.shutdown();
-        await running;
-        await created.connection.close();
-      });
-      await ensureMaintenanceSchedule(client, config);
-    }
-
+    const db = await openStore(options, say, defer);
+    const { address, devServer, client } = await connectTemporal(options, say, defer);
+    if (options.mode !== 'api') await runWorker(options, db, { address, client }, defer);
     // One compute pool per process, its threads started now (simulation replications and PDF reading share it). Not
     // awaited: its threads start after the compile cache is filled (compute/pool.ts, about a second), and a task that
     // arrives before then waits for the pool; the service answers meanwhile.
     computePool().catch((error) => logger.error({ err: error }, 'the compute pool did not start'));
-    cleanups.push(() => closeComputePool());
-
-    let api_url: string | null = null;
-    let deps: AppDeps | null = null;
-    if (options.mode !== 'worker') {
-      deps = { config, db, logger, temporal: { client, task_queue: config.temporal_task_queue, namespace: config.temporal_namespace } };
-      const { app } = createApp(deps);
-      const server: Server = createApiServer(app, { logger, request_timeout_seconds: config.request_timeout_seconds });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, resolve);
-      });
-      const { port } = server.address() as AddressInfo;
-      api_url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-      cleanups.push(
-        () =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          }),
-      );
-    }
+    defer(() => closeComputePool());
+    const api = options.mode === 'worker' ? null : await listenApi(options, db, client, defer);
     if (options.operator_socket && !config.database_url) {
       const socket = await serveOperatorSocket(db, config.data_dir);
-      cleanups.push(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+      defer(() => new Promise<void>((resolve) => socket.close(() => resolve())));
     }
     const dependency_died = devServer?.died ?? new Promise<string>(() => {});
-    return { api_url, ui_url: devServer?.ui_url ?? null, temporal_address: address, db, client, deps, dependency_died, stop };
+    const ui_url = devServer?.ui_url ?? null;
+    return { api_url: api?.api_url ?? null, ui_url, temporal_address: address, db, client, deps: api?.deps ?? null, dependency_died, stop };
   } catch (error) {
     await stop();
     throw error;

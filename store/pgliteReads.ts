@@ -97,8 +97,47 @@ export function numberedPlaceholders(sql: string): string | undefined {
 
 export type FastReader = (sql: string, params: readonly unknown[]) => Promise<Record<string, unknown>[] | undefined>;
 
+/** Bind (the parameters serialized by PGlite's own serializers), Execute and Sync of a prepared statement. */
+function executeMessage(db: Native, statement: Prepared, params: readonly unknown[]): Uint8Array {
+  const writer = new Writer().start().cstring('').cstring(statement.name).int16(0).int16(params.length);
+  params.forEach((param, index) => {
+    if (param === null || param === undefined) {
+      writer.int32(-1);
+      return;
+    }
+    const serialize = db.serializers[statement.param_types[index]!];
+    const value = encoder.encode(serialize ? serialize(param) : String(param));
+    writer.int32(value.byteLength).bytes(value);
+  });
+  return writer.int16(0).end('B').start().cstring('').int32(0).end('E').start().end('S').done();
+}
+
+/** The data rows of an answer, parsed by PGlite's own type parsers (so they equal what `query` returns). */
+function rowsOf(db: Native, statement: Prepared, messages: BackendMessage[]): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  const fields = statement.fields;
+  for (const message of messages) {
+    if (message.name !== 'dataRow') continue;
+    const row: Record<string, unknown> = {};
+    const values = message.fields as Array<string | null>;
+    for (let index = 0; index < fields.length; index++) {
+      const value = values[index] ?? null;
+      const field = fields[index]!;
+      const parse = db.parsers[field.dataTypeID];
+      row[field.name] = value === null ? null : parse ? parse(value, field.dataTypeID) : value;
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** Closes a prepared statement on the server; a failure to close leaves it for the database's end. */
+async function closeStatement(db: Native, statement: Prepared): Promise<void> {
+  const close = new Writer().start().byte('S').cstring(statement.name).end('C').start().end('S').done();
+  await db._runExclusiveTransaction(() => db._runExclusiveQuery(() => db.execProtocol(close, { syncToFs: false }))).catch(() => {});
+}
+
 /** A reader for `select`s outside transactions; answers undefined when the caller should take the ordinary path. */
-// Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: the reader keeps its connection state in one closure.
 export function pgliteReader(native_of: () => Promise<unknown>): FastReader {
   const prepared = new Map<string, Prepared>();
   let native: Native | null = null;
@@ -135,43 +174,15 @@ export function pgliteReader(native_of: () => Promise<unknown>): FastReader {
         db._runExclusiveQuery(async () => {
           const statement = await prepare(sql, text);
           if (!statement || statement.param_types.length !== params.length) return undefined;
-          const writer = new Writer().start().cstring('').cstring(statement.name).int16(0).int16(params.length);
-          params.forEach((param, index) => {
-            if (param === null || param === undefined) {
-              writer.int32(-1);
-              return;
-            }
-            const serialize = db.serializers[statement.param_types[index]!];
-            const value = encoder.encode(serialize ? serialize(param) : String(param));
-            writer.int32(value.byteLength).bytes(value);
-          });
-          writer.int16(0).end('B').start().cstring('').int32(0).end('E').start().end('S');
-          const { messages } = await db.execProtocol(writer.done(), { syncToFs: false });
-          const rows: Record<string, unknown>[] = [];
-          const fields = statement.fields;
-          for (const message of messages) {
-            if (message.name !== 'dataRow') continue;
-            const row: Record<string, unknown> = {};
-            const values = message.fields as Array<string | null>;
-            for (let index = 0; index < fields.length; index++) {
-              const value = values[index] ?? null;
-              const field = fields[index]!;
-              const parse = db.parsers[field.dataTypeID];
-              row[field.name] = value === null ? null : parse ? parse(value, field.dataTypeID) : value;
-            }
-            rows.push(row);
-          }
-          return rows;
+          const { messages } = await db.execProtocol(executeMessage(db, statement, params), { syncToFs: false });
+          return rowsOf(db, statement, messages);
         }),
       );
     } catch {
       // A plan the schema invalidated, or an error the ordinary path reports in its own words.
       const statement = prepared.get(sql);
       prepared.delete(sql);
-      if (statement) {
-        const close = new Writer().start().byte('S').cstring(statement.name).end('C').start().end('S').done();
-        await db._runExclusiveTransaction(() => db._runExclusiveQuery(() => db.execProtocol(close, { syncToFs: false }))).catch(() => {});
-      }
+      if (statement) await closeStatement(db, statement);
       return undefined;
     }
   };

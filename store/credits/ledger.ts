@@ -560,49 +560,55 @@ function resolutionView(t: TransferView, reserved: number): ResolutionView {
   };
 }
 
-// Over 70 lines, listed in test/unit/architecture.test.ts: not yet split: one ledger transaction (lock accounts in order, post, void) read as one piece.
-async function resolve(
-  tx: Tx,
-  input: { transfer_id: string; reservation_id: string; credits_used: number | null; reason?: string; caused_by?: string },
-): Promise<ResolutionView> {
-  const id = transferIdFor(input.transfer_id);
-  const credits_used = input.credits_used ?? 0;
-  const replay = async (existing: TransferView): Promise<ResolutionView> => {
-    const reservation = (await findTransfer(tx, input.reservation_id))!;
-    const view = resolutionView(existing, reservation.credits);
-    const asked = input.credits_used === null ? 'release' : credits_used > 0 ? 'settlement' : 'release';
-    if (existing.reservation_id !== input.reservation_id || view.kind !== asked || view.credits_posted !== credits_used)
-      throw reusedTransferId(input.transfer_id, existing);
-    return view;
-  };
-  // The reservation row is the lock every resolution of it queues on; its legs come along in the same round trip.
-  const reservation = await tx.one<TransferRow & { leg_rows: unknown }>(
+type ResolveInput = { transfer_id: string; reservation_id: string; credits_used: number | null; reason?: string; caused_by?: string };
+type LockedReservation = TransferRow & { leg_rows: unknown };
+
+/** The reservation row, locked: the lock every resolution of it queues on; its legs come along in the same round trip. */
+async function lockReservation(tx: Tx, reservation_id: string): Promise<LockedReservation | undefined> {
+  return tx.one<LockedReservation>(
     `select t.*, (select json_agg(json_build_object('leg_no', l.leg_no, 'debit_account_id', l.debit_account_id, 'credit_account_id', l.credit_account_id,
        'amount', l.amount, 'program_id', l.program_id) order by l.leg_no) from credit_legs l where l.transfer_id = t.id) as leg_rows
      from credit_transfers t where t.id = ? for update of t`,
-    [input.reservation_id],
+    [reservation_id],
   );
+}
+
+/** A transfer id used before: the same resolution again answers what it committed; anything else is refused. */
+async function replayResolution(tx: Tx, input: ResolveInput, existing: TransferView): Promise<ResolutionView> {
+  const credits_used = input.credits_used ?? 0;
+  const reservation = (await findTransfer(tx, input.reservation_id))!;
+  const view = resolutionView(existing, reservation.credits);
+  const asked = input.credits_used === null ? 'release' : credits_used > 0 ? 'settlement' : 'release';
+  if (existing.reservation_id !== input.reservation_id || view.kind !== asked || view.credits_posted !== credits_used)
+    throw reusedTransferId(input.transfer_id, existing);
+  return view;
+}
+
+/** No pending reservation to resolve: a replay of this very resolution, or the reason it cannot happen. */
+async function unresolvable(tx: Tx, input: ResolveInput, id: string, reservation: LockedReservation | undefined): Promise<ResolutionView> {
   if (reservation?.kind !== 'reservation') {
     const existing = await findTransfer(tx, id);
     if (existing) throw reusedTransferId(input.transfer_id, existing);
     throw new ServiceError('NOT_FOUND', `Reservation ${input.reservation_id} was not found.`);
   }
-  if (reservation.status !== 'pending') {
-    const resolver = await tx.one<{ id: string }>('select id from credit_transfers where pending_id = ?', [input.reservation_id]);
-    // Resolved by this very transfer id: a retried or concurrent call finds what the first one committed.
-    if (resolver?.id === id) return replay((await findTransfer(tx, id))!);
-    const existing = await findTransfer(tx, id);
-    if (existing) throw reusedTransferId(input.transfer_id, existing);
-    throw new ServiceError(
-      'CONFLICT',
-      `Reservation ${input.reservation_id} was already ${reservation.status === 'posted' ? 'settled' : 'released'} by ${resolver?.id}; it resolves once.`,
-      {
-        reservation_id: input.reservation_id,
-        resolved_by: resolver?.id ?? null,
-      },
-    );
-  }
-  const reserved = credits(reservation.amount);
+  const resolver = await tx.one<{ id: string }>('select id from credit_transfers where pending_id = ?', [input.reservation_id]);
+  // Resolved by this very transfer id: a retried or concurrent call finds what the first one committed.
+  if (resolver?.id === id) return replayResolution(tx, input, (await findTransfer(tx, id))!);
+  const existing = await findTransfer(tx, id);
+  if (existing) throw reusedTransferId(input.transfer_id, existing);
+  throw new ServiceError(
+    'CONFLICT',
+    `Reservation ${input.reservation_id} was already ${reservation.status === 'posted' ? 'settled' : 'released'} by ${resolver?.id}; it resolves once.`,
+    {
+      reservation_id: input.reservation_id,
+      resolved_by: resolver?.id ?? null,
+    },
+  );
+}
+
+/** A settlement posts at most what was reserved. */
+function checkCreditsUsed(input: ResolveInput, reserved: number): void {
+  const credits_used = input.credits_used ?? 0;
   if (input.credits_used !== null) checkCredits(credits_used, 'credits_used', 0);
   if (credits_used > reserved) {
     throw new ServiceError(
@@ -611,6 +617,9 @@ async function resolve(
       [{ path: '/credits_used', message: `must be at most ${reserved}` }],
     );
   }
+}
+
+function reservedLegs(reservation: LockedReservation): Leg[] {
   const legRows = (typeof reservation.leg_rows === 'string' ? JSON.parse(reservation.leg_rows) : reservation.leg_rows) as {
     leg_no: number;
     debit_account_id: string;
@@ -618,11 +627,12 @@ async function resolve(
     amount: unknown;
     program_id: string | null;
   }[];
-  const legs = legRows.map((l) => ({ ...l, amount: credits(l.amount) }));
-  const plan = planSettlement(
-    legs.map((l) => ({ leg_no: l.leg_no, credits: l.amount })),
-    credits_used,
-  );
+  return legRows.map((l) => ({ ...l, amount: credits(l.amount) }));
+}
+
+/** The resolving transfer's row; throws when its id already names some other ledger write. */
+async function insertResolution(tx: Tx, input: ResolveInput, id: string, reservation: LockedReservation, reserved: number): Promise<'settlement' | 'release'> {
+  const credits_used = input.credits_used ?? 0;
   const kind = credits_used > 0 ? 'settlement' : 'release';
   const inserted = await insertTransfer(tx, {
     id,
@@ -640,6 +650,26 @@ async function resolve(
   });
   // The id is taken while the reservation is still pending: it names some other ledger write.
   if (!inserted) throw reusedTransferId(input.transfer_id, (await findTransfer(tx, id))!);
+  return kind;
+}
+
+/**
+ * One ledger transaction resolving a reservation. Its locks keep their order: the reservation row first (every
+ * resolution of it queues there), then the accounts of its legs in lockAccounts' fixed order.
+ */
+async function resolve(tx: Tx, input: ResolveInput): Promise<ResolutionView> {
+  const id = transferIdFor(input.transfer_id);
+  const credits_used = input.credits_used ?? 0;
+  const reservation = await lockReservation(tx, input.reservation_id);
+  if (reservation?.kind !== 'reservation' || reservation.status !== 'pending') return unresolvable(tx, input, id, reservation);
+  const reserved = credits(reservation.amount);
+  checkCreditsUsed(input, reserved);
+  const legs = reservedLegs(reservation);
+  const plan = planSettlement(
+    legs.map((l) => ({ leg_no: l.leg_no, credits: l.amount })),
+    credits_used,
+  );
+  const kind = await insertResolution(tx, input, id, reservation, reserved);
   await lockAccounts(
     tx,
     legs.flatMap((l) => [l.debit_account_id, l.credit_account_id]),

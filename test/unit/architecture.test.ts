@@ -17,21 +17,11 @@ const OUTWARD_ALLOWED: Record<string, string> = {};
 
 /** Functions allowed past the limit, as "file:name", each with its reason. */
 const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
-  'activities/aiCall.ts:aiActivities': 'not yet split: the AI activities share the gateway, keys and metering in one factory closure',
-  'activities/aiCall.ts:callModel': 'not yet split: one metered AI call (resolve key, reserve, call, record usage, settle) read as one piece',
-  'activities/authoring.ts:authoringActivities': 'not yet split: the authoring activities share one factory closure (load, checkpoint, approve)',
-  'activities/review.ts:reviewActivities': 'not yet split: the review activities share one factory closure (search, draft, verify, finish)',
-  'activities/runs.ts:runActivities': 'not yet split: the run activities share one factory closure (start, replicate, settle)',
-  'activities/runs.ts:runReplications': 'not yet split: replications with heartbeats, budget and wall-clock stops share one running state',
   'domain/simulation/engine.ts:(anonymous)': 'not yet split: the event loop of one replication keeps its queues and clock in one closure',
   'domain/simulation/engine.ts:specialise':
     'the formatter (on since issue 25) spread it past 70: one switch that picks the specialised step of each kind, on the engine hot path whose inlining is measured',
   'domain/simulation/engine.ts:finish': 'not yet split: the summary of one replication from its running state',
-  'runtime/service.ts:startService': 'not yet split: the composition root wires every part in order and unwinds on failure',
-  'runtime/cli.ts:main': 'not yet split: the command-line dispatch of every crucible-server command',
   'store/changes.ts:createChangeFeed': 'not yet split: the change feed keeps its connection, listeners and reconnect state in one closure',
-  'store/credits/ledger.ts:resolve': 'not yet split: one ledger transaction (lock accounts in order, post, void) read as one piece',
-  'store/pgliteReads.ts:pgliteReader': 'not yet split: the reader keeps its connection state in one closure',
 };
 
 /**
