@@ -6,7 +6,7 @@ import { roleAtLeast, SCOPES, type Role, type Scope } from '../domain/accounts/r
 import { ServiceError } from '../domain/errors.ts';
 import { findApiTokenWithRole, findLiveSessionWithRoles, membershipRole, parseTokenSecret } from '../store/accounts/accounts.ts';
 import type { Db } from '../store/db.ts';
-import { safeEqualHex, sha256 } from '../store/secrets.ts';
+import { safeEqualBytes, safeEqualHex, sha256, sha256Bytes } from '../store/secrets.ts';
 import type { AppDeps, Auth, State } from './context.ts';
 
 export const SESSION_COOKIE = 'crucible_session';
@@ -44,8 +44,8 @@ type CacheEntry = {
   auth: Auth;
   /** what forgetCredential names: `tok:<id>` or `ses:<id>` */
   owner: string;
-  /** the token secret's stored hash (a cached token still proves its secret on every request) */
-  secret_hash?: string;
+  /** the token secret's stored hash, as bytes (a cached token still proves its secret on every request) */
+  secret_digest?: Buffer;
   expires_ms: number;
 };
 
@@ -98,7 +98,7 @@ export async function authenticate(deps: AppDeps, ctx: Context): Promise<{ auth:
   if (token) {
     const key = `tok:${token.id}`;
     const cached = cache.get(key);
-    if (cached && cached.expires_ms > now && safeEqualHex(cached.secret_hash!, sha256(token.secret))) return { auth: cached.auth, source };
+    if (cached && cached.expires_ms > now && safeEqualBytes(cached.secret_digest!, sha256Bytes(token.secret))) return { auth: cached.auth, source };
     const row = await findApiTokenWithRole(deps.db, token.id);
     if (!row || !safeEqualHex(row.secret_hash, sha256(token.secret))) throw unauthenticated('The API token is invalid.');
     if (row.revoked) throw unauthenticated('The API token was revoked.');
@@ -111,7 +111,12 @@ export async function authenticate(deps: AppDeps, ctx: Context): Promise<{ auth:
       scopes: row.scopes,
       roles: row.role ? { [row.org_id]: row.role } : {},
     };
-    remember(deps.db, key, { auth, owner: key, secret_hash: row.secret_hash, expires_ms: Math.min(now + AUTH_CACHE_TTL_MS, Number(row.expires_ms)) });
+    remember(deps.db, key, {
+      auth,
+      owner: key,
+      secret_digest: Buffer.from(row.secret_hash, 'hex'),
+      expires_ms: Math.min(now + AUTH_CACHE_TTL_MS, Number(row.expires_ms)),
+    });
     return { auth, source };
   }
   // A session JWT is its own proof: the cache key is its hash, so a cached entry skips the signature check too.

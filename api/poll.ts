@@ -1,7 +1,7 @@
 // Pollable resources (RouteDef `pollable: true`): an ETag on every answer, 304 for a matching If-None-Match, and a
 // bounded long-poll `?wait=N` that holds the request until the resource changes or N seconds pass. A waiting request
 // holds a subscription to the change feed (store/changes.ts) and a timer: no query runs until a change is announced.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context } from 'koa';
 import { Type } from 'typebox';
 import type { AppDeps } from './context.ts';
@@ -21,7 +21,7 @@ export const WaitQuery: Record<string, QueryParam> = {
 };
 
 function etagOfJson(json: string): string {
-  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  return `"${hash('sha256', json, 'base64url').slice(0, 27)}"`;
 }
 
 /** A body serialised ahead of the request, with its ETag: kept beside its rows (store/rowCache.ts) and sent as it is. */

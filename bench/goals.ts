@@ -25,3 +25,15 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
+
+/**
+ * The GOAL lines of a benchmark's whole output, gathered once it has ended: the chunks a pipe delivered are joined as
+ * bytes and decoded and split once, so a line (or a multi-byte character such as "≥" or "—") cut between two chunks is
+ * neither lost, garbled nor counted twice.
+ */
+export function goalLines(chunks: readonly Uint8Array[]): string[] {
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('GOAL '));
+}

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { goalLines } from './goals.ts';
 
 // The references are Debian packages: SimPy 3 (python3-simpy3) for the engine, poppler's pdftotext (poppler-utils) for
 // PDF text. Installed here when missing and apt-get may run (as root), so one `npm run bench` prints every ratio.
@@ -29,12 +30,13 @@ const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 /** Runs one benchmark, its output shown as it comes; the GOAL lines it printed. */
 function runOne(file: string): Promise<{ status: number | null; goals: string[] }> {
   const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
+  const chunks: Buffer[] = [];
   child.stdout!.on('data', (chunk: Buffer) => {
     process.stdout.write(chunk);
-    output += chunk.toString();
+    chunks.push(chunk);
   });
-  return new Promise((resolve) => child.once('close', (status) => resolve({ status, goals: output.split('\n').filter((line) => line.startsWith('GOAL ')) })));
+  // 'close' comes after the last chunk: the output is split into lines once, whole.
+  return new Promise((resolve) => child.once('close', (status) => resolve({ status, goals: goalLines(chunks) })));
 }
 
 let failed = 0;

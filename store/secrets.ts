@@ -1,5 +1,5 @@
 // Hashing of what must never be stored in clear: passwords (scrypt) and token secrets (SHA-256 of a 256-bit secret).
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 };
 
@@ -24,8 +24,14 @@ export async function verifyPassword(password: string, stored: string | null): P
   return timingSafeEqual(actual, expected) && stored !== null;
 }
 
+// One-shot `hash` (not a Hash object per call): the token proof runs on every authenticated request.
 export function sha256(value: string | Buffer): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
+}
+
+/** The SHA-256 digest as bytes, for comparing with a digest kept as bytes (safeEqualBytes). */
+export function sha256Bytes(value: string | Buffer): Buffer {
+  return hash('sha256', value, 'buffer');
 }
 
 export function randomSecret(bytes = 32): string {
@@ -33,8 +39,10 @@ export function randomSecret(bytes = 32): string {
 }
 
 export function safeEqualHex(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
+  return safeEqualBytes(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
+}
+
+export function safeEqualBytes(left: Buffer, right: Buffer): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 

@@ -183,6 +183,45 @@ describe('pollable resources', () => {
     expect(moved.headers.get('etag')).not.toBe(used.headers.get('etag'));
   });
 
+  it('renders a run once per version: kept while unchanged, new with a new replication or a status change, access checked every time', async () => {
+    const run = await queuedRun();
+    const path = `/v1/runs/${run}`;
+    const first = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const text = await first.text();
+    expect(first.status).toBe(200);
+    // the ETag is still the hash of the exact bytes sent
+    expect(first.headers.get('etag')).toBe(rendered(JSON.parse(text)).etag);
+    expect(text).toBe(JSON.stringify(JSON.parse(text)));
+    expect(JSON.parse(text)).toMatchObject({ run_id: run, status: 'queued', replications_completed: 0, events_simulated: 0 });
+
+    const hits = service.db.row_cache!.stats.hits;
+    const again = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await again.text()).toBe(text);
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(service.db.row_cache!.stats.hits).toBeGreaterThan(hits);
+    // the kept answer is the same for every caller, but access is checked on each read
+    const stranger = await signedInOwner(service, 'poll-run-stranger');
+    expect((await http(service, 'GET', path, { token: stranger.session })).status).toBe(404);
+    const writeOnly = await apiToken(service, owner, ['write']);
+    expect((await http(service, 'GET', path, { token: writeOnly })).status).toBe(403);
+
+    // a replication (a row of another table, announced under the run's id) gives a new answer
+    await service.db.query(
+      `insert into run_replications (run_id, variant_id, replication_index, events_total, result) values (?, 'baseline', 0, 77, '{}'::jsonb)`,
+      [run],
+    );
+    const progressed = await http(service, 'GET', path, { token, headers: { 'if-none-match': first.headers.get('etag')! } });
+    expect(progressed.status).toBe(200);
+    expect(progressed.body).toMatchObject({ replications_completed: 1, events_simulated: 77 });
+    expect(progressed.headers.get('etag')).toBe(rendered(progressed.body).etag);
+
+    await service.db.query(`update runs set status = 'running', started_at = now() where id = ?`, [run]);
+    const moved = await http(service, 'GET', path, { token, headers: { 'if-none-match': progressed.headers.get('etag')! } });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ status: 'running', replications_completed: 1 });
+    expect(moved.headers.get('etag')).not.toBe(progressed.headers.get('etag'));
+  });
+
   it('refuses a wait over the limit with 422', async () => {
     const run = await queuedRun();
     const answer = await http(service, 'GET', `/v1/runs/${run}?wait=31`, { token });

@@ -1,7 +1,9 @@
 import { Run } from '../../../domain/contracts/runs.ts';
+import { authorizeOwned } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
+import { sendRendered } from '../../poll.ts';
 import { route, type RouteDef } from '../../registry.ts';
-import { loadRun } from './load.ts';
+import { runAnswer } from './load.ts';
 
 export function getRunRoute(deps: AppDeps): RouteDef {
   return route({
@@ -16,7 +18,9 @@ export function getRunRoute(deps: AppDeps): RouteDef {
     pollable: true,
     responses: { 200: { description: 'the run', schema: Run }, 304: { description: 'not modified: the If-None-Match version is current' } },
     handler: async (ctx, input) => {
-      ctx.body = await loadRun(deps, ctx, input.params.run_id, 'read');
+      const answer = await runAnswer(deps, input.params.run_id);
+      await authorizeOwned(deps, ctx, `Run ${input.params.run_id}`, answer?.run);
+      sendRendered(ctx, answer!.body);
     },
   });
 }

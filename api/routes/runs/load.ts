@@ -5,10 +5,26 @@ import { RUN_ID_LENGTH_MAX } from '../../../domain/contracts/runs.ts';
 import type { WorldSpec } from '../../../domain/contracts/worldSpec.ts';
 import { ServiceError } from '../../../domain/errors.ts';
 import { buildManifest, type ReplicationResult } from '../../../domain/simulation/index.ts';
+import { cachedRow } from '../../../store/rowCache.ts';
 import { getRun, loadReplications, RESULT_STATUSES, type RunView } from '../../../store/runs/runs.ts';
 import { getWorldRevision, type WorldRevisionView } from '../../../store/worlds/worlds.ts';
 import { authorizeOwned } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
+import { type Rendered, rendered } from '../../poll.ts';
+
+/**
+ * A run's answer rendered once per version: its row, its JSON text and ETag, kept beside the row in the row cache. Every
+ * change the run's view reads (its row, its replications) is announced under the run's id (0010, 0012), so it is dropped
+ * with the row; a poll then costs one cache read and no serialising or hashing. The body is the same for every caller;
+ * access is checked on the row.
+ */
+export async function runAnswer(deps: AppDeps, id: string): Promise<{ run: RunView; body: Rendered } | undefined> {
+  if (id.length > RUN_ID_LENGTH_MAX) return undefined;
+  return cachedRow(deps.db, id, 'answer', async () => {
+    const run = await getRun(deps.db, id);
+    return run && { run, body: rendered(run) };
+  });
+}
 
 /** Loads a run the caller may act on; another organization's run is a plain 404. */
 export async function loadRun(deps: AppDeps, ctx: Context, id: string, scope: Scope): Promise<RunView> {
