@@ -21,7 +21,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'domain/simulation/engine.ts:specialise':
     'the formatter (on since issue 25) spread it past 70: one switch that picks the specialised step of each kind, on the engine hot path whose inlining is measured',
   'domain/simulation/engine.ts:finish': 'not yet split: the summary of one replication from its running state',
-  'store/changes.ts:createChangeFeed': 'not yet split: the change feed keeps its connection, listeners and reconnect state in one closure',
 };
 
 /**
