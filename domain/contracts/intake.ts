@@ -99,6 +99,7 @@ export const DraftUsage = Type.Object({
   output_tokens: Type.Integer({ minimum: 0 }),
   credits_charged: Type.Integer({ minimum: 0 }),
 });
+export const DraftError = Type.Object({ code: Type.String(), message: Type.String() });
 export const IntakeDraft = Type.Object({
   id: Id('drf'),
   project_id: Id('proj'),
@@ -112,7 +113,7 @@ export const IntakeDraft = Type.Object({
   dropped_citations: Type.Array(DroppedCitation),
   dropped_claims: Type.Array(DroppedClaim),
   usage: Type.Union([DraftUsage, Type.Null()]),
-  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  error: Type.Union([DraftError, Type.Null()]),
   created_by: Type.String(),
   created_at: Timestamp,
   started_at: Type.Union([Timestamp, Type.Null()]),

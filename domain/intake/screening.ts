@@ -2,21 +2,12 @@
 // Pure and synchronous. The extraction activity adds secretlint's recommended preset on top (compute/extraction/secretlint.ts).
 // A finding carries kind, line and a masked value; the raw value never leaves this module.
 import type { Finding, FindingKind } from './sources.ts';
-import { FINDINGS_PER_SOURCE_MAX } from './sources.ts';
+import { FINDINGS_PER_SOURCE_MAX, SECRET_FINDING_KINDS } from './sources.ts';
 
 /** A match with its position, used to merge and de-duplicate findings from several rule sets. */
 export type ScreeningHit = { kind: FindingKind; line: number; column_start: number; column_end: number; masked: string };
 
-const SECRET_KINDS: ReadonlySet<FindingKind> = new Set([
-  'private_key',
-  'aws_access_key',
-  'aws_secret_key',
-  'cloud_key',
-  'ai_provider_key',
-  'token',
-  'password',
-  'high_entropy_secret',
-]);
+const SECRET_KINDS: ReadonlySet<FindingKind> = new Set(SECRET_FINDING_KINDS);
 
 export function findingCategory(kind: FindingKind): Finding['category'] {
   return SECRET_KINDS.has(kind) ? 'secret' : 'patient_identifier';

@@ -16,8 +16,8 @@ export type SourceStatus = (typeof SOURCE_STATUSES)[number];
 export const SOURCE_KINDS = ['text', 'markdown', 'json', 'pdf', 'unknown'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
-export const FINDING_KINDS = [
-  // secrets
+/** The finding kinds that are secrets (category `secret`); the rest are patient identifiers. */
+export const SECRET_FINDING_KINDS = [
   'private_key',
   'aws_access_key',
   'aws_secret_key',
@@ -26,6 +26,10 @@ export const FINDING_KINDS = [
   'token',
   'password',
   'high_entropy_secret',
+] as const;
+
+export const FINDING_KINDS = [
+  ...SECRET_FINDING_KINDS,
   // patient identifiers
   'nhs_number',
   'us_ssn',

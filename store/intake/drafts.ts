@@ -1,5 +1,6 @@
 // Intake drafting runs: the row the API reads and the workflow moves through its states (ARCHITECTURE.md: How a request flows 3).
-import { DRAFT_STATUSES } from '../../domain/contracts/intake.ts';
+import type { Static } from 'typebox';
+import { DRAFT_STATUSES, type DraftError as DraftErrorBody, type DraftUsage as DraftUsageBody } from '../../domain/contracts/intake.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import type { DroppedCitation, DroppedClaim } from '../../domain/intake/citations.ts';
 import { newId } from '../../domain/ids.ts';
@@ -13,14 +14,8 @@ export { DRAFT_STATUSES };
 export type DraftStatus = (typeof DRAFT_STATUSES)[number];
 export const TERMINAL_DRAFT_STATUSES: readonly DraftStatus[] = ['succeeded', 'failed', 'canceled'];
 
-export type DraftUsage = {
-  provider: string;
-  model: string;
-  input_tokens: number;
-  output_tokens: number;
-  credits_charged: number;
-};
-export type DraftError = { code: string; message: string };
+export type DraftUsage = Static<typeof DraftUsageBody>;
+export type DraftError = Static<typeof DraftErrorBody>;
 
 export type DraftView = {
   id: string;
