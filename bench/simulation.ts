@@ -30,7 +30,7 @@ export const BENCH_POOL_REPLICATIONS_PER_THREAD = Number(process.env.BENCH_SIMUL
 /** The engine's goals (issue 27): one pool thread at least 60 times SimPy on a quiet machine, 45 times at load 2. */
 export const REQUIRED_RATIO_SINGLE_THREAD = 60;
 export const REQUIRED_RATIO_AT_LOAD_2 = 45;
-/** The load averages the two goals are stated at: "quiet" is under 1.5, "load 2" up to 2.5. */
+/** The load averages the two goals are stated at: "quiet" is under 1.5, "load 2" from 1.5 to 2.5. */
 export const QUIET_LOAD_MAX = 1.5;
 export const LOAD_2_MAX = 2.5;
 /** The pool's goal: on 2 cores, at least 1.8 times the single-thread events per second. */
@@ -157,17 +157,19 @@ async function alternate(world: World): Promise<{ engine: number; simpy: number 
 
 function engineGoals(ratio: number | null, load_max: number): Goal[] {
   const figure = ratio === null ? 'no SimPy' : `${ratio.toFixed(1)}x SimPy (median of ${BENCH_ROUNDS} rounds; 1-min load up to ${load_max.toFixed(2)})`;
-  const judged = (required: number, load_limit: number) => (ratio === null || load_max > load_limit ? null : ratio >= required);
+  // Each goal is judged only at the load it is stated for: a quiet run says nothing of the load-2 goal, and the reverse.
+  const judged = (required: number, load_min: number, load_limit: number) =>
+    ratio === null || load_max > load_limit || load_max < load_min ? null : ratio >= required;
   return [
     {
-      goal: `engine, one pool thread ≥ ${REQUIRED_RATIO_SINGLE_THREAD}x SimPy on a quiet machine (load < ${QUIET_LOAD_MAX}; NOT MEASURED above)`,
+      goal: `engine, one pool thread ≥ ${REQUIRED_RATIO_SINGLE_THREAD}x SimPy on a quiet machine (judged at load < ${QUIET_LOAD_MAX} only)`,
       figure,
-      met: judged(REQUIRED_RATIO_SINGLE_THREAD, QUIET_LOAD_MAX),
+      met: judged(REQUIRED_RATIO_SINGLE_THREAD, 0, QUIET_LOAD_MAX),
     },
     {
-      goal: `engine, one pool thread ≥ ${REQUIRED_RATIO_AT_LOAD_2}x SimPy at load 2 (load ≤ ${LOAD_2_MAX}; NOT MEASURED above)`,
+      goal: `engine, one pool thread ≥ ${REQUIRED_RATIO_AT_LOAD_2}x SimPy at load 2 (judged at load ${QUIET_LOAD_MAX}–${LOAD_2_MAX} only)`,
       figure,
-      met: judged(REQUIRED_RATIO_AT_LOAD_2, LOAD_2_MAX),
+      met: judged(REQUIRED_RATIO_AT_LOAD_2, QUIET_LOAD_MAX, LOAD_2_MAX),
     },
   ];
 }
