@@ -18,11 +18,11 @@ function cacheDir(): { dir: string; cached: string } {
   return { dir, cached: join(dir, 'temporal') };
 }
 
-/** A stand-in for `go install`: writes an executable into GOBIN after a while, counting its calls. */
-function fakeGo(calls: string[]): (bin: string) => Promise<void> {
+/** A stand-in for `go install`: once `ready` resolves, writes an executable into GOBIN, counting its calls. */
+function fakeGo(calls: string[], ready: Promise<void> = Promise.resolve()): (bin: string) => Promise<void> {
   return async (bin) => {
     calls.push(bin);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await ready;
     writeFileSync(join(bin, 'temporal'), '#!/bin/sh\necho fake\n');
     chmodSync(join(bin, 'temporal'), 0o755);
   };
@@ -33,7 +33,16 @@ describe('building the Temporal CLI once', () => {
     const { dir, cached } = cacheDir();
     const calls: string[] = [];
     const said: string[] = [];
-    const results = await Promise.all([0, 1, 2].map(() => singleBuild(dir, cached, (line) => said.push(line), fakeGo(calls))));
+    // the build finishes only once both other callers said they wait for it
+    let bothWaiting!: () => void;
+    const ready = new Promise<void>((resolve) => {
+      bothWaiting = resolve;
+    });
+    const say = (line: string) => {
+      said.push(line);
+      if (said.filter((l) => l.startsWith('waiting for process')).length === 2) bothWaiting();
+    };
+    const results = await Promise.all([0, 1, 2].map(() => singleBuild(dir, cached, say, fakeGo(calls, ready))));
     expect(calls).toHaveLength(1);
     expect(results).toEqual([cached, cached, cached]);
     expect(said.some((line) => line.startsWith(`waiting for process ${process.pid}`))).toBe(true);
