@@ -16,6 +16,7 @@ import {
   readlinkSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
@@ -90,8 +91,20 @@ export async function findTemporalCli(options: { build?: boolean; say?: (line: s
   });
 }
 
+/** A build lock still without a pid after this long was left by a process that died while taking it. */
+export const BUILD_LOCK_UNWRITTEN_MS = 10_000;
 /** How often a process that found another one building the CLI looks again. */
 export const BUILD_WAIT_POLL_MS = 2_000;
+
+/** The pid written in a build lock, NaN while the holder has not written it yet, or 'gone' when the lock was released. */
+function lockHolder(lock: string): number | 'gone' {
+  try {
+    return Number.parseInt(readFileSync(lock, 'utf8'), 10);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
+    throw error;
+  }
+}
 
 /**
  * Builds the CLI once per machine however many processes ask at the same time (parallel test runs, a service and its
@@ -115,9 +128,17 @@ export async function singleBuild(
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const holder = Number.parseInt(readFileSync(lock, 'utf8'), 10);
-    if (!Number.isInteger(holder) || !alive(holder)) {
+    const holder = lockHolder(lock);
+    if (holder === 'gone') continue; // the builder finished between our attempt and this read
+    // an empty lock is a builder between creating the file and writing its pid, unless it has stayed empty a while
+    const unwritten = Number.isNaN(holder);
+    const stale = unwritten ? Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0) > BUILD_LOCK_UNWRITTEN_MS : !alive(holder);
+    if (stale) {
       rmSync(lock, { force: true });
+      continue;
+    }
+    if (unwritten) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
       continue;
     }
     if (!waiting_said) say?.(`waiting for process ${holder}, which is building the Temporal CLI into ${dir}…`);

@@ -1,7 +1,7 @@
 // The Go build of the Temporal CLI runs once per machine: parallel first runs wait for the one that builds, and a lock
 // left by a builder that died is taken over.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -57,6 +57,28 @@ describe('building the Temporal CLI once', () => {
     expect(await singleBuild(dir, cached, undefined, fakeGo(calls))).toBe(cached);
     expect(calls).toHaveLength(1);
     expect(existsSync(join(dir, 'build.lock'))).toBe(false);
+  });
+
+  it('takes over a lock that stayed empty (its taker died before writing its pid), not one just taken', async () => {
+    const { dir, cached } = cacheDir();
+    const lock = join(dir, 'build.lock');
+    writeFileSync(lock, '');
+    const minute_ago = new Date(Date.now() - 60_000);
+    utimesSync(lock, minute_ago, minute_ago);
+    const calls: string[] = [];
+    expect(await singleBuild(dir, cached, undefined, fakeGo(calls))).toBe(cached);
+    expect(calls).toHaveLength(1);
+
+    const { dir: other, cached: other_cached } = cacheDir();
+    writeFileSync(join(other, 'build.lock'), '');
+    const waiting = singleBuild(other, other_cached, undefined, fakeGo(calls));
+    // the fresh empty lock's holder writes its pid, builds and releases: the waiter then finds the binary
+    writeFileSync(join(other, 'build.lock'), String(process.pid));
+    await fakeGo([])(other);
+    renameSync(join(other, 'temporal'), other_cached);
+    rmSync(join(other, 'build.lock'));
+    expect(await waiting).toBe(other_cached);
+    expect(calls).toHaveLength(1);
   });
 
   it('releases the lock when the build fails, so the next caller can try again', async () => {
