@@ -9,6 +9,41 @@ import { route, type RouteDef } from '../../registry.ts';
 import { loadProject } from '../projects/load.ts';
 import { WORLD_BODY_LIMIT_BYTES } from './load.ts';
 
+const COLLECTION_ONE: Record<string, string> = {
+  steps: 'step',
+  arrivals: 'arrival',
+  resources: 'resource',
+  measures: 'measure',
+  variants: 'variant',
+  settings: 'setting',
+  costs: 'cost',
+  options: 'option',
+};
+
+/** A JSON pointer as a place a person can find (`/steps/2/duration` → "step 3, duration"); the pointer itself stays in details. */
+export function placeInWorld(pointer: string): string {
+  const parts = pointer.split('/').filter(Boolean);
+  if (parts.length === 0) return 'the world as a whole';
+  const words: string[] = [];
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index]!.replaceAll('~1', '/').replaceAll('~0', '~');
+    const next = parts[index + 1];
+    const one = COLLECTION_ONE[part];
+    if (one && next !== undefined) {
+      words.push(`${one} ${/^\d+$/.test(next) ? Number(next) + 1 : `“${next.replaceAll('_', ' ')}”`}`);
+      index++;
+    } else words.push(/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part.replaceAll('_', ' '));
+  }
+  return words.join(', ');
+}
+
+/** The refusal of an invalid world: what to do first, then where the first problem is and what it is. */
+export function worldNotSavedMessage(problems: ReadonlyArray<{ pointer: string; message: string }>): string {
+  const first = problems[0]!;
+  const todo = problems.length === 1 ? 'fix the problem listed with this message' : `fix the ${problems.length} problems listed with this message`;
+  return `The world was not saved: ${todo}, then save again. The first is at ${placeInWorld(first.pointer)}: ${first.message.replace(/\.$/, '')}.`;
+}
+
 export function saveWorldRoute(deps: AppDeps): RouteDef {
   return route({
     method: 'post',
@@ -30,10 +65,9 @@ export function saveWorldRoute(deps: AppDeps): RouteDef {
       const { user_id } = auth;
       const result = validateWorld(body);
       if (!result.valid) {
-        const first = result.problems[0]!;
         throw new ServiceError(
           'VALIDATION_FAILED',
-          `The world is invalid: ${first.pointer || '/'} ${first.message}${result.problems.length > 1 ? ` (and ${result.problems.length - 1} more)` : ''}. Fix every problem listed in details; POST /v1/world-specs/validate checks a world without saving it.`,
+          worldNotSavedMessage(result.problems),
           result.problems.map((problem) => ({ path: problem.pointer, message: problem.message })),
         );
       }

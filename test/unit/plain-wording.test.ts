@@ -1,0 +1,81 @@
+// The service's own sentences that reach people through every client (the app, the SDK, the CLI, the MCP tools, the
+// export ZIP) read as plain words: no field name, contract name, HTTP path or JSON pointer, units in words. Codes and
+// field values stay as they are.
+import { describe, expect, it } from 'vitest';
+import { placeInWorld, worldNotSavedMessage } from '../../api/routes/worlds/saveWorld.ts';
+import { REVIEW_STATE_DESCRIPTIONS } from '../../api/routes/reviews/present.ts';
+import { planEvaluations } from '../../domain/planning/planner.ts';
+import { summarySentence } from '../../domain/simulation/results.ts';
+import { measureUnitWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
+import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
+
+/** What a person should not have to read: snake_case names, contract names, HTTP paths, JSON pointers, code spans. */
+const TECHNICAL = /\b[a-z]+(?:_[a-z0-9]+)+\b|\bWorldSpec\b|\bConceptReview\b|\/v1\/|\b(?:GET|POST) \/|(?:^|\s)\/[a-z_]+\/|`/;
+
+describe("the planner's sentences", () => {
+  it('name no field, contract or endpoint in explanations, cost bases, approvals and notes', () => {
+    for (const intake of [ideaStageIntake(), prototypeWithPathwayIntake()]) {
+      const plan = planEvaluations({ intake, intake_revision: 1, credits_per_1k_tokens: 1 });
+      const texts = [
+        ...plan.evaluations.flatMap((e) => [e.explanation, e.cost_basis]),
+        ...plan.approvals_needed.flatMap((a) => [a.reason, a.not_needed_when ?? '']),
+        plan.estimated_cost.basis,
+        ...plan.notes,
+      ];
+      expect(texts.filter((text) => TECHNICAL.test(text))).toEqual([]);
+    }
+    const prototype = planEvaluations({ intake: prototypeWithPathwayIntake(), intake_revision: 1, credits_per_1k_tokens: 1 });
+    expect(prototype.approvals_needed[0]!.not_needed_when).toBe('you start the review with your own AI provider key; then it costs no credits');
+    expect(prototype.estimated_cost.basis).toContain('each simulation run is estimated from its world when you set it up');
+  });
+});
+
+describe("a review's state in words", () => {
+  it('is a plain sentence for every state', () => {
+    for (const [state, description] of Object.entries(REVIEW_STATE_DESCRIPTIONS)) {
+      expect(description, state).not.toMatch(TECHNICAL);
+      expect(description, state).toMatch(/^[A-Z].*\.$/);
+    }
+    expect(REVIEW_STATE_DESCRIPTIONS.succeeded).toBe('Finished; the review can be read and downloaded.');
+  });
+});
+
+describe('the refusal of an invalid world', () => {
+  it('says what to do first, then where the first problem is, without a JSON pointer or an endpoint', () => {
+    const message = worldNotSavedMessage([
+      { pointer: '/steps/2/duration/mean', message: 'must be greater than 0' },
+      { pointer: '/settings/arrival_rate', message: 'unknown unit' },
+    ]);
+    expect(message).toBe(
+      'The world was not saved: fix the 2 problems listed with this message, then save again. The first is at step 3, duration, mean: must be greater than 0.',
+    );
+    expect(worldNotSavedMessage([{ pointer: '', message: 'a world must be a JSON object.' }])).toBe(
+      'The world was not saved: fix the problem listed with this message, then save again. The first is at the world as a whole: a world must be a JSON object.',
+    );
+    expect(placeInWorld('/settings/arrival_rate/value')).toBe('setting “arrival rate”, value');
+  });
+});
+
+describe('measured values in words', () => {
+  it('labels units in words while the unit codes stay', () => {
+    expect(measureUnitWords('count_per_arrival')).toBe('per arrival');
+    expect(measureUnitWords('count_per_day')).toBe('per day');
+    expect(valueWords(0.4, 'count_per_arrival')).toBe('0.4 per arrival');
+    expect(valueWords(0.852, 'fraction')).toBe('85.2%');
+    expect(valueWords(-0.05, 'fraction', { difference: true })).toBe('-5 percentage points');
+    expect(valueWords(null, 'hours')).toBe('not known');
+  });
+
+  it('keeps the interval of a wait at or above 0 with a note, and the stored bounds as they are', () => {
+    const summary = { mean: 0.8, unit: 'hours', interval_95: { low: -1.61, high: 3.21, level: 0.95 as const }, n: 5 };
+    expect(summarySentence('With the technology', 'waiting time', summary)).toBe(
+      'In the synthetic model, With the technology has a mean waiting time of 0.8 hours (95% interval 0 hours to 3.21 hours; 5 repetitions: too few repetitions to say more precisely).',
+    );
+    expect(summary.interval_95.low).toBe(-1.61);
+    expect(shownInterval(0.5, 1.2, 'fraction')).toEqual({ low: 0.5, high: 1, clipped: true });
+    expect(shownInterval(0.5, 0.9, 'fraction')).toEqual({ low: 0.5, high: 0.9, clipped: false });
+    expect(summarySentence('Usual care', 'admissions', { mean: 2, unit: 'count_per_day', interval_95: { low: 1, high: 3, level: 0.95 as const }, n: 10 })).toBe(
+      'In the synthetic model, Usual care has a mean admissions of 2 a day (95% interval 1 a day to 3 a day; 10 repetitions).',
+    );
+  });
+});
