@@ -7,6 +7,7 @@ import { REVIEW_STATE_DESCRIPTIONS } from '../../api/routes/reviews/present.ts';
 import { planEvaluations } from '../../domain/planning/planner.ts';
 import { summarySentence } from '../../domain/simulation/results.ts';
 import { measureUnitWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
+import { FEW_REPETITIONS, pairsWords, repetitionsWords, shownInterval as shownWebInterval } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
 
 /** What a person should not have to read: snake_case names, contract names, HTTP paths, JSON pointers, code spans. */
@@ -77,5 +78,22 @@ describe('measured values in words', () => {
     expect(summarySentence('Usual care', 'admissions', { mean: 2, unit: 'count_per_day', interval_95: { low: 1, high: 3, level: 0.95 as const }, n: 10 })).toBe(
       'In the synthetic model, Usual care has a mean admissions of 2 a day (95% interval 1 a day to 3 a day; 10 repetitions).',
     );
+  });
+});
+
+describe("the run screen's words (web/src/world/model.ts)", () => {
+  it('says the repetitions once, per variant, and a comparison by its pairs', () => {
+    expect(repetitionsWords(10, 10, 2)).toBe('All 10 repetitions done: 5 for each of the 2 variants');
+    expect(repetitionsWords(3, 10, 2)).toBe('3 of 10 repetitions done (5 for each of the 2 variants)');
+    expect(repetitionsWords(7, 10, 0)).toBe('7 of 10 repetitions done');
+    expect(pairsWords(5)).toBe('from 5 pairs of repetitions run under the same conditions');
+    expect(pairsWords(1)).toBe('from 1 pair of repetitions run under the same conditions');
+  });
+
+  it('shows the interval of a wait from 0 with its note, never a negative wait', () => {
+    expect(shownWebInterval(-1.61, 3.2, 'hours')).toEqual({ low: 0, high: 3.2, clipped: true });
+    expect(shownWebInterval(0.2, 3.2, 'hours')).toEqual({ low: 0.2, high: 3.2, clipped: false });
+    expect(shownWebInterval(null, null, 'hours')).toEqual({ low: null, high: null, clipped: false });
+    expect(FEW_REPETITIONS).toBe('too few repetitions to say more precisely');
   });
 });
