@@ -200,7 +200,9 @@ describe('worlds and runs in the browser', () => {
     await page.getByText('Finished', { exact: true }).waitFor();
     // the repetitions said once, per variant, and the comparisons by their pairs
     expect(await page.getByTestId('repetitions').textContent()).toBe('All 10 repetitions done: 5 for each of the 2 variants');
-    expect(await page.getByTestId('measure').first().locator('p.comparison').textContent()).toContain('from 5 pairs of repetitions run under the same conditions');
+    expect(await page.getByTestId('measure').first().locator('p.comparison').textContent()).toContain(
+      'from 5 pairs of repetitions run under the same conditions',
+    );
     // a mean's interval never reads below 0 (nor a share above 100%): each cut bound has its note, the stored one is as computed
     const run_id = page.url().split('/').pop()!;
     const stored = await http(service, 'GET', `/v1/runs/${run_id}/results`, { token: user.session });

@@ -54,7 +54,9 @@ function Redeem() {
         <div role="status">
           <p className="ok">
             Enrolled in {result.program_name}: <Status value={result.status} />{' '}
-            {result.status === 'pending' ? 'the sponsor decides on your enrollment; no credits are issued until then.' : 'credits are allocated by the sponsor.'}
+            {result.status === 'pending'
+              ? 'the sponsor decides on your enrollment; no credits are issued until then.'
+              : 'credits are allocated by the sponsor.'}
           </p>
           <p className="muted small">The sponsor approves and allocates by your organization's reference: give it to them from the details below.</p>
           <TechnicalDetails summary="Your organization's reference, for the sponsor">
