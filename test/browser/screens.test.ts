@@ -152,9 +152,18 @@ describe('authoring sessions', () => {
     const changes = page.getByTestId('change');
     await changes.first().waitFor();
     const changed = (await changes.allTextContents()).join('\n');
-    expect(changed).toContain('Patients arriving per hour');
-    expect(changed).toContain('4 per hour');
-    expect(changed).toContain('Whether the model is complete');
+    // each change is a sentence: the setting by its name, a variant's change by its label, the model's state in words
+    expect(changed).toContain('Patients arriving per hour is set to 4 per hour.');
+    expect(changed).toContain('With the technology: mean time a clinician spends per patient is set to 12 minutes.');
+    expect(changed).toContain('The model is now complete: it can be run.');
+    expect(changed).toContain('Wait for care is now measured for every variant in the quick test run; before, it had no value.');
+    expect(changed).toContain('Answered: How many patients arrive per hour, on average?');
+    expect(changed).not.toMatch(/A change in|: coverage|—|\?\./);
+    // the settings first, the answered questions last
+    const order = await changes.allTextContents();
+    expect(order[0]).toMatch(/ is set to /);
+    expect(order.at(-1)).toMatch(/^Answered: /);
+    expect(await page.getByText(/^So far: /).textContent()).not.toMatch(/\b1 credits\b/);
     expect(await page.getByTestId('setting').count()).toBeGreaterThanOrEqual(3);
     expect(await page.getByTestId('question').count()).toBe(0);
     expect(await page.getByTestId('next-step').count()).toBeGreaterThan(0);
@@ -169,7 +178,7 @@ describe('authoring sessions', () => {
     await page.getByRole('button', { name: 'Revise' }).click();
     await page.getByRole('heading', { name: 'Checkpoint 3' }).waitFor({ timeout: 60_000 });
     const revised = await page.getByTestId('change').allTextContents();
-    expect(revised).toEqual(['Clinicians available at once2 people3 people']);
+    expect(revised).toEqual(['Clinicians available at once changed from 2 people to 3 people.']);
     expect(await page.getByTestId('setting').filter({ hasText: 'Clinicians available at once' }).textContent()).toContain('reference: Clinic rota 2026');
 
     await page.getByRole('button', { name: 'Approve this world' }).click();
