@@ -58,3 +58,38 @@ export function shownInterval(low: number | null, high: number | null, unit: str
   const shownHigh = high === null ? null : Math.min(Math.max(high, 0), top);
   return { low: shownLow, high: shownHigh, clipped: shownLow !== low || shownHigh !== high };
 }
+
+const COLLECTION_ONE: Record<string, string> = {
+  steps: 'step',
+  arrivals: 'arrival',
+  resources: 'resource',
+  measures: 'measure',
+  variants: 'variant',
+  settings: 'setting',
+  costs: 'cost',
+  options: 'option',
+};
+
+/** A JSON pointer as a place a person can find (`/steps/2/duration` → "step 3, duration"); the pointer itself stays in details. */
+export function placeInWorld(pointer: string): string {
+  const parts = pointer.split('/').filter(Boolean);
+  if (parts.length === 0) return 'the world as a whole';
+  const words: string[] = [];
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index]!.replaceAll('~1', '/').replaceAll('~0', '~');
+    const next = parts[index + 1];
+    const one = COLLECTION_ONE[part];
+    if (one && next !== undefined) {
+      words.push(`${one} ${/^\d+$/.test(next) ? Number(next) + 1 : `“${next.replaceAll('_', ' ')}”`}`);
+      index++;
+    } else words.push(/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part.replaceAll('_', ' '));
+  }
+  return words.join(', ');
+}
+
+/** A setting's value in words: a probability or a share as a percentage, a count as its number, a rate "per hour". */
+export function settingValueWords(value: number, unit: string): string {
+  if (unit === 'probability' || unit === 'fraction') return `${figure(value * 100)}%`;
+  if (unit === 'count') return figure(value);
+  return `${figure(value)} ${unit.replaceAll('_', ' ')}`;
+}

@@ -141,6 +141,10 @@ describe('authoring sessions', () => {
     // nothing is guessed: no setting has a value before the answers
     expect(await page.getByTestId('setting').count()).toBe(0);
     await expect(page.getByRole('button', { name: 'Approve this world' }).isDisabled()).resolves.toBe(true);
+    // what the first checkpoint sets, in sentences: the limit not reached is not said as "no longer reached"
+    const first = await page.getByTestId('change').allTextContents();
+    expect(first).toContain('The AI preparation limit is not reached.');
+    expect(first).toContain('Wait for care has no value yet from the quick test run.');
     await screenshot(page, 'authoring-questions');
 
     const values: Record<string, string> = { arrival_rate: '4', mean_service: '20', servers: '2', 'treatment.mean_service': '12' };
@@ -178,7 +182,7 @@ describe('authoring sessions', () => {
     await page.getByRole('button', { name: 'Revise' }).click();
     await page.getByRole('heading', { name: 'Checkpoint 3' }).waitFor({ timeout: 60_000 });
     const revised = await page.getByTestId('change').allTextContents();
-    expect(revised).toEqual(['Clinicians available at once changed from 2 people to 3 people.']);
+    expect(revised).toEqual(['Clinicians available at once changed from 2 to 3.']);
     expect(await page.getByTestId('setting').filter({ hasText: 'Clinicians available at once' }).textContent()).toContain('reference: Clinic rota 2026');
 
     await page.getByRole('button', { name: 'Approve this world' }).click();
@@ -218,6 +222,16 @@ describe('authoring sessions', () => {
     const settings = Object.keys(session.body.checkpoint.world.settings);
     expect(settings.length).toBeGreaterThan(0);
     expect(await page.getByTestId('setting').count()).toBe(settings.length);
+    // a probability reads as a percentage and a count as its number, never "0.3 probability" or "5 people" beds
+    const from_sample = (await page.getByTestId('change').allTextContents()).join('\n');
+    expect(from_sample).toContain('Beds is set to 5.');
+    expect(from_sample).toContain('P admission is set to 30%.');
+    expect(from_sample).not.toMatch(/\d probability|\d people/);
+    // the next steps name settings and measures by their labels: no slot id, "=" or "warm-up to horizon"
+    const next = (await page.getByTestId('next-step').allTextContents()).join('\n');
+    expect(next).toContain('P admission (30%) rests on an assumption: cite a measurement or a reference for it.');
+    expect(next).toContain('has no time window of its own: it is measured from the end of the warm-up to the end of the simulated period (90 to 730 days).');
+    expect(next).not.toMatch(/ = |horizon \(|remote monitoring\.p/);
     await screenshot(page, 'authoring-from-sample');
     await context.close();
   }, 120_000);

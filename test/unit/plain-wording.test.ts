@@ -2,11 +2,14 @@
 // export ZIP) read as plain words: no field name, contract name, HTTP path or JSON pointer, units in words. Codes and
 // field values stay as they are.
 import { describe, expect, it } from 'vitest';
-import { placeInWorld, worldNotSavedMessage } from '../../api/routes/worlds/saveWorld.ts';
+import { worldNotSavedMessage } from '../../api/routes/worlds/saveWorld.ts';
 import { REVIEW_STATE_DESCRIPTIONS } from '../../api/routes/reviews/present.ts';
+import { readFileSync } from 'node:fs';
+import { ruleNextSteps } from '../../domain/authoring/checkpoint.ts';
+import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { planEvaluations } from '../../domain/planning/planner.ts';
 import { summarySentence } from '../../domain/simulation/results.ts';
-import { measureUnitWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
+import { measureUnitWords, placeInWorld, settingValueWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
 import { FEW_REPETITIONS, pairsWords, repetitionsWords, shownInterval as shownWebInterval } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
 
@@ -54,6 +57,33 @@ describe('the refusal of an invalid world', () => {
       'The world was not saved: fix the problem listed with this message, then save again. The first is at the world as a whole: a world must be a JSON object.',
     );
     expect(placeInWorld('/settings/arrival_rate/value')).toBe('setting “arrival rate”, value');
+    expect(settingValueWords(0.3, 'probability')).toBe('30%');
+    expect(settingValueWords(4, 'per_hour')).toBe('4 per hour');
+  });
+});
+
+describe("an authoring checkpoint's next steps", () => {
+  it('name settings, variants and measures by their labels, with values in words, and no slot id or JSON pointer', () => {
+    const world = JSON.parse(readFileSync(new URL('../../samples/worlds/remote_monitoring_admissions.json', import.meta.url), 'utf8')) as WorldSpec;
+    const steps = ruleNextSteps({
+      world,
+      problems: [{ pointer: '/steps/1/duration', message: 'must be greater than 0' }],
+      questions: [],
+      filled: {
+        beds: { value: 5, unit: 'count', source: { kind: 'assumption', rationale: 'declared' } },
+        'remote_monitoring.p_admission': { value: 0.22, unit: 'probability', source: { kind: 'assumption', rationale: 'illustrative' } },
+      },
+      intake: null,
+      smoke: null,
+    });
+    const messages = steps.map((step) => step.message);
+    expect(messages).toContain('Step 2, duration: must be greater than 0');
+    expect(messages.find((m) => m.startsWith('Remote monitoring: '))).toMatch(/ \(22%\) rests on an assumption: cite a measurement or a reference for it\.$/);
+    expect(messages.some((m) => / \(5\) rests on an assumption/.test(m))).toBe(true);
+    expect(messages.find((m) => m.includes('time window'))).toMatch(
+      /^[A-Z].* has no time window of its own: it is measured from the end of the warm-up to the end of the simulated period \(90 to 730 days\)\.$/,
+    );
+    expect(messages.filter((m) => TECHNICAL.test(m) || /\bp_|\.p_|= /.test(m))).toEqual([]);
   });
 });
 

@@ -2,40 +2,13 @@ import type { WorldSpec } from '../../../domain/contracts/worldSpec.ts';
 import { WorldDocument, WorldRevision } from '../../../domain/contracts/worlds.ts';
 import { ServiceError } from '../../../domain/errors.ts';
 import { validateWorld } from '../../../domain/simulation/index.ts';
+import { placeInWorld } from '../../../domain/simulation/words.ts';
 import '../../../domain/simulation/register.ts';
 import { createWorldRevision } from '../../../store/worlds/worlds.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { loadProject } from '../projects/load.ts';
 import { WORLD_BODY_LIMIT_BYTES } from './load.ts';
-
-const COLLECTION_ONE: Record<string, string> = {
-  steps: 'step',
-  arrivals: 'arrival',
-  resources: 'resource',
-  measures: 'measure',
-  variants: 'variant',
-  settings: 'setting',
-  costs: 'cost',
-  options: 'option',
-};
-
-/** A JSON pointer as a place a person can find (`/steps/2/duration` → "step 3, duration"); the pointer itself stays in details. */
-export function placeInWorld(pointer: string): string {
-  const parts = pointer.split('/').filter(Boolean);
-  if (parts.length === 0) return 'the world as a whole';
-  const words: string[] = [];
-  for (let index = 0; index < parts.length; index++) {
-    const part = parts[index]!.replaceAll('~1', '/').replaceAll('~0', '~');
-    const next = parts[index + 1];
-    const one = COLLECTION_ONE[part];
-    if (one && next !== undefined) {
-      words.push(`${one} ${/^\d+$/.test(next) ? Number(next) + 1 : `“${next.replaceAll('_', ' ')}”`}`);
-      index++;
-    } else words.push(/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part.replaceAll('_', ' '));
-  }
-  return words.join(', ');
-}
 
 /** The refusal of an invalid world: what to do first, then where the first problem is and what it is. */
 export function worldNotSavedMessage(problems: ReadonlyArray<{ pointer: string; message: string }>): string {

@@ -18,7 +18,7 @@ const UNITS: Record<string, string> = {
   per_minute: 'per minute',
   per_hour: 'per hour',
   per_day: 'per day',
-  count: 'people',
+  count: 'number',
   count_per_arrival: 'per arrival',
   count_per_day: 'per day',
   entities: 'people waiting',
@@ -28,6 +28,15 @@ const UNITS: Record<string, string> = {
   days: 'days',
 };
 export const unitWords = (unit: string) => UNITS[unit] ?? plainText(unit);
+/**
+ * A setting's value as a person reads it: a probability or a share as a percentage, a count as its number (a count of
+ * beds is not "people"), anything else with its unit in words.
+ */
+export function valueWords(value: number, unit: string): string {
+  if (unit === 'probability' || unit === 'fraction') return `${formatNumber(Number((value * 100).toPrecision(10)))}%`;
+  if (unit === 'count') return formatNumber(value);
+  return `${formatNumber(value)} ${unitWords(unit)}`;
+}
 const words = (name: string) => name.replaceAll('_', ' ').replaceAll('.', ': ');
 const capital = (text: string) => text.replace(/^./, (c) => c.toUpperCase());
 
@@ -166,9 +175,11 @@ type Names = ReturnType<typeof names>;
 /** A sentence of the service in words: a generated question by its label and unit, a missing setting as "not set yet". */
 function sentence(text: string, n?: Names): string {
   const measure = /^(-?[\d.]+) ([a-z_]+)$/.exec(text);
-  if (measure) return `${formatNumber(Number(measure[1]))} ${unitWords(measure[2]!)}`;
-  const asked = questionLabel(text.replace(/^answer \S+: /, ''));
-  if (asked) return `${text.startsWith('answer ') ? 'Answer: ' : ''}${capital(asked.label)} (${unitWords(asked.unit)})`;
+  if (measure) return valueWords(Number(measure[1]), measure[2]!);
+  // "Answer this question: …" (and the older "answer q1_servers: …" of checkpoints stored before it)
+  const answer = /^(?:answer \S+|Answer this question): /.exec(text);
+  const asked = questionLabel(answer ? text.slice(answer[0].length) : text);
+  if (asked) return `${answer ? 'Answer: ' : ''}${capital(asked.label)} (${unitWords(asked.unit)})`;
   const noWindow = /^measure (\S+) states no time window; (.*)$/.exec(text);
   if (noWindow && n) return `${n.measure(noWindow[1]!)} has no time window of its own; ${plainText(noWindow[2]!)}`;
   const missing = /refers to setting '(.+?)', which does not exist/.exec(text);
@@ -244,8 +255,10 @@ function changeSentence(change: Checkpoint['changes_since_previous'][number], n:
     return ended(`${before === null || before === undefined ? 'New question' : 'Question reworded'}: ${show(after)}`);
   }
   if (parts[0] === 'validation') return after === true ? 'The model is now complete: it can be run.' : 'The model is not complete yet.';
-  if (parts[0] === 'ai')
-    return after === true ? 'The AI preparation limit is reached: no further AI iteration.' : 'The AI preparation limit is no longer reached.';
+  if (parts[0] === 'ai') {
+    if (after === true) return 'The AI preparation limit is reached: no further AI iteration.';
+    return before === true ? 'The AI preparation limit is no longer reached.' : 'The AI preparation limit is not reached.';
+  }
   return 'Another part of the model changed.';
 }
 
@@ -348,12 +361,12 @@ function revisableSlots(checkpoint: Checkpoint, n: Names): Array<{ slot: string;
   return [
     ...Object.entries(checkpoint.world.settings).map(([setting, v]) => ({
       slot: setting,
-      label: `${n.setting(setting)} (now ${formatNumber(v.value)} ${unitWords(v.unit)})`,
+      label: `${n.setting(setting)} (now ${valueWords(v.value, v.unit)})`,
     })),
     ...checkpoint.world.variants.flatMap((variant) =>
       variant.changes.map((c) => ({
         slot: `${variant.id}.${c.setting}`,
-        label: `${variant.label}: ${n.setting(c.setting)} (now ${formatNumber(c.value)} ${unitWords(c.unit)})`,
+        label: `${variant.label}: ${n.setting(c.setting)} (now ${valueWords(c.value, c.unit)})`,
       })),
     ),
   ];
@@ -443,9 +456,7 @@ function Settings({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
           {Object.entries(checkpoint.world.settings).map(([name, s]) => (
             <tr key={name} data-testid="setting">
               <td>{n.setting(name)}</td>
-              <td>
-                {formatNumber(s.value)} {unitWords(s.unit)}
-              </td>
+              <td>{valueWords(s.value, s.unit)}</td>
               <td className="small">{plainText(sourceText(s.source))}</td>
             </tr>
           ))}
@@ -500,7 +511,7 @@ function CheckpointView({ checkpoint, n }: { checkpoint: Checkpoint; n: Names })
               <ul>
                 {v.changes.map((c) => (
                   <li key={c.setting}>
-                    {n.setting(c.setting)}: {c.baseline === null ? '—' : formatNumber(c.baseline)} → {formatNumber(c.value)} {unitWords(c.unit)}{' '}
+                    {n.setting(c.setting)}: {c.baseline === null ? 'not set' : valueWords(c.baseline, c.unit)} → {valueWords(c.value, c.unit)}{' '}
                     <span className="muted small">({plainText(sourceText(c.source))})</span>
                   </li>
                 ))}
