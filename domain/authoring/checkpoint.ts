@@ -8,6 +8,7 @@ import type { MetricSummary } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import type { Problem } from '../simulation/validate.ts';
 import { type AuthoringDraft, clip, type Question, type Slot, type SlotValue } from './draft.ts';
+import { placeInWorld, settingValueWords } from '../simulation/words.ts';
 import { CONCEPT_AND_EVIDENCE_REVIEW, isToolName, SYNTHETIC_SIMULATION } from './tools.ts';
 
 // ---------- the AI preparation limit (spec: Limits — applies to the whole session; reported by cap_reached) ----------
@@ -92,6 +93,17 @@ type RuleInput = {
   smoke: MetricSummary[] | null;
 };
 
+const capitalFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+const measureName = (measure: { id: string; label?: string }) => measure.label ?? measure.id.replaceAll('_', ' ');
+
+/** A slot by name: a setting by its description (else its id in words), a variant's change as "<variant label>: <setting>". */
+function slotName(world: WorldSpec, slot: string): string {
+  const [variantId, setting] = slot.includes('.') ? slot.split('.', 2) : [null, slot];
+  const settingName = world.settings[setting!]?.description ?? setting!.replaceAll('_', ' ');
+  if (variantId === null) return settingName;
+  return `${world.variants.find((variant) => variant.id === variantId)?.label ?? variantId.replaceAll('_', ' ')}: ${settingName}`;
+}
+
 /** The rule-based next steps, one family each, listed in this order. */
 const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
   ({ problems }) =>
@@ -99,28 +111,32 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
       kind: 'fix_validation_problem',
       tool: SYNTHETIC_SIMULATION,
       source: 'rule',
-      message: clip(`${problem.pointer || '/'}: ${problem.message}`, 1000),
+      message: clip(`${capitalFirst(placeInWorld(problem.pointer))}: ${problem.message}`, 1000),
     })),
-  ({ questions }) => questions.map((question) => ({ kind: 'answer_question', source: 'rule', message: clip(`answer ${question.id}: ${question.text}`, 1000) })),
-  ({ filled }) =>
+  ({ questions }) => questions.map((question) => ({ kind: 'answer_question', source: 'rule', message: clip(`Answer this question: ${question.text}`, 1000) })),
+  ({ filled, world }) =>
     Object.entries(filled)
       .filter(([, value]) => value.source.kind === 'assumption')
       .map(([slot, value]) => ({
         kind: 'source_assumption',
         source: 'rule',
-        message: `${slot} = ${value.value} ${value.unit} has no source but an assumption; cite a measurement or a reference`,
+        message: `${capitalFirst(slotName(world, slot))} (${settingValueWords(value.value, value.unit)}) rests on an assumption: cite a measurement or a reference for it.`,
       })),
   ({ world }) =>
     world.measured.flatMap((measure) => {
       const steps: NextStep[] = [];
       // A starting world may be invalid: its measures are checked as data, not as the schema promises.
       if (!(measure as { denominator?: string }).denominator)
-        steps.push({ kind: 'state_denominator', source: 'rule', message: `measure ${measure.id} has no denominator` });
+        steps.push({
+          kind: 'state_denominator',
+          source: 'rule',
+          message: `${capitalFirst(measureName(measure))} does not say what it is counted per (its denominator).`,
+        });
       if (!measure.window)
         steps.push({
           kind: 'state_time_window',
           source: 'rule',
-          message: `measure ${measure.id} states no time window; it uses the warm-up to horizon (${world.warm_up}-${world.horizon} ${world.time_unit})`,
+          message: `${capitalFirst(measureName(measure))} has no time window of its own: it is measured from the end of the warm-up to the end of the simulated period (${world.warm_up.toLocaleString('en-GB')} to ${world.horizon.toLocaleString('en-GB')} ${world.time_unit}).`,
         });
       return steps;
     }),
@@ -135,19 +151,19 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
               kind: 'claim_without_measure',
               tool: CONCEPT_AND_EVIDENCE_REVIEW,
               source: 'rule',
-              message: clip(`intake claim ${index + 1} ("${claim.text}") has no measure in the world that could test it`, 1000),
+              message: clip(`Claim ${index + 1} of the intake (“${claim.text}”) has nothing measured in the world that could test it.`, 1000),
             },
           ],
     );
   },
-  ({ smoke }) =>
+  ({ smoke, world }) =>
     (smoke ?? [])
       .filter((row) => row.kind === 'utilisation' && row.mean !== null && row.mean >= UNSTABLE_UTILISATION_MIN)
       .map((row) => ({
         kind: 'unstable_queue',
         tool: SYNTHETIC_SIMULATION,
         source: 'rule',
-        message: `the smoke run shows ${row.measure_id} at ${row.mean!.toFixed(3)} in ${row.variant_id}: the queue grows without bound; add capacity or lower demand`,
+        message: `The quick test run shows ${measureName(world.measured.find((measure) => measure.id === row.measure_id) ?? { id: row.measure_id })} at ${Math.round(row.mean! * 100)}% in ${world.variants.find((variant) => variant.id === row.variant_id)?.label ?? row.variant_id}: the queue grows without end. Add capacity or lower demand.`,
       })),
   ({ problems, questions }) =>
     problems.length === 0 && questions.length === 0
@@ -156,7 +172,7 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
             kind: 'approve_and_run',
             tool: SYNTHETIC_SIMULATION,
             source: 'rule',
-            message: 'the world validates: approve the session to save it as a world revision, then estimate and run it with a budget you choose',
+            message: 'The world is complete: approve the session to save it as a world revision, then estimate and run it with a budget you choose.',
           },
         ]
       : [],

@@ -78,7 +78,7 @@ function reviewDecision(input: PlannerInput): EvaluationDecision {
     kind: 'concept_and_evidence_review',
     tool: CONCEPT_AND_EVIDENCE_REVIEW,
     decision: 'recommended',
-    explanation: `${why} It uses AI drafting and judging, so it needs your approval of hosted inference or your own provider key.`,
+    explanation: `${why} It uses AI drafting and judging, so it needs your approval to use the service's AI, or your own AI provider key.`,
     based_on,
     approvals_needed: ['hosted_inference'],
     estimated_credits: credits,
@@ -95,7 +95,7 @@ function pathwayIsRunnable(intake: IntakeSpec): { runnable: boolean; why: string
     if (steps.length >= PATHWAY_STEPS_FOR_SIMULATION_MIN && steps.length === pathway.steps.length) {
       return {
         runnable: true,
-        why: `the care pathway is described as ${pathway.steps.length} ordered steps, each with an actor, which is enough to author a WorldSpec (add durations and volumes while authoring)`,
+        why: `the care pathway is described as ${pathway.steps.length} ordered steps, each with an actor, which is enough to build a world from it: a simulation model of the pathway (add durations and patient numbers while building it)`,
       };
     }
     return {
@@ -144,7 +144,7 @@ function simulationDecision(intake: IntakeSpec): EvaluationDecision {
     approvals_needed: ['simulation_budget'],
     estimated_credits: null,
     cost_basis:
-      'estimated per run from the WorldSpec (POST /v1/runs/estimate: credits from the simulated event count); nothing is spent until you start a run with a budget',
+      'estimated for each run from the world you build (the more simulated events, the more credits); nothing is spent until you start a run with a budget',
   };
 }
 
@@ -293,8 +293,8 @@ export function planEvaluations(input: PlannerInput): EvaluationPlan {
       scope: 'hosted_inference',
       evaluation_kinds: ['concept_and_evidence_review'],
       reason:
-        "The review's drafting and judging run on the service's inference (a hosted model, or the offline heuristic when no model is configured), reading your confirmed intake and the retrieved literature, and are metered in credits. Nothing runs until you approve this.",
-      not_needed_when: 'you start the review with your own provider key (byok_provider); that costs 0 credits',
+        "The review's drafting and judging run on the service's AI (a hosted model, or the built-in method without AI when no model is set up), reading your confirmed intake and the retrieved literature, and are metered in credits. Nothing runs until you approve this.",
+      not_needed_when: 'you start the review with your own AI provider key; then it costs no credits',
     });
   }
   if (simulation.decision === 'recommended') {
@@ -309,7 +309,7 @@ export function planEvaluations(input: PlannerInput): EvaluationPlan {
   const business_assessment = businessAssessment(input.intake, business_questions);
   const total = [review, simulation].reduce((sum, e) => sum + (e.decision === 'recommended' ? (e.estimated_credits ?? 0) : 0), 0);
   const notes = [
-    'Every statement taken from the intake is user_declared: it is what the project says about itself, not a verified fact.',
+    'Every statement taken from the intake is declared by the project: it is what the project says about itself, not a verified fact.',
     'This plan does not score viability and does not approve anything: approve each listed scope explicitly.',
   ];
   return {
@@ -322,7 +322,7 @@ export function planEvaluations(input: PlannerInput): EvaluationPlan {
       total_credits: total,
       basis:
         simulation.decision === 'recommended'
-          ? 'the recommended review at its upper estimate; world runs are estimated per run from their WorldSpec and are not included'
+          ? 'the recommended review at its upper estimate; each simulation run is estimated from its world when you set it up and is not included'
           : 'the recommended evaluations at their upper estimates; settled at actual usage',
       credits_per_1k_tokens: input.credits_per_1k_tokens,
     },

@@ -28,7 +28,7 @@ export type DimensionDefinition = {
   source: string;
   /** Words that make a sentence relevant to the dimension (offline drafter). */
   keywords: readonly string[];
-  /** Questions a team should answer; `{topic}` is replaced by the project's topic words. */
+  /** Questions a team should answer; `{topic}` is replaced by the project's topic in the person's words ("the problem (“…”)"). */
   questions: readonly string[];
   /** Next experiments that would test the dimension cheaply. */
   next_experiments: readonly string[];
@@ -61,7 +61,7 @@ export const DIMENSIONS: readonly DimensionDefinition[] = [
       'hospitalization',
     ],
     questions: [
-      'How many people in the intended setting experience {topic}, and how often?',
+      'How many people in the intended setting are affected by {topic}, and how often?',
       'What happens today when the problem is not solved, and who bears the cost?',
     ],
     next_experiments: [
@@ -75,7 +75,10 @@ export const DIMENSIONS: readonly DimensionDefinition[] = [
     asks: 'Who would use the technology, what do they need from it, and how do different users differ?',
     source: SPEC,
     keywords: ['patients', 'clinicians', 'nurses', 'users', 'participants', 'staff', 'carers', 'practitioners', 'physicians'],
-    questions: ['Which user group would use this first, and what would they stop doing?', 'How do patients and staff differ in what they need from {topic}?'],
+    questions: [
+      'Which user group would use this first, and what would they stop doing?',
+      'How do patients and staff differ in what they need from the technology?',
+    ],
     next_experiments: ['Shadow two intended users for half a day each and list where the tool would enter their day.'],
   },
   {
@@ -93,10 +96,7 @@ export const DIMENSIONS: readonly DimensionDefinition[] = [
     asks: 'What could go wrong for patients, what is out of scope, and which harms must be monitored?',
     source: SPEC,
     keywords: ['safety', 'harm', 'adverse', 'risk', 'error', 'missed', 'false', 'negative', 'incident', 'hazard'],
-    questions: [
-      'What is the worst plausible harm if the tool gives a wrong answer about {topic}?',
-      'Which patients or situations are explicitly out of scope?',
-    ],
+    questions: ['What is the worst plausible harm if the tool gives a wrong answer?', 'Which patients or situations are explicitly out of scope?'],
     next_experiments: ['Run a hazard identification workshop and write a first hazard log.'],
   },
   {

@@ -54,7 +54,7 @@ export function reviewCostBasis(credits_per_1k_tokens: number): string {
   return (
     `upper estimate: one drafting call (${t.draft_tokens} tokens: up to ${DRAFT_PROMPT_BYTES_MAX} prompt bytes (UTF-8) at one token per byte ` +
     `plus ${DRAFT_OUTPUT_TOKENS_MAX} output tokens) and up to ${CLAIMS_PER_REVIEW_MAX} judging calls (${t.judge_tokens} tokens), ` +
-    `at ${credits_per_1k_tokens} credit(s) per 1,000 tokens of hosted inference. This is reserved at the start and settled at actual usage; ` +
-    'with your own provider key (byok_provider) the review costs 0 credits.'
+    `at ${credits_per_1k_tokens} ${credits_per_1k_tokens === 1 ? 'credit' : 'credits'} per 1,000 tokens of the service's AI. This is reserved at the start and settled at actual usage; ` +
+    'with your own AI provider key the review costs no credits.'
   );
 }

@@ -51,6 +51,29 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 
+/**
+ * The project's topic as words to set inside a sentence: the person's own words in quotes, named as the problem (or the
+ * idea, when only a solution was stated), without their closing punctuation (the sentence around them has its own).
+ */
+export function topicWords(input: Pick<OfflineDraftInput, 'topic' | 'problem'>, max: number): string {
+  const words = clip(
+    input.topic
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/[\s.!?;:,]+$/u, ''),
+    max,
+  );
+  if (!words) return 'the problem';
+  return `${input.problem ? 'the problem' : 'the idea'} (“${words}”)`;
+}
+
+/** "1 sentence from openly licensed records mentions …", "2 sentences … mention …": the count with its plural. */
+export function sentencesFound(count: number, dimension: string): string {
+  return count === 1
+    ? `1 sentence from openly licensed records mentions ${dimension} terms; read it as a lead to test, not a finding.`
+    : `${count} sentences from openly licensed records mention ${dimension} terms; read them as leads to test, not findings.`;
+}
+
 /** Deterministic draft over the 13 dimensions from the records' open texts (never from abstracts: those cannot be verified). */
 export function draftReviewOffline(input: OfflineDraftInput): ConceptReviewDraft {
   const pool = input.records.filter((r) => r.text_kind === 'open_full_text').flatMap((r) => sentences(r.text).map((sentence) => ({ record: r, sentence })));
@@ -60,17 +83,16 @@ export function draftReviewOffline(input: OfflineDraftInput): ConceptReviewDraft
     dimensions: DIMENSIONS.map((dimension) => {
       const picked = pool.filter((p) => !used.has(p.sentence) && hasKeyword(p.sentence, dimension.keywords)).slice(0, per_dimension);
       for (const p of picked) used.add(p.sentence);
-      const topic = input.topic || 'the problem';
       const summary =
-        `Heuristic draft (no AI model) about ${clip(topic, 160)}${input.stage ? ` at the ${input.stage} stage` : ''}: ${dimension.asks} ` +
+        `Heuristic draft (no AI model) about ${topicWords(input, 160)}${input.stage ? `, at the ${input.stage} stage` : ''}: ${dimension.asks} ` +
         (picked.length > 0
-          ? `${picked.length} sentence(s) from openly licensed records mention ${dimension.name.toLowerCase()} terms; read them as leads to test, not findings.`
+          ? sentencesFound(picked.length, dimension.name.toLowerCase())
           : `No openly licensed record retrieved for this review mentions ${dimension.name.toLowerCase()} terms; this is an open question.`);
       return {
         id: dimension.id,
         summary,
-        questions: dimension.questions.map((q) => q.replaceAll('{topic}', clip(topic, 120))),
-        next_experiments: dimension.next_experiments.map((e) => e.replaceAll('{topic}', clip(topic, 120))),
+        questions: dimension.questions.map((q) => q.replaceAll('{topic}', topicWords(input, 120))),
+        next_experiments: dimension.next_experiments.map((e) => e.replaceAll('{topic}', topicWords(input, 120))),
         evidence_claims: picked.map((p) => ({
           claim: clip(`A retrieved record reports that ${p.sentence.charAt(0).toLowerCase()}${p.sentence.slice(1)}`, DRAFT_CLAIM_CHARS_MAX),
           record_id: p.record.record_id,

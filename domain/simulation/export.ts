@@ -3,6 +3,7 @@
 import type { Comparison, CostReport, Finding, MetricSummary, RunManifest } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import type { EventTrace } from './results.ts';
+import { FEW_REPETITIONS_NOTE, measureUnitWords, shownInterval } from './words.ts';
 
 export type ExportInput = {
   manifest: RunManifest;
@@ -159,6 +160,12 @@ function intervalChart(rows: { label: string; value: number | null; low: number 
   return parts.join('');
 }
 
+/** A mean's interval in the report's table: kept at or above 0 (and a share at or below 1) with the reason, as the app shows it. */
+function intervalCell(summary: MetricSummary): string {
+  const shown = shownInterval(summary.interval_95.low, summary.interval_95.high, summary.unit);
+  return `${fmt(shown.low)} to ${fmt(shown.high)}${shown.clipped ? ` (${FEW_REPETITIONS_NOTE})` : ''}`;
+}
+
 export function reportHtml(input: ExportInput): string {
   const { manifest, world, summaries, comparison, findings, cost_report: costs } = input;
   const variantLabel = new Map(world.variants.map((variant) => [variant.id, variant.label]));
@@ -169,8 +176,7 @@ export function reportHtml(input: ExportInput): string {
       .map((summary) => ({
         label: variantLabel.get(summary.variant_id) ?? summary.variant_id,
         value: summary.mean,
-        low: summary.interval_95.low,
-        high: summary.interval_95.high,
+        ...shownInterval(summary.interval_95.low, summary.interval_95.high, summary.unit),
       }));
     const differences = comparison.metrics
       .filter((metric) => metric.measure_id === measure.id)
@@ -184,11 +190,11 @@ export function reportHtml(input: ExportInput): string {
       .filter((summary) => summary.measure_id === measure.id)
       .map(
         (s) =>
-          `<tr><td>${escapeHtml(variantLabel.get(s.variant_id) ?? s.variant_id)}</td><td>${s.n}</td><td>${fmt(s.mean)}</td><td>${fmt(s.interval_95.low)} to ${fmt(s.interval_95.high)}</td><td>${fmt(s.median)}</td><td>${fmt(s.p90)}</td><td>${s.censored_count}</td><td>${fmt(s.still_waiting_at_end_mean)}</td></tr>`,
+          `<tr><td>${escapeHtml(variantLabel.get(s.variant_id) ?? s.variant_id)}</td><td>${s.n}</td><td>${fmt(s.mean)}</td><td>${intervalCell(s)}</td><td>${fmt(s.median)}</td><td>${fmt(s.p90)}</td><td>${s.censored_count}</td><td>${fmt(s.still_waiting_at_end_mean)}</td></tr>`,
       )
       .join('');
     sections.push(
-      `<section><h2>${escapeHtml(measure.label ?? measure.id)} <small>(${escapeHtml(measure.unit)}, per ${escapeHtml(measure.denominator)})</small></h2>${intervalChart(rows, false)}${differences.length > 0 ? `<h3>Paired difference against baseline</h3>${intervalChart(differences, true)}` : ''}<table><thead><tr><th>variant</th><th>n</th><th>mean</th><th>95% interval</th><th>median of replications</th><th>p90 of replications</th><th>censored</th><th>still waiting at end (mean)</th></tr></thead><tbody>${table}</tbody></table></section>`,
+      `<section><h2>${escapeHtml(measure.label ?? measure.id)} <small>(${escapeHtml(measureUnitWords(measure.unit))})</small></h2>${intervalChart(rows, false)}${differences.length > 0 ? `<h3>Paired difference against baseline</h3>${intervalChart(differences, true)}` : ''}<table><thead><tr><th>variant</th><th>n</th><th>mean</th><th>95% interval</th><th>median of replications</th><th>p90 of replications</th><th>censored</th><th>still waiting at end (mean)</th></tr></thead><tbody>${table}</tbody></table></section>`,
     );
   }
   const costSection = costs

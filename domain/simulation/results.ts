@@ -8,6 +8,7 @@ import type { MeasureObservation, ReplicationResult, TraceEvent } from './engine
 import { EVENT_TRACE_CAP_PER_VARIANT } from './limits.ts';
 import { DAYS_PER_YEAR } from './model.ts';
 import { minutesPer } from './units.ts';
+import { FEW_REPETITIONS_NOTE, shownInterval, valueWords } from './words.ts';
 
 // Two-sided 95% Student t quantiles for 1..30 degrees of freedom.
 const T_975 = [
@@ -193,6 +194,16 @@ function measureWords(measure: Measure): string {
   return measure.label ?? measure.id.replaceAll('_', ' ');
 }
 
+/**
+ * A variant's mean of a measure in a sentence, its unit in words. The measured quantities cannot be negative (nor a share
+ * above 100%): an interval past that is shown at the limit, with the reason, while `numbers` keeps the computed bounds.
+ */
+export function summarySentence(variant: string, measure: string, summary: Pick<MetricSummary, 'mean' | 'unit' | 'interval_95' | 'n'>): string {
+  const shown = shownInterval(summary.interval_95.low, summary.interval_95.high, summary.unit);
+  const words = (value: number | null) => valueWords(value, summary.unit);
+  return `In the synthetic model, ${variant} has a mean ${measure} of ${words(summary.mean)} (95% interval ${words(shown.low)} to ${words(shown.high)}; ${summary.n} repetitions${shown.clipped ? `: ${FEW_REPETITIONS_NOTE}` : ''}).`;
+}
+
 /** Findings: one sentence each with the numbers behind it, all labelled synthetic. */
 export function findings(world: WorldSpec, summaries: MetricSummary[], comparison: Comparison, costs?: CostReport | null): Finding[] {
   const out: Finding[] = [];
@@ -206,7 +217,7 @@ export function findings(world: WorldSpec, summaries: MetricSummary[], compariso
       kind: 'summary',
       measure_id: summary.measure_id,
       variant_id: summary.variant_id,
-      sentence: `In the synthetic model, ${variantLabel.get(summary.variant_id)} has a mean ${measureWords(measure)} of ${format(summary.mean)} ${summary.unit} (95% interval ${format(summary.interval_95.low)} to ${format(summary.interval_95.high)}; ${summary.n} replications).`,
+      sentence: summarySentence(variantLabel.get(summary.variant_id) ?? summary.variant_id, measureWords(measure), summary),
       numbers: { mean: summary.mean, interval_low: summary.interval_95.low, interval_high: summary.interval_95.high, n: summary.n },
     });
     if (summary.censored_count > 0) {
@@ -221,12 +232,13 @@ export function findings(world: WorldSpec, summaries: MetricSummary[], compariso
   }
   for (const metric of comparison.metrics) {
     const measure = measureById.get(metric.measure_id)!;
+    const differenceWords = (value: number | null) => valueWords(value, metric.unit, { difference: true });
     const excludesZero = metric.interval_95.low !== null && metric.interval_95.high !== null && (metric.interval_95.low > 0 || metric.interval_95.high < 0);
     push({
       kind: 'difference',
       measure_id: metric.measure_id,
       variant_id: metric.treatment_variant_id,
-      sentence: `In the synthetic model, ${variantLabel.get(metric.treatment_variant_id)} changes the mean ${measureWords(measure)} by ${format(metric.mean_difference)} ${metric.unit} against ${variantLabel.get(metric.baseline_variant_id)} (95% interval ${format(metric.interval_95.low)} to ${format(metric.interval_95.high)}; ${metric.n_pairs} paired replications${excludesZero ? '' : '; the interval includes no difference'}).`,
+      sentence: `In the synthetic model, ${variantLabel.get(metric.treatment_variant_id)} changes the mean ${measureWords(measure)} by ${differenceWords(metric.mean_difference)} against ${variantLabel.get(metric.baseline_variant_id)} (95% interval ${differenceWords(metric.interval_95.low)} to ${differenceWords(metric.interval_95.high)}; ${metric.n_pairs} paired repetitions${excludesZero ? '' : '; the interval includes no difference'}).`,
       numbers: {
         mean_difference: metric.mean_difference,
         interval_low: metric.interval_95.low,
@@ -243,7 +255,7 @@ export function findings(world: WorldSpec, summaries: MetricSummary[], compariso
       sentence:
         variant.total.base === null
           ? `The modelled cost of ${variantLabel.get(variant.variant_id)} is undefined: ${variant.undefined_reasons.join('; ')}.`
-          : `The modelled cost of ${variantLabel.get(variant.variant_id)} is ${format(variant.total.base, 6)} ${costs!.currency} per replication (low ${format(variant.total.low, 6)}, high ${format(variant.total.high, 6)}), additional costs reported apart.`,
+          : `The modelled cost of ${variantLabel.get(variant.variant_id)} is ${format(variant.total.base, 6)} ${costs!.currency} per repetition (low ${format(variant.total.low, 6)}, high ${format(variant.total.high, 6)}), additional costs reported apart.`,
       numbers: { low: variant.total.low, base: variant.total.base, high: variant.total.high },
     });
   }

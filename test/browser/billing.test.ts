@@ -70,6 +70,9 @@ describe('buying credits in the browser', () => {
     const status = page.getByTestId('purchase-status');
     await status.getByText('Waiting for the payment provider to confirm the payment.').waitFor();
     expect(await status.textContent()).not.toContain('Paid');
+    // the provider's test mode said as what it means to the buyer, not as "Mode: test"
+    expect(await page.getByTestId('test-purchase').textContent()).toBe('Test purchase: no real card is charged.');
+    expect(await page.locator('dl.spec dt').allTextContents()).toEqual(['For', 'Started', 'Checkout link expires']);
     await screenshot(page, 'billing-pending');
 
     // the customer pays; the provider's signed event reaches the webhook; the page, polling, turns to paid
@@ -84,6 +87,8 @@ describe('buying credits in the browser', () => {
     const purchase = await http(service, 'GET', `/v1/billing/purchases/${intent_id}`, { token: owner.session });
     expect(purchase.body.status).toBe('completed');
     expect(await status.locator('code').textContent()).toBe(purchase.body.transaction_id);
+    // once paid, the checkout link's expiry no longer matters to the buyer
+    expect(await page.locator('dl.spec dt').allTextContents()).toEqual(['For', 'Started']);
     await screenshot(page, 'billing-paid');
     await context.close();
   }, 180_000);

@@ -111,6 +111,13 @@ describe('the evaluation flow in the browser', () => {
     for (const text of await page.getByTestId('excluded-record').allTextContents())
       expect(text).toMatch(/Retracted by its journal|A retraction notice, not a study/);
     expect(await page.getByTestId('disclaimer').textContent()).toContain('not advice');
+    // the review's state is the service's own sentence; the offline draft's sentences read as sentences
+    expect(await page.getByTestId('review-status').textContent()).toContain('Finished; the review can be read and downloaded.');
+    const drafted_text = (await page.getByTestId('dimension').allTextContents()).join('\n');
+    expect(drafted_text).toContain(
+      'are affected by the problem (“heart failure patients are readmitted to hospital within 30 days of discharge”), and how often?',
+    );
+    expect(drafted_text).not.toMatch(/discharge\.[,”]|\(s\)/);
     await screenshot(page, 'review');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the review (JSON)' }).click()]);
@@ -126,6 +133,7 @@ describe('the evaluation flow in the browser', () => {
     await page.goto(`${service.url}/projects/${project.id}`);
     const item = page.getByTestId('review-item');
     await item.getByText('succeeded').waitFor();
+    expect(await item.textContent()).toContain('Finished; the review can be read and downloaded.');
     expect(await item.getByRole('link').getAttribute('href')).toBe(`/reviews/${review_id}`);
     await context.close();
   });

@@ -141,6 +141,10 @@ describe('authoring sessions', () => {
     // nothing is guessed: no setting has a value before the answers
     expect(await page.getByTestId('setting').count()).toBe(0);
     await expect(page.getByRole('button', { name: 'Approve this world' }).isDisabled()).resolves.toBe(true);
+    // what the first checkpoint sets, in sentences: the limit not reached is not said as "no longer reached"
+    const first = await page.getByTestId('change').allTextContents();
+    expect(first).toContain('The AI preparation limit is not reached.');
+    expect(first).toContain('Wait for care has no value yet from the quick test run.');
     await screenshot(page, 'authoring-questions');
 
     const values: Record<string, string> = { arrival_rate: '4', mean_service: '20', servers: '2', 'treatment.mean_service': '12' };
@@ -152,9 +156,18 @@ describe('authoring sessions', () => {
     const changes = page.getByTestId('change');
     await changes.first().waitFor();
     const changed = (await changes.allTextContents()).join('\n');
-    expect(changed).toContain('Patients arriving per hour');
-    expect(changed).toContain('4 per hour');
-    expect(changed).toContain('Whether the model is complete');
+    // each change is a sentence: the setting by its name, a variant's change by its label, the model's state in words
+    expect(changed).toContain('Patients arriving per hour is set to 4 per hour.');
+    expect(changed).toContain('With the technology: mean time a clinician spends per patient is set to 12 minutes.');
+    expect(changed).toContain('The model is now complete: it can be run.');
+    expect(changed).toContain('Wait for care is now measured for every variant in the quick test run; before, it had no value.');
+    expect(changed).toContain('Answered: How many patients arrive per hour, on average?');
+    expect(changed).not.toMatch(/A change in|: coverage|—|\?\./);
+    // the settings first, the answered questions last
+    const order = await changes.allTextContents();
+    expect(order[0]).toMatch(/ is set to /);
+    expect(order.at(-1)).toMatch(/^Answered: /);
+    expect(await page.getByText(/^So far: /).textContent()).not.toMatch(/\b1 credits\b/);
     expect(await page.getByTestId('setting').count()).toBeGreaterThanOrEqual(3);
     expect(await page.getByTestId('question').count()).toBe(0);
     expect(await page.getByTestId('next-step').count()).toBeGreaterThan(0);
@@ -169,7 +182,7 @@ describe('authoring sessions', () => {
     await page.getByRole('button', { name: 'Revise' }).click();
     await page.getByRole('heading', { name: 'Checkpoint 3' }).waitFor({ timeout: 60_000 });
     const revised = await page.getByTestId('change').allTextContents();
-    expect(revised).toEqual(['Clinicians available at once2 people3 people']);
+    expect(revised).toEqual(['Clinicians available at once changed from 2 to 3.']);
     expect(await page.getByTestId('setting').filter({ hasText: 'Clinicians available at once' }).textContent()).toContain('reference: Clinic rota 2026');
 
     await page.getByRole('button', { name: 'Approve this world' }).click();
@@ -209,6 +222,16 @@ describe('authoring sessions', () => {
     const settings = Object.keys(session.body.checkpoint.world.settings);
     expect(settings.length).toBeGreaterThan(0);
     expect(await page.getByTestId('setting').count()).toBe(settings.length);
+    // a probability reads as a percentage and a count as its number, never "0.3 probability" or "5 people" beds
+    const from_sample = (await page.getByTestId('change').allTextContents()).join('\n');
+    expect(from_sample).toContain('Beds is set to 5.');
+    expect(from_sample).toContain('P admission is set to 30%.');
+    expect(from_sample).not.toMatch(/\d probability|\d people/);
+    // the next steps name settings and measures by their labels: no slot id, "=" or "warm-up to horizon"
+    const next = (await page.getByTestId('next-step').allTextContents()).join('\n');
+    expect(next).toContain('P admission (30%) rests on an assumption: cite a measurement or a reference for it.');
+    expect(next).toContain('has no time window of its own: it is measured from the end of the warm-up to the end of the simulated period (90 to 730 days).');
+    expect(next).not.toMatch(/ = |horizon \(|remote monitoring\.p/);
     await screenshot(page, 'authoring-from-sample');
     await context.close();
   }, 120_000);

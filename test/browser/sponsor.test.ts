@@ -76,6 +76,11 @@ describe('sponsor programs in the browser', () => {
     const enrolled = other.page.getByRole('status').filter({ hasText: 'Enrolled in Community pilot' });
     await enrolled.waitFor();
     expect(await enrolled.textContent()).toContain('pending');
+    // the organization's reference, which the sponsor needs to act on the enrollment, is offered to be passed on
+    const reference = enrolled.locator('[data-technical]');
+    expect(await reference.locator('summary').textContent()).toBe("Your organization's reference, for the sponsor");
+    expect(await reference.locator('code').textContent()).toBe(beneficiary.org_id);
+    expect(await technicalText(other.page)).toEqual([]);
     // the code is not echoed back on the page
     expect(await other.page.getByLabel('Program code').inputValue()).toBe('');
     await screenshot(other.page, 'sponsor-redeemed');
@@ -85,11 +90,13 @@ describe('sponsor programs in the browser', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Decide an enrollment' }).waitFor();
     const decide = page.locator('section[aria-labelledby="decide-heading"]');
-    await decide.getByLabel('Organization id').fill(beneficiary.org_id);
+    // no list of enrollments exists to choose from: the form says where the reference comes from
+    expect(await decide.textContent()).toContain('the organization sees its reference when it redeems your code, and gives it to you');
+    await decide.getByLabel('Organization reference').fill(beneficiary.org_id);
     await decide.getByRole('button', { name: 'Approve' }).click();
     await decide.getByRole('status').getByText('active').waitFor();
     const allocate = page.locator('section[aria-labelledby="allocate-heading"]');
-    await allocate.getByLabel('Organization id').fill(beneficiary.org_id);
+    await allocate.getByLabel('Organization reference').fill(beneficiary.org_id);
     await allocate.getByLabel('Credits').fill('60');
     await allocate.getByRole('button', { name: 'Allocate' }).click();
     const allocated = allocate.getByRole('status');

@@ -198,6 +198,21 @@ describe('worlds and runs in the browser', () => {
     await page.getByRole('heading', { name: `Simulation: ${SAMPLE}` }).waitFor();
     await page.getByTestId('cost-chart').waitFor({ timeout: 120_000 });
     await page.getByText('Finished', { exact: true }).waitFor();
+    // the repetitions said once, per variant, and the comparisons by their pairs
+    expect(await page.getByTestId('repetitions').textContent()).toBe('All 10 repetitions done: 5 for each of the 2 variants');
+    expect(await page.getByTestId('measure').first().locator('p.comparison').textContent()).toContain(
+      'from 5 pairs of repetitions run under the same conditions',
+    );
+    // a mean's interval never reads below 0 (nor a share above 100%): each cut bound has its note, the stored one is as computed
+    const run_id = page.url().split('/').pop()!;
+    const stored = await http(service, 'GET', `/v1/runs/${run_id}/results`, { token: user.session });
+    const cut = (stored.body.metrics as Array<{ unit: string; interval_95: { low: number | null; high: number | null } }>).filter(
+      (m) => (m.interval_95.low ?? 0) < 0 || (m.unit === 'fraction' && (m.interval_95.high ?? 0) > 1),
+    );
+    const means = await page.getByTestId('variant-mean').allInnerTexts();
+    expect(means).toHaveLength(10);
+    expect(means.filter((line) => /95% interval [−-]/.test(line))).toEqual([]);
+    expect(await page.getByTestId('few-repetitions').count()).toBe(cut.length);
     const measures = page.getByTestId('measure');
     expect(await measures.count()).toBe(5);
     const admissions = measures.filter({ has: page.getByRole('heading', { name: /^Emergency admissions/ }) });

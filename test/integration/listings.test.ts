@@ -117,7 +117,7 @@ describe('GET /v1/projects/{project_id}/reviews', () => {
       credits_used: null,
       failure: null,
     });
-    expect(first.body.data[0].status_description).toMatch(/accepted/);
+    expect(first.body.data[0].status_description).toBe('Accepted; it starts in a moment.');
     expect(first.body.data[0]).not.toHaveProperty('review');
 
     const second = await http(service, 'GET', `/v1/projects/${project_id}/reviews?limit=2&offset=2`, { token: owner.session });

@@ -11,7 +11,7 @@ import { DIMENSION_IDS, DIMENSIONS } from '../../domain/review/dimensions.ts';
 import { canMoveReview, FINISHED_REVIEW_STATES, REVIEW_STATES } from '../../domain/review/states.ts';
 import { type EuropePmcResult, toLiteratureRecord } from '../../domain/review/literature.ts';
 import { clipUtf8, DRAFT_PROMPT_BYTES_MAX, JUDGE_PROMPT_BYTES_MAX, reviewTokenEstimate, utf8Bytes } from '../../domain/review/limits.ts';
-import { draftReviewOffline, judgeSupportOffline } from '../../domain/review/offline.ts';
+import { draftReviewOffline, judgeSupportOffline, sentencesFound, topicWords } from '../../domain/review/offline.ts';
 import { mentionIndex, REMOVED_MENTION_MARK, scrubMentions } from '../../domain/review/mentions.ts';
 import { assembleConceptReview, finalizeClaims, precheckClaims, quoteAppearsIn, type RetrievedRecord } from '../../domain/review/verify.ts';
 import { fiveLiteratureRecords, ideaStageIntake, OPEN_SENTENCE, SCRIPTED_EXPECTED, said, scriptedDraft } from '../support/reviewFixtures.ts';
@@ -236,6 +236,21 @@ describe('offline heuristics', () => {
     const prechecked = precheckClaims(draft, records);
     expect(prechecked.every((c) => c.failed_check === null)).toBe(true);
     expect(prechecked.every((c) => judgeSupportOffline({ claim: c.claim, quote: c.quote, record_title: '' }).verdict === 'supports')).toBe(true);
+  });
+
+  it('sets the topic inside its sentences without doubled punctuation, and counts sentences with proper plurals', () => {
+    const problem = 'heart failure patients are readmitted to hospital within 30 days of discharge.';
+    const draft = draftReviewOffline({ topic: problem, problem, solution: null, stage: 'idea', records: [] });
+    const need = draft.dimensions.find((d) => d.id === 'need')!;
+    expect(need.questions[0]).toBe(
+      'How many people in the intended setting are affected by the problem (“heart failure patients are readmitted to hospital within 30 days of discharge”), and how often?',
+    );
+    expect(need.summary).toMatch(/^Heuristic draft \(no AI model\) about the problem \(“heart failure [^”]*discharge”\), at the idea stage: Is there/);
+    const texts = draft.dimensions.flatMap((d) => [d.summary, ...d.questions, ...d.next_experiments]);
+    expect(texts.filter((text) => /[.!?][,.;:]|\(s\)|\{topic\}/.test(text))).toEqual([]);
+    expect(topicWords({ topic: 'A remote monitoring app!  ', problem: null }, 120)).toBe('the idea (“A remote monitoring app”)');
+    expect(sentencesFound(1, 'need')).toBe('1 sentence from openly licensed records mentions need terms; read it as a lead to test, not a finding.');
+    expect(sentencesFound(2, 'need')).toBe('2 sentences from openly licensed records mention need terms; read them as leads to test, not findings.');
   });
 
   it('judges support by word overlap', () => {

@@ -4,15 +4,18 @@ import type { Review, ReviewListItem } from '../../../domain/contracts/reviews.t
 import type { ReviewState } from '../../../domain/review/states.ts';
 import type { ReviewRow } from '../../../store/review/reviews.ts';
 
-/** spec: States and transitions — review states are not shown there; these are ours (docs/review.md). */
+/**
+ * What a review is doing, in a sentence a person reads as is (every client shows it: the app, the CLI, the MCP tools).
+ * spec: States and transitions — review states are not shown there; these are ours (docs/review.md has the details).
+ */
 export const REVIEW_STATE_DESCRIPTIONS: Record<ReviewState, string> = {
-  queued: 'accepted; the workflow has not started its first step yet',
-  searching: 'searching Europe PMC, checking retractions and corrections, reading openly licensed full text',
-  drafting: 'the model (or the offline heuristic) is drafting the 13 dimensions from the intake and the retrieved records',
-  verifying: 'checking every evidence claim: record retrieved, quote in the open text, judge agrees',
-  succeeded: 'done; the ConceptReview is in `review` and can be downloaded',
-  failed: 'stopped by a failure (see `failure`); the credit reservation was released, nothing was charged',
-  canceled: 'canceled (POST /v1/reviews/{review_id}/cancel); credits used up to then were settled, nothing for a review canceled while queued',
+  queued: 'Accepted; it starts in a moment.',
+  searching: 'Searching the published literature (Europe PMC) and checking for retractions and corrections.',
+  drafting: 'Drafting the 13 dimensions from your intake and the papers found.',
+  verifying: 'Checking every evidence claim three ways: the paper was found, the quote is in its open text, and the judge agrees.',
+  succeeded: 'Finished; the review can be read and downloaded.',
+  failed: 'Stopped by a failure; nothing was charged.',
+  canceled: 'Canceled; only the credits used until then were charged (none if it had not started).',
 };
 
 export type ReviewUsage = { calls: number; input_tokens: number; output_tokens: number };

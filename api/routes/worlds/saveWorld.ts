@@ -2,12 +2,20 @@ import type { WorldSpec } from '../../../domain/contracts/worldSpec.ts';
 import { WorldDocument, WorldRevision } from '../../../domain/contracts/worlds.ts';
 import { ServiceError } from '../../../domain/errors.ts';
 import { validateWorld } from '../../../domain/simulation/index.ts';
+import { placeInWorld } from '../../../domain/simulation/words.ts';
 import '../../../domain/simulation/register.ts';
 import { createWorldRevision } from '../../../store/worlds/worlds.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { loadProject } from '../projects/load.ts';
 import { WORLD_BODY_LIMIT_BYTES } from './load.ts';
+
+/** The refusal of an invalid world: what to do first, then where the first problem is and what it is. */
+export function worldNotSavedMessage(problems: ReadonlyArray<{ pointer: string; message: string }>): string {
+  const first = problems[0]!;
+  const todo = problems.length === 1 ? 'fix the problem listed with this message' : `fix the ${problems.length} problems listed with this message`;
+  return `The world was not saved: ${todo}, then save again. The first is at ${placeInWorld(first.pointer)}: ${first.message.replace(/\.$/, '')}.`;
+}
 
 export function saveWorldRoute(deps: AppDeps): RouteDef {
   return route({
@@ -30,10 +38,9 @@ export function saveWorldRoute(deps: AppDeps): RouteDef {
       const { user_id } = auth;
       const result = validateWorld(body);
       if (!result.valid) {
-        const first = result.problems[0]!;
         throw new ServiceError(
           'VALIDATION_FAILED',
-          `The world is invalid: ${first.pointer || '/'} ${first.message}${result.problems.length > 1 ? ` (and ${result.problems.length - 1} more)` : ''}. Fix every problem listed in details; POST /v1/world-specs/validate checks a world without saving it.`,
+          worldNotSavedMessage(result.problems),
           result.problems.map((problem) => ({ path: problem.pointer, message: problem.message })),
         );
       }

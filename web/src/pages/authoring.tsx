@@ -15,15 +15,28 @@ const SESSION_POLL_MS = 1000;
 const SESSIONS_PAGE_LIMIT = 20;
 
 const UNITS: Record<string, string> = {
+  per_minute: 'per minute',
   per_hour: 'per hour',
   per_day: 'per day',
-  count: 'people',
+  count: 'number',
+  count_per_arrival: 'per arrival',
+  count_per_day: 'per day',
+  entities: 'people waiting',
   fraction: 'share (0 to 1)',
   minutes: 'minutes',
   hours: 'hours',
   days: 'days',
 };
 export const unitWords = (unit: string) => UNITS[unit] ?? plainText(unit);
+/**
+ * A setting's value as a person reads it: a probability or a share as a percentage, a count as its number (a count of
+ * beds is not "people"), anything else with its unit in words.
+ */
+export function valueWords(value: number, unit: string): string {
+  if (unit === 'probability' || unit === 'fraction') return `${formatNumber(Number((value * 100).toPrecision(10)))}%`;
+  if (unit === 'count') return formatNumber(value);
+  return `${formatNumber(value)} ${unitWords(unit)}`;
+}
 const words = (name: string) => name.replaceAll('_', ' ').replaceAll('.', ': ');
 const capital = (text: string) => text.replace(/^./, (c) => c.toUpperCase());
 
@@ -162,9 +175,11 @@ type Names = ReturnType<typeof names>;
 /** A sentence of the service in words: a generated question by its label and unit, a missing setting as "not set yet". */
 function sentence(text: string, n?: Names): string {
   const measure = /^(-?[\d.]+) ([a-z_]+)$/.exec(text);
-  if (measure) return `${formatNumber(Number(measure[1]))} ${unitWords(measure[2]!)}`;
-  const asked = questionLabel(text.replace(/^answer \S+: /, ''));
-  if (asked) return `${text.startsWith('answer ') ? 'Answer: ' : ''}${capital(asked.label)} (${unitWords(asked.unit)})`;
+  if (measure) return valueWords(Number(measure[1]), measure[2]!);
+  // "Answer this question: …" (and the older "answer q1_servers: …" of checkpoints stored before it)
+  const answer = /^(?:answer \S+|Answer this question): /.exec(text);
+  const asked = questionLabel(answer ? text.slice(answer[0].length) : text);
+  if (asked) return `${answer ? 'Answer: ' : ''}${capital(asked.label)} (${unitWords(asked.unit)})`;
   const noWindow = /^measure (\S+) states no time window; (.*)$/.exec(text);
   if (noWindow && n) return `${n.measure(noWindow[1]!)} has no time window of its own; ${plainText(noWindow[2]!)}`;
   const missing = /refers to setting '(.+?)', which does not exist/.exec(text);
@@ -186,22 +201,65 @@ const show = (value: unknown) =>
           ? 'changed'
           : sentence(String(value));
 
-/** Where in the checkpoint a change happened (`/world/settings/servers`) in words. */
-function placeWords(path: string, n: Names, checkpoint: Checkpoint): string {
-  const parts = path.split('/').filter(Boolean);
-  const key = parts[2] ?? '';
-  const measured =
-    parts[0] === 'world' && parts[1] === 'measured' && key ? (/^\d+$/.test(key) ? checkpoint.world.measured[Number(key)] : { measure_id: key }) : undefined;
-  if (measured) return `${n.measure(measured.measure_id)}: coverage`;
-  if (parts[0] === 'questions') return 'Question asked';
-  if (parts[0] === 'world' && parts[1] === 'settings' && parts[2]) return n.setting(parts[2]);
-  if (parts[0] === 'world' && parts[1] === 'variants') return parts[2] ? `A change in ${n.variant(parts[2])}` : 'The variants';
-  if (parts[0] === 'world' && parts[1] === 'measured') return 'What is measured';
-  if (parts[0] === 'validation') return 'Whether the model is complete';
-  if (parts[0] === 'questions') return 'Open questions';
-  if (parts[0] === 'smoke_run') return 'The quick test run';
-  if (parts[0] === 'next_steps') return 'Next steps';
-  return 'Another part of the model';
+/** A name inside a sentence: its first letter lower-cased unless it starts an acronym ("GP appointments"). */
+const inSentence = (name: string) => (/^[A-Z][a-z]/.test(name) ? name.charAt(0).toLowerCase() + name.slice(1) : name);
+
+/** A measure's coverage in the quick test run: as it is, as it became, as it was. */
+const COVERAGE: Record<string, { now: string; became: string; was: string }> = {
+  covered: {
+    now: 'is measured for every variant in the quick test run',
+    became: 'is now measured for every variant in the quick test run',
+    was: 'it was measured for every variant',
+  },
+  partial: {
+    now: 'is measured for some variants only in the quick test run',
+    became: 'is now measured for some variants only in the quick test run',
+    was: 'it was measured for some variants only',
+  },
+  missing: { now: 'has no value yet from the quick test run', became: 'now has no value from the quick test run', was: 'it had no value' },
+};
+const creditWords = (credits: number) => `${formatNumber(credits)} ${credits === 1 ? 'credit' : 'credits'}`;
+/** A full stop unless the text already ends a sentence (a question keeps its question mark). */
+const ended = (text: string) => (/[.?!]$/.test(text) ? text : `${text}.`);
+/** Settings first, then what the variants change, whether the model is complete, what is measured, the questions. */
+const CHANGE_ORDER = ['/world/settings/', '/world/variants/', '/validation/', '/world/measured/', '/questions/', '/ai/'];
+const changeRank = (path: string) => {
+  const rank = CHANGE_ORDER.findIndex((prefix) => path.startsWith(prefix));
+  return rank === -1 ? CHANGE_ORDER.length : rank;
+};
+
+/** A value set, changed or removed, as a sentence: "Clinicians available at once changed from 2 people to 3 people." */
+function valueChange(subject: string, before: unknown, after: unknown): string {
+  if (before === null || before === undefined) return `${subject} is set to ${show(after)}.`;
+  if (after === null || after === undefined) return `${subject} is no longer set (it was ${show(before)}).`;
+  return `${subject} changed from ${show(before)} to ${show(after)}.`;
+}
+
+/** One change since the previous checkpoint (a JSON path with its value before and after) as a plain sentence. */
+function changeSentence(change: Checkpoint['changes_since_previous'][number], n: Names, checkpoint: Checkpoint): string {
+  const parts = change.path.split('/').filter(Boolean);
+  const { before, after } = change;
+  if (parts[0] === 'world' && parts[1] === 'settings' && parts[2]) return valueChange(n.setting(parts[2]), before, after);
+  if (parts[0] === 'world' && parts[1] === 'variants' && parts[2] && parts[4])
+    return valueChange(`${n.variant(parts[2])}: ${inSentence(n.setting(parts[4]))}`, before, after);
+  if (parts[0] === 'world' && parts[1] === 'measured' && parts[2]) {
+    const key = parts[2];
+    const measure = n.measure(/^\d+$/.test(key) ? (checkpoint.world.measured[Number(key)]?.measure_id ?? key) : key);
+    const now = COVERAGE[String(after)];
+    const was = COVERAGE[String(before)];
+    if (!now) return `${measure} is no longer measured.`;
+    return was ? `${measure} ${now.became}; before, ${was.was}.` : `${measure} ${now.now}.`;
+  }
+  if (parts[0] === 'questions') {
+    if (after === null || after === undefined) return `Answered: ${ended(show(before))}`;
+    return ended(`${before === null || before === undefined ? 'New question' : 'Question reworded'}: ${show(after)}`);
+  }
+  if (parts[0] === 'validation') return after === true ? 'The model is now complete: it can be run.' : 'The model is not complete yet.';
+  if (parts[0] === 'ai') {
+    if (after === true) return 'The AI preparation limit is reached: no further AI iteration.';
+    return before === true ? 'The AI preparation limit is no longer reached.' : 'The AI preparation limit is not reached.';
+  }
+  return 'Another part of the model changed.';
 }
 
 function Changes({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
@@ -211,26 +269,15 @@ function Changes({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
       {checkpoint.changes_since_previous.length === 0 ? (
         <p className="muted">{checkpoint.number === 1 ? 'Nothing is set yet.' : 'Nothing changed.'}</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>What</th>
-                <th>Before</th>
-                <th>After</th>
-              </tr>
-            </thead>
-            <tbody>
-              {checkpoint.changes_since_previous.map((c) => (
-                <tr key={c.path} data-testid="change">
-                  <td>{placeWords(c.path, n, checkpoint)}</td>
-                  <td>{show(c.before)}</td>
-                  <td>{show(c.after)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ul className="changes">
+          {checkpoint.changes_since_previous
+            .toSorted((a, b) => changeRank(a.path) - changeRank(b.path))
+            .map((c) => (
+              <li key={c.path} data-testid="change">
+                {changeSentence(c, n, checkpoint)}
+              </li>
+            ))}
+        </ul>
       )}
     </div>
   );
@@ -314,12 +361,12 @@ function revisableSlots(checkpoint: Checkpoint, n: Names): Array<{ slot: string;
   return [
     ...Object.entries(checkpoint.world.settings).map(([setting, v]) => ({
       slot: setting,
-      label: `${n.setting(setting)} (now ${formatNumber(v.value)} ${unitWords(v.unit)})`,
+      label: `${n.setting(setting)} (now ${valueWords(v.value, v.unit)})`,
     })),
     ...checkpoint.world.variants.flatMap((variant) =>
       variant.changes.map((c) => ({
         slot: `${variant.id}.${c.setting}`,
-        label: `${variant.label}: ${n.setting(c.setting)} (now ${formatNumber(c.value)} ${unitWords(c.unit)})`,
+        label: `${variant.label}: ${n.setting(c.setting)} (now ${valueWords(c.value, c.unit)})`,
       })),
     ),
   ];
@@ -409,9 +456,7 @@ function Settings({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
           {Object.entries(checkpoint.world.settings).map(([name, s]) => (
             <tr key={name} data-testid="setting">
               <td>{n.setting(name)}</td>
-              <td>
-                {formatNumber(s.value)} {unitWords(s.unit)}
-              </td>
+              <td>{valueWords(s.value, s.unit)}</td>
               <td className="small">{plainText(sourceText(s.source))}</td>
             </tr>
           ))}
@@ -421,17 +466,25 @@ function Settings({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
   );
 }
 
-const DENOMINATORS: Record<string, string> = { entity: 'per patient', replication: 'per simulated period', capacity_time: 'of the time available' };
+/** What a measure counts and per what, in words: "in hours, per patient", "a count per arrival". */
+const MEASURED_AS: Record<string, string> = {
+  count: 'a count over the simulated period',
+  count_per_arrival: 'a count per arrival',
+  count_per_day: 'a count per day',
+  fraction: 'the share of the time available',
+  entities: 'the number waiting, on average',
+};
+const measuredAs = (m: Checkpoint['world']['measured'][number]) =>
+  MEASURED_AS[m.unit] ?? `in ${unitWords(m.unit)}${m.denominator === 'entity' ? ', per patient' : ''}`;
 
 function Measured({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
   return (
     <ul>
       {checkpoint.world.measured.map((m) => (
         <li key={m.measure_id}>
-          <strong>{n.measure(m.measure_id)}</strong> <Status value={m.coverage} />{' '}
+          <strong>{n.measure(m.measure_id)}</strong> <span data-testid="coverage">{COVERAGE[m.coverage]?.now ?? plainText(m.coverage)}</span>;{' '}
           <span className="small">
-            in {unitWords(m.unit)}, {DENOMINATORS[m.denominator] ?? plainText(m.denominator)}, from {formatNumber(m.time_window.start)} to{' '}
-            {formatNumber(m.time_window.end)} {unitWords(m.time_window.unit)}
+            {measuredAs(m)}, from {formatNumber(m.time_window.start)} to {formatNumber(m.time_window.end)} {unitWords(m.time_window.unit)}
             {m.reported_beside.still_waiting_at_end_mean !== null && `; still waiting at the end: ${formatNumber(m.reported_beside.still_waiting_at_end_mean)}`}
             {m.reported_beside.censored_count !== null && `; not finished by the end: ${formatNumber(m.reported_beside.censored_count)}`}
           </span>
@@ -458,7 +511,7 @@ function CheckpointView({ checkpoint, n }: { checkpoint: Checkpoint; n: Names })
               <ul>
                 {v.changes.map((c) => (
                   <li key={c.setting}>
-                    {n.setting(c.setting)}: {c.baseline === null ? '—' : formatNumber(c.baseline)} → {formatNumber(c.value)} {unitWords(c.unit)}{' '}
+                    {n.setting(c.setting)}: {c.baseline === null ? 'not set' : valueWords(c.baseline, c.unit)} → {valueWords(c.value, c.unit)}{' '}
                     <span className="muted small">({plainText(sourceText(c.source))})</span>
                   </li>
                 ))}
@@ -489,8 +542,8 @@ function CheckpointView({ checkpoint, n }: { checkpoint: Checkpoint; n: Names })
       </ul>
       <h3>AI use</h3>
       <p className="small">
-        So far: {formatNumber(ai.session_total.credits)} credits, {ai.session_total.ai_iterations} of {ai.limits.ai_iterations_max} AI iterations. The next step
-        costs at most {formatNumber(ai.estimated.credits)} credits, charged at actual use.
+        So far: {creditWords(ai.session_total.credits)}, {ai.session_total.ai_iterations} of {ai.limits.ai_iterations_max} AI iterations. The next step costs at
+        most {creditWords(ai.estimated.credits)}, charged at actual use.
         {ai.heuristic && ' Drafted by the built-in method (no AI).'}
       </p>
     </>
@@ -512,11 +565,13 @@ function CheckpointTechnical({ session, checkpoint }: { session: AuthoringSessio
             {ai.estimated.calls} calls, {ai.estimated.tokens} tokens. Limits: {ai.limits.calls_max} calls, {ai.limits.tokens_max} tokens,{' '}
             {ai.limits.wall_seconds_max} s{ai.limit_reached ? `; limit reached: ${ai.limit_reached}` : ''}.
           </p>
-          {checkpoint.changes_since_previous.map((c) => (
-            <p key={c.path}>
-              <code>{c.path}</code> {JSON.stringify(c.before)} → {JSON.stringify(c.after)}
-            </p>
-          ))}
+          {checkpoint.changes_since_previous
+            .toSorted((a, b) => changeRank(a.path) - changeRank(b.path))
+            .map((c) => (
+              <p key={c.path}>
+                <code>{c.path}</code> {JSON.stringify(c.before)} → {JSON.stringify(c.after)}
+              </p>
+            ))}
           {checkpoint.questions.map((q) => (
             <p key={q.id}>
               question {q.id} (slot {q.slot}, {q.unit}): {q.text}

@@ -122,14 +122,12 @@ function PurchaseFacts({ p }: { p: Purchase }) {
         <dt>Started</dt>
         <dd>{formatDate(p.created_at)}</dd>
       </div>
-      <div>
-        <dt>Checkout link expires</dt>
-        <dd>{formatDate(p.expires_at)}</dd>
-      </div>
-      <div>
-        <dt>Mode</dt>
-        <dd>{p.live_mode ? 'live' : 'test'}</dd>
-      </div>
+      {p.status === 'pending' && (
+        <div>
+          <dt>Checkout link expires</dt>
+          <dd>{formatDate(p.expires_at)}</dd>
+        </div>
+      )}
     </dl>
   );
 }
@@ -167,12 +165,17 @@ export function PurchasePage({ intent_id }: { intent_id?: string }) {
           <h2 id="purchase-heading">
             {formatNumber(p.credits)} credits · {formatUsd(p.amount)} <Status value={p.status} />
           </h2>
+          {!p.live_mode && (
+            <p className="muted" data-testid="test-purchase">
+              Test purchase: no real card is charged.
+            </p>
+          )}
           <PurchaseState p={p} canceled={canceled} onRecheck={() => void recheck.run()} />
           <PurchaseFacts p={p} />
           <TechnicalDetails>
             <p>
               Purchase <code>{p.intent_id}</code> · pack {p.pack_key} · {p.org_id ? `organization ${p.org_id}` : `program ${p.program_id}`}
-              {p.session_id ? ` · checkout session ${p.session_id}` : ''}
+              {p.session_id ? ` · checkout session ${p.session_id}` : ''} · {p.live_mode ? 'live mode' : 'test mode'}
             </p>
           </TechnicalDetails>
         </section>

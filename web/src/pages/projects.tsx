@@ -31,7 +31,6 @@ import {
   useSession,
 } from '../ui.tsx';
 import { TechnicalDetails } from '../technical.tsx';
-import { REVIEW_STATUS } from './reviewStatus.ts';
 
 // The authoring sessions' list shares its module with the authoring screen: a chunk of its own, so the first screen stays small.
 const AuthoringSessions = lazy(() => import('./authoring.tsx').then((m) => ({ default: m.AuthoringSessions })));
@@ -246,7 +245,7 @@ function Intakes({ project, onChange }: { project: Project; onChange(): void }) 
             {reviews.value.data.map((r) => (
               <li key={r.id} data-testid="review-item">
                 <Link to={`/reviews/${r.id}`}>Review of {formatDate(r.created_at)}</Link> <Status value={r.status} />
-                <span className="muted small">{REVIEW_STATUS[r.status] ?? ''}</span>
+                <span className="muted small">{r.status_description}</span>
               </li>
             ))}
           </ul>

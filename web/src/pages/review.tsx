@@ -6,7 +6,6 @@ import type { ReactNode } from 'react';
 import { type ConceptReview, type EvidenceClaim, type Review, TERMINAL_REVIEW, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useLoad } from '../ui.tsx';
-import { REVIEW_STATUS } from './reviewStatus.ts';
 
 const STATES = ['queued', 'searching', 'drafting', 'verifying', 'succeeded'];
 const STATE_NAMES: Record<string, string> = { queued: 'Waiting', searching: 'Searching', drafting: 'Drafting', verifying: 'Checking', succeeded: 'Done' };
@@ -214,7 +213,7 @@ function ReviewProgress({ r }: { r: Review }) {
         ))}
       </ol>
       <p data-testid="review-status">
-        {REVIEW_STATUS[r.status] ?? r.status}{' '}
+        {r.status_description}{' '}
         {TERMINAL_REVIEW.includes(r.status) ? (
           r.credits_used !== null && <span className="muted small">{formatNumber(r.credits_used)} credits charged.</span>
         ) : (
@@ -230,7 +229,7 @@ function ReviewTechnical({ r }: { r: Review }) {
   return (
     <TechnicalDetails>
       <p>
-        Review {r.id} · plan {r.plan_id} · status {r.status}: {r.status_description}
+        Review {r.id} · plan {r.plan_id} · status {r.status}
       </p>
       <p>
         {r.usage.calls} AI calls · {formatNumber(r.usage.input_tokens)} input and {formatNumber(r.usage.output_tokens)} output tokens ·{' '}

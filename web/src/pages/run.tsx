@@ -20,6 +20,7 @@ import {
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, Link, Pager, formatDate, useAction, useLoad } from '../ui.tsx';
 import {
+  FEW_REPETITIONS,
   type World,
   formatAxis,
   formatCurrency,
@@ -28,7 +29,10 @@ import {
   humanize,
   isWorld,
   measureName,
+  pairsWords,
   plainText,
+  repetitionsWords,
+  shownInterval,
   unitWords,
   variantName,
 } from '../world/model.ts';
@@ -58,13 +62,25 @@ function ComparisonLine({ world, metric }: { world: World | undefined; metric: M
         {formatMeasure(metric.mean_difference, metric.unit, { sign: true, difference: true })}
       </strong>{' '}
       (95% interval {formatMeasure(low, metric.unit, { sign: true, difference: true })} to {formatMeasure(high, metric.unit, { sign: true, difference: true })},{' '}
-      {formatNumber(metric.n_pairs)} paired repetitions).{' '}
+      {pairsWords(metric.n_pairs)}).{' '}
       {clear ? 'The interval does not include zero.' : 'The interval includes no difference: the model does not show a clear change.'}
     </p>
   );
 }
 
 const censored = (summary: MetricSummary) => summary.censored_count ?? 0;
+
+/** A mean's interval, kept within what the quantity can be (a wait is never below 0), with the reason when it was cut. */
+function MeanInterval({ summary }: { summary: MetricSummary }) {
+  const shown = shownInterval(summary.interval_95.low, summary.interval_95.high, summary.unit);
+  return (
+    <>
+      (95% interval {formatMeasure(shown.low, summary.unit)} to {formatMeasure(shown.high, summary.unit)}, from {formatNumber(summary.n)}{' '}
+      {summary.n === 1 ? 'repetition' : 'repetitions'}
+      {shown.clipped && <span data-testid="few-repetitions">: {FEW_REPETITIONS}</span>})
+    </>
+  );
+}
 
 function MeasureSection({
   world,
@@ -107,9 +123,8 @@ function MeasureSection({
       )}
       <ul className="variant-means">
         {rows.map((m) => (
-          <li key={m.variant_id}>
-            {variantName(world, m.variant_id)}: <strong>{formatMeasure(m.mean, m.unit)}</strong> on average (95% interval{' '}
-            {formatMeasure(m.interval_95.low, m.unit)} to {formatMeasure(m.interval_95.high, m.unit)}, {formatNumber(m.n)} repetitions)
+          <li key={m.variant_id} data-testid="variant-mean">
+            {variantName(world, m.variant_id)}: <strong>{formatMeasure(m.mean, m.unit)}</strong> on average <MeanInterval summary={m} />
             {censored(m) > 0 && (
               <span className="muted">
                 {' '}
@@ -127,7 +142,7 @@ function MeasureSection({
         <figcaption className="small muted">Each variant: dot the mean, bar the 95% interval.</figcaption>
         <RangePlot
           label={`${name} for each variant with 95% intervals`}
-          rows={rows.map((m) => ({ label: variantName(world, m.variant_id), value: m.mean, low: m.interval_95.low, high: m.interval_95.high }))}
+          rows={rows.map((m) => ({ label: variantName(world, m.variant_id), value: m.mean, ...shownInterval(m.interval_95.low, m.interval_95.high, m.unit) }))}
           format={(v) => formatAxis(v, unit)}
         />
       </figure>
@@ -254,8 +269,7 @@ function Results({ run_id, world }: { run_id: string; world: World | undefined }
       {r && (
         <>
           <p className="disclaimer" role="note">
-            Synthetic results: they describe the model under its assumptions, not patients or services. {formatNumber(r.manifest.replications_completed)}{' '}
-            repetitions in all.
+            Synthetic results: they describe the model under its assumptions, not patients or services.
           </p>
           <Action onPress={() => void exporting.run()} isDisabled={exporting.pending}>
             Download all results (ZIP)
@@ -283,7 +297,7 @@ function Results({ run_id, world }: { run_id: string; world: World | undefined }
 
 const credits = (n: number) => `${formatNumber(n)} credit${n === 1 ? '' : 's'}`;
 
-function Progress({ run }: { run: Run }) {
+function Progress({ run, variants }: { run: Run; variants: number }) {
   return (
     <div aria-live="polite">
       <p>
@@ -296,8 +310,8 @@ function Progress({ run }: { run: Run }) {
       </p>
       <label className="progress">
         <span>
-          {formatNumber(run.replications_completed)} of {formatNumber(run.replications_requested)} repetitions · {formatNumber(run.events_simulated)} simulated
-          events
+          <span data-testid="repetitions">{repetitionsWords(run.replications_completed, run.replications_requested, variants)}</span> ·{' '}
+          {formatNumber(run.events_simulated)} simulated events
         </span>
         <progress max={Math.max(1, run.replications_requested)} value={run.replications_completed} />
       </label>
@@ -328,7 +342,7 @@ export default function RunPage({ run_id }: { run_id: string }) {
       )}
       <h1>{world ? `Simulation: ${world.name}` : 'Simulation'}</h1>
       <PlainError error={run.error ?? cancel.error ?? revision.error} />
-      {r && <Progress run={r} />}
+      {r && <Progress run={r} variants={world?.variants.length ?? 0} />}
       {r && !TERMINAL_RUN.includes(r.status) && (
         <Action variant="danger" onPress={() => void cancel.run()}>
           Cancel the run

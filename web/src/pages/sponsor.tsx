@@ -51,10 +51,20 @@ function Redeem() {
       )}
       <ErrorBanner error={redeem.error} />
       {result && (
-        <p className="ok" role="status">
-          Enrolled in {result.program_name}: <Status value={result.status} />{' '}
-          {result.status === 'pending' ? 'the sponsor decides on your enrollment; no credits are issued until then.' : 'credits are allocated by the sponsor.'}
-        </p>
+        <div role="status">
+          <p className="ok">
+            Enrolled in {result.program_name}: <Status value={result.status} />{' '}
+            {result.status === 'pending'
+              ? 'the sponsor decides on your enrollment; no credits are issued until then.'
+              : 'credits are allocated by the sponsor.'}
+          </p>
+          <p className="muted small">The sponsor approves and allocates by your organization's reference: give it to them from the details below.</p>
+          <TechnicalDetails summary="Your organization's reference, for the sponsor">
+            <p>
+              <code>{org_id}</code>
+            </p>
+          </TechnicalDetails>
+        </div>
       )}
     </section>
   );
@@ -289,7 +299,24 @@ function FundPool({ program_id }: { program_id: string }) {
   );
 }
 
-/** Approve or decline a pending enrollment by organization id; approving issues no credits. */
+/**
+ * The organization a sponsor acts on, by its reference: the API offers no list of a program's enrollments (spec: Sponsor
+ * API; docs/decisions.md), so the organization gives its reference, shown to it when it redeems the code.
+ */
+function OrganizationField({ value, onChange }: { value: string; onChange(value: string): void }) {
+  return (
+    <Field
+      label="Organization reference"
+      value={value}
+      onChange={onChange}
+      placeholder="org_…"
+      autoComplete="off"
+      description="Crucible does not list the organizations enrolled in a program: the organization sees its reference when it redeems your code, and gives it to you."
+    />
+  );
+}
+
+/** Approve or decline a pending enrollment by organization reference; approving issues no credits. */
 function DecideEnrollment({ program_id }: { program_id: string }) {
   const [org_id, setOrgId] = useState('');
   const [note, setNote] = useState('');
@@ -307,7 +334,7 @@ function DecideEnrollment({ program_id }: { program_id: string }) {
     <section aria-labelledby="decide-heading">
       <h2 id="decide-heading">Decide an enrollment</h2>
       <div className="inline-form">
-        <Field label="Organization id" value={org_id} onChange={setOrgId} />
+        <OrganizationField value={org_id} onChange={setOrgId} />
         <Field label="Note (optional)" value={note} onChange={setNote} />
         <Action variant="primary" isDisabled={decide.pending || !org_id.trim()} onPress={async () => setDecided((await decide.run(true)) ?? null)}>
           Approve
@@ -348,7 +375,7 @@ function AllocateCredits({ program_id }: { program_id: string }) {
     <section aria-labelledby="allocate-heading">
       <h2 id="allocate-heading">Allocate credits</h2>
       <div className="inline-form">
-        <Field label="Organization id" value={org_id} onChange={setOrgId} />
+        <OrganizationField value={org_id} onChange={setOrgId} />
         <Field label="Credits" value={credits} onChange={setCredits} inputMode="numeric" />
         <Action
           variant="primary"

@@ -113,6 +113,35 @@ export function formatMeasure(value: number | null | undefined, unit: string, op
   }
 }
 
+/** The note beside a mean's interval shown at the limit of what the measured quantity can be. */
+export const FEW_REPETITIONS = 'too few repetitions to say more precisely';
+
+/**
+ * A 95% interval of a mean as shown: a wait, a count or a queue cannot be below 0 and a share not above 100%, so a
+ * bound past that (few repetitions, a wide interval) is shown at the limit and `clipped` says so. Display only: the
+ * stored results keep their computed bounds. Not for differences, which may be negative.
+ */
+export function shownInterval(low: number | null, high: number | null, unit: string): { low: number | null; high: number | null; clipped: boolean } {
+  const top = unit === 'fraction' ? 1 : Number.POSITIVE_INFINITY;
+  const shownLow = low === null ? null : Math.min(Math.max(low, 0), top);
+  const shownHigh = high === null ? null : Math.min(Math.max(high, 0), top);
+  return { low: shownLow, high: shownHigh, clipped: shownLow !== low || shownHigh !== high };
+}
+
+/** A run's repetitions in one statement, per variant where they divide evenly: "All 10 repetitions done: 5 for each of the 2 variants". */
+export function repetitionsWords(completed: number, requested: number, variants: number): string {
+  const per = variants > 0 && requested > 0 && requested % variants === 0 ? requested / variants : null;
+  const each =
+    per === null ? '' : variants === 1 ? `${formatNumber(per)} of the one variant` : `${formatNumber(per)} for each of the ${formatNumber(variants)} variants`;
+  if (completed >= requested && requested > 0) return `All ${formatNumber(requested)} repetitions done${each ? `: ${each}` : ''}`;
+  return `${formatNumber(completed)} of ${formatNumber(requested)} repetitions done${each ? ` (${each})` : ''}`;
+}
+
+/** How many repetitions a comparison rests on: baseline and treatment run under the same conditions, pair by pair. */
+export function pairsWords(pairs: number): string {
+  return `from ${formatNumber(pairs)} ${pairs === 1 ? 'pair' : 'pairs'} of repetitions run under the same conditions`;
+}
+
 const AXIS_UNITS: Record<string, string> = { minutes: ' min', hours: ' h', days: ' days' };
 /** A tick label: short (the heading names the unit), float noise removed, shares as percentages. */
 export function formatAxis(value: number, unit: string, options: { sign?: boolean; difference?: boolean } = {}): string {

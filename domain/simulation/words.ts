@@ -1,0 +1,95 @@
+// Measured values in words, for the text people read (findings, the export's report): units as words ("per arrival"),
+// shares as percentages, and a 95% interval of a quantity that cannot be negative kept at or above 0. The machine
+// values (`unit`, `interval_95`, a finding's `numbers`) keep their codes and their computed figures. Pure.
+
+/** What each measure unit means, as a label. */
+export const MEASURE_UNIT_WORDS: Readonly<Record<string, string>> = {
+  minutes: 'minutes',
+  hours: 'hours',
+  days: 'days',
+  fraction: 'share of the available time',
+  count: 'count over the measured period',
+  count_per_arrival: 'per arrival',
+  count_per_day: 'per day',
+  entities: 'average number waiting',
+};
+
+export function measureUnitWords(unit: string): string {
+  return MEASURE_UNIT_WORDS[unit] ?? unit.replaceAll('_', ' ');
+}
+
+/** Three significant figures, float noise removed. */
+export function figure(value: number, digits = 3): string {
+  return Number(value.toPrecision(digits)).toString();
+}
+
+/** A value with its unit in words: "1.5 hours", "85.2%", "0.4 per arrival", "3 waiting"; a difference of shares in percentage points. */
+export function valueWords(value: number | null, unit: string, options: { difference?: boolean } = {}): string {
+  if (value === null) return 'not known';
+  switch (unit) {
+    case 'minutes':
+    case 'hours':
+    case 'days':
+      return `${figure(value)} ${unit}`;
+    case 'fraction':
+      return options.difference ? `${figure(value * 100)} percentage points` : `${figure(value * 100)}%`;
+    case 'count_per_arrival':
+      return `${figure(value)} per arrival`;
+    case 'count_per_day':
+      return `${figure(value)} a day`;
+    case 'entities':
+      return `${figure(value)} waiting`;
+    default:
+      return figure(value);
+  }
+}
+
+/** The note beside an interval whose bound was moved to what the quantity can be. */
+export const FEW_REPETITIONS_NOTE = 'too few repetitions to say more precisely';
+
+/**
+ * A 95% interval of a measured value as shown: a wait, a count or a queue cannot be below 0 and a share not above 100%,
+ * so a bound past that is shown at the limit (`clipped`). Display only: the stored interval keeps its computed figures.
+ * Not for differences, which may be negative.
+ */
+export function shownInterval(low: number | null, high: number | null, unit: string): { low: number | null; high: number | null; clipped: boolean } {
+  const top = unit === 'fraction' ? 1 : Number.POSITIVE_INFINITY;
+  const shownLow = low === null ? null : Math.min(Math.max(low, 0), top);
+  const shownHigh = high === null ? null : Math.min(Math.max(high, 0), top);
+  return { low: shownLow, high: shownHigh, clipped: shownLow !== low || shownHigh !== high };
+}
+
+const COLLECTION_ONE: Record<string, string> = {
+  steps: 'step',
+  arrivals: 'arrival',
+  resources: 'resource',
+  measures: 'measure',
+  variants: 'variant',
+  settings: 'setting',
+  costs: 'cost',
+  options: 'option',
+};
+
+/** A JSON pointer as a place a person can find (`/steps/2/duration` → "step 3, duration"); the pointer itself stays in details. */
+export function placeInWorld(pointer: string): string {
+  const parts = pointer.split('/').filter(Boolean);
+  if (parts.length === 0) return 'the world as a whole';
+  const words: string[] = [];
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index]!.replaceAll('~1', '/').replaceAll('~0', '~');
+    const next = parts[index + 1];
+    const one = COLLECTION_ONE[part];
+    if (one && next !== undefined) {
+      words.push(`${one} ${/^\d+$/.test(next) ? Number(next) + 1 : `“${next.replaceAll('_', ' ')}”`}`);
+      index++;
+    } else words.push(/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part.replaceAll('_', ' '));
+  }
+  return words.join(', ');
+}
+
+/** A setting's value in words: a probability or a share as a percentage, a count as its number, a rate "per hour". */
+export function settingValueWords(value: number, unit: string): string {
+  if (unit === 'probability' || unit === 'fraction') return `${figure(value * 100)}%`;
+  if (unit === 'count') return figure(value);
+  return `${figure(value)} ${unit.replaceAll('_', ' ')}`;
+}

@@ -1,0 +1,129 @@
+// The service's own sentences that reach people through every client (the app, the SDK, the CLI, the MCP tools, the
+// export ZIP) read as plain words: no field name, contract name, HTTP path or JSON pointer, units in words. Codes and
+// field values stay as they are.
+import { describe, expect, it } from 'vitest';
+import { worldNotSavedMessage } from '../../api/routes/worlds/saveWorld.ts';
+import { REVIEW_STATE_DESCRIPTIONS } from '../../api/routes/reviews/present.ts';
+import { readFileSync } from 'node:fs';
+import { ruleNextSteps } from '../../domain/authoring/checkpoint.ts';
+import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
+import { planEvaluations } from '../../domain/planning/planner.ts';
+import { summarySentence } from '../../domain/simulation/results.ts';
+import { measureUnitWords, placeInWorld, settingValueWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
+import { FEW_REPETITIONS, pairsWords, repetitionsWords, shownInterval as shownWebInterval } from '../../web/src/world/model.ts';
+import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
+
+/** What a person should not have to read: snake_case names, contract names, HTTP paths, JSON pointers, code spans. */
+const TECHNICAL = /\b[a-z]+(?:_[a-z0-9]+)+\b|\bWorldSpec\b|\bConceptReview\b|\/v1\/|\b(?:GET|POST) \/|(?:^|\s)\/[a-z_]+\/|`/;
+
+describe("the planner's sentences", () => {
+  it('name no field, contract or endpoint in explanations, cost bases, approvals and notes', () => {
+    for (const intake of [ideaStageIntake(), prototypeWithPathwayIntake()]) {
+      const plan = planEvaluations({ intake, intake_revision: 1, credits_per_1k_tokens: 1 });
+      const texts = [
+        ...plan.evaluations.flatMap((e) => [e.explanation, e.cost_basis]),
+        ...plan.approvals_needed.flatMap((a) => [a.reason, a.not_needed_when ?? '']),
+        plan.estimated_cost.basis,
+        ...plan.notes,
+      ];
+      expect(texts.filter((text) => TECHNICAL.test(text))).toEqual([]);
+    }
+    const prototype = planEvaluations({ intake: prototypeWithPathwayIntake(), intake_revision: 1, credits_per_1k_tokens: 1 });
+    expect(prototype.approvals_needed[0]!.not_needed_when).toBe('you start the review with your own AI provider key; then it costs no credits');
+    expect(prototype.estimated_cost.basis).toContain('each simulation run is estimated from its world when you set it up');
+  });
+});
+
+describe("a review's state in words", () => {
+  it('is a plain sentence for every state', () => {
+    for (const [state, description] of Object.entries(REVIEW_STATE_DESCRIPTIONS)) {
+      expect(description, state).not.toMatch(TECHNICAL);
+      expect(description, state).toMatch(/^[A-Z].*\.$/);
+    }
+    expect(REVIEW_STATE_DESCRIPTIONS.succeeded).toBe('Finished; the review can be read and downloaded.');
+  });
+});
+
+describe('the refusal of an invalid world', () => {
+  it('says what to do first, then where the first problem is, without a JSON pointer or an endpoint', () => {
+    const message = worldNotSavedMessage([
+      { pointer: '/steps/2/duration/mean', message: 'must be greater than 0' },
+      { pointer: '/settings/arrival_rate', message: 'unknown unit' },
+    ]);
+    expect(message).toBe(
+      'The world was not saved: fix the 2 problems listed with this message, then save again. The first is at step 3, duration, mean: must be greater than 0.',
+    );
+    expect(worldNotSavedMessage([{ pointer: '', message: 'a world must be a JSON object.' }])).toBe(
+      'The world was not saved: fix the problem listed with this message, then save again. The first is at the world as a whole: a world must be a JSON object.',
+    );
+    expect(placeInWorld('/settings/arrival_rate/value')).toBe('setting “arrival rate”, value');
+    expect(settingValueWords(0.3, 'probability')).toBe('30%');
+    expect(settingValueWords(4, 'per_hour')).toBe('4 per hour');
+  });
+});
+
+describe("an authoring checkpoint's next steps", () => {
+  it('name settings, variants and measures by their labels, with values in words, and no slot id or JSON pointer', () => {
+    const world = JSON.parse(readFileSync(new URL('../../samples/worlds/remote_monitoring_admissions.json', import.meta.url), 'utf8')) as WorldSpec;
+    const steps = ruleNextSteps({
+      world,
+      problems: [{ pointer: '/steps/1/duration', message: 'must be greater than 0' }],
+      questions: [],
+      filled: {
+        beds: { value: 5, unit: 'count', source: { kind: 'assumption', rationale: 'declared' } },
+        'remote_monitoring.p_admission': { value: 0.22, unit: 'probability', source: { kind: 'assumption', rationale: 'illustrative' } },
+      },
+      intake: null,
+      smoke: null,
+    });
+    const messages = steps.map((step) => step.message);
+    expect(messages).toContain('Step 2, duration: must be greater than 0');
+    expect(messages.find((m) => m.startsWith('Remote monitoring: '))).toMatch(/ \(22%\) rests on an assumption: cite a measurement or a reference for it\.$/);
+    expect(messages.some((m) => / \(5\) rests on an assumption/.test(m))).toBe(true);
+    expect(messages.find((m) => m.includes('time window'))).toMatch(
+      /^[A-Z].* has no time window of its own: it is measured from the end of the warm-up to the end of the simulated period \(90 to 730 days\)\.$/,
+    );
+    expect(messages.filter((m) => TECHNICAL.test(m) || /\bp_|\.p_|= /.test(m))).toEqual([]);
+  });
+});
+
+describe('measured values in words', () => {
+  it('labels units in words while the unit codes stay', () => {
+    expect(measureUnitWords('count_per_arrival')).toBe('per arrival');
+    expect(measureUnitWords('count_per_day')).toBe('per day');
+    expect(valueWords(0.4, 'count_per_arrival')).toBe('0.4 per arrival');
+    expect(valueWords(0.852, 'fraction')).toBe('85.2%');
+    expect(valueWords(-0.05, 'fraction', { difference: true })).toBe('-5 percentage points');
+    expect(valueWords(null, 'hours')).toBe('not known');
+  });
+
+  it('keeps the interval of a wait at or above 0 with a note, and the stored bounds as they are', () => {
+    const summary = { mean: 0.8, unit: 'hours', interval_95: { low: -1.61, high: 3.21, level: 0.95 as const }, n: 5 };
+    expect(summarySentence('With the technology', 'waiting time', summary)).toBe(
+      'In the synthetic model, With the technology has a mean waiting time of 0.8 hours (95% interval 0 hours to 3.21 hours; 5 repetitions: too few repetitions to say more precisely).',
+    );
+    expect(summary.interval_95.low).toBe(-1.61);
+    expect(shownInterval(0.5, 1.2, 'fraction')).toEqual({ low: 0.5, high: 1, clipped: true });
+    expect(shownInterval(0.5, 0.9, 'fraction')).toEqual({ low: 0.5, high: 0.9, clipped: false });
+    expect(summarySentence('Usual care', 'admissions', { mean: 2, unit: 'count_per_day', interval_95: { low: 1, high: 3, level: 0.95 as const }, n: 10 })).toBe(
+      'In the synthetic model, Usual care has a mean admissions of 2 a day (95% interval 1 a day to 3 a day; 10 repetitions).',
+    );
+  });
+});
+
+describe("the run screen's words (web/src/world/model.ts)", () => {
+  it('says the repetitions once, per variant, and a comparison by its pairs', () => {
+    expect(repetitionsWords(10, 10, 2)).toBe('All 10 repetitions done: 5 for each of the 2 variants');
+    expect(repetitionsWords(3, 10, 2)).toBe('3 of 10 repetitions done (5 for each of the 2 variants)');
+    expect(repetitionsWords(7, 10, 0)).toBe('7 of 10 repetitions done');
+    expect(pairsWords(5)).toBe('from 5 pairs of repetitions run under the same conditions');
+    expect(pairsWords(1)).toBe('from 1 pair of repetitions run under the same conditions');
+  });
+
+  it('shows the interval of a wait from 0 with its note, never a negative wait', () => {
+    expect(shownWebInterval(-1.61, 3.2, 'hours')).toEqual({ low: 0, high: 3.2, clipped: true });
+    expect(shownWebInterval(0.2, 3.2, 'hours')).toEqual({ low: 0.2, high: 3.2, clipped: false });
+    expect(shownWebInterval(null, null, 'hours')).toEqual({ low: null, high: null, clipped: false });
+    expect(FEW_REPETITIONS).toBe('too few repetitions to say more precisely');
+  });
+});
