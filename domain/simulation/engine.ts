@@ -49,6 +49,7 @@ import {
 import { boundedNormalDraw } from './normal.ts';
 import { RandomStream } from './random.ts';
 import { areaLines, generated, hookLines, int } from './engineCode.ts';
+import { type LoopCode, specialisedLoop } from './loopCode.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import {
   EVENT_ARRIVAL,
@@ -159,7 +160,14 @@ export type ReplicationOptions = {
 export function runReplication(world: WorldSpec, options: ReplicationOptions, compiled?: CompiledModel): ReplicationResult {
   const model = compiled ?? compileModel(world, options.variant_id);
   const traceLimit = Math.min(options.trace_limit ?? 0, EVENT_TRACE_CAP_PER_VARIANT);
-  return new Replication(model, options.replication_index, traceLimit).run();
+  return new Replication(model, options.replication_index, traceLimit, true).run();
+}
+
+/** For tests: the same replication on the generic event loop even when the model has a specialised one (loopCode.ts). */
+export function runReplicationOnGenericLoop(world: WorldSpec, options: ReplicationOptions, compiled?: CompiledModel): ReplicationResult {
+  const model = compiled ?? compileModel(world, options.variant_id);
+  const traceLimit = Math.min(options.trace_limit ?? 0, EVENT_TRACE_CAP_PER_VARIANT);
+  return new Replication(model, options.replication_index, traceLimit, false).run();
 }
 
 // Fields without an initializer are `declare`d: the constructor's first write gives each its typed value, instead of
@@ -276,6 +284,8 @@ class Replication {
   declare readonly hooks: HookCode;
   declare readonly touchResource: TouchCode;
   declare readonly steps: CompiledModel['steps'];
+  /** the model's specialised event loop (loopCode.ts), or null: the generic loop() runs it */
+  declare readonly specialisedLoop: LoopCode | null;
 
   counts: EventCounts = {
     events_total: 0,
@@ -295,7 +305,7 @@ class Replication {
   declare traceLimit: number;
   traceTruncated = false;
 
-  constructor(model: CompiledModel, replicationIndex: number, traceLimit: number) {
+  constructor(model: CompiledModel, replicationIndex: number, traceLimit: number, specialised: boolean) {
     this.model = model;
     this.replicationIndex = replicationIndex;
     this.horizon = model.horizon;
@@ -420,6 +430,8 @@ class Replication {
     this.entityBatchNext = new Int32Array(this.hasBatch ? this.entityCapacity : 0);
     this.traceLimit = traceLimit;
     this.trace = traceLimit > 0 ? [] : null;
+    // The generated loop does not trace: a replication with a trace runs the generic loop.
+    this.specialisedLoop = specialised && traceLimit === 0 ? specialisedLoop(model) : null;
   }
 
   // ---- event heap ----
@@ -566,7 +578,7 @@ class Replication {
     });
     this.findNextArrival();
 
-    this.counts.events_total = this.loop();
+    this.counts.events_total = this.specialisedLoop ? this.specialisedLoop(this, pick, eventLimit, entityLimit) : this.loop();
     this.now = this.horizon;
     return this.finish();
   }
@@ -1461,7 +1473,6 @@ const measureCodeCache = new WeakMap<CompiledModel, MeasureCode>();
  * Replication.measureState at run time. The arithmetic is that of the generic loop it replaces, in the same order,
  * so results are bit-identical. Cached per compiled model (the pool reuses one model across replications).
  */
-// Over 70 lines, listed in test/unit/architecture.test.ts: one switch on the engine's hot path, whose inlining is measured.
 function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, resourceMeasureList: Int32Array): MeasureCode {
   const cached = measureCodeCache.get(model);
   if (cached) return cached;
