@@ -286,6 +286,8 @@ class Replication {
   declare readonly steps: CompiledModel['steps'];
   /** the model's specialised event loop (loopCode.ts), or null: the generic loop() runs it */
   declare readonly specialisedLoop: LoopCode | null;
+  /** the specialised loop's count of events processed so far (it runs in chunks) */
+  eventsProcessed = 0;
 
   counts: EventCounts = {
     events_total: 0,
@@ -578,7 +580,11 @@ class Replication {
     });
     this.findNextArrival();
 
-    this.counts.events_total = this.specialisedLoop ? this.specialisedLoop(this, pick, eventLimit, entityLimit) : this.loop();
+    if (this.specialisedLoop) {
+      // In chunks of LOOP_CHUNK_EVENTS (loopCode.ts says why); the loop keeps its count in eventsProcessed.
+      while (this.specialisedLoop(this, pick, eventLimit, entityLimit) !== 0);
+      this.counts.events_total = this.eventsProcessed;
+    } else this.counts.events_total = this.loop();
     this.now = this.horizon;
     return this.finish();
   }
