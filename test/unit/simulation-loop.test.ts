@@ -108,6 +108,17 @@ describe('specialised event loop', () => {
     expectSameOnBothLoops(sampleWorld('outpatient_renewal_arrivals'), [0, 1]);
   });
 
+  it('stops a replication whose entities pass ENTITIES_IN_SYSTEM_MAX as the generic loop does: the world caused it', () => {
+    // 10 arrivals per minute to one server serving one per minute: about 9 more entities every minute, a million by ~111,000.
+    const world = queueWorld({ servers: 1, arrivals_per_minute: 10, mean_service_minutes: 1, horizon_minutes: 200_000, replications: 1 });
+    const options = { variant_id: 'baseline', replication_index: 0 };
+    expect(specialisedLoop(compileModel(world, 'baseline'))).not.toBeNull();
+    for (const run of [runReplication, runReplicationOnGenericLoop])
+      expect(() => run(world, options)).toThrow(
+        expect.objectContaining({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('ENTITIES_IN_SYSTEM_MAX') }),
+      );
+  });
+
   it('leaves models with features it does not cover, and traced replications, to the generic loop', () => {
     const generic = ['ct_stroke_preemptive_priority', 'mri_scanner_breakdowns', 'minor_injuries_batch_arrivals', 'urgent_treatment_patience'];
     for (const name of generic) expect(specialisedLoop(compileModel(sampleWorld(name), 'baseline'))).toBeNull();
