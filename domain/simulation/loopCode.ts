@@ -110,6 +110,15 @@ function loopCovers(model: CompiledModel): boolean {
   return model.arrivals.length > 0 && resourcesCovered && arrivalsCovered && stepsCovered;
 }
 
+/** The code of the entity's step: a switch on its step, or the one case's code alone (the entity can be at no other). */
+function byStep(entity: string, cases: [number, string[]][]): string[] {
+  if (cases.length === 1) return ['{', ...cases[0]![1], '}'];
+  const lines = [`switch (estep[${entity}]) {`];
+  for (const [stepIndex, body] of cases) lines.push(`case ${int(stepIndex)}: {`, ...body, '  break;', '}');
+  lines.push('}');
+  return lines;
+}
+
 /** A draw from a distribution as source text: the generic sample(), with its exponential case chosen here. */
 function sampleText(distribution: CompiledDistribution, name: string, stream: string): string {
   return distribution.kind === DIST_EXPONENTIAL ? `${name}.a * ${stream}.standardExponential()` : `r.sampleOther(${name}, ${stream})`;
@@ -122,12 +131,17 @@ class LoopWriter {
   readonly usedResources: number[];
   /** set when a branch chain is too deep: the model is left to the generic loop */
   tooDeep = false;
+  /** some event finds the entity's step in entityStep (byStep with more than one case); else entityStep is not written */
+  readonly readsStep: boolean;
 
   constructor(model: CompiledModel) {
     this.model = model;
     const used = new Set<number>();
     for (const step of model.steps) if (step.kind === STEP_SERVICE) used.add(step.resource);
     this.usedResources = [...used].sort((a, b) => a - b);
+    // Service ends and dispatches switch on the step among the service steps, delay ends among the delay steps.
+    const count = (kind: number) => model.steps.filter((step) => step.kind === kind).length;
+    this.readsStep = count(STEP_SERVICE) > 1 || count(STEP_DELAY) > 1;
   }
 
   source(): string | null {
@@ -144,10 +158,10 @@ class LoopWriter {
       'const ms = r.measureState;',
       'const se = r.stepEntries;',
       'const ma = r.measureArrivals;',
-      'let now = r.now, seq = r.sequence, heapSize = r.heapSize, rootTaken = false, token = r.tokenCounter;',
+      'let now = r.now, seq = r.sequence, heapSize = r.heapSize, rootTaken = false;',
       `let events = r.eventsProcessed, more = 0; const chunkEnd = events + ${int(LOOP_CHUNK_EVENTS)};`,
       'let heapE = r.heapEvents, heapA = r.heapArgs;',
-      'let state = r.entityState, marks = r.entityMarks, estep = r.entityStep, etok = r.entityToken, free = r.freeList, attrs = r.entityAttributes;',
+      'let state = r.entityState, marks = r.entityMarks, estep = r.entityStep, free = r.freeList, attrs = r.entityAttributes;',
       'let freeCount = r.freeCount, nextEntity = r.nextEntity, live = r.live, capE = r.entityCapacity;',
       'let cArrivals = 0, cStarts = 0, cEnds = 0, cDelays = 0, cExits = 0, afterWarmUp = r.arrivalsAfterWarmUp;',
       'let na = r.nextArrival, nat = r.nextArrivalTime, nak = r.nextArrivalKey;',
@@ -155,7 +169,7 @@ class LoopWriter {
     for (const resource of this.usedResources) {
       const k = int(resource);
       lines.push(`let busy${k} = r.busy[${k}], queue${k} = r.queueLength[${k}], last${k} = r.resourceLastTime[${k}];`);
-      lines.push(`const cap${k} = r.capacity[${k}], fifo${k} = r.queues[${k}];`);
+      lines.push(`const cap${k} = r.capacity[${k}], fifo${k} = r.queues[${k}];`, `let ring${k} = fifo${k}.entities, head${k} = fifo${k}.head;`);
     }
     model.arrivals.forEach((_, index) => {
       const i = int(index);
@@ -173,7 +187,7 @@ class LoopWriter {
   /** The locals back into the replication, for finish() (run() sets the clock to the horizon after). */
   epilogue(): string[] {
     const lines = [
-      'r.now = now; r.sequence = seq; r.heapSize = heapSize; r.rootTaken = false; r.tokenCounter = token;',
+      'r.now = now; r.sequence = seq; r.heapSize = heapSize; r.rootTaken = false;',
       'r.freeCount = freeCount; r.nextEntity = nextEntity; r.live = live; r.arrivalsAfterWarmUp = afterWarmUp;',
       'const counts = r.counts;',
       'counts.arrivals += cArrivals; counts.service_starts += cStarts; counts.service_ends += cEnds; counts.delay_ends += cDelays; counts.exits += cExits;',
@@ -182,6 +196,7 @@ class LoopWriter {
     for (const resource of this.usedResources) {
       const k = int(resource);
       lines.push(`r.busy[${k}] = busy${k}; r.queueLength[${k}] = queue${k}; r.resourceLastTime[${k}] = last${k};`);
+      lines.push(`fifo${k}.entities = ring${k}; fifo${k}.head = head${k}; fifo${k}.size = queue${k};`);
     }
     for (let index = 0; index < this.model.arrivals.length; index++) {
       const i = int(index);
@@ -225,7 +240,7 @@ class LoopWriter {
     lines.push(`  if (!(time > horizon)) { at${i} = time; ak${i} = ${int(EVENT_ARRIVAL * PRIORITY_SCALE)} + seq++; }`, '}');
     lines.push(...this.findNextArrival());
     lines.push('let e;', 'if (freeCount > 0) e = free[--freeCount];', 'else {', '  if (nextEntity === capE) {', '    r.growEntities();');
-    lines.push('    state = r.entityState; marks = r.entityMarks; estep = r.entityStep; etok = r.entityToken; free = r.freeList;');
+    lines.push('    state = r.entityState; marks = r.entityMarks; estep = r.entityStep; free = r.freeList;');
     lines.push('    attrs = r.entityAttributes; capE = r.entityCapacity;', '  }', '  e = nextEntity++;', '}');
     lines.push(`if (++live > ${int(ENTITIES_IN_SYSTEM_MAX)}) throw entityLimit();`, `state[e] = ${int(STATE_MOVING)};`);
     const attributes = model.attributeNames.length;
@@ -261,7 +276,7 @@ class LoopWriter {
     }
     const step = this.model.steps[stepIndex]!;
     const j = int(stepIndex);
-    const lines = [`estep[${entity}] = ${j};`, `se[${j}]++;`, ...this.hook(entity, stepIndex, MOMENT_ENTER)];
+    const lines = [...(this.readsStep ? [`estep[${entity}] = ${j};`] : []), `se[${j}]++;`, ...this.hook(entity, stepIndex, MOMENT_ENTER)];
     if (step.kind === STEP_SERVICE) {
       const k = int(step.resource);
       lines.push(`if (queue${k} === 0 && busy${k} < cap${k}) {`, ...this.startService(entity, stepIndex), '} else {');
@@ -295,50 +310,55 @@ class LoopWriter {
     return lines.map((line) => `  ${line}`);
   }
 
-  /** Replication.enqueue at a FIFO service step without reneging (the token is kept as the generic engine keeps it). */
+  /**
+   * Replication.enqueue at a FIFO service step without reneging, on the resource's FifoQueue ring (its entities, head
+   * and size) held in locals. The queue's tokens are not kept: in a covered model nothing makes a queued entry stale
+   * (no reneging, pre-emption or breakdown), so the generic pop's check always passes and the queue length is the ring's size.
+   */
   enqueue(entity: string, stepIndex: number): string[] {
-    const k = int(this.model.steps[stepIndex]!.resource);
-    const lines = [...this.touch(this.model.steps[stepIndex]!.resource), `queue${k}++;`, `state[${entity}] = ${int(STATE_WAITING)};`];
-    lines.push('{', '  const t = ++token;', `  etok[${entity}] = t;`, `  fifo${k}.push(${entity}, t, 0, seq);`, '}');
+    const resource = this.model.steps[stepIndex]!.resource;
+    const k = int(resource);
+    const lines = [...this.touch(resource), `if (queue${k} === ring${k}.length) {`, `  const grown = new Int32Array(2 * queue${k});`];
+    lines.push(`  for (let q = 0; q < queue${k}; q++) grown[q] = ring${k}[(head${k} + q) & (queue${k} - 1)];`, `  ring${k} = grown;`, `  head${k} = 0;`, '}');
+    lines.push(`ring${k}[(head${k} + queue${k}) & (ring${k}.length - 1)] = ${entity};`, `queue${k}++;`, `state[${entity}] = ${int(STATE_WAITING)};`);
     return lines.map((line) => `  ${line}`);
   }
 
-  /** Replication.onServiceEnd of the entity `ent`, at its step (one case per service step). */
+  /** Replication.onServiceEnd of the entity `ent`, at its step. */
   serviceEnd(): string[] {
-    const lines = ['switch (estep[ent]) {'];
+    const cases: [number, string[]][] = [];
     this.model.steps.forEach((step, stepIndex) => {
       if (step.kind !== STEP_SERVICE) return;
       const k = int(step.resource);
-      lines.push(`case ${int(stepIndex)}: {`, 'cEnds++;', ...this.hook('ent', stepIndex, MOMENT_END), ...this.touch(step.resource), `busy${k}--;`);
+      const lines = ['cEnds++;', ...this.hook('ent', stepIndex, MOMENT_END), ...this.touch(step.resource), `busy${k}--;`];
       // Free the server for the next in line before the finished entity moves on (as the generic dispatch does).
-      lines.push(...this.dispatch(step.resource), `state[ent] = ${int(STATE_MOVING)};`, ...this.enterStep('ent', step.next, 0), 'break;', '}');
+      lines.push(...this.dispatch(step.resource), `state[ent] = ${int(STATE_MOVING)};`, ...this.enterStep('ent', step.next, 0));
+      cases.push([stepIndex, lines]);
     });
-    lines.push('}');
-    return lines.map((line) => `    ${line}`);
+    return byStep('ent', cases).map((line) => `    ${line}`);
   }
 
-  /** Replication.onDelayEnd of the entity `ent`, at its step (one case per delay step). */
+  /** Replication.onDelayEnd of the entity `ent`, at its step. */
   delayEnd(): string[] {
-    const lines = ['switch (estep[ent]) {'];
+    const cases: [number, string[]][] = [];
     this.model.steps.forEach((step, stepIndex) => {
       if (step.kind !== STEP_DELAY) return;
-      lines.push(`case ${int(stepIndex)}: {`, 'cDelays++;', ...this.hook('ent', stepIndex, MOMENT_END), `state[ent] = ${int(STATE_MOVING)};`);
-      lines.push(...this.enterStep('ent', step.next, 0), 'break;', '}');
+      const lines = ['cDelays++;', ...this.hook('ent', stepIndex, MOMENT_END), `state[ent] = ${int(STATE_MOVING)};`];
+      cases.push([stepIndex, [...lines, ...this.enterStep('ent', step.next, 0)]]);
     });
-    lines.push('}');
-    return lines.map((line) => `    ${line}`);
+    return byStep('ent', cases).map((line) => `    ${line}`);
   }
 
   /** Replication.dispatch: the next in line start service while a server is free (at their own step of this resource). */
   dispatch(resource: number): string[] {
     const k = int(resource);
-    const lines = [`while (queue${k} > 0 && busy${k} < cap${k}) {`, `  const w = fifo${k}.pop(etok, state);`, '  if (w < 0) break;'];
-    lines.push(...this.touch(resource).map((line) => `  ${line}`), `  queue${k}--;`, '  switch (estep[w]) {');
+    const lines = [`while (queue${k} > 0 && busy${k} < cap${k}) {`, `  const w = ring${k}[head${k}];`, `  head${k} = (head${k} + 1) & (ring${k}.length - 1);`];
+    lines.push(...this.touch(resource).map((line) => `  ${line}`), `  queue${k}--;`);
+    const cases: [number, string[]][] = [];
     this.model.steps.forEach((step, stepIndex) => {
-      if (step.kind !== STEP_SERVICE || step.resource !== resource) return;
-      lines.push(`  case ${int(stepIndex)}: {`, ...this.startService('w', stepIndex).map((line) => `  ${line}`), '    break;', '  }');
+      if (step.kind === STEP_SERVICE && step.resource === resource) cases.push([stepIndex, this.startService('w', stepIndex)]);
     });
-    lines.push('  }', '}');
+    lines.push(...byStep('w', cases).map((line) => `  ${line}`), '}');
     return lines;
   }
 
