@@ -61,7 +61,7 @@ export const LOOP_CHUNK_EVENTS = 65_536;
 /** Branches followed within one instant before the model is left to the generic loop (a cycle of branches never waits). */
 const BRANCH_DEPTH_MAX = 8;
 /** Generated source longer than this (a model with many steps and branches) is left to the generic loop. */
-const SOURCE_LENGTH_MAX = 200_000;
+const SOURCE_LENGTH_MAX = 100_000;
 
 const loopCache = new WeakMap<CompiledModel, LoopCode | null>();
 
