@@ -159,7 +159,7 @@ class LoopWriter {
       'const se = r.stepEntries;',
       'const ma = r.measureArrivals;',
       'let now = r.now, seq = r.sequence, heapSize = r.heapSize, rootTaken = false;',
-      `let events = r.eventsProcessed, more = 0; const chunkEnd = events + ${int(LOOP_CHUNK_EVENTS)};`,
+      `let events = r.eventsProcessed, more = 0; const limit = Math.min(events + ${int(LOOP_CHUNK_EVENTS)}, ${int(EVENTS_PER_REPLICATION_MAX)});`,
       'let heapE = r.heapEvents, heapA = r.heapArgs;',
       'let state = r.entityState, marks = r.entityMarks, estep = r.entityStep, free = r.freeList, attrs = r.entityAttributes;',
       'let freeCount = r.freeCount, nextEntity = r.nextEntity, live = r.live, capE = r.entityCapacity;',
@@ -178,6 +178,7 @@ class LoopWriter {
     });
     model.steps.forEach((step, index) => {
       const j = int(index);
+      lines.push(`let se${j} = se[${j}];`); // the step's entries (stepEntries) in a local too
       if (step.duration) lines.push(`const dd${j} = r.steps[${j}].duration, ds${j} = r.durationStreams[${j}];`);
       if (step.kind === STEP_BRANCH_PROBABILITY) lines.push(`const bc${j} = r.steps[${j}].branchCumulative, bs${j} = r.branchStreams[${j}];`);
     });
@@ -202,6 +203,7 @@ class LoopWriter {
       const i = int(index);
       lines.push(`r.arrivalTime[${i}] = at${i}; r.arrivalKey[${i}] = ak${i};`);
     }
+    for (let index = 0; index < this.model.steps.length; index++) lines.push(`se[${int(index)}] = se${int(index)};`);
     lines.push('r.eventsProcessed = events;', 'return more;');
     return lines;
   }
@@ -209,18 +211,27 @@ class LoopWriter {
   /** Replication.loop: the earliest of the next arrival and the heap's root, until the horizon. */
   loop(): string[] {
     const model = this.model;
-    const lines = ['for (;;) {', '  if (events === chunkEnd) { more = 1; break; } // the end of this call: see LOOP_CHUNK_EVENTS'];
+    // One count check an event for both the chunk's end (LOOP_CHUNK_EVENTS: the event is left for the next call) and
+    // EVENTS_PER_REPLICATION_MAX (the generic loop's error when the event past it is taken).
+    const counted = [
+      '    if (++events > limit) {',
+      `      if (events > ${int(EVENTS_PER_REPLICATION_MAX)}) throw eventLimit();`,
+      '      events--;',
+      '      more = 1;',
+      '      break;',
+      '    }',
+    ];
+    const lines = ['for (;;) {'];
     lines.push('  if (heapSize === 0 || nat < heapE[0] || (nat === heapE[0] && nak < heapE[1])) {');
-    lines.push('    if (na < 0) break;', '    now = nat;', `    if (++events > ${int(EVENTS_PER_REPLICATION_MAX)}) throw eventLimit();`);
+    lines.push('    if (na < 0) break;', ...counted, '    now = nat;');
     if (model.arrivals.length === 1) lines.push(...this.arrival(0));
     else {
       lines.push('    switch (na) {');
       for (let index = 0; index < model.arrivals.length; index++) lines.push(`    case ${int(index)}: {`, ...this.arrival(index), '      break;', '    }');
       lines.push('    }');
     }
-    lines.push('    continue;', '  }', '  const eventTime = heapE[0];', '  if (eventTime > horizon) break;', '  const ent = heapA[0];');
-    lines.push('  rootTaken = true; // removed by the first event this one schedules, or after it', '  now = eventTime;');
-    lines.push(`  if (++events > ${int(EVENTS_PER_REPLICATION_MAX)}) throw eventLimit();`);
+    lines.push('    continue;', '  }', '  const eventTime = heapE[0];', '  if (eventTime > horizon) break;', ...counted.map((line) => line.slice(2)));
+    lines.push('  const ent = heapA[0];', '  rootTaken = true; // removed by the first event this one schedules, or after it', '  now = eventTime;');
     // The event's kind from its key (a service end's key is below the first delay end's); only these two are in a covered model.
     lines.push(`  if (heapE[1] < ${int(EVENT_DELAY_END * PRIORITY_SCALE)}) {`, ...this.serviceEnd(), '  } else {', ...this.delayEnd(), '  }');
     lines.push('  if (rootTaken) {', '    rootTaken = false;', '    const size0 = --heapSize;', '    if (size0 > 0) {');
@@ -276,7 +287,7 @@ class LoopWriter {
     }
     const step = this.model.steps[stepIndex]!;
     const j = int(stepIndex);
-    const lines = [...(this.readsStep ? [`estep[${entity}] = ${j};`] : []), `se[${j}]++;`, ...this.hook(entity, stepIndex, MOMENT_ENTER)];
+    const lines = [...(this.readsStep ? [`estep[${entity}] = ${j};`] : []), `se${j}++;`, ...this.hook(entity, stepIndex, MOMENT_ENTER)];
     if (step.kind === STEP_SERVICE) {
       const k = int(step.resource);
       lines.push(`if (queue${k} === 0 && busy${k} < cap${k}) {`, ...this.startService(entity, stepIndex), '} else {');
