@@ -8,8 +8,9 @@
 // It is the generic engine's logic, statement for statement and in the same order: the same draws from the same
 // streams, the same sequence numbers and heap order, the same measure arithmetic, so results are bit-identical (the
 // pinned digests of test/unit/simulation-determinism.test.ts cover it, and test/unit/simulation-loop.test.ts compares
-// it with the generic loop). Models with any other feature (trace, batches, pre-emption, priority queues, breakdowns,
-// shift patterns, reneging, balking, seize/release, attributes, scheduled or rate-table arrivals) run the generic loop.
+// it with the generic loop). It covers Poisson and renewal arrivals, FIFO service (with shifts and queue limits), delays,
+// probability branches and exits. Models with any other feature (trace, batches, pre-emption, priority queues,
+// breakdowns, reneging, seize/release, attributes, scheduled or rate-table arrivals) run the generic loop.
 // The safety rule of engineCode.ts holds: only the model's integers and this file's fixed text are in the source.
 import {
   EVENT_ARRIVAL,
@@ -83,7 +84,7 @@ export function specialisedLoopSource(model: CompiledModel): string | null {
 /** Whether every feature the model uses is one the specialised loop covers (the rest run the generic loop). */
 function loopCovers(model: CompiledModel): boolean {
   const resourcesCovered = model.resources.every(
-    (resource) => !resource.usesPriority && !resource.preemptive && resource.batchStep < 0 && !resource.breakdowns && !resource.capacityBySlot,
+    (resource) => !resource.usesPriority && !resource.preemptive && resource.batchStep < 0 && !resource.breakdowns,
   );
   const arrivalsCovered = model.arrivals.every(
     (arrival) =>
@@ -98,7 +99,6 @@ function loopCovers(model: CompiledModel): boolean {
         step.duration !== null &&
         step.batchMax === 0 &&
         step.preempt === PREEMPT_NONE &&
-        step.maxWaiting === Number.POSITIVE_INFINITY &&
         step.renegeAfter === Number.POSITIVE_INFINITY &&
         step.patience === null &&
         step.priorityAttribute < 0
@@ -127,8 +127,10 @@ function sampleText(distribution: CompiledDistribution, name: string, stream: st
 /** Writes the loop's source. Each method returns the text of one piece of the generic engine, named after it. */
 class LoopWriter {
   readonly model: CompiledModel;
-  /** the resources some service step uses (the others are never touched in a covered model) */
+  /** the resources some service step uses or whose capacity changes (the others are never touched in a covered model) */
   readonly usedResources: number[];
+  /** the resources whose capacity changes with their shifts: capacity-change events are in the heap */
+  readonly shiftResources: number[];
   /** set when a branch chain is too deep: the model is left to the generic loop */
   tooDeep = false;
   /** some event finds the entity's step in entityStep (byStep with more than one case); else entityStep is not written */
@@ -138,6 +140,12 @@ class LoopWriter {
     this.model = model;
     const used = new Set<number>();
     for (const step of model.steps) if (step.kind === STEP_SERVICE) used.add(step.resource);
+    // A resource's capacity changes when some slot of its week differs from the one before (Replication.capacityChangeHours).
+    this.shiftResources = model.resources.flatMap((resource, index) => {
+      const slots = resource.capacityBySlot;
+      return slots?.some((capacity, slot) => capacity !== slots[(slot + slots.length - 1) % slots.length]) ? [index] : [];
+    });
+    for (const resource of this.shiftResources) used.add(resource);
     this.usedResources = [...used].sort((a, b) => a - b);
     // Service ends and dispatches switch on the step among the service steps, delay ends among the delay steps.
     const count = (kind: number) => model.steps.filter((step) => step.kind === kind).length;
@@ -163,13 +171,14 @@ class LoopWriter {
       'let heapE = r.heapEvents, heapA = r.heapArgs;',
       'let state = r.entityState, marks = r.entityMarks, estep = r.entityStep, free = r.freeList, attrs = r.entityAttributes;',
       'let freeCount = r.freeCount, nextEntity = r.nextEntity, live = r.live, capE = r.entityCapacity;',
-      'let cArrivals = 0, cStarts = 0, cEnds = 0, cDelays = 0, cExits = 0, afterWarmUp = r.arrivalsAfterWarmUp;',
+      'let cArrivals = 0, cStarts = 0, cEnds = 0, cDelays = 0, cExits = 0, cShifts = 0, afterWarmUp = r.arrivalsAfterWarmUp;',
       'let na = r.nextArrival, nat = r.nextArrivalTime, nak = r.nextArrivalKey;',
     ];
     for (const resource of this.usedResources) {
       const k = int(resource);
       lines.push(`let busy${k} = r.busy[${k}], queue${k} = r.queueLength[${k}], last${k} = r.resourceLastTime[${k}];`);
-      lines.push(`const cap${k} = r.capacity[${k}], fifo${k} = r.queues[${k}];`, `let ring${k} = fifo${k}.entities, head${k} = fifo${k}.head;`);
+      lines.push(`let cap${k} = r.capacity[${k}];`, `const fifo${k} = r.queues[${k}], slots${k} = r.model.resources[${k}].capacityBySlot;`);
+      lines.push(`let ring${k} = fifo${k}.entities, head${k} = fifo${k}.head;`);
     }
     model.arrivals.forEach((_, index) => {
       const i = int(index);
@@ -180,6 +189,8 @@ class LoopWriter {
       const j = int(index);
       lines.push(`let se${j} = se[${j}];`); // the step's entries (stepEntries) in a local too
       if (step.duration) lines.push(`const dd${j} = r.steps[${j}].duration, ds${j} = r.durationStreams[${j}];`);
+      if (step.kind === STEP_SERVICE && Number.isFinite(step.maxWaiting))
+        lines.push(`const mw${j} = r.steps[${j}].maxWaiting, bp${j} = r.steps[${j}].balkProbability, bk${j} = r.balkStreams[${j}];`);
       if (step.kind === STEP_BRANCH_PROBABILITY) lines.push(`const bc${j} = r.steps[${j}].branchCumulative, bs${j} = r.branchStreams[${j}];`);
     });
     return lines;
@@ -192,11 +203,12 @@ class LoopWriter {
       'r.freeCount = freeCount; r.nextEntity = nextEntity; r.live = live; r.arrivalsAfterWarmUp = afterWarmUp;',
       'const counts = r.counts;',
       'counts.arrivals += cArrivals; counts.service_starts += cStarts; counts.service_ends += cEnds; counts.delay_ends += cDelays; counts.exits += cExits;',
+      'counts.capacity_changes += cShifts;',
       'r.nextArrival = na; r.nextArrivalTime = nat; r.nextArrivalKey = nak;',
     ];
     for (const resource of this.usedResources) {
       const k = int(resource);
-      lines.push(`r.busy[${k}] = busy${k}; r.queueLength[${k}] = queue${k}; r.resourceLastTime[${k}] = last${k};`);
+      lines.push(`r.busy[${k}] = busy${k}; r.queueLength[${k}] = queue${k}; r.resourceLastTime[${k}] = last${k}; r.capacity[${k}] = cap${k};`);
       lines.push(`fifo${k}.entities = ring${k}; fifo${k}.head = head${k}; fifo${k}.size = queue${k};`);
     }
     for (let index = 0; index < this.model.arrivals.length; index++) {
@@ -232,11 +244,14 @@ class LoopWriter {
     }
     lines.push('    continue;', '  }', '  const eventTime = heapE[0];', '  if (eventTime > horizon) break;', ...counted.map((line) => line.slice(2)));
     lines.push('  const ent = heapA[0];', '  rootTaken = true; // removed by the first event this one schedules, or after it', '  now = eventTime;');
-    // The event's kind from its key (a service end's key is below the first delay end's); only these two are in a covered model.
-    lines.push(`  if (heapE[1] < ${int(EVENT_DELAY_END * PRIORITY_SCALE)}) {`, ...this.serviceEnd(), '  } else {', ...this.delayEnd(), '  }');
+    // The event's kind from its key (kind × 2^44 + sequence): capacity changes (with shifts), service ends, delay ends.
+    const ends = [`if (heapE[1] < ${int(EVENT_DELAY_END * PRIORITY_SCALE)}) {`, ...this.serviceEnd(), '} else {', ...this.delayEnd(), '}'];
+    if (this.shiftResources.length === 0) lines.push(...ends.map((line) => `  ${line}`));
+    else lines.push(`  if (heapE[1] < ${int(EVENT_SERVICE_END * PRIORITY_SCALE)}) {`, ...this.capacityChange(), '  } else', ...ends.map((line) => `  ${line}`));
     lines.push('  if (rootTaken) {', '    rootTaken = false;', '    const size0 = --heapSize;', '    if (size0 > 0) {');
     lines.push('      const time = heapE[2 * size0];', '      const key = heapE[2 * size0 + 1];', '      const moved = heapA[2 * size0];');
-    lines.push(...this.siftDown('size0', 'moved'), '    }', '  }', '}');
+    if (this.shiftResources.length > 0) lines.push('      const movedB = heapA[2 * size0 + 1];');
+    lines.push(...this.siftDown('size0', 'moved', 'movedB'), '    }', '  }', '}');
     return lines;
   }
 
@@ -291,7 +306,7 @@ class LoopWriter {
     if (step.kind === STEP_SERVICE) {
       const k = int(step.resource);
       lines.push(`if (queue${k} === 0 && busy${k} < cap${k}) {`, ...this.startService(entity, stepIndex), '} else {');
-      lines.push(...this.enqueue(entity, stepIndex), '}');
+      lines.push(...this.arriveAtBusyService(entity, stepIndex, depth), '}');
     } else if (step.kind === STEP_DELAY) {
       lines.push(
         `state[${entity}] = ${int(STATE_IN_DELAY)};`,
@@ -333,6 +348,37 @@ class LoopWriter {
     lines.push(`  for (let q = 0; q < queue${k}; q++) grown[q] = ring${k}[(head${k} + q) & (queue${k} - 1)];`, `  ring${k} = grown;`, `  head${k} = 0;`, '}');
     lines.push(`ring${k}[(head${k} + queue${k}) & (ring${k}.length - 1)] = ${entity};`, `queue${k}++;`, `state[${entity}] = ${int(STATE_WAITING)};`);
     return lines.map((line) => `  ${line}`);
+  }
+
+  /**
+   * Replication.onCapacityChange of the resource `ent` (the event's a) to its slot (b). The next change is scheduled by
+   * the generic scheduleCapacityChange, with the heap's state handed over and back (a few times a simulated day).
+   */
+  capacityChange(): string[] {
+    const lines = ['const slot = heapA[1];', 'switch (ent) {'];
+    for (const resource of this.shiftResources) {
+      const k = int(resource);
+      lines.push(`case ${k}: {`, ...this.touch(resource), `cap${k} = slots${k}[slot % slots${k}.length];`, 'cShifts++;');
+      lines.push('r.heapSize = heapSize; r.sequence = seq; r.rootTaken = rootTaken;', `r.scheduleCapacityChange(${k}, slot);`);
+      lines.push('heapSize = r.heapSize; seq = r.sequence; rootTaken = r.rootTaken; heapE = r.heapEvents; heapA = r.heapArgs;');
+      lines.push(...this.dispatch(resource), 'break;', '}');
+    }
+    lines.push('}');
+    return lines.map((line) => `    ${line}`);
+  }
+
+  /** Replication.arriveAtBusyService at a FIFO step: the entity balks (queue_limit) or joins the line. */
+  arriveAtBusyService(entity: string, stepIndex: number, depth: number): string[] {
+    const step = this.model.steps[stepIndex]!;
+    if (!Number.isFinite(step.maxWaiting)) return this.enqueue(entity, stepIndex);
+    const j = int(stepIndex);
+    const k = int(step.resource);
+    // Balks (or is blocked: a full queue with balk probability 1) and goes on at once, to its step or out.
+    const lines = [`if (queue${k} >= mw${j} && (bp${j} >= 1 || bk${j}.uniform() < bp${j})) {`];
+    if (step.balkTo >= 0) lines.push(...this.enterStep(entity, step.balkTo, depth + 1));
+    else lines.push(`state[${entity}] = ${int(STATE_FREE)};`, `free[freeCount++] = ${entity};`, 'live--;');
+    lines.push('} else {', ...this.enqueue(entity, stepIndex), '}');
+    return lines;
   }
 
   /** Replication.onServiceEnd of the entity `ent`, at its step. */
@@ -398,7 +444,7 @@ class LoopWriter {
   schedule(time: string, kind: number, entity: string): string[] {
     const lines = ['{', `  const time = ${time};`, '  if (!(time > horizon)) { // never processed past the horizon'];
     lines.push(`    const key = ${int(kind * PRIORITY_SCALE)} + seq++;`, '    if (rootTaken) {', '      rootTaken = false;');
-    lines.push(...this.siftDown('heapSize', entity).map((line) => `    ${line}`), '    } else {');
+    lines.push(...this.siftDown('heapSize', entity, '0').map((line) => `    ${line}`), '    } else {');
     lines.push('      if (2 * heapSize === heapE.length) { r.growHeap(); heapE = r.heapEvents; heapA = r.heapArgs; }');
     lines.push(
       '      let index = heapSize++;',
@@ -407,17 +453,32 @@ class LoopWriter {
       '        const parentTime = heapE[2 * parent];',
     );
     lines.push('        if (parentTime < time || (parentTime === time && heapE[2 * parent + 1] < key)) break;');
-    lines.push('        heapE[2 * index] = parentTime; heapE[2 * index + 1] = heapE[2 * parent + 1]; heapA[2 * index] = heapA[2 * parent];');
-    lines.push('        index = parent;', '      }', `      heapE[2 * index] = time; heapE[2 * index + 1] = key; heapA[2 * index] = ${entity};`);
+    lines.push(
+      `        heapE[2 * index] = parentTime; heapE[2 * index + 1] = heapE[2 * parent + 1]; heapA[2 * index] = heapA[2 * parent];${this.moveB('parent')}`,
+    );
+    lines.push(
+      '        index = parent;',
+      '      }',
+      `      heapE[2 * index] = time; heapE[2 * index + 1] = key; heapA[2 * index] = ${entity};${this.placeB('0')}`,
+    );
     lines.push('    }', '  }', '}');
     return lines;
   }
 
   /**
-   * Replication.siftDown: (time, key, entity) from the root of the heap's first `size` entries down. A covered model's
-   * events all have b = 0, which nothing reads, so the heap's b slots are not moved.
+   * Without shifts, every event of a covered model has b = 0, which nothing reads, so the heap's b slots are not moved;
+   * with shifts, a capacity change's b is its slot, and b moves with its event as in the generic heap.
    */
-  siftDown(size: string, entity: string): string[] {
+  moveB(from: string): string {
+    return this.shiftResources.length === 0 ? '' : ` heapA[2 * index + 1] = heapA[2 * ${from} + 1];`;
+  }
+
+  placeB(b: string): string {
+    return this.shiftResources.length === 0 ? '' : ` heapA[2 * index + 1] = ${b};`;
+  }
+
+  /** Replication.siftDown: (time, key, entity, b) from the root of the heap's first `size` entries down. */
+  siftDown(size: string, entity: string, b: string): string[] {
     return [
       '  {',
       `    const size = ${size};`,
@@ -434,10 +495,10 @@ class LoopWriter {
       '      }',
       '      const childTime = heapE[2 * child];',
       '      if (time < childTime || (time === childTime && key < heapE[2 * child + 1])) break;',
-      '      heapE[2 * index] = childTime; heapE[2 * index + 1] = heapE[2 * child + 1]; heapA[2 * index] = heapA[2 * child];',
+      `      heapE[2 * index] = childTime; heapE[2 * index + 1] = heapE[2 * child + 1]; heapA[2 * index] = heapA[2 * child];${this.moveB('child')}`,
       '      index = child;',
       '    }',
-      `    heapE[2 * index] = time; heapE[2 * index + 1] = key; heapA[2 * index] = ${entity};`,
+      `    heapE[2 * index] = time; heapE[2 * index + 1] = key; heapA[2 * index] = ${entity};${this.placeB(b)}`,
       '  }',
     ];
   }

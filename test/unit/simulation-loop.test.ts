@@ -70,6 +70,34 @@ function branchingWorld(overloaded: boolean): WorldSpec {
   } as unknown as WorldSpec;
 }
 
+/** Shifts (capacity changes in the heap beside the entities' events, one of them mid-hour) and a queue limit with balking. */
+function shiftWorld(): WorldSpec {
+  const world = queueWorld({ servers: 3, arrivals_per_minute: 0.09, mean_service_minutes: 25, horizon_minutes: 60 * 24 * 21, warm_up_minutes: 60 * 24 });
+  world.resources = [
+    {
+      id: 'clinician',
+      capacity: { setting: 'servers' },
+      shifts: [
+        { days: [0, 1, 2, 3, 4], start_hour: 8, end_hour: 18, capacity: { setting: 'servers' } },
+        { days: [5, 6], start_hour: 10, end_hour: 14.5, capacity: 1 },
+      ],
+    },
+  ] as WorldSpec['resources'];
+  world.steps = [
+    {
+      id: 'consult',
+      kind: 'service',
+      resource: 'clinician',
+      duration: { dist: 'exponential', mean: { setting: 'mean_service' } },
+      queue_limit: { max_waiting: 6, balk_probability: 0.5, to: 'phone_back' },
+      next: 'done',
+    },
+    { id: 'phone_back', kind: 'delay', duration: { dist: 'uniform', min: 5, max: 15 }, next: 'done' },
+    { id: 'done', kind: 'exit' },
+  ] as WorldSpec['steps'];
+  return world;
+}
+
 function sampleWorld(name: string): WorldSpec {
   return JSON.parse(readFileSync(new URL(`../../samples/worlds/${name}.json`, import.meta.url), 'utf8')) as WorldSpec;
 }
@@ -103,9 +131,18 @@ describe('specialised event loop', () => {
     expectSameOnBothLoops(world, [0, 1]);
   });
 
-  it('gives the covered sample worlds (costs, lognormal and gamma draws, per-arrival counts) the generic loop results', () => {
+  it('gives shifts (capacity changes in the heap) and balking the generic loop results', () => {
+    const world = shiftWorld();
+    const result = runReplication(world, { variant_id: 'baseline', replication_index: 0 });
+    expect(result.event_counts.capacity_changes).toBeGreaterThan(20);
+    expect(result.event_counts.delay_ends).toBeGreaterThan(0); // some balked to the phone-back delay
+    expectSameOnBothLoops(world, [0, 1, 2]);
+  });
+
+  it('gives the covered sample worlds (costs, lognormal and gamma draws, per-arrival counts, a queue limit) the generic loop results', () => {
     expectSameOnBothLoops(sampleWorld('remote_monitoring_admissions'), [0, 1]);
     expectSameOnBothLoops(sampleWorld('outpatient_renewal_arrivals'), [0, 1]);
+    expectSameOnBothLoops(sampleWorld('ambulance_handover_queue_limit'), [0, 1]);
   });
 
   it('stops a replication whose entities pass ENTITIES_IN_SYSTEM_MAX as the generic loop does: the world caused it', () => {
