@@ -6,17 +6,49 @@
 // runs replications only on pool threads (compute/simulation/pool.ts), and a pool thread loads its modules from Node's
 // compile cache, so it keeps V8's ArrayBufferDetaching protector that this process lost when Node stripped its
 // TypeScript (compute/pool.ts). The engine on this process's main thread is printed beside it, for reference.
+// V8 flags: the service runs the pool only in `crucible-server worker`, which sets the engine's V8 flags at start
+// (runtime/v8Flags.ts); main() applies the same flags, by the same function, before it loads any engine code or starts the
+// pool (the engine's modules are imported dynamically after it, so no engine function is compiled before), and prints them.
 // Run: node_modules/.bin/node bench/simulation.ts   (smaller for a smoke test: BENCH_SIMULATION_HORIZON,
 // BENCH_SIMULATION_REPLICATIONS, BENCH_SIMULATION_ROUNDS, BENCH_SIMULATION_POOL_REPLICATIONS)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { closeComputePool, computePool } from '../compute/pool.ts';
-import { defaultThreadCount, runReplicationsOnPool } from '../compute/simulation/pool.ts';
-import { compileModel, type ReplicationJob, runReplication } from '../domain/simulation/index.ts';
-import { queueWorld } from '../test/support/worlds.ts';
+import type { ReplicationJob } from '../domain/simulation/index.ts';
+import { applyV8Flags } from '../runtime/v8Flags.ts';
+import type { queueWorld } from '../test/support/worlds.ts';
 import { type Goal, median, printGoals } from './goals.ts';
+
+// The engine's modules, loaded by main() after the worker's V8 flags are set (see above).
+let engine: {
+  computePool: typeof import('../compute/pool.ts').computePool;
+  closeComputePool: typeof import('../compute/pool.ts').closeComputePool;
+  defaultThreadCount: typeof import('../compute/simulation/pool.ts').defaultThreadCount;
+  runReplicationsOnPool: typeof import('../compute/simulation/pool.ts').runReplicationsOnPool;
+  compileModel: typeof import('../domain/simulation/index.ts').compileModel;
+  runReplication: typeof import('../domain/simulation/index.ts').runReplication;
+  queueWorld: typeof queueWorld;
+};
+
+/** Sets the V8 flags `crucible-server worker` sets, then loads the engine's modules (so none is compiled without them). */
+async function loadEngineWithWorkerFlags(): Promise<readonly string[]> {
+  const flags = applyV8Flags('worker');
+  const pool = await import('../compute/pool.ts');
+  const simulationPool = await import('../compute/simulation/pool.ts');
+  const simulation = await import('../domain/simulation/index.ts');
+  const worlds = await import('../test/support/worlds.ts');
+  engine = {
+    computePool: pool.computePool,
+    closeComputePool: pool.closeComputePool,
+    defaultThreadCount: simulationPool.defaultThreadCount,
+    runReplicationsOnPool: simulationPool.runReplicationsOnPool,
+    compileModel: simulation.compileModel,
+    runReplication: simulation.runReplication,
+    queueWorld: worlds.queueWorld,
+  };
+  return flags;
+}
 
 export const BENCH_SERVERS = 5;
 export const BENCH_ARRIVALS_PER_MINUTE = 4;
@@ -66,7 +98,7 @@ function python(): string | null {
 type World = ReturnType<typeof queueWorld>;
 
 function benchWorld(): World {
-  return queueWorld({
+  return engine.queueWorld({
     servers: BENCH_SERVERS,
     arrivals_per_minute: BENCH_ARRIVALS_PER_MINUTE,
     mean_service_minutes: BENCH_MEAN_SERVICE_MINUTES,
@@ -78,12 +110,12 @@ function benchWorld(): World {
 
 /** This process's main thread, for reference: a warm-up replication for the JIT, then timed replications. */
 function mainThreadRate(world: World): number {
-  const model = compileModel(world, 'baseline');
-  runReplication(world, { variant_id: 'baseline', replication_index: 999 }, model);
+  const model = engine.compileModel(world, 'baseline');
+  engine.runReplication(world, { variant_id: 'baseline', replication_index: 999 }, model);
   let events = 0;
   const started = performance.now();
   for (let replication = 0; replication < BENCH_SINGLE_THREAD_REPLICATIONS; replication++)
-    events += runReplication(world, { variant_id: 'baseline', replication_index: replication }, model).event_counts.events_total;
+    events += engine.runReplication(world, { variant_id: 'baseline', replication_index: replication }, model).event_counts.events_total;
   const seconds = (performance.now() - started) / 1000;
   console.log(
     `engine, this process's main thread (TypeScript stripped here, protector lost; not where the service runs it): ${events} events in ${seconds.toFixed(3)} s = ${Math.round(events / seconds).toLocaleString('en')} events/s`,
@@ -97,7 +129,7 @@ async function singleThreadRate(world: World): Promise<number> {
   for (let replication = 0; replication < BENCH_SINGLE_THREAD_REPLICATIONS; replication++)
     jobs.push({ variant_id: 'baseline', replication_index: replication, trace_limit: 0 });
   const started = performance.now();
-  const run = await runReplicationsOnPool(world, { jobs, threads: 1 });
+  const run = await engine.runReplicationsOnPool(world, { jobs, threads: 1 });
   return run.events_simulated / ((performance.now() - started) / 1000);
 }
 
@@ -108,7 +140,7 @@ async function poolRate(world: World, threads: number): Promise<{ rate: number; 
     jobs.push({ variant_id: 'baseline', replication_index: replication, trace_limit: 0 });
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  const pool = await runReplicationsOnPool(world, { jobs, threads });
+  const pool = await engine.runReplicationsOnPool(world, { jobs, threads });
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const rate = pool.events_simulated / seconds;
@@ -175,6 +207,8 @@ function engineGoals(ratio: number | null, load_max: number): Goal[] {
 }
 
 export async function main(): Promise<BenchFigures> {
+  const flags = await loadEngineWithWorkerFlags();
+  console.log(`V8 flags as \`crucible-server worker\` sets them (applyV8Flags('worker'), before the engine loads): ${flags.join(' ') || 'none'}`);
   const world = benchWorld();
   console.log(
     `M/M/${BENCH_SERVERS}: ${BENCH_ARRIVALS_PER_MINUTE} arrivals/min, mean service ${BENCH_MEAN_SERVICE_MINUTES} min, horizon ${BENCH_HORIZON_MINUTES} min`,
@@ -183,14 +217,14 @@ export async function main(): Promise<BenchFigures> {
   const mainThread = mainThreadRate(world);
   // The pool. The service creates it once at start (compute/pool.ts), so a run never pays thread start-up or cold code:
   // create it and give each thread one warm-up replication (as the main thread had) before timing.
-  const threads = defaultThreadCount();
-  await computePool();
+  const threads = engine.defaultThreadCount();
+  await engine.computePool();
   const warmUp: ReplicationJob[] = [];
   for (let thread = 0; thread < threads; thread++) warmUp.push({ variant_id: 'baseline', replication_index: 999 + thread, trace_limit: 0 });
-  await runReplicationsOnPool(world, { jobs: warmUp, threads });
+  await engine.runReplicationsOnPool(world, { jobs: warmUp, threads });
   const rounds = await alternate(world);
   const pool = await poolRate(world, threads);
-  await closeComputePool();
+  await engine.closeComputePool();
   const simpy = rounds.simpy;
   const result: BenchFigures = {
     engine_single_thread_events_per_second: rounds.engine,

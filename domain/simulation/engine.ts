@@ -35,8 +35,6 @@ import {
   PREEMPT_NONE,
   PREEMPT_RESUME,
   rateTableRate,
-  HOOK_COUNT,
-  HOOK_TO,
   STEP_BRANCH_ATTRIBUTE,
   STEP_ASSIGN,
   STEP_RELEASE,
@@ -50,46 +48,40 @@ import {
 } from './model.ts';
 import { boundedNormalDraw } from './normal.ts';
 import { RandomStream } from './random.ts';
+import { areaLines, generated, hookLines, int } from './engineCode.ts';
+import { type LoopCode, specialisedLoop } from './loopCode.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
+import {
+  EVENT_ARRIVAL,
+  EVENT_DELAY_END,
+  EVENT_FAILURE,
+  EVENT_RENEGE,
+  EVENT_REPAIR,
+  EVENT_SERVICE_END,
+  EVENT_SHIFT,
+  INVERSE_PRIORITY_SCALE,
+  MEASURE_AREA,
+  MEASURE_CAPACITY_AREA,
+  MEASURE_DETAILED,
+  MEASURE_DISCOUNTED,
+  MEASURE_DISCOUNTED_CAPACITY,
+  MEASURE_KIND,
+  MEASURE_OBSERVATIONS,
+  MEASURE_STRIDE,
+  MEASURE_SUM,
+  MEASURE_TIME_FACTOR,
+  MEASURE_WINDOW_END,
+  MEASURE_WINDOW_START,
+  PRIORITY_SCALE,
+  STATE_FREE,
+  STATE_IN_DELAY,
+  STATE_IN_SERVICE,
+  STATE_MOVING,
+  STATE_WAITING,
+} from './engineLayout.ts';
 
 // 1.1.0: exponential draws by the ziggurat instead of -log(U) (the same distribution, other numbers for a seed).
 export const ENGINE_VERSION = 'crucible-des 1.1.0';
-
-// Event kinds double as tie-break priorities (lower runs first at the same time).
-const EVENT_SHIFT = 0;
-const EVENT_SERVICE_END = 1;
-const EVENT_DELAY_END = 2;
-const EVENT_RENEGE = 3;
-const EVENT_ARRIVAL = 4;
-const EVENT_FAILURE = 5;
-const EVENT_REPAIR = 6;
-const PRIORITY_SCALE = 2 ** 44; // sequence numbers stay below 2^44, so priority * 2^44 + sequence is exact in a double
-/** the event kind is the key's multiple of 2^44: no separate kind array moves through the heap */
-const INVERSE_PRIORITY_SCALE = 2 ** -44;
-
-// Offsets in a measure's stride of Replication.measureState: its parameters, then its accumulators.
-const MEASURE_WINDOW_START = 0;
-const MEASURE_WINDOW_END = 1;
-const MEASURE_TIME_FACTOR = 2;
-const MEASURE_KIND = 3;
-/** 1 for time_between measures that keep a sketch or count over a threshold (the hot path skips the others) */
-const MEASURE_DETAILED = 4;
-const MEASURE_SUM = 5;
-/** observations (entities for time_between, events for count) */
-const MEASURE_OBSERVATIONS = 6;
-/** time-weighted busy servers (utilisation) or queue length (queue_length) */
-const MEASURE_AREA = 7;
-const MEASURE_CAPACITY_AREA = 8;
-/** cost discounting: discounted counts, busy or entity time, and capacity time */
-const MEASURE_DISCOUNTED = 9;
-const MEASURE_DISCOUNTED_CAPACITY = 10;
-const MEASURE_STRIDE = 11;
-
-const STATE_FREE = 0;
-const STATE_WAITING = 1;
-const STATE_IN_SERVICE = 2;
-const STATE_IN_DELAY = 3;
-const STATE_MOVING = 4;
 
 export type TraceEvent = {
   sequence: number;
@@ -168,7 +160,14 @@ export type ReplicationOptions = {
 export function runReplication(world: WorldSpec, options: ReplicationOptions, compiled?: CompiledModel): ReplicationResult {
   const model = compiled ?? compileModel(world, options.variant_id);
   const traceLimit = Math.min(options.trace_limit ?? 0, EVENT_TRACE_CAP_PER_VARIANT);
-  return new Replication(model, options.replication_index, traceLimit).run();
+  return new Replication(model, options.replication_index, traceLimit, true).run();
+}
+
+/** For tests: the same replication on the generic event loop even when the model has a specialised one (loopCode.ts). */
+export function runReplicationOnGenericLoop(world: WorldSpec, options: ReplicationOptions, compiled?: CompiledModel): ReplicationResult {
+  const model = compiled ?? compileModel(world, options.variant_id);
+  const traceLimit = Math.min(options.trace_limit ?? 0, EVENT_TRACE_CAP_PER_VARIANT);
+  return new Replication(model, options.replication_index, traceLimit, false).run();
 }
 
 // Fields without an initializer are `declare`d: the constructor's first write gives each its typed value, instead of
@@ -285,6 +284,10 @@ class Replication {
   declare readonly hooks: HookCode;
   declare readonly touchResource: TouchCode;
   declare readonly steps: CompiledModel['steps'];
+  /** the model's specialised event loop (loopCode.ts), or null: the generic loop() runs it */
+  declare readonly specialisedLoop: LoopCode | null;
+  /** the specialised loop's count of events processed so far (it runs in chunks) */
+  eventsProcessed = 0;
 
   counts: EventCounts = {
     events_total: 0,
@@ -304,7 +307,7 @@ class Replication {
   declare traceLimit: number;
   traceTruncated = false;
 
-  constructor(model: CompiledModel, replicationIndex: number, traceLimit: number) {
+  constructor(model: CompiledModel, replicationIndex: number, traceLimit: number, specialised: boolean) {
     this.model = model;
     this.replicationIndex = replicationIndex;
     this.horizon = model.horizon;
@@ -429,6 +432,8 @@ class Replication {
     this.entityBatchNext = new Int32Array(this.hasBatch ? this.entityCapacity : 0);
     this.traceLimit = traceLimit;
     this.trace = traceLimit > 0 ? [] : null;
+    // The generated loop does not trace: a replication with a trace runs the generic loop.
+    this.specialisedLoop = specialised && traceLimit === 0 ? specialisedLoop(model) : null;
   }
 
   // ---- event heap ----
@@ -575,7 +580,11 @@ class Replication {
     });
     this.findNextArrival();
 
-    this.counts.events_total = this.loop();
+    if (this.specialisedLoop) {
+      // In chunks of LOOP_CHUNK_EVENTS (loopCode.ts says why); the loop keeps its count in eventsProcessed.
+      while (this.specialisedLoop(this, pick, eventLimit, entityLimit) !== 0);
+      this.counts.events_total = this.eventsProcessed;
+    } else this.counts.events_total = this.loop();
     this.now = this.horizon;
     return this.finish();
   }
@@ -1470,42 +1479,13 @@ const measureCodeCache = new WeakMap<CompiledModel, MeasureCode>();
  * Replication.measureState at run time. The arithmetic is that of the generic loop it replaces, in the same order,
  * so results are bit-identical. Cached per compiled model (the pool reuses one model across replications).
  */
-// Over 70 lines, listed in test/unit/architecture.test.ts: one switch on the engine's hot path, whose inlining is measured.
 function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, resourceMeasureList: Int32Array): MeasureCode {
   const cached = measureCodeCache.get(model);
   if (cached) return cached;
-  const int = (value: number): string => {
-    if (!Number.isSafeInteger(value)) throw new ServiceError('INTERNAL', 'measure code: an index that is not an integer');
-    return String(value);
-  };
-  const discounted = model.discountPerUnit > 0;
-  const at = (m: number, offset: number) => `ms[${int(m * MEASURE_STRIDE + offset)}]`;
-
   const hookCases: string[] = [];
   model.hooks.forEach((list, point) => {
     if (list.length === 0) return;
-    const lines: string[] = [];
-    for (const code of list) {
-      const m = code >> 2;
-      const role = code & 3;
-      const measure = model.measures[m]!;
-      if (role === HOOK_COUNT) {
-        lines.push(`if (now >= ${at(m, MEASURE_WINDOW_START)} && now < ${at(m, MEASURE_WINDOW_END)}) {`);
-        lines.push(`  ${at(m, MEASURE_OBSERVATIONS)}++;`);
-        if (discounted) lines.push(`  ${at(m, MEASURE_DISCOUNTED)} += Math.exp(-r.discount * (now - r.discountOrigin));`);
-        lines.push('}');
-        continue;
-      }
-      const slot = `entity * ${int(model.markSlots)} + ${int(measure.markSlot)}`;
-      if (role === HOOK_TO) {
-        lines.push('{', `  const slot = ${slot};`, '  const mark = r.entityMarks[slot];', '  if (!Number.isNaN(mark)) {');
-        lines.push(`    const value = (now - mark) * ${at(m, MEASURE_TIME_FACTOR)};`);
-        lines.push(`    ${at(m, MEASURE_SUM)} += value;`, `    ${at(m, MEASURE_OBSERVATIONS)}++;`);
-        if (measure.percentiles.length > 0 || Number.isFinite(measure.threshold)) lines.push(`    r.observe(${int(m)}, value);`);
-        if (discounted) lines.push(`    ${at(m, MEASURE_DISCOUNTED)} += r.discountedSpan(mark, now);`);
-        lines.push('    r.entityMarks[slot] = NaN;', '  }', '}');
-      } else lines.push(`if (now >= ${at(m, MEASURE_WINDOW_START)} && now < ${at(m, MEASURE_WINDOW_END)}) r.entityMarks[${slot}] = now;`);
-    }
+    const lines = hookLines(model, point, 'r.entityMarks');
     hookCases.push(`case ${int(point)}: {`, ...lines.map((line) => `  ${line}`), '  return;', '}');
   });
   const hookSource = hookCases.length === 0 ? '' : ['const ms = r.measureState;', 'const now = r.now;', 'switch (at) {', ...hookCases, '}'].join('\n');
@@ -1516,24 +1496,9 @@ function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, reso
     const end = resourceMeasureStart[resource + 1]!;
     if (first === end) continue;
     const k = int(resource);
-    const lines = [`const last = r.resourceLastTime[${k}];`, 'if (now === last) return;'];
-    for (let index = first; index < end; index++) {
-      const m = resourceMeasureList[index]!;
-      lines.push(
-        '{',
-        `  const low = Math.max(last, ${at(m, MEASURE_WINDOW_START)});`,
-        `  const high = Math.min(now, ${at(m, MEASURE_WINDOW_END)});`,
-        '  if (!(high <= low)) {',
-      );
-      if (model.measures[m]!.kind === MEASURE_UTILISATION) {
-        lines.push(`    ${at(m, MEASURE_AREA)} += r.busy[${k}] * (high - low);`, `    ${at(m, MEASURE_CAPACITY_AREA)} += r.capacity[${k}] * (high - low);`);
-        if (discounted) {
-          lines.push('    const span = r.discountedSpan(low, high);');
-          lines.push(`    ${at(m, MEASURE_DISCOUNTED)} += r.busy[${k}] * span;`, `    ${at(m, MEASURE_DISCOUNTED_CAPACITY)} += r.capacity[${k}] * span;`);
-        }
-      } else lines.push(`    ${at(m, MEASURE_AREA)} += r.queueLength[${k}] * (high - low);`);
-      lines.push('  }', '}');
-    }
+    const measures = Array.from(resourceMeasureList.subarray(first, end));
+    const names = { busy: `r.busy[${k}]`, queue: `r.queueLength[${k}]`, capacity: `r.capacity[${k}]` };
+    const lines = [`const last = r.resourceLastTime[${k}];`, 'if (now === last) return;', ...areaLines(model, measures, names)];
     lines.push(`r.resourceLastTime[${k}] = now;`);
     touchCases.push(`case ${k}: {`, ...lines.map((line) => `  ${line}`), '  return;', '}');
   }
@@ -1541,21 +1506,6 @@ function specialise(model: CompiledModel, resourceMeasureStart: Int32Array, reso
 
   const code: MeasureCode = { hooks: generated(hookSource, 'r', 'entity', 'at') as HookCode, touch: generated(touchSource, 'r', 'resource') as TouchCode };
   measureCodeCache.set(model, code);
-  return code;
-}
-
-/** Generated functions by source: models with the same measure layout share one function (and its optimised code). */
-const generatedBySource = new Map<string, (...args: never[]) => void>();
-const GENERATED_CACHE_MAX = 512;
-
-function generated(source: string, ...parameters: string[]): (...args: never[]) => void {
-  const key = `${parameters.join(',')}\n${source}`;
-  let code = generatedBySource.get(key);
-  if (!code) {
-    if (generatedBySource.size >= GENERATED_CACHE_MAX) generatedBySource.clear();
-    code = new Function(...parameters, source) as (...args: never[]) => void;
-    generatedBySource.set(key, code);
-  }
   return code;
 }
 

@@ -18,8 +18,6 @@ const OUTWARD_ALLOWED: Record<string, string> = {};
 /** Functions allowed past the limit, as "file:name", each with its reason. */
 const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   'domain/simulation/engine.ts:(anonymous)': 'not yet split: the event loop of one replication keeps its queues and clock in one closure',
-  'domain/simulation/engine.ts:specialise':
-    'the formatter (on since issue 25) spread it past 70: one switch that picks the specialised step of each kind, on the engine hot path whose inlining is measured',
   'domain/simulation/engine.ts:finish': 'not yet split: the summary of one replication from its running state',
 };
 
