@@ -6,6 +6,13 @@ import type { Db } from '../store/db.ts';
 import { addDiscardedEvents, type loadRunWork, recordReplications, type ReplicationToStore, runStatus, type StopReason } from '../store/runs/runs.ts';
 
 export type RunWork = Awaited<ReturnType<typeof loadRunWork>>;
+
+/**
+ * Stores start at most this often (the first at once): the groups kept meanwhile go together in the next. Each store is
+ * a transaction and a change notice (every long-poll of the run answers and asks again), so a small run stores a few
+ * times rather than once per group; a crash loses at most this much computation, which the retry redoes uncharged.
+ */
+export const STORE_INTERVAL_MIN_MS = 100;
 export type AttemptStop = StopReason | 'canceled';
 
 const eventsOf = (results: readonly ReplicationResult[]) => results.reduce((sum, result) => sum + result.event_counts.events_total, 0);
@@ -29,6 +36,10 @@ export class ReplicationAttempt {
   // completed meanwhile are stored together in the next transaction (one commit, one notice to pollers).
   readonly #unstored: ReplicationToStore[] = [];
   #storing: Promise<void> | null = null;
+  #store_started_at = Number.NEGATIVE_INFINITY;
+  #store_timer: NodeJS.Timeout | null = null;
+  /** Set once the pool is done: what is left is stored at once, without waiting for the interval. */
+  #draining = false;
   #store_failure: unknown = null;
 
   readonly #db: Db;
@@ -86,8 +97,17 @@ export class ReplicationAttempt {
     return undefined;
   }
 
+  /** Stores nothing more (the attempt failed): the groups not stored yet are recomputed by the retry, uncharged. */
+  dispose(): void {
+    if (this.#store_timer) clearTimeout(this.#store_timer);
+    this.#store_timer = null;
+    this.#unstored.length = 0;
+  }
+
   /** Resolves when every kept group is stored (or the run was found canceled); throws what a failed store threw. */
   async stored(): Promise<void> {
+    this.#draining = true;
+    this.#flush();
     while (this.#storing) await this.#storing;
     if (this.#store_failure !== null) throw this.#store_failure;
   }
@@ -106,9 +126,20 @@ export class ReplicationAttempt {
     if (userStopped) await addDiscardedEvents(this.#db, this.#run_id, this.#events_computed - this.#events_stored_now + events_discarded);
   }
 
-  /** One store at a time; the groups kept while it commits go in the next. */
+  /** One store at a time, at most one start per STORE_INTERVAL_MIN_MS; the groups kept meanwhile go in the next. */
   #flush(): void {
     if (this.#storing || this.#unstored.length === 0 || this.#store_failure !== null) return;
+    const wait_ms = this.#store_started_at + STORE_INTERVAL_MIN_MS - performance.now();
+    if (wait_ms > 0 && !this.#draining) {
+      this.#store_timer ??= setTimeout(() => {
+        this.#store_timer = null;
+        this.#flush();
+      }, wait_ms);
+      return;
+    }
+    if (this.#store_timer) clearTimeout(this.#store_timer);
+    this.#store_timer = null;
+    this.#store_started_at = performance.now();
     this.#storing = this.#storeBatch().finally(() => {
       this.#storing = null;
       this.#flush();

@@ -98,6 +98,7 @@ async function runReplications(deps: ActivityDeps, input: { run_id: string }): P
     return { outcome, usage };
   } finally {
     unwatch();
+    attempt.dispose();
   }
 }
 

@@ -12,11 +12,14 @@ import { runOperator } from '../runtime/operator.ts';
 import { maintenanceScheduleId, startService } from '../runtime/service.ts';
 import { grantCredits } from '../store/credits/ledger.ts';
 import { printGoals } from './goals.ts';
+import { medianSteps, runSteps } from './worldrunTrace.ts';
 
 export const BENCH_WORLD = 'gp_triage_digital_front_door';
 export const BENCH_WORLD_RUNS = Number(process.env.BENCH_WORLD_RUNS) || 5;
 /** The goal for a small world, end to end (issue 27): a median under this. */
 export const BENCH_WORLD_GOAL_MS = 500;
+/** BENCH_WORLD_TRACE=1: also print where each run's time went, step by step, from its workflow history (bench/worldrunTrace.ts). */
+const BENCH_WORLD_TRACE = process.env.BENCH_WORLD_TRACE === '1';
 /** A run that has not succeeded by then is reported as a failure of the bench. */
 export const BENCH_WORLD_RUN_TIMEOUT_MS = 60_000;
 
@@ -58,9 +61,12 @@ async function main(): Promise<void> {
     const budget_limit_credits = Number(quote.body.credits_estimate) * 2;
 
     type Phases = { queued_ms: number; running_ms: number; settling_ms: number };
+    const traces: Array<Array<[string, number]>> = [];
     const once = async (): Promise<{ wall_ms: number; events: number; phases: Phases }> => {
       const started = performance.now();
+      const post_ms = Date.now();
       const created = await call('POST', '/v1/runs', session, { world_revision_id, budget_limit_credits });
+      const answered_ms = Date.now();
       if (created.status !== 202) throw new Error(`POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}`);
       const run_id = created.body.run_id as string;
       let run = created.body;
@@ -70,6 +76,7 @@ async function main(): Promise<void> {
         run = (await call('GET', `/v1/runs/${run_id}?wait=30`, session)).body;
       }
       const wall_ms = performance.now() - started;
+      if (BENCH_WORLD_TRACE) traces.push(await runSteps(service.client, run_id, { post_ms, answered_ms, seen_ms: Date.now() }));
       if (run.status !== 'succeeded') throw new Error(`run ${run_id} ended ${run.status}: ${JSON.stringify(run).slice(0, 400)}`);
       // Where the time went, by the row's own timestamps (database clock): queued → running → finished → settled.
       const at = (name: string) => Date.parse(run[name] as string);
@@ -82,6 +89,7 @@ async function main(): Promise<void> {
     };
 
     const warm = await once(); // the first run pays module loading in the pool threads and workflow caching
+    traces.length = 0;
     const runs: Array<{ wall_ms: number; events: number; phases: Phases }> = [];
     for (let index = 0; index < BENCH_WORLD_RUNS; index++) runs.push(await once());
     const sorted = runs.map((r) => r.wall_ms).sort((a, b) => a - b);
@@ -100,6 +108,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `POST /v1/runs → succeeded: median ${median_ms.toFixed(0)} ms, max ${max_ms.toFixed(0)} ms; ratio median / goal (${BENCH_WORLD_GOAL_MS} ms): ${(median_ms / BENCH_WORLD_GOAL_MS).toFixed(2)}\n`,
     );
+    if (BENCH_WORLD_TRACE) process.stdout.write(medianSteps(traces));
     printGoals([
       {
         goal: `small run (${BENCH_WORLD}) POST /v1/runs → succeeded, median < ${BENCH_WORLD_GOAL_MS} ms on the embedded default`,

@@ -383,6 +383,15 @@ function spawnPrivate(...args: Parameters<typeof spawn>): ChildProcess {
   }
 }
 
+/**
+ * SQLite pragmas of a dev server with a database file: write-ahead logging, synchronous FULL. Every workflow transition
+ * commits there; in the default rollback-journal mode each commit syncs the journal, the database and the directory,
+ * in WAL mode it syncs the log once, and FULL keeps each commit durable across a power loss as before. Measured: a
+ * workflow start 58–63 ms against 87–120 ms (median of 40, two rounds each, load 11 on 2 cores). The mode is kept in
+ * the file, so an existing temporal.db is switched at its next start (with `-wal` and `-shm` beside it).
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=FULL'];
+
 async function devServerArgs(options: { port: number; db_file?: string; ui_port?: number | null; ui_port_fallback?: boolean; say: (line: string) => void }) {
   const args = [
     'server',
@@ -398,7 +407,7 @@ async function devServerArgs(options: { port: number; db_file?: string; ui_port?
     ...searchAttributeFlags(),
   ];
   // Absolute, so a leftover is told apart from another checkout's dev server by its arguments alone.
-  if (options.db_file) args.push('--db-filename', resolve(options.db_file));
+  if (options.db_file) args.push('--db-filename', resolve(options.db_file), ...DEV_SERVER_SQLITE_PRAGMAS);
   let ui_url: string | null = null;
   if (options.ui_port === null) args.push('--headless');
   else {
@@ -512,6 +521,7 @@ export async function downloadedDevServer(options: { db_file: string; port?: num
       ip: '127.0.0.1',
       port: options.port,
       dbFilename: options.db_file,
+      extraArgs: DEV_SERVER_SQLITE_PRAGMAS,
       ui: true,
       uiPort: ui_port,
       namespace: 'default',

@@ -1,5 +1,6 @@
 // The database handle: PGlite (in-process PostgreSQL, data under .data/pg) by default, PostgreSQL when DATABASE_URL is set.
 // One SQL dialect, one set of migrations (ARCHITECTURE.md: persistence). Rooms run SQL through `Tx` inside `transaction`.
+import { randomUUID } from 'node:crypto';
 import type { MikroORM as CoreORM } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { Migrator } from '@mikro-orm/migrations';
@@ -16,6 +17,12 @@ export type Tx = {
   /** Runs SQL with `?` placeholders and returns the rows. */
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   one<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
+  /**
+   * Runs SQL with `$1`…`$n` placeholders as a parameterised statement: the values travel beside the text. `query` has
+   * MikroORM inline every value into the text (an escape pass in JS, then PostgreSQL's lexer over it), which for large
+   * text values (a run's trace chunks, about 1 MB a run) is most of the statement's cost. Strings, numbers and nulls only.
+   */
+  bound<T = Record<string, unknown>>(sql: string, params: readonly (string | number | null)[]): Promise<T[]>;
 };
 
 export type Db = Tx & {
@@ -50,8 +57,17 @@ function wrap(em: SqlEntityManager, fast?: FastReader, ordinary?: { count: numbe
     async one<T>(sql: string, params: readonly unknown[] = []) {
       return (await run<T>(sql, params))[0];
     },
+    async bound<T>(sql: string, params: readonly (string | number | null)[]) {
+      // The transaction's kysely handle (or the connection's), given a raw compiled query as kysely's `CompiledQuery.raw`
+      // builds it (kysely is MikroORM's, not a dependency of ours); its drivers send `parameters` as bind values.
+      const kysely = em.getTransactionContext<RawExecutor>() ?? (em.getConnection() as unknown as { getClient(): RawExecutor }).getClient();
+      const compiled = { sql, parameters: params, query: { kind: 'RawNode', sqlFragments: [sql], parameters: [] }, queryId: { queryId: randomUUID() } };
+      return (await kysely.executeQuery(compiled)).rows as T[];
+    },
   };
 }
+
+type RawExecutor = { executeQuery(compiled: object): Promise<{ rows: unknown[] }> };
 
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 /** Serialization failures and deadlocks are retried a bounded number of times. */

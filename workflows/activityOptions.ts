@@ -1,6 +1,6 @@
 // The activity options of every workflow, one entry per activity kind (STYLE.md: one seam per concern): a workflow
 // proxies its activities with ACTIVITY_PROFILES.<kind>, never with options written by hand. Deterministic: types only.
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 
 /** Europe PMC outages are retried a few times; past that the review fails and nothing is charged. */
 export const LITERATURE_ATTEMPTS_MAX = 4;
@@ -62,3 +62,17 @@ export const ACTIVITY_PROFILES = {
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: MAINTENANCE_ATTEMPTS_MAX },
   },
 } as const satisfies Record<string, ActivityOptions>;
+
+/**
+ * Local-activity profiles (docs/decisions.md: short row and ledger steps of a run as local activities): the step runs in
+ * the worker that holds the workflow task, and its result is recorded in the history as a marker, so consecutive steps
+ * cost no round trip through the Temporal server each. Only for short, idempotent database steps: a step that outlives
+ * the workflow task is retried from the start by the next worker, so each must be safe to run twice.
+ */
+export const LOCAL_ACTIVITY_PROFILES = {
+  /** As ACTIVITY_PROFILES.store: idempotent and must eventually land, so no attempt limit. */
+  store: {
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+  },
+} as const satisfies Record<string, LocalActivityOptions>;

@@ -8,16 +8,18 @@
 // `meter.add(credits)` after each step that used some (e.g. an AI call's `credits_charged`). Transfer ids come from
 // `transfer_id_base` (derive it from the resource id, e.g. `run_…`), so a replayed or retried workflow writes the same
 // ledger rows: `<base>:reserve`, `<base>:settle`, `<base>:release`. Deterministic: imports only the workflow SDK and types.
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ledgerActivities, ReserveCreditsResult } from '../activities/ledger.ts';
 import type { Subject } from '../domain/credits/rules.ts';
 import { CREDITS_BUDGET_EXCEEDED } from '../domain/jobs.ts';
-import { ACTIVITY_PROFILES } from './activityOptions.ts';
+import { ACTIVITY_PROFILES, LOCAL_ACTIVITY_PROFILES } from './activityOptions.ts';
 
 type LedgerActivities = ReturnType<typeof ledgerActivities>;
 
 // Ledger writes are idempotent and must eventually land: retried without an attempt limit, non-retryable types stop.
-const { reserveCredits, settleCredits, releaseCredits } = proxyActivities<LedgerActivities>(ACTIVITY_PROFILES.store);
+// As activities of their own, or as local activities where the caller asks (MeteredWorkInput.local_ledger).
+const remoteLedger = proxyActivities<LedgerActivities>(ACTIVITY_PROFILES.store);
+const localLedger = proxyLocalActivities<LedgerActivities>(LOCAL_ACTIVITY_PROFILES.store);
 
 export type MeteredWorkInput = {
   /** Unique per metered piece of work and stable across replays (e.g. `run_…` or `rev_…:draft`). */
@@ -28,6 +30,11 @@ export type MeteredWorkInput = {
   credits_max: number;
   reason: string;
   caused_by: string;
+  /**
+   * The reserve, settle and release steps as local activities (workflows/activityOptions.ts: LOCAL_ACTIVITY_PROFILES):
+   * each is idempotent by its transfer id, so running twice after a lost workflow task posts once. Default false.
+   */
+  local_ledger?: boolean;
 };
 
 export type Meter = {
@@ -92,6 +99,7 @@ export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Mete
     }
   }
   const ids = meteredTransferIds(input.transfer_id_base);
+  const { reserveCredits, settleCredits, releaseCredits } = input.local_ledger ? localLedger : remoteLedger;
   // An INSUFFICIENT_CREDITS failure here leaves nothing to compensate.
   // Non-cancellable: a reservation that committed is always known to this workflow, so it is always resolved.
   let reservation: ReserveCreditsResult;

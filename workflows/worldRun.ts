@@ -2,18 +2,25 @@
 //   mark running (only from queued) → reserve credits → run replications on the pool → settle what the events cost
 //   → record the end state (only from running, so canceled stays canceled).
 // A cancel settles the work done (discarded replications included); a failure caused by the service releases the
-// reservation and ends failed. Deterministic: imports only the workflow SDK, pure domain code and activity types.
-import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+// reservation and ends failed.
+// The short row and ledger steps are local activities (docs/decisions.md): only the replications take a round trip of
+// their own through the Temporal server. Runs started before that change replay with the steps as activities (the
+// RUN_LOCAL_STEPS_PATCH marker tells them apart).
+// Deterministic: imports only the workflow SDK, pure domain code and activity types.
+import { CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { runActivities } from '../activities/runs.ts';
 import { creditsForEvents } from '../domain/simulation/limits.ts';
-import { ACTIVITY_PROFILES } from './activityOptions.ts';
+import { ACTIVITY_PROFILES, LOCAL_ACTIVITY_PROFILES } from './activityOptions.ts';
 import { failureOf } from './common.ts';
 import { meteredWork } from './credits.ts';
 
 type RunActivities = ReturnType<typeof runActivities>;
 type RunUsage = Awaited<ReturnType<RunActivities['readRunUsage']>>;
 
-const rowActivities = proxyActivities<RunActivities>(ACTIVITY_PROFILES.store);
+/** The patch id (a history marker) of runs whose row and ledger steps are local activities. */
+export const RUN_LOCAL_STEPS_PATCH = 'run-local-steps';
+const remoteRowActivities = proxyActivities<RunActivities>(ACTIVITY_PROFILES.store);
+const localRowActivities = proxyLocalActivities<RunActivities>(LOCAL_ACTIVITY_PROFILES.store);
 // The run activity enforces the run's wall-clock limit itself; a retry continues from the stored replications.
 const { runReplications } = proxyActivities<RunActivities>(ACTIVITY_PROFILES.simulation);
 
@@ -24,6 +31,8 @@ function creditsUsed(usage: RunUsage, credits_reserved: number): number {
 
 export async function worldRunWorkflow(input: { run_id: string }): Promise<{ status: string; credits_used: number }> {
   const { run_id } = input;
+  const local = patched(RUN_LOCAL_STEPS_PATCH);
+  const rowActivities = local ? localRowActivities : remoteRowActivities;
   const start = await rowActivities.startRun({ run_id });
   if (!start.started) return { status: start.status, credits_used: 0 };
 
@@ -35,6 +44,7 @@ export async function worldRunWorkflow(input: { run_id: string }): Promise<{ sta
       credits_max: start.credits_reserved,
       reason: 'world run',
       caused_by: start.created_by,
+      local_ledger: local,
     },
     async (meter) => {
       try {

@@ -240,7 +240,7 @@ export async function recordReplications(db: Db, run_id: string, members: readon
       [run_id, JSON.stringify(rows)],
     );
     const new_keys = new Set(inserted.map((row) => `${row.variant_id}\u0000${row.replication_index}`));
-    const values: unknown[] = [];
+    const values: Array<string | number> = [];
     for (const { variant_order, result } of members) {
       const { trace } = result;
       if (!trace || trace.length === 0 || !new_keys.has(`${result.variant_id}\u0000${result.replication_index}`)) continue;
@@ -250,11 +250,15 @@ export async function recordReplications(db: Db, run_id: string, members: readon
       }
     }
     // One statement for every chunk of this transaction: at most VARIANTS_MAX × EVENT_TRACE_CAP_PER_VARIANT / 1,000 =
-    // 200 rows (1,400 parameters); a traced replication of 10,000 events is 10 rows.
+    // 200 rows (1,400 parameters); a traced replication of 10,000 events is 10 rows. Bound, not inlined: the chunks'
+    // text (about 60 KB each) is sent as values, not escaped into the statement and lexed by PostgreSQL.
     if (values.length > 0) {
-      const rows = Array.from({ length: values.length / 7 }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
-      await tx.query(
-        `insert into run_event_chunks (run_id, variant_order, chunk, variant_id, replication_index, event_count, events) values ${rows} on conflict do nothing`,
+      const rows = Array.from(
+        { length: values.length / 7 },
+        (_, row) => `(${Array.from({ length: 7 }, (_, column) => `$${row * 7 + column + 1}`).join(', ')})`,
+      );
+      await tx.bound(
+        `insert into run_event_chunks (run_id, variant_order, chunk, variant_id, replication_index, event_count, events) values ${rows.join(', ')} on conflict do nothing`,
         values,
       );
     }

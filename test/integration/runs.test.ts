@@ -8,6 +8,7 @@ import { schemaErrors } from '../../api/http.ts';
 import { RunComparison, RunResultsBody } from '../../domain/contracts/runs.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { creditsForEvents, EXPORT_FILE_NAMES, eventTrace, runReplication, runSequential } from '../../domain/simulation/index.ts';
+import { runWorkflowId } from '../../domain/jobs.ts';
 import { grantCredits } from '../../store/credits/ledger.ts';
 import { EXPORT_LINK_LIFETIME_SECONDS, signExportToken } from '../../store/runs/exportLinks.ts';
 import { finishRun, recordReplications, runReservation } from '../../store/runs/runs.ts';
@@ -260,6 +261,24 @@ describe('runs to the end', () => {
     }
     const runs = await http(service, 'GET', `/v1/projects/${project_id}/runs?limit=200`, { token: owner.session });
     expect(runs.body.data.filter((run: any) => run.status === 'succeeded').length).toBe(SAMPLES.length);
+  });
+
+  it('takes one round trip through Temporal for the replications only: the row and ledger steps are local activities', async () => {
+    await grant(owner.org_id, 1_000_000);
+    const world = JSON.parse(readFileSync(new URL('../../samples/worlds/gp_triage_digital_front_door.json', import.meta.url), 'utf8')) as WorldSpec;
+    const wrev = await saveWorld(world);
+    const quote = (await estimate(wrev, 1_000_000)).body;
+    const created = await startRun(wrev, quote.credits_estimate * 2);
+    expect((await settled(created.body.run_id)).status).toBe('succeeded');
+    const history = await service.service.client.workflow.getHandle(runWorkflowId(created.body.run_id)).fetchHistory();
+    const events = history.events ?? [];
+    const activities = events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toEqual(['runReplications']);
+    // startRun, reserveCredits, settleCredits, finishRun: recorded as local-activity markers, visible in the history.
+    const local = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(local).toHaveLength(4);
+    // The workflow marks its runs with the patch, so runs started before the change replay on their old path.
+    expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
   });
 
   it('ends timed_out when the budget is met mid-way, charges what it used and keeps complete pairs readable', async () => {
