@@ -4,7 +4,7 @@ import { ServiceError, isServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { AppDeps, State } from './context.ts';
 import type { RouteDef } from './registry.ts';
-import { buildRouter, withPolling } from './router.ts';
+import { buildRouter, indexedRoutes, withPolling } from './router.ts';
 import { requestTimedOut } from './server.ts';
 import { webApp } from './web.ts';
 import { routeModules } from './routes/index.ts';
@@ -97,7 +97,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
       );
     }
   });
-  app.use(router.routes());
+  app.use(indexedRoutes(router));
   app.use(router.allowedMethods());
   app.use(webApp()); // the web app at / for every path outside /v1 (docs/web.md)
   return { app, routes };
