@@ -296,7 +296,7 @@ export function indexedRoutes(router: Router): Middleware {
   }
   // Routes with a parameter among their first two segments may match any request: the index is bypassed while any exist.
   if (loose.length > 0) return routed;
-  return (ctx: Context, next: Next) => {
+  const dispatch = (ctx: Context, next: Next) => {
     const path = ctx.path;
     const segments = requestSegments(path);
     const candidates = index.get(`${segments.length}/${segments[0]?.toLowerCase()}/${segments[1]?.toLowerCase()}`);
@@ -304,6 +304,8 @@ export function indexedRoutes(router: Router): Middleware {
     if (!layer) return routed(ctx, next);
     return runLayer(router, layer, ctx, path, next);
   };
+  // As @koa/router's own middleware: the router it dispatches for (the served routes are read from it).
+  return Object.assign(dispatch, { router });
 }
 
 function firstMatch(candidates: Indexed[], segments: string[], path: string, method: string): Layer | undefined {
