@@ -51,9 +51,10 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
     const incoming = ctx.get('x-request-id');
     const request_id = incoming && REQUEST_ID.test(incoming) ? incoming : newId('req');
     (ctx.state as State).request_id = request_id;
-    ctx.set('X-Request-Id', request_id);
+    // On Node's response directly: nothing is sent yet, and Koa's `set` adds arrays and a header check per call.
+    ctx.res.setHeader('X-Request-Id', request_id);
     // Every answer is what its Content-Type says: API JSON, errors, the web app and downloads alike.
-    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
     const started = performance.now();
     let gone: ReturnType<typeof clientGone> = null;
     try {
