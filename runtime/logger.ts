@@ -48,62 +48,6 @@ export function isoTime(): string {
   return time_text;
 }
 
-/**
- * Standard output in one write per turn of the event loop. pino's own stdout stream (SonicBoom, asynchronous) starts a
- * write for each line while none is running, so under load most request lines cost a write of their own (about 4 % of
- * the API's CPU in bench/service, through a pipe). This gathers the lines of one turn and hands them to that same stream
- * in one piece at the turn's end (setImmediate), so its handling of partial writes, EAGAIN, a closed pipe and the flush
- * at exit are unchanged; the lines and their order are the same, each written at most one turn later. Lines still
- * gathered when the process exits are handed over before pino's own exit flush (a listener put first).
- */
-type FlushableStream = DestinationStream & { flush?(cb?: (error?: Error) => void): void; flushSync?(): void };
-
-export class TurnBatchedStdout implements DestinationStream {
-  private lines: string[] = [];
-  private scheduled = false;
-  private readonly handOver = () => {
-    this.scheduled = false;
-    if (this.lines.length === 0) return;
-    const text = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
-    this.lines = [];
-    this.stream.write(text);
-  };
-
-  private readonly stream: FlushableStream;
-
-  constructor(stream: FlushableStream) {
-    this.stream = stream;
-    process.prependListener('exit', this.handOver);
-  }
-
-  write(line: string): void {
-    this.lines.push(line);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.handOver);
-    }
-  }
-
-  /** pino's `logger.flush()`: what is gathered, then the stream's own flush. */
-  flush(cb?: (error?: Error) => void): void {
-    this.handOver();
-    if (this.stream.flush) this.stream.flush(cb);
-    else cb?.();
-  }
-
-  flushSync(): void {
-    this.handOver();
-    this.stream.flushSync?.();
-  }
-}
-
-/** Standard output as pino would write it, batched per turn; pino's default when stdout was replaced (a test's capture). */
-function stdoutDestination(): DestinationStream | undefined {
-  const tampered = process.stdout.write !== process.stdout.constructor.prototype.write; // pino's own test
-  if (tampered || typeof process.stdout.fd !== 'number') return undefined;
-  return new TurnBatchedStdout(pino.destination({ dest: process.stdout.fd, sync: false }));
-}
-
 export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
   return pino(
     {
@@ -113,6 +57,6 @@ export function createLogger(options: { level?: string; destination?: Destinatio
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
       formatters: { log: (object) => scrub(object, 0) as Record<string, unknown> },
     },
-    options.destination ?? (options.level === 'silent' ? undefined : stdoutDestination()),
+    options.destination,
   );
 }

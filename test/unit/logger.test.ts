@@ -1,10 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { safePath } from '../../api/app.ts';
-import { createLogger, isoTime, TurnBatchedStdout } from '../../runtime/logger.ts';
+import { createLogger, isoTime } from '../../runtime/logger.ts';
 
 function capture() {
   const lines: string[] = [];
@@ -64,33 +62,5 @@ describe('the log stream', () => {
     const [, time] = isoTime().match(shape)!;
     expect(Date.parse(time!)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(time!)).toBeLessThanOrEqual(Date.now());
-  });
-
-  it("hands one turn's lines to the stream in one write, in order, at the turn's end", async () => {
-    const writes: string[] = [];
-    const batched = new TurnBatchedStdout({ write: (text: string) => writes.push(text) });
-    const logger = createLogger({ destination: batched });
-    for (let index = 0; index < 5; index++) logger.info({ index }, 'line');
-    expect(writes).toHaveLength(0);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(writes).toHaveLength(1);
-    expect(
-      writes[0]!
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line).index),
-    ).toEqual([0, 1, 2, 3, 4]);
-    logger.info({ index: 5 }, 'line');
-    logger.flush();
-    expect(writes).toHaveLength(2);
-  });
-
-  it('writes the lines of the last turn to standard output when the process exits at once', () => {
-    const logger_module = fileURLToPath(new URL('../../runtime/logger.ts', import.meta.url));
-    const script = `const { createLogger } = await import(${JSON.stringify(logger_module)}); const logger = createLogger(); for (let i = 0; i < 1000; i++) logger.info({ i }, 'line'); process.exit(0);`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(child.status).toBe(0);
-    const lines = child.stdout.trim().split('\n');
-    expect(lines.map((line) => JSON.parse(line).i)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
   });
 });
