@@ -36,8 +36,9 @@ const sent_rendered = new WeakMap<Context, Rendered>();
 
 /** Answers `body` as it was rendered: the router neither serialises it nor hashes it again. */
 export function sendRendered(ctx: Context, body: Rendered): void {
-  // The type first: Koa then does not set (and replace) a text type for the string body.
-  ctx.type = 'application/json';
+  // The header Koa's `ctx.type = 'application/json'` sets, without its type lookup; set first, so Koa does not set a
+  // text type for the string body.
+  ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
   ctx.body = body.json;
   sent_rendered.set(ctx, body);
 }
