@@ -4,7 +4,7 @@ import { ServiceError, isServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { AppDeps, State } from './context.ts';
 import type { RouteDef } from './registry.ts';
-import { buildRouter, withPolling } from './router.ts';
+import { buildRouter, indexedRoutes, withPolling } from './router.ts';
 import { requestTimedOut } from './server.ts';
 import { webApp } from './web.ts';
 import { routeModules } from './routes/index.ts';
@@ -51,9 +51,10 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
     const incoming = ctx.get('x-request-id');
     const request_id = incoming && REQUEST_ID.test(incoming) ? incoming : newId('req');
     (ctx.state as State).request_id = request_id;
-    ctx.set('X-Request-Id', request_id);
+    // On Node's response directly: nothing is sent yet, and Koa's `set` adds arrays and a header check per call.
+    ctx.res.setHeader('X-Request-Id', request_id);
     // Every answer is what its Content-Type says: API JSON, errors, the web app and downloads alike.
-    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
     const started = performance.now();
     let gone: ReturnType<typeof clientGone> = null;
     try {
@@ -97,7 +98,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
       );
     }
   });
-  app.use(router.routes());
+  app.use(indexedRoutes(router));
   app.use(router.allowedMethods());
   app.use(webApp()); // the web app at / for every path outside /v1 (docs/web.md)
   return { app, routes };

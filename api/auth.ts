@@ -60,7 +60,9 @@ function cacheOf(db: Db): Map<string, CacheEntry> {
   return cache;
 }
 
-function remember(db: Db, key: string, entry: CacheEntry): void {
+function remember(db: Db, key: string, entry: CacheEntry, generation: number): void {
+  // A credential forgotten (revoked, signed out) while its verification was running is not kept.
+  if (generation !== flightsOf(db).generation) return;
   const cache = cacheOf(db);
   if (cache.size >= AUTH_CACHE_ENTRIES_MAX) {
     const now = Date.now();
@@ -70,11 +72,51 @@ function remember(db: Db, key: string, entry: CacheEntry): void {
   cache.set(key, entry);
 }
 
+// --- one verification per credential at a time ---------------------------------------------------------------------
+// When a busy credential's entry expires, every request presenting it would otherwise verify it on its own: a poller
+// with 200 connections sent up to 200 lookups at once every AUTH_CACHE_TTL_MS, queued behind the pool (10 connections).
+// Requests that arrive while a lookup for the same key runs wait for that lookup instead. `generation` counts
+// forgetCredential calls: a lookup that overlapped one is neither kept nor joined by later requests.
+type Flights = { generation: number; running: Map<string, Promise<unknown>> };
+const flights = new WeakMap<Db, Flights>();
+
+function flightsOf(db: Db): Flights {
+  let state = flights.get(db);
+  if (!state) {
+    state = { generation: 0, running: new Map() };
+    flights.set(db, state);
+  }
+  return state;
+}
+
+/** A lookup's answer, the generation it began in, and when it began (a kept entry's lifetime counts from then). */
+type Flight<T> = { value: T; generation: number; started_ms: number };
+
+/** `lookup`'s answer for `key`, shared with every request for the same key while it runs. */
+function shared<T>(db: Db, key: string, lookup: () => Promise<T>): Promise<Flight<T>> {
+  const state = flightsOf(db);
+  const running = state.running.get(key) as Promise<Flight<T>> | undefined;
+  if (running) return running;
+  const generation = state.generation;
+  const started_ms = Date.now();
+  const promise = lookup()
+    .then((value) => ({ value, generation, started_ms }))
+    .finally(() => {
+      if (state.running.get(key) === promise) state.running.delete(key);
+    });
+  state.running.set(key, promise);
+  return promise;
+}
+
 /** Evicts a revoked token or an ended session from this process's cache (the database change is the caller's). */
 export function forgetCredential(deps: AppDeps, which: { token_id: string } | { session_id: string }): void {
   const owner = 'token_id' in which ? `tok:${which.token_id}` : `ses:${which.session_id}`;
   const cache = cacheOf(deps.db);
   for (const [key, entry] of cache) if (entry.owner === owner) cache.delete(key);
+  // A lookup already running may have read the credential before the change: no later request joins it, none keeps it.
+  const state = flightsOf(deps.db);
+  state.generation++;
+  state.running.clear();
 }
 
 /** The caller's credential and where it came from (a cookie needs a same-site request to change state). */
@@ -92,37 +134,49 @@ export async function authenticate(deps: AppDeps, ctx: Context): Promise<{ auth:
   }
   if (!credential) return null;
   if (credential.length > CREDENTIAL_LENGTH_MAX) throw unauthenticated('The credential is invalid.');
-  const cache = cacheOf(deps.db);
-  const now = Date.now();
   const token = parseTokenSecret(credential);
-  if (token) {
-    const key = `tok:${token.id}`;
-    const cached = cache.get(key);
-    if (cached && cached.expires_ms > now && safeEqualBytes(cached.secret_digest!, sha256Bytes(token.secret))) return { auth: cached.auth, source };
-    const row = await findApiTokenWithRole(deps.db, token.id);
-    if (!row || !safeEqualHex(row.secret_hash, sha256(token.secret))) throw unauthenticated('The API token is invalid.');
-    if (row.revoked) throw unauthenticated('The API token was revoked.');
-    if (row.expired) throw unauthenticated('The API token has expired; create a new one.');
-    const auth: Auth = {
-      kind: 'token',
-      user_id: row.user_id,
-      token_id: row.id,
-      org_id: row.org_id,
-      scopes: row.scopes,
-      roles: row.role ? { [row.org_id]: row.role } : {},
-    };
-    remember(deps.db, key, {
-      auth,
-      owner: key,
-      secret_digest: Buffer.from(row.secret_hash, 'hex'),
-      expires_ms: Math.min(now + AUTH_CACHE_TTL_MS, Number(row.expires_ms)),
-    });
-    return { auth, source };
-  }
-  // A session JWT is its own proof: the cache key is its hash, so a cached entry skips the signature check too.
+  return { auth: token ? await tokenAuth(deps, token) : await sessionAuth(deps, credential), source };
+}
+
+/** An API token: a cached entry still proves the secret; a lookup (shared while it runs) reads the token and its role. */
+async function tokenAuth(deps: AppDeps, token: { id: string; secret: string }): Promise<Auth> {
+  const key = `tok:${token.id}`;
+  const cached = cacheOf(deps.db).get(key);
+  if (cached && cached.expires_ms > Date.now() && safeEqualBytes(cached.secret_digest!, sha256Bytes(token.secret))) return cached.auth;
+  const { value: row, generation, started_ms } = await shared(deps.db, key, () => findApiTokenWithRole(deps.db, token.id));
+  // Each request proves its own secret against the row, whether it ran the lookup or joined it.
+  if (!row || !safeEqualHex(row.secret_hash, sha256(token.secret))) throw unauthenticated('The API token is invalid.');
+  if (row.revoked) throw unauthenticated('The API token was revoked.');
+  if (row.expired) throw unauthenticated('The API token has expired; create a new one.');
+  const auth: Auth = {
+    kind: 'token',
+    user_id: row.user_id,
+    token_id: row.id,
+    org_id: row.org_id,
+    scopes: row.scopes,
+    roles: row.role ? { [row.org_id]: row.role } : {},
+  };
+  const entry = {
+    auth,
+    owner: key,
+    secret_digest: Buffer.from(row.secret_hash, 'hex'),
+    expires_ms: Math.min(started_ms + AUTH_CACHE_TTL_MS, Number(row.expires_ms)),
+  };
+  remember(deps.db, key, entry, generation);
+  return auth;
+}
+
+/** A session JWT is its own proof: the cache key is its hash, so a cached entry skips the signature check too. */
+async function sessionAuth(deps: AppDeps, credential: string): Promise<Auth> {
   const key = `jwt:${sha256(credential)}`;
-  const cached = cache.get(key);
-  if (cached && cached.expires_ms > now) return { auth: cached.auth, source };
+  const cached = cacheOf(deps.db).get(key);
+  if (cached && cached.expires_ms > Date.now()) return cached.auth;
+  return (await shared(deps.db, key, () => verifySession(deps, key, credential))).value;
+}
+
+async function verifySession(deps: AppDeps, key: string, credential: string): Promise<Auth> {
+  const now = Date.now();
+  const generation = flightsOf(deps.db).generation;
   try {
     const { payload } = await jwtVerify(credential, deps.config.session_secret!, { issuer: JWT_ISSUER, audience: JWT_AUDIENCE, algorithms: ['HS256'] });
     const sid = typeof payload.sid === 'string' ? payload.sid : '';
@@ -130,8 +184,8 @@ export async function authenticate(deps: AppDeps, ctx: Context): Promise<{ auth:
     if (!payload.sub || !live) throw unauthenticated('The session has ended; sign in again.');
     const auth: Auth = { kind: 'session', user_id: payload.sub, session_id: sid, scopes: [...SCOPES], roles: live.roles };
     const jwt_expires_ms = typeof payload.exp === 'number' ? payload.exp * 1000 : now;
-    remember(deps.db, key, { auth, owner: `ses:${sid}`, expires_ms: Math.min(now + AUTH_CACHE_TTL_MS, live.expires_ms, jwt_expires_ms) });
-    return { auth, source };
+    remember(deps.db, key, { auth, owner: `ses:${sid}`, expires_ms: Math.min(now + AUTH_CACHE_TTL_MS, live.expires_ms, jwt_expires_ms) }, generation);
+    return auth;
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';

@@ -36,8 +36,10 @@ const sent_rendered = new WeakMap<Context, Rendered>();
 
 /** Answers `body` as it was rendered: the router neither serialises it nor hashes it again. */
 export function sendRendered(ctx: Context, body: Rendered): void {
+  // The header Koa's `ctx.type = 'application/json'` sets, without its type lookup; set first, so Koa does not set a
+  // text type for the string body.
+  ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
   ctx.body = body.json;
-  ctx.type = 'application/json';
   sent_rendered.set(ctx, body);
 }
 

@@ -116,6 +116,8 @@ export function formatTokenSecret(id: string, secret: string): string {
 }
 
 export function parseTokenSecret(value: string): { id: string; secret: string } | null {
+  // A session JWT (three parts too) is told apart without splitting it.
+  if (!value.startsWith(`${TOKEN_PREFIX}.`)) return null;
   const parts = value.split('.');
   if (parts.length !== 3 || parts[0] !== TOKEN_PREFIX || !parts[1]!.startsWith('tok_') || parts[2]!.length < 20) return null;
   return { id: parts[1]!, secret: parts[2]! };

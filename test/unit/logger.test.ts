@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { safePath } from '../../api/app.ts';
-import { createLogger } from '../../runtime/logger.ts';
+import { createLogger, isoTime } from '../../runtime/logger.ts';
 
 function capture() {
   const lines: string[] = [];
@@ -50,5 +51,16 @@ describe('log redaction', () => {
   it('logs query strings without their values', () => {
     expect(safePath('/v1/exports/abc?token=sekret&x=1')).toBe('/v1/exports/abc?token=…&x=…');
     expect(safePath('/v1/projects')).toBe('/v1/projects');
+  });
+});
+
+describe('the log stream', () => {
+  it('formats the time as pino does, for the current millisecond', () => {
+    const shape = /^,"time":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"$/;
+    expect(pino.stdTimeFunctions.isoTime()).toMatch(shape);
+    const before = Date.now();
+    const [, time] = isoTime().match(shape)!;
+    expect(Date.parse(time!)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(time!)).toBeLessThanOrEqual(Date.now());
   });
 });

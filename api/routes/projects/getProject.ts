@@ -1,7 +1,9 @@
 import { Project } from '../../../domain/contracts/projects.ts';
+import { authorizeOwned } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
+import { sendRendered } from '../../poll.ts';
 import { route, type RouteDef } from '../../registry.ts';
-import { loadProject } from './load.ts';
+import { projectAnswer } from './load.ts';
 
 export function getProjectRoute(deps: AppDeps): RouteDef {
   return route({
@@ -15,7 +17,9 @@ export function getProjectRoute(deps: AppDeps): RouteDef {
     role: 'member',
     responses: { 200: { description: 'the project', schema: Project } },
     handler: async (ctx, { params }) => {
-      ctx.body = await loadProject(deps, ctx, params.project_id);
+      const answer = await projectAnswer(deps, params.project_id);
+      await authorizeOwned(deps, ctx, `Project ${params.project_id}`, answer?.project);
+      sendRendered(ctx, answer!.body);
     },
   });
 }
