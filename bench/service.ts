@@ -14,6 +14,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -149,7 +150,40 @@ export async function operator(env: NodeJS.ProcessEnv, args: string[]): Promise<
   return JSON.parse(line[0]) as Json;
 }
 
+/** The machine's busy CPU time and total CPU time so far (jiffies, all cores), from /proc/stat. */
+function cpuTimes(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  return { busy: total - fields[3]! - (fields[4] ?? 0), total };
+}
+
+/** A machine this busy (share of all cores over one second) has settled after the bench's run. */
+export const SETTLED_BUSY_SHARE_MAX = 0.15;
+/** How long the bench waits for the machine to settle before it loads anyway (and says so). */
+export const SETTLE_WAIT_MAX_MS = 30_000;
+
+/**
+ * Waits until the machine is quiet after the bench's own run (the worker's garbage collection and the dev server
+ * writing the history after `succeeded`), so the first read measured is not charged for the tail of the run: one-second
+ * samples of /proc/stat until the busy share of all cores is under SETTLED_BUSY_SHARE_MAX. Prints how long it took.
+ */
+async function settle(kind: string): Promise<void> {
+  const started = performance.now();
+  let busy = 1;
+  while (performance.now() - started < SETTLE_WAIT_MAX_MS) {
+    const before = cpuTimes();
+    await sleep(1_000);
+    const after = cpuTimes();
+    busy = (after.busy - before.busy) / Math.max(1, after.total - before.total);
+    if (busy < SETTLED_BUSY_SHARE_MAX) break;
+  }
+  const waited = ((performance.now() - started) / 1000).toFixed(1);
+  const verdict = busy < SETTLED_BUSY_SHARE_MAX ? 'settled' : 'NOT settled';
+  process.stdout.write(`${kind}: ${verdict} after the run in ${waited} s (the cores ${(busy * 100).toFixed(0)}% busy in the last second)\n`);
+}
+
 async function measure(kind: string, base: string, prepared: { token: string; paths: Record<string, string> }): Promise<Figure[]> {
+  await settle(kind);
   const figures: Figure[] = [];
   for (const [target, path] of Object.entries(prepared.paths)) figures.push(await load(`${kind}: ${target}`, `${base}${path}`, prepared.token));
   return figures;
