@@ -37,6 +37,19 @@ function recordingDb(): { db: Db; stores: number[][] } {
   return { db, stores };
 }
 
+/** An attempt of a running run with a 10-minute wall clock and nothing stored yet. */
+function runningAttempt(db: ReturnType<typeof recordingDb>['db']): ReplicationAttempt {
+  const work: RunWork = {
+    status: 'running',
+    credits_reserved: 1_000_000,
+    started_at: new Date().toISOString(),
+    wall_clock_limit_seconds: 600,
+    world,
+    stored: [],
+  };
+  return new ReplicationAttempt(db, 'run_test', work, Date.now() + 600_000);
+}
+
 describe('ReplicationAttempt stores', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
@@ -47,15 +60,7 @@ describe('ReplicationAttempt stores', () => {
 
   it('stores the first group at once, the groups of the next interval together, and the rest at once when done', async () => {
     const { db, stores } = recordingDb();
-    const work: RunWork = {
-      status: 'running',
-      credits_reserved: 1_000_000,
-      started_at: new Date().toISOString(),
-      wall_clock_limit_seconds: 600,
-      world,
-      stored: [],
-    };
-    const attempt = new ReplicationAttempt(db, 'run_test', work, Date.now() + 600_000);
+    const attempt = runningAttempt(db);
     const pairs = [0, 1, 2, 3].map(results);
 
     for (const result of pairs[0]!) attempt.keep(result);
@@ -84,15 +89,7 @@ describe('ReplicationAttempt stores', () => {
 
   it('stores nothing more after dispose (a failed attempt: the retry recomputes what was not stored)', async () => {
     const { db, stores } = recordingDb();
-    const work: RunWork = {
-      status: 'running',
-      credits_reserved: 1_000_000,
-      started_at: new Date().toISOString(),
-      wall_clock_limit_seconds: 600,
-      world,
-      stored: [],
-    };
-    const attempt = new ReplicationAttempt(db, 'run_test', work, Date.now() + 600_000);
+    const attempt = runningAttempt(db);
     for (const result of results(0)) attempt.keep(result);
     await vi.advanceTimersByTimeAsync(0);
     for (const result of results(1)) attempt.keep(result);
