@@ -270,7 +270,11 @@ describe('runs to the end', () => {
     const quote = (await estimate(wrev, 1_000_000)).body;
     const created = await startRun(wrev, quote.credits_estimate * 2);
     expect((await settled(created.body.run_id)).status).toBe('succeeded');
-    const history = await service.service.client.workflow.getHandle(runWorkflowId(created.body.run_id)).fetchHistory();
+    // The run's row says succeeded from within the last local activity, before the workflow task that records the
+    // markers completes: wait for the workflow itself to end before reading its history.
+    const handle = service.service.client.workflow.getHandle(runWorkflowId(created.body.run_id));
+    await handle.result();
+    const history = await handle.fetchHistory();
     const events = history.events ?? [];
     const activities = events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toEqual(['runReplications']);
