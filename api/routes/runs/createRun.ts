@@ -1,7 +1,8 @@
 import type { Static } from 'typebox';
 import { Run, RunRequest } from '../../../domain/contracts/runs.ts';
 import { ServiceError } from '../../../domain/errors.ts';
-import { estimateRun, type RunEstimate } from '../../../domain/simulation/index.ts';
+import type { RunEstimate } from '../../../domain/simulation/index.ts';
+import { estimateOf } from './estimates.ts';
 import { admitRun } from '../../../domain/simulation/pricing.ts';
 import { startJob } from '../../../integrations/temporal/jobs.ts';
 import { assertCanCover, lockCredits } from '../../../store/credits/ledger.ts';
@@ -52,7 +53,7 @@ export function createRunRoute(deps: AppDeps): RouteDef {
     handler: async (ctx, input) => {
       const body = input.body;
       const revision = await loadWorldRevision(deps, ctx, body.world_revision_id, 'run');
-      const estimate = estimateRun(revision.world);
+      const estimate = estimateOf(revision);
       const credits_reserved = admit(estimate, body.budget_limit_credits);
       const outcome = await idempotent(db, ctx, { owner_id: revision.org_id, hashed_body: body }, async (tx) => {
         // Admission under the organization's credit lock, counting runs admitted but not yet reserved: of concurrent

@@ -1,5 +1,5 @@
 import { RunEstimateBody, RunRequest } from '../../../domain/contracts/runs.ts';
-import { estimateRun } from '../../../domain/simulation/index.ts';
+import { estimateOf } from './estimates.ts';
 import { balances } from '../../../store/credits/ledger.ts';
 import { unreservedRunCredits } from '../../../store/runs/runs.ts';
 import type { AppDeps } from '../../context.ts';
@@ -24,7 +24,7 @@ export function estimateRunRoute(deps: AppDeps): RouteDef {
       const revision = await loadWorldRevision(deps, ctx, body.world_revision_id, 'read');
       // What a create would be admitted against: the balance less what admitted runs have not reserved yet.
       const available = Math.max(0, (await balances(deps.db, revision.org_id)).available_credits - (await unreservedRunCredits(deps.db, revision.org_id)));
-      ctx.body = presentEstimate(estimateRun(revision.world), body.budget_limit_credits, available);
+      ctx.body = presentEstimate(estimateOf(revision), body.budget_limit_credits, available);
     },
   });
 }
