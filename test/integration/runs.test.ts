@@ -3,7 +3,8 @@
 // comparison, signed-link exports and tenant isolation.
 import { readFileSync } from 'node:fs';
 import { unzipSync, strFromU8 } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { schemaErrors } from '../../api/http.ts';
 import { RunComparison, RunResultsBody } from '../../domain/contracts/runs.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
@@ -283,6 +284,8 @@ describe('runs to the end', () => {
     expect(local).toHaveLength(4);
     // The workflow marks its runs with the patch, so runs started before the change replay on their old path.
     expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
+    // And the history replays on the same code (test/integration/workflow-replay.test.ts replays one of the old path).
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflow_bundle_path') } }, history, 'run-local-steps');
   });
 
   it('ends timed_out when the budget is met mid-way, charges what it used and keeps complete pairs readable', async () => {

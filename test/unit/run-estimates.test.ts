@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ESTIMATES_KEPT_MAX, estimateOf, estimatesKept } from '../../api/routes/runs/estimates.ts';
-import { estimateRun, type WorldSpec } from '../../domain/simulation/index.ts';
+import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
+import { estimateRun } from '../../domain/simulation/index.ts';
 
 const world = JSON.parse(readFileSync(new URL('../../samples/worlds/ambulance_handover_queue_limit.json', import.meta.url), 'utf8')) as WorldSpec;
 
