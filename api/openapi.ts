@@ -1,6 +1,7 @@
 // OpenAPI 3.1, generated from the TypeBox schemas of every registered route.
 import type { TSchema } from 'typebox';
 import { ERROR_STATUS } from '../domain/errors.ts';
+import { Checkpoint } from '../domain/contracts/checkpoint.ts';
 import { ErrorEnvelope } from '../domain/contracts/common.ts';
 import type { RouteDef } from './registry.ts';
 
@@ -8,9 +9,37 @@ export const API_VERSION = '1.0.0-beta';
 /** spec: Versioning — changes are listed in the changelog (additive entries included) until v1 is declared stable. */
 export const CHANGELOG = 'CHANGELOG.md';
 
-/** Inlined schemas drop `$id`/`$schema`: a contract used by several operations would otherwise declare one id twice. */
-function plain(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$id' || key === '$schema' ? undefined : value)) as Record<string, unknown>;
+/**
+ * Shapes the document names once under `components.schemas` and references with `$ref` wherever an operation embeds
+ * them (found by identity: the contract object itself), so generated clients declare each one type, not a copy per use.
+ */
+const COMPONENTS: ReadonlyArray<readonly [name: string, schema: TSchema]> = [['Checkpoint', Checkpoint]];
+const component_name = new Map<unknown, string>(COMPONENTS.map(([name, schema]) => [schema, name]));
+
+/** TypeBox's `Type.Record(Type.String(), T)` spells "any key" as this pattern. */
+const ANY_KEY_PATTERN = '^.*$';
+
+/**
+ * A schema as the document carries it. It drops `$id`/`$schema` (a contract used by several operations would otherwise
+ * declare one id twice), references named components, and writes a record of T as `additionalProperties: T`: the
+ * any-key `patternProperties` TypeBox emits leaves other keys open, which generators type as `unknown | T`.
+ */
+function plain(schema: TSchema, root_component: string | null = null): Record<string, unknown> {
+  const text = JSON.stringify(schema, (key, value) => {
+    const name = component_name.get(value);
+    return name && !(key === '' && name === root_component) ? { $ref: `#/components/schemas/${name}` } : value;
+  });
+  return JSON.parse(text, (key, value) => {
+    if (key === '$id' || key === '$schema') return undefined;
+    return value && typeof value === 'object' && !Array.isArray(value) ? recordOf(value as Record<string, unknown>) : value;
+  }) as Record<string, unknown>;
+}
+
+function recordOf(schema: Record<string, unknown>): Record<string, unknown> {
+  const patterns = schema.patternProperties as Record<string, unknown> | undefined;
+  if (schema.type !== 'object' || !patterns || Object.keys(patterns).join() !== ANY_KEY_PATTERN || schema.properties) return schema;
+  const { patternProperties: _, ...rest } = schema;
+  return { ...rest, additionalProperties: patterns[ANY_KEY_PATTERN] };
 }
 
 /** One operation of the document: its parameters, responses, security and request body. */
@@ -82,7 +111,7 @@ export function buildOpenApi(routes: RouteDef[], server_url: string | null): Rec
     servers: server_url ? [{ url: server_url }] : [],
     paths,
     components: {
-      schemas: { Error: plain(ErrorEnvelope) },
+      schemas: { Error: plain(ErrorEnvelope), ...Object.fromEntries(COMPONENTS.map(([name, schema]) => [name, plain(schema, name)])) },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API token (cru.tok_….…) or a user-session JWT' },
         session_cookie: { type: 'apiKey', in: 'cookie', name: 'crucible_session' },

@@ -3,7 +3,7 @@
 // domain/authoring/session.ts) and the session as polled.
 import { Type } from 'typebox';
 import { BYOK_PROVIDERS } from '../ai/keys.ts';
-import { Checkpoint } from './checkpoint.ts';
+import { AiLimits, Checkpoint } from './checkpoint.ts';
 import { Id, NullableLiteralUnion, Timestamp } from './common.ts';
 
 /** Answers in one request. */
@@ -89,7 +89,7 @@ export const AuthoringSession = Type.Object({
   status: Type.String({ description: 'drafting, waiting, approved, expired or failed (docs/authoring.md)' }),
   accepts: Type.Array(Type.String(), { description: 'the calls the session accepts now: answers, revise, approve' }),
   byok_provider: Type.Union([Type.String(), Type.Null()]),
-  ai_limits: Type.Object({}, { additionalProperties: true }),
+  ai_limits: AiLimits,
   cap_reached: Type.Boolean(),
   checkpoint_count: Type.Integer({ minimum: 0 }),
   checkpoint: Type.Union([Checkpoint, Type.Null()], {

@@ -21,7 +21,9 @@ export const EXIT_CODES_HELP = `Exit codes of crucible:
      \`crucible sessions answer\`, or approve, then run the command again. Scripts that treat any nonzero code as
      failure must handle 4.
   5  temporary: the service could not be reached, or answered 429, 502, 503 or 504; retry later (creating calls with
-     the same --idempotency-key)
+     the same --idempotency-key). A --wait reads again through such failures (after Retry-After when sent) and exits
+     5 only when its --timeout passes or the service stays unreachable for 5 minutes; a create is repeated only when
+     it carries an --idempotency-key
 `;
 
 /**

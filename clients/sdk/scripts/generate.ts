@@ -43,7 +43,11 @@ const GUIDES = [
 ];
 const HTTP_METHODS = ['get', 'post', 'delete'] as const;
 
-type OpenApi = { paths: Record<string, Record<string, { operationId: string }>>; servers?: unknown };
+type OpenApi = {
+  paths: Record<string, Record<string, { operationId: string }>>;
+  servers?: unknown;
+  components?: { schemas?: Record<string, Record<string, any>> };
+};
 
 function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
@@ -73,18 +77,20 @@ export function operationsModule(openapi: OpenApi): string {
 
 type Schema = Record<string, any>;
 
-/** A Python type expression for a JSON Schema (nested objects stay Dict[str, Any]). */
-function pythonType(schema: Schema | undefined): string {
+/** A Python type expression for a JSON Schema (nested objects stay Dict[str, Any]); `$ref`s read `components`. */
+function pythonType(schema: Schema | undefined, components: Record<string, Schema> = {}): string {
   if (!schema || typeof schema !== 'object') return 'Any';
+  const ref = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref) : null;
+  if (ref) return pythonType(components[ref[1]!], components);
   const union = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (union) {
-    const parts = [...new Set(union.map(pythonType))];
+    const parts = [...new Set(union.map((member) => pythonType(member, components)))];
     return parts.includes('Any') ? 'Any' : parts.length === 1 ? parts[0]! : `Union[${parts.join(', ')}]`;
   }
   if (Array.isArray(schema.enum)) return [...new Set(schema.enum.map((v: unknown) => pythonType({ const: v })))].join(' | ') || 'Any';
   if (schema.const !== undefined)
     return typeof schema.const === 'string' ? 'str' : typeof schema.const === 'number' ? 'float' : typeof schema.const === 'boolean' ? 'bool' : 'Any';
-  if (Array.isArray(schema.type)) return pythonType({ anyOf: schema.type.map((type: string) => ({ ...schema, type })) });
+  if (Array.isArray(schema.type)) return pythonType({ anyOf: schema.type.map((type: string) => ({ ...schema, type })) }, components);
   switch (schema.type) {
     case 'string':
       return 'str';
@@ -97,7 +103,7 @@ function pythonType(schema: Schema | undefined): string {
     case 'null':
       return 'None';
     case 'array':
-      return `List[${pythonType(schema.items)}]`;
+      return `List[${pythonType(schema.items, components)}]`;
     case 'object':
       return 'Dict[str, Any]';
     default:
@@ -115,13 +121,16 @@ export function pythonTypesModule(openapi: OpenApi): string {
     '__all__: List[str] = []',
     '',
   ];
+  const components = openapi.components?.schemas ?? {};
   const operations = Object.values(openapi.paths).flatMap((item) => Object.values(item)) as (Schema & { operationId: string })[];
   for (const operation of operations.sort((a, b) => a.operationId.localeCompare(b.operationId))) {
     const name = `${pascal(operation.operationId)}Response`;
     const success = Object.entries((operation.responses ?? {}) as Record<string, Schema>).find(([status]) => status.startsWith('2'))?.[1];
     const schema = success?.content?.['application/json']?.schema as Schema | undefined;
     if (schema?.type === 'object' && schema.properties) {
-      const entries = Object.entries(schema.properties as Record<string, Schema>).map(([key, value]) => `${JSON.stringify(key)}: ${pythonType(value)}`);
+      const entries = Object.entries(schema.properties as Record<string, Schema>).map(
+        ([key, value]) => `${JSON.stringify(key)}: ${pythonType(value, components)}`,
+      );
       lines.push(`${name} = TypedDict(${JSON.stringify(name)}, {${entries.join(', ')}}, total=False)`);
     } else {
       lines.push(`${name} = Dict[str, Any]`);

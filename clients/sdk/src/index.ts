@@ -20,9 +20,12 @@ export class CrucibleApiError extends Error {
   readonly request_id: string;
   /** The whole error body as sent. */
   readonly body: ErrorBody;
-  constructor(status: number, body: ErrorBody) {
+  /** The answer's headers (Retry-After on a 429 or 503, say), when the error came from an answer. */
+  readonly headers: Headers | null;
+  constructor(status: number, body: ErrorBody, headers: Headers | null = null) {
     super(`${body.code}: ${body.message}`);
     this.status = status;
+    this.headers = headers;
     this.code = body.code;
     this.details = body.details;
     this.request_id = body.request_id;
@@ -181,7 +184,7 @@ export function createCrucibleClient(options: CrucibleClientOptions): CrucibleCl
 /** The data of a success, or throws CrucibleApiError with the status and the error envelope. */
 export function unwrap<T>(result: ApiResult<T>): T {
   if (result.ok) return result.data;
-  throw new CrucibleApiError(result.status, result.error);
+  throw new CrucibleApiError(result.status, result.error, result.headers);
 }
 
 /** Like unwrap, cast to T: for operations whose answer the document does not describe. A cast only, no validation. */

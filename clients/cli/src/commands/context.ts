@@ -9,6 +9,7 @@ import { type ApiResult, type CrucibleClient, createCrucibleClient, SDK_VERSION,
 import { readStored, resolveBaseUrl, resolveToken } from '../credentials.ts';
 import { AuthenticationError, EXIT, UsageError } from '../exit.ts';
 import { type Printer, printer } from '../output.ts';
+import { retryTemporary } from '../retry.ts';
 
 export type Any = Record<string, any>;
 export type Global = { url?: string; json?: boolean };
@@ -67,7 +68,12 @@ export function integer(name: string) {
   };
 }
 
-/** Waits for a workflow-backed resource to end, with a progress display on stderr (none with --json). */
+/**
+ * Waits for a workflow-backed resource to end, with a progress display on stderr (none with --json). A read that fails
+ * temporarily (no answer, 429, 502, 503, 504) is tried again with backoff, after Retry-After when the service sends one:
+ * the job goes on meanwhile. Only a deadline reached, or a service unreachable for UNREACHABLE_MAX_MS, ends the wait
+ * with that error (exit 5).
+ */
 export async function waitFor(
   global: Global,
   what: string,
@@ -82,7 +88,12 @@ export async function waitFor(
   const deadline = Date.now() + timeout_seconds * 1000;
   try {
     for (;;) {
-      const value = await read();
+      const value = await retryTemporary(read, {
+        deadline_ms: deadline,
+        on_retry: (error, pause_ms) => {
+          if (spinner) spinner.text = `${what}: ${temporaryCause(error)}, reading again in ${Math.ceil(pause_ms / 1000)} s`;
+        },
+      });
       if (spinner) spinner.text = `${what}: ${describe(value)}`;
       if (done(value)) {
         if (!['failed', 'canceled', 'timed_out', 'expired'].includes(value.status)) spinner?.succeed(`${what}: ${describe(value)}`);
@@ -96,6 +107,11 @@ export async function waitFor(
     if (spinner?.isSpinning) spinner.stop();
     throw error;
   }
+}
+
+function temporaryCause(error: unknown): string {
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' ? `the service answered ${status}` : 'no answer from the service';
 }
 
 /** --wait and --timeout, as every command that waits for a draft, review or run to end spells them. */

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { unwrapAs } from '../../../sdk/src/index.ts';
 import { fields, table } from '../output.ts';
 import type { Any, CommandContext } from './context.ts';
+import { createOnce } from '../retry.ts';
 
 export function registerPlans(program: Command, context: CommandContext): void {
   const plan = program.command('plan').description('Evaluation plans');
@@ -11,12 +12,15 @@ export function registerPlans(program: Command, context: CommandContext): void {
     .requiredOption('--project <project_id>')
     .option('--idempotency-key <key>')
     .action(async (o: Any) => {
-      const created = unwrapAs<Any>(
-        await context.client().POST('/v1/projects/{project_id}/evaluation-plans', {
-          path: { project_id: o.project },
-          body: {} as never,
-          idempotencyKey: o.idempotencyKey,
-        }),
+      const client = context.client();
+      const created = await createOnce(o.idempotencyKey, async () =>
+        unwrapAs<Any>(
+          await client.POST('/v1/projects/{project_id}/evaluation-plans', {
+            path: { project_id: o.project },
+            body: {} as never,
+            idempotencyKey: o.idempotencyKey,
+          }),
+        ),
       );
       context.out().result(created, () =>
         [

@@ -19,6 +19,177 @@ export type Error = {
     request_id: string;
 };
 
+export type Checkpoint = {
+    number: number;
+    reason: 'draft' | 'answers' | 'revise';
+    world: {
+        /**
+         * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
+         */
+        spec: {
+            [key: string]: unknown;
+        };
+        /**
+         * each configured setting by name, with its unit and source
+         */
+        settings: {
+            [key: string]: {
+                value: number;
+                unit: string;
+                source: {
+                    kind: 'intake_line';
+                    source_id: string;
+                    line_start: number;
+                    line_end: number;
+                    quote: string;
+                    conversion?: {
+                        quoted_value: number;
+                        quoted_unit: string;
+                        factor: number;
+                        basis: string;
+                    } | null;
+                } | {
+                    kind: 'answer';
+                    question_id: string;
+                    answered_at_checkpoint: number;
+                } | {
+                    kind: 'reference';
+                    reference: string;
+                } | {
+                    kind: 'assumption';
+                    rationale: string;
+                };
+            };
+        };
+        variants: Array<{
+            id: string;
+            label: string;
+            role: string;
+            /**
+             * what the variant changes against the baseline
+             */
+            changes: Array<{
+                setting: string;
+                baseline: number | null;
+                value: number;
+                unit: string;
+                source: {
+                    kind: 'intake_line';
+                    source_id: string;
+                    line_start: number;
+                    line_end: number;
+                    quote: string;
+                    conversion?: {
+                        quoted_value: number;
+                        quoted_unit: string;
+                        factor: number;
+                        basis: string;
+                    } | null;
+                } | {
+                    kind: 'answer';
+                    question_id: string;
+                    answered_at_checkpoint: number;
+                } | {
+                    kind: 'reference';
+                    reference: string;
+                } | {
+                    kind: 'assumption';
+                    rationale: string;
+                };
+            }>;
+        }>;
+        measured: Array<{
+            measure_id: string;
+            kind: string;
+            coverage: 'covered' | 'partial' | 'missing';
+            unit: string;
+            denominator: string;
+            time_window: {
+                start: number;
+                end: number;
+                unit: string;
+            };
+            censoring: string;
+            reported_beside: {
+                still_waiting_at_end_mean: number | null;
+                censored_count: number | null;
+            };
+        }>;
+    };
+    validation: {
+        valid: boolean;
+        problems: Array<{
+            /**
+             * JSON pointer into the world
+             */
+            pointer: string;
+            message: string;
+        }>;
+    };
+    smoke_run: {
+        replications: number;
+        horizon: number;
+        metrics: Array<{
+            measure_id: string;
+            variant_id: string;
+            n: number;
+            mean: number | null;
+        }>;
+    } | null;
+    questions: Array<{
+        id: string;
+        slot: string;
+        text: string;
+        unit: string;
+        unsourced_proposal: {
+            value: number;
+            proposed_by: 'ai_hypothesis';
+        } | null;
+    }>;
+    next_steps: Array<{
+        kind: string;
+        /**
+         * the registered tool the step uses (GET /v1/tools)
+         */
+        tool?: string;
+        source: 'rule' | 'ai_hypothesis';
+        message: string;
+    }>;
+    ai: {
+        estimated: {
+            calls: number;
+            tokens: number;
+            ai_iterations: number;
+            wall_seconds: number;
+            credits: number;
+        };
+        session_total: {
+            calls: number;
+            tokens: number;
+            ai_iterations: number;
+            wall_seconds: number;
+            credits: number;
+        };
+        limits: {
+            calls_max: number;
+            tokens_max: number;
+            ai_iterations_max: number;
+            wall_seconds_max: number;
+        };
+        cap_reached: boolean;
+        limit_reached: string | null;
+        /**
+         * true when the offline provider drafted (no model)
+         */
+        heuristic: boolean;
+    };
+    changes_since_previous: Array<{
+        path: string;
+        before: string | boolean | null;
+        after: string | boolean | null;
+    }>;
+};
+
 export type GetFeaturesData = {
     body?: never;
     path?: never;
@@ -9050,7 +9221,7 @@ export type EstimateRunResponses = {
         credits_estimate: number;
         events_estimate: number;
         events_per_replication_estimate: {
-            [key: string]: unknown | number;
+            [key: string]: number;
         };
         cost_model: string;
     };
@@ -9484,7 +9655,7 @@ export type GetRunResultsResponses = {
             measure_id: string | null;
             variant_id: string | null;
             numbers: {
-                [key: string]: unknown | number | null;
+                [key: string]: number | null;
             };
         }>;
         /**
@@ -10449,183 +10620,17 @@ export type ListAuthoringSessionsResponses = {
             accepts: Array<string>;
             byok_provider: string | null;
             ai_limits: {
-                [key: string]: unknown;
+                calls_max: number;
+                tokens_max: number;
+                ai_iterations_max: number;
+                wall_seconds_max: number;
             };
             cap_reached: boolean;
             checkpoint_count: number;
             /**
              * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
              */
-            checkpoint: {
-                number: number;
-                reason: 'draft' | 'answers' | 'revise';
-                world: {
-                    /**
-                     * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
-                     */
-                    spec: {
-                        [key: string]: unknown;
-                    };
-                    /**
-                     * each configured setting by name, with its unit and source
-                     */
-                    settings: {
-                        [key: string]: {
-                            value: number;
-                            unit: string;
-                            source: {
-                                kind: 'intake_line';
-                                source_id: string;
-                                line_start: number;
-                                line_end: number;
-                                quote: string;
-                                conversion?: {
-                                    quoted_value: number;
-                                    quoted_unit: string;
-                                    factor: number;
-                                    basis: string;
-                                } | null;
-                            } | {
-                                kind: 'answer';
-                                question_id: string;
-                                answered_at_checkpoint: number;
-                            } | {
-                                kind: 'reference';
-                                reference: string;
-                            } | {
-                                kind: 'assumption';
-                                rationale: string;
-                            };
-                        };
-                    };
-                    variants: Array<{
-                        id: string;
-                        label: string;
-                        role: string;
-                        /**
-                         * what the variant changes against the baseline
-                         */
-                        changes: Array<{
-                            setting: string;
-                            baseline: number | null;
-                            value: number;
-                            unit: string;
-                            source: {
-                                kind: 'intake_line';
-                                source_id: string;
-                                line_start: number;
-                                line_end: number;
-                                quote: string;
-                                conversion?: {
-                                    quoted_value: number;
-                                    quoted_unit: string;
-                                    factor: number;
-                                    basis: string;
-                                } | null;
-                            } | {
-                                kind: 'answer';
-                                question_id: string;
-                                answered_at_checkpoint: number;
-                            } | {
-                                kind: 'reference';
-                                reference: string;
-                            } | {
-                                kind: 'assumption';
-                                rationale: string;
-                            };
-                        }>;
-                    }>;
-                    measured: Array<{
-                        measure_id: string;
-                        kind: string;
-                        coverage: 'covered' | 'partial' | 'missing';
-                        unit: string;
-                        denominator: string;
-                        time_window: {
-                            start: number;
-                            end: number;
-                            unit: string;
-                        };
-                        censoring: string;
-                        reported_beside: {
-                            still_waiting_at_end_mean: number | null;
-                            censored_count: number | null;
-                        };
-                    }>;
-                };
-                validation: {
-                    valid: boolean;
-                    problems: Array<{
-                        /**
-                         * JSON pointer into the world
-                         */
-                        pointer: string;
-                        message: string;
-                    }>;
-                };
-                smoke_run: {
-                    replications: number;
-                    horizon: number;
-                    metrics: Array<{
-                        measure_id: string;
-                        variant_id: string;
-                        n: number;
-                        mean: number | null;
-                    }>;
-                } | null;
-                questions: Array<{
-                    id: string;
-                    slot: string;
-                    text: string;
-                    unit: string;
-                    unsourced_proposal: {
-                        value: number;
-                        proposed_by: 'ai_hypothesis';
-                    } | null;
-                }>;
-                next_steps: Array<{
-                    kind: string;
-                    /**
-                     * the registered tool the step uses (GET /v1/tools)
-                     */
-                    tool?: string;
-                    source: 'rule' | 'ai_hypothesis';
-                    message: string;
-                }>;
-                ai: {
-                    estimated: {
-                        calls: number;
-                        tokens: number;
-                        ai_iterations: number;
-                        wall_seconds: number;
-                        credits: number;
-                    };
-                    session_total: {
-                        calls: number;
-                        tokens: number;
-                        ai_iterations: number;
-                        wall_seconds: number;
-                        credits: number;
-                    };
-                    limits: {
-                        calls_max: number;
-                        tokens_max: number;
-                        ai_iterations_max: number;
-                        wall_seconds_max: number;
-                    };
-                    cap_reached: boolean;
-                    limit_reached: string | null;
-                    /**
-                     * true when the offline provider drafted (no model)
-                     */
-                    heuristic: boolean;
-                };
-                changes_since_previous: Array<{
-                    path: string;
-                    before: string | boolean | null;
-                    after: string | boolean | null;
-                }>;
-            } | null;
+            checkpoint: Checkpoint | null;
             world_revision_id: string | null;
             wait_seconds_max: number;
             error: {
@@ -10728,183 +10733,17 @@ export type CreateAuthoringSessionResponses = {
         accepts: Array<string>;
         byok_provider: string | null;
         ai_limits: {
-            [key: string]: unknown;
+            calls_max: number;
+            tokens_max: number;
+            ai_iterations_max: number;
+            wall_seconds_max: number;
         };
         cap_reached: boolean;
         checkpoint_count: number;
         /**
          * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
-        checkpoint: {
-            number: number;
-            reason: 'draft' | 'answers' | 'revise';
-            world: {
-                /**
-                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
-                 */
-                spec: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * each configured setting by name, with its unit and source
-                 */
-                settings: {
-                    [key: string]: {
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    };
-                };
-                variants: Array<{
-                    id: string;
-                    label: string;
-                    role: string;
-                    /**
-                     * what the variant changes against the baseline
-                     */
-                    changes: Array<{
-                        setting: string;
-                        baseline: number | null;
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    }>;
-                }>;
-                measured: Array<{
-                    measure_id: string;
-                    kind: string;
-                    coverage: 'covered' | 'partial' | 'missing';
-                    unit: string;
-                    denominator: string;
-                    time_window: {
-                        start: number;
-                        end: number;
-                        unit: string;
-                    };
-                    censoring: string;
-                    reported_beside: {
-                        still_waiting_at_end_mean: number | null;
-                        censored_count: number | null;
-                    };
-                }>;
-            };
-            validation: {
-                valid: boolean;
-                problems: Array<{
-                    /**
-                     * JSON pointer into the world
-                     */
-                    pointer: string;
-                    message: string;
-                }>;
-            };
-            smoke_run: {
-                replications: number;
-                horizon: number;
-                metrics: Array<{
-                    measure_id: string;
-                    variant_id: string;
-                    n: number;
-                    mean: number | null;
-                }>;
-            } | null;
-            questions: Array<{
-                id: string;
-                slot: string;
-                text: string;
-                unit: string;
-                unsourced_proposal: {
-                    value: number;
-                    proposed_by: 'ai_hypothesis';
-                } | null;
-            }>;
-            next_steps: Array<{
-                kind: string;
-                /**
-                 * the registered tool the step uses (GET /v1/tools)
-                 */
-                tool?: string;
-                source: 'rule' | 'ai_hypothesis';
-                message: string;
-            }>;
-            ai: {
-                estimated: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                session_total: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                limits: {
-                    calls_max: number;
-                    tokens_max: number;
-                    ai_iterations_max: number;
-                    wall_seconds_max: number;
-                };
-                cap_reached: boolean;
-                limit_reached: string | null;
-                /**
-                 * true when the offline provider drafted (no model)
-                 */
-                heuristic: boolean;
-            };
-            changes_since_previous: Array<{
-                path: string;
-                before: string | boolean | null;
-                after: string | boolean | null;
-            }>;
-        } | null;
+        checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
         error: {
@@ -10971,183 +10810,17 @@ export type GetAuthoringSessionResponses = {
         accepts: Array<string>;
         byok_provider: string | null;
         ai_limits: {
-            [key: string]: unknown;
+            calls_max: number;
+            tokens_max: number;
+            ai_iterations_max: number;
+            wall_seconds_max: number;
         };
         cap_reached: boolean;
         checkpoint_count: number;
         /**
          * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
-        checkpoint: {
-            number: number;
-            reason: 'draft' | 'answers' | 'revise';
-            world: {
-                /**
-                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
-                 */
-                spec: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * each configured setting by name, with its unit and source
-                 */
-                settings: {
-                    [key: string]: {
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    };
-                };
-                variants: Array<{
-                    id: string;
-                    label: string;
-                    role: string;
-                    /**
-                     * what the variant changes against the baseline
-                     */
-                    changes: Array<{
-                        setting: string;
-                        baseline: number | null;
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    }>;
-                }>;
-                measured: Array<{
-                    measure_id: string;
-                    kind: string;
-                    coverage: 'covered' | 'partial' | 'missing';
-                    unit: string;
-                    denominator: string;
-                    time_window: {
-                        start: number;
-                        end: number;
-                        unit: string;
-                    };
-                    censoring: string;
-                    reported_beside: {
-                        still_waiting_at_end_mean: number | null;
-                        censored_count: number | null;
-                    };
-                }>;
-            };
-            validation: {
-                valid: boolean;
-                problems: Array<{
-                    /**
-                     * JSON pointer into the world
-                     */
-                    pointer: string;
-                    message: string;
-                }>;
-            };
-            smoke_run: {
-                replications: number;
-                horizon: number;
-                metrics: Array<{
-                    measure_id: string;
-                    variant_id: string;
-                    n: number;
-                    mean: number | null;
-                }>;
-            } | null;
-            questions: Array<{
-                id: string;
-                slot: string;
-                text: string;
-                unit: string;
-                unsourced_proposal: {
-                    value: number;
-                    proposed_by: 'ai_hypothesis';
-                } | null;
-            }>;
-            next_steps: Array<{
-                kind: string;
-                /**
-                 * the registered tool the step uses (GET /v1/tools)
-                 */
-                tool?: string;
-                source: 'rule' | 'ai_hypothesis';
-                message: string;
-            }>;
-            ai: {
-                estimated: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                session_total: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                limits: {
-                    calls_max: number;
-                    tokens_max: number;
-                    ai_iterations_max: number;
-                    wall_seconds_max: number;
-                };
-                cap_reached: boolean;
-                limit_reached: string | null;
-                /**
-                 * true when the offline provider drafted (no model)
-                 */
-                heuristic: boolean;
-            };
-            changes_since_previous: Array<{
-                path: string;
-                before: string | boolean | null;
-                after: string | boolean | null;
-            }>;
-        } | null;
+        checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
         error: {
@@ -11229,183 +10902,17 @@ export type AnswerAuthoringSessionResponses = {
         accepts: Array<string>;
         byok_provider: string | null;
         ai_limits: {
-            [key: string]: unknown;
+            calls_max: number;
+            tokens_max: number;
+            ai_iterations_max: number;
+            wall_seconds_max: number;
         };
         cap_reached: boolean;
         checkpoint_count: number;
         /**
          * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
-        checkpoint: {
-            number: number;
-            reason: 'draft' | 'answers' | 'revise';
-            world: {
-                /**
-                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
-                 */
-                spec: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * each configured setting by name, with its unit and source
-                 */
-                settings: {
-                    [key: string]: {
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    };
-                };
-                variants: Array<{
-                    id: string;
-                    label: string;
-                    role: string;
-                    /**
-                     * what the variant changes against the baseline
-                     */
-                    changes: Array<{
-                        setting: string;
-                        baseline: number | null;
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    }>;
-                }>;
-                measured: Array<{
-                    measure_id: string;
-                    kind: string;
-                    coverage: 'covered' | 'partial' | 'missing';
-                    unit: string;
-                    denominator: string;
-                    time_window: {
-                        start: number;
-                        end: number;
-                        unit: string;
-                    };
-                    censoring: string;
-                    reported_beside: {
-                        still_waiting_at_end_mean: number | null;
-                        censored_count: number | null;
-                    };
-                }>;
-            };
-            validation: {
-                valid: boolean;
-                problems: Array<{
-                    /**
-                     * JSON pointer into the world
-                     */
-                    pointer: string;
-                    message: string;
-                }>;
-            };
-            smoke_run: {
-                replications: number;
-                horizon: number;
-                metrics: Array<{
-                    measure_id: string;
-                    variant_id: string;
-                    n: number;
-                    mean: number | null;
-                }>;
-            } | null;
-            questions: Array<{
-                id: string;
-                slot: string;
-                text: string;
-                unit: string;
-                unsourced_proposal: {
-                    value: number;
-                    proposed_by: 'ai_hypothesis';
-                } | null;
-            }>;
-            next_steps: Array<{
-                kind: string;
-                /**
-                 * the registered tool the step uses (GET /v1/tools)
-                 */
-                tool?: string;
-                source: 'rule' | 'ai_hypothesis';
-                message: string;
-            }>;
-            ai: {
-                estimated: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                session_total: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                limits: {
-                    calls_max: number;
-                    tokens_max: number;
-                    ai_iterations_max: number;
-                    wall_seconds_max: number;
-                };
-                cap_reached: boolean;
-                limit_reached: string | null;
-                /**
-                 * true when the offline provider drafted (no model)
-                 */
-                heuristic: boolean;
-            };
-            changes_since_previous: Array<{
-                path: string;
-                before: string | boolean | null;
-                after: string | boolean | null;
-            }>;
-        } | null;
+        checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
         error: {
@@ -11499,183 +11006,17 @@ export type ReviseAuthoringSessionResponses = {
         accepts: Array<string>;
         byok_provider: string | null;
         ai_limits: {
-            [key: string]: unknown;
+            calls_max: number;
+            tokens_max: number;
+            ai_iterations_max: number;
+            wall_seconds_max: number;
         };
         cap_reached: boolean;
         checkpoint_count: number;
         /**
          * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
-        checkpoint: {
-            number: number;
-            reason: 'draft' | 'answers' | 'revise';
-            world: {
-                /**
-                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
-                 */
-                spec: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * each configured setting by name, with its unit and source
-                 */
-                settings: {
-                    [key: string]: {
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    };
-                };
-                variants: Array<{
-                    id: string;
-                    label: string;
-                    role: string;
-                    /**
-                     * what the variant changes against the baseline
-                     */
-                    changes: Array<{
-                        setting: string;
-                        baseline: number | null;
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    }>;
-                }>;
-                measured: Array<{
-                    measure_id: string;
-                    kind: string;
-                    coverage: 'covered' | 'partial' | 'missing';
-                    unit: string;
-                    denominator: string;
-                    time_window: {
-                        start: number;
-                        end: number;
-                        unit: string;
-                    };
-                    censoring: string;
-                    reported_beside: {
-                        still_waiting_at_end_mean: number | null;
-                        censored_count: number | null;
-                    };
-                }>;
-            };
-            validation: {
-                valid: boolean;
-                problems: Array<{
-                    /**
-                     * JSON pointer into the world
-                     */
-                    pointer: string;
-                    message: string;
-                }>;
-            };
-            smoke_run: {
-                replications: number;
-                horizon: number;
-                metrics: Array<{
-                    measure_id: string;
-                    variant_id: string;
-                    n: number;
-                    mean: number | null;
-                }>;
-            } | null;
-            questions: Array<{
-                id: string;
-                slot: string;
-                text: string;
-                unit: string;
-                unsourced_proposal: {
-                    value: number;
-                    proposed_by: 'ai_hypothesis';
-                } | null;
-            }>;
-            next_steps: Array<{
-                kind: string;
-                /**
-                 * the registered tool the step uses (GET /v1/tools)
-                 */
-                tool?: string;
-                source: 'rule' | 'ai_hypothesis';
-                message: string;
-            }>;
-            ai: {
-                estimated: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                session_total: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                limits: {
-                    calls_max: number;
-                    tokens_max: number;
-                    ai_iterations_max: number;
-                    wall_seconds_max: number;
-                };
-                cap_reached: boolean;
-                limit_reached: string | null;
-                /**
-                 * true when the offline provider drafted (no model)
-                 */
-                heuristic: boolean;
-            };
-            changes_since_previous: Array<{
-                path: string;
-                before: string | boolean | null;
-                after: string | boolean | null;
-            }>;
-        } | null;
+        checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
         error: {
@@ -11753,183 +11094,17 @@ export type ApproveAuthoringSessionResponses = {
         accepts: Array<string>;
         byok_provider: string | null;
         ai_limits: {
-            [key: string]: unknown;
+            calls_max: number;
+            tokens_max: number;
+            ai_iterations_max: number;
+            wall_seconds_max: number;
         };
         cap_reached: boolean;
         checkpoint_count: number;
         /**
          * the latest checkpoint (spec: Authoring session checkpoint); null before the first one and in a listing
          */
-        checkpoint: {
-            number: number;
-            reason: 'draft' | 'answers' | 'revise';
-            world: {
-                /**
-                 * the WorldSpec as drafted (schema at /v1/schemas/WorldSpec); it may be invalid while validation.valid is false
-                 */
-                spec: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * each configured setting by name, with its unit and source
-                 */
-                settings: {
-                    [key: string]: {
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    };
-                };
-                variants: Array<{
-                    id: string;
-                    label: string;
-                    role: string;
-                    /**
-                     * what the variant changes against the baseline
-                     */
-                    changes: Array<{
-                        setting: string;
-                        baseline: number | null;
-                        value: number;
-                        unit: string;
-                        source: {
-                            kind: 'intake_line';
-                            source_id: string;
-                            line_start: number;
-                            line_end: number;
-                            quote: string;
-                            conversion?: {
-                                quoted_value: number;
-                                quoted_unit: string;
-                                factor: number;
-                                basis: string;
-                            } | null;
-                        } | {
-                            kind: 'answer';
-                            question_id: string;
-                            answered_at_checkpoint: number;
-                        } | {
-                            kind: 'reference';
-                            reference: string;
-                        } | {
-                            kind: 'assumption';
-                            rationale: string;
-                        };
-                    }>;
-                }>;
-                measured: Array<{
-                    measure_id: string;
-                    kind: string;
-                    coverage: 'covered' | 'partial' | 'missing';
-                    unit: string;
-                    denominator: string;
-                    time_window: {
-                        start: number;
-                        end: number;
-                        unit: string;
-                    };
-                    censoring: string;
-                    reported_beside: {
-                        still_waiting_at_end_mean: number | null;
-                        censored_count: number | null;
-                    };
-                }>;
-            };
-            validation: {
-                valid: boolean;
-                problems: Array<{
-                    /**
-                     * JSON pointer into the world
-                     */
-                    pointer: string;
-                    message: string;
-                }>;
-            };
-            smoke_run: {
-                replications: number;
-                horizon: number;
-                metrics: Array<{
-                    measure_id: string;
-                    variant_id: string;
-                    n: number;
-                    mean: number | null;
-                }>;
-            } | null;
-            questions: Array<{
-                id: string;
-                slot: string;
-                text: string;
-                unit: string;
-                unsourced_proposal: {
-                    value: number;
-                    proposed_by: 'ai_hypothesis';
-                } | null;
-            }>;
-            next_steps: Array<{
-                kind: string;
-                /**
-                 * the registered tool the step uses (GET /v1/tools)
-                 */
-                tool?: string;
-                source: 'rule' | 'ai_hypothesis';
-                message: string;
-            }>;
-            ai: {
-                estimated: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                session_total: {
-                    calls: number;
-                    tokens: number;
-                    ai_iterations: number;
-                    wall_seconds: number;
-                    credits: number;
-                };
-                limits: {
-                    calls_max: number;
-                    tokens_max: number;
-                    ai_iterations_max: number;
-                    wall_seconds_max: number;
-                };
-                cap_reached: boolean;
-                limit_reached: string | null;
-                /**
-                 * true when the offline provider drafted (no model)
-                 */
-                heuristic: boolean;
-            };
-            changes_since_previous: Array<{
-                path: string;
-                before: string | boolean | null;
-                after: string | boolean | null;
-            }>;
-        } | null;
+        checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
         error: {
