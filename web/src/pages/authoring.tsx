@@ -5,7 +5,22 @@
 import { useState } from 'react';
 import { type AuthoringSession, type Checkpoint, type IntakeRevisionListItem, type Page, type ValueSource, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, Area, Choice, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
+import {
+  Action,
+  Area,
+  Choice,
+  ErrorBanner,
+  Field,
+  Link,
+  Status,
+  formatDate,
+  formatNumber,
+  navigate,
+  plainText,
+  useAction,
+  useBalanceChangedOn,
+  useLoad,
+} from '../ui.tsx';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
 const SAMPLES = import.meta.glob<{ default: unknown }>('../../../samples/worlds/*.json');
@@ -611,6 +626,8 @@ function useAuthoringSession(session_id: string) {
     session.setValue(next);
     if (next.status === 'drafting') session.reload();
   };
+  // an AI step is charged when it ends: the header's balance follows
+  useBalanceChangedOn(session.value?.status);
   return { session, onStep };
 }
 

@@ -5,7 +5,7 @@
 import type { ReactNode } from 'react';
 import { type ConceptReview, type EvidenceClaim, type Review, TERMINAL_REVIEW, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useLoad } from '../ui.tsx';
+import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 
 const STATES = ['queued', 'searching', 'drafting', 'verifying', 'succeeded'];
 const STATE_NAMES: Record<string, string> = { queued: 'Waiting', searching: 'Searching', drafting: 'Drafting', verifying: 'Checking', succeeded: 'Done' };
@@ -270,6 +270,8 @@ export function ReviewPage({ review_id }: { review_id: string }) {
     review.reload();
   });
   const r = review.value;
+  // a review holds credits while it works and is charged when it ends: the header's balance follows
+  useBalanceChangedOn(r?.status);
   const doc = r?.review;
   return (
     <>

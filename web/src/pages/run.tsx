@@ -18,7 +18,7 @@ import {
   api,
 } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, Link, Pager, formatDate, useAction, useLoad } from '../ui.tsx';
+import { Action, Link, Pager, formatDate, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 import {
   FEW_REPETITIONS,
   type World,
@@ -326,6 +326,8 @@ function Progress({ run, variants }: { run: Run; variants: number }) {
 export default function RunPage({ run_id }: { run_id: string }) {
   const run = useLoad(() => api<Run>('GET', `/v1/runs/${run_id}`), [run_id], { ms: 1000, until: (r) => TERMINAL_RUN.includes(r.status) });
   const r = run.value;
+  // a run holds credits while it works and is charged when it ends: the header's balance follows
+  useBalanceChangedOn(r?.status);
   const revision = useLoad(async () => (r ? api<WorldRevision>('GET', `/v1/world-revisions/${r.world_revision_id}`) : null), [r?.world_revision_id]);
   const world = revision.value && isWorld(revision.value.world) ? revision.value.world : undefined;
   const cancel = useAction(async () => {

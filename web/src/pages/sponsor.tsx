@@ -14,7 +14,22 @@ import {
   type Redemption,
   api,
 } from '../api.ts';
-import { Action, Choice, ErrorBanner, Field, Link, Pager, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
+import {
+  Action,
+  Choice,
+  ErrorBanner,
+  Field,
+  Link,
+  Pager,
+  Status,
+  balanceChanged,
+  formatDate,
+  formatNumber,
+  navigate,
+  useAction,
+  useLoad,
+  useSession,
+} from '../ui.tsx';
 import { TechnicalDetails } from '../technical.tsx';
 import { PackList, useCheckout } from './billing.tsx';
 
@@ -27,6 +42,7 @@ function Redeem() {
   const redeem = useAction(async () => {
     const result = await api<Redemption>('POST', '/v1/sponsors/redeem', { body: { org_id, code: code.trim() }, idempotent: true });
     setCode('');
+    balanceChanged();
     return result;
   });
   const [result, setResult] = useState<{ program_name: string; status: string } | null>(null);
