@@ -25,6 +25,7 @@ import {
   balanceChanged,
   formatDate,
   formatNumber,
+  inSentence,
   navigate,
   useAction,
   useLoad,
@@ -69,10 +70,10 @@ function Redeem() {
       {result && (
         <div role="status">
           <p className="ok">
-            Enrolled in {result.program_name}: <Status value={result.status} />{' '}
+            <Status value={result.status} /> Enrolled in {result.program_name}.{' '}
             {result.status === 'pending'
-              ? 'the sponsor decides on your enrollment; no credits are issued until then.'
-              : 'credits are allocated by the sponsor.'}
+              ? 'The sponsor decides on your enrollment; no credits are issued until then.'
+              : 'The sponsor allocates your credits.'}
           </p>
           <p className="muted small">The sponsor approves and allocates by your organization's reference: give it to them from the details below.</p>
           <TechnicalDetails summary="Your organization's reference, for the sponsor">
@@ -208,7 +209,7 @@ function Report({ program_id }: { program_id: string }) {
         <>
           {r.suppressed && (
             <p className="muted" role="note">
-              Usage is not shown: {r.reason}
+              Usage is not shown: {inSentence(r.reason)}
             </p>
           )}
           <dl className="stats">
@@ -363,7 +364,8 @@ function DecideEnrollment({ program_id }: { program_id: string }) {
       {decided && (
         <div role="status">
           <p>
-            The organization's enrollment is now <Status value={decided.status} /> (approval issues no credits; allocate them below).
+            The organization's enrollment is now {decided.status.replaceAll('_', ' ')}
+            {decided.status === 'active' ? ': approval issues no credits; allocate them below.' : '.'}
           </p>
           <TechnicalDetails summary="Technical details of the decision">
             <p>Organization {decided.org_id}</p>
