@@ -10,7 +10,7 @@ import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { planEvaluations } from '../../domain/planning/planner.ts';
 import { summarySentence } from '../../domain/simulation/results.ts';
 import { measureUnitWords, placeInWorld, settingValueWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
-import { FEW_REPETITIONS, pairsWords, repetitionsWords, shownInterval as shownWebInterval } from '../../web/src/world/model.ts';
+import { FEW_REPETITIONS, pairsWords, repetitionsWords, shownInterval as shownWebInterval, stillWaitingWords } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
 
 /** What a person should not have to read: snake_case names, contract names, HTTP paths, JSON pointers, code spans. */
@@ -125,5 +125,24 @@ describe("the run screen's words (web/src/world/model.ts)", () => {
     expect(shownWebInterval(0.2, 3.2, 'hours')).toEqual({ low: 0.2, high: 3.2, clipped: false });
     expect(shownWebInterval(null, null, 'hours')).toEqual({ low: null, high: null, clipped: false });
     expect(FEW_REPETITIONS).toBe('too few repetitions to say more precisely');
+  });
+});
+
+describe('what was still waiting when the simulation ended (web/src/world/model.ts)', () => {
+  it('is said beside a time or a queue, in patients, and not beside a count or a share of busy time', () => {
+    expect(stillWaitingWords('queue_length', 12)).toBe('On average 12 patients were still waiting in this queue when the simulation ended.');
+    expect(stillWaitingWords('queue_length', 1)).toBe('On average 1 patient was still waiting in this queue when the simulation ended.');
+    expect(stillWaitingWords('time_between', 3.4)).toBe(
+      'On average about 3 patients were part-way through this time (started, not finished) when the simulation ended.',
+    );
+    expect(stillWaitingWords('time_between', 0.2)).toBe(
+      'On average fewer than one patient was part-way through this time (started, not finished) when the simulation ended.',
+    );
+    // beside a count it is the people anywhere in the model, beside utilisation another queue: nothing a reader can use
+    expect(stillWaitingWords('count', 40)).toBeNull();
+    expect(stillWaitingWords('utilisation', 5)).toBeNull();
+    // nothing left over is not news
+    expect(stillWaitingWords('queue_length', 0)).toBeNull();
+    expect(stillWaitingWords('time_between', null)).toBeNull();
   });
 });

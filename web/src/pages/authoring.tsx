@@ -15,12 +15,14 @@ import {
   Status,
   formatDate,
   formatNumber,
+  inSentence,
   navigate,
   plainText,
   useAction,
   useBalanceChangedOn,
   useLoad,
 } from '../ui.tsx';
+import { stillWaitingWords } from '../world/model.ts';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
 const SAMPLES = import.meta.glob<{ default: unknown }>('../../../samples/worlds/*.json');
@@ -215,9 +217,6 @@ const show = (value: unknown) =>
         : typeof value === 'object'
           ? 'changed'
           : sentence(String(value));
-
-/** A name inside a sentence: its first letter lower-cased unless it starts an acronym ("GP appointments"). */
-const inSentence = (name: string) => (/^[A-Z][a-z]/.test(name) ? name.charAt(0).toLowerCase() + name.slice(1) : name);
 
 /** A measure's coverage in the quick test run: as it is, as it became, as it was. */
 const COVERAGE: Record<string, { now: string; became: string; was: string }> = {
@@ -492,17 +491,24 @@ const MEASURED_AS: Record<string, string> = {
 const measuredAs = (m: Checkpoint['world']['measured'][number]) =>
   MEASURED_AS[m.unit] ?? `in ${unitWords(m.unit)}${m.denominator === 'entity' ? ', per patient' : ''}`;
 
+/** Beside a time or a queue, what the trial run left unfinished at its end; nothing beside a count or a share of busy time. */
+const stillWaiting = (m: Checkpoint['world']['measured'][number]) => stillWaitingWords(m.kind, m.reported_beside.still_waiting_at_end_mean);
+
 function Measured({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
   return (
     <ul>
       {checkpoint.world.measured.map((m) => (
-        <li key={m.measure_id}>
+        <li key={m.measure_id} data-testid="measured">
           <strong>{n.measure(m.measure_id)}</strong> <span data-testid="coverage">{COVERAGE[m.coverage]?.now ?? plainText(m.coverage)}</span>;{' '}
           <span className="small">
-            {measuredAs(m)}, from {formatNumber(m.time_window.start)} to {formatNumber(m.time_window.end)} {unitWords(m.time_window.unit)}
-            {m.reported_beside.still_waiting_at_end_mean !== null && `; still waiting at the end: ${formatNumber(m.reported_beside.still_waiting_at_end_mean)}`}
-            {m.reported_beside.censored_count !== null && `; not finished by the end: ${formatNumber(m.reported_beside.censored_count)}`}
+            {measuredAs(m)}, from {formatNumber(m.time_window.start)} to {formatNumber(m.time_window.end)} {unitWords(m.time_window.unit)}.
           </span>
+          {stillWaiting(m) && (
+            <span className="small" data-testid="still-waiting">
+              {' '}
+              {stillWaiting(m)}
+            </span>
+          )}
         </li>
       ))}
     </ul>

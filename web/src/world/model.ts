@@ -142,6 +142,24 @@ export function pairsWords(pairs: number): string {
   return `from ${formatNumber(pairs)} ${pairs === 1 ? 'pair' : 'pairs'} of repetitions run under the same conditions`;
 }
 
+/**
+ * What was still waiting when the simulation ended, beside a measure, as a sentence (a mean over repetitions), or null
+ * where it says nothing about the measure. The engine reports it for every measure, but it means: for a time measure,
+ * the patients whose time had not ended (left out of or cut at the end of the average); for a queue, the patients
+ * still in it. Beside a count or a share of busy time it is the people in the model or another queue: not shown.
+ */
+export function stillWaitingWords(kind: string, mean: number | null): string | null {
+  if (mean === null || !(mean > 0) || (kind !== 'time_between' && kind !== 'queue_length')) return null;
+  const count = Math.round(mean);
+  const one = mean < 1.5;
+  const who = mean < 0.5 ? 'fewer than one patient' : `${Number.isInteger(mean) ? '' : 'about '}${formatNumber(count)} ${one ? 'patient' : 'patients'}`;
+  const what =
+    kind === 'time_between'
+      ? `${one ? 'was' : 'were'} part-way through this time (started, not finished)`
+      : `${one ? 'was' : 'were'} still waiting in this queue`;
+  return `On average ${who} ${what} when the simulation ended.`;
+}
+
 const AXIS_UNITS: Record<string, string> = { minutes: ' min', hours: ' h', days: ' days' };
 /** A tick label: short (the heading names the unit), float noise removed, shares as percentages. */
 export function formatAxis(value: number, unit: string, options: { sign?: boolean; difference?: boolean } = {}): string {
