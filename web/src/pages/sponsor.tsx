@@ -209,7 +209,7 @@ function Report({ program_id }: { program_id: string }) {
         <>
           {r.suppressed && (
             <p className="muted" role="note">
-              Usage is not shown: {inSentence(r.reason)}
+              Usage is not shown: {inSentence(r.reason ?? '')}
             </p>
           )}
           <dl className="stats">
