@@ -9,8 +9,10 @@ import { ruleNextSteps } from '../../domain/authoring/checkpoint.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { planEvaluations } from '../../domain/planning/planner.ts';
 import { summarySentence } from '../../domain/simulation/results.ts';
+import { problemSentence, problemWords } from '../../domain/simulation/problemWords.ts';
+import { validateWorld } from '../../domain/simulation/validate.ts';
 import { measureUnitWords, placeInWorld, settingValueWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
-import { FEW_REPETITIONS, pairsWords, repetitionsWords, shownInterval as shownWebInterval, stillWaitingWords } from '../../web/src/world/model.ts';
+import { FEW_REPETITIONS, pairsWords, repetitionsWords, problemText, shownInterval as shownWebInterval, stillWaitingWords } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
 
 /** What a person should not have to read: snake_case names, contract names, HTTP paths, JSON pointers, code spans. */
@@ -144,5 +146,65 @@ describe('what was still waiting when the simulation ended (web/src/world/model.
     // nothing left over is not news
     expect(stillWaitingWords('queue_length', 0)).toBeNull();
     expect(stillWaitingWords('time_between', null)).toBeNull();
+  });
+});
+
+describe("the model checker's problems in words (domain/simulation/problemWords.ts)", () => {
+  const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../samples/worlds/${name}.json`, import.meta.url), 'utf8')) as WorldSpec;
+  /** The GP triage sample with one change made to it, and what the checker says about the result. */
+  const problemsOf = (change: (world: WorldSpec & { steps: Array<Record<string, unknown>> }) => void) => {
+    const world = sample('gp_triage_digital_front_door') as WorldSpec & { steps: Array<Record<string, unknown>> };
+    change(world);
+    return { world, problems: validateWorld(world).problems };
+  };
+
+  it('names the step by its name and says what to change, without a field name', () => {
+    const { world, problems } = problemsOf((w) => {
+      delete w.steps[0]!.renege_after;
+    });
+    const renege = problems.find((p) => p.pointer === '/steps/0/renege_to')!;
+    // the API's problem keeps its pointer and its message for developers
+    expect(renege.message).toBe('renege_to needs renege_after (the maximum wait) or patience');
+    expect(problemSentence(world, renege)).toBe('“Navigator triage”: patients who give up waiting need a maximum wait or a patience time.');
+    const web = problemText(world as never, renege);
+    expect(web).toBe('“Navigator triage”: patients who give up waiting need a maximum wait or a patience time.');
+  });
+
+  it('names resources by their labels and steps that a pointer leads to', () => {
+    const { world, problems } = problemsOf((w) => {
+      w.steps[0]!.resource = 'receptionist';
+      w.steps[0]!.next = 'nowhere';
+    });
+    const sentences = problems.map((p) => problemSentence(world, p));
+    expect(sentences).toContain('“Navigator triage”: uses a resource “Receptionist” that does not exist.');
+    expect(sentences).toContain('“Navigator triage”: leads to a step “Nowhere” that does not exist.');
+  });
+
+  it('leaves no field name, pointer or code in any sentence it knows, and lets the caller word the rest', () => {
+    const known = [
+      'give either renege_after (one maximum wait) or patience (a distribution), not both',
+      'pre-emption needs queue: "priority" and a priority_attribute',
+      'a priority queue needs priority_attribute (lower values are served first)',
+      "priority_attribute is set but queue is not 'priority'",
+      "attribute 'urgency_score' is not assigned by any arrival or assign step",
+      "exactly one variant must have role 'baseline' (found 2)",
+      "at least one variant must have role 'treatment'",
+      "unit mismatch: setting 'mean_wait' is in 'per_hour' but this field needs a time unit (minutes, hours, days)",
+      'min_size must not exceed max_size',
+      "branch probabilities of step 'triage' sum to 0.9, not 1",
+      "step 'gave_up' never leads to an exit",
+      "an entity that seizes 'bed' here can leave the system before a release of 'bed'",
+      'end_hour must be after start_hour',
+      "unit 'count' does not match denominator 'arrival' (expected 'count_per_arrival')",
+    ];
+    for (const message of known) {
+      const words = problemWords(message);
+      expect(words, message).not.toBeNull();
+      expect(words, message).not.toMatch(TECHNICAL);
+      expect(words, message).not.toMatch(/'[a-z_]+'|\bentity\b|\bseize|\brenege|\bbaseline'|\bdenominator\b/);
+    }
+    expect(problemWords("branch probabilities of step 'triage' sum to 0.9, not 1")).toBe('the chances of the branches of “Triage” add up to 90%, not 100%');
+    expect(problemWords('must be greater than 0')).toBeNull();
+    expect(problemText(null, { pointer: '/horizon', message: 'must be greater than 0' })).toBe('Simulated period: must be greater than 0');
   });
 });

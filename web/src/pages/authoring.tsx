@@ -22,6 +22,7 @@ import {
   useBalanceChangedOn,
   useLoad,
 } from '../ui.tsx';
+import { type WorldNames, problemSentence } from '../../../domain/simulation/problemWords.ts';
 import { stillWaitingWords } from '../world/model.ts';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
@@ -202,6 +203,12 @@ function sentence(text: string, n?: Names): string {
   const missing = /refers to setting '(.+?)', which does not exist/.exec(text);
   if (missing && n) return `${n.setting(missing[1]!.replaceAll(' ', '_'))} is not set yet: answer its question.`;
   return plainText(text);
+}
+
+/** A model problem: a setting still to be given as its question, else the step by its name and what to change, in words. */
+function problemLine(checkpoint: Checkpoint, problem: { pointer: string; message: string }, n: Names): string {
+  if (/refers to setting '.+?', which does not exist/.test(problem.message)) return sentence(problem.message, n);
+  return problemSentence(checkpoint.world.spec as WorldNames, problem) ?? sentence(problem.message, n);
 }
 
 /** A value as a person reads it: numbers with separators, units in words, anything structured as "changed". */
@@ -549,7 +556,9 @@ function CheckpointView({ checkpoint, n }: { checkpoint: Checkpoint; n: Names })
       ) : (
         <ul>
           {checkpoint.validation.problems.map((p) => (
-            <li key={`${p.pointer}:${p.message}`}>{sentence(p.message, n)}</li>
+            <li key={`${p.pointer}:${p.message}`} data-testid="model-problem">
+              {problemLine(checkpoint, p, n)}
+            </li>
           ))}
         </ul>
       )}

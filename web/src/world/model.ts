@@ -2,6 +2,7 @@
 // units, the pathway as a graph (arrivals → steps → exits, resources on the steps) and each JSON pointer of a
 // problem as a place in words. The app has no generated type for the world (the API publishes its JSON Schema), so
 // the shape is kept loosely here: the validator on the server is the judge.
+import { problemSentence } from '../../../domain/simulation/problemWords.ts';
 
 export type Parameter = number | { setting: string };
 export type Distribution = { dist: string; [field: string]: unknown };
@@ -325,6 +326,15 @@ const COLLECTIONS: Record<string, { one: string; name?: (world: World, index: nu
   settings: { one: 'setting' },
 };
 
+/** The world's own numbers by the names the editor's form gives them. */
+const WORLD_FIELDS: Record<string, string> = {
+  horizon: 'Simulated period',
+  warm_up: 'Warm-up',
+  replications: 'Repetitions per variant',
+  time_unit: 'Time unit',
+  seed: 'Random seed',
+};
+
 /** "/steps/2/duration/mean" → "Step “Admission”: duration, mean". */
 export function placeInWords(world: World | null, pointer: string): string {
   const parts = pointer
@@ -333,6 +343,7 @@ export function placeInWords(world: World | null, pointer: string): string {
     .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (parts.length === 0) return 'The world';
   const [head, second, ...rest] = parts;
+  if (parts.length === 1 && WORLD_FIELDS[head!]) return WORLD_FIELDS[head!]!;
   const collection = COLLECTIONS[head!];
   if (collection && second !== undefined) {
     const index = Number(second);
@@ -362,6 +373,18 @@ export function plainText(message: string, world: World | null = null): string {
     .replace(/\bmust be <= /g, 'must be at most ')
     .replace(/\bmust be > /g, 'must be more than ')
     .replace(/\bmust be < /g, 'must be less than ');
+}
+
+/**
+ * A model problem as a person reads it: the step (or other part) by its name and what to change in words, from the
+ * checker's own sentences (domain/simulation/problemWords.ts); a message it does not know keeps its place and is read
+ * as words. The pointer and the message as sent stay in the technical details.
+ */
+export function problemText(world: World | null, problem: { pointer?: string; message: string }): string {
+  const known = problemSentence(world, { pointer: problem.pointer ?? '', message: problem.message });
+  if (known) return known;
+  const text = plainText(problem.message, world);
+  return problem.pointer === undefined ? text : `${placeInWords(world, problem.pointer)}: ${text}`;
 }
 
 /** A copy of the world with one step replaced. */
