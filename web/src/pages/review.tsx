@@ -87,6 +87,12 @@ const EXCLUSIONS: Record<string, string> = {
   retraction_notice: 'A retraction notice, not a study, so it is not used as evidence.',
 };
 
+/** A record's note ("correction published: …") as a sentence of its own after the full-text sentence. */
+const noteSentence = (note: string) => {
+  const text = plainText(note);
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.?!]$/.test(text) ? '' : '.'}`;
+};
+
 function Literature({ doc }: { doc: ConceptReview }) {
   const lit = doc.literature;
   const included = lit.records.filter((r) => r.status === 'included');
@@ -106,7 +112,7 @@ function Literature({ doc }: { doc: ConceptReview }) {
               {r.full_text === 'read'
                 ? 'Full text read; quotes were checked against it.'
                 : 'Full text not openly available; quotes could not be checked against it.'}
-              {r.notes.length > 0 && ` ${r.notes.map(plainText).join('; ')}`}
+              {r.notes.length > 0 && ` ${r.notes.map(noteSentence).join(' ')}`}
             </p>
           </li>
         ))}
