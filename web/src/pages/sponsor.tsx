@@ -71,9 +71,7 @@ function Redeem() {
         <div role="status">
           <p className="ok">
             <Status value={result.status} /> Enrolled in {result.program_name}.{' '}
-            {result.status === 'pending'
-              ? 'The sponsor decides on your enrollment; no credits are issued until then.'
-              : 'The sponsor allocates your credits.'}
+            {result.status === 'pending' ? 'The sponsor decides on your enrollment; no credits are issued until then.' : 'The sponsor allocates your credits.'}
           </p>
           <p className="muted small">The sponsor approves and allocates by your organization's reference: give it to them from the details below.</p>
           <TechnicalDetails summary="Your organization's reference, for the sponsor">
