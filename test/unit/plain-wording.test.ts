@@ -69,7 +69,10 @@ describe("an authoring checkpoint's next steps", () => {
     const world = JSON.parse(readFileSync(new URL('../../samples/worlds/remote_monitoring_admissions.json', import.meta.url), 'utf8')) as WorldSpec;
     const steps = ruleNextSteps({
       world,
-      problems: [{ pointer: '/steps/1/duration', message: 'must be greater than 0' }],
+      problems: [
+        { pointer: '/steps/1/duration', message: 'must be greater than 0' },
+        { pointer: '/steps/2/renege_to', message: 'renege_to needs renege_after (the maximum wait) or patience' },
+      ],
       questions: [],
       filled: {
         beds: { value: 5, unit: 'count', source: { kind: 'assumption', rationale: 'declared' } },
@@ -80,6 +83,8 @@ describe("an authoring checkpoint's next steps", () => {
     });
     const messages = steps.map((step) => step.message);
     expect(messages).toContain('Step 2, duration: must be greater than 0');
+    // a problem the checker words: the step by its name, what to change, no field name
+    expect(messages).toContain('“Admission”: patients who give up waiting need a maximum wait or a patience time.');
     expect(messages.find((m) => m.startsWith('Remote monitoring: '))).toMatch(/ \(22%\) rests on an assumption: cite a measurement or a reference for it\.$/);
     expect(messages.some((m) => / \(5\) rests on an assumption/.test(m))).toBe(true);
     expect(messages.find((m) => m.includes('time window'))).toMatch(
