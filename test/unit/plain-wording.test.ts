@@ -139,12 +139,9 @@ describe('what was still waiting when the simulation ended (web/src/world/model.
   it('is said beside a time or a queue, in patients, and not beside a count or a share of busy time', () => {
     expect(stillWaitingWords('queue_length', 12)).toBe('On average 12 patients were still waiting in this queue when the simulation ended.');
     expect(stillWaitingWords('queue_length', 1)).toBe('On average 1 patient was still waiting in this queue when the simulation ended.');
-    expect(stillWaitingWords('time_between', 3.4)).toBe(
-      'On average about 3 patients were part-way through this time (started, not finished) when the simulation ended.',
-    );
-    expect(stillWaitingWords('time_between', 0.2)).toBe(
-      'On average fewer than one patient was part-way through this time (started, not finished) when the simulation ended.',
-    );
+    expect(stillWaitingWords('time_between', 3.4)).toBe('On average about 3 patients had started this time but not finished it when the simulation ended.');
+    // fewer than half a patient on average is none
+    expect(stillWaitingWords('time_between', 0.2)).toBeNull();
     // beside a count it is the people anywhere in the model, beside utilisation another queue: nothing a reader can use
     expect(stillWaitingWords('count', 40)).toBeNull();
     expect(stillWaitingWords('utilisation', 5)).toBeNull();

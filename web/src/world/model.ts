@@ -150,15 +150,13 @@ export function pairsWords(pairs: number): string {
  * still in it. Beside a count or a share of busy time it is the people in the model or another queue: not shown.
  */
 export function stillWaitingWords(kind: string, mean: number | null): string | null {
-  if (mean === null || !(mean > 0) || (kind !== 'time_between' && kind !== 'queue_length')) return null;
+  // fewer than half a patient on average rounds to none: nothing a reader needs told
+  if (mean === null || !(mean >= 0.5) || (kind !== 'time_between' && kind !== 'queue_length')) return null;
   const count = Math.round(mean);
-  const one = mean < 1.5;
-  const who = mean < 0.5 ? 'fewer than one patient' : `${Number.isInteger(mean) ? '' : 'about '}${formatNumber(count)} ${one ? 'patient' : 'patients'}`;
-  const what =
-    kind === 'time_between'
-      ? `${one ? 'was' : 'were'} part-way through this time (started, not finished)`
-      : `${one ? 'was' : 'were'} still waiting in this queue`;
-  return `On average ${who} ${what} when the simulation ended.`;
+  const who = `${Number.isInteger(mean) ? '' : 'about '}${formatNumber(count)} ${count === 1 ? 'patient' : 'patients'}`;
+  return kind === 'time_between'
+    ? `On average ${who} had started this time but not finished it when the simulation ended.`
+    : `On average ${who} ${count === 1 ? 'was' : 'were'} still waiting in this queue when the simulation ended.`;
 }
 
 const AXIS_UNITS: Record<string, string> = { minutes: ' min', hours: ' h', days: ' days' };
