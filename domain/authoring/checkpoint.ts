@@ -105,6 +105,9 @@ function slotName(world: WorldSpec, slot: string): string {
   return `${world.variants.find((variant) => variant.id === variantId)?.label ?? variantId.replaceAll('_', ' ')}: ${settingName}`;
 }
 
+/** A problem of a setting the session has not filled yet (validate.ts's wording). */
+const MISSING_SETTING = /^refers to setting '.+', which does not exist$/;
+
 /** The rule-based next steps, one family each, listed in this order. */
 const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
   ({ problems, world }) =>
@@ -112,7 +115,12 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
       kind: 'fix_validation_problem',
       tool: SYNTHETIC_SIMULATION,
       source: 'rule',
-      message: clip(problemSentence(world, problem) ?? `${capitalFirst(placeInWorld(problem.pointer))}: ${problem.message}`, 1000),
+      // a setting not given yet keeps its form: the app reads it as "… is not set yet: answer its question"
+      message: clip(
+        (MISSING_SETTING.test(problem.message) ? null : problemSentence(world, problem)) ??
+          `${capitalFirst(placeInWorld(problem.pointer))}: ${problem.message}`,
+        1000,
+      ),
     })),
   ({ questions }) => questions.map((question) => ({ kind: 'answer_question', source: 'rule', message: clip(`Answer this question: ${question.text}`, 1000) })),
   ({ filled, world }) =>

@@ -140,6 +140,11 @@ describe('authoring sessions', () => {
     await page.getByTestId('no-instructions').getByText('Written instructions need a hosted AI model.').waitFor();
     // nothing is guessed: no setting has a value before the answers
     expect(await page.getByTestId('setting').count()).toBe(0);
+    // a setting still to be answered is said as such, in the model's problems and in the next steps alike
+    const next_first = (await page.getByTestId('next-step').allTextContents()).join('\n');
+    expect(next_first).toContain('Patients arriving per hour is not set yet: answer its question.');
+    expect(next_first).not.toMatch(/does not exist/);
+    expect(await page.getByTestId('model-problem').allTextContents()).toContain('Patients arriving per hour is not set yet: answer its question.');
     await expect(page.getByRole('button', { name: 'Approve this world' }).isDisabled()).resolves.toBe(true);
     // what the first checkpoint sets, in sentences: the limit not reached is not said as "no longer reached"
     const first = await page.getByTestId('change').allTextContents();
