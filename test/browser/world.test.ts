@@ -204,6 +204,9 @@ describe('worlds and runs in the browser', () => {
     await estimate.getByText('Ready to run.').waitFor();
     expect(await estimate.textContent()).toContain('up to 50 credits, charged at actual use');
     await expectReadableScreen(page, 'world-revision');
+    const header = page.getByTestId('header-credits');
+    const available = async () => Number((await header.textContent())?.replaceAll(',', ''));
+    const before_run = await available();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
 
     // the results, by measure: the comparison first, then each variant, with labels and units
@@ -217,6 +220,10 @@ describe('worlds and runs in the browser', () => {
     );
     // a mean's interval never reads below 0 (nor a share above 100%): each cut bound has its note, the stored one is as computed
     const run_id = page.url().split('/').pop()!;
+    // the header's balance follows the run's charge once it ends, without a reload
+    const charged = await http(service, 'GET', `/v1/runs/${run_id}`, { token: user.session });
+    expect(charged.body.credits_used).toBeGreaterThan(0);
+    await expect.poll(available).toBe(before_run - (charged.body.credits_used as number));
     const stored = await http(service, 'GET', `/v1/runs/${run_id}/results`, { token: user.session });
     const cut = (stored.body.metrics as Array<{ unit: string; interval_95: { low: number | null; high: number | null } }>).filter(
       (m) => (m.interval_95.low ?? 0) < 0 || (m.unit === 'fraction' && (m.interval_95.high ?? 0) > 1),
