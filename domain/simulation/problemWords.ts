@@ -175,6 +175,13 @@ const RULES: Rule[] = [
  * sentences (the caller then reads it as it is, with underscores as spaces).
  */
 export function problemWords(message: string, name: NameOf = byId): string | null {
+  // a variant's own steps are checked as a pathway of their own: its problem is worded as any other
+  const variant = /^under variant '(.+?)' \(its steps in order: [^)]*\), \S*: (.+)$/.exec(message);
+  if (variant) {
+    const inner = problemWords(variant[2]!, name);
+    // the pointer names the variant; its steps' order is its own, so the step is not named
+    return inner === null ? null : `in this variant's own steps, ${inner}`;
+  }
   for (const [pattern, words] of RULES) {
     const match = pattern.exec(message);
     if (match) return words([...match], name);

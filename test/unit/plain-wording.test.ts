@@ -207,6 +207,19 @@ describe("the model checker's problems in words (domain/simulation/problemWords.
     }
     expect(problemWords("branch probabilities of step 'triage' sum to 0.9, not 1")).toBe('the chances of the branches of “Triage” add up to 90%, not 100%');
     expect(problemWords('must be greater than 0')).toBeNull();
+    // a variant's own steps: the same words, the variant named by the problem's place
+    const treated = sample('gp_triage_digital_front_door');
+    const variant_problem = {
+      pointer: '/variants/1/structure',
+      message:
+        "under variant 'treatment' (its steps in order: the written steps as changed, then the added ones), /steps/0/renege_to: renege_to needs renege_after (the maximum wait) or patience",
+    };
+    expect(problemSentence(treated, variant_problem)).toBe(
+      `The variant “${treated.variants[1]!.label}”: in this variant's own steps, patients who give up waiting need a maximum wait or a patience time.`,
+    );
+    expect(
+      problemWords("under variant 'with_app' (its steps in order: the written steps as changed, then the added ones), /steps/0: must be greater than 0"),
+    ).toBeNull();
     expect(problemText(null, { pointer: '/horizon', message: 'must be greater than 0' })).toBe('Simulated period: must be greater than 0');
   });
 });
