@@ -47,6 +47,11 @@ function hasKeyword(sentence: string, keywords: readonly string[]): boolean {
   return keywords.some((k) => words.has(k));
 }
 
+/** A sentence placed after a colon goes on in lower case ("…at the idea stage: is there evidence…"); an acronym keeps its capitals. */
+function inSentence(text: string): string {
+  return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
+}
+
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
@@ -84,7 +89,7 @@ export function draftReviewOffline(input: OfflineDraftInput): ConceptReviewDraft
       const picked = pool.filter((p) => !used.has(p.sentence) && hasKeyword(p.sentence, dimension.keywords)).slice(0, per_dimension);
       for (const p of picked) used.add(p.sentence);
       const summary =
-        `Heuristic draft (no AI model) about ${topicWords(input, 160)}${input.stage ? `, at the ${input.stage} stage` : ''}: ${dimension.asks} ` +
+        `Heuristic draft (no AI model) about ${topicWords(input, 160)}${input.stage ? `, at the ${input.stage} stage` : ''}: ${inSentence(dimension.asks)} ` +
         (picked.length > 0
           ? sentencesFound(picked.length, dimension.name.toLowerCase())
           : `No openly licensed record retrieved for this review mentions ${dimension.name.toLowerCase()} terms; this is an open question.`);

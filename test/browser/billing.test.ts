@@ -2,7 +2,7 @@
 // the Billing screen appears only with the flag on; Buy goes to the provider's checkout page; coming back shows the
 // purchase pending (a redirect alone never shows "paid"), and the page turns to paid once the provider's signed event
 // has completed the intent.
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperator } from '../../runtime/operator.ts';
 import { type StripeFake, startStripeFake, stripeEnv } from '../fakes/stripe.ts';
@@ -14,6 +14,22 @@ let stripe: StripeFake;
 let service: TestService;
 let browser: Browser;
 let owner: TestUser;
+
+/** What the first badge shows: its text as written and the case the page gives the whole of it and its first letter. */
+async function badgeCase(page: Page): Promise<{ text: string | null; whole: string; first_letter: string }> {
+  // strings: the tests' type check has no DOM library (as in test/support/plainLanguage.ts)
+  return page.evaluate(`(() => {
+    const element = document.querySelector('.status');
+    return { text: element.textContent, whole: getComputedStyle(element).textTransform, first_letter: getComputedStyle(element, '::first-letter').textTransform };
+  })()`);
+}
+
+/** Elements the page shows in Title Case ("Waiting For You"): none should be. */
+async function capitalizedElements(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(
+    "[...document.querySelectorAll('body *')].filter((element) => getComputedStyle(element).textTransform === 'capitalize').map((element) => element.outerHTML)",
+  );
+}
 
 beforeAll(async () => {
   stripe = await startStripeFake();
@@ -73,6 +89,12 @@ describe('buying credits in the browser', () => {
     // the provider's test mode said as what it means to the buyer, not as "Mode: test"
     expect(await page.getByTestId('test-purchase').textContent()).toBe('Test purchase: no real card is charged.');
     expect(await page.locator('dl.spec dt').allTextContents()).toEqual(['For', 'Started', 'Checkout link expires']);
+    // the badge reads in sentence case: its first letter raised, the rest as written (never "Title Case")
+    expect(await badgeCase(page)).toEqual({ text: 'pending', whole: 'none', first_letter: 'uppercase' });
+    expect(await capitalizedElements(page)).toEqual([]);
+    const header = page.getByTestId('header-credits');
+    const credits = async () => Number((await header.textContent())?.replaceAll(',', ''));
+    const before = await credits();
     await screenshot(page, 'billing-pending');
 
     // the customer pays; the provider's signed event reaches the webhook; the page, polling, turns to paid
@@ -84,6 +106,8 @@ describe('buying credits in the browser', () => {
     });
     expect(delivered.status).toBe(200);
     await status.getByText(/Paid: 5,000 credits were added/).waitFor({ timeout: 60_000 });
+    // the header's balance follows the purchase without a reload
+    await expect.poll(credits).toBe(before + PACK_CREDITS);
     const purchase = await http(service, 'GET', `/v1/billing/purchases/${intent_id}`, { token: owner.session });
     expect(purchase.body.status).toBe('completed');
     expect(await status.locator('code').textContent()).toBe(purchase.body.transaction_id);

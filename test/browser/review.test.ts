@@ -118,6 +118,11 @@ describe('the evaluation flow in the browser', () => {
       'are affected by the problem (“heart failure patients are readmitted to hospital within 30 days of discharge”), and how often?',
     );
     expect(drafted_text).not.toMatch(/discharge\.[,”]|\(s\)/);
+    // a sentence goes on in lower case after a colon; a record's note is a sentence of its own
+    expect(drafted_text).toContain('at the idea stage: is there evidence that the problem exists');
+    expect(drafted_text).not.toMatch(/stage: [A-Z]/);
+    const noted = page.getByTestId('record').filter({ hasText: 'Correction published' });
+    expect(await noted.locator('p').textContent()).toMatch(/against it\. Correction published: .+\.$/);
     await screenshot(page, 'review');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the review (JSON)' }).click()]);

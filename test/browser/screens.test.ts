@@ -140,6 +140,11 @@ describe('authoring sessions', () => {
     await page.getByTestId('no-instructions').getByText('Written instructions need a hosted AI model.').waitFor();
     // nothing is guessed: no setting has a value before the answers
     expect(await page.getByTestId('setting').count()).toBe(0);
+    // a setting still to be answered is said as such, in the model's problems and in the next steps alike
+    const next_first = (await page.getByTestId('next-step').allTextContents()).join('\n');
+    expect(next_first).toContain('Patients arriving per hour is not set yet: answer its question.');
+    expect(next_first).not.toMatch(/does not exist/);
+    expect(await page.getByTestId('model-problem').allTextContents()).toContain('Patients arriving per hour is not set yet: answer its question.');
     await expect(page.getByRole('button', { name: 'Approve this world' }).isDisabled()).resolves.toBe(true);
     // what the first checkpoint sets, in sentences: the limit not reached is not said as "no longer reached"
     const first = await page.getByTestId('change').allTextContents();
@@ -232,6 +237,12 @@ describe('authoring sessions', () => {
     expect(next).toContain('P admission (30%) rests on an assumption: cite a measurement or a reference for it.');
     expect(next).toContain('has no time window of its own: it is measured from the end of the warm-up to the end of the simulated period (90 to 730 days).');
     expect(next).not.toMatch(/ = |horizon \(|remote monitoring\.p/);
+    // what the quick run left unfinished is said only beside a time or a queue, as a sentence, never as "still waiting at the end: 40"
+    const measured = page.getByTestId('measured');
+    expect(await measured.count()).toBe(5);
+    expect((await measured.allTextContents()).join('\n')).not.toMatch(/still waiting at the end:|not finished by the end:/);
+    for (const label of ['Emergency admissions', 'Admissions per enrolled patient', 'Bed occupancy', 'Patients completing follow-up'])
+      expect(await measured.filter({ hasText: label }).getByTestId('still-waiting').count(), label).toBe(0);
     await screenshot(page, 'authoring-from-sample');
     await context.close();
   }, 120_000);

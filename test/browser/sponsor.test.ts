@@ -76,6 +76,10 @@ describe('sponsor programs in the browser', () => {
     const enrolled = other.page.getByRole('status').filter({ hasText: 'Enrolled in Community pilot' });
     await enrolled.waitFor();
     expect(await enrolled.textContent()).toContain('pending');
+    // the state as a badge before the sentence, not a capitalised word in the middle of it
+    expect(await enrolled.locator('p').first().textContent()).toBe(
+      'pending Enrolled in Community pilot. The sponsor decides on your enrollment; no credits are issued until then.',
+    );
     // the organization's reference, which the sponsor needs to act on the enrollment, is offered to be passed on
     const reference = enrolled.locator('[data-technical]');
     expect(await reference.locator('summary').textContent()).toBe("Your organization's reference, for the sponsor");
@@ -95,6 +99,9 @@ describe('sponsor programs in the browser', () => {
     await decide.getByLabel('Organization reference').fill(beneficiary.org_id);
     await decide.getByRole('button', { name: 'Approve' }).click();
     await decide.getByRole('status').getByText('active').waitFor();
+    expect(await decide.getByRole('status').locator('p').first().textContent()).toBe(
+      "The organization's enrollment is now active: approval issues no credits; allocate them below.",
+    );
     const allocate = page.locator('section[aria-labelledby="allocate-heading"]');
     await allocate.getByLabel('Organization reference').fill(beneficiary.org_id);
     await allocate.getByLabel('Credits').fill('60');
@@ -113,6 +120,10 @@ describe('sponsor programs in the browser', () => {
     await page.reload();
     const report = page.locator('section[aria-labelledby="report-heading"]');
     await report.getByText('Usage is not shown').waitFor();
+    // one sentence: what follows the colon goes on in lower case
+    expect(await report.getByRole('note').textContent()).toBe(
+      "Usage is not shown: fewer active recipients than the program's minimum cohort of 10; usage and recipient counts are withheld.",
+    );
     expect(await report.textContent()).toContain('Pool balance440');
     expect(await report.textContent()).not.toContain('Active recipients');
     await screenshot(page, 'sponsor-report');

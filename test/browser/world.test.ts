@@ -145,7 +145,9 @@ describe('worlds and runs in the browser', () => {
     // a problem is marked on its line: a horizon before the warm-up
     await editor.locator('.cm-content').click();
     await page.keyboard.press('ControlOrMeta+a');
-    await page.keyboard.insertText(JSON.stringify({ ...json, horizon: -1 }, null, 2));
+    // and a step whose patients give up waiting without a maximum wait or a patience time
+    const admission_renege = json.steps.map((s: { id: string }) => (s.id === 'admission' ? { ...s, renege_to: 'discharged_from_service' } : s));
+    await page.keyboard.insertText(JSON.stringify({ ...json, horizon: -1, steps: admission_renege }, null, 2));
     // CodeMirror draws the lines in view only: back to the top, where the horizon is
     await page.keyboard.press('ControlOrMeta+Home');
     const marked = editor.locator('.cm-lintRange-error');
@@ -157,11 +159,21 @@ describe('worlds and runs in the browser', () => {
     await page.getByRole('button', { name: 'Save this world' }).click();
     const problems = page.getByTestId('world-problems');
     await problems.waitFor();
-    expect(await problems.textContent()).toMatch(/Horizon: must be more than 0/);
+    expect(await problems.textContent()).toMatch(/Simulated period: must be more than 0/);
+    // the step by its name and what to change, in a sentence: no field name
+    await problems.getByText('“Admission”: patients who give up waiting need a maximum wait or a patience time.').waitFor();
+    expect(await problems.textContent()).not.toMatch(/renege/i);
     expect(await technicalText(page)).toEqual([]);
+    await screenshot(page, 'world-editor-problems');
     await page.getByRole('tab', { name: 'Pathway' }).click();
     await page.getByRole('button', { name: 'Back to the whole world' }).click();
     await page.getByLabel('Simulated period (days)').fill('730');
+    // the Advanced tab's document is the world: the step's change goes back out with it
+    await page.getByRole('tab', { name: 'Advanced (JSON)' }).click();
+    await editor.locator('.cm-content').click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.insertText(JSON.stringify({ ...json, horizon: 730 }, null, 2));
+    await page.getByRole('tab', { name: 'Pathway' }).click();
     await page.getByRole('button', { name: 'Check' }).click();
     await page.getByText('The world is valid').waitFor();
 
@@ -192,6 +204,9 @@ describe('worlds and runs in the browser', () => {
     await estimate.getByText('Ready to run.').waitFor();
     expect(await estimate.textContent()).toContain('up to 50 credits, charged at actual use');
     await expectReadableScreen(page, 'world-revision');
+    const header = page.getByTestId('header-credits');
+    const available = async () => Number((await header.textContent())?.replaceAll(',', ''));
+    const before_run = await available();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
 
     // the results, by measure: the comparison first, then each variant, with labels and units
@@ -205,6 +220,10 @@ describe('worlds and runs in the browser', () => {
     );
     // a mean's interval never reads below 0 (nor a share above 100%): each cut bound has its note, the stored one is as computed
     const run_id = page.url().split('/').pop()!;
+    // the header's balance follows the run's charge once it ends, without a reload
+    const charged = await http(service, 'GET', `/v1/runs/${run_id}`, { token: user.session });
+    expect(charged.body.credits_used).toBeGreaterThan(0);
+    await expect.poll(available).toBe(before_run - (charged.body.credits_used as number));
     const stored = await http(service, 'GET', `/v1/runs/${run_id}/results`, { token: user.session });
     const cut = (stored.body.metrics as Array<{ unit: string; interval_95: { low: number | null; high: number | null } }>).filter(
       (m) => (m.interval_95.low ?? 0) < 0 || (m.unit === 'fraction' && (m.interval_95.high ?? 0) > 1),
@@ -217,7 +236,9 @@ describe('worlds and runs in the browser', () => {
     expect(await measures.count()).toBe(5);
     const admissions = measures.filter({ has: page.getByRole('heading', { name: /^Emergency admissions/ }) });
     const paragraphs = await admissions.locator('p, li').allInnerTexts();
-    expect(paragraphs[0]).toMatch(/^Remote monitoring compared with Usual care: [−-]?[\d,.]+ \(95% interval/);
+    // a variant's label inside a sentence goes on in lower case; it keeps its capital where it starts a line
+    expect(paragraphs[0]).toMatch(/^Remote monitoring compared with usual care: [−-]?[\d,.]+ \(95% interval/);
+    expect(await admissions.getByTestId('differences-chart').locator('figcaption').textContent()).toMatch(/^Difference from usual care: /);
     expect(paragraphs.some((p) => p.startsWith('Usual care: '))).toBe(true);
     expect(await page.getByTestId('means-chart').count()).toBe(5);
     expect(await page.locator('[data-testid="means-chart"] .interval').count()).toBe(10);

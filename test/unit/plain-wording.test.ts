@@ -9,8 +9,10 @@ import { ruleNextSteps } from '../../domain/authoring/checkpoint.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { planEvaluations } from '../../domain/planning/planner.ts';
 import { summarySentence } from '../../domain/simulation/results.ts';
+import { problemSentence, problemWords } from '../../domain/simulation/problemWords.ts';
+import { validateWorld } from '../../domain/simulation/validate.ts';
 import { measureUnitWords, placeInWorld, settingValueWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
-import { FEW_REPETITIONS, pairsWords, repetitionsWords, shownInterval as shownWebInterval } from '../../web/src/world/model.ts';
+import { FEW_REPETITIONS, pairsWords, repetitionsWords, problemText, shownInterval as shownWebInterval, stillWaitingWords } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
 
 /** What a person should not have to read: snake_case names, contract names, HTTP paths, JSON pointers, code spans. */
@@ -67,7 +69,10 @@ describe("an authoring checkpoint's next steps", () => {
     const world = JSON.parse(readFileSync(new URL('../../samples/worlds/remote_monitoring_admissions.json', import.meta.url), 'utf8')) as WorldSpec;
     const steps = ruleNextSteps({
       world,
-      problems: [{ pointer: '/steps/1/duration', message: 'must be greater than 0' }],
+      problems: [
+        { pointer: '/steps/1/duration', message: 'must be greater than 0' },
+        { pointer: '/steps/2/renege_to', message: 'renege_to needs renege_after (the maximum wait) or patience' },
+      ],
       questions: [],
       filled: {
         beds: { value: 5, unit: 'count', source: { kind: 'assumption', rationale: 'declared' } },
@@ -78,6 +83,8 @@ describe("an authoring checkpoint's next steps", () => {
     });
     const messages = steps.map((step) => step.message);
     expect(messages).toContain('Step 2, duration: must be greater than 0');
+    // a problem the checker words: the step by its name, what to change, no field name
+    expect(messages).toContain('“Admission”: patients who give up waiting need a maximum wait or a patience time.');
     expect(messages.find((m) => m.startsWith('Remote monitoring: '))).toMatch(/ \(22%\) rests on an assumption: cite a measurement or a reference for it\.$/);
     expect(messages.some((m) => / \(5\) rests on an assumption/.test(m))).toBe(true);
     expect(messages.find((m) => m.includes('time window'))).toMatch(
@@ -125,5 +132,94 @@ describe("the run screen's words (web/src/world/model.ts)", () => {
     expect(shownWebInterval(0.2, 3.2, 'hours')).toEqual({ low: 0.2, high: 3.2, clipped: false });
     expect(shownWebInterval(null, null, 'hours')).toEqual({ low: null, high: null, clipped: false });
     expect(FEW_REPETITIONS).toBe('too few repetitions to say more precisely');
+  });
+});
+
+describe('what was still waiting when the simulation ended (web/src/world/model.ts)', () => {
+  it('is said beside a time or a queue, in patients, and not beside a count or a share of busy time', () => {
+    expect(stillWaitingWords('queue_length', 12)).toBe('On average 12 patients were still waiting in this queue when the simulation ended.');
+    expect(stillWaitingWords('queue_length', 1)).toBe('On average 1 patient was still waiting in this queue when the simulation ended.');
+    expect(stillWaitingWords('time_between', 3.4)).toBe('On average about 3 patients had started this time but not finished it when the simulation ended.');
+    // fewer than half a patient on average is none
+    expect(stillWaitingWords('time_between', 0.2)).toBeNull();
+    // beside a count it is the people anywhere in the model, beside utilisation another queue: nothing a reader can use
+    expect(stillWaitingWords('count', 40)).toBeNull();
+    expect(stillWaitingWords('utilisation', 5)).toBeNull();
+    // nothing left over is not news
+    expect(stillWaitingWords('queue_length', 0)).toBeNull();
+    expect(stillWaitingWords('time_between', null)).toBeNull();
+  });
+});
+
+describe("the model checker's problems in words (domain/simulation/problemWords.ts)", () => {
+  const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../samples/worlds/${name}.json`, import.meta.url), 'utf8')) as WorldSpec;
+  /** The GP triage sample with one change made to it, and what the checker says about the result. */
+  const problemsOf = (change: (world: WorldSpec & { steps: Array<Record<string, unknown>> }) => void) => {
+    const world = sample('gp_triage_digital_front_door') as WorldSpec & { steps: Array<Record<string, unknown>> };
+    change(world);
+    return { world, problems: validateWorld(world).problems };
+  };
+
+  it('names the step by its name and says what to change, without a field name', () => {
+    const { world, problems } = problemsOf((w) => {
+      delete w.steps[0]!.renege_after;
+    });
+    const renege = problems.find((p) => p.pointer === '/steps/0/renege_to')!;
+    // the API's problem keeps its pointer and its message for developers
+    expect(renege.message).toBe('renege_to needs renege_after (the maximum wait) or patience');
+    expect(problemSentence(world, renege)).toBe('“Navigator triage”: patients who give up waiting need a maximum wait or a patience time.');
+    const web = problemText(world as never, renege);
+    expect(web).toBe('“Navigator triage”: patients who give up waiting need a maximum wait or a patience time.');
+  });
+
+  it('names resources by their labels and steps that a pointer leads to', () => {
+    const { world, problems } = problemsOf((w) => {
+      w.steps[0]!.resource = 'receptionist';
+      w.steps[0]!.next = 'nowhere';
+    });
+    const sentences = problems.map((p) => problemSentence(world, p));
+    expect(sentences).toContain('“Navigator triage”: uses a resource “Receptionist” that does not exist.');
+    expect(sentences).toContain('“Navigator triage”: leads to a step “Nowhere” that does not exist.');
+  });
+
+  it('leaves no field name, pointer or code in any sentence it knows, and lets the caller word the rest', () => {
+    const known = [
+      'give either renege_after (one maximum wait) or patience (a distribution), not both',
+      'pre-emption needs queue: "priority" and a priority_attribute',
+      'a priority queue needs priority_attribute (lower values are served first)',
+      "priority_attribute is set but queue is not 'priority'",
+      "attribute 'urgency_score' is not assigned by any arrival or assign step",
+      "exactly one variant must have role 'baseline' (found 2)",
+      "at least one variant must have role 'treatment'",
+      "unit mismatch: setting 'mean_wait' is in 'per_hour' but this field needs a time unit (minutes, hours, days)",
+      'min_size must not exceed max_size',
+      "branch probabilities of step 'triage' sum to 0.9, not 1",
+      "step 'gave_up' never leads to an exit",
+      "an entity that seizes 'bed' here can leave the system before a release of 'bed'",
+      'end_hour must be after start_hour',
+      "unit 'count' does not match denominator 'arrival' (expected 'count_per_arrival')",
+    ];
+    for (const message of known) {
+      const words = problemWords(message);
+      expect(words, message).not.toBeNull();
+      expect(words, message).not.toMatch(TECHNICAL);
+      expect(words, message).not.toMatch(/'[a-z_]+'|\bentity\b|\bseize|\brenege|\bbaseline'|\bdenominator\b/);
+    }
+    expect(problemWords("branch probabilities of step 'triage' sum to 0.9, not 1")).toBe('the chances of the branches of “Triage” add up to 90%, not 100%');
+    expect(problemWords('must be greater than 0')).toBeNull();
+    // a variant's own steps: the same words, the variant named by the problem's place
+    const treated = sample('gp_triage_digital_front_door');
+    const variant_problem = {
+      pointer: '/variants/1/structure',
+      message:
+        "under variant 'treatment' (its steps in order: the written steps as changed, then the added ones), /steps/0/renege_to: renege_to needs renege_after (the maximum wait) or patience",
+    };
+    expect(problemSentence(treated, variant_problem)).toBe(
+      `The variant “${treated.variants[1]!.label}”: in this variant's own steps, patients who give up waiting need a maximum wait or a patience time.`,
+    );
+    expect(
+      problemWords("under variant 'with_app' (its steps in order: the written steps as changed, then the added ones), /steps/0: must be greater than 0"),
+    ).toBeNull();
+    expect(problemText(null, { pointer: '/horizon', message: 'must be greater than 0' })).toBe('Simulated period: must be greater than 0');
   });
 });

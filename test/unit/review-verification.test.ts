@@ -245,7 +245,7 @@ describe('offline heuristics', () => {
     expect(need.questions[0]).toBe(
       'How many people in the intended setting are affected by the problem (“heart failure patients are readmitted to hospital within 30 days of discharge”), and how often?',
     );
-    expect(need.summary).toMatch(/^Heuristic draft \(no AI model\) about the problem \(“heart failure [^”]*discharge”\), at the idea stage: Is there/);
+    expect(need.summary).toMatch(/^Heuristic draft \(no AI model\) about the problem \(“heart failure [^”]*discharge”\), at the idea stage: is there/);
     const texts = draft.dimensions.flatMap((d) => [d.summary, ...d.questions, ...d.next_experiments]);
     expect(texts.filter((text) => /[.!?][,.;:]|\(s\)|\{topic\}/.test(text))).toEqual([]);
     expect(topicWords({ topic: 'A remote monitoring app!  ', problem: null }, 120)).toBe('the idea (“A remote monitoring app”)');

@@ -143,6 +143,15 @@ describe('findings and export', () => {
     const html = strFromU8(unzipped['report.html']!);
     expect(html).toContain('<svg');
     expect(html).toContain('Synthetic results');
+    // "still waiting at the end" only beside a time or a queue: beside a count or utilisation the cell is empty
+    const lastCells = (kind: string) => {
+      const measure = world.measured.find((m) => m.kind === kind)!;
+      const section = html.slice(html.indexOf(`<h2>${measure.label ?? measure.id} `));
+      return [...section.slice(0, section.indexOf('</section>')).matchAll(/<td>([^<]*)<\/td><\/tr>/g)].map((m) => m[1]);
+    };
+    for (const kind of ['count', 'utilisation'].filter((k) => world.measured.some((m) => m.kind === k)))
+      expect(lastCells(kind), kind).toEqual(world.variants.map(() => '—'));
+    expect(lastCells('time_between').every((cell) => cell !== '—')).toBe(true);
     expect(strFromU8(unzipped['events.csv']!).split('\n').length).toBeGreaterThan(100);
   });
 });

@@ -103,6 +103,9 @@ export function plainText(text: string): string {
   return out.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, (name) => name.replaceAll('_', ' ')).trim();
 }
 
+/** Words placed inside a sentence (after a colon, a label): the first letter lower-cased unless it starts an acronym ("GP appointments"). */
+export const inSentence = (words: string) => (/^[A-Z][a-z]/.test(words) ? words.charAt(0).toLowerCase() + words.slice(1) : words);
+
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.envelope.message;
   return error instanceof Error ? error.message : String(error);
@@ -333,10 +336,31 @@ export function Pager({ offset, next, onPage, limit }: { offset: number; next: n
   );
 }
 
-/** The header's credit balance: what the organization can spend now, read again on each new screen. */
+// ---------- the header's balance, read again when something on a screen changed it ----------
+const balanceListeners = new Set<() => void>();
+/** Tells the header the balance may have changed: a purchase paid, a code redeemed, a run, review or AI step ended. */
+export function balanceChanged(): void {
+  for (const listener of balanceListeners) listener();
+}
+/** Calls balanceChanged when `status` moves on from a value already seen (not when it is first read). */
+export function useBalanceChangedOn(status: string | undefined): void {
+  const seen = useRef(status);
+  useEffect(() => {
+    if (seen.current !== undefined && status !== undefined && seen.current !== status) balanceChanged();
+    if (status !== undefined) seen.current = status;
+  }, [status]);
+}
+
+/** The header's credit balance: what the organization can spend now, read again on each new screen and when it changes. */
 export function CreditBalance({ org_id }: { org_id: string }) {
   const { path } = useLocation();
-  const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id, path]);
+  const [changes, setChanges] = useState(0);
+  useEffect(() => {
+    const listener = () => setChanges((n) => n + 1);
+    balanceListeners.add(listener);
+    return () => void balanceListeners.delete(listener);
+  }, []);
+  const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id, path, changes]);
   if (!credits.value) return null;
   return (
     <Link to="/settings" className="credits">

@@ -5,7 +5,25 @@
 import { useState } from 'react';
 import { type AuthoringSession, type Checkpoint, type IntakeRevisionListItem, type Page, type ValueSource, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, Area, Choice, ErrorBanner, Field, Link, Status, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
+import {
+  Action,
+  Area,
+  Choice,
+  ErrorBanner,
+  Field,
+  Link,
+  Status,
+  formatDate,
+  formatNumber,
+  inSentence,
+  navigate,
+  plainText,
+  useAction,
+  useBalanceChangedOn,
+  useLoad,
+} from '../ui.tsx';
+import { type WorldNames, problemSentence } from '../../../domain/simulation/problemWords.ts';
+import { stillWaitingWords } from '../world/model.ts';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
 const SAMPLES = import.meta.glob<{ default: unknown }>('../../../samples/worlds/*.json');
@@ -187,6 +205,12 @@ function sentence(text: string, n?: Names): string {
   return plainText(text);
 }
 
+/** A model problem: a setting still to be given as its question, else the step by its name and what to change, in words. */
+function problemLine(checkpoint: Checkpoint, problem: { pointer: string; message: string }, n: Names): string {
+  if (/refers to setting '.+?', which does not exist/.test(problem.message)) return sentence(problem.message, n);
+  return problemSentence(checkpoint.world.spec as WorldNames, problem) ?? sentence(problem.message, n);
+}
+
 /** A value as a person reads it: numbers with separators, units in words, anything structured as "changed". */
 const show = (value: unknown) =>
   value === null || value === undefined
@@ -200,9 +224,6 @@ const show = (value: unknown) =>
         : typeof value === 'object'
           ? 'changed'
           : sentence(String(value));
-
-/** A name inside a sentence: its first letter lower-cased unless it starts an acronym ("GP appointments"). */
-const inSentence = (name: string) => (/^[A-Z][a-z]/.test(name) ? name.charAt(0).toLowerCase() + name.slice(1) : name);
 
 /** A measure's coverage in the quick test run: as it is, as it became, as it was. */
 const COVERAGE: Record<string, { now: string; became: string; was: string }> = {
@@ -477,17 +498,24 @@ const MEASURED_AS: Record<string, string> = {
 const measuredAs = (m: Checkpoint['world']['measured'][number]) =>
   MEASURED_AS[m.unit] ?? `in ${unitWords(m.unit)}${m.denominator === 'entity' ? ', per patient' : ''}`;
 
+/** Beside a time or a queue, what the trial run left unfinished at its end; nothing beside a count or a share of busy time. */
+const stillWaiting = (m: Checkpoint['world']['measured'][number]) => stillWaitingWords(m.kind, m.reported_beside.still_waiting_at_end_mean);
+
 function Measured({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
   return (
     <ul>
       {checkpoint.world.measured.map((m) => (
-        <li key={m.measure_id}>
+        <li key={m.measure_id} data-testid="measured">
           <strong>{n.measure(m.measure_id)}</strong> <span data-testid="coverage">{COVERAGE[m.coverage]?.now ?? plainText(m.coverage)}</span>;{' '}
           <span className="small">
-            {measuredAs(m)}, from {formatNumber(m.time_window.start)} to {formatNumber(m.time_window.end)} {unitWords(m.time_window.unit)}
-            {m.reported_beside.still_waiting_at_end_mean !== null && `; still waiting at the end: ${formatNumber(m.reported_beside.still_waiting_at_end_mean)}`}
-            {m.reported_beside.censored_count !== null && `; not finished by the end: ${formatNumber(m.reported_beside.censored_count)}`}
+            {measuredAs(m)}, from {formatNumber(m.time_window.start)} to {formatNumber(m.time_window.end)} {unitWords(m.time_window.unit)}.
           </span>
+          {stillWaiting(m) && (
+            <span className="small" data-testid="still-waiting">
+              {' '}
+              {stillWaiting(m)}
+            </span>
+          )}
         </li>
       ))}
     </ul>
@@ -528,7 +556,9 @@ function CheckpointView({ checkpoint, n }: { checkpoint: Checkpoint; n: Names })
       ) : (
         <ul>
           {checkpoint.validation.problems.map((p) => (
-            <li key={`${p.pointer}:${p.message}`}>{sentence(p.message, n)}</li>
+            <li key={`${p.pointer}:${p.message}`} data-testid="model-problem">
+              {problemLine(checkpoint, p, n)}
+            </li>
           ))}
         </ul>
       )}
@@ -611,6 +641,8 @@ function useAuthoringSession(session_id: string) {
     session.setValue(next);
     if (next.status === 'drafting') session.reload();
   };
+  // an AI step is charged when it ends: the header's balance follows
+  useBalanceChangedOn(session.value?.status);
   return { session, onStep };
 }
 

@@ -4,7 +4,7 @@
 // session, does.
 import { type Checkout, type Pack, type Packs, type Purchase, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, ErrorBanner, Link, Status, formatDate, formatNumber, useAction, useLoad, useLocation, useSession } from '../ui.tsx';
+import { Action, ErrorBanner, Link, Status, formatDate, formatNumber, useAction, useBalanceChangedOn, useLoad, useLocation, useSession } from '../ui.tsx';
 
 /** How often a pending purchase is read again while the page is open. */
 const PURCHASE_POLL_MS = 2000;
@@ -142,6 +142,8 @@ export function PurchasePage({ intent_id }: { intent_id?: string }) {
     until: (p) => p.status !== 'pending',
   });
   const recheck = useAction(async () => purchase.reload());
+  // a purchase completed (or refunded) while the page is open changes the header's balance
+  useBalanceChangedOn(purchase.value?.status);
   if (!id) {
     return (
       <>

@@ -7,7 +7,7 @@ import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { ApiError, type Draft, type DroppedCitation, type IntakeRevision, type Plan, TERMINAL_DRAFT, api } from '../api.ts';
 import { type JsonSchema, SchemaField, problemsByPath } from '../schemaForm.tsx';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, Area, ErrorBanner, Link, formatDate, formatNumber, navigate, useAction, useLoad } from '../ui.tsx';
+import { Action, Area, ErrorBanner, Link, formatDate, formatNumber, navigate, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 
 type Citation = { source_id: string; line_start: number; line_end: number; quote: string };
 type Statement = { text: string; provenance: 'user_declared'; citations: Citation[] };
@@ -668,6 +668,8 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
   const [confirmed, setConfirmed] = useState<IntakeRevision | null>(null);
   const sources = useSourceTexts(draft.value?.status === 'succeeded' ? draft.value.source_ids : []);
   const d = draft.value;
+  // drafting with the AI is charged when it ends: the header's balance follows
+  useBalanceChangedOn(d?.status);
   return (
     <>
       <p className="crumbs">

@@ -5,7 +5,7 @@
 import type { ReactNode } from 'react';
 import { type ConceptReview, type EvidenceClaim, type Review, TERMINAL_REVIEW, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useLoad } from '../ui.tsx';
+import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 
 const STATES = ['queued', 'searching', 'drafting', 'verifying', 'succeeded'];
 const STATE_NAMES: Record<string, string> = { queued: 'Waiting', searching: 'Searching', drafting: 'Drafting', verifying: 'Checking', succeeded: 'Done' };
@@ -87,6 +87,12 @@ const EXCLUSIONS: Record<string, string> = {
   retraction_notice: 'A retraction notice, not a study, so it is not used as evidence.',
 };
 
+/** A record's note ("correction published: …") as a sentence of its own after the full-text sentence. */
+const noteSentence = (note: string) => {
+  const text = plainText(note);
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.?!]$/.test(text) ? '' : '.'}`;
+};
+
 function Literature({ doc }: { doc: ConceptReview }) {
   const lit = doc.literature;
   const included = lit.records.filter((r) => r.status === 'included');
@@ -106,7 +112,7 @@ function Literature({ doc }: { doc: ConceptReview }) {
               {r.full_text === 'read'
                 ? 'Full text read; quotes were checked against it.'
                 : 'Full text not openly available; quotes could not be checked against it.'}
-              {r.notes.length > 0 && ` ${r.notes.map(plainText).join('; ')}`}
+              {r.notes.length > 0 && ` ${r.notes.map(noteSentence).join(' ')}`}
             </p>
           </li>
         ))}
@@ -270,6 +276,8 @@ export function ReviewPage({ review_id }: { review_id: string }) {
     review.reload();
   });
   const r = review.value;
+  // a review holds credits while it works and is charged when it ends: the header's balance follows
+  useBalanceChangedOn(r?.status);
   const doc = r?.review;
   return (
     <>

@@ -18,7 +18,7 @@ import {
   api,
 } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, Link, Pager, formatDate, useAction, useLoad } from '../ui.tsx';
+import { Action, Link, Pager, formatDate, inSentence, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 import {
   FEW_REPETITIONS,
   type World,
@@ -58,7 +58,7 @@ function ComparisonLine({ world, metric }: { world: World | undefined; metric: M
   return (
     <p className="comparison">
       <strong>
-        {variantName(world, metric.treatment_variant_id)} compared with {variantName(world, metric.baseline_variant_id)}:{' '}
+        {variantName(world, metric.treatment_variant_id)} compared with {inSentence(variantName(world, metric.baseline_variant_id))}:{' '}
         {formatMeasure(metric.mean_difference, metric.unit, { sign: true, difference: true })}
       </strong>{' '}
       (95% interval {formatMeasure(low, metric.unit, { sign: true, difference: true })} to {formatMeasure(high, metric.unit, { sign: true, difference: true })},{' '}
@@ -106,7 +106,8 @@ function MeasureSection({
       {comparisons.length > 0 && (
         <figure className="chart" data-testid="differences-chart">
           <figcaption className="small muted">
-            Difference from {variantName(world, comparisons[0]!.baseline_variant_id)}: dot the mean, bar the 95% interval; the dark line is no difference.
+            Difference from {inSentence(variantName(world, comparisons[0]!.baseline_variant_id))}: dot the mean, bar the 95% interval; the dark line is no
+            difference.
           </figcaption>
           <RangePlot
             label={`${name}: difference from the baseline with 95% intervals`}
@@ -191,8 +192,8 @@ function Costs({ world, report }: { world: World | undefined; report: CostReport
         .filter((v) => v.undefined_reasons.length > 0)
         .map((v) => (
           <p key={v.variant_id} className="warning">
-            The cost of {variantName(world, v.variant_id)} is not known at every level: {v.undefined_reasons.map((r) => plainText(r, world ?? null)).join('; ')}
-            .
+            The cost of {inSentence(variantName(world, v.variant_id))} is not known at every level:{' '}
+            {v.undefined_reasons.map((r) => plainText(r, world ?? null)).join('; ')}.
           </p>
         ))}
     </>
@@ -326,6 +327,8 @@ function Progress({ run, variants }: { run: Run; variants: number }) {
 export default function RunPage({ run_id }: { run_id: string }) {
   const run = useLoad(() => api<Run>('GET', `/v1/runs/${run_id}`), [run_id], { ms: 1000, until: (r) => TERMINAL_RUN.includes(r.status) });
   const r = run.value;
+  // a run holds credits while it works and is charged when it ends: the header's balance follows
+  useBalanceChangedOn(r?.status);
   const revision = useLoad(async () => (r ? api<WorldRevision>('GET', `/v1/world-revisions/${r.world_revision_id}`) : null), [r?.world_revision_id]);
   const world = revision.value && isWorld(revision.value.world) ? revision.value.world : undefined;
   const cancel = useAction(async () => {

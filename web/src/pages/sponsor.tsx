@@ -14,7 +14,23 @@ import {
   type Redemption,
   api,
 } from '../api.ts';
-import { Action, Choice, ErrorBanner, Field, Link, Pager, Status, formatDate, formatNumber, navigate, useAction, useLoad, useSession } from '../ui.tsx';
+import {
+  Action,
+  Choice,
+  ErrorBanner,
+  Field,
+  Link,
+  Pager,
+  Status,
+  balanceChanged,
+  formatDate,
+  formatNumber,
+  inSentence,
+  navigate,
+  useAction,
+  useLoad,
+  useSession,
+} from '../ui.tsx';
 import { TechnicalDetails } from '../technical.tsx';
 import { PackList, useCheckout } from './billing.tsx';
 
@@ -27,6 +43,7 @@ function Redeem() {
   const redeem = useAction(async () => {
     const result = await api<Redemption>('POST', '/v1/sponsors/redeem', { body: { org_id, code: code.trim() }, idempotent: true });
     setCode('');
+    balanceChanged();
     return result;
   });
   const [result, setResult] = useState<{ program_name: string; status: string } | null>(null);
@@ -53,10 +70,8 @@ function Redeem() {
       {result && (
         <div role="status">
           <p className="ok">
-            Enrolled in {result.program_name}: <Status value={result.status} />{' '}
-            {result.status === 'pending'
-              ? 'the sponsor decides on your enrollment; no credits are issued until then.'
-              : 'credits are allocated by the sponsor.'}
+            <Status value={result.status} /> Enrolled in {result.program_name}.{' '}
+            {result.status === 'pending' ? 'The sponsor decides on your enrollment; no credits are issued until then.' : 'The sponsor allocates your credits.'}
           </p>
           <p className="muted small">The sponsor approves and allocates by your organization's reference: give it to them from the details below.</p>
           <TechnicalDetails summary="Your organization's reference, for the sponsor">
@@ -192,7 +207,7 @@ function Report({ program_id }: { program_id: string }) {
         <>
           {r.suppressed && (
             <p className="muted" role="note">
-              Usage is not shown: {r.reason}
+              Usage is not shown: {inSentence(r.reason ?? '')}
             </p>
           )}
           <dl className="stats">
@@ -347,7 +362,8 @@ function DecideEnrollment({ program_id }: { program_id: string }) {
       {decided && (
         <div role="status">
           <p>
-            The organization's enrollment is now <Status value={decided.status} /> (approval issues no credits; allocate them below).
+            The organization's enrollment is now {decided.status.replaceAll('_', ' ')}
+            {decided.status === 'active' ? ': approval issues no credits; allocate them below.' : '.'}
           </p>
           <TechnicalDetails summary="Technical details of the decision">
             <p>Organization {decided.org_id}</p>

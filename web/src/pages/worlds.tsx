@@ -19,8 +19,8 @@ import {
   humanize,
   isWorld,
   measureName,
-  placeInWords,
   plainText,
+  problemText,
   settingName,
   unitWords,
 } from '../world/model.ts';
@@ -102,7 +102,7 @@ function ProblemList({ problems, world, onSelect }: { problems: Problem[]; world
           const stepId = step && world ? world.steps[Number(step[1])]?.id : undefined;
           return (
             <li key={`${p.pointer}:${p.message}`}>
-              <strong>{placeInWords(world, p.pointer)}</strong>: {plainText(p.message, world)}{' '}
+              {problemText(world, p)}{' '}
               {stepId && (
                 <button type="button" className="link-button" onClick={() => onSelect({ kind: 'step', id: stepId })}>
                   Show this step

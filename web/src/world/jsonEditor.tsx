@@ -10,7 +10,7 @@ import { getJsonPointers, jsonCompletion, stateExtensions } from 'codemirror-jso
 import type { JSONSchema7 } from 'json-schema';
 import { useEffect, useRef } from 'react';
 import { type WorldValidation, api } from '../api.ts';
-import { type World, placeInWords, plainText } from './model.ts';
+import { type World, placeInWords, problemText } from './model.ts';
 
 export type Problem = WorldValidation['problems'][number];
 /** How long typing pauses before the service checks the document again. */
@@ -49,7 +49,12 @@ function serviceLinter(onProblems: (problems: Problem[] | null) => void) {
       onProblems(result.problems);
       return result.problems.map((problem): Diagnostic => {
         const range = rangeOfPointer(view.state, problem.pointer);
-        return { ...range, severity: 'error', source: placeInWords(world as World, problem.pointer), message: plainText(problem.message, world as World) };
+        return {
+          ...range,
+          severity: 'error',
+          source: placeInWords(world as World, problem.pointer),
+          message: problemText(world as World, { message: problem.message }),
+        };
       });
     },
     { delay: LINT_DELAY_MS },

@@ -2,6 +2,7 @@
 // units, the pathway as a graph (arrivals → steps → exits, resources on the steps) and each JSON pointer of a
 // problem as a place in words. The app has no generated type for the world (the API publishes its JSON Schema), so
 // the shape is kept loosely here: the validator on the server is the judge.
+import { problemSentence } from '../../../domain/simulation/problemWords.ts';
 
 export type Parameter = number | { setting: string };
 export type Distribution = { dist: string; [field: string]: unknown };
@@ -140,6 +141,22 @@ export function repetitionsWords(completed: number, requested: number, variants:
 /** How many repetitions a comparison rests on: baseline and treatment run under the same conditions, pair by pair. */
 export function pairsWords(pairs: number): string {
   return `from ${formatNumber(pairs)} ${pairs === 1 ? 'pair' : 'pairs'} of repetitions run under the same conditions`;
+}
+
+/**
+ * What was still waiting when the simulation ended, beside a measure, as a sentence (a mean over repetitions), or null
+ * where it says nothing about the measure. The engine reports it for every measure, but it means: for a time measure,
+ * the patients whose time had not ended (left out of or cut at the end of the average); for a queue, the patients
+ * still in it. Beside a count or a share of busy time it is the people in the model or another queue: not shown.
+ */
+export function stillWaitingWords(kind: string, mean: number | null): string | null {
+  // fewer than half a patient on average rounds to none: nothing a reader needs told
+  if (mean === null || !(mean >= 0.5) || (kind !== 'time_between' && kind !== 'queue_length')) return null;
+  const count = Math.round(mean);
+  const who = `${Number.isInteger(mean) ? '' : 'about '}${formatNumber(count)} ${count === 1 ? 'patient' : 'patients'}`;
+  return kind === 'time_between'
+    ? `On average ${who} had started this time but not finished it when the simulation ended.`
+    : `On average ${who} ${count === 1 ? 'was' : 'were'} still waiting in this queue when the simulation ended.`;
 }
 
 const AXIS_UNITS: Record<string, string> = { minutes: ' min', hours: ' h', days: ' days' };
@@ -307,6 +324,15 @@ const COLLECTIONS: Record<string, { one: string; name?: (world: World, index: nu
   settings: { one: 'setting' },
 };
 
+/** The world's own numbers by the names the editor's form gives them. */
+const WORLD_FIELDS: Record<string, string> = {
+  horizon: 'Simulated period',
+  warm_up: 'Warm-up',
+  replications: 'Repetitions per variant',
+  time_unit: 'Time unit',
+  seed: 'Random seed',
+};
+
 /** "/steps/2/duration/mean" → "Step “Admission”: duration, mean". */
 export function placeInWords(world: World | null, pointer: string): string {
   const parts = pointer
@@ -315,6 +341,7 @@ export function placeInWords(world: World | null, pointer: string): string {
     .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (parts.length === 0) return 'The world';
   const [head, second, ...rest] = parts;
+  if (parts.length === 1 && WORLD_FIELDS[head!]) return WORLD_FIELDS[head!]!;
   const collection = COLLECTIONS[head!];
   if (collection && second !== undefined) {
     const index = Number(second);
@@ -344,6 +371,18 @@ export function plainText(message: string, world: World | null = null): string {
     .replace(/\bmust be <= /g, 'must be at most ')
     .replace(/\bmust be > /g, 'must be more than ')
     .replace(/\bmust be < /g, 'must be less than ');
+}
+
+/**
+ * A model problem as a person reads it: the step (or other part) by its name and what to change in words, from the
+ * checker's own sentences (domain/simulation/problemWords.ts); a message it does not know keeps its place and is read
+ * as words. The pointer and the message as sent stay in the technical details.
+ */
+export function problemText(world: World | null, problem: { pointer?: string; message: string }): string {
+  const known = problemSentence(world, { pointer: problem.pointer ?? '', message: problem.message });
+  if (known) return known;
+  const text = plainText(problem.message, world);
+  return problem.pointer === undefined ? text : `${placeInWords(world, problem.pointer)}: ${text}`;
 }
 
 /** A copy of the world with one step replaced. */

@@ -3,7 +3,7 @@
 // message go in the technical details, for support.
 import { ApiError } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { type World, placeInWords, plainText } from './model.ts';
+import { type World, plainText, problemText } from './model.ts';
 
 const SENTENCES: Record<string, string> = {
   UNAUTHENTICATED: 'You are signed out. Sign in again and retry.',
@@ -34,10 +34,7 @@ export function PlainError({ error, world = null, lead }: { error: unknown; worl
       {details.length > 0 && (
         <ul>
           {details.slice(0, 20).map((d) => (
-            <li key={`${d.path ?? d.pointer}:${d.message}`}>
-              {d.path || d.pointer ? <strong>{placeInWords(world, (d.path ?? d.pointer)!)}: </strong> : null}
-              {plainText(d.message, world)}
-            </li>
+            <li key={`${d.path ?? d.pointer}:${d.message}`}>{problemText(world, { pointer: (d.path ?? d.pointer) || undefined, message: d.message })}</li>
           ))}
         </ul>
       )}
