@@ -349,7 +349,8 @@ describe('runs to the end', () => {
 
 describe('cancel', () => {
   it('ends canceled, settles the work done, and a late worker completion does not overwrite it', async () => {
-    const world = queueWorld({ servers: 5, arrivals_per_minute: 4, mean_service_minutes: 1, horizon_minutes: 150_000, replications: 100 });
+    // 1.2 B events (1.2 M per replication): some 20 s on both cores at the engine's fastest, so the cancel arrives mid-way.
+    const world = queueWorld({ servers: 5, arrivals_per_minute: 4, mean_service_minutes: 1, horizon_minutes: 150_000, replications: 500 });
     const wrev = await saveWorld(world);
     const quote = (await estimate(wrev, 1_000_000)).body;
     const before = await available(owner);
