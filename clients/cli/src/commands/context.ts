@@ -5,11 +5,11 @@ import { createInterface } from 'node:readline/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import ora from 'ora';
-import { type ApiResult, type CrucibleClient, createCrucibleClient, SDK_VERSION, unwrapAs } from '../../../sdk/src/index.ts';
+import { type ApiResult, CrucibleApiError, type CrucibleClient, createCrucibleClient, SDK_VERSION, unwrap, unwrapAs } from '../../../sdk/src/index.ts';
 import { readStored, resolveBaseUrl, resolveToken } from '../credentials.ts';
 import { AuthenticationError, EXIT, UsageError } from '../exit.ts';
 import { type Printer, printer } from '../output.ts';
-import { retryTemporary } from '../retry.ts';
+import { createOnce, retryTemporary } from '../retry.ts';
 
 export type Any = Record<string, any>;
 export type Global = { url?: string; json?: boolean };
@@ -43,7 +43,29 @@ export function commandContext(program: Command, exit: ExitState): CommandContex
 function clientFor(global: Global, require_token: boolean): CrucibleClient {
   const token = resolveToken();
   if (require_token && !token) throw new AuthenticationError('No token: set CRUCIBLE_TOKEN or run `crucible login`.');
-  return createCrucibleClient({ baseUrl: resolveBaseUrl(global.url), getToken: () => token, userAgent: `crucible-cli/${SDK_VERSION}` });
+  return withKeyedRetries(createCrucibleClient({ baseUrl: resolveBaseUrl(global.url), getToken: () => token, userAgent: `crucible-cli/${SDK_VERSION}` }));
+}
+
+/**
+ * Every command's client: a POST carrying an Idempotency-Key is repeated on a temporary failure (createOnce: a replay
+ * answers the first result), one without a key is sent once. Done here once, so no command can forget it.
+ */
+function withKeyedRetries(client: CrucibleClient): CrucibleClient {
+  const post = client.POST as unknown as Untyped;
+  const POST: Untyped = async (path, options) => {
+    let last: ApiResult<unknown> | undefined;
+    try {
+      return await createOnce(options?.idempotencyKey, async () => {
+        last = await post(path, options);
+        // A failed answer is thrown so createOnce can judge it; the last one is what the caller gets back.
+        return last.ok ? last : unwrap(last);
+      });
+    } catch (error) {
+      if (error instanceof CrucibleApiError && last && !last.ok) return last;
+      throw error;
+    }
+  };
+  return { ...client, POST: POST as unknown as CrucibleClient['POST'] };
 }
 
 /** Calls to paths the bundled document may not list yet (authoring sessions while they are in beta). */

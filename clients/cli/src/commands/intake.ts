@@ -7,7 +7,6 @@ import { UsageError } from '../exit.ts';
 import { fields, table } from '../output.ts';
 import { projectSourceIds } from '../sources.ts';
 import { type Any, type CommandContext, orgOf, readJsonFile, waitOptions, waitToEnd } from './context.ts';
-import { createOnce } from '../retry.ts';
 
 export function registerIntake(program: Command, context: CommandContext): void {
   extract(program, context);
@@ -83,14 +82,12 @@ function draft(intake: Command, context: CommandContext): void {
     // No --source: every processed source of the project (the API's request names them).
     const body: Any = { source_ids: o.source ?? (await projectSourceIds(client, o.project)) };
     if (o.byokProvider) body.byok_provider = o.byokProvider;
-    let draft = await createOnce(o.idempotencyKey, async () =>
-      unwrapAs<Any>(
-        await client.POST('/v1/projects/{project_id}/intakes/parse', {
-          path: { project_id: o.project },
-          body: body as never,
-          idempotencyKey: o.idempotencyKey,
-        }),
-      ),
+    let draft = unwrapAs<Any>(
+      await client.POST('/v1/projects/{project_id}/intakes/parse', {
+        path: { project_id: o.project },
+        body: body as never,
+        idempotencyKey: o.idempotencyKey,
+      }),
     );
     if (o.wait) {
       const id = draft.id;
@@ -125,14 +122,12 @@ function confirm(intake: Command, context: CommandContext): void {
       if (!o.draft && !o.spec) throw new UsageError('--draft or --spec is needed');
       let spec = o.spec ? readJsonFile(o.spec) : undefined;
       if (!spec) spec = (await readDraft(client, o.draft)).spec;
-      const confirmed = await createOnce(o.idempotencyKey, async () =>
-        unwrapAs<Any>(
-          await client.POST('/v1/projects/{project_id}/intakes', {
-            path: { project_id: o.project },
-            body: { spec, ...(o.draft ? { draft_id: o.draft } : {}) } as never,
-            idempotencyKey: o.idempotencyKey,
-          }),
-        ),
+      const confirmed = unwrapAs<Any>(
+        await client.POST('/v1/projects/{project_id}/intakes', {
+          path: { project_id: o.project },
+          body: { spec, ...(o.draft ? { draft_id: o.draft } : {}) } as never,
+          idempotencyKey: o.idempotencyKey,
+        }),
       );
       context.out().result(confirmed, () =>
         fields([

@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { unwrapAs } from '../../../sdk/src/index.ts';
 import { fields, table } from '../output.ts';
 import type { Any, CommandContext } from './context.ts';
-import { createOnce } from '../retry.ts';
 
 export function registerPlans(program: Command, context: CommandContext): void {
   const plan = program.command('plan').description('Evaluation plans');
@@ -12,15 +11,12 @@ export function registerPlans(program: Command, context: CommandContext): void {
     .requiredOption('--project <project_id>')
     .option('--idempotency-key <key>')
     .action(async (o: Any) => {
-      const client = context.client();
-      const created = await createOnce(o.idempotencyKey, async () =>
-        unwrapAs<Any>(
-          await client.POST('/v1/projects/{project_id}/evaluation-plans', {
-            path: { project_id: o.project },
-            body: {} as never,
-            idempotencyKey: o.idempotencyKey,
-          }),
-        ),
+      const created = unwrapAs<Any>(
+        await context.client().POST('/v1/projects/{project_id}/evaluation-plans', {
+          path: { project_id: o.project },
+          body: {} as never,
+          idempotencyKey: o.idempotencyKey,
+        }),
       );
       context.out().result(created, () =>
         [

@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { unwrap, unwrapAs } from '../../../sdk/src/index.ts';
 import { fields, table } from '../output.ts';
 import { type Any, type CommandContext, orgOf } from './context.ts';
-import { createOnce } from '../retry.ts';
 
 export function registerProjects(program: Command, context: CommandContext): void {
   const projects = program.command('projects').description('Projects');
@@ -28,9 +27,8 @@ export function registerProjects(program: Command, context: CommandContext): voi
     .option('--idempotency-key <key>')
     .action(async (o: Any) => {
       const client = context.client();
-      const org_id = await orgOf(client, o.org);
-      const project = await createOnce(o.idempotencyKey, async () =>
-        unwrap(await client.POST('/v1/projects', { body: { title: o.title, org_id }, idempotencyKey: o.idempotencyKey })),
+      const project = unwrap(
+        await client.POST('/v1/projects', { body: { title: o.title, org_id: await orgOf(client, o.org) }, idempotencyKey: o.idempotencyKey }),
       );
       context.out().result(project, () =>
         fields([

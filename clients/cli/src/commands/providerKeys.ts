@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { unwrap, unwrapAs } from '../../../sdk/src/index.ts';
 import { fields, table } from '../output.ts';
 import { type Any, type CommandContext, orgOf, promptSecret } from './context.ts';
-import { createOnce } from '../retry.ts';
 
 export function registerProviderKeys(program: Command, context: CommandContext): void {
   const keys = program.command('provider-keys').description("The organization's own AI provider keys");
@@ -45,15 +44,12 @@ function add(keys: Command, context: CommandContext): void {
     .action(async (o: Any) => {
       const client = context.client();
       const api_key = process.stdin.isTTY ? await promptSecret('API key: ') : readFileSync(0, 'utf8').trim();
-      const org_id = await orgOf(client, o.org);
-      const created = await createOnce(o.idempotencyKey, async () =>
-        unwrapAs<Any>(
-          await client.POST('/v1/orgs/{org_id}/provider-keys', {
-            path: { org_id },
-            body: { provider: o.provider, label: o.label, api_key } as never,
-            idempotencyKey: o.idempotencyKey,
-          }),
-        ),
+      const created = unwrapAs<Any>(
+        await client.POST('/v1/orgs/{org_id}/provider-keys', {
+          path: { org_id: await orgOf(client, o.org) },
+          body: { provider: o.provider, label: o.label, api_key } as never,
+          idempotencyKey: o.idempotencyKey,
+        }),
       );
       context.out().result(created, () =>
         fields([

@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { type CrucibleClient, unwrap, unwrapAs } from '../../../sdk/src/index.ts';
 import { fields, table } from '../output.ts';
 import { type Any, type CommandContext, waitOptions, waitToEnd } from './context.ts';
-import { createOnce } from '../retry.ts';
 
 function showReview(r: Any): string {
   return [
@@ -62,10 +61,8 @@ function start(review: Command, context: CommandContext): void {
     const client = context.client();
     const body: Any = { plan_id: o.plan };
     if (o.byokProvider) body.byok_provider = o.byokProvider;
-    let started = await createOnce(o.idempotencyKey, async () =>
-      unwrapAs<Any>(
-        await client.POST('/v1/projects/{project_id}/reviews', { path: { project_id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }),
-      ),
+    let started = unwrapAs<Any>(
+      await client.POST('/v1/projects/{project_id}/reviews', { path: { project_id: o.project }, body: body as never, idempotencyKey: o.idempotencyKey }),
     );
     if (o.wait) {
       const id = started.id;

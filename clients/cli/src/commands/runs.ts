@@ -5,7 +5,6 @@ import { unwrapAs } from '../../../sdk/src/index.ts';
 import { UsageError } from '../exit.ts';
 import { fields, table } from '../output.ts';
 import { type Any, type CommandContext, integer, waitOptions, waitToEnd } from './context.ts';
-import { createOnce } from '../retry.ts';
 
 function showRun(r: Any): string {
   return fields([
@@ -90,10 +89,8 @@ function create(runs: Command, context: CommandContext): void {
     .option('--idempotency-key <key>');
   waitOptions(command, 'wait for the run to end, with progress on stderr').action(async (o: Any) => {
     const client = context.client();
-    let created = await createOnce(o.idempotencyKey, async () =>
-      unwrapAs<Any>(
-        await client.POST('/v1/runs', { body: { world_revision_id: o.worldRevision, budget_limit_credits: o.budget }, idempotencyKey: o.idempotencyKey }),
-      ),
+    let created = unwrapAs<Any>(
+      await client.POST('/v1/runs', { body: { world_revision_id: o.worldRevision, budget_limit_credits: o.budget }, idempotencyKey: o.idempotencyKey }),
     );
     if (o.wait) {
       const run_id = created.run_id;

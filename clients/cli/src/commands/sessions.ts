@@ -5,7 +5,6 @@ import { unwrapAs } from '../../../sdk/src/index.ts';
 import { EXIT, openQuestions, sessionExitCode, UsageError } from '../exit.ts';
 import { fields, table } from '../output.ts';
 import { type Any, type CommandContext, integer, readJsonFile, untyped, wait_max_seconds_default, waitFor } from './context.ts';
-import { createOnce } from '../retry.ts';
 
 function showSession(s: Any): string {
   const next_steps: Any[] = Array.isArray(s.checkpoint?.next_steps) ? s.checkpoint.next_steps : [];
@@ -63,8 +62,7 @@ function stepKey(o: Any): string {
 async function postStep(context: CommandContext, session_id: string, step: string, body: () => unknown, o: Any): Promise<void> {
   const api = untyped(context.client());
   const path = `/v1/authoring-sessions/{session_id}/${step}`;
-  const [payload, key] = [body(), stepKey(o)];
-  reportSession(context, await createOnce(key, async () => unwrapAs<Any>(await api.POST(path, { path: { session_id }, body: payload, idempotencyKey: key }))));
+  reportSession(context, unwrapAs<Any>(await api.POST(path, { path: { session_id }, body: body(), idempotencyKey: stepKey(o) })));
 }
 
 async function readSession(context: CommandContext, session_id: string): Promise<Any> {
@@ -116,9 +114,12 @@ function start(sessions: Command, context: CommandContext): void {
     .addOption(new Option('--timeout <seconds>').argParser(integer('--timeout')).default(wait_max_seconds_default))
     .action(async (o: Any) => {
       const api = untyped(context.client());
-      const [payload, key] = [o.body ? readJsonFile(o.body) : {}, stepKey(o)];
-      let session = await createOnce(key, async () =>
-        unwrapAs<Any>(await api.POST('/v1/projects/{project_id}/authoring-sessions', { path: { project_id: o.project }, body: payload, idempotencyKey: key })),
+      let session = unwrapAs<Any>(
+        await api.POST('/v1/projects/{project_id}/authoring-sessions', {
+          path: { project_id: o.project },
+          body: o.body ? readJsonFile(o.body) : {},
+          idempotencyKey: stepKey(o),
+        }),
       );
       if (o.wait) {
         const id = session.id;
