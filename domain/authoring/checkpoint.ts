@@ -8,7 +8,7 @@ import type { MetricSummary } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import type { Problem } from '../simulation/validate.ts';
 import { type AuthoringDraft, clip, type Question, type Slot, type SlotValue } from './draft.ts';
-import { problemSentence } from '../simulation/problemWords.ts';
+import { isMissingSetting, problemSentence } from '../simulation/problemWords.ts';
 import { placeInWorld, settingValueWords } from '../simulation/words.ts';
 import { CONCEPT_AND_EVIDENCE_REVIEW, isToolName, SYNTHETIC_SIMULATION } from './tools.ts';
 
@@ -105,9 +105,6 @@ function slotName(world: WorldSpec, slot: string): string {
   return `${world.variants.find((variant) => variant.id === variantId)?.label ?? variantId.replaceAll('_', ' ')}: ${settingName}`;
 }
 
-/** A problem of a setting the session has not filled yet (validate.ts's wording). */
-const MISSING_SETTING = /^refers to setting '.+', which does not exist$/;
-
 /** The rule-based next steps, one family each, listed in this order. */
 const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
   ({ problems, world }) =>
@@ -117,8 +114,7 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
       source: 'rule',
       // a setting not given yet keeps its form: the app reads it as "… is not set yet: answer its question"
       message: clip(
-        (MISSING_SETTING.test(problem.message) ? null : problemSentence(world, problem)) ??
-          `${capitalFirst(placeInWorld(problem.pointer))}: ${problem.message}`,
+        (isMissingSetting(problem.message) ? null : problemSentence(world, problem)) ?? `${capitalFirst(placeInWorld(problem.pointer))}: ${problem.message}`,
         1000,
       ),
     })),

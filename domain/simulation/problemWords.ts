@@ -46,6 +46,14 @@ const FIELD_NEEDS: Record<string, string> = {
 
 const percent = (value: string) => `${Number((Number(value) * 100).toPrecision(3))}%`;
 
+/** validate.ts's problem for a setting the world does not have (an authoring session reads it as a question to answer). */
+const MISSING_SETTING = /^refers to setting '(.+)', which does not exist$/;
+
+/** Whether the problem names a setting the world does not have yet: in an authoring session, a value still to be given. */
+export function isMissingSetting(message: string): boolean {
+  return MISSING_SETTING.test(message);
+}
+
 type Rule = [RegExp, (match: string[], name: NameOf) => string];
 
 /** Each known message of validate.ts, as a pattern and its words; the first that matches the whole message wins. */
@@ -95,7 +103,7 @@ const RULES: Rule[] = [
   ],
   [/^refers to step '(.+)', which does not exist$/, ([, s], n) => `leads to a step “${n('step', s!)}” that does not exist`],
   [/^refers to resource '(.+)', which does not exist$/, ([, r], n) => `uses a resource “${n('resource', r!)}” that does not exist`],
-  [/^refers to setting '(.+)', which does not exist$/, ([, s], n) => `uses a setting “${n('setting', s!)}” that does not exist`],
+  [MISSING_SETTING, ([, s], n) => `uses a setting “${n('setting', s!)}” that does not exist`],
   [/^refers to measure '(.+)', which does not exist$/, ([, m], n) => `names a measure “${n('measure', m!)}” that does not exist`],
   [/^refers to variant '(.+)', which does not exist$/, ([, v], n) => `names a variant “${n('variant', v!)}” that does not exist`],
   [/^replaces step '(.+)', which does not exist$/, ([, s], n) => `replaces a step “${n('step', s!)}” that does not exist`],

@@ -22,7 +22,7 @@ import {
   useBalanceChangedOn,
   useLoad,
 } from '../ui.tsx';
-import { type WorldNames, problemSentence } from '../../../domain/simulation/problemWords.ts';
+import { type WorldNames, isMissingSetting, problemSentence } from '../../../domain/simulation/problemWords.ts';
 import { stillWaitingWords } from '../world/model.ts';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
@@ -207,7 +207,7 @@ function sentence(text: string, n?: Names): string {
 
 /** A model problem: a setting still to be given as its question, else the step by its name and what to change, in words. */
 function problemLine(checkpoint: Checkpoint, problem: { pointer: string; message: string }, n: Names): string {
-  if (/refers to setting '.+?', which does not exist/.test(problem.message)) return sentence(problem.message, n);
+  if (isMissingSetting(problem.message)) return sentence(problem.message, n);
   return problemSentence(checkpoint.world.spec as WorldNames, problem) ?? sentence(problem.message, n);
 }
 
