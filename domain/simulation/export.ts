@@ -3,7 +3,7 @@
 import type { Comparison, CostReport, Finding, MetricSummary, RunManifest } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
 import type { EventTrace } from './results.ts';
-import { FEW_REPETITIONS_NOTE, measureUnitWords, shownInterval } from './words.ts';
+import { FEW_REPETITIONS_NOTE, measureUnitWords, shownInterval, stillWaitingSays } from './words.ts';
 
 export type ExportInput = {
   manifest: RunManifest;
@@ -124,12 +124,6 @@ function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
-/**
- * The measures beside which "still waiting at the end" says something: a time's unfinished patients, a queue's
- * patients still in it. Beside a count it is everyone in the model, beside utilisation another queue (the CSV keeps it).
- */
-const STILL_WAITING_SAYS = new Set(['time_between', 'queue_length']);
-
 function fmt(value: number | null): string {
   return value === null ? '—' : Number(value.toPrecision(4)).toString();
 }
@@ -196,7 +190,7 @@ export function reportHtml(input: ExportInput): string {
       .filter((summary) => summary.measure_id === measure.id)
       .map(
         (s) =>
-          `<tr><td>${escapeHtml(variantLabel.get(s.variant_id) ?? s.variant_id)}</td><td>${s.n}</td><td>${fmt(s.mean)}</td><td>${intervalCell(s)}</td><td>${fmt(s.median)}</td><td>${fmt(s.p90)}</td><td>${s.censored_count}</td><td>${STILL_WAITING_SAYS.has(measure.kind) ? fmt(s.still_waiting_at_end_mean) : '—'}</td></tr>`,
+          `<tr><td>${escapeHtml(variantLabel.get(s.variant_id) ?? s.variant_id)}</td><td>${s.n}</td><td>${fmt(s.mean)}</td><td>${intervalCell(s)}</td><td>${fmt(s.median)}</td><td>${fmt(s.p90)}</td><td>${s.censored_count}</td><td>${stillWaitingSays(measure.kind) ? fmt(s.still_waiting_at_end_mean) : '—'}</td></tr>`,
       )
       .join('');
     sections.push(

@@ -93,3 +93,12 @@ export function settingValueWords(value: number, unit: string): string {
   if (unit === 'count') return figure(value);
   return `${figure(value)} ${unit.replaceAll('_', ' ')}`;
 }
+
+/**
+ * Whether "still waiting at the end" says something beside a measure of this kind: a time's unfinished patients, a
+ * queue's patients still in it. Beside a count it is everyone in the model, beside utilisation another queue (the CSV
+ * and MetricSummary keep the number for every measure). Read by the export's report and the app.
+ */
+export function stillWaitingSays(kind: string): boolean {
+  return kind === 'time_between' || kind === 'queue_length';
+}

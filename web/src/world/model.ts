@@ -3,6 +3,7 @@
 // problem as a place in words. The app has no generated type for the world (the API publishes its JSON Schema), so
 // the shape is kept loosely here: the validator on the server is the judge.
 import { problemSentence } from '../../../domain/simulation/problemWords.ts';
+import { stillWaitingSays } from '../../../domain/simulation/words.ts';
 
 export type Parameter = number | { setting: string };
 export type Distribution = { dist: string; [field: string]: unknown };
@@ -151,7 +152,7 @@ export function pairsWords(pairs: number): string {
  */
 export function stillWaitingWords(kind: string, mean: number | null): string | null {
   // fewer than half a patient on average rounds to none: nothing a reader needs told
-  if (mean === null || !(mean >= 0.5) || (kind !== 'time_between' && kind !== 'queue_length')) return null;
+  if (mean === null || !(mean >= 0.5) || !stillWaitingSays(kind)) return null;
   const count = Math.round(mean);
   const who = `${Number.isInteger(mean) ? '' : 'about '}${formatNumber(count)} ${count === 1 ? 'patient' : 'patients'}`;
   return kind === 'time_between'
