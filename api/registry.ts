@@ -121,9 +121,17 @@ export function route<
   return def as unknown as RouteDef;
 }
 
-/** Names of the path parameters of an OpenAPI-style path. */
-export function pathParameters(path: string): string[] {
-  return (path.match(/\{([a-z_]+)\}/g) ?? []).map((name) => name.slice(1, -1));
+const path_parameters = new Map<string, readonly string[]>();
+
+/** Names of the path parameters of an OpenAPI-style path (read on every request: each route's list is worked out once). */
+export function pathParameters(path: string): readonly string[] {
+  let names = path_parameters.get(path);
+  if (names === undefined) {
+    names = Object.freeze((path.match(/\{([a-z_]+)\}/g) ?? []).map((name) => name.slice(1, -1)));
+    // Only route paths are asked about (a fixed set); a stray caller cannot grow the map without bound.
+    if (path_parameters.size < 1024) path_parameters.set(path, names);
+  }
+  return names;
 }
 
 export function koaPath(path: string): string {

@@ -96,7 +96,9 @@ function convert(schema: TSchema, raw: string): unknown {
 function readQuery(ctx: Context, declared: Record<string, QueryParam>, closed: boolean): Record<string, unknown> {
   const details: ErrorDetail[] = [];
   const out: Record<string, unknown> = {};
-  for (const name of closed ? Object.keys(ctx.query) : []) {
+  // No query string (most reads): only the declared defaults and required names are looked at, without parsing one.
+  const query: Record<string, string | string[] | undefined> = ctx.querystring === '' ? {} : ctx.query;
+  for (const name of closed ? Object.keys(query) : []) {
     if (!Object.hasOwn(declared, name)) {
       const allowed = Object.keys(declared);
       details.push({
@@ -107,7 +109,7 @@ function readQuery(ctx: Context, declared: Record<string, QueryParam>, closed: b
     }
   }
   for (const [name, param] of Object.entries(declared)) {
-    const raw = ctx.query[name];
+    const raw = query[name];
     if (raw === undefined) {
       if (param.required) details.push({ path: `/query/${name}`, message: 'is required' });
       else if (param.default !== undefined) out[name] = param.default;

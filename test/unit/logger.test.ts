@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -62,5 +65,41 @@ describe('the log stream', () => {
     const [, time] = isoTime().match(shape)!;
     expect(Date.parse(time!)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(time!)).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('the log destination under a burst (sonic-boom, patched: patches/sonic-boom+4.2.1.patch)', () => {
+  it('writes every line whole and in order, in writes no larger than maxWrite, measuring each line once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crucible-log-'));
+    try {
+      const file = join(dir, 'log.ndjson');
+      const max_write = 4096;
+      const destination = pino.destination({ dest: file, sync: false, maxWrite: max_write, mkdir: true });
+      await new Promise<void>((resolve) => destination.once('ready', () => resolve()));
+      const logger = createLogger({ destination });
+      const sent: string[] = [];
+      const buffers = destination as unknown as { _bufs: string[]; _lastBufLen: number };
+      // Lines are written while the first write is still in flight (fs.write answers on a later turn), so they are
+      // gathered into buffers; multi-byte text checks the byte count, not the string length.
+      for (let index = 0; index < 5_000; index++) {
+        const path = index % 3 === 0 ? `/v1/projects/prj_${index}?q=café—✓🩺` : `/v1/runs/run_${index}`;
+        sent.push(path);
+        logger.info({ request_id: `req_${index}`, method: 'GET', path, status: 200 }, 'request');
+        const last = buffers._bufs.at(-1);
+        if (last !== undefined) expect(buffers._lastBufLen).toBe(Buffer.byteLength(last));
+      }
+      expect(buffers._bufs.length).toBeGreaterThan(1);
+      for (const buffer of buffers._bufs) expect(Buffer.byteLength(buffer)).toBeLessThanOrEqual(max_write);
+      await new Promise<void>((resolve, reject) => {
+        destination.once('close', () => resolve());
+        destination.once('error', reject);
+        destination.end();
+      });
+      const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+      expect(lines.map((line) => (JSON.parse(line) as { path: string }).path)).toEqual(sent);
+      expect(lines.map((line) => (JSON.parse(line) as { request_id: string }).request_id)).toEqual(sent.map((_, index) => `req_${index}`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
