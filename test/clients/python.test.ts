@@ -20,7 +20,7 @@ describe('the Python client', () => {
       env: { CRUCIBLE_URL: world.service.url, CRUCIBLE_TOKEN: world.token, CRUCIBLE_ORG: world.user.org_id, PYTHONDONTWRITEBYTECODE: '1' },
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/^Ran 12 tests in /m);
+    expect(result.stderr).toMatch(/^Ran 15 tests in /m);
     expect(result.stderr).toMatch(/^OK$/m);
     expect(result.stderr).toMatch(/test_paragraph_to_review .* ok/);
     expect(result.stderr).toMatch(/test_sample_world_to_run_results .* ok/);

@@ -17,8 +17,21 @@ export type RecordedRequest = {
   body: unknown;
 };
 
-/** `destroy: true` drops the connection without a reply, like a service that is down. */
-export type FakeReply = { status: number; headers?: Record<string, string>; body?: unknown; text?: string; destroy?: boolean };
+/**
+ * `destroy: true` drops the connection without a reply, like a service that is down. `hang: true` keeps the connection
+ * open and never answers; `partial: true` sends the status, the headers (with the whole body's Content-Length) and the
+ * first half of the body, then nothing more: a service stuck before or in the middle of its answer. Both end with the
+ * server.
+ */
+export type FakeReply = {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  text?: string;
+  destroy?: boolean;
+  hang?: boolean;
+  partial?: boolean;
+};
 
 export type FakeHandler = (request: RecordedRequest) => FakeReply | Promise<FakeReply>;
 
@@ -59,6 +72,7 @@ function send(response: ServerResponse, reply: FakeReply): void {
     response.socket?.destroy();
     return;
   }
+  if (reply.hang) return;
   const headers: Record<string, string> = { ...(reply.headers ?? {}) };
   let payload = '';
   if (reply.text !== undefined) {
@@ -67,6 +81,11 @@ function send(response: ServerResponse, reply: FakeReply): void {
   } else if (reply.body !== undefined) {
     payload = JSON.stringify(reply.body);
     headers['content-type'] ??= 'application/json';
+  }
+  if (reply.partial) {
+    response.writeHead(reply.status, { ...headers, 'content-length': String(Buffer.byteLength(payload)) });
+    response.write(payload.slice(0, Math.floor(payload.length / 2)));
+    return;
   }
   response.writeHead(reply.status, headers);
   response.end(payload);

@@ -16,6 +16,7 @@ import { registerSessions } from './commands/sessions.ts';
 import { registerWorlds } from './commands/worlds.ts';
 import { resolveBaseUrl, resolveToken } from './credentials.ts';
 import { EXIT, EXIT_CODES_HELP, errorExitCode } from './exit.ts';
+import { REQUEST_TIMEOUT_ENV, REQUEST_TIMEOUT_SECONDS_DEFAULT } from './timeouts.ts';
 
 /** The program with every command; the order of the groups is the order `crucible --help` lists them in. */
 export function buildProgram(exit: ExitState = { code: EXIT.ok }): Command {
@@ -24,6 +25,9 @@ export function buildProgram(exit: ExitState = { code: EXIT.ok }): Command {
     .version(SDK_VERSION)
     .addOption(new Option('--url <base_url>', 'service base URL (or CRUCIBLE_URL)'))
     .option('--json', 'print one JSON document for scripts')
+    .addOption(
+      new Option('--request-timeout <seconds>', `how long one request may take (or ${REQUEST_TIMEOUT_ENV}; default ${REQUEST_TIMEOUT_SECONDS_DEFAULT})`),
+    )
     .showHelpAfterError()
     .exitOverride();
   const context = commandContext(program, exit);
@@ -48,7 +52,7 @@ export function buildProgram(exit: ExitState = { code: EXIT.ok }): Command {
     .description('Serve the Model Context Protocol over stdio for your own assistant')
     .action(async () => {
       const { serveMcp } = await import('./mcp.ts');
-      await serveMcp({ base_url: resolveBaseUrl(context.global().url), token: resolveToken() });
+      await serveMcp({ base_url: resolveBaseUrl(context.global().url), token: resolveToken(), request_timeout_seconds: context.requestTimeout() });
       exit.code = -1; // the server runs until stdin closes
     });
 

@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type ApiResult, CrucibleApiError, type CrucibleClient, createCrucibleClient, resourceUrl, SDK_VERSION } from '../../sdk/src/index.ts';
 import { projectSourceIds } from './sources.ts';
+import { withRequestTimeouts } from './timeouts.ts';
 
 type Json = Record<string, unknown>;
 type Call = (path: string, options?: Json) => Promise<ApiResult<unknown>>;
@@ -312,8 +313,9 @@ export function createMcpServer(client: CrucibleClient): Server {
   return server;
 }
 
-export async function serveMcp(options: { base_url: string; token: string | null }): Promise<void> {
+export async function serveMcp(options: { base_url: string; token: string | null; request_timeout_seconds: number }): Promise<void> {
   const client = createCrucibleClient({ baseUrl: options.base_url, getToken: () => options.token, userAgent: `crucible-mcp/${SDK_VERSION}` });
-  const server = createMcpServer(client);
+  // No answer in time is a tool error; the message names no CLI command (the assistant has its own tools).
+  const server = createMcpServer(withRequestTimeouts(client, options.request_timeout_seconds, false));
   await server.connect(new StdioServerTransport());
 }

@@ -24,6 +24,9 @@ RETRIES_MAX = 3
 #: Backoff base and cap, seconds; each wait is drawn uniformly from [0, min(cap, base * 2**attempt)] (full jitter).
 BACKOFF_BASE_SECONDS = 0.2
 BACKOFF_CAP_SECONDS = 5.0
+#: A long poll (``wait`` seconds, at most 30) may take its wait plus this margin before the socket gives up; any other
+#: request gets the client's ``timeout_seconds``.
+LONG_POLL_MARGIN_SECONDS = 15.0
 #: Answers worth retrying: the service is busy or a gateway failed.
 RETRY_STATUSES = (429, 502, 503, 504)
 #: The API's limit on source_ids in one drafting request; the source list's largest page; pages read at most.
@@ -71,6 +74,7 @@ class Client:
         if idempotency_key:
             headers["idempotency-key"] = idempotency_key
         retryable = method == "GET" or (method == "POST" and idempotency_key is not None)
+        timeout = _timeout(query, self.timeout_seconds)
         attempt = 0
         while True:
             token = self._bearer()
@@ -78,7 +82,7 @@ class Client:
                 headers["authorization"] = f"Bearer {token}"
             request = urllib.request.Request(url, data=data, headers=headers, method=method)
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
                     payload = response.read()
                     if raw:
                         return payload
@@ -298,6 +302,16 @@ class Client:
 
     def ledger(self, org_id: str, *, offset: Optional[int] = None, limit: Optional[int] = None) -> Dict[str, Any]:
         return cast(Dict[str, Any], self.get(f"/v1/orgs/{_q(org_id)}/ledger", query={"offset": offset, "limit": limit}))
+
+
+def _timeout(query: Optional[Mapping[str, Any]], timeout_seconds: float) -> float:
+    """The socket timeout of one request: a long poll's wait plus the margin, else the client's timeout. It bounds each
+    wait for the service (connecting, the answer, each read of the body), so a request the service accepts but never
+    answers, or whose body stops, ends in CrucibleNetworkError: retried for GETs and keyed creates, never for other POSTs."""
+    wait = query.get("wait") if query else None
+    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait > 0:
+        return float(wait) + LONG_POLL_MARGIN_SECONDS
+    return timeout_seconds
 
 
 def _q(segment: str) -> str:

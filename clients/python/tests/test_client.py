@@ -236,5 +236,65 @@ class Retries(unittest.TestCase):
             Client("http://127.0.0.1:9", "t", retries=0).get("/v1/models")
 
 
+class Hanging(http.server.BaseHTTPRequestHandler):
+    """A local server that accepts the first request to each path and never answers it; later ones are answered, a
+    request carrying ``wait`` after 1.5 s (a long poll held by the service)."""
+
+    seen: Dict[str, int] = {}
+    release = threading.Event()
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        if length:
+            self.rfile.read(length)
+        path = self.path.split("?")[0]
+        count = Hanging.seen.get(path, 0) + 1
+        Hanging.seen[path] = count
+        if count == 1 and "wait=" not in self.path:
+            Hanging.release.wait(30)
+            return
+        if "wait=" in self.path:
+            time.sleep(1.5)
+        body = json.dumps({"ok": True, "answered": count}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = _answer
+    do_POST = _answer
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class Timeouts(unittest.TestCase):
+    def setUp(self) -> None:
+        Hanging.seen = {}
+        Hanging.release = threading.Event()
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hanging)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.client = Client(f"http://127.0.0.1:{self.server.server_address[1]}", "t", timeout_seconds=1)
+
+    def tearDown(self) -> None:
+        Hanging.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def test_a_get_with_no_answer_is_given_up_after_the_timeout_and_sent_again(self) -> None:
+        self.assertEqual(self.client.get("/e"), {"ok": True, "answered": 2})
+        self.assertEqual(Hanging.seen["/e"], 2)
+
+    def test_an_unkeyed_post_with_no_answer_is_not_sent_again(self) -> None:
+        with self.assertRaises(CrucibleNetworkError):
+            self.client.post("/f", {})
+        self.assertEqual(Hanging.seen["/f"], 1)
+
+    def test_a_long_poll_may_take_its_wait_beyond_the_timeout(self) -> None:
+        self.assertEqual(self.client.get_authoring_session("sess_x", wait_seconds=2), {"ok": True, "answered": 1})
+        self.assertEqual(Hanging.seen["/v1/authoring-sessions/sess_x"], 1)
+
+
 if __name__ == "__main__":
     unittest.main()

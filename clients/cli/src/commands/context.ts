@@ -10,9 +10,10 @@ import { readStored, resolveBaseUrl, resolveToken } from '../credentials.ts';
 import { AuthenticationError, EXIT, UsageError } from '../exit.ts';
 import { type Printer, printer } from '../output.ts';
 import { createOnce, retryTemporary } from '../retry.ts';
+import { resolveRequestTimeout, withRequestTimeouts } from '../timeouts.ts';
 
 export type Any = Record<string, any>;
-export type Global = { url?: string; json?: boolean };
+export type Global = { url?: string; json?: boolean; requestTimeout?: string };
 
 /** The code the process exits with once a command returns without throwing (-1: leave the process running). */
 export type ExitState = { code: number };
@@ -22,6 +23,8 @@ export type CommandContext = {
   global(): Global;
   out(): Printer;
   client(require_token?: boolean): CrucibleClient;
+  /** The request timeout in seconds (--request-timeout, CRUCIBLE_CLI_REQUEST_TIMEOUT, 60), for a plain fetch. */
+  requestTimeout(): number;
   exit: ExitState;
 };
 
@@ -36,6 +39,7 @@ export function commandContext(program: Command, exit: ExitState): CommandContex
     global,
     out: () => printer(Boolean(global().json)),
     client: (require_token = true) => clientFor(global(), require_token),
+    requestTimeout: () => resolveRequestTimeout(global().requestTimeout),
     exit,
   };
 }
@@ -43,12 +47,15 @@ export function commandContext(program: Command, exit: ExitState): CommandContex
 function clientFor(global: Global, require_token: boolean): CrucibleClient {
   const token = resolveToken();
   if (require_token && !token) throw new AuthenticationError('No token: set CRUCIBLE_TOKEN or run `crucible login`.');
-  return withKeyedRetries(createCrucibleClient({ baseUrl: resolveBaseUrl(global.url), getToken: () => token, userAgent: `crucible-cli/${SDK_VERSION}` }));
+  const client = createCrucibleClient({ baseUrl: resolveBaseUrl(global.url), getToken: () => token, userAgent: `crucible-cli/${SDK_VERSION}` });
+  // Each try of a keyed create gets its own time limit.
+  return withKeyedRetries(withRequestTimeouts(client, resolveRequestTimeout(global.requestTimeout)));
 }
 
 /**
- * Every command's client: a POST carrying an Idempotency-Key is repeated on a temporary failure (createOnce: a replay
- * answers the first result), one without a key is sent once. Done here once, so no command can forget it.
+ * Every command's client: a POST carrying an Idempotency-Key is repeated on a temporary failure, a timed-out try too
+ * (createOnce: a replay answers the first result), one without a key is sent once. Done here once, so no command can
+ * forget it.
  */
 function withKeyedRetries(client: CrucibleClient): CrucibleClient {
   const post = client.POST as unknown as Untyped;
@@ -92,9 +99,9 @@ export function integer(name: string) {
 
 /**
  * Waits for a workflow-backed resource to end, with a progress display on stderr (none with --json). A read that fails
- * temporarily (no answer, 429, 502, 503, 504) is tried again with backoff, after Retry-After when the service sends one:
- * the job goes on meanwhile. Only a deadline reached, or a service unreachable for UNREACHABLE_MAX_MS, ends the wait
- * with that error (exit 5).
+ * temporarily (no answer, none within the request timeout, 429, 502, 503, 504) is tried again with backoff, after
+ * Retry-After when the service sends one: the job goes on meanwhile. Only a deadline reached, or a service unreachable
+ * for UNREACHABLE_MAX_MS, ends the wait with that error (exit 5).
  */
 export async function waitFor(
   global: Global,

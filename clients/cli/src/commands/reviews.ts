@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type CrucibleClient, unwrap, unwrapAs } from '../../../sdk/src/index.ts';
 import { fields, table } from '../output.ts';
-import { type Any, type CommandContext, waitOptions, waitToEnd } from './context.ts';
+import { type Any, type CommandContext, integer, waitOptions, waitToEnd } from './context.ts';
 
 function showReview(r: Any): string {
   return [
@@ -30,6 +30,7 @@ async function readReview(client: CrucibleClient, review_id: string): Promise<An
 export function registerReviews(program: Command, context: CommandContext): void {
   const review = program.command('review').description('Concept and evidence reviews');
   start(review, context);
+  list(review, context);
   waitOptions(review.command('show <review_id>'), 'wait for it to end').action(async (id: string, o: Any) => {
     const client = context.client();
     const read = () => readReview(client, id);
@@ -47,6 +48,28 @@ export function registerReviews(program: Command, context: CommandContext): void
       const file = unwrap(await context.client().GET('/v1/reviews/{review_id}/download', { path: { review_id: id }, parseAs: 'text' }));
       writeFileSync(o.out, file as string);
       context.out().result({ written: o.out }, () => `Review with its citation record written to ${o.out}.`);
+    });
+}
+
+function list(review: Command, context: CommandContext): void {
+  review
+    .command('list')
+    .description("A project's reviews, newest first")
+    .requiredOption('--project <project_id>')
+    .option('--limit <n>', '1 to 200', integer('--limit'))
+    .option('--offset <n>', 'rows to skip', integer('--offset'))
+    .action(async (o: Any) => {
+      const page = unwrapAs<Any>(
+        await context.client().GET('/v1/projects/{project_id}/reviews', { path: { project_id: o.project }, query: { limit: o.limit, offset: o.offset } }),
+      );
+      context.out().result(page, () =>
+        table(page.data ?? [], [
+          { header: 'review', value: (r: Any) => r.id },
+          { header: 'status', value: (r: Any) => r.status },
+          { header: 'plan', value: (r: Any) => r.plan_id },
+          { header: 'created', value: (r: Any) => r.created_at },
+        ]),
+      );
     });
 }
 

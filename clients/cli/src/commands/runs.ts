@@ -2,8 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { unwrapAs } from '../../../sdk/src/index.ts';
-import { UsageError } from '../exit.ts';
 import { fields, table } from '../output.ts';
+import { fetchFile } from '../timeouts.ts';
 import { type Any, type CommandContext, integer, waitOptions, waitToEnd } from './context.ts';
 
 function showRun(r: Any): string {
@@ -20,6 +20,7 @@ export function registerRuns(program: Command, context: CommandContext): void {
   const runs = program.command('runs').description('World runs');
   estimate(runs, context);
   create(runs, context);
+  list(runs, context);
   runs.command('show <run_id>').action(async (run_id: string) => {
     const r = unwrapAs<Any>(await context.client().GET('/v1/runs/{run_id}', { path: { run_id } }));
     context.out().result(r, () => showRun(r));
@@ -48,9 +49,7 @@ export function registerRuns(program: Command, context: CommandContext): void {
       const client = context.client();
       const link = unwrapAs<Any>(await client.POST('/v1/runs/{run_id}/export', { path: { run_id } }));
       const url = new URL(link.url, `${client.baseUrl}/`).toString();
-      const response = await fetch(url);
-      if (!response.ok) throw new UsageError(`export download failed: HTTP ${response.status}`);
-      writeFileSync(o.out, new Uint8Array(await response.arrayBuffer()));
+      writeFileSync(o.out, await fetchFile(url, context.requestTimeout(), 'export download'));
       context.out().result({ written: o.out, expires_at: link.expires_at }, () => `Run export written to ${o.out}.`);
     });
 }
@@ -104,6 +103,29 @@ function create(runs: Command, context: CommandContext): void {
     }
     context.out().result(created, () => showRun(created));
   });
+}
+
+function list(runs: Command, context: CommandContext): void {
+  runs
+    .command('list')
+    .description("A project's runs, newest first")
+    .requiredOption('--project <project_id>')
+    .option('--limit <n>', '1 to 200', integer('--limit'))
+    .option('--offset <n>', 'rows to skip', integer('--offset'))
+    .action(async (o: Any) => {
+      const page = unwrapAs<Any>(
+        await context.client().GET('/v1/projects/{project_id}/runs', { path: { project_id: o.project }, query: { limit: o.limit, offset: o.offset } }),
+      );
+      context.out().result(page, () =>
+        table(page.data ?? [], [
+          { header: 'run', value: (r: Any) => r.run_id },
+          { header: 'status', value: (r: Any) => r.status },
+          { header: 'world revision', value: (r: Any) => r.world_revision_id },
+          { header: 'budget', value: (r: Any) => r.budget_limit_credits },
+          { header: 'created', value: (r: Any) => r.created_at },
+        ]),
+      );
+    });
 }
 
 function results(runs: Command, context: CommandContext): void {
