@@ -7,6 +7,7 @@ import type { ConceptReviewDraft, DraftRecord } from '../prompts/reviewDraft.ts'
 import { CLAIMS_PER_DIMENSION_MAX } from '../contracts/conceptReview.ts';
 import { DIMENSIONS } from './dimensions.ts';
 import { DRAFT_CLAIM_CHARS_MAX, DRAFT_QUOTE_CHARS_MAX } from './limits.ts';
+import { inSentence } from '../sentences.ts';
 
 export const OFFLINE_REVIEW_METHOD =
   'offline heuristic (not AI): evidence claims restate sentences quoted verbatim from openly licensed records, chosen by dimension keywords; support judged by word overlap';
@@ -45,11 +46,6 @@ function sentences(text: string): string[] {
 function hasKeyword(sentence: string, keywords: readonly string[]): boolean {
   const words = new Set(contentWords(sentence));
   return keywords.some((k) => words.has(k));
-}
-
-/** A sentence placed after a colon goes on in lower case ("…at the idea stage: is there evidence…"); an acronym keeps its capitals. */
-function inSentence(text: string): string {
-  return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 }
 
 function clip(text: string, max: number): string {

@@ -10,6 +10,7 @@ import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { planEvaluations } from '../../domain/planning/planner.ts';
 import { summarySentence } from '../../domain/simulation/results.ts';
 import { problemSentence, problemWords } from '../../domain/simulation/problemWords.ts';
+import { inSentence } from '../../domain/sentences.ts';
 import { validateWorld } from '../../domain/simulation/validate.ts';
 import { measureUnitWords, placeInWorld, settingValueWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
 import { FEW_REPETITIONS, pairsWords, repetitionsWords, problemText, shownInterval as shownWebInterval, stillWaitingWords } from '../../web/src/world/model.ts';
@@ -221,5 +222,15 @@ describe("the model checker's problems in words (domain/simulation/problemWords.
       problemWords("under variant 'with_app' (its steps in order: the written steps as changed, then the added ones), /steps/0: must be greater than 0"),
     ).toBeNull();
     expect(problemText(null, { pointer: '/horizon', message: 'must be greater than 0' })).toBe('Simulated period: must be greater than 0');
+  });
+});
+
+describe('words set inside a sentence (domain/sentences.ts, the app and the offline review alike)', () => {
+  it('lower-cases a capitalised first word and keeps acronyms and lower-case words as they are', () => {
+    expect(inSentence('Current pathway')).toBe('current pathway');
+    expect(inSentence('GP appointments')).toBe('GP appointments');
+    expect(inSentence('already lower')).toBe('already lower');
+    expect(inSentence('A')).toBe('A');
+    expect(inSentence('')).toBe('');
   });
 });

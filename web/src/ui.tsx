@@ -103,8 +103,8 @@ export function plainText(text: string): string {
   return out.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, (name) => name.replaceAll('_', ' ')).trim();
 }
 
-/** Words placed inside a sentence (after a colon, a label): the first letter lower-cased unless it starts an acronym ("GP appointments"). */
-export const inSentence = (words: string) => (/^[A-Z][a-z]/.test(words) ? words.charAt(0).toLowerCase() + words.slice(1) : words);
+// Words placed inside a sentence (after a colon, a label): one rule with the server's texts (domain/sentences.ts).
+export { inSentence } from '../../domain/sentences.ts';
 
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.envelope.message;
