@@ -28,8 +28,10 @@ export type CommandContext = {
   exit: ExitState;
 };
 
-/** Polling: one read per second, at most this long (a --wait is explicit; the SDK never polls). */
+/** Polling: at most one read per second, for at most this long (a --wait is explicit; the SDK never polls). */
 const poll_interval_ms = 1000;
+/** The longest `wait` a long poll asks for: the service's POLL_WAIT_SECONDS_MAX (api/poll.ts; a test keeps them equal). */
+export const LONG_POLL_WAIT_SECONDS_MAX = 30;
 export const wait_max_seconds_default = 1800;
 const ENDED = ['succeeded', 'failed', 'canceled', 'timed_out'];
 
@@ -98,15 +100,30 @@ export function integer(name: string) {
 }
 
 /**
- * Waits for a workflow-backed resource to end, with a progress display on stderr (none with --json). A read that fails
- * temporarily (no answer, none within the request timeout, 429, 502, 503, 504) is tried again with backoff, after
- * Retry-After when the service sends one: the job goes on meanwhile. Only a deadline reached, or a service unreachable
- * for UNREACHABLE_MAX_MS, ends the wait with that error (exit 5).
+ * What a --wait adds to one read of a pollable resource (api/poll.ts; docs/performance.md, "Polling"): the long poll's `wait` goes in
+ * `query`, so the request's own time limit becomes the wait plus LONG_POLL_MARGIN_SECONDS (timeouts.ts), and the ETag
+ * of the last answer goes in `If-None-Match`. A plain read gets neither.
+ */
+export type Poll = { query?: { wait: number }; headers?: Record<string, string> };
+/** One read of the draft, review, run or session a --wait follows: the SDK call with `poll` spread into its options. */
+export type PollRead = (poll: Poll) => Promise<ApiResult<unknown>>;
+
+/**
+ * Waits for a workflow-backed resource to end, with a progress display on stderr (none with --json). The first read is
+ * plain; each next one is a long poll: `If-None-Match` with the last answer's ETag and `wait` (longPollSeconds), which
+ * the service holds until the resource changes (200, the new value) or the wait ends (304, unchanged). No poll follows
+ * an answer that says the job ended, and none is sent without If-None-Match (the service would hold it until the *next*
+ * change). A service that sends no ETag is read plainly once a second, as before. Long polls start at most once a second
+ * too, so a run that changes all the time is not read faster than that.
+ *
+ * A read that fails temporarily (no answer, none within the request timeout, 429, 502, 503, 504) is tried again with
+ * backoff, after Retry-After when the service sends one: the job goes on meanwhile. Only a deadline reached, or a
+ * service unreachable for UNREACHABLE_MAX_MS, ends the wait with that error (exit 5).
  */
 export async function waitFor(
   global: Global,
   what: string,
-  read: () => Promise<Any>,
+  read: PollRead,
   describe: (value: Any) => string,
   timeout_seconds: number,
   done: (value: Any) => boolean = (value) => ENDED.includes(value.status),
@@ -116,26 +133,56 @@ export async function waitFor(
   spinner?.start();
   const deadline = Date.now() + timeout_seconds * 1000;
   try {
+    // The ETag of the last 200; null before the first answer and after an answer without one (plain polling).
+    let etag: string | null = null;
     for (;;) {
-      const value = await retryTemporary(read, {
+      const long_poll: string | null = etag;
+      const started_ms = Date.now();
+      const answer: Answer = await retryTemporary(() => readOnce(read, long_poll, deadline), {
         deadline_ms: deadline,
         on_retry: (error, pause_ms) => {
           if (spinner) spinner.text = `${what}: ${temporaryCause(error)}, reading again in ${Math.ceil(pause_ms / 1000)} s`;
         },
       });
-      if (spinner) spinner.text = `${what}: ${describe(value)}`;
-      if (done(value)) {
-        if (!['failed', 'canceled', 'timed_out', 'expired'].includes(value.status)) spinner?.succeed(`${what}: ${describe(value)}`);
-        else spinner?.fail(`${what}: ${describe(value)}`);
-        return value;
+      if (answer !== UNCHANGED) {
+        const value = answer.value;
+        etag = answer.etag;
+        if (spinner) spinner.text = `${what}: ${describe(value)}`;
+        if (done(value)) {
+          if (!['failed', 'canceled', 'timed_out', 'expired'].includes(value.status)) spinner?.succeed(`${what}: ${describe(value)}`);
+          else spinner?.fail(`${what}: ${describe(value)}`);
+          return value;
+        }
       }
       if (Date.now() > deadline) throw new UsageError(`${what} did not end within ${timeout_seconds} s (--timeout); it goes on, read it again later.`);
-      await delay(poll_interval_ms);
+      // Plain polling reads once a second; a long poll answered sooner than that waits out the rest of the second.
+      if (etag === null) await delay(poll_interval_ms);
+      else if (long_poll !== null) await delay(Math.max(0, started_ms + poll_interval_ms - Date.now()));
     }
   } catch (error) {
     if (spinner?.isSpinning) spinner.stop();
     throw error;
   }
+}
+
+const UNCHANGED = Symbol('unchanged');
+/** A 200's value with its ETag (null when the service sent none), or UNCHANGED for a 304. */
+type Answer = { value: Any; etag: string | null } | typeof UNCHANGED;
+
+/** One read: plain without an ETag, else a long poll for a version other than `etag`; a 304 is UNCHANGED. */
+async function readOnce(read: PollRead, etag: string | null, deadline_ms: number): Promise<Answer> {
+  if (etag === null) {
+    const result = await read({});
+    return { value: unwrapAs<Any>(result), etag: result.headers.get('etag') };
+  }
+  const result = await read({ query: { wait: longPollSeconds(deadline_ms) }, headers: { 'if-none-match': etag } });
+  if (result.status === 304) return UNCHANGED;
+  return { value: unwrapAs<Any>(result), etag: result.headers.get('etag') };
+}
+
+/** A long poll's `wait`: the service's longest, or the whole seconds left before the --timeout deadline, at least 1. */
+export function longPollSeconds(deadline_ms: number, now_ms = Date.now()): number {
+  return Math.max(1, Math.min(LONG_POLL_WAIT_SECONDS_MAX, Math.floor((deadline_ms - now_ms) / 1000)));
 }
 
 function temporaryCause(error: unknown): string {
@@ -152,7 +199,7 @@ export function waitOptions(command: Command, wait_description: string): Command
 export async function waitToEnd(
   context: CommandContext,
   what: string,
-  read: () => Promise<Any>,
+  read: PollRead,
   describe: (value: Any) => string,
   timeout_seconds: number,
 ): Promise<Any> {

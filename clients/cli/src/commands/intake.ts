@@ -94,7 +94,7 @@ function draft(intake: Command, context: CommandContext): void {
       draft = await waitToEnd(
         context,
         `intake draft ${id}`,
-        () => readDraft(client, id),
+        (poll) => client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: id }, ...poll }),
         (d) => d.status,
         o.timeout,
       );

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type CrucibleClient, unwrap, unwrapAs } from '../../../sdk/src/index.ts';
 import { fields, table } from '../output.ts';
-import { type Any, type CommandContext, integer, waitOptions, waitToEnd } from './context.ts';
+import { type Any, type CommandContext, integer, type Poll, waitOptions, waitToEnd } from './context.ts';
 
 function showReview(r: Any): string {
   return [
@@ -23,8 +23,9 @@ function showReview(r: Any): string {
     .join('\n');
 }
 
-async function readReview(client: CrucibleClient, review_id: string): Promise<Any> {
-  return unwrapAs<Any>(await client.GET('/v1/reviews/{review_id}', { path: { review_id } }));
+/** A read of a review; a --wait adds its long poll (`poll`). */
+function readReview(client: CrucibleClient, review_id: string, poll: Poll = {}) {
+  return client.GET('/v1/reviews/{review_id}', { path: { review_id }, ...poll });
 }
 
 export function registerReviews(program: Command, context: CommandContext): void {
@@ -33,8 +34,8 @@ export function registerReviews(program: Command, context: CommandContext): void
   list(review, context);
   waitOptions(review.command('show <review_id>'), 'wait for it to end').action(async (id: string, o: Any) => {
     const client = context.client();
-    const read = () => readReview(client, id);
-    const value = o.wait ? await waitToEnd(context, `review ${id}`, read, (r) => r.status, o.timeout) : await read();
+    const read = (poll: Poll) => readReview(client, id, poll);
+    const value = o.wait ? await waitToEnd(context, `review ${id}`, read, (r) => r.status, o.timeout) : unwrapAs<Any>(await read({}));
     context.out().result(value, () => showReview(value));
   });
   review.command('cancel <review_id>').action(async (review_id: string) => {
@@ -92,7 +93,7 @@ function start(review: Command, context: CommandContext): void {
       started = await waitToEnd(
         context,
         `review ${id}`,
-        () => readReview(client, id),
+        (poll) => readReview(client, id, poll),
         (r) => r.status,
         o.timeout,
       );

@@ -96,7 +96,7 @@ function create(runs: Command, context: CommandContext): void {
       created = await waitToEnd(
         context,
         `run ${run_id}`,
-        async () => unwrapAs<Any>(await client.GET('/v1/runs/{run_id}', { path: { run_id } })),
+        (poll) => client.GET('/v1/runs/{run_id}', { path: { run_id }, ...poll }),
         (r) => `${r.status} ${r.replications_completed ?? 0}/${r.replications_requested ?? '?'} replications`,
         o.timeout,
       );

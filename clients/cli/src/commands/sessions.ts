@@ -4,7 +4,7 @@ import { type Command, Option } from 'commander';
 import { unwrapAs } from '../../../sdk/src/index.ts';
 import { EXIT, openQuestions, sessionExitCode, UsageError } from '../exit.ts';
 import { fields, table } from '../output.ts';
-import { type Any, type CommandContext, integer, readJsonFile, untyped, wait_max_seconds_default, waitFor } from './context.ts';
+import { type Any, type CommandContext, integer, type Poll, readJsonFile, untyped, wait_max_seconds_default, waitFor } from './context.ts';
 
 function showSession(s: Any): string {
   const next_steps: Any[] = Array.isArray(s.checkpoint?.next_steps) ? s.checkpoint.next_steps : [];
@@ -65,8 +65,9 @@ async function postStep(context: CommandContext, session_id: string, step: strin
   reportSession(context, unwrapAs<Any>(await api.POST(path, { path: { session_id }, body: body(), idempotencyKey: stepKey(o) })));
 }
 
-async function readSession(context: CommandContext, session_id: string): Promise<Any> {
-  return unwrapAs<Any>(await untyped(context.client()).GET('/v1/authoring-sessions/{session_id}', { path: { session_id } }));
+/** A read of a session; a --wait adds its long poll (`poll`). */
+function readSession(context: CommandContext, session_id: string, poll: Poll = {}) {
+  return untyped(context.client()).GET('/v1/authoring-sessions/{session_id}', { path: { session_id }, ...poll });
 }
 
 export function registerSessions(program: Command, context: CommandContext): void {
@@ -89,7 +90,7 @@ export function registerSessions(program: Command, context: CommandContext): voi
       .command(`${name} <session_id>`)
       .description(name === 'show' ? 'A session with its checkpoint and next steps' : 'The questions the session waits on')
       .action(async (session_id: string) => {
-        reportSession(context, await readSession(context, session_id));
+        reportSession(context, unwrapAs<Any>(await readSession(context, session_id)));
       });
   }
   answer(sessions, context);
@@ -123,7 +124,7 @@ function start(sessions: Command, context: CommandContext): void {
       );
       if (o.wait) {
         const id = session.id;
-        const read = () => readSession(context, id);
+        const read = (poll: Poll) => readSession(context, id, poll);
         session = await waitFor(
           context.global(),
           `authoring session ${id}`,
