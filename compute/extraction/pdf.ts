@@ -19,6 +19,8 @@ const PAGE_COUNT = 1; // the page count, once a thread has opened the document; 
 const STOPPED = 2; // 1 once the reading failed or every page is back: no thread claims more pages
 const PROGRESS_SLOTS = 3;
 
+const DAMAGED = 'the PDF structure is damaged and could not be read';
+
 /** The shared progress of one document's reading, before any thread has opened it. */
 export function newPdfProgress(): Int32Array {
   const progress = new Int32Array(new SharedArrayBuffer(PROGRESS_SLOTS * Int32Array.BYTES_PER_ELEMENT));
@@ -72,6 +74,17 @@ export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
   });
 }
 
+/** Rejections pdfjs left with no handler, as the pool thread's listener counts them (compute/worker.ts). */
+let stray_rejections = 0;
+
+/**
+ * Counts a promise pdfjs rejected with no handler (a damaged file can make it drop one): called by the pool thread's
+ * 'unhandledRejection' listener, which keeps Node from ending the thread; the read in progress counts it as a failure.
+ */
+export function countStrayRejection(): void {
+  stray_rejections++;
+}
+
 /**
  * Reads the text layer of the pages this thread claims from `progress` until none are left or the reading stopped;
  * runs on a pool thread (compute/worker.ts).
@@ -81,6 +94,20 @@ export async function readPdfShare(bytes: Uint8Array, progress: Int32Array): Pro
   if (Atomics.load(progress, STOPPED) === 1 || (known_count >= 0 && Atomics.load(progress, NEXT_PAGE) > known_count)) {
     return { ok: true, page_count: known_count, pages: [] };
   }
+  const strays_before = stray_rejections;
+  const result = await readClaimedPages(bytes, progress);
+  // Node reports a rejection nobody handled only when the thread's event loop turns, and between a pool thread's tasks
+  // piscina waits on an Atomics lock that never lets it turn: one turn here has any rejection this read left reported
+  // now, while it is the thread's only work, instead of during some later task.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (stray_rejections > strays_before && result.ok) {
+    Atomics.store(progress, STOPPED, 1);
+    return { ok: false, reason: DAMAGED };
+  }
+  return result;
+}
+
+async function readClaimedPages(bytes: Uint8Array, progress: Int32Array): Promise<PdfShareResult> {
   // pdfjs owns the buffer it is given (through a real worker's port it would be transferred): it gets a copy of its own.
   const task = getDocument({
     worker: await inThreadWorker(),
@@ -101,7 +128,7 @@ export async function readPdfShare(bytes: Uint8Array, progress: Int32Array): Pro
     } catch (error) {
       const name = (error as { name?: string }).name;
       if (name === 'PasswordException') return stop({ ok: false, reason: 'the PDF is encrypted with a password; remove the password and upload it again' });
-      if (name === 'InvalidPDFException') return stop({ ok: false, reason: 'the PDF structure is damaged and could not be read' });
+      if (name === 'InvalidPDFException') return stop({ ok: false, reason: DAMAGED });
       return stop({ ok: false, reason: 'the PDF could not be opened' });
     }
     const page_count = document.numPages;
