@@ -21,6 +21,8 @@ export {
   BYTES_PER_SOURCE_MAX,
   LINES_PER_SOURCE_MAX,
   PDF_PAGES_MAX,
+  PDF_READ_SECONDS_MAX,
+  PDF_STREAM_BYTES_MAX,
   SOURCES_PER_REQUEST_MAX,
   sourceSummary,
 } from '../domain/intake/sources.ts';

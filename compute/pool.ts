@@ -105,8 +105,12 @@ export function computePool(): Promise<Piscina> {
   return starting;
 }
 
-export async function runComputeTask<T>(task: ComputeTask, options: { transferList?: ArrayBuffer[] } = {}): Promise<T> {
-  return (await computePool()).run(task, { transferList: options.transferList as never }) as Promise<T>;
+/**
+ * Runs one task on the pool. Aborting `signal` takes a queued task off the queue, and ends the thread of a running one
+ * (piscina terminates it and starts another in its place): the way to stop work that will not end by itself.
+ */
+export async function runComputeTask<T>(task: ComputeTask, options: { transferList?: ArrayBuffer[]; signal?: AbortSignal } = {}): Promise<T> {
+  return (await computePool()).run(task, { transferList: options.transferList as never, signal: options.signal }) as Promise<T>;
 }
 
 /** How many pools and threads this process has created (the pool is meant to be created once per process). */

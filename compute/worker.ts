@@ -6,13 +6,18 @@
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
 import { runReplication } from '../domain/simulation/engine.ts';
 import { type CompiledModel, compileModel } from '../domain/simulation/model.ts';
-import { type PdfShareResult, readPdfShare } from './extraction/pdf.ts';
+import { countStrayRejection, type PdfShareResult, readPdfShare } from './extraction/pdf.ts';
 import type { ComputeTask } from './tasks.ts';
 
 // pdfjs inflates every content stream over 1 KiB through DecompressionStream, which in Node is a web stream over zlib on
 // the libuv threadpool: for a page's few KiB the hop costs more than the inflate and this thread idles meanwhile. Without
 // it pdfjs inflates on this thread with its own decoder (its fallback, same bytes); nothing else on a pool thread uses it.
 Reflect.deleteProperty(globalThis, 'DecompressionStream');
+
+// Node's default for a promise rejected with no handler is to throw it, which ends the thread and whatever task it runs
+// then. Only pdfjs leaves such promises here (a damaged file can make it drop one, docs/decisions.md): the PDF read in
+// progress counts them and fails (compute/extraction/pdf.ts), and the thread goes on.
+process.on('unhandledRejection', countStrayRejection);
 
 export type ReplicationOutcome =
   | { ok: true; result: ReturnType<typeof runReplication>; wall_ms: number }

@@ -1,7 +1,7 @@
 // PDF text layer reading with pdfjs-dist's legacy build for Node. Text layer only: never OCR, never guess (ARCHITECTURE.md: PDF).
 import { getDocument, PDFWorker } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { invariant } from '../../domain/errors.ts';
-import { PDF_PAGES_MAX } from '../../domain/intake/sources.ts';
+import { PDF_PAGES_MAX, PDF_READ_SECONDS_MAX, PDF_STREAM_BYTES_MAX } from '../../domain/intake/sources.ts';
 
 export type PdfReadResult = { ok: true; page_count: number; pages: Array<{ page: number; lines: string[] }> } | { ok: false; reason: string };
 
@@ -17,7 +17,13 @@ export const PDF_PAGES_PER_CLAIM = 2;
 const NEXT_PAGE = 0; // the first page no thread has claimed yet
 const PAGE_COUNT = 1; // the page count, once a thread has opened the document; -1 before
 const STOPPED = 2; // 1 once the reading failed or every page is back: no thread claims more pages
-const PROGRESS_SLOTS = 3;
+const STARTED = 3; // 1 once a thread has begun opening the document: the time limit runs from then
+const PROGRESS_SLOTS = 4;
+
+/** How often a read's time limit is checked; a read is stopped at most this much after its limit. */
+const PDF_READ_CHECK_MS = 1_000;
+const DAMAGED = 'the PDF structure is damaged and could not be read';
+const TOO_LARGE = `a stream in the PDF decodes to more than ${PDF_STREAM_BYTES_MAX / 2 ** 20} MiB; PDF_STREAM_BYTES_MAX is ${PDF_STREAM_BYTES_MAX} bytes; it may be damaged or built to exhaust the reader: convert it to text elsewhere and upload the text`;
 
 /** The shared progress of one document's reading, before any thread has opened it. */
 export function newPdfProgress(): Int32Array {
@@ -33,22 +39,40 @@ export function newPdfProgress(): Int32Array {
  * pages from a shared counter until none are left, so no thread waits for the page count and none idles while another
  * has pages to read. The answer comes once every page is read; a task that starts later (its thread was busy) finds
  * nothing to claim and returns at once, without opening the document.
+ *
+ * A read still going `seconds_max` (PDF_READ_SECONDS_MAX) after a thread began it is answered with a reason, and the
+ * threads still on it are ended (the pool starts others): pdfjs never gives control back within a page, and a small
+ * file can hold a page that takes hours (forms drawing forms). Time spent queued behind other work does not count.
  */
-export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
+export async function readPdfText(bytes: Uint8Array, options: { seconds_max?: number } = {}): Promise<PdfReadResult> {
   const { runComputeTask, defaultThreadCount } = await import('../pool.ts');
   const threads = defaultThreadCount();
+  const seconds_max = options.seconds_max ?? PDF_READ_SECONDS_MAX;
   // One copy the threads share, instead of one structured clone of the file per task.
   const shared_bytes = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
   shared_bytes.set(bytes);
   const progress = newPdfProgress();
+  const abort = new AbortController();
   return new Promise<PdfReadResult>((resolve, reject) => {
     const pages: Array<{ page: number; lines: string[] }> = [];
     let tasks_returned = 0;
     let settled = false;
+    let started_at: number | null = null;
+    let check: NodeJS.Timeout | undefined;
     const settle = (outcome: () => void) => {
       settled = true;
+      clearTimeout(check);
       Atomics.store(progress, STOPPED, 1); // a task still queued then returns without opening the document
       outcome();
+    };
+    const checkTime = () => {
+      const now = performance.now();
+      if (started_at === null && Atomics.load(progress, STARTED) === 1) started_at = now;
+      if (started_at !== null && now - started_at >= seconds_max * 1000) {
+        settle(() => resolve({ ok: false, reason: tooSlow(seconds_max) }));
+        return abort.abort();
+      }
+      check = setTimeout(checkTime, started_at === null ? PDF_READ_CHECK_MS : Math.min(PDF_READ_CHECK_MS, started_at + seconds_max * 1000 - now));
     };
     const collect = (result: PdfShareResult) => {
       tasks_returned++;
@@ -63,13 +87,29 @@ export async function readPdfText(bytes: Uint8Array): Promise<PdfReadResult> {
       invariant(tasks_returned < threads, `the PDF tasks returned ${pages.length} of ${result.page_count} pages`);
     };
     for (let task = 0; task < threads; task++) {
-      runComputeTask<PdfShareResult>({ kind: 'pdf_pages', bytes: shared_bytes, progress })
+      runComputeTask<PdfShareResult>({ kind: 'pdf_pages', bytes: shared_bytes, progress }, { signal: abort.signal })
         .then(collect)
         .catch((error: unknown) => {
           if (!settled) settle(() => reject(error));
         });
     }
+    checkTime();
   });
+}
+
+function tooSlow(seconds_max: number): string {
+  return `the PDF was still being read after ${seconds_max} s; PDF_READ_SECONDS_MAX is ${seconds_max}; it may be damaged or built to be slow to read: convert it to text elsewhere and upload the text`;
+}
+
+/** Rejections pdfjs left with no handler, as the pool thread's listener counts them (compute/worker.ts). */
+let stray_rejections = 0;
+
+/**
+ * Counts a promise pdfjs rejected with no handler (a damaged file can make it drop one): called by the pool thread's
+ * 'unhandledRejection' listener, which keeps Node from ending the thread; the read in progress counts it as a failure.
+ */
+export function countStrayRejection(): void {
+  stray_rejections++;
 }
 
 /**
@@ -81,9 +121,29 @@ export async function readPdfShare(bytes: Uint8Array, progress: Int32Array): Pro
   if (Atomics.load(progress, STOPPED) === 1 || (known_count >= 0 && Atomics.load(progress, NEXT_PAGE) > known_count)) {
     return { ok: true, page_count: known_count, pages: [] };
   }
+  Atomics.store(progress, STARTED, 1);
+  const strays_before = stray_rejections;
+  const result = await readClaimedPages(bytes, progress);
+  // Node reports a rejection nobody handled only when the thread's event loop turns, and between a pool thread's tasks
+  // piscina waits on an Atomics lock that never lets it turn: one turn here has any rejection this read left reported
+  // now, while it is the thread's only work, instead of during some later task.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (stray_rejections > strays_before && result.ok) {
+    Atomics.store(progress, STOPPED, 1);
+    return { ok: false, reason: DAMAGED };
+  }
+  return result;
+}
+
+async function readClaimedPages(bytes: Uint8Array, progress: Int32Array): Promise<PdfShareResult> {
+  const worker = await inThreadWorker();
+  // pdfjs drops a stream that decodes past PDF_STREAM_BYTES_MAX as it drops any damaged stream (a page read without
+  // it): the count of such streams tells this read it must fail instead.
+  const streams_over_before = decode_limits.exceeded;
+  const overLimit = () => decode_limits.exceeded > streams_over_before;
   // pdfjs owns the buffer it is given (through a real worker's port it would be transferred): it gets a copy of its own.
   const task = getDocument({
-    worker: await inThreadWorker(),
+    worker,
     data: bytes.slice(),
     verbosity: 0,
     disableFontFace: true,
@@ -100,8 +160,9 @@ export async function readPdfShare(bytes: Uint8Array, progress: Int32Array): Pro
       document = await task.promise;
     } catch (error) {
       const name = (error as { name?: string }).name;
+      if (overLimit()) return stop({ ok: false, reason: TOO_LARGE });
       if (name === 'PasswordException') return stop({ ok: false, reason: 'the PDF is encrypted with a password; remove the password and upload it again' });
-      if (name === 'InvalidPDFException') return stop({ ok: false, reason: 'the PDF structure is damaged and could not be read' });
+      if (name === 'InvalidPDFException') return stop({ ok: false, reason: DAMAGED });
       return stop({ ok: false, reason: 'the PDF could not be opened' });
     }
     const page_count = document.numPages;
@@ -116,13 +177,14 @@ export async function readPdfShare(bytes: Uint8Array, progress: Int32Array): Pro
       for (let number = first; number <= Math.min(first + PDF_PAGES_PER_CLAIM - 1, page_count); number++) {
         const page = await document.getPage(number);
         const content = await page.getTextContent();
+        if (overLimit()) return stop({ ok: false, reason: TOO_LARGE });
         pages.push({ page: number, lines: itemsToLines(content.items.flatMap((item) => ('str' in item ? [item as unknown as TextItem] : []))) });
         page.cleanup();
       }
     }
     return { ok: true, page_count, pages };
   } catch {
-    return stop({ ok: false, reason: 'the PDF could not be read: a page failed to parse' });
+    return stop({ ok: false, reason: overLimit() ? TOO_LARGE : 'the PDF could not be read: a page failed to parse' });
   } finally {
     await task.destroy();
   }
@@ -222,6 +284,8 @@ function copyMessage(value: unknown): unknown {
 }
 
 let in_thread_worker: Promise<PDFWorker> | null = null;
+/** The patched pdfjs's stream limit on this thread, taken when its worker code loads (no stream is decoded before). */
+let decode_limits: { bytesMax: number; exceeded: number } = { bytesMax: PDF_STREAM_BYTES_MAX, exceeded: 0 };
 
 /**
  * pdfjs's worker code on this thread behind an InThreadPort, set up once per thread and shared by its documents. Loaded
@@ -229,7 +293,13 @@ let in_thread_worker: Promise<PDFWorker> | null = null;
  * it, nor the globals its polyfills add.
  */
 function inThreadWorker(): Promise<PDFWorker> {
-  in_thread_worker ??= import('pdfjs-dist/legacy/build/pdf.worker.mjs').then(({ WorkerMessageHandler }) => {
+  in_thread_worker ??= import('pdfjs-dist/legacy/build/pdf.worker.mjs').then(({ DecodeLimits, WorkerMessageHandler }) => {
+    // Absent only where node_modules predates the patch (npm install applies it): reads then go on without the limit,
+    // and test/unit/pdf-damage.test.ts fails.
+    if (DecodeLimits) {
+      DecodeLimits.bytesMax = PDF_STREAM_BYTES_MAX;
+      decode_limits = DecodeLimits;
+    }
     const api_end = new InThreadPort();
     const worker_end = new InThreadPort();
     api_end.other = worker_end;

@@ -7,6 +7,8 @@ export const SOURCES_PER_REQUEST_MAX = 20; // files plus text fields
 export const BYTES_PER_SOURCE_MAX = 10 * 1024 * 1024; // 10 MiB per file or text field
 export const BYTES_PER_REQUEST_MAX = 25 * 1024 * 1024; // 25 MiB summed over the request
 export const PDF_PAGES_MAX = 300; // pages read per PDF; a longer PDF is an error, never silently truncated
+export const PDF_READ_SECONDS_MAX = 60; // reading one PDF, from when a pool thread opens it; a slower read is an error
+export const PDF_STREAM_BYTES_MAX = 256 * 1024 * 1024; // one stream of a PDF, decoded (a 10 MiB file can inflate to GBs)
 export const LINES_PER_SOURCE_MAX = 200_000; // numbered lines stored per source
 export const FINDINGS_PER_SOURCE_MAX = 100; // findings listed per source; the rest are counted
 

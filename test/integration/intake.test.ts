@@ -8,6 +8,7 @@ import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import { BYTES_PER_REQUEST_MAX, BYTES_PER_SOURCE_MAX, SOURCES_PER_REQUEST_MAX } from '../../domain/intake/sources.ts';
 import { buildCorpus, type CorpusFile, PROJECT_BRIEF_TXT, textFile } from '../support/corpus.ts';
 import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
+import { pdfWithBrokenPageNumbers } from '../support/pdfDamage.ts';
 import { apiToken, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 
 let service: TestService;
@@ -135,6 +136,21 @@ describe('POST /v1/intakes/extract (multipart)', () => {
       body: { source_ids: [sources[0].id] },
     });
     expect(foreign_parse.status).toBe(404);
+  });
+});
+
+describe('POST /v1/intakes/extract with a damaged PDF', () => {
+  it("answers 201 with the source in error and the reader's reason, not a 500, and the next upload is read", async () => {
+    const damaged: ExtractionInput = { kind: 'file', filename: 'damaged.pdf', content_type: 'application/pdf', bytes: await pdfWithBrokenPageNumbers() };
+    const response = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'project_id', value: project_id }, damaged]);
+    expect(response.status).toBe(201);
+    expect(response.body.sources).toEqual([
+      expect.objectContaining({ name: 'damaged.pdf', status: 'error', reason: 'the PDF could not be read: a page failed to parse', line_count: 0 }),
+    ]);
+    const pilot = corpus.find((file) => file.name === 'pilot.pdf')!;
+    const next = await postMultipart('/v1/intakes/extract', owner.session, [{ field: 'project_id', value: project_id }, pilot.input]);
+    expect(next.status).toBe(201);
+    expect(next.body.sources.map((source: any) => [source.name, source.status])).toEqual([['pilot.pdf', 'processed']]);
   });
 });
 
