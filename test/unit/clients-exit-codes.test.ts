@@ -1,6 +1,6 @@
 // crucible's exit codes (spec: Versioning — 4 while an authoring session waits for answers), as pure functions.
 import { describe, expect, it } from 'vitest';
-import { EXIT, errorExitCode, openQuestions, sessionExitCode, UsageError } from '../../clients/cli/src/exit.ts';
+import { EXIT, errorExitCode, openQuestions, sessionExitCode, UsageError, WaitTimeoutError } from '../../clients/cli/src/exit.ts';
 import { CrucibleApiError, CrucibleNetworkError } from '../../clients/sdk/src/index.ts';
 
 const envelope = (code: string) => ({ code, message: code, details: {}, request_id: 'req_1' });
@@ -39,5 +39,7 @@ describe('errorExitCode', () => {
     expect(errorExitCode(new CrucibleApiError(502, envelope('PROVIDER_ERROR')))).toBe(5);
     expect(errorExitCode(new CrucibleNetworkError('GET', 'http://127.0.0.1:9/v1/models', new Error('ECONNREFUSED')))).toBe(5);
     expect(errorExitCode(new UsageError('--budget must be a whole number'))).toBe(2);
+    // a --wait that reached its --timeout: the job goes on, the command was fine; read it again later
+    expect(errorExitCode(new WaitTimeoutError('Run run_1 did not end within 60 s (--timeout)'))).toBe(5);
   });
 });

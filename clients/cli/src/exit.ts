@@ -22,8 +22,8 @@ export const EXIT_CODES_HELP = `Exit codes of crucible:
      failure must handle 4.
   5  temporary: the service could not be reached, did not answer within the request timeout (--request-timeout), or
      answered 429, 502, 503 or 504; retry later (creating calls with the same --idempotency-key). A --wait reads again
-     through such failures (after Retry-After when sent) and exits 5 only when its --timeout passes or the service
-     stays unreachable for 5 minutes; a create is repeated only when it carries an --idempotency-key (without one, the
+     through such failures (after Retry-After when sent) and exits 5 when its --timeout passes (the job goes on:
+     read it again later) or the service stays unreachable for 5 minutes; a create is repeated only when it carries an --idempotency-key (without one, the
      message says what to check before sending it again)
 `;
 
@@ -54,7 +54,7 @@ const TEMPORARY_STATUSES = [429, 502, 503, 504];
 
 /** The exit code for an error thrown while running a command. */
 export function errorExitCode(error: unknown): number {
-  if (error instanceof CrucibleNetworkError || error instanceof RequestTimeoutError) return EXIT.temporary;
+  if (error instanceof CrucibleNetworkError || error instanceof RequestTimeoutError || error instanceof WaitTimeoutError) return EXIT.temporary;
   if (error instanceof CrucibleApiError) {
     if (error.status === 401 || error.status === 403) return EXIT.authentication;
     // A provider that is not configured is a deployment fact, not a passing one.
@@ -77,4 +77,9 @@ export class AuthenticationError extends Error {
 /** A request that got no answer within its limit (clients/cli/src/timeouts.ts): temporary, like a dropped connection. */
 export class RequestTimeoutError extends Error {
   override readonly name = 'RequestTimeoutError';
+}
+
+/** A --wait that reached its --timeout while the job goes on: nothing was wrong with the command; read it again later. */
+export class WaitTimeoutError extends Error {
+  override readonly name = 'WaitTimeoutError';
 }

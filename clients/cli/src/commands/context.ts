@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import ora from 'ora';
 import { type ApiResult, CrucibleApiError, type CrucibleClient, createCrucibleClient, SDK_VERSION, unwrap, unwrapAs } from '../../../sdk/src/index.ts';
 import { readStored, resolveBaseUrl, resolveToken } from '../credentials.ts';
-import { AuthenticationError, EXIT, UsageError } from '../exit.ts';
+import { AuthenticationError, EXIT, UsageError, WaitTimeoutError } from '../exit.ts';
 import { type Printer, printer } from '../output.ts';
 import { createOnce, retryTemporary } from '../retry.ts';
 import { resolveRequestTimeout, withRequestTimeouts } from '../timeouts.ts';
@@ -154,7 +154,7 @@ export async function waitFor(
           return value;
         }
       }
-      if (Date.now() > deadline) throw new UsageError(`${what} did not end within ${timeout_seconds} s (--timeout); it goes on, read it again later.`);
+      if (Date.now() > deadline) throw new WaitTimeoutError(`${what} did not end within ${timeout_seconds} s (--timeout); it goes on, read it again later.`);
       // Plain polling reads once a second; a long poll answered sooner than that waits out the rest of the second.
       if (etag === null) await delay(poll_interval_ms);
       else if (long_poll !== null) await delay(Math.max(0, started_ms + poll_interval_ms - Date.now()));
