@@ -4,7 +4,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // Two projects: `unit` (test/unit: pure code, no service, so no Temporal dev server or workflow bundle is started for it)
 // and `service` (everything else, after the global setup). `npm run test:unit` runs the first alone.
 export default defineConfig({
-  // Vite's cache in this checkout (gitignored), not in node_modules: worktrees that share node_modules through a symlink
+  // Vite's cache in this checkout (gitignored), not in node_modules: checkouts that share node_modules through a symlink
   // would otherwise share (and break) one another's module cache.
   cacheDir: '.cache/vite',
   test: {

@@ -216,7 +216,7 @@ async function main(): Promise<void> {
     }
   }
   print(figures, reference);
-  // The API-only process's goals (session 6); the service as users run it is bench/service's.
+  // The API-only process's goals; the service as users run it is bench/service's.
   printGoals(
     figures.slice(1).map((f) => {
       const share = f.requests_per_second / reference.requests_per_second;

@@ -29,7 +29,7 @@ const VARIANTS: Variant[] = [
 ];
 
 /**
- * The two event loops the engine runs (session 9): M/M/5 takes the loop generated per model; the same clinic where
+ * The two event loops the engine runs: M/M/5 takes the loop generated per model; the same clinic where
  * patients give up waiting after an exponential patience (mean 2 min; reneging is not covered by the generated loop)
  * takes the generic loop, as 8 of the 11 sample worlds do.
  */

@@ -19,7 +19,7 @@ export const BENCH_PDF_PAGES = Number(process.env.BENCH_INTAKE_PAGES) || 250; //
 export const BENCH_LINES_PER_PAGE = 45;
 export const BENCH_TEXT_BYTES = 8 * 1024 * 1024;
 export const BENCH_REPETITIONS = Number(process.env.BENCH_INTAKE_REPETITIONS) || 9;
-/** The goal (issue 27): the PDF reader at least 1.5 times pdftotext's pages per second, at load 2 (up to 2.5). */
+/** The goal: the PDF reader at least 1.5 times pdftotext's pages per second, at load 2 (up to 2.5). */
 export const REQUIRED_RATIO_PDFTOTEXT = 1.5;
 export const LOAD_2_MAX = 2.5;
 

@@ -2,7 +2,7 @@
 // Temporal and worker probes, the result shared for up to a second: api/readiness.ts) and `GET /v1/health/live`,
 // against the authenticated project read of the same server in the same run (the reference). The API runs in its own
 // process (bench/api.ts's server, embedded PGlite) with a real Temporal dev server behind it; no worker polls its task
-// queue, so readiness answers 503 "degraded" after every probe ran, which is what is measured. The aim (issue 26):
+// queue, so readiness answers 503 "degraded" after every probe ran, which is what is measured. The aim:
 // health at least 50% of the project read's req/s, p99 under 50 ms. Not a timed test.
 // Run: node_modules/.bin/node bench/readiness.ts   (BENCH_API_SECONDS the seconds per target)
 import { spawn, type ChildProcess } from 'node:child_process';

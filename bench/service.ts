@@ -27,7 +27,7 @@ import { monotonicMicros, summariseProfiles, type Window } from './profile.ts';
 
 export const SERVICE_CONNECTIONS = 200;
 export const SERVICE_SECONDS = Number(process.env.BENCH_SERVICE_SECONDS) || 10;
-/** Goals (issue 27): share of the hello-world's req/s, and p99, per database. */
+/** Goals: share of the hello-world's req/s, and p99, per database. */
 export const GOAL_POSTGRESQL_SHARE = 0.4;
 export const GOAL_POSTGRESQL_P99_MS = 50;
 export const GOAL_PGLITE_SHARE = 0.3;
@@ -122,7 +122,7 @@ async function load(target: string, url: string, token: string): Promise<Figure>
   const headers = token ? { authorization: `Bearer ${token}` } : undefined;
   // A warm-up at the measured concurrency (JIT, pool connections, caches, 200 sockets accepted), then the measured run.
   // The first phase of a bench still has the worst p99 whichever target it is (the run read measured first had the
-  // project read's worse p99, and the first hello-world phase is the slowest too: docs/performance.md, session 9).
+  // project read's worse p99, and the first hello-world phase is the slowest too).
   await autocannon({ url, headers, connections: SERVICE_CONNECTIONS, duration: WARM_UP_SECONDS, timeout: 10 });
   const from_us = monotonicMicros();
   const result = await autocannon({ url, headers, connections: SERVICE_CONNECTIONS, duration: SERVICE_SECONDS, timeout: 10 });

@@ -59,7 +59,7 @@ export const BENCH_SINGLE_THREAD_REPLICATIONS = Number(process.env.BENCH_SIMULAT
 export const BENCH_ROUNDS = Number(process.env.BENCH_SIMULATION_ROUNDS) || 5;
 /** Replications per pool thread in the timed pool run: enough that the last one's tail is a small share of the wall time. */
 export const BENCH_POOL_REPLICATIONS_PER_THREAD = Number(process.env.BENCH_SIMULATION_POOL_REPLICATIONS) || 20;
-/** The engine's goals (issue 27): one pool thread at least 60 times SimPy on a quiet machine, 45 times at load 2. */
+/** The engine's goals: one pool thread at least 60 times SimPy on a quiet machine, 45 times at load 2. */
 export const REQUIRED_RATIO_SINGLE_THREAD = 60;
 export const REQUIRED_RATIO_AT_LOAD_2 = 45;
 /** The load averages the two goals are stated at: "quiet" is under 1.5, "load 2" from 1.5 to 2.5. */

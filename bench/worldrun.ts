@@ -16,7 +16,7 @@ import { medianSteps, runSteps } from './worldrunTrace.ts';
 
 export const BENCH_WORLD = 'gp_triage_digital_front_door';
 export const BENCH_WORLD_RUNS = Number(process.env.BENCH_WORLD_RUNS) || 5;
-/** The goal for a small world, end to end (issue 27): a median under this. */
+/** The goal for a small world, end to end: a median under this. */
 export const BENCH_WORLD_GOAL_MS = 500;
 /** BENCH_WORLD_TRACE=1: also print where each run's time went, step by step, from its workflow history (bench/worldrunTrace.ts). */
 const BENCH_WORLD_TRACE = process.env.BENCH_WORLD_TRACE === '1';

@@ -18,7 +18,7 @@ export function defaultThreadCount(): number {
   return Math.max(1, Math.min(availableParallelism(), POOL_THREADS_MAX));
 }
 
-// Pool threads load their modules from Node's compile cache (docs/performance.md, "The simulation engine", session 5).
+// Pool threads load their modules from Node's compile cache (docs/performance.md, "The compute pool").
 // Node strips TypeScript with a WebAssembly module whose memory growth detaches an ArrayBuffer, and one detach makes V8
 // drop its ArrayBufferDetaching protector for the rest of the thread: every typed-array access of the engine then checks
 // the buffer's detached bit (6-8 % of its speed). A module read from the cache is not stripped again, so before the pool
@@ -92,7 +92,7 @@ export function computePool(): Promise<Piscina> {
       threads_started++;
     });
     // piscina emits 'error' when a thread answers a task the pool no longer holds ("Unexpected message from Worker",
-    // seen once in session 5 after many PDF reads back to back). Every task's caller has had its own answer or error,
+    // seen once after many PDF reads back to back). Every task's caller has had its own answer or error,
     // and an EventEmitter 'error' with no listener would end the process, so it is counted and reported without the
     // message (it carries the task's result: a document's text).
     pool.on('error', (error: unknown) => {

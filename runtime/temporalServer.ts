@@ -1,5 +1,5 @@
 // A real Temporal Server on PostgreSQL (not the dev server): the production topology run on one machine, for operators
-// who want it without Docker and for the topology test (issue 26, item 4). `temporal-server` and `temporal-sql-tool` are
+// who want it without Docker and for the topology test. `temporal-server` and `temporal-sql-tool` are
 // built from go.temporal.io/server (the module the CLI embeds) with Go, once, into the user cache, like the CLI; the
 // PostgreSQL schemas they need are copied from the same module beside them.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';

@@ -1,4 +1,4 @@
-// V8 flags for the processes that run the simulation engine (docs/decisions.md, issue 27; measured by bench/flags.ts).
+// V8 flags for the processes that run the simulation engine (docs/decisions.md; measured by bench/flags.ts).
 // V8 flags are process-wide and the compute pool's threads inherit the process's, so a flag is a decision per kind of
 // process: `crucible-server worker` runs the replications and nothing a user waits on in a request, so it takes the
 // engine's flags; the API (`api`) and the all-in-one `start` (which hosts the API) keep V8's defaults. NODE_OPTIONS

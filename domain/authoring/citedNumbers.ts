@@ -1,4 +1,4 @@
-// The numbers a confirmed intake already cites (issue 28: authoring never asks for a number the intake cites). Every
+// The numbers a confirmed intake already cites (authoring never asks for a number the intake cites). Every
 // citation quote is read for a demand (a count per hour or per day), a duration (minutes or hours) and a staffing count;
 // each is proposed for the slot whose unit it fits, with the cited line as its source and the unit conversion recorded
 // (a count per day → per hour over the opening hours the intake cites, or over a stated 24-hour day). Pure.

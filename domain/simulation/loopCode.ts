@@ -1,4 +1,4 @@
-// The event loop of one replication, generated per compiled model for the models whose features it covers (issue 27:
+// The event loop of one replication, generated per compiled model for the models whose features it covers (the goal:
 // the engine at least 60 times SimPy). The generic loop (engine.ts, Replication.loop) keeps the clock, the heap's size,
 // the sequence number and each resource's counts in fields of the replication and looks each step's kind, resource
 // and duration up per event; this one keeps them in local variables, which TurboFan holds in registers across the

@@ -1,5 +1,5 @@
 // Every screen of the walk (test/browser/walk.ts) in Chromium against the real service with real data (offline
-// provider, fake Europe PMC, fake Stripe), read as a clinician would (issue 24): no internal id, JSON pointer,
+// provider, fake Europe PMC, fake Stripe), read as a clinician would: no internal id, JSON pointer,
 // snake_case field name, contract name or HTTP path outside the Technical details; no serious or critical axe-core
 // violation; no wider than a 375-px phone. The intake of the README's paragraph fits in 2,700 px at 1280 px and shows a
 // cited line beside its card. A screenshot per screen (and, with CRUCIBLE_DOCS_SCREENS set, the docs' PNGs).

@@ -1,4 +1,4 @@
-// `crucible-server api` started while Temporal is unreachable (issue 26): it starts instead of exiting, serves reads,
+// `crucible-server api` started while Temporal is unreachable: it starts instead of exiting, serves reads,
 // answers readiness within 2 s and liveness at once, and a job start is 503 TEMPORARILY_UNAVAILABLE within 5 s.
 // PostgreSQL suite only (the API process alone refuses the embedded PGlite, which belongs to one process).
 import { execFileSync } from 'node:child_process';

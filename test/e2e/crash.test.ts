@@ -1,4 +1,4 @@
-// `crucible-server start` after a crash (issue 26): a SIGKILL of the service leaves its dev server running, and the next
+// `crucible-server start` after a crash: a SIGKILL of the service leaves its dev server running, and the next
 // start on the same data directory stops that leftover (said in one line) and starts; a busy default Temporal UI port
 // falls back to a free one; the dev server's database is 0600; and when the dev server itself dies, the service stops
 // and exits 1 for its supervisor, leaving nothing running, and starts again on the same data; a second service on a

@@ -1,4 +1,4 @@
-// The production topology on one machine (issue 26, item 4): a real Temporal Server (temporal-server built from
+// The production topology on one machine: a real Temporal Server (temporal-server built from
 // go.temporal.io/server, its state in PostgreSQL, not the dev server's SQLite), two `crucible-server api` and two
 // `crucible-server worker` processes on one PostgreSQL database. A world run, an intake draft and a concept review
 // (offline provider, fake Europe PMC) go through it; one worker and one API process are killed with SIGKILL mid-run.

@@ -1,4 +1,4 @@
-// Authoring is told the truth (issue 28): a paragraph's numbers reach the intake and the first checkpoint with their lines
+// Authoring is told the truth: a paragraph's numbers reach the intake and the first checkpoint with their lines
 // as sources (no question for them); a session the organization cannot cover is refused with 402 before any work; a
 // failing step records the innermost cause's code; revise on the offline provider refuses written instructions (422,
 // nothing charged) and a hosted revise that changes nothing says so. Real service, Temporal dev server, PGlite.

@@ -1,4 +1,4 @@
-// The edge of the service over a real port (issue 26, "the edge, finished"): the credential before any deployment flag,
+// The edge of the service over a real port: the credential before any deployment flag,
 // text that cannot be stored refused in multipart fields and JSON, clients that leave or stall logged as such at info
 // (not as 500s), `nosniff` and the right reason phrase on every answer.
 import { connect } from 'node:net';

@@ -1,4 +1,4 @@
-// An https public URL (issue 26): the service listens on plain HTTP, so it needs a trusted TLS-terminating proxy. With
+// An https public URL: the service listens on plain HTTP, so it needs a trusted TLS-terminating proxy. With
 // CRUCIBLE_TRUST_PROXY the Secure session cookie works behind it; without, the service refuses to start, naming the
 // setting, instead of answering every sign-in 500.
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Run admission reserves under the organization's credit lock (issue 26): concurrent creates beyond the balance are
+// Run admission reserves under the organization's credit lock: concurrent creates beyond the balance are
 // refused at once with 402, nothing is queued for them, the balance never goes negative, and a refusal is not recorded
 // under its Idempotency-Key (a retry after adding credits is admitted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// An API process while Temporal is unreachable (issue 26): it starts without Temporal (the connection is lazy), serves
+// An API process while Temporal is unreachable: it starts without Temporal (the connection is lazy), serves
 // reads, answers readiness within 2 s and liveness at once, and every job start answers 503 TEMPORARILY_UNAVAILABLE
 // within 5 s with nothing created and nothing charged; once Temporal answers, the same request starts the job; when
 // Temporal goes away again the 503 comes back. The Temporal here is a dev server of the test's own, stopped and started

@@ -1,7 +1,7 @@
 // The web app's static files over real HTTP (api/web.ts, runtime/webBuild.ts; docs/web.md, Serving): each asset of
 // index.html is served brotli when the browser accepts it, gzip when it accepts only gzip, unencoded otherwise, always
 // with `Vary: Accept-Encoding`, and decodes to the same bytes; the first screen's compressed JS and CSS stay within
-// 200 KB (issue 24: fast to open).
+// 200 KB (fast to open).
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

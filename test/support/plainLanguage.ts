@@ -1,4 +1,4 @@
-// What a person reads on a screen (issue 24): no internal id, JSON pointer, snake_case field name, contract name or
+// What a person reads on a screen: no internal id, JSON pointer, snake_case field name, contract name or
 // `METHOD /v1/` path outside the "Technical details" disclosure (`[data-technical]`); no serious or critical axe-core
 // violation; nothing wider than a phone.
 import { createRequire } from 'node:module';

@@ -1,4 +1,4 @@
-// Authoring never asks for a number the intake cites (issue 28): the offline intake draft keeps the numbers a paragraph
+// Authoring never asks for a number the intake cites: the offline intake draft keeps the numbers a paragraph
 // states as cited claims, and every cited number that fits a slot is proposed with its line as the source, converted to
 // the slot's unit with the conversion recorded; a hosted model's proposals pass the same check.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The OpenAPI document describes each response shape the app and the SDK read (issue 25, "each shape once"): the run
+// The OpenAPI document describes each response shape the app and the SDK read: the run
 // results, the run comparison and the authoring checkpoint carry their schemas, not an open `{}`, so the generated
 // types are the one declaration clients use. The checkpoint is one named component every session answer references, and
 // a record of T is written `additionalProperties: T`, so generated types have neither copies nor `unknown | T` keys.

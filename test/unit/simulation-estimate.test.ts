@@ -195,7 +195,7 @@ describe('scheduled arrivals without a period', () => {
  * One world per WorldSpec feature, big enough (a few hundred thousand events per replication) that the estimate's pilot
  * covers only part of the horizon: the estimate must come within 15% of the events of replications 0-2 of every variant,
  * so a budget of twice the estimate never stops such a run early. The first four were 49%, 24%, 7.4% and 7.1% off
- * before the pilot (issue 28).
+ * before the pilot.
  */
 function featureWorld(options: { servers: number; arrivals_per_minute: number; mean_service_minutes?: number; horizon_minutes: number }): WorldSpec {
   const world = queueWorld({

@@ -1,4 +1,4 @@
-// The modeller's WorldSpec additions (issue 28, docs/simulation.md "Model features and their checks"): a normal
+// The modeller's WorldSpec additions (docs/simulation.md "Model features and their checks"): a normal
 // distribution kept within bounds (truncated or clamped) against its closed-form mean and variance; a measure over a
 // stream (several end points) on an M/M/1 with two exits against 1 / (mu - lambda); a one-day arrival pattern read from
 // 06:00 against the expected arrivals in each hour.

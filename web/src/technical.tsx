@@ -1,4 +1,4 @@
-// The one "Technical details" disclosure of a screen (issue 24): ids, JSON pointers, raw JSON, error codes and request
+// The one "Technical details" disclosure of a screen: ids, JSON pointers, raw JSON, error codes and request
 // ids are for support, so they live only inside it. Browser tests check that nothing technical shows outside
 // `[data-technical]` (test/support/plainLanguage.ts).
 import type { ReactNode } from 'react';

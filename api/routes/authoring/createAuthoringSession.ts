@@ -84,7 +84,7 @@ export function createAuthoringSessionRoute(deps: AppDeps): RouteDef {
       const starting_world = (body.starting_world as WorldSpec | undefined) ?? null;
       const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
         await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
-        // Refuse before any work what the organization cannot cover: the first step's AI call bound (issue 28).
+        // Refuse before any work what the organization cannot cover: the first step's AI call bound.
         const credits_needed = firstStepCreditsMax({
           intake: intake?.spec ?? null,
           starting_world,

@@ -1,4 +1,4 @@
-// The intake, corrected beside its sources (issue 24): the source text with line numbers on one side, the drafted intake
+// The intake, corrected beside its sources: the source text with line numbers on one side, the drafted intake
 // as readable cards (problem, solution, users, setting, stage, claims, unknowns) on the other. Choosing a card highlights
 // the lines it cites and shows the cited text beside it; a citation is added by selecting text in the source (or by
 // line numbers, from the keyboard). The form built from the published schema and the JSON stay as advanced tabs.

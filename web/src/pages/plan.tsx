@@ -1,4 +1,4 @@
-// The evaluation plan as a document (spec: EvaluationPlan; issue 24): each decision and why in a sentence, credits as
+// The evaluation plan as a document (spec: EvaluationPlan): each decision and why in a sentence, credits as
 // "up to N credits, charged at actual use", the Business questions once (each stated with the quoted line of its file,
 // or unknown with what to ask), approvals one by one, then the start of the review. Pointers, scopes and the planner's
 // cost arithmetic live in the Technical details.

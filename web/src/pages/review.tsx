@@ -1,4 +1,4 @@
-// A concept and evidence review (spec: ConceptReview) as a document a person can read (issue 24): its state in words
+// A concept and evidence review (spec: ConceptReview) as a document a person can read: its state in words
 // while it works, then the 13 dimensions (each an AI hypothesis) with questions, next experiments and evidence claims,
 // each claim's three checks as plain badges with a sentence and the paper it cites by title, journal and year; the
 // papers found, and the excluded ones with the reason in words. Record ids and the raw query sit in Technical details.
