@@ -1,8 +1,29 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Tests talk to real parts: PGlite, PostgreSQL (when DATABASE_URL is set), the Temporal dev server, HTTP on a real port.
-// Two projects: `unit` (test/unit: pure code, no service, so no Temporal dev server or workflow bundle is started for it)
-// and `service` (everything else, after the global setup). `npm run test:unit` runs the first alone.
+// Three projects: `unit` (test/unit: pure code, no service, so no Temporal dev server or workflow bundle is started for
+// it), `slow` (the files of test/unit listed below) and `service` (everything else, after the global setup).
+// `npm run test:unit` runs the first alone; `npm run test:quick` type-checks, lints and runs it.
+/**
+ * Files of test/unit that spawn processes (the CLI against a real HTTP server) or check statistics over many
+ * replications: the `slow` project, so `npm run test:unit` stays the inner loop (under 30 s on a quiet machine).
+ */
+const SLOW_UNIT_FILES = [
+  'test/unit/cli-long-poll.test.ts',
+  'test/unit/cli-wait-retry.test.ts',
+  'test/unit/pdf-damage.test.ts',
+  'test/unit/router-index.test.ts',
+  'test/unit/simulation-batch-service.test.ts',
+  'test/unit/simulation-breakdowns.test.ts',
+  'test/unit/simulation-calendars.test.ts',
+  'test/unit/simulation-estimate.test.ts',
+  'test/unit/simulation-loop.test.ts',
+  'test/unit/simulation-pool.test.ts',
+  'test/unit/simulation-routing.test.ts',
+  'test/unit/simulation-seize.test.ts',
+  'test/unit/simulation-theory.test.ts',
+];
+
 export default defineConfig({
   // Vite's cache in this checkout (gitignored), not in node_modules: checkouts that share node_modules through a symlink
   // would otherwise share (and break) one another's module cache.
@@ -13,7 +34,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW_UNIT_FILES] } },
+      { extends: true, test: { name: 'slow', include: SLOW_UNIT_FILES } },
       {
         extends: true,
         test: {
