@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Value } from 'typebox/value';
 import { AI_CALL_FAILURE_TYPES, AiCallInput, type AiCallResult } from '../domain/ai/call.ts';
 import type { AiCallProvider, ByokProvider } from '../domain/ai/keys.ts';
-import { aiCallCredits } from '../domain/ai/pricing.ts';
+import { aiCallCredits, chargeWithinLimit } from '../domain/ai/pricing.ts';
 import { aiSchema, offlineTask } from '../domain/ai/registry.ts';
 import { providerKeyMissing, providerNotConfigured } from '../store/keys/availability.ts';
 import { ProviderKeyDecryptionError } from '../store/keys/crypto.ts';
@@ -114,6 +114,7 @@ async function callProvider(config: ActivityConfig, input: AiCallInput, chosen: 
       schema_name: input.schema_name,
       offline: heuristic ? () => heuristic(input.offline_input) : undefined,
       max_output_tokens: input.max_output_tokens,
+      tools: input.tools,
       abort_signal: Context.current().cancellationSignal,
     });
   } catch (error) {
@@ -142,12 +143,18 @@ async function meter(
   answer: Answer,
   call: ReturnType<typeof currentCall>,
 ): Promise<AiCallResult> {
-  const credits_charged = aiCallCredits({
+  const price = aiCallCredits({
     byok: chosen.byok,
     input_tokens: answer.usage.input_tokens,
     output_tokens: answer.usage.output_tokens,
     credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
   });
+  // A provider that bills more than the job reserved keeps its answer: the call is charged what is left of the
+  // reservation and the rest is absorbed, on the usage row as in the ledger.
+  const { credits_charged, credits_absorbed } = chargeWithinLimit(price, input.credits_limit);
+  if (credits_absorbed > 0) {
+    logger.warn({ org_id: input.org_id, provider: chosen.provider, task: input.task, credits_absorbed }, 'ai call billed beyond its reservation');
+  }
   const { usage, recorded_now } = await recordAiUsage(db, {
     org_id: input.org_id,
     provider: chosen.provider,
@@ -160,6 +167,7 @@ async function meter(
     subject: input.subject,
     task: input.task,
     credits_charged,
+    credits_absorbed,
     call,
   });
   logger.info(
@@ -177,6 +185,7 @@ async function meter(
     output_tokens: usage.output_tokens,
     duration_ms: usage.duration_ms,
     credits_charged: usage.credits_charged,
+    credits_absorbed: usage.credits_absorbed,
   };
 }
 

@@ -11,6 +11,7 @@ import {
   AUTHORING_DRAFT_SCHEMA_NAME,
   AUTHORING_DRAFT_TASK,
   authoringCallBound,
+  authoringToolDefinitions,
   authoringDraftPrompt,
   authoringDraftSystem,
 } from '../domain/authoring/register.ts';
@@ -251,6 +252,8 @@ export class AuthoringSession {
           schema_name: AUTHORING_DRAFT_SCHEMA_NAME,
           offline_input: draftInput,
           max_output_tokens: AUTHORING_DRAFT_MAX_OUTPUT_TOKENS,
+          tools: authoringToolDefinitions(),
+          credits_limit: meter.remaining(),
         });
         meter.add(result.credits_charged);
         state.usage = {

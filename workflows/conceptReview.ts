@@ -45,6 +45,7 @@ async function judgeClaims(
   subject: { project_id: string; kind: 'review'; id: string },
   requests: JudgeRequest[],
   spend: (result: AiCallResult) => void,
+  remaining: () => number,
 ): Promise<{ judgements: Judgement[]; judged_by: ReturnType<typeof label> | null }> {
   const judgements: Judgement[] = [];
   let judged_by: ReturnType<typeof label> | null = null;
@@ -59,6 +60,7 @@ async function judgeClaims(
       schema_name: REVIEW_JUDGE_SCHEMA_NAME,
       offline_input: judge.offline_input,
       max_output_tokens: JUDGE_OUTPUT_TOKENS_MAX,
+      credits_limit: remaining(),
     });
     spend(result);
     judged_by ??= label(result);
@@ -119,13 +121,14 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
       schema_name: REVIEW_DRAFT_SCHEMA_NAME,
       offline_input: request.offline_input,
       max_output_tokens: DRAFT_OUTPUT_TOKENS_MAX,
+      credits_limit: meter.remaining(),
     });
     spend(drafted);
     const draft = drafted.object as ConceptReviewDraft;
 
     await advance('verifying');
     const judging = await prepareReviewJudging({ review_id: review.review_id, draft });
-    const { judgements, judged_by } = await judgeClaims(review, subject, judging.requests, spend);
+    const { judgements, judged_by } = await judgeClaims(review, subject, judging.requests, spend, meter.remaining);
     return completeReview({
       review_id: review.review_id,
       draft,

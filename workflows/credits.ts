@@ -61,8 +61,9 @@ function meterFor(credits_max: number, reservation: ReserveCreditsResult | null)
       if (!Number.isSafeInteger(credits) || credits < 0)
         throw ApplicationFailure.nonRetryable(`meter.add needs a non-negative integer, got ${credits}`, 'INTERNAL');
       if (credits_used + credits > credits_max) {
+        // Unreachable when every step passes meter.remaining() as its limit (AI calls do: credits_limit); a bug otherwise.
         throw ApplicationFailure.nonRetryable(
-          `The work used ${credits_used + credits} credits, more than the ${credits_max} reserved; check meter.remaining() before spending.`,
+          `This step would cost ${credits_used + credits} credits, more than the ${credits_max} set aside for it; nothing was charged. Try again, and tell support if it happens again.`,
           CREDITS_BUDGET_EXCEEDED,
         );
       }

@@ -42,6 +42,7 @@ export async function intakeDraftWorkflow(input: IntakeDraftWorkflowInput): Prom
       schema_name: INTAKE_SPEC_SCHEMA_NAME,
       offline_input: { sources },
       max_output_tokens: INTAKE_DRAFT_MAX_OUTPUT_TOKENS,
+      credits_limit: meter.remaining(),
     });
     usage = {
       provider: result.provider,

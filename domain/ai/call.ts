@@ -5,6 +5,21 @@ import type { AiCallProvider } from './keys.ts';
 import { HOSTED_AI_PROVIDERS } from './providers.ts';
 
 export const AI_CALL_SUBJECT_KIND_MAX = 32;
+/** Tool definitions one call may carry. */
+export const AI_CALL_TOOLS_MAX = 16;
+
+/**
+ * A tool the model may name in its answer (a tool of the registry, GET /v1/tools): its name, what it does and what it
+ * needs. The model is never asked to call it: the answer's schema is the only thing it returns.
+ */
+export const AiToolDefinition = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    description: Type.String({ minLength: 1, maxLength: 2000 }),
+  },
+  { additionalProperties: false },
+);
+export type AiToolDefinition = Static<typeof AiToolDefinition>;
 
 export const AiCallInput = Type.Object(
   {
@@ -29,6 +44,14 @@ export const AiCallInput = Type.Object(
     /** Handed to the offline heuristic registered for `task` when the offline provider answers. */
     offline_input: Type.Optional(Type.Unknown()),
     max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    /**
+     * The most this call may charge: what is left of the job's reservation. A provider that reports more usage than
+     * this keeps its answer; the call is charged this much and the rest is recorded as absorbed by the service.
+     * Absent: no cap (a call outside the credit saga).
+     */
+    credits_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Tools the model may name in its answer, sent as the provider's tool definitions where it has them. */
+    tools: Type.Optional(Type.Array(AiToolDefinition, { maxItems: AI_CALL_TOOLS_MAX })),
   },
   { additionalProperties: false },
 );
@@ -46,8 +69,10 @@ export type AiCallResult<T = unknown> = {
   input_tokens: number;
   output_tokens: number;
   duration_ms: number;
-  /** What the calling workflow adds to its meter (0 for BYOK); the activity does not touch the ledger. */
+  /** What the calling workflow adds to its meter (0 for BYOK; at most credits_limit); the activity does not touch the ledger. */
   credits_charged: number;
+  /** The call's price beyond credits_limit: recorded on the usage row, never charged. */
+  credits_absorbed: number;
 };
 
 /** The `type` of the ApplicationFailures callModel throws before reaching the gateway (the gateway's own: AI_FAILURE_TYPES). */

@@ -1,9 +1,11 @@
 // Registers the authoring room's published parts: the drafting prompt (/v1/prompts/authoring-draft), the AI output schema
 // and the offline drafter. Imported by the API routes and the worker's activities, so each process has them.
-import { aiCallCreditsMax } from '../ai/pricing.ts';
+import type { AiToolDefinition } from '../ai/call.ts';
+import { aiCallCreditsMax, aiCallInputTokensMax } from '../ai/pricing.ts';
 import { registerAiSchema, registerOfflineTask } from '../ai/registry.ts';
 import { registerPrompt } from '../prompts/registry.ts';
 import { AuthoringDraft, type AuthoringDraftInput, draftAuthoringOffline } from './draft.ts';
+import { TOOLS } from './tools.ts';
 
 export const AUTHORING_DRAFT_SCHEMA_NAME = 'AuthoringDraft';
 export const AUTHORING_DRAFT_TASK = 'authoring-draft';
@@ -14,7 +16,7 @@ export const AUTHORING_PROMPT_CHARS_MAX = 60_000;
 
 export const AUTHORING_DRAFT_PROMPT = {
   id: 'authoring-draft',
-  version: '1.1.0',
+  version: '1.2.0',
   purpose:
     'Propose the numbers a care-pathway WorldSpec needs (its slots) from a confirmed intake, each with its source, and ask for every number the material does not give.',
   system: [
@@ -28,7 +30,7 @@ export const AUTHORING_DRAFT_PROMPT = {
     'proposals: one entry per open slot listed in <slots>; slot is the slot id; value is a number in the slot unit or null; source is null unless you quote the intake (kind intake_line with source_id, line range and the exact quote) or name a published reference.',
     'Propose every number a cited intake line gives for a slot. When the quote states it in another unit (a count per day for a per_hour slot, hours for a minutes slot), give value in the slot unit and set conversion to {quoted_value: the number as quoted, quoted_unit (per_day, per_week, hours, seconds), factor: value divided by quoted_value, basis: why, e.g. the opening hours the intake cites}; otherwise conversion is null.',
     'question: a plain sentence a clinician would understand, with the unit (e.g. "How many clinicians are available at the same time?"); never a slot id or a JSON pointer.',
-    'next_steps: optional suggestions (kind, tool from the tool registry at /v1/tools or null, note); they are labelled ai_hypothesis.',
+    'next_steps: optional suggestions (kind, tool: the name of one of the tools described with this request, or null; note); they are labelled ai_hypothesis.',
   ].join('\n'),
 };
 
@@ -54,16 +56,30 @@ export function authoringDraftPrompt(input: AuthoringDraftInput): string {
   return text.length > AUTHORING_PROMPT_CHARS_MAX ? text.slice(0, AUTHORING_PROMPT_CHARS_MAX) : text;
 }
 
-/** Upper bound of tokens one drafting call can use (input ≤ UTF-8 bytes, output ≤ the max), and its credits. */
+/**
+ * The registry's tools as the drafting call sends them (name, what it does, what it needs): the model may name one in
+ * a next step, and is never asked to call it.
+ */
+export function authoringToolDefinitions(): AiToolDefinition[] {
+  return TOOLS.map((tool) => ({
+    name: tool.name,
+    description: [
+      `${tool.summary}.`,
+      `Needs: ${tool.needs.inputs.join('; ')}.`,
+      `Approval: ${tool.needs.approval}.`,
+      `Credits: ${tool.needs.credits}.`,
+      `Results are labelled ${tool.label}.`,
+    ].join(' '),
+  }));
+}
+
+/**
+ * Upper bound of tokens one drafting call can use (input ≤ the UTF-8 bytes of the messages, the answer's schema and the
+ * tool definitions, plus the provider's framing; output ≤ the max), and its credits.
+ */
 export function authoringCallBound(prompt: string, byok: boolean, credits_per_1k_tokens: number): { tokens: number; credits: number } {
-  const encoder = new TextEncoder();
-  const tokens = encoder.encode(authoringDraftSystem()).length + encoder.encode(prompt).length + AUTHORING_DRAFT_MAX_OUTPUT_TOKENS;
-  const credits = aiCallCreditsMax({
-    byok,
-    system: authoringDraftSystem(),
-    prompt,
-    max_output_tokens: AUTHORING_DRAFT_MAX_OUTPUT_TOKENS,
-    credits_per_1k_tokens,
-  });
+  const request = { system: authoringDraftSystem(), prompt, schema: AuthoringDraft, tools: authoringToolDefinitions() };
+  const tokens = aiCallInputTokensMax(request) + AUTHORING_DRAFT_MAX_OUTPUT_TOKENS;
+  const credits = aiCallCreditsMax({ ...request, byok, max_output_tokens: AUTHORING_DRAFT_MAX_OUTPUT_TOKENS, credits_per_1k_tokens });
   return { tokens, credits };
 }

@@ -54,5 +54,7 @@ export const AiUsage = Type.Object({
   subject: AiSubject,
   task: Type.String(),
   credits_charged: Credits,
+  /** The call's price beyond what was left of its job's reservation: absorbed by the service, never charged. */
+  credits_absorbed: Credits,
   created_at: Timestamp,
 });

@@ -42,13 +42,15 @@ export function intakeDraftSystem(): string {
 
 /**
  * Upper bound of the credits one drafting call can cost, reserved before it starts (spec: What the service does 6):
- * input tokens at most the prompt's UTF-8 bytes, output at most INTAKE_DRAFT_MAX_OUTPUT_TOKENS. 0 with the org's own key.
+ * input tokens at most the UTF-8 bytes of the prompt and of the IntakeSpec schema sent with it, plus the provider's
+ * framing; output at most INTAKE_DRAFT_MAX_OUTPUT_TOKENS. 0 with the org's own key.
  */
 export function intakeDraftCreditsBound(input: { prompt: string; byok: boolean; credits_per_1k_tokens: number }): number {
   return aiCallCreditsMax({
     byok: input.byok,
     system: intakeDraftSystem(),
     prompt: input.prompt,
+    schema: IntakeSpec,
     max_output_tokens: INTAKE_DRAFT_MAX_OUTPUT_TOKENS,
     credits_per_1k_tokens: input.credits_per_1k_tokens,
   });

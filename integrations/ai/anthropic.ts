@@ -1,6 +1,6 @@
 // Anthropic adapter: Messages API with one tool whose input_schema is the schema, and tool_choice forcing it.
 import Anthropic from '@anthropic-ai/sdk';
-import { type AdapterRequest, failureForStatus, failureForTransport, outputInvalid, type RawStructuredReply } from './common.ts';
+import { type AdapterRequest, NAMED_TOOL_PARAMETERS, failureForStatus, failureForTransport, outputInvalid, type RawStructuredReply } from './common.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -26,6 +26,8 @@ export async function callAnthropic(request: AdapterRequest): Promise<RawStructu
             description: `Return the answer as ${request.schema_name}.`,
             input_schema: request.json_schema as Anthropic.Messages.Tool.InputSchema,
           },
+          // The registry's tools the model may name; tool_choice below still makes it answer with the schema's tool.
+          ...request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: NAMED_TOOL_PARAMETERS })),
         ],
         tool_choice: { type: 'tool', name: request.schema_name, disable_parallel_tool_use: true },
       },

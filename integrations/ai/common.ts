@@ -20,6 +20,9 @@ export const PROMPT_CHARS_MAX = 1_000_000;
 
 export type TokenUsage = { input_tokens: number; output_tokens: number };
 
+/** A tool the model may name in its answer; sent as the provider's tool definition, never to be called. */
+export type ToolDefinition = { name: string; description: string };
+
 export type StructuredCallRequest<S extends TSchema> = {
   provider: AiProvider;
   /** The deployment's model for this provider; never guessed (spec: Provider keys). */
@@ -39,6 +42,8 @@ export type StructuredCallRequest<S extends TSchema> = {
   timeout_ms?: number;
   /** Cancels the call (e.g. Temporal's activity cancellation signal). */
   abort_signal?: AbortSignal;
+  /** Tools the model may name in its answer (the tool registry's); the answer itself is always the schema. */
+  tools?: ToolDefinition[];
 };
 
 export type StructuredCallResult<T> = {
@@ -65,7 +70,20 @@ export type AdapterRequest = {
   max_output_tokens: number;
   timeout_ms: number;
   abort_signal?: AbortSignal;
+  tools: ToolDefinition[];
 };
+
+/** The parameters of a tool the model only names: it takes nothing from the model (the service fills its inputs). */
+export const NAMED_TOOL_PARAMETERS = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+/**
+ * The tools as text, for a provider whose structured answer cannot be combined with tool definitions (Gemini refuses
+ * function declarations beside a JSON response schema): appended to the system instruction.
+ */
+export function toolsAsText(tools: ToolDefinition[]): string {
+  if (tools.length === 0) return '';
+  return `\n\nTools you may name in a next step (by name; never call them):\n${tools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n')}`;
+}
 
 export function nonRetryable(type: AiFailureType, message: string, details: Record<string, unknown>): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true, details: [details] });

@@ -85,6 +85,7 @@ export async function callStructured<S extends TSchema>(request: StructuredCallR
       max_output_tokens,
       timeout_ms: request.timeout_ms ?? DEFAULT_AI_TIMEOUT_MS,
       abort_signal: request.abort_signal,
+      tools: request.tools ?? [],
     });
   }
   const object = checkAgainstSchema<Static<S>>(request.provider, request.schema, reply.value);

@@ -1,6 +1,6 @@
 // Google adapter: Gemini generateContent with responseMimeType application/json and responseJsonSchema.
 import { ApiError, FinishReason, GoogleGenAI } from '@google/genai';
-import { type AdapterRequest, failureForStatus, failureForTransport, outputInvalid, type RawStructuredReply } from './common.ts';
+import { type AdapterRequest, failureForStatus, failureForTransport, outputInvalid, type RawStructuredReply, toolsAsText } from './common.ts';
 import { parseJsonReply } from './schema.ts';
 
 export const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -34,7 +34,7 @@ export async function callGoogle(request: AdapterRequest): Promise<RawStructured
       model: request.model,
       contents: [{ role: 'user', parts: [{ text: request.prompt }] }],
       config: {
-        systemInstruction: request.system,
+        systemInstruction: request.system + toolsAsText(request.tools),
         responseMimeType: 'application/json',
         responseJsonSchema: request.json_schema,
         maxOutputTokens: request.max_output_tokens,

@@ -1,6 +1,6 @@
 // OpenAI adapter: Chat Completions with response_format json_schema (structured outputs), official SDK.
 import OpenAI from 'openai';
-import { type AdapterRequest, failureForStatus, failureForTransport, outputInvalid, type RawStructuredReply } from './common.ts';
+import { type AdapterRequest, NAMED_TOOL_PARAMETERS, failureForStatus, failureForTransport, outputInvalid, type RawStructuredReply } from './common.ts';
 import { isStrictCompatible, parseJsonReply } from './schema.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -30,6 +30,16 @@ export async function callOpenAi(request: AdapterRequest): Promise<RawStructured
           json_schema: { name: request.schema_name, schema: request.json_schema, strict: isStrictCompatible(request.json_schema) },
         },
         max_completion_tokens: request.max_output_tokens,
+        // The registry's tools as function definitions the model sees; tool_choice none: it answers with the schema.
+        ...(request.tools.length > 0
+          ? {
+              tools: request.tools.map((tool) => ({
+                type: 'function' as const,
+                function: { name: tool.name, description: tool.description, parameters: NAMED_TOOL_PARAMETERS },
+              })),
+              tool_choice: 'none' as const,
+            }
+          : {}),
       },
       { signal: request.abort_signal },
     );

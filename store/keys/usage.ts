@@ -31,6 +31,7 @@ function view(row: Record<string, unknown>): AiUsageView {
     subject: { project_id: (row.project_id as string | null) ?? null, kind: row.subject_kind as string, id: row.subject_id as string },
     task: row.task as string,
     credits_charged: Number(row.credits_charged),
+    credits_absorbed: Number(row.credits_absorbed ?? 0),
     created_at: isoRequired(row.created_at),
   };
 }
@@ -42,8 +43,8 @@ function view(row: Record<string, unknown>): AiUsageView {
 export async function recordAiUsage(tx: Tx, input: AiUsageInput): Promise<{ usage: AiUsageView; recorded_now: boolean }> {
   const inserted = await tx.query(
     `insert into ai_usage (id, org_id, provider, model, byok, key_id, input_tokens, output_tokens, duration_ms,
-       project_id, subject_kind, subject_id, task, credits_charged, workflow_id, run_id, activity_id)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       project_id, subject_kind, subject_id, task, credits_charged, credits_absorbed, workflow_id, run_id, activity_id)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (workflow_id, run_id, activity_id) do nothing returning *`,
     [
       newId('use'),
@@ -60,6 +61,7 @@ export async function recordAiUsage(tx: Tx, input: AiUsageInput): Promise<{ usag
       input.subject.id,
       input.task,
       input.credits_charged,
+      input.credits_absorbed,
       input.call.workflow_id,
       input.call.run_id,
       input.call.activity_id,

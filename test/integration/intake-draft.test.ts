@@ -294,6 +294,51 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     expect(service.logs.join('\n')).not.toContain(VALID_NHS_NUMBER);
   });
 
+  it('keeps the answer when the provider bills more than was reserved: charged the reservation, the rest absorbed, usage and ledger agree', async () => {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    const brief_id = sources.get('brief.txt').id;
+    const spec = {
+      version: INTAKE_SPEC_VERSION,
+      problem: {
+        text: 'Patients wait too long',
+        provenance: 'user_declared',
+        citations: [{ source_id: brief_id, line_start: 3, line_end: 3, quote: 'wait too long for a specialist review' }],
+      },
+      proposed_solution: null,
+      intended_users: [],
+      care_setting: null,
+      stage: { value: 'prototype', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 6, line_end: 6, quote: 'working prototype' }] },
+      claims: [],
+      evidence_offered: [],
+      risks: [],
+      unknowns: [],
+      business: { proposed_user: null, buyer: null, budget_owner: null, current_alternative: null, dependencies: [], value_hypothesis: null },
+      care_pathway: { status: 'none', description: null, steps: [] },
+    };
+    // far beyond any honest count of the request: 40 M input tokens
+    openai.script.enqueue({ object: spec, usage: { input_tokens: 40_000_000, output_tokens: 1200 } });
+    const before = await balances(service.db, owner.org_id);
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [brief_id] },
+    });
+    expect(started.status).toBe(202);
+    const reserved = started.body.credits_reserved as number;
+    expect(reserved).toBeGreaterThan(0);
+    const draft = await finished(service, owner, started.body.id);
+    expect(draft.status, JSON.stringify(draft.error)).toBe('succeeded');
+    expect(draft.spec.problem.text).toBe('Patients wait too long');
+    expect(draft.usage.credits_charged).toBe(reserved);
+    const after = await balances(service.db, owner.org_id);
+    expect(before.available_credits - after.available_credits).toBe(reserved);
+    expect(after.reserved_credits).toBe(0);
+    const usage = await http(service, 'GET', `/v1/orgs/${owner.org_id}/usage`, { token: owner.session });
+    const row = usage.body.data.find((each: { subject: { id: string } }) => each.subject.id === started.body.id);
+    // price: ceil((40,000,000 + 1,200) × 1 / 1000) at the default price of 1 credit per 1,000 tokens
+    expect(row).toMatchObject({ credits_charged: reserved, credits_absorbed: 40_002 - reserved, input_tokens: 40_000_000 });
+  });
+
   it('marks the draft failed and charges nothing when the provider refuses the request', async () => {
     const project_id = await newProject(service, owner);
     const sources = await extract(service, owner, project_id, [textFile()]);

@@ -8,6 +8,8 @@ import { startFakeGoogle } from '../fakes/google.ts';
 import type { AiFake, RecordedRequest } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { applicationFailureOf } from '../support/failures.ts';
+import { authoringToolDefinitions } from '../../domain/authoring/register.ts';
+import { TOOL_NAMES } from '../../domain/authoring/tools.ts';
 
 const Verdict = Type.Object(
   {
@@ -33,6 +35,8 @@ type Harness = {
   keyHeader: string;
   keyFrom(request: RecordedRequest): string | undefined;
   expectRequestShape(request: RecordedRequest): void;
+  /** The tool registry's tools as this provider's request holds them (structured where the provider can). */
+  expectTools(request: RecordedRequest, tools: Array<{ name: string; description: string }>): void;
 };
 
 const harnesses: Harness[] = [
@@ -56,6 +60,20 @@ const harnesses: Harness[] = [
       expect(body.response_format.json_schema.schema.required).toEqual(['verdict', 'reason']);
       expect(body.response_format.json_schema.schema.$id).toBeUndefined();
       expect(body.max_completion_tokens).toBe(500);
+      expect(body.tools).toBeUndefined();
+    },
+    expectTools(request, tools) {
+      const body = request.body as any;
+      expect(body.tools).toEqual(
+        tools.map((tool) => ({
+          type: 'function',
+          function: { name: tool.name, description: tool.description, parameters: { type: 'object', properties: {}, additionalProperties: false } },
+        })),
+      );
+      // the model sees the tools and still answers with the schema
+      expect(body.tool_choice).toBe('none');
+      expect(body.response_format.json_schema.name).toBe('JudgeVerdict');
+      expect(body.messages[0].content).toBe(SYSTEM);
     },
   },
   {
@@ -77,6 +95,15 @@ const harnesses: Harness[] = [
       expect(body.tool_choice).toEqual({ type: 'tool', name: 'JudgeVerdict', disable_parallel_tool_use: true });
       expect(body.max_tokens).toBe(500);
     },
+    expectTools(request, tools) {
+      const body = request.body as any;
+      expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual(['JudgeVerdict', ...tools.map((tool) => tool.name)]);
+      for (const tool of tools) {
+        const sent = body.tools.find((each: { name: string }) => each.name === tool.name);
+        expect(sent).toEqual({ name: tool.name, description: tool.description, input_schema: { type: 'object', properties: {}, additionalProperties: false } });
+      }
+      expect(body.tool_choice).toEqual({ type: 'tool', name: 'JudgeVerdict', disable_parallel_tool_use: true });
+    },
   },
   {
     provider: 'google',
@@ -93,6 +120,17 @@ const harnesses: Harness[] = [
       expect(body.generationConfig.responseJsonSchema.required).toEqual(['verdict', 'reason']);
       expect(body.generationConfig.maxOutputTokens).toBe(500);
     },
+    expectTools(request, tools) {
+      // Gemini refuses function declarations beside a JSON response schema: the tools travel in the system instruction
+      const body = request.body as any;
+      expect(body.tools).toBeUndefined();
+      const system = JSON.stringify(body.systemInstruction);
+      for (const tool of tools) {
+        expect(system).toContain(tool.name);
+        expect(system).toContain(JSON.stringify(tool.description).slice(1, 60));
+      }
+      expect(body.generationConfig.responseMimeType).toBe('application/json');
+    },
   },
 ];
 
@@ -106,8 +144,9 @@ for (const harness of harnesses) {
       await fake.close();
     });
 
-    const call = (overrides: { api_key?: string } = {}) =>
+    const call = (overrides: { api_key?: string; tools?: Array<{ name: string; description: string }> } = {}) =>
       callStructured({
+        tools: overrides.tools,
         provider: harness.provider,
         model: harness.model,
         api_key: overrides.api_key ?? API_KEY,
@@ -139,6 +178,15 @@ for (const harness of harnesses) {
       for (const [name, value] of Object.entries(request.headers)) {
         if (name !== harness.keyHeader) expect(value, name).not.toContain(API_KEY);
       }
+    });
+
+    it('sends the tool registry’s tools with the request, and the answer is still the schema', async () => {
+      const tools = authoringToolDefinitions();
+      expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
+      fake.script.enqueue({ object: { verdict: 'supports', reason: 'named a tool' }, usage: { input_tokens: 10, output_tokens: 5 } });
+      const result = await call({ tools });
+      expect(result.object).toEqual({ verdict: 'supports', reason: 'named a tool' });
+      harness.expectTools(fake.requests.at(-1)!, tools);
     });
 
     it('turns a rejected key into a non-retryable failure naming the provider and never the key', async () => {

@@ -1099,6 +1099,7 @@ export type ListAiUsageResponses = {
             };
             task: string;
             credits_charged: number;
+            credits_absorbed: number;
             created_at: string;
         }>;
         next_offset: number | null;
