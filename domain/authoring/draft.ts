@@ -7,7 +7,7 @@
 // proposes without a source becomes a question, never a setting.
 import { Type, type Static } from 'typebox';
 import type { Question, ValueSource } from '../contracts/checkpoint.ts';
-import type { IntakeSpec } from '../contracts/intakeSpec.ts';
+import { citationsWithPaths, type IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { Setting, SettingSource, WorldSpec } from '../contracts/worldSpec.ts';
 import { type Conversion, citedProposals, conversionHolds, quoteStatesNumber } from './citedNumbers.ts';
 
@@ -276,21 +276,28 @@ function plainQuestion(text: string | undefined, slot: Slot): string | null {
   return trimmed;
 }
 
-/** Every text of the intake a cited quote may come from (statement texts and their citation quotes). */
-function intakeTexts(intake: IntakeSpec | null): string[] {
+/** Where a quote can be found: the confirmed intake's citations, each checked against its processed source lines. */
+type IntakeCitation = { source_id: string; line_start: number; line_end: number; quote: string };
+
+function intakeCitations(intake: IntakeSpec | null): IntakeCitation[] {
   if (!intake) return [];
-  const out: string[] = [];
-  const visit = (value: unknown) => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (value && typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value)) {
-        if ((key === 'text' || key === 'quote' || key === 'description') && typeof inner === 'string') out.push(inner);
-        else visit(inner);
-      }
-    }
-  };
-  visit(intake);
-  return out.map(normalize);
+  return citationsWithPaths(intake).map(({ citation }) => ({
+    source_id: citation.source_id,
+    line_start: citation.line_start,
+    line_end: citation.line_end,
+    quote: normalize(citation.quote),
+  }));
+}
+
+/**
+ * The intake citation whose quote holds `quote` (whitespace and case aside), or null: the service's own location of a
+ * quote a model returned. The model's source id and line numbers are never kept (a true quote with a made-up source id
+ * or lines would otherwise be shown as a citation to a place that does not hold it).
+ */
+function locate(quote: string, citations: IntakeCitation[]): IntakeCitation | null {
+  const needle = normalize(quote);
+  if (needle.length === 0) return null;
+  return citations.find((citation) => citation.quote.includes(needle)) ?? null;
 }
 
 function normalize(text: string): string {
@@ -303,16 +310,18 @@ type Proposal = AuthoringDraft['proposals'][number];
  * The source a proposal may fill a slot with, or null: a reference, or an intake line whose quote appears in the intake
  * and states the number — itself, or the quoted value of a recorded conversion to the slot's unit that holds.
  */
-function checkedSource(proposal: Proposal | undefined, slot: Slot, texts: string[]): ValueSource | null {
+function checkedSource(proposal: Proposal | undefined, slot: Slot, citations: IntakeCitation[]): ValueSource | null {
   const value = proposal?.value;
   const source = proposal?.source ?? null;
   if (typeof value !== 'number' || !Number.isFinite(value) || !source) return null;
   if (source.kind === 'reference') return { kind: 'reference', reference: source.reference };
-  const quote = normalize(source.quote);
-  if (quote.length === 0 || source.line_end < source.line_start || !texts.some((text) => text.includes(quote))) return null;
+  const found = locate(source.quote, citations);
+  if (found === null) return null;
+  // spec: IntakeSpec (citations) — the citation is where the service found the quote, not where the model said it was
+  const located = { kind: 'intake_line' as const, source_id: found.source_id, line_start: found.line_start, line_end: found.line_end, quote: source.quote };
   const conversion = source.conversion ?? null;
-  if (conversion === null) return quoteStatesNumber(source.quote, value) ? { ...source, conversion: null } : null;
-  return quoteStatesNumber(source.quote, conversion.quoted_value) && conversionHolds(conversion, slot.unit, value) ? { ...source, conversion } : null;
+  if (conversion === null) return quoteStatesNumber(source.quote, value) ? { ...located, conversion: null } : null;
+  return quoteStatesNumber(source.quote, conversion.quoted_value) && conversionHolds(conversion, slot.unit, value) ? { ...located, conversion } : null;
 }
 
 /**
@@ -329,7 +338,7 @@ export function applyProposals(input: {
   checkpoint: number;
 }): { filled: Record<string, SlotValue>; questions: Question[] } {
   const filled = { ...input.filled };
-  const texts = intakeTexts(input.intake);
+  const citations = intakeCitations(input.intake);
   const questions: Question[] = [];
   const bySlot = new Map(input.draft.proposals.map((proposal) => [proposal.slot, proposal]));
   const cited = citedProposals(
@@ -341,8 +350,8 @@ export function applyProposals(input: {
     if (filled[slot.id]) continue;
     const proposal = bySlot.get(slot.id);
     const fromIntake = citedBySlot.get(slot.id);
-    const sourced = checkedSource(proposal, slot, texts);
-    const fallback = sourced ? null : checkedSource(fromIntake && { ...fromIntake, question: '' }, slot, texts);
+    const sourced = checkedSource(proposal, slot, citations);
+    const fallback = sourced ? null : checkedSource(fromIntake && { ...fromIntake, question: '' }, slot, citations);
     if (sourced && typeof proposal?.value === 'number') {
       filled[slot.id] = { value: proposal.value, unit: slot.unit, source: sourced };
       continue;

@@ -132,6 +132,32 @@ describe('authoring proposes every number the intake cites', () => {
     }
   });
 
+  it('cites where the service found the quote, never the source id and lines the model gave', () => {
+    const intake = intakeCiting(['The clinic is open from 08:00 to 18:00.', 'Each review takes 25 minutes.']);
+    const made_up = { kind: 'intake_line' as const, source_id: 'src_invented', line_start: 40, line_end: 41, quote: 'takes 25 minutes', conversion: null };
+    const result = applyProposals({
+      draft: { ...noProposals, proposals: [{ slot: 'mean_service', value: 25, source: made_up, question: '' }] },
+      slots: queueTemplate(null).slots,
+      filled: {},
+      intake,
+      checkpoint: 1,
+    });
+    expect(result.filled['mean_service']).toMatchObject({
+      value: 25,
+      source: { kind: 'intake_line', source_id: 'src_a', line_start: 2, line_end: 2, quote: 'takes 25 minutes' },
+    });
+    // a quote the intake does not hold is no source at all, whatever lines it names
+    const nowhere = applyProposals({
+      draft: { ...noProposals, proposals: [{ slot: 'mean_service', value: 30, source: { ...made_up, quote: 'takes 30 minutes' }, question: '' }] },
+      slots: queueTemplate(null).slots,
+      filled: {},
+      intake: intakeCiting(['The clinic is open from 08:00 to 18:00.']),
+      checkpoint: 1,
+    });
+    expect(nowhere.filled['mean_service']).toBeUndefined();
+    expect(nowhere.questions.find((question) => question.slot === 'mean_service')?.unsourced_proposal).toEqual({ value: 30, proposed_by: 'ai_hypothesis' });
+  });
+
   it('reads numbers as digits or words, never inside another word, and knows which conversions hold', () => {
     expect(quoteStatesNumber('Three clinicians', 3)).toBe(true);
     expect(quoteStatesNumber('1,200 calls a week', 1200)).toBe(true);
