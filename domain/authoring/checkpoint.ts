@@ -127,6 +127,18 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
         source: 'rule',
         message: `${capitalFirst(slotName(world, slot))} (${settingValueWords(value.value, value.unit)}) rests on an assumption: cite a measurement or a reference for it.`,
       })),
+  ({ filled, world }) =>
+    Object.entries(filled)
+      .filter(([, value]) => value.source.kind === 'reference' && value.source.suggested_by_ai === true)
+      .map(([slot, value]) => ({
+        kind: 'verify_reference',
+        tool: CONCEPT_AND_EVIDENCE_REVIEW,
+        source: 'rule',
+        message: clip(
+          `${capitalFirst(slotName(world, slot))} (${settingValueWords(value.value, value.unit)}) rests on a reference the AI suggested and no one has checked: “${(value.source as { reference: string }).reference}”. Verify this reference, or answer with a figure you know.`,
+          1000,
+        ),
+      })),
   ({ world }) =>
     world.measured.flatMap((measure) => {
       const steps: NextStep[] = [];
@@ -170,17 +182,22 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
         source: 'rule',
         message: `The quick test run shows ${measureName(world.measured.find((measure) => measure.id === row.measure_id) ?? { id: row.measure_id })} at ${Math.round(row.mean! * 100)}% in ${world.variants.find((variant) => variant.id === row.variant_id)?.label ?? row.variant_id}: the queue grows without end. Add capacity or lower demand.`,
       })),
-  ({ problems, questions }) =>
-    problems.length === 0 && questions.length === 0
-      ? [
-          {
-            kind: 'approve_and_run',
-            tool: SYNTHETIC_SIMULATION,
-            source: 'rule',
-            message: 'The world is complete: approve the session to save it as a world revision, then estimate and run it with a budget you choose.',
-          },
-        ]
-      : [],
+  ({ problems, questions, filled }) => {
+    if (problems.length > 0 || questions.length > 0) return [];
+    const unverified = Object.values(filled).filter((value) => value.source.kind === 'reference' && value.source.suggested_by_ai === true).length;
+    const caveat =
+      unverified === 0
+        ? ''
+        : ` ${unverified === 1 ? 'One setting rests' : `${unverified} settings rest`} on a reference the AI suggested that no one has verified yet.`;
+    return [
+      {
+        kind: 'approve_and_run',
+        tool: SYNTHETIC_SIMULATION,
+        source: 'rule',
+        message: `The world is complete: approve the session to save it as a world revision, then estimate and run it with a budget you choose.${caveat}`,
+      },
+    ];
+  },
 ];
 
 /** Rule-based checks, run on every checkpoint (source: rule). */

@@ -194,8 +194,15 @@ export function startingTemplate(world: WorldSpec): { world: WorldSpec; slots: S
   return { world: skeleton, slots, filled };
 }
 
+/** The note a setting carries into the world revision when its reference was suggested by the model. */
+export const SUGGESTED_REFERENCE_NOTE = 'Suggested by the AI, not verified: check this reference before relying on the value.';
+
 function fromWorldSource(source: SettingSource): ValueSource {
-  if (source.kind === 'literature') return { kind: 'reference', reference: source.reference };
+  if (source.kind === 'literature') {
+    return source.note === SUGGESTED_REFERENCE_NOTE
+      ? { kind: 'reference', reference: source.reference, suggested_by_ai: true }
+      : { kind: 'reference', reference: source.reference };
+  }
   if (source.kind === 'assumption') return { kind: 'assumption', rationale: source.rationale };
   return { kind: 'assumption', rationale: source.note ? `declared by the user: ${source.note}` : 'declared by the user in the starting world' };
 }
@@ -204,7 +211,9 @@ function fromWorldSource(source: SettingSource): ValueSource {
 export function toWorldSource(source: ValueSource): SettingSource {
   switch (source.kind) {
     case 'reference':
-      return { kind: 'literature', reference: source.reference };
+      return source.suggested_by_ai
+        ? { kind: 'literature', reference: source.reference, note: SUGGESTED_REFERENCE_NOTE }
+        : { kind: 'literature', reference: source.reference };
     case 'assumption':
       return { kind: 'assumption', rationale: source.rationale };
     case 'answer':
@@ -239,7 +248,7 @@ export function describeSource(source: ValueSource): string {
     case 'answer':
       return `answer to question ${source.question_id}`;
     case 'reference':
-      return `published reference: ${source.reference}`;
+      return source.suggested_by_ai ? `published reference suggested by the AI, not verified: ${source.reference}` : `published reference: ${source.reference}`;
     case 'assumption':
       return `assumption: ${source.rationale}`;
     case 'intake_line':
@@ -314,7 +323,8 @@ function checkedSource(proposal: Proposal | undefined, slot: Slot, citations: In
   const value = proposal?.value;
   const source = proposal?.source ?? null;
   if (typeof value !== 'number' || !Number.isFinite(value) || !source) return null;
-  if (source.kind === 'reference') return { kind: 'reference', reference: source.reference };
+  // A reference the model names is a hypothesis until someone checks it (spec: never invent a number)
+  if (source.kind === 'reference') return { kind: 'reference', reference: source.reference, suggested_by_ai: true };
   const found = locate(source.quote, citations);
   if (found === null) return null;
   // spec: IntakeSpec (citations) — the citation is where the service found the quote, not where the model said it was

@@ -21,7 +21,13 @@ export const ValueSource = Type.Union([
     conversion: Type.Optional(Nullable(Conversion)),
   }),
   Type.Object({ kind: Type.Literal('answer'), question_id: Type.String(), answered_at_checkpoint: Type.Integer({ minimum: 0 }) }),
-  Type.Object({ kind: Type.Literal('reference'), reference: Type.String() }),
+  Type.Object({
+    kind: Type.Literal('reference'),
+    reference: Type.String(),
+    suggested_by_ai: Type.Optional(
+      Type.Boolean({ description: 'true: a reference the model named (ai_hypothesis), suggested and not verified; check it before relying on the value' }),
+    ),
+  }),
   Type.Object({ kind: Type.Literal('assumption'), rationale: Type.String() }),
 ]);
 

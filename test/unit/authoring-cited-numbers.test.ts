@@ -3,7 +3,16 @@
 // the slot's unit with the conversion recorded; a hosted model's proposals pass the same check.
 import { describe, expect, it } from 'vitest';
 import { citedOpeningHours, conversionHolds, quoteStatesNumber } from '../../domain/authoring/citedNumbers.ts';
-import { type AuthoringDraft, applyProposals, draftAuthoringOffline, queueTemplate } from '../../domain/authoring/draft.ts';
+import { ruleNextSteps } from '../../domain/authoring/checkpoint.ts';
+import {
+  type AuthoringDraft,
+  applyProposals,
+  describeSource,
+  draftAuthoringOffline,
+  queueTemplate,
+  SUGGESTED_REFERENCE_NOTE,
+  toWorldSource,
+} from '../../domain/authoring/draft.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import { checkCitations, citationLookupFrom } from '../../domain/intake/citations.ts';
 import { draftIntakeOffline } from '../../domain/intake/offlineDraft.ts';
@@ -168,5 +177,51 @@ describe('authoring proposes every number the intake cites', () => {
     expect(conversionHolds({ quoted_value: 96, quoted_unit: 'per_day', factor: 1 / 30, basis: 'a 30-hour day' }, 'per_hour', 3.2)).toBe(false);
     expect(citedOpeningHours(intakeCiting(['Open 9am to 5pm on weekdays.']))?.hours).toBe(8);
     expect(citedOpeningHours(intakeCiting(['The service is open 10 hours a day.']))?.hours).toBe(10);
+  });
+});
+
+describe('a number from a reference the model names', () => {
+  const intake = intakeCiting(['The clinic is open from 08:00 to 18:00.']);
+  const fromReference = (reference: string) =>
+    applyProposals({
+      draft: { ...noProposals, proposals: [{ slot: 'mean_service', value: 14, source: { kind: 'reference', reference }, question: '' }] },
+      slots: queueTemplate(null).slots,
+      filled: {},
+      intake,
+      checkpoint: 1,
+    });
+
+  it('is labelled suggested by the AI and not verified, in the checkpoint and in the saved world', () => {
+    const result = fromReference('Smith et al. 2019, BMJ');
+    const value = result.filled['mean_service']!;
+    expect(value.source).toEqual({ kind: 'reference', reference: 'Smith et al. 2019, BMJ', suggested_by_ai: true });
+    expect(toWorldSource(value.source)).toEqual({ kind: 'literature', reference: 'Smith et al. 2019, BMJ', note: SUGGESTED_REFERENCE_NOTE });
+    expect(describeSource(value.source)).toMatch(/suggested by the AI, not verified/);
+    // a user's own reference is not a hypothesis
+    expect(toWorldSource({ kind: 'reference', reference: 'our audit 2024' })).toEqual({ kind: 'literature', reference: 'our audit 2024' });
+  });
+
+  it('asks someone to verify the reference, and approve says how many settings rest on unverified references', () => {
+    const { world, slots } = queueTemplate(null);
+    const filled = Object.fromEntries(
+      slots.map((slot) => [
+        slot.id,
+        {
+          value: slot.unit === 'count' ? 2 : 1,
+          unit: slot.unit,
+          source:
+            slot.id === 'mean_service' || slot.id === 'servers'
+              ? { kind: 'reference' as const, reference: `Ref for ${slot.id}`, suggested_by_ai: true }
+              : { kind: 'assumption' as const, rationale: 'stated' },
+        },
+      ]),
+    );
+    const steps = ruleNextSteps({ world, problems: [], questions: [], filled, intake: null, smoke: null });
+    const verify = steps.filter((step) => step.kind === 'verify_reference');
+    expect(verify).toHaveLength(2);
+    expect(verify[0]!.message).toMatch(/reference the AI suggested and no one has checked: “Ref for /);
+    expect(steps.find((step) => step.kind === 'approve_and_run')?.message).toMatch(
+      /2 settings rest on a reference the AI suggested that no one has verified yet/,
+    );
   });
 });

@@ -180,7 +180,7 @@ function sourceText(source: ValueSource): string {
     case 'answer':
       return `your answer (checkpoint ${source.answered_at_checkpoint})`;
     case 'reference':
-      return `reference: ${source.reference}`;
+      return source.suggested_by_ai ? `suggested by the AI, not verified: ${source.reference}` : `reference: ${source.reference}`;
     case 'assumption':
       return `assumption: ${source.rationale}`;
     default:

@@ -55,6 +55,10 @@ export type Checkpoint = {
                 } | {
                     kind: 'reference';
                     reference: string;
+                    /**
+                     * true: a reference the model named (ai_hypothesis), suggested and not verified; check it before relying on the value
+                     */
+                    suggested_by_ai?: boolean;
                 } | {
                     kind: 'assumption';
                     rationale: string;
@@ -92,6 +96,10 @@ export type Checkpoint = {
                 } | {
                     kind: 'reference';
                     reference: string;
+                    /**
+                     * true: a reference the model named (ai_hypothesis), suggested and not verified; check it before relying on the value
+                     */
+                    suggested_by_ai?: boolean;
                 } | {
                     kind: 'assumption';
                     rationale: string;
