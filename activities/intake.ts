@@ -3,6 +3,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import { checkCitations, citationLookupFrom } from '../domain/intake/citations.ts';
+import { keepStatedNumbers } from '../domain/intake/statedNumbers.ts';
 import { INTAKE_DRAFT_PROMPT, type DraftSource } from '../domain/prompts/intakeDraft.ts';
 import { type DraftError, type DraftStatus, type DraftUsage, markDraftEnded, markDraftStarted, markDraftSucceeded } from '../store/intake/drafts.ts';
 import { citedSources, processedSourceLines } from '../store/intake/sources.ts';
@@ -85,18 +86,30 @@ export function intakeActivities(deps: ActivityDeps) {
         if (!draft) throw notFound(`Intake draft ${input.draft_id}`);
         const cited = await citedSources(tx, { org_id: draft.org_id, project_id: draft.project_id, ids: citedSourceIds(input.spec) });
         const check = checkCitations(input.spec, citationLookupFrom([...cited].map(([id, source]) => ({ id, ...source }))));
+        // Numbers must be stated by their quotes, for a model's draft and the offline drafter's alike.
+        const numbers = keepStatedNumbers(check.spec);
+        const not_stated = [...numbers.claims_removed, ...numbers.statements_unknown].map(({ path, message }) => ({
+          path,
+          reason: 'number_not_stated' as const,
+          message,
+        }));
         // A model's draft is labelled with who made it; the offline heuristic labels its own.
         const spec: IntakeSpec = input.heuristic
-          ? check.spec
+          ? numbers.spec
           : {
-              ...check.spec,
+              ...numbers.spec,
               drafted_by: {
                 provider: input.usage.provider,
                 model: input.usage.model,
                 method: `structured output for the ${INTAKE_DRAFT_PROMPT.id} prompt ${INTAKE_DRAFT_PROMPT.version}`,
               },
             };
-        await markDraftSucceeded(tx, { id: input.draft_id, spec, dropped: { citations: check.dropped, claims: check.dropped_claims }, usage: input.usage });
+        await markDraftSucceeded(tx, {
+          id: input.draft_id,
+          spec,
+          dropped: { citations: check.dropped, claims: [...check.dropped_claims, ...not_stated] },
+          usage: input.usage,
+        });
         logger.info({ draft_id: input.draft_id, citations_kept: check.citations_kept, citations_dropped: check.dropped.length }, 'intake draft stored');
         return { citations_dropped: check.dropped.length };
       });

@@ -91,7 +91,15 @@ export const DroppedCitation = Type.Object({
   reason: LiteralUnion(CITATION_DROP_REASONS),
   message: Type.String(),
 });
-export const DroppedClaim = Type.Object({ path: Type.String(), reason: Type.Literal('no_valid_citation'), message: Type.String() });
+/**
+ * A claim (or statement) the draft did not keep: no citation passed the check, or its text holds a number its quotes do
+ * not state (`number_not_stated`: a claim is removed, a problem, solution or care setting becomes an unknown).
+ */
+export const DroppedClaim = Type.Object({
+  path: Type.String(),
+  reason: Type.Union([Type.Literal('no_valid_citation'), Type.Literal('number_not_stated')]),
+  message: Type.String(),
+});
 export const DraftUsage = Type.Object({
   provider: Type.String(),
   model: Type.String(),

@@ -2010,7 +2010,7 @@ export type ParseIntakeResponses = {
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: 'no_valid_citation';
+            reason: 'no_valid_citation' | 'number_not_stated';
             message: string;
         }>;
         usage: {
@@ -2574,7 +2574,7 @@ export type GetIntakeDraftResponses = {
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: 'no_valid_citation';
+            reason: 'no_valid_citation' | 'number_not_stated';
             message: string;
         }>;
         usage: {
@@ -3137,7 +3137,7 @@ export type CancelIntakeDraftResponses = {
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: 'no_valid_citation';
+            reason: 'no_valid_citation' | 'number_not_stated';
             message: string;
         }>;
         usage: {
@@ -4230,7 +4230,7 @@ export type ConfirmIntakeResponses = {
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: 'no_valid_citation';
+            reason: 'no_valid_citation' | 'number_not_stated';
             message: string;
         }>;
         draft_id: string | null;
@@ -4767,7 +4767,7 @@ export type GetIntakeResponses = {
         }>;
         dropped_claims: Array<{
             path: string;
-            reason: 'no_valid_citation';
+            reason: 'no_valid_citation' | 'number_not_stated';
             message: string;
         }>;
         draft_id: string | null;
