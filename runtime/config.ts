@@ -177,7 +177,9 @@ function crossCheck(config: Config, problems: string[]): void {
     );
   }
   if (config.trusted_proxies > 0 && !config.trust_proxy) {
-    problems.push('CRUCIBLE_TRUSTED_PROXIES is set but CRUCIBLE_TRUST_PROXY is not true: set CRUCIBLE_TRUST_PROXY=true behind the proxies, or unset CRUCIBLE_TRUSTED_PROXIES');
+    problems.push(
+      'CRUCIBLE_TRUSTED_PROXIES is set but CRUCIBLE_TRUST_PROXY is not true: set CRUCIBLE_TRUST_PROXY=true behind the proxies, or unset CRUCIBLE_TRUSTED_PROXIES',
+    );
   }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.log_level}")`);

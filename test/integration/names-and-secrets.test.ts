@@ -45,7 +45,10 @@ describe('names and titles', () => {
   });
 
   it('refuses the same in a token name, a provider key label, a world name and a world label', async () => {
-    const token = await http(service, 'POST', '/v1/me/api-tokens', { token: owner.session, body: { name: 'ci\u202e', org_id: owner.org_id, scopes: ['read'] } });
+    const token = await http(service, 'POST', '/v1/me/api-tokens', {
+      token: owner.session,
+      body: { name: 'ci\u202e', org_id: owner.org_id, scopes: ['read'] },
+    });
     expect(token.status).toBe(422);
     expect(token.body.details).toEqual([{ path: '/name', message: expect.stringMatching(CONTROLS) }]);
     const key = await http(service, 'POST', `/v1/orgs/${owner.org_id}/provider-keys`, {
@@ -70,7 +73,7 @@ describe('names and titles', () => {
     form.append('notes', new Blob(['An idea about triage.'], { type: 'text/plain' }), 'invoice\u202etxt.exe');
     const refused = await fetch(`${service.url}/v1/intakes/extract`, { method: 'POST', headers: { authorization: `Bearer ${owner.session}` }, body: form });
     expect(refused.status).toBe(422);
-    expect((await refused.json()).details).toEqual([{ path: '/files/0/filename', message: expect.stringMatching(CONTROLS) }]);
+    expect(((await refused.json()) as { details: unknown }).details).toEqual([{ path: '/files/0/filename', message: expect.stringMatching(CONTROLS) }]);
     const ordinary = new FormData();
     ordinary.append('project_id', project_id);
     ordinary.append('notes', new Blob(['An idea about triage.'], { type: 'text/plain' }), 'notes – draft 2.txt');
@@ -79,7 +82,9 @@ describe('names and titles', () => {
   });
 
   it('refuses an organization name holding a control character in the operator commands too', async () => {
-    await expect(runOperator(service.db, { command: 'bootstrap', flags: { email: 'ops-names@example.org', org: 'Clinic\u001b[2J' } })).rejects.toThrow(CONTROLS);
+    await expect(runOperator(service.db, { command: 'bootstrap', flags: { email: 'ops-names@example.org', org: 'Clinic\u001b[2J' } })).rejects.toThrow(
+      CONTROLS,
+    );
   });
 });
 

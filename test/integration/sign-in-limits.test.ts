@@ -127,7 +127,7 @@ describe('sign-in attempts', () => {
     for (let i = 0; i < PER_EMAIL; i++) expect((await signIn(address, { email: own, password: 'typo again' })).status).toBe(401);
   });
 
-  it('signs in with a hash of older scrypt parameters and stores a new one at today\'s parameters', async () => {
+  it("signs in with a hash of older scrypt parameters and stores a new one at today's parameters", async () => {
     const legacy = `legacy-${randomBytes(3).toString('hex')}@example.org`;
     const created = (await runOperator(service.db, { command: 'create-user', flags: { email: legacy } })) as { user_id: string; password: string };
     const old_hash = await hashPassword(created.password, { N: 2 ** 14, r: 8, p: 1 });

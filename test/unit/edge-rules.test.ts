@@ -53,7 +53,9 @@ describe('the client address behind proxies', () => {
 
   it('refuses CRUCIBLE_TRUSTED_PROXIES without CRUCIBLE_TRUST_PROXY, and a count out of range', () => {
     expect(() => loadConfig({ CRUCIBLE_TRUSTED_PROXIES: '1' })).toThrow(/CRUCIBLE_TRUSTED_PROXIES is set but CRUCIBLE_TRUST_PROXY is not true/);
-    expect(() => loadConfig({ CRUCIBLE_TRUST_PROXY: 'true', CRUCIBLE_TRUSTED_PROXIES: '0' })).toThrow(/CRUCIBLE_TRUSTED_PROXIES must be an integer from 1 to 10/);
+    expect(() => loadConfig({ CRUCIBLE_TRUST_PROXY: 'true', CRUCIBLE_TRUSTED_PROXIES: '0' })).toThrow(
+      /CRUCIBLE_TRUSTED_PROXIES must be an integer from 1 to 10/,
+    );
   });
 });
 

@@ -26,7 +26,8 @@ export function signInRoute(deps: AppDeps): RouteDef {
     responses: {
       201: { description: 'signed in', schema: Session },
       429: {
-        description: 'RATE_LIMITED: too many attempts from this address, or this email waits before its next attempt from it; Retry-After says when to try again',
+        description:
+          'RATE_LIMITED: too many attempts from this address, or this email waits before its next attempt from it; Retry-After says when to try again',
       },
     },
     no_store: true,
