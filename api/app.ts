@@ -42,7 +42,9 @@ function clientGone(ctx: Context, error: unknown): { status: 408 | 499; error_co
 }
 
 export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
-  const app = new Koa({ proxy: deps.config.trust_proxy });
+  // Behind proxies, the client address is the X-Forwarded-For entry the outermost trusted proxy appended: Koa reads only
+  // the last `trusted_proxies` entries, so a leftmost entry the client wrote is never taken for its address.
+  const app = new Koa({ proxy: deps.config.trust_proxy, maxIpsCount: deps.config.trusted_proxies });
   const routes: RouteDef[] = [];
   routes.push(...routeModules.flatMap((module) => module(deps, () => routes)).map(withPolling));
   const router = buildRouter(deps, routes);

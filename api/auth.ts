@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { SignJWT, jwtVerify } from 'jose';
 import { roleAtLeast, SCOPES, type Role, type Scope } from '../domain/accounts/rules.ts';
 import { ServiceError } from '../domain/errors.ts';
-import { findApiTokenWithRole, findLiveSessionWithRoles, membershipRole, parseTokenSecret } from '../store/accounts/accounts.ts';
+import { findApiTokenWithRole, findLiveSessionWithRoles, membershipRole, parseTokenSecret, touchApiToken } from '../store/accounts/accounts.ts';
 import type { Db } from '../store/db.ts';
 import { safeEqualBytes, safeEqualHex, sha256, sha256Bytes } from '../store/secrets.ts';
 import type { AppDeps, Auth, State } from './context.ts';
@@ -148,6 +148,7 @@ async function tokenAuth(deps: AppDeps, token: { id: string; secret: string }): 
   if (!row || !safeEqualHex(row.secret_hash, sha256(token.secret))) throw unauthenticated('The API token is invalid.');
   if (row.revoked) throw unauthenticated('The API token was revoked.');
   if (row.expired) throw unauthenticated('The API token has expired; create a new one.');
+  if (row.stale_use) noteTokenUse(deps, row.id);
   const auth: Auth = {
     kind: 'token',
     user_id: row.user_id,
@@ -164,6 +165,22 @@ async function tokenAuth(deps: AppDeps, token: { id: string; secret: string }): 
   };
   remember(deps.db, key, entry, generation);
   return auth;
+}
+
+/** Tokens whose use is being written in this process (requests that joined one lookup write it once). */
+const touching = new Set<string>();
+
+/**
+ * Writes a token's `last_used_at` when its row says the last write is older than TOKEN_LAST_USED_INTERVAL_SECONDS; the
+ * update repeats that condition, so processes together write it at most once a minute. Off the request's path: a
+ * failed write is logged, never the request's failure.
+ */
+function noteTokenUse(deps: AppDeps, token_id: string): void {
+  if (touching.has(token_id)) return;
+  touching.add(token_id);
+  touchApiToken(deps.db, token_id)
+    .catch((error: unknown) => deps.logger.warn({ token_id, err: error }, 'could not record the API token use'))
+    .finally(() => touching.delete(token_id));
 }
 
 /** A session JWT is its own proof: the cache key is its hash, so a cached entry skips the signature check too. */

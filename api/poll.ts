@@ -121,7 +121,7 @@ export async function servePollable(deps: AppDeps, ctx: Context, route: RouteDef
       }
     }
     ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'private, no-cache');
+    if (!route.no_store) ctx.set('Cache-Control', 'private, no-cache');
     if (matches(if_none_match, etag)) {
       ctx.status = 304;
       ctx.body = null;

@@ -1,6 +1,7 @@
 // Readiness (GET /v1/health) and the job gate: the database, Temporal and worker probes, each bounded by a deadline and
-// run together, their result shared by every caller for READINESS_CACHE_MS (one probe in flight at a time), so a probe
-// storm costs one probe a second and an answer never waits longer than PROBE_DEADLINE_MS on something that is down.
+// run together, their result shared by every caller for READINESS_CACHE_MS (one probe in flight at a time), then served
+// while one probe renews it (up to READINESS_STALE_MAX_MS), so a probe storm costs one probe a second, no caller of a
+// busy service waits for a probe, and an answer never waits longer than PROBE_DEADLINE_MS on something that is down.
 // Liveness (GET /v1/health/live) needs none of this: the process answers.
 import type { Static } from 'typebox';
 import type { Health, HealthCheck } from '../domain/contracts/public.ts';
@@ -9,8 +10,13 @@ import type { AppDeps } from './context.ts';
 
 /** Each probe gives up after this long; all run at once, so readiness answers within it plus the request's own cost. */
 export const PROBE_DEADLINE_MS = 1_000;
-/** A readiness result is reused for at most this long. */
+/** A readiness result is reused for at most this long… */
 export const READINESS_CACHE_MS = 1_000;
+/**
+ * …and answers for up to this long while one probe renews it in the background, so no caller of a busy service waits
+ * for a probe (a report is then at most this old; a caller after a quiet spell longer than it waits for a fresh probe).
+ */
+export const READINESS_STALE_MAX_MS = READINESS_CACHE_MS + 2 * PROBE_DEADLINE_MS;
 
 /** One check as GET /v1/health shows it (domain/contracts/public.ts). */
 export type Check = Static<typeof HealthCheck>;
@@ -69,21 +75,30 @@ export function createReadiness(deps: AppDeps): Readiness {
     const checks = { database, ...reached };
     return { ok: database.ok && reached.temporal.ok && reached.worker.ok, checks };
   };
+  const refresh = (): Promise<ReadinessReport> => {
+    probing ??= probe().then(
+      (report) => {
+        cached = { report, at: Date.now() };
+        probing = null;
+        return report;
+      },
+      (error) => {
+        probing = null;
+        throw error;
+      },
+    );
+    return probing;
+  };
   return {
     report() {
-      if (cached && Date.now() - cached.at < READINESS_CACHE_MS) return Promise.resolve(cached.report);
-      probing ??= probe().then(
-        (report) => {
-          cached = { report, at: Date.now() };
-          probing = null;
-          return report;
-        },
-        (error) => {
-          probing = null;
-          throw error;
-        },
-      );
-      return probing;
+      const age_ms = cached ? Date.now() - cached.at : Number.POSITIVE_INFINITY;
+      if (cached && age_ms < READINESS_CACHE_MS) return Promise.resolve(cached.report);
+      if (cached && age_ms < READINESS_STALE_MAX_MS) {
+        // A probe storm waits for no probe: the last report answers while one probe renews it.
+        refresh().catch(() => {});
+        return Promise.resolve(cached.report);
+      }
+      return refresh();
     },
   };
 }

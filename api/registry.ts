@@ -84,6 +84,11 @@ type Common = {
    * answers 503 TEMPORARILY_UNAVAILABLE after its checks and before anything is written or charged (api/readiness.ts).
    */
   starts_job?: string;
+  /**
+   * The answer carries a secret, a token or source text: it is sent with `Cache-Control: no-store`, so no browser,
+   * proxy or disk cache keeps it (a pollable route keeps its ETag, without the cache).
+   */
+  no_store?: boolean;
   responses: Record<number, { description: string; schema?: TSchema; content_type?: string }>;
 };
 

@@ -202,6 +202,7 @@ export function enforce(deps: AppDeps, route: RouteDef) {
     const state = ctx.state as State;
     state.route = route.path;
     state.route_def = route;
+    if (route.no_store) ctx.set('Cache-Control', 'no-store');
     let auth: State['auth'] = null;
     if (route.auth === 'user' || route.auth === 'session') {
       const found = await authenticate(deps, ctx);

@@ -13,8 +13,10 @@ import {
   providerBaseUrlEnv,
   providerModelEnv,
 } from '../domain/ai/providers.ts';
+import type { SignInLimits } from '../domain/accounts/rules.ts';
 
 export type HostedProvider = HostedAiProvider;
+export type { SignInLimits };
 export type { AiProvider };
 
 export type Config = {
@@ -34,10 +36,15 @@ export type Config = {
   master_key: Buffer | null;
   session_secret: Buffer | null;
   session_lifetime_seconds: number;
-  /** sign-in attempts allowed per email and per client address in each window (docs/decisions.md "Sign-in attempts") */
-  sign_in_limits: { per_email_max: number; per_address_max: number; window_seconds: number };
+  /** sign-in limits per email-and-address (backoff) and per client address (docs/decisions.md "Sign-in attempts") */
+  sign_in_limits: SignInLimits;
   /** behind a reverse proxy: read the client address from X-Forwarded-For (only when the proxy sets it) */
   trust_proxy: boolean;
+  /**
+   * How many proxies in front append to X-Forwarded-For (CRUCIBLE_TRUSTED_PROXIES; 1 by default behind a proxy, 0 without
+   * one): the client address is the entry that many places from the right, never a leftmost entry the client wrote.
+   */
+  trusted_proxies: number;
   /** a request whose headers and body have not all arrived in this time is answered 408 REQUEST_TIMEOUT */
   request_timeout_seconds: number;
   models: Record<HostedProvider, string | null>;
@@ -141,6 +148,25 @@ function hostedAi(env: Env, problems: string[]) {
   return { models, hostedProvider, hostedApiKey };
 }
 
+function signInLimits(env: Env, problems: string[]): SignInLimits {
+  const window_seconds = int(env, 'CRUCIBLE_SIGN_IN_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600, problems);
+  return {
+    per_email_max: int(env, 'CRUCIBLE_SIGN_IN_ATTEMPTS_PER_EMAIL_MAX', 10, 1, 10_000, problems),
+    per_address_max: int(env, 'CRUCIBLE_SIGN_IN_ATTEMPTS_PER_ADDRESS_MAX', 100, 1, 1_000_000, problems),
+    window_seconds,
+    backoff_base_seconds: int(env, 'CRUCIBLE_SIGN_IN_BACKOFF_BASE_SECONDS', 1, 1, 3600, problems),
+    // the longest wait between two attempts of one email from one address: the window unless set
+    backoff_max_seconds: int(env, 'CRUCIBLE_SIGN_IN_BACKOFF_MAX_SECONDS', window_seconds, 1, 24 * 3600, problems),
+  };
+}
+
+/** Proxy hops that append to X-Forwarded-For: 1 behind a proxy unless set, 0 (the socket's address) without one. */
+function trustedProxies(env: Env, problems: string[]): number {
+  const raw = env.CRUCIBLE_TRUSTED_PROXIES;
+  if (raw === undefined || raw === '') return bool(env, 'CRUCIBLE_TRUST_PROXY', false, []) ? 1 : 0;
+  return int(env, 'CRUCIBLE_TRUSTED_PROXIES', 1, 1, 10, problems);
+}
+
 /** Checks between settings: an https public URL needs a trusted proxy; the log level is one pino knows. */
 function crossCheck(config: Config, problems: string[]): void {
   if (config.public_url?.startsWith('https:') && !config.trust_proxy) {
@@ -148,6 +174,11 @@ function crossCheck(config: Config, problems: string[]): void {
     // trusted to say the request came over HTTPS (X-Forwarded-Proto) before the Secure session cookie is sent.
     problems.push(
       'CRUCIBLE_PUBLIC_URL is https:// but CRUCIBLE_TRUST_PROXY is not true: the service listens on plain HTTP, so set CRUCIBLE_TRUST_PROXY=true behind a TLS-terminating proxy that sets X-Forwarded-Proto and X-Forwarded-For, or use an http:// CRUCIBLE_PUBLIC_URL',
+    );
+  }
+  if (config.trusted_proxies > 0 && !config.trust_proxy) {
+    problems.push(
+      'CRUCIBLE_TRUSTED_PROXIES is set but CRUCIBLE_TRUST_PROXY is not true: set CRUCIBLE_TRUST_PROXY=true behind the proxies, or unset CRUCIBLE_TRUSTED_PROXIES',
     );
   }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.log_level)) {
@@ -178,12 +209,9 @@ export function loadConfig(env: Env = process.env): Config {
     master_key: key32(env, 'SERVICE_MASTER_KEY', problems),
     session_secret: key32(env, 'CRUCIBLE_SESSION_SECRET', problems),
     session_lifetime_seconds: int(env, 'CRUCIBLE_SESSION_LIFETIME_SECONDS', 4 * 3600, 60, 24 * 3600, problems),
-    sign_in_limits: {
-      per_email_max: int(env, 'CRUCIBLE_SIGN_IN_ATTEMPTS_PER_EMAIL_MAX', 10, 1, 10_000, problems),
-      per_address_max: int(env, 'CRUCIBLE_SIGN_IN_ATTEMPTS_PER_ADDRESS_MAX', 100, 1, 1_000_000, problems),
-      window_seconds: int(env, 'CRUCIBLE_SIGN_IN_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600, problems),
-    },
+    sign_in_limits: signInLimits(env, problems),
     trust_proxy: bool(env, 'CRUCIBLE_TRUST_PROXY', false, problems),
+    trusted_proxies: trustedProxies(env, problems),
     request_timeout_seconds: int(env, 'CRUCIBLE_REQUEST_TIMEOUT_SECONDS', 120, 1, 3600, problems),
     models,
     provider_base_urls: perHostedProvider((provider) => url(env, providerBaseUrlEnv(provider), problems, ['http:', 'https:'])),

@@ -1,5 +1,6 @@
 // Accounts, roles and scopes (spec: Authentication).
 import { ServiceError } from '../errors.ts';
+import { checkNameCharacters } from '../names.ts';
 
 export const ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
@@ -46,6 +47,7 @@ export function roleAtLeast(role: Role, needed: Role): boolean {
 }
 
 export function trimmedName(raw: string, field: string, max = NAME_LENGTH_MAX): string {
+  checkNameCharacters(raw, `/${field}`);
   const value = raw.trim();
   if (value.length < 1 || value.length > max) {
     throw new ServiceError('VALIDATION_FAILED', `${field} must have 1 to ${max} characters after trimming.`, [
@@ -53,4 +55,32 @@ export function trimmedName(raw: string, field: string, max = NAME_LENGTH_MAX): 
     ]);
   }
   return value;
+}
+
+// --- sign-in limits (docs/decisions.md "Sign-in attempts") ---------------------------------------------------------
+
+export type SignInLimits = {
+  /** attempts of one email from one address that go at once; later ones wait (a success starts again) */
+  per_email_max: number;
+  /** attempts allowed per client address per window, whichever emails they name */
+  per_address_max: number;
+  window_seconds: number;
+  /** the first wait after the free attempts; each further attempt doubles it… */
+  backoff_base_seconds: number;
+  /** …up to this */
+  backoff_max_seconds: number;
+};
+
+/** The doubling stops growing here (2^30 base waits is past any cap). */
+const BACKOFF_DOUBLINGS_MAX = 30;
+
+/**
+ * How long one email from one address waits after its `attempts`-th attempt since its last success: nothing for the
+ * first per_email_max, then backoff_base_seconds, doubling with each attempt, at most backoff_max_seconds. A wait is per
+ * email and address, so attempts from elsewhere never make the owner wait (no lockout of an account).
+ */
+export function signInWaitSeconds(attempts: number, limits: SignInLimits): number {
+  if (attempts < limits.per_email_max) return 0;
+  const doublings = Math.min(attempts - limits.per_email_max, BACKOFF_DOUBLINGS_MAX);
+  return Math.min(limits.backoff_base_seconds * 2 ** doublings, limits.backoff_max_seconds);
 }

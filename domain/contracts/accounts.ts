@@ -1,7 +1,7 @@
 // Account bodies (spec: Authentication): sign-in, the signed-in user, organization members and API tokens.
 import { Type } from 'typebox';
 import { EMAIL_LENGTH_MAX, NAME_LENGTH_MAX, PASSWORD_LENGTH_MAX, ROLES, SCOPES } from '../accounts/rules.ts';
-import { Id, LiteralUnion, Timestamp } from './common.ts';
+import { Id, LiteralUnion, Name, Timestamp } from './common.ts';
 import { OrgIdInput } from './projects.ts';
 
 /** The shortest email the sign-in form accepts (a@b). */
@@ -25,7 +25,7 @@ export const Me = Type.Object({
 
 export const CreateApiTokenBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX }),
+    name: Name({ minLength: 1, maxLength: NAME_LENGTH_MAX }),
     org_id: OrgIdInput,
     scopes: Type.Array(LiteralUnion(SCOPES), { minItems: 1, maxItems: TOKEN_SCOPES_MAX, uniqueItems: true }),
   },

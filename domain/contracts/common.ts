@@ -1,6 +1,7 @@
 // The pieces every API body shares (spec: Versioning, Limits; STYLE.md: one voice for every endpoint): the error
 // envelope, prefixed ids, ISO 8601 timestamps, credit integers and the one paging shape.
-import { type Static, type TLiteral, type TNull, type TSchema, type TSchemaOptions, type TUnion, Type } from 'typebox';
+import { type Static, type TLiteral, type TNull, type TSchema, type TSchemaOptions, type TString, type TUnion, Type } from 'typebox';
+import { NAME_PATTERN } from '../names.ts';
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -13,6 +14,13 @@ export const ErrorEnvelope = Type.Object(
 );
 
 export const Id = (prefix: string) => Type.String({ pattern: `^${prefix}_[0-9a-z]{1,60}$`, description: `id with prefix ${prefix}_` });
+/**
+ * A name or title a person gives (a project's title, a world's name, a token's name, a key's label, a program's name):
+ * no control characters and no bidirectional overrides or isolates (domain/names.ts); 422 names the field otherwise.
+ */
+export function Name(options: { minLength?: number; maxLength: number; description?: string }): TString {
+  return Type.String({ ...options, pattern: NAME_PATTERN });
+}
 export const Timestamp = Type.String({ format: 'date-time' });
 /** spec: Limits — credit integers at most 9007199254740991 in JSON. */
 export const CREDITS_MAX = 9007199254740991;

@@ -1,6 +1,6 @@
 // Project bodies (spec: Project; Projects, worlds, runs endpoints).
 import { Type } from 'typebox';
-import { Id, Timestamp } from './common.ts';
+import { Id, Name, Timestamp } from './common.ts';
 
 /** A project's title, trimmed, has 1 to this many characters (the handler's check names it). */
 export const PROJECT_TITLE_LENGTH_MAX = 200;
@@ -12,7 +12,7 @@ export const ORG_ID_LENGTH_MAX = 64;
 export const OrgIdInput = Type.String({ minLength: 1, maxLength: ORG_ID_LENGTH_MAX });
 
 export const CreateProjectBody = Type.Object(
-  { title: Type.String({ maxLength: PROJECT_TITLE_INPUT_LENGTH_MAX }), org_id: OrgIdInput },
+  { title: Name({ maxLength: PROJECT_TITLE_INPUT_LENGTH_MAX }), org_id: OrgIdInput },
   { additionalProperties: false },
 );
 

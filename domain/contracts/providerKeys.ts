@@ -1,7 +1,7 @@
 // Provider key and AI usage bodies (spec: Provider key; Provider keys endpoints).
 import { Type } from 'typebox';
 import { PROVIDER_KEY_LENGTH_MAX, PROVIDER_KEY_LENGTH_MIN } from '../ai/keys.ts';
-import { Credits, Id, Timestamp } from './common.ts';
+import { Credits, Id, Name, Timestamp } from './common.ts';
 
 /** The label as sent, before trimming (the trimmed label's limit is PROVIDER_KEY_LABEL_LENGTH_MAX, domain/ai/keys.ts). */
 export const PROVIDER_KEY_LABEL_INPUT_LENGTH_MAX = 1000;
@@ -14,7 +14,7 @@ export const ByokProvider = Type.Union([Type.Literal('openai'), Type.Literal('an
 export const CreateProviderKeyBody = Type.Object(
   {
     provider: ByokProvider,
-    label: Type.String({ maxLength: PROVIDER_KEY_LABEL_INPUT_LENGTH_MAX }),
+    label: Name({ maxLength: PROVIDER_KEY_LABEL_INPUT_LENGTH_MAX }),
     // Length and characters are checked by checkProviderKey, whose messages never echo the key.
     api_key: Type.String({
       description: `accepted on creation only, never returned; ${PROVIDER_KEY_LENGTH_MIN} to ${PROVIDER_KEY_LENGTH_MAX} printable characters, no whitespace`,

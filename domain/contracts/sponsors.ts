@@ -1,7 +1,7 @@
 // Sponsor bodies (spec: Sponsor API; Sponsor institution and program; States and transitions).
 import { Type } from 'typebox';
 import { CODE_LENGTH_MAX, DECISION_NOTE_LENGTH_MAX, ELIGIBLE_EMAIL_DOMAINS_MAX, MAX_RECIPIENTS_MAX, REPORT_MIN_COHORT_MIN } from '../sponsors/rules.ts';
-import { CREDITS_MAX, Id, Timestamp } from './common.ts';
+import { CREDITS_MAX, Id, Name, Timestamp } from './common.ts';
 import { OrgIdInput } from './projects.ts';
 
 /** A program's name, trimmed, has 1 to this many characters (the handler's check names it). */
@@ -35,7 +35,7 @@ export const Program = Type.Object({
 export const CreateProgramBody = Type.Object(
   {
     sponsor_id: OrgIdInput,
-    name: Type.String({ maxLength: PROGRAM_NAME_INPUT_LENGTH_MAX }),
+    name: Name({ maxLength: PROGRAM_NAME_INPUT_LENGTH_MAX }),
     starts_at: Type.Optional(Timestamp),
     ends_at: Timestamp,
     per_recipient_cap: Type.Integer({ minimum: 1, maximum: CREDITS_MAX }),

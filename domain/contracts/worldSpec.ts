@@ -3,12 +3,15 @@
 // separately; a WorldSpec embeds the same shape in `resources`.
 // Field lists are not shown in the spec; the shapes below are ours and are documented in docs/simulation.md.
 import { type Static, Type } from 'typebox';
+import { Name } from './common.ts';
 
 export const WORLD_SPEC_VERSION = '1.0.0';
 export const RESOURCE_SPEC_VERSION = '0.1.0-experimental';
 
 const Id = Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'lower-case identifier (letters, digits, underscore)' });
 const Text = (maxLength = 2000) => Type.String({ minLength: 1, maxLength });
+/** A world's name and every label in it: one line, no control characters or bidirectional overrides (domain/names.ts). */
+const Label = (maxLength: number) => Name({ minLength: 1, maxLength });
 
 // A numeric parameter is either a literal number or the name of a setting, so variants can change it.
 export const Parameter = Type.Union([Type.Number(), Type.Object({ setting: Id }, { additionalProperties: false })], {
@@ -218,7 +221,7 @@ export const Breakdowns = Type.Object(
 export const ResourceSpec = Type.Object(
   {
     id: Id,
-    label: Type.Optional(Text(200)),
+    label: Type.Optional(Label(200)),
     capacity: Parameter,
     breakdowns: Type.Optional(Breakdowns),
     shifts: Type.Optional(
@@ -392,7 +395,7 @@ export const TimeWindow = Type.Object(
   { additionalProperties: false, description: 'world time units; defaults to [warm_up, horizon]' },
 );
 
-const measureCommon = { id: Id, label: Type.Optional(Text(200)), window: Type.Optional(TimeWindow) };
+const measureCommon = { id: Id, label: Type.Optional(Label(200)), window: Type.Optional(TimeWindow) };
 
 export const Measure = Type.Union([
   Type.Object(
@@ -477,7 +480,7 @@ export const VariantStructure = Type.Object(
 export const Variant = Type.Object(
   {
     id: Id,
-    label: Text(200),
+    label: Label(200),
     role: Type.Union([Type.Literal('baseline'), Type.Literal('treatment')]),
     changes: Type.Array(Type.Object({ setting: Id, value: Type.Number(), rationale: Type.Optional(Text()) }, { additionalProperties: false }), {
       maxItems: 100,
@@ -493,7 +496,7 @@ export const CostRate = Type.Object(
   {
     id: Id,
     measure: Id,
-    label: Type.Optional(Text(200)),
+    label: Type.Optional(Label(200)),
     per: Type.Optional(
       Type.Union([Type.Literal('event'), Type.Literal('capacity_hour'), Type.Literal('busy_hour'), Type.Literal('entity_hour')], {
         description:
@@ -511,7 +514,7 @@ export const CostRate = Type.Object(
 export const AdditionalCost = Type.Object(
   {
     id: Id,
-    label: Text(200),
+    label: Label(200),
     variants: Type.Array(Id, { minItems: 1, maxItems: 20 }),
     per: Type.Union([Type.Literal('replication'), Type.Literal('hour'), Type.Literal('day'), Type.Literal('week'), Type.Literal('year')], {
       description: 'once per replication, or per hour, day, week or year (365.25 days) of the window from warm-up to horizon',
@@ -560,7 +563,7 @@ export const WorldSpec = Type.Object(
   {
     contract: Type.Literal('WorldSpec'),
     version: Type.Literal(WORLD_SPEC_VERSION),
-    name: Text(200),
+    name: Label(200),
     description: Type.Optional(Text(4000)),
     synthetic: Type.Optional(Type.Literal(true)),
     time_unit: TimeUnit,

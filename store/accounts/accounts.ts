@@ -30,6 +30,16 @@ export async function findUserByEmail(tx: Tx, email: string) {
   return tx.one<{ id: string; email: string; password_hash: string; created_at: unknown }>('select * from users where email = ?', [email]);
 }
 
+/** Replaces a password hash with one at today's parameters, only if nobody changed it meanwhile. */
+export async function rehashPassword(tx: Tx, user_id: string, stored: string, password: string): Promise<boolean> {
+  const rows = await tx.query('update users set password_hash = ? where id = ? and password_hash = ? returning id', [
+    await hashPassword(password),
+    user_id,
+    stored,
+  ]);
+  return rows.length === 1;
+}
+
 export async function findUser(tx: Tx, id: string): Promise<UserRow | undefined> {
   const row = await tx.one<{ id: string; email: string; created_at: unknown }>('select id, email, created_at from users where id = ?', [id]);
   return row && { id: row.id, email: row.email, created_at: isoRequired(row.created_at) };
@@ -155,9 +165,26 @@ export async function createApiToken(tx: Tx, input: { user_id: string; org_id: s
   return { token: tokenView(row!), secret: formatTokenSecret(id, secret) };
 }
 
-export async function listApiTokens(tx: Tx, user_id: string, offset: number, limit: number) {
-  const rows = await tx.query('select * from api_tokens where user_id = ? order by created_at desc, id desc offset ? limit ?', [user_id, offset, limit + 1]);
+/** The user's tokens, newest first; with `org_id`, only those of that organization (an organization's token asks). */
+export async function listApiTokens(tx: Tx, user_id: string, org_id: string | null, offset: number, limit: number) {
+  const rows = await tx.query(
+    'select * from api_tokens where user_id = ? and (?::text is null or org_id = ?) order by created_at desc, id desc offset ? limit ?',
+    [user_id, org_id, org_id, offset, limit + 1],
+  );
   return rows.map(tokenView);
+}
+
+/** A token's `last_used_at` is written at most once per this many seconds (never on every request). */
+export const TOKEN_LAST_USED_INTERVAL_SECONDS = 60;
+
+/** Marks a token used now unless it was marked within TOKEN_LAST_USED_INTERVAL_SECONDS (by any process); true when written. */
+export async function touchApiToken(tx: Tx, id: string): Promise<boolean> {
+  const rows = await tx.query(
+    `update api_tokens set last_used_at = now()
+     where id = ? and (last_used_at is null or last_used_at <= now() - interval '${TOKEN_LAST_USED_INTERVAL_SECONDS} seconds') returning id`,
+    [id],
+  );
+  return rows.length === 1;
 }
 
 export async function revokeApiToken(tx: Tx, user_id: string, id: string): Promise<ApiTokenView | null> {
@@ -179,9 +206,12 @@ export async function findApiTokenWithRole(tx: Tx, id: string) {
     expired: boolean;
     revoked: boolean;
     role: Role | null;
+    /** last_used_at is older than TOKEN_LAST_USED_INTERVAL_SECONDS (or unset): this use should be written */
+    stale_use: boolean;
   }>(
     `select t.id, t.user_id, t.org_id, t.scopes, t.secret_hash, floor(extract(epoch from t.expires_at) * 1000)::float8 as expires_ms,
-       (t.expires_at <= now()) as expired, (t.revoked_at is not null) as revoked, m.role
+       (t.expires_at <= now()) as expired, (t.revoked_at is not null) as revoked, m.role,
+       (t.last_used_at is null or t.last_used_at <= now() - interval '${TOKEN_LAST_USED_INTERVAL_SECONDS} seconds') as stale_use
      from api_tokens t left join memberships m on m.org_id = t.org_id and m.user_id = t.user_id
      where t.id = ?`,
     [id],

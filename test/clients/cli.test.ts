@@ -233,6 +233,31 @@ describe('errors and exit codes', () => {
   });
 });
 
+describe('names stored before names were checked', () => {
+  it('prints a project title holding ESC, OSC, CR, LF and U+202E without any of them: human table and --json', async () => {
+    // Stored directly, as a title saved before the API refused such characters would be.
+    const forged = 'Budget\u001b[2K\r\u001b]0;owned\u0007\nproj_fake  Forged line\u202egnp.exe\u009b31m';
+    await world.service.db.query('insert into projects (id, org_id, title, created_by) values (?, ?, ?, ?)', [
+      `proj_legacy${Date.now().toString(36)}`,
+      world.user.org_id,
+      forged,
+      world.user.user_id,
+    ]);
+    const human = await run(process.execPath, [CLI, 'projects', 'list', '--org', world.user.org_id], { env: env() });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    // the title stays on its own table line: no forged row starts with an id
+    const line = human.stdout.split('\n').find((l) => l.includes('Budget'));
+    expect(line).toContain('Forged line');
+    expect(human.stdout.split('\n').filter((l) => l.startsWith('proj_fake'))).toEqual([]);
+    const json = await crucible(['projects', 'list', '--org', world.user.org_id]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    // --json still carries the title as stored, escaped
+    expect(json.body.data.map((p: { title: string }) => p.title)).toContain(forged);
+  });
+});
+
 describe('in a terminal (tmux)', () => {
   it('shows the progress display while a run is awaited, then human tables', async () => {
     const project = await crucible(['projects', 'create', '--title', 'CLI terminal', '--org', world.user.org_id]);

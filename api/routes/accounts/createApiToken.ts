@@ -12,6 +12,7 @@ export function createApiTokenRoute(deps: AppDeps): RouteDef {
     operation_id: 'createApiToken',
     summary: 'Create an API token for one organization (user session only); the secret is returned once',
     tag: 'accounts',
+    no_store: true,
     auth: 'session',
     role: 'member',
     audience: 'a member of org_id',

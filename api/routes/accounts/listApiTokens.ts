@@ -11,14 +11,16 @@ export function listApiTokensRoute(deps: AppDeps): RouteDef {
     method: 'get',
     path: '/v1/me/api-tokens',
     operation_id: 'listApiTokens',
-    summary: 'List your API tokens (never their secrets)',
+    summary: "List your API tokens (never their secrets); an organization's API token sees only that organization's tokens",
     tag: 'accounts',
     auth: 'user',
     scope: 'read',
     query: PageQuery,
     responses: { 200: { description: 'tokens', schema: Page(ApiToken) } },
     handler: async (ctx, { auth, query: { offset, limit } }) => {
-      ctx.body = page(await listApiTokens(deps.db, auth.user_id, offset, limit), offset, limit);
+      // An organization-scoped token speaks for that organization only: the user's tokens of others stay unseen.
+      const org_id = auth.kind === 'token' ? auth.org_id : null;
+      ctx.body = page(await listApiTokens(deps.db, auth.user_id, org_id, offset, limit), offset, limit);
     },
   });
 }

@@ -1,9 +1,9 @@
 import { normalizeEmail } from '../../../domain/accounts/rules.ts';
 import { Session, SignInBody } from '../../../domain/contracts/accounts.ts';
 import { ServiceError } from '../../../domain/errors.ts';
-import { createSession, findUserByEmail } from '../../../store/accounts/accounts.ts';
+import { createSession, findUserByEmail, rehashPassword } from '../../../store/accounts/accounts.ts';
 import { signInAttempts } from '../../../store/accounts/signInAttempts.ts';
-import { verifyPassword } from '../../../store/secrets.ts';
+import { needsRehash, verifyPassword } from '../../../store/secrets.ts';
 import { signSession } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
@@ -25,8 +25,12 @@ export function signInRoute(deps: AppDeps): RouteDef {
     body: SignInBody,
     responses: {
       201: { description: 'signed in', schema: Session },
-      429: { description: 'RATE_LIMITED: too many attempts for this email or from this address; Retry-After says when to try again' },
+      429: {
+        description:
+          'RATE_LIMITED: too many attempts from this address, or this email waits before its next attempt from it; Retry-After says when to try again',
+      },
     },
+    no_store: true,
     handler: async (ctx, { body }) => {
       let email: string | null = null;
       try {
@@ -48,7 +52,9 @@ export function signInRoute(deps: AppDeps): RouteDef {
       // Unknown email and wrong password take the same path and give the same 401.
       const ok = await verifyPassword(body.password, user?.password_hash ?? null);
       if (!user || !ok || email === null) throw invalidSignIn();
-      await attempts.succeeded(email);
+      await attempts.succeeded(email, ctx.ip);
+      // A hash of older parameters is replaced now that the password is known (docs/decisions.md "Password hashing").
+      if (needsRehash(user.password_hash)) await rehashPassword(db, user.id, user.password_hash, body.password);
       const session = await db.transaction((tx) => createSession(tx, user.id, config.session_lifetime_seconds));
       const token = await signSession(deps, user.id, session.id, config.session_lifetime_seconds);
       setSessionCookie(ctx, config.public_url, token, config.session_lifetime_seconds);

@@ -15,6 +15,7 @@ export function getPurchaseRoute(deps: AppDeps): RouteDef {
     operation_id: 'getPurchase',
     summary: 'A purchase: its status and the confirmed ledger transaction',
     tag: 'billing',
+    no_store: true,
     feature: 'billing',
     auth: 'user',
     scope: 'read',

@@ -77,6 +77,7 @@ export function startCheckoutRoute(deps: AppDeps): RouteDef {
     starts_job: 'the checkout',
     summary: 'Start buying a credit pack for an organization or a sponsor program: saves the intent, returns the checkout link',
     tag: 'billing',
+    no_store: true,
     feature: 'billing',
     auth: 'session',
     scope: 'write',

@@ -60,6 +60,7 @@ export function confirmIntakeRoute(deps: AppDeps): RouteDef {
     summary:
       'Confirm an IntakeSpec (a corrected draft or JSON from your own assistant): citations are checked, failing ones dropped and listed; creates revision n+1',
     tag: 'intake',
+    no_store: true,
     auth: 'user',
     scope: 'write',
     role: 'member',

@@ -14,6 +14,7 @@ export function extractIntakeSourcesRoute(deps: AppDeps): RouteDef {
     operation_id: 'extractIntakeSources',
     summary: 'Read and screen pasted text and files without AI; returns each source with its status and masked findings',
     tag: 'intake',
+    no_store: true,
     auth: 'user',
     scope: 'write',
     role: 'member',

@@ -6,6 +6,7 @@ import type { Static } from 'typebox';
 import type { ExtractionInput } from '../../../compute/extraction.ts';
 import { type ExtractJson, MULTIPART_OTHER_FIELDS_MAX, MULTIPART_OVERHEAD_BYTES_MAX, SOURCE_NAME_CHARS_MAX } from '../../../domain/contracts/intake.ts';
 import { ServiceError } from '../../../domain/errors.ts';
+import { checkNameCharacters } from '../../../domain/names.ts';
 import { BYTES_PER_REQUEST_MAX, BYTES_PER_SOURCE_MAX, SOURCES_PER_REQUEST_MAX } from '../../../domain/intake/sources.ts';
 import { authorizeOrg, callerOf } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
@@ -51,7 +52,9 @@ const unstorableField = (path: string) =>
     [{ path, message: 'contains a NUL character or a lone surrogate' }],
   );
 
-function sourceName(filename: string | undefined, index: number): string {
+/** A file's name as sent, without folders; refused (422) with control characters or bidirectional overrides (domain/names.ts). */
+function sourceName(filename: string | undefined, index: number, file_index: number): string {
+  checkNameCharacters(filename ?? '', `/files/${file_index}/filename`);
   const name = basename((filename ?? '').replace(/\\/g, '/')).trim();
   return (name || `file ${index + 1}`).slice(0, SOURCE_NAME_CHARS_MAX);
 }
@@ -85,11 +88,12 @@ async function readExtractMultipart(ctx: Context): Promise<ExtractRequest> {
     },
     refusals: { tooManyParts: tooManySources, partTooLarge: sourceTooLarge, tooLarge: requestTooLarge },
   });
+  let files = 0;
   const inputs = body.parts.map(
     (part, index): ExtractionInput =>
       part.kind === 'field'
         ? { kind: 'text', text: part.value }
-        : { kind: 'file', filename: sourceName(part.filename, index), content_type: part.mime_type, bytes: part.bytes },
+        : { kind: 'file', filename: sourceName(part.filename, index, files++), content_type: part.mime_type, bytes: part.bytes },
   );
   return {
     inputs,

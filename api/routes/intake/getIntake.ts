@@ -13,6 +13,7 @@ export function getIntakeRoute(deps: AppDeps): RouteDef {
     operation_id: 'getIntake',
     summary: 'One confirmed intake revision with its IntakeSpec and the citations dropped when it was confirmed',
     tag: 'intake',
+    no_store: true,
     auth: 'user',
     scope: 'read',
     role: 'member',

@@ -13,6 +13,7 @@ export function getIntakeDraftRoute(deps: AppDeps): RouteDef {
     operation_id: 'getIntakeDraft',
     summary: 'Poll a drafting run: status, the drafted IntakeSpec, usage (tokens, credits), error',
     tag: 'intake',
+    no_store: true,
     auth: 'user',
     scope: 'read',
     role: 'member',

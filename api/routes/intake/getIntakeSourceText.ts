@@ -14,6 +14,7 @@ export function getIntakeSourceTextRoute(deps: AppDeps): RouteDef {
     operation_id: 'getIntakeSourceText',
     summary: "A processed source's numbered lines, for citing it (for example from your own assistant); refused for any other status",
     tag: 'intake',
+    no_store: true,
     auth: 'user',
     scope: 'read',
     role: 'member',

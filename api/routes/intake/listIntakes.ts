@@ -15,6 +15,7 @@ export function listIntakesRoute(deps: AppDeps): RouteDef {
     operation_id: 'listIntakes',
     summary: "A project's confirmed intake revisions, newest first (without the documents)",
     tag: 'intake',
+    no_store: true,
     auth: 'user',
     scope: 'read',
     role: 'member',

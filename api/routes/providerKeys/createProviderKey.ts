@@ -17,6 +17,7 @@ export function createProviderKeyRoute(deps: AppDeps): RouteDef {
     operation_id: 'createProviderKey',
     summary: "Store the organization's key for an AI provider (replaces the live key for that provider)",
     tag: 'provider-keys',
+    no_store: true,
     auth: 'user',
     scope: 'write',
     role: 'admin',

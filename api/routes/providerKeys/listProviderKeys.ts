@@ -14,6 +14,7 @@ export function listProviderKeysRoute(deps: AppDeps): RouteDef {
     operation_id: 'listProviderKeys',
     summary: "List the organization's provider keys (provider, label, last four characters), newest first",
     tag: 'provider-keys',
+    no_store: true,
     auth: 'user',
     scope: 'read',
     role: 'member',

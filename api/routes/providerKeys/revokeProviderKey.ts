@@ -11,6 +11,7 @@ export function revokeProviderKeyRoute(deps: AppDeps): RouteDef {
     operation_id: 'revokeProviderKey',
     summary: 'Revoke a provider key and destroy its ciphertext',
     tag: 'provider-keys',
+    no_store: true,
     auth: 'user',
     scope: 'write',
     role: 'admin',

@@ -31,6 +31,7 @@ export function redeemSponsorCodeRoute(deps: AppDeps): RouteDef {
     role: 'admin',
     idempotency: 'required',
     idempotency_namespace: 'organization',
+    no_store: true,
     body: RedeemBody,
     responses: { 201: { description: 'the enrollment', schema: Redemption } },
     handler: async (ctx, { body, auth }) => {

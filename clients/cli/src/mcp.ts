@@ -8,6 +8,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type ApiResult, CrucibleApiError, type CrucibleClient, createCrucibleClient, resourceUrl, SDK_VERSION } from '../../sdk/src/index.ts';
+import { printable, printableDeep, safeJson } from './output.ts';
 import { projectSourceIds } from './sources.ts';
 import { withRequestTimeouts } from './timeouts.ts';
 
@@ -287,13 +288,16 @@ export function createMcpServer(client: CrucibleClient): Server {
     if (!tool) return { isError: true, content: [{ type: 'text' as const, text: `No tool ${request.params.name}.` }] };
     try {
       const result = await tool.run(api, (request.params.arguments ?? {}) as Json);
-      if (result.ok)
-        return { content: [{ type: 'text' as const, text: JSON.stringify(result.data) }], structuredContent: { status: result.status, data: result.data } };
+      // What the service stored is passed on without control characters or bidirectional overrides (output.ts).
+      if (result.ok) {
+        const data = printableDeep(result.data);
+        return { content: [{ type: 'text' as const, text: safeJson(data) }], structuredContent: { status: result.status, data } };
+      }
       // The service's error envelope, as sent: the assistant reads the code and the details.
-      return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ status: result.status, ...result.error }) }] };
+      return { isError: true, content: [{ type: 'text' as const, text: safeJson(printableDeep({ status: result.status, ...result.error })) }] };
     } catch (error) {
       const message = error instanceof CrucibleApiError ? `${error.code}: ${error.message}` : (error as Error).message;
-      return { isError: true, content: [{ type: 'text' as const, text: message }] };
+      return { isError: true, content: [{ type: 'text' as const, text: printable(message, true) }] };
     }
   });
 

@@ -1,11 +1,46 @@
 // Output: JSON for scripts (--json), human tables otherwise. Results go to stdout, progress and messages to stderr.
+// Nothing the service stores reaches the terminal raw: a name stored before names were checked may hold ESC or OSC
+// sequences, CR, LF or bidirectional overrides that would forge a table line or a prompt. Human output strips them
+// (`printable`); JSON output escapes every such character as \uXXXX, so scripts still read the value as stored.
+import { stripVTControlCharacters } from 'node:util';
 
 export type Column<T> = { header: string; value: (row: T) => unknown };
 
+/** C0 and C1 controls, DEL, and the bidirectional overrides and isolates U+202A–U+202E, U+2066–U+2069. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** The same but keeping LF and TAB, for text of several lines. */
+const UNPRINTABLE_IN_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** What JSON.stringify leaves raw but a terminal acts on: C1 controls, DEL, bidirectional controls, line separators. */
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text safe to print: escape sequences (CSI, OSC) removed whole, then every other control character and bidirectional
+ * override; in a single line (`multiline` false) CR, LF and TAB become spaces. The one function every printer uses.
+ */
+export function printable(text: string, multiline = false): string {
+  const stripped = stripVTControlCharacters(text);
+  return multiline ? stripped.replace(UNPRINTABLE_IN_TEXT, '') : stripped.replace(/[\r\n\t]/g, ' ').replace(UNPRINTABLE, '');
+}
+
+/** JSON text with no character a terminal acts on left raw (JSON.stringify already escapes C0). */
+export function safeJson(value: unknown): string {
+  return JSON.stringify(value).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A JSON value with `printable` applied to every string in it (keys too), keeping line breaks and tabs of text. */
+export function printableDeep<T>(value: T): T {
+  if (typeof value === 'string') return printable(value, true) as T;
+  if (Array.isArray(value)) return value.map((item) => printableDeep(item)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [printable(key), printableDeep(item)])) as T;
+  }
+  return value;
+}
+
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '—';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'object') return printable(safeJson(value));
+  return printable(String(value));
 }
 
 /** A plain text table with a header row and a rule under it. */
@@ -32,10 +67,10 @@ export function printer(json: boolean, out: NodeJS.WritableStream = process.stdo
   return {
     json,
     result(value, human) {
-      out.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+      out.write(json ? `${safeJson(value)}\n` : `${printable(human(), true)}\n`);
     },
     note(text) {
-      if (!json) err.write(`${text}\n`);
+      if (!json) err.write(`${printable(text, true)}\n`);
     },
   };
 }

@@ -481,7 +481,7 @@ export type SignInData = {
 
 export type SignInErrors = {
     /**
-     * RATE_LIMITED: too many attempts for this email or from this address; Retry-After says when to try again
+     * RATE_LIMITED: too many attempts from this address, or this email waits before its next attempt from it; Retry-After says when to try again
      */
     429: unknown;
     /**
