@@ -54,7 +54,7 @@ const PRODUCT =
   '(?:app|apps|application|tool|platform|device|service|system|dashboard|chatbot|website|web app|portal|programme|program|kit|sensor|checklist|guide|course|assistant|form|algorithm|wearable|text message service|video)';
 /** A named service or place of care ("the emergency department", "GP practices", "at home"); "ward nurses" names a role. */
 export const NAMED_PLACE =
-  /\b(?!(?:ward|practice|clinic|community|school|hospital|outpatient) (?:nurses?|staff|doctors?|pharmacists?|clerks?|receptionists?|managers?|matrons?)\b)(primary care( network)?|general practice|GP (practices?|surgery|surgeries)|emergency departments?|A&E|accident and emergency|urgent care|minor injuries|walk-in centres?|community( [a-z]+){0,3}? (team|teams|service|services|clinics?|setting|nursing|pharmac(?:y|ies)|hospitals?)|in the community|outpatients?( clinics?| departments?)?|wards?|at home|patients' homes|care homes?|nursing homes?|residential homes?|hospices?|intensive care|ICU|maternity (unit|units|services|wards?)|mental health (services|trusts?)|schools?|audiology( departments?)?|renal units?|dialysis units?|eye clinics?|theatres|out-of-hours|ambulance service)\b/i;
+  /\b(?!(?:ward|practice|clinic|community|school|hospital|outpatient) (?:nurses?|staff|doctors?|pharmacists?|clerks?|receptionists?|managers?|matrons?|records?|rounds?|letters?|systems?|notes)\b)(primary care( network)?|general practice|GP (practices?|surgery|surgeries)|emergency departments?|A&E|accident and emergency|urgent care|minor injuries|walk-in centres?|community( [a-z]+){0,3}? (team|teams|service|services|clinics?|setting|nursing|pharmac(?:y|ies)|hospitals?)|in the community|outpatients?( clinics?| departments?)?|wards?|at home|from home|in their (own )?homes|patients' homes|day units?|care homes?|nursing homes?|residential homes?|hospices?|intensive care|ICU|maternity (unit|units|services|wards?)|mental health (services|trusts?)|schools?|audiology( departments?)?|renal units?|dialysis units?|eye clinics?|theatres|out-of-hours|ambulance service)\b/i;
 /** A place too general to be a care setting when it is only mentioned ("leaving hospital", "the clinic is open"). */
 const GENERAL_PLACE = /\b(clinics?|hospitals?|practices|pharmac(y|ies)|surgery)\b/i;
 export const PLACE = new RegExp(`${NAMED_PLACE.source}|${GENERAL_PLACE.source}`, 'i');
@@ -66,7 +66,7 @@ const CUES: Record<SentenceField, Cue[]> = {
   problem: [
     [/\b(wait(s|ing|ed)?|waiting (list|times?))\b/i, 2],
     [/\b(are|is|were|get|gets) readmitted\b|\breadmissions?\b/i, 2],
-    [/\b(cannot|can't|can not|unable to|could not|nobody could)\b/i, 2],
+    [/\b(cannot|can't|can not|unable to|could not|nobody (could|has|knows|checks))\b/i, 2],
     [/\btoo (many|few|long|often|late)\b|\bnot enough\b|\bfar fewer\b/i, 2],
     [/\b(lack(s|ing)?|shortages?|backlogs?|bottlenecks?|burden)\b/i, 2],
     [/\b(delays?|delayed)\b/i, 2],
@@ -77,6 +77,7 @@ const CUES: Record<SentenceField, Cue[]> = {
     [/\b(often|avoided)\b/i, 1],
   ],
   proposed_solution: [
+    [/\bwe (give|offer|provide|lend|send|deliver) (them|patients|people|families|parents|each|every|a|an)\b/i, 2],
     [/\bwe (want|plan|hope|aim|intend|would like|'d like) to (build|create|develop|make|offer|introduce|set up|launch|design|provide|run|use)\b/i, 3],
     [/\b(our|the) (idea|plan|answer|proposal|solution) is\b|\bwhat we have in mind\b|\bwe propose\b/i, 3],
     [/\bwe (are|were) (building|developing|designing|creating|making)\b|\bwe have (developed|built|designed|created)\b|\bwe built\b/i, 3],
@@ -92,6 +93,14 @@ const CUES: Record<SentenceField, Cue[]> = {
     [new RegExp(`\\b${ROLES}\\b[^.;,]{0,40}\\b(would|will|could|can)\\s+(?!not\\b|have\\b|be (?!the ones))\\w+`, 'i'), 3],
     [new RegExp(`\\b${ROLES}\\b[^.;,]{0,40}(?<!to )\\b(use|uses|using)\\b`, 'i'), 3],
     [new RegExp(`\\bfor (the |our |a |use by )?(?:[\\w-]+\\s+)?${ROLES}\\b`, 'i'), 3],
+    // a role opening the sentence with the work it does: "Community midwives review the readings each afternoon"
+    [
+      new RegExp(
+        `^(?:the |our |a )?(?:[\\w-]+ ){0,2}${ROLES}(?: and (?:[\\w-]+ ){0,2}${ROLES})? (review|reviews|check|checks|see|sees|read|reads|receive|receives|run|runs|monitor|monitors|triage|triages|assess|assesses|prescribe|answer|answers|record|records|send|sends|carry out|carries out|look at|looks at)\\b`,
+        'i',
+      ),
+      3,
+    ],
   ],
   proposed_user: [[/\b(day-to-day users?|proposed users?|main users?|primary users?)\b/i, 3]],
   care_setting: [
@@ -121,9 +130,16 @@ const CUES: Record<SentenceField, Cue[]> = {
   ],
   risks: [
     // "at high risk" describes the patients (a problem), not a risk of the project
-    [/(?<!\bat (high|higher|highest|greater|increased|most) )\b(risks?|dangers?|unsafe|worr(y|ied)|concerns?|false (reassurance|alarms?|positives?|negatives?)|alert fatigue|privacy|breach)\b/i, 3],
+    [
+      /(?<!\bat (high|higher|highest|greater|increased|most) )\b(risks?|dangers?|unsafe|worr(y|ied)|concerns?|false (reassurance|alarms?|positives?|negatives?)|alert fatigue|privacy|breach)\b/i,
+      3,
+    ],
     [/\bharm(ful)?\b/i, 1],
-    [/\b(could|might|may|would)\b[^.;]{0,60}\b(miss(ed|es)?|harm(ed|s)?|fail(s|ed)?|wrong(ly)?|mislead(ing)?|be ignored|ignored|low priority|not return|badly|overlook(ed)?)\b/i, 3],
+    [
+      /\b(could|might|may|would)\b[^.;]{0,60}\b(miss(ed|es)?|harm(ed|s)?|fail(s|ed)?|wrong(ly)?|mislead(ing)?|be ignored|ignored|low priority|not return|badly|overlook(ed)?|hide|hidden|worsen|exclude[ds]?|upset)\b/i,
+      3,
+    ],
+    [/\b(may|might|could) not (have|be able|manage|cope|understand|use|trust|want)\b/i, 2],
     [/\b(must not|should not|never) be\b/i, 2],
   ],
   evidence_offered: [
@@ -175,7 +191,8 @@ export function stageIn(text: string): ProjectStage | null {
 }
 
 // A sentence that says a thing is not known states nothing about it.
-const NOT_KNOWN = /\b(do not|don't|does not|doesn't) (yet )?know\b|\bnot (yet )?(sure|known|decided|clear)\b|\bunclear\b|\bundecided\b|\byet to (decide|find)\b/i;
+const NOT_KNOWN =
+  /\b(do not|don't|does not|doesn't) (yet )?know\b|\bnot (yet )?(sure|known|decided|clear)\b|\bunclear\b|\bundecided\b|\byet to (decide|find)\b/i;
 
 /** How strongly a sentence speaks of each field (fields without a cue are absent). */
 export function fieldScores(text: string): Map<SentenceField, number> {
@@ -216,7 +233,7 @@ const QUANTITY_NOUNS =
 const NUMBER_WORD =
   '(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|a quarter|a third|half)';
 const QUANTITY = new RegExp(`(?<![\\w.])(?:\\d[\\d,]*(?:\\.\\d+)?|${NUMBER_WORD})(?:[\\s-]+(?![.;])\\S+){0,3}?[\\s-]+${QUANTITY_NOUNS}\\b`, 'i');
-const MONEY_OR_SHARE = /[£$€]\s?\d|\d+(\.\d+)?\s?(%|percent|per cent)|\bby (a quarter|a third|half)\b/i;
+const MONEY_OR_SHARE = /\b(once|twice) (a|per|every) (day|week|month|year)\b|[£$€]\s?\d|\d+(\.\d+)?\s?(%|percent|per cent)|\bby (a quarter|a third|half)\b/i;
 const CHANGE =
   /\b(reduces?|reduced|improves?|improved|increases?|increased|saves?|saved|cuts?|prevents?|lowers?|shortens?|halves?|halved|doubles?|doubled|fell|rose|dropped)\b/i;
 // A comparison is a claim when the project says it will bring it ("we expect fewer falls"), not when it describes today.

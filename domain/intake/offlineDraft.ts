@@ -35,8 +35,8 @@ const STEPS_MAX = 30;
 type Candidate = {
   sentence: SourceSentence;
   /**
-   * rank per field: 0 labelled or under a heading, 1 the sentence's main field, 2 also stated outright; for the care
-   * setting, 3 a place named in passing in a sentence about the project, 4 a named place in passing elsewhere.
+   * rank per field: 0 labelled or under a heading, 1 the sentence's main field, 2 also stated outright, 3 spoken of
+   * less than its main field or (care setting) a place named in a sentence about the project, 4 a named place elsewhere.
    */
   ranks: Map<DraftField, number>;
   order: number;
@@ -44,6 +44,9 @@ type Candidate = {
 
 /** Fields of sentences about the project in use: a place such a sentence names is where the project would be used. */
 const ABOUT_THE_PROJECT: ReadonlySet<DraftField> = new Set(['proposed_solution', 'intended_users', 'proposed_user', 'stage']);
+
+/** Fields a sentence may give to a single-valued slot left empty, when it speaks of them less than of its main field. */
+const WEAK_SECOND_FIELDS: ReadonlySet<DraftField> = new Set(['proposed_solution', 'intended_users', 'care_setting', 'dependencies', 'risks']);
 
 function usable(text: string): boolean {
   return text.length >= 8 && text.length <= OFFLINE_QUOTE_CHARS_MAX && /\s/.test(text) && /[A-Za-z]/.test(text);
@@ -62,6 +65,9 @@ function candidateOf(sentence: SourceSentence, order: number): Candidate {
     if (named !== null && scores.get(field)! < 3) return; // under a label, only what the sentence states outright
     if (!ranks.has(field)) ranks.set(field, index === 0 && named === null ? 1 : 2);
   });
+  // A field the sentence speaks of but less than its main one: taken only when nothing better states it.
+  // ("currently" in a sentence about a long wait does not make it the current alternative: not for those fields).
+  if (named === null) for (const [field, score] of scores) if (score >= 2 && WEAK_SECOND_FIELDS.has(field) && !ranks.has(field)) ranks.set(field, 3);
   if (setting_in_passing && !ranks.has('care_setting')) {
     const about_project = fields.some((field) => ABOUT_THE_PROJECT.has(field)) || (named !== null && ABOUT_THE_PROJECT.has(named));
     if (about_project) ranks.set('care_setting', 3);
@@ -126,6 +132,28 @@ function list(candidates: Candidate[], field: DraftField, max = PER_LIST_MAX): S
     .map((candidate) => statementOf([candidate.sentence]));
 }
 
+/**
+ * A pitch usually opens with its problem: when no sentence states one by its words, the first or second sentence of
+ * the material is taken if it states nothing else and speaks of people or a service, not of "we" or "it".
+ */
+const PEOPLE_OR_SERVICE =
+  /\b(patients?|people|children|adults|women|men|families|parents|residents|carers|staff|clinicians|nurses|doctors|GPs?|users|referrals?|appointments?|waits?|waiting|services?|clinics?|hospitals?|wards?|practices?)\b/i;
+
+function openingProblem(candidates: Candidate[]): Statement | null {
+  const opening = candidates
+    .slice(0, 2)
+    .find(
+      (candidate) =>
+        candidate.sentence.source_id === candidates[0]!.sentence.source_id &&
+        candidate.sentence.label === null &&
+        [...candidate.ranks.keys()].every((field) => field === 'claims') &&
+        /[.!?]["')\]’”]*$/.test(candidate.sentence.text) &&
+        !/^(we|our|it|this|they|i)\b/i.test(candidate.sentence.text) &&
+        PEOPLE_OR_SERVICE.test(candidate.sentence.text),
+    );
+  return opening ? statementOf([opening.sentence]) : null;
+}
+
 function stageOf(candidates: Candidate[]): IntakeSpec['stage'] {
   for (const candidate of ranked(candidates, 'stage')) {
     const value = stageIn(candidate.sentence.text);
@@ -144,7 +172,13 @@ function claimTopic(text: string): Claim['topic'] {
 function pathwaySteps(candidates: Candidate[]): PathwayStep[] {
   return ranked(candidates, 'care_pathway', 0)
     .slice(0, STEPS_MAX)
-    .map((candidate, index) => ({ order: index + 1, description: candidate.sentence.text, actor: null, provenance: 'user_declared', citations: [cite(candidate.sentence)] }));
+    .map((candidate, index) => ({
+      order: index + 1,
+      description: candidate.sentence.text,
+      actor: null,
+      provenance: 'user_declared',
+      citations: [cite(candidate.sentence)],
+    }));
 }
 
 /**
@@ -159,7 +193,7 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
   const steps = pathwaySteps(candidates);
   const spec: IntakeSpec = {
     version: INTAKE_SPEC_VERSION,
-    problem: single(candidates, 'problem'),
+    problem: single(candidates, 'problem') ?? openingProblem(candidates),
     proposed_solution: single(candidates, 'proposed_solution'),
     intended_users,
     care_setting: single(candidates, 'care_setting'),
@@ -237,4 +271,3 @@ export function unknownsOf(spec: IntakeSpec): Unknown[] {
     .map(([field, , question]) => ({ field, question }))
     .slice(0, INTAKE_LIST_ITEMS_MAX);
 }
-

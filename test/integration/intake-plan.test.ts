@@ -86,7 +86,9 @@ describe('a prose paragraph from draft to plan', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.code).toBe('VALIDATION_FAILED');
     expect(refused.body.message).toMatch(/^Remove Current alternative from the unknowns/);
-    expect(refused.body.details).toEqual([{ path: `/spec/unknowns/${index}`, field: 'business.current_alternative', message: expect.stringMatching(/remove this entry/) }]);
+    expect(refused.body.details).toEqual([
+      { path: `/spec/unknowns/${index}`, field: 'business.current_alternative', message: expect.stringMatching(/remove this entry/) },
+    ]);
     const listed = await http(service, 'GET', `/v1/projects/${project_id}/intakes`, { token: owner.session });
     expect(listed.body.data).toEqual([]); // nothing was stored
   });
@@ -105,7 +107,11 @@ describe('a prose paragraph from draft to plan', () => {
     expect(plan.status).toBe(201);
     expect(plan.body.intake_revision).toBe(confirmed.body.revision);
     const questions = plan.body.plan.business_questions;
-    expect(questions.proposed_user).toMatchObject({ field: 'business.proposed_user', status: 'stated', stated: 'The heart failure specialist nurse on duty each day' });
+    expect(questions.proposed_user).toMatchObject({
+      field: 'business.proposed_user',
+      status: 'stated',
+      stated: 'The heart failure specialist nurse on duty each day',
+    });
     expect(questions.buyer).toMatchObject({ status: 'stated', stated: 'The buyer would be the integrated care board.' });
     expect(questions.buyer.cited_sources).toHaveLength(1);
     expect(questions.current_alternative).toMatchObject({ status: 'stated', stated: 'Patients weigh themselves and call the practice if they feel worse.' });

@@ -44,7 +44,11 @@ describe('joining wrapped lines', () => {
   });
 
   it('cites a sentence wrapped over two lines with both line numbers and the sentence as its quote', () => {
-    const lines = ['Our clinic is busy. The service has 6 whole-time-equivalent physiotherapists; each face-to-face new-patient slot is', '45 minutes. We see', 'about 120 new referrals a week.'];
+    const lines = [
+      'Our clinic is busy. The service has 6 whole-time-equivalent physiotherapists; each face-to-face new-patient slot is',
+      '45 minutes. We see',
+      'about 120 new referrals a week.',
+    ];
     const sentences = sourceSentences('src_a', lines);
     expect(sentences.map(({ line_start, line_end, text }) => ({ line_start, line_end, text }))).toEqual([
       { line_start: 1, line_end: 1, text: 'Our clinic is busy.' },
@@ -68,13 +72,22 @@ describe('joining wrapped lines', () => {
 describe('the offline draft of prose', () => {
   it('reads a PDF whose sentence wraps mid-sentence as ONE claim with its unit, citing both lines', async () => {
     const lines = ['Physiotherapy service notes', '6 whole-time-equivalent physiotherapists; each face-to-face new-patient slot is', '45 minutes.'];
-    const [pdf] = await extractSources([{ kind: 'file', filename: 'notes.pdf', content_type: 'application/pdf', bytes: await buildPdf([{ kind: 'text', lines }]) }]);
+    const [pdf] = await extractSources([
+      { kind: 'file', filename: 'notes.pdf', content_type: 'application/pdf', bytes: await buildPdf([{ kind: 'text', lines }]) },
+    ]);
     expect(pdf!.lines).toEqual(lines);
     const spec = draftIntakeOffline([{ id: 'src_a', name: 'notes.pdf', status: 'processed', lines: pdf!.lines }]);
     expect(spec.claims).toHaveLength(1);
     expect(spec.claims[0]).toMatchObject({
       text: '6 whole-time-equivalent physiotherapists; each face-to-face new-patient slot is 45 minutes.',
-      citations: [{ source_id: 'src_a', line_start: 2, line_end: 3, quote: '6 whole-time-equivalent physiotherapists; each face-to-face new-patient slot is 45 minutes.' }],
+      citations: [
+        {
+          source_id: 'src_a',
+          line_start: 2,
+          line_end: 3,
+          quote: '6 whole-time-equivalent physiotherapists; each face-to-face new-patient slot is 45 minutes.',
+        },
+      ],
     });
     expect(checks(pdf!.lines!, spec).dropped).toEqual([]);
   });
@@ -98,7 +111,9 @@ describe('the offline draft of prose', () => {
     }
     expect(checks([paragraph], spec).dropped).toEqual([]);
     expect(spec.unknowns.map((unknown) => unknown.field)).not.toEqual(expect.arrayContaining(['problem', 'proposed_solution', 'stage', 'business.buyer']));
-    expect(spec.drafted_by?.summary).toBe('Found 6 of 8 parts in your material (problem, solution, users, care setting, stage, buyer); not found: what people do today, risks.');
+    expect(spec.drafted_by?.summary).toBe(
+      'Found 6 of 8 parts in your material (problem, solution, users, care setting, stage, buyer); not found: what people do today, risks.',
+    );
   });
 
   it('never fills a field with the whole paragraph cut short: a run-on text with no sentence end gives nothing', () => {

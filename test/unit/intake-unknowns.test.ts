@@ -24,7 +24,11 @@ describe('unknowns of fields that have a value', () => {
     ];
     expect(filledUnknownErrors(spec, '/spec')).toEqual([
       { path: '/spec/unknowns/0', field: 'problem', message: 'Problem has a value, so it is not unknown: remove this entry from unknowns or clear the field' },
-      { path: '/spec/unknowns/2', field: 'business.buyer', message: 'Buyer has a value, so it is not unknown: remove this entry from unknowns or clear the field' },
+      {
+        path: '/spec/unknowns/2',
+        field: 'business.buyer',
+        message: 'Buyer has a value, so it is not unknown: remove this entry from unknowns or clear the field',
+      },
       { path: '/spec/unknowns/3', field: 'stage', message: 'Stage has a value, so it is not unknown: remove this entry from unknowns or clear the field' },
     ]);
     expect(withoutFilledUnknowns(spec).unknowns).toEqual([{ field: 'business.budget_owner', question: 'Whose budget?' }]);
