@@ -1986,6 +1986,10 @@ export type ParseIntakeResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         } | null;
         dropped_citations: Array<{
@@ -2550,6 +2554,10 @@ export type GetIntakeDraftResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         } | null;
         dropped_citations: Array<{
@@ -3113,6 +3121,10 @@ export type CancelIntakeDraftResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         } | null;
         dropped_citations: Array<{
@@ -3685,6 +3697,10 @@ export type ConfirmIntakeData = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         };
         /**
@@ -4206,6 +4222,10 @@ export type ConfirmIntakeResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         };
         dropped_citations: Array<{
@@ -4743,6 +4763,10 @@ export type GetIntakeResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         };
         dropped_citations: Array<{
