@@ -189,7 +189,8 @@ export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
   invariant(sources.length > 0, 'drafting needs at least one source');
   const candidates = candidatesOf(sources);
   const intended_users = list(candidates, 'intended_users');
-  const proposed_user = single(candidates, 'proposed_user') ?? (intended_users[0] ? structuredClone(intended_users[0]) : null);
+  // The proposed user: a sentence naming the day-to-day user, else the sentence that states the users best.
+  const proposed_user = single(candidates, 'proposed_user') ?? single(candidates, 'intended_users');
   const steps = pathwaySteps(candidates);
   const spec: IntakeSpec = {
     version: INTAKE_SPEC_VERSION,
