@@ -135,8 +135,9 @@ const CUES: Record<SentenceField, Cue[]> = {
       3,
     ],
     [/\bharm(ful)?\b/i, 1],
+    [/\bwould\b[^.;]{0,40}\b(be ignored|be missed|harm|mislead)\b/i, 3],
     [
-      /\b(could|might|may|would)\b[^.;]{0,60}\b(miss(ed|es)?|harm(ed|s)?|fail(s|ed)?|wrong(ly)?|mislead(ing)?|be ignored|ignored|low priority|not return|badly|overlook(ed)?|hide|hidden|worsen|exclude[ds]?|upset)\b/i,
+      /\b(could|might|may)\b[^.;]{0,60}\b(miss(ed|es)?|harm(ed|s)?|fail(s|ed)?|wrong(ly)?|mislead(ing)?|be ignored|ignored|low priority|not return|badly|overlook(ed)?|hide|hidden|worsen|exclude[ds]?|upset)\b/i,
       3,
     ],
     [/\b(may|might|could) not (have|be able|manage|cope|understand|use|trust|want)\b/i, 2],
