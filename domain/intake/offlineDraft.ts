@@ -132,13 +132,13 @@ function list(candidates: Candidate[], field: DraftField, max = PER_LIST_MAX): S
     .map((candidate) => statementOf([candidate.sentence]));
 }
 
+const PEOPLE_OR_SERVICE =
+  /\b(patients?|people|children|adults|women|men|families|parents|residents|carers|staff|clinicians|nurses|doctors|GPs?|users|referrals?|appointments?|waits?|waiting|services?|clinics?|hospitals?|wards?|practices?)\b/i;
+
 /**
  * A pitch usually opens with its problem: when no sentence states one by its words, the first or second sentence of
  * the material is taken if it states nothing else and speaks of people or a service, not of "we" or "it".
  */
-const PEOPLE_OR_SERVICE =
-  /\b(patients?|people|children|adults|women|men|families|parents|residents|carers|staff|clinicians|nurses|doctors|GPs?|users|referrals?|appointments?|waits?|waiting|services?|clinics?|hospitals?|wards?|practices?)\b/i;
-
 function openingProblem(candidates: Candidate[]): Statement | null {
   const opening = candidates
     .slice(0, 2)
