@@ -140,10 +140,16 @@ export function sourceSentences(source_id: string, lines: readonly string[]): So
       starts.push(text.length);
       text += line.text;
     }
+    // The line holding an offset: the last line starting at or before it (binary search: a unit may span many lines).
     const lineAt = (offset: number) => {
-      let at = 0;
-      while (at + 1 < starts.length && starts[at + 1]! <= offset) at++;
-      return unit.lines[at]!.number;
+      let low = 0;
+      let high = starts.length - 1;
+      while (low < high) {
+        const middle = (low + high + 1) >> 1;
+        if (starts[middle]! <= offset) low = middle;
+        else high = middle - 1;
+      }
+      return unit.lines[low]!.number;
     };
     splitSentences(text).forEach((sentence, index_in_unit) => {
       const line_start = lineAt(sentence.start);
