@@ -69,6 +69,24 @@ describe('joining wrapped lines', () => {
   });
 });
 
+describe('JSON material', () => {
+  it('reads a "key": "value" pair and the items of a "key": [ ... ] list under their key, citing the value only', () => {
+    const lines = [
+      '{',
+      '  "current_alternative": "Paper referral letters.",',
+      '  "dependencies": [',
+      '    "Access to the practice record",',
+      '    "A signed data agreement"',
+      '  ]',
+      '}',
+    ];
+    const spec = draftIntakeOffline([source(lines)]);
+    expect(spec.business.current_alternative?.citations).toEqual([{ source_id: 'src_a', line_start: 2, line_end: 2, quote: 'Paper referral letters.' }]);
+    expect(spec.business.dependencies.map((dependency) => dependency.text)).toEqual(['Access to the practice record', 'A signed data agreement']);
+    expect(checks(lines, spec).dropped).toEqual([]);
+  });
+});
+
 describe('the offline draft of prose', () => {
   it('reads a PDF whose sentence wraps mid-sentence as ONE claim with its unit, citing both lines', async () => {
     const lines = ['Physiotherapy service notes', '6 whole-time-equivalent physiotherapists; each face-to-face new-patient slot is', '45 minutes.'];
