@@ -49,12 +49,12 @@ export function fieldForLabel(label: string): DraftField | null {
 }
 
 const ROLES =
-  '(?:nurses?|district nurses?|practice nurses?|school nurses?|midwives|midwife|health visitors?|GPs?|doctors?|clinicians?|consultants?|surgeons?|physiotherapists?|therapists?|pharmacists?|paramedics?|audiologists?|podiatrists?|dietitians?|psychologists?|practitioners?|carers?|caregivers?|care workers?|healthcare assistants?|receptionists?|clerks?|administrators?|coordinators?|care navigators?|social workers?|staff|parents?|families|teams?)';
+  '(?:nurses?|district nurses?|practice nurses?|school nurses?|midwives|midwife|health visitors?|GPs?|doctors?|clinicians?|consultants?|surgeons?|physiotherapists?|therapists?|pharmacists?|paramedics?|audiologists?|podiatrists?|dietitians?|psychologists?|practitioners?|carers?|caregivers?|care workers?|healthcare assistants?|receptionists?|clerks?|administrators?|coordinators?|care navigators?|social workers?|volunteers?|staff|parents?|families|teams?)';
 const PRODUCT =
-  '(?:app|apps|application|tool|platform|device|service|system|dashboard|chatbot|website|web app|portal|programme|program|kit|sensor|checklist|guide|course|assistant|form|algorithm|wearable|text message service|video)';
+  '(?:app|apps|application|tool|platform|device|service|system|dashboard|chatbot|website|web app|portal|programme|program|kit|sensor|checklist|guide|course|assistant|form|algorithm|wearable|text message service|video|chart|scheme|questionnaire|report|camera)';
 /** A named service or place of care ("the emergency department", "GP practices", "at home"); "ward nurses" names a role. */
 export const NAMED_PLACE =
-  /\b(?!(?:ward|practice|clinic|community|school|hospital|outpatient) (?:nurses?|staff|doctors?|pharmacists?|clerks?|receptionists?|managers?|matrons?|records?|rounds?|letters?|systems?|notes)\b)(primary care( network)?|general practice|GP (practices?|surgery|surgeries)|emergency departments?|A&E|accident and emergency|urgent care|minor injuries|walk-in centres?|community( [a-z]+){0,3}? (team|teams|service|services|care|clinics?|setting|nursing|pharmac(?:y|ies)|hospitals?)|in the community|outpatients?( clinics?| departments?)?|wards?|at home|from home|in their (own )?homes|patients' homes|day units?|care homes?|nursing homes?|residential homes?|hospices?|intensive care|ICU|maternity (unit|units|services|wards?)|mental health (services|trusts?)|schools?|audiology( departments?)?|renal units?|dialysis units?|eye clinics?|theatres|out-of-hours|ambulance service)\b/i;
+  /\b(?!(?:ward|practice|clinic|community|school|hospital|outpatient) (?:nurses?|staff|doctors?|pharmacists?|clerks?|receptionists?|managers?|matrons?|records?|rounds?|letters?|systems?|notes)\b)(primary care( network)?|general practice|GP (practices?|surgery|surgeries)|emergency departments?|A&E|accident and emergency|urgent care|minor injuries|walk-in centres?|community( [a-z]+){0,3}? (team|teams|service|services|care|clinics?|setting|nursing|pharmac(?:y|ies)|hospitals?)|in the community|outpatients?( clinics?| departments?)?|wards?|at home|from home|home visits?|in their (own )?homes|patients' homes|day units?|care homes?|nursing homes?|residential homes?|hospices?|intensive care|ICU|maternity (unit|units|services|wards?)|mental health (services|trusts?)|schools?|audiology( departments?)?|renal units?|dialysis units?|eye clinics?|theatres|out-of-hours|ambulance service)\b/i;
 /** A place too general to be a care setting when it is only mentioned ("leaving hospital", "the clinic is open"). */
 const GENERAL_PLACE = /\b(clinics?|hospitals?|practices|pharmac(y|ies)|surgery)\b/i;
 export const PLACE = new RegExp(`${NAMED_PLACE.source}|${GENERAL_PLACE.source}`, 'i');
@@ -74,11 +74,15 @@ const CUES: Record<SentenceField, Cue[]> = {
     [/\b(struggle|hard to|difficult|put off|end up|falls? through|goes unnoticed|lost|wrongly|overwhelmed|spend hours|for hours)\b/i, 2],
     [/\b(the problem|the issue|the challenge|problem is)\b/i, 3],
     [/\b(high|higher|greater) (chance|risk|rate)s? of\b/i, 2],
+    [/\b(cancell?ed|cancell?ations?|errors?|mistakes?|incidents?|isolated|lonely|loneliness|late|not (picked up|spotted|noticed|diagnosed))\b/i, 2],
     [/\b(often|avoided)\b/i, 1],
   ],
   proposed_solution: [
     [/\bwe (give|offer|provide|lend|send|deliver) (them|patients|people|families|parents|each|every|a|an)\b/i, 2],
-    [/\bwe (want|plan|hope|aim|intend|would like|'d like) to (build|create|develop|make|offer|introduce|set up|launch|design|provide|run|use)\b/i, 3],
+    [
+      /\bwe (want|plan|hope|aim|intend|would like|'d like) to (build|create|develop|make|offer|introduce|set up|launch|design|provide|run|use|start|give|bring|trial)\b/i,
+      3,
+    ],
     [/\b(our|the) (idea|plan|answer|proposal|solution) is\b|\bwhat we have in mind\b|\bwe propose\b/i, 3],
     [/\bwe (are|were) (building|developing|designing|creating|making)\b|\bwe have (developed|built|designed|created)\b|\bwe built\b/i, 3],
     [new RegExp(`\\b(an?|the)\\s+(?:[\\w-]+\\s+){0,4}${PRODUCT}\\s+(that|which|where|to help|to let)\\b`, 'i'), 2],
@@ -86,13 +90,14 @@ const CUES: Record<SentenceField, Cue[]> = {
     [new RegExp(`\\b(is|would be|will be) an?\\s+(?:[\\w-]+\\s+){0,3}${PRODUCT}\\b`, 'i'), 2],
   ],
   intended_users: [
-    [/\b(would|will|could|is|are|to) be used by\b|\bused by\b/i, 3],
+    [/\b(would|will|could|is|are|to) be used by\b|\bused by\b|\b(would|will) be (run|delivered|staffed|led) by\b/i, 3],
+    [new RegExp(`\\b(shows|lets|helps|tells|alerts|reminds|gives) (every |each |the |our )?(?:[\\w-]+ )?${ROLES}\\b(?!')`, 'i'), 3],
     [/\bthe people who (would |will )?use\b|\b(main|primary|intended|end) users\b|\bthe users (are|would be|will be)\b/i, 3],
     [/\b(aimed at|designed for|intended for|meant for|who it is for|it is for|built for)\b/i, 2],
     // a role as the subject of what it would do: "School nurses would show it", "Audiologists use it"
     [new RegExp(`\\b${ROLES}\\b[^.;,]{0,40}\\b(would|will|could|can)\\s+(?!not\\b|have\\b|be (?!the ones))\\w+`, 'i'), 3],
     [new RegExp(`\\b${ROLES}\\b[^.;,]{0,40}(?<!to )\\b(use|uses|using)\\b`, 'i'), 3],
-    [new RegExp(`\\bfor (the |our |a |use by )?(?:[\\w-]+\\s+)?${ROLES}\\b`, 'i'), 3],
+    [new RegExp(`\\bfor (the |our |a |use by )?(?:[\\w-]+\\s+)?${ROLES}\\b(?!')`, 'i'), 3],
     // a role opening the sentence with the work it does: "Community midwives review the readings each afternoon"
     [
       new RegExp(
@@ -121,7 +126,7 @@ const CUES: Record<SentenceField, Cue[]> = {
   ],
   budget_owner: [
     [/\bbudgets?\b/i, 3],
-    [/\b(paid for|funded) (by|from|out of)\b|\b(would|will|could|might) (probably |likely )?(fund|cover|pay for)\b/i, 3],
+    [/\b(pays|already pays) for\b|\b(paid for|funded) (by|from|out of)\b|\b(would|will|could|might) (probably |likely )?(fund|cover|pay for)\b/i, 3],
   ],
   current_alternative: [
     [/\b(at the moment|currently|at present|right now|today|nowadays|for now|before this|until now)\b/i, 2],
@@ -137,7 +142,7 @@ const CUES: Record<SentenceField, Cue[]> = {
     [/\bharm(ful)?\b/i, 1],
     [/\bwould\b[^.;]{0,40}\b(be ignored|be missed|harm|mislead)\b/i, 3],
     [
-      /\b(could|might|may)\b[^.;]{0,60}\b(miss(ed|es)?|harm(ed|s)?|fail(s|ed)?|wrong(ly)?|mislead(ing)?|be ignored|ignored|low priority|not return|badly|overlook(ed)?|hide|hidden|worsen|exclude[ds]?|upset)\b/i,
+      /\b(could|might|may)\b[^.;]{0,60}\b(miss(ed|es)?|harm(ed|s)?|fail(s|ed)?|wrong(ly)?|mislead(ing)?|be ignored|ignored|low priority|not return|badly|overlook(ed)?|hide|hidden|worsen|exclude[ds]?|upset|be left out|left behind|look better|look worse|go wrong|be wrong)\b/i,
       3,
     ],
     [/\b(may|might|could) not (have|be able|manage|cope|understand|use|trust|want)\b/i, 2],
@@ -146,7 +151,10 @@ const CUES: Record<SentenceField, Cue[]> = {
   evidence_offered: [
     [/\b(audit|survey(ed)?|stud(y|ies)|trial data|published|interview(s|ed)?|feedback from|evaluation|we measured|we counted|records show)\b/i, 3],
     // a result measured so far: "fell from 42 to 18 minutes", "readmissions fell by a quarter"
-    [/\b(fell|rose|dropped|went down|went up|halved|doubled) (by|from|to)\b|\bin the first \w+ (weeks|months)\b/i, 3],
+    [
+      /\b(fell|rose|dropped|went down|went up|halved|doubled) (by|from|to)\b|\bin the first \w+ (weeks|months)\b|\b(have|has) (halved|doubled|fallen|dropped|risen)\b/i,
+      3,
+    ],
   ],
   dependencies: [
     [/\b(depends? on|dependent on|relies on|rely on|relying on|requires?|is needed|are needed|need(s)? (a|an|the|read|access|reliable))\b/i, 3],
@@ -178,7 +186,10 @@ const PRIORITY: SentenceField[] = [
 const STAGE_WORDS: Array<[ProjectStage, RegExp]> = [
   ['deployed', /\b(deployed|in (routine|daily|everyday) use|rolled out|live (in|at|across)|in use (in|at|across))\b/i],
   ['pilot', /\b(pilot(s|ing|ed)?|being trialled|trial(l?ing|l?ed) (it )?(with|at|in))\b/i],
-  ['prototype', /\b(prototypes?|MVP|minimum viable product|beta version|working demo|proof of concept|first version)\b/i],
+  [
+    'prototype',
+    /\b(prototypes?|MVP|minimum viable product|beta version|working demo|proof of concept|first version|we have built|we built|(?<!\b(nothing|not|not yet) )has been built)\b/i,
+  ],
   [
     'idea',
     /\b((only|just|still) an idea|idea stage|concept stage|early[- ]stage|nothing (is|has been) built|not (yet )?(been )?built|no working (software|product|version)|mock-?ups?|sketches|wireframes|plan to build)\b/i,

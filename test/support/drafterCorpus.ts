@@ -316,7 +316,7 @@ export function wrapWords(text: string, width: number): string[] {
   return lines;
 }
 
-/** Four paragraphs first kept back as a held-out set; their misses were then used for tuning, so they joined the corpus. */
+/** A first held-out set, measured once (overall precision 0.86, recall 0.66), then tuned on: now part of the corpus. */
 export const SECOND_ROUND_CASES: CorpusCase[] = [
   {
     name: 'antenatal blood pressure at home',
@@ -364,11 +364,8 @@ export const SECOND_ROUND_CASES: CorpusCase[] = [
   },
 ];
 
-/**
- * Paragraphs written after all tuning and never tuned on: the test prints their figures separately, as the honest
- * estimate of how the drafter does on material it has not seen. Do not tune the cues on these; write new ones instead.
- */
-export const HELD_OUT_CASES: CorpusCase[] = [
+/** A second held-out set, measured once (overall precision 0.90, recall 0.58), then tuned on: now part of the corpus. */
+export const THIRD_ROUND_CASES: CorpusCase[] = [
   {
     name: 'wound photos in district nursing',
     stage: 'prototype',
@@ -411,6 +408,51 @@ export const HELD_OUT_CASES: CorpusCase[] = [
       s('It has been live across the hospital since last year.', 'stage', 'care_setting'),
       s('Since then, insulin incidents reported each month have halved.', 'evidence_offered', 'claims'),
       s('The chart relies on the hospital network staying up.', 'dependencies'),
+    ],
+  },
+];
+
+/**
+ * Paragraphs written after all tuning and never tuned on: the test prints their figures separately, as the honest
+ * estimate of how the drafter does on material it has not seen. Do not tune the cues on these; write new ones instead.
+ */
+export const HELD_OUT_CASES: CorpusCase[] = [
+  {
+    name: 'cardiac rehabilitation uptake',
+    stage: 'pilot',
+    sentences: [
+      s('Fewer than half of the people invited to cardiac rehabilitation after a heart attack ever attend a session.', 'problem', 'claims'),
+      s('We offer a home-based programme with weekly video check-ins instead of classes at the hospital gym.', 'proposed_solution', 'care_setting'),
+      s('Cardiac rehabilitation nurses would run the check-ins and adjust each plan.', 'intended_users'),
+      s('Two community teams are trialling it with their next 50 patients.', 'stage', 'care_setting', 'claims'),
+      s('Patients with unstable symptoms might exercise too hard without supervision.', 'risks'),
+    ],
+  },
+  {
+    name: 'antibiotic prescribing feedback',
+    stage: null,
+    sentences: [
+      s(
+        'GP practices in the north of the county prescribe antibiotics for sore throats far more often than national guidance suggests.',
+        'problem',
+        'care_setting',
+      ),
+      s('Our idea is a monthly feedback report that compares each prescriber with their peers.', 'proposed_solution'),
+      s('The reports are meant for GPs and nurse prescribers.', 'intended_users'),
+      s('The medicines optimisation team at the ICB would commission it.', 'buyer'),
+      s('It needs a monthly extract of prescribing data from every practice.', 'dependencies'),
+    ],
+  },
+  {
+    name: 'falls clinic waiting list',
+    stage: 'idea',
+    sentences: [
+      s('The falls clinic has a waiting list of 300 older people, and some fall again while they wait.', 'problem', 'care_setting', 'claims'),
+      s('We plan to build a short online screening tool that sorts the list by risk.', 'proposed_solution'),
+      s('Physiotherapists in the falls clinic would use the scores to book the most urgent patients first.', 'intended_users', 'care_setting'),
+      s('At the moment the list is seen in the order referrals arrive.', 'current_alternative'),
+      s('Nothing has been built yet.', 'stage'),
+      s('A screening score that underestimates risk could delay care for the frailest patients.', 'risks'),
     ],
   },
 ];

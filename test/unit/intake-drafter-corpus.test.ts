@@ -19,6 +19,7 @@ import {
   PDF_CASES,
   PROSE_CASES,
   SECOND_ROUND_CASES,
+  THIRD_ROUND_CASES,
   wrapWords,
 } from '../support/drafterCorpus.ts';
 
@@ -103,7 +104,11 @@ let drafted: Drafted[];
 
 beforeAll(async () => {
   const inputs = [
-    ...[...PROSE_CASES, ...SECOND_ROUND_CASES].map((corpus_case) => ({ kind: 'text' as const, name: `${corpus_case.name}.txt`, text: caseText(corpus_case) })),
+    ...[...PROSE_CASES, ...SECOND_ROUND_CASES, ...THIRD_ROUND_CASES].map((corpus_case) => ({
+      kind: 'text' as const,
+      name: `${corpus_case.name}.txt`,
+      text: caseText(corpus_case),
+    })),
     ...(await Promise.all(
       PDF_CASES.map(async (corpus_case) => {
         const lines = [corpus_case.title, ...wrapWords(caseText(corpus_case), corpus_case.wrap_chars)];
@@ -119,7 +124,7 @@ beforeAll(async () => {
   // Read as a person would upload them: at most SOURCES_PER_REQUEST_MAX at a time.
   const sources = [];
   for (let at = 0; at < inputs.length; at += SOURCES_PER_REQUEST_MAX) sources.push(...(await extractSources(inputs.slice(at, at + SOURCES_PER_REQUEST_MAX))));
-  const cases = [...PROSE_CASES, ...SECOND_ROUND_CASES, ...PDF_CASES];
+  const cases = [...PROSE_CASES, ...SECOND_ROUND_CASES, ...THIRD_ROUND_CASES, ...PDF_CASES];
   drafted = sources.map((source, index) => {
     expect(source.status).toBe('processed');
     const draft_source: DraftSource = { id: source.id, name: source.name, status: source.status, lines: source.lines };
