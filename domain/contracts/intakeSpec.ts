@@ -131,6 +131,12 @@ export const DraftLabel = Type.Object(
     provider: Type.String({ minLength: 1, maxLength: 40, description: 'openai, anthropic, google, offline, or user_assistant' }),
     model: Type.String({ minLength: 1, maxLength: 120 }),
     method: Type.String({ maxLength: 400, description: 'how the draft was made, e.g. "extractive keyword heuristic"' }),
+    summary: Type.Optional(
+      Type.String({
+        maxLength: 400,
+        description: 'one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

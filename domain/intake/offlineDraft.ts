@@ -1,296 +1,246 @@
-// The `offline` provider's drafter: a deterministic, extractive keyword heuristic (ARCHITECTURE.md: AI and literature).
-// It never writes a word of its own: every statement is a verbatim passage of one processed line, cited with its line number.
-// What it cannot find goes to `unknowns`. It is a labelled heuristic, not a model.
+// The `offline` provider's drafter: a deterministic, extractive heuristic (ARCHITECTURE.md: AI and literature).
+// It reads sentences, not lines (domain/intake/sentences.ts): wrapped lines are joined, every statement is one verbatim
+// sentence (two at most) cited with the lines it spans, and each sentence goes to the fields its cues name
+// (domain/intake/cues.ts). It never writes a word of its own; what it cannot find goes to `unknowns`.
+import { statesQuantity } from '../authoring/citedNumbers.ts';
 import {
   type Claim,
   type DraftLabel,
+  INTAKE_LIST_ITEMS_MAX,
   INTAKE_SPEC_VERSION,
   type IntakeSpec,
-  INTAKE_LIST_ITEMS_MAX,
   type PathwayStep,
-  type ProjectStage,
   type Statement,
   type Unknown,
 } from '../contracts/intakeSpec.ts';
-import { statesQuantity } from '../authoring/citedNumbers.ts';
 import { invariant } from '../errors.ts';
 import type { DraftSource } from '../prompts/intakeDraft.ts';
+import { classifySentence, type DraftField, fieldForLabel, isClaim, namesPlace, stageIn } from './cues.ts';
+import { type SourceSentence, sourceSentences } from './sentences.ts';
 
 export const OFFLINE_DRAFT_LABEL: DraftLabel = {
   provider: 'offline',
-  model: 'offline-extractive-1',
-  method: 'extractive keyword heuristic: statements are verbatim source lines picked by headings, labels and keywords; no model, no inference',
+  model: 'offline-extractive-2',
+  method:
+    'extractive heuristic: the material is split into sentences (wrapped lines joined) and each statement is a verbatim sentence picked by headings, labels and the words prose uses for each field; no model, no inference',
 };
 
-/** Longest quote the drafter takes from one line; longer lines are cut at a word boundary. */
-export const OFFLINE_QUOTE_CHARS_MAX = 300;
+/** Longest sentence the drafter quotes; a longer run of text without a sentence end is not taken (never cut short). */
+export const OFFLINE_QUOTE_CHARS_MAX = 600;
 const PER_LIST_MAX = 10;
+const CLAIMS_MAX = 20;
 const STEPS_MAX = 30;
 
-type Field =
-  | 'problem'
-  | 'proposed_solution'
-  | 'intended_users'
-  | 'care_setting'
-  | 'stage'
-  | 'claims'
-  | 'evidence_offered'
-  | 'risks'
-  | 'proposed_user'
-  | 'buyer'
-  | 'budget_owner'
-  | 'current_alternative'
-  | 'dependencies'
-  | 'value_hypothesis'
-  | 'care_pathway';
+/** A sentence the drafter may use, with the fields it states. */
+type Candidate = {
+  sentence: SourceSentence;
+  /**
+   * rank per field: 0 labelled or under a heading, 1 the sentence's main field, 2 also stated outright, 3 spoken of
+   * less than its main field or (care setting) a place named in a sentence about the project, 4 a named place elsewhere.
+   */
+  ranks: Map<DraftField, number>;
+  order: number;
+};
 
-// Heading or "Label:" words that name a field; checked in order, first match wins.
-const LABELS: Array<[Field, RegExp]> = [
-  ['budget_owner', /\bbudget\b/i],
-  ['buyer', /\b(buyers?|purchasers?|commissioners?|payers?|who pays)\b/i],
-  ['current_alternative', /\b(alternatives?|current (practice|process|care|approach|pathway)|status quo|competitors?|competition)\b/i],
-  ['dependencies', /\b(dependenc(y|ies)|integrations?|prerequisites?)\b/i],
-  ['value_hypothesis', /\b(value( hypothesis| proposition)?|business model|pricing)\b/i],
-  ['care_pathway', /\b(care pathway|pathway|workflow|patient journey|how it works|steps)\b/i],
-  ['problem', /\b(problem|challenge|unmet need|pain points?|the need)\b/i],
-  ['proposed_solution', /\b(solution|product|proposal|our approach|what we (build|do|offer))\b/i],
-  ['proposed_user', /\b(proposed users?|end users?|primary users?)\b/i],
-  ['intended_users', /\b(intended users?|target users?|users?|audience|who it is for)\b/i],
-  ['care_setting', /\b(care setting|setting|where it is used|deployment setting)\b/i],
-  ['stage', /\b(stage|status|maturity|development stage)\b/i],
-  ['evidence_offered', /\b(evidence|studies|study|research|validation|data)\b/i],
-  ['risks', /\b(risks?|concerns?|limitations?|safety)\b/i],
-  ['claims', /\b(claims?|benefits?|outcomes?|impact|results?)\b/i],
-];
+/** Fields of sentences about the project in use: a place such a sentence names is where the project would be used. */
+const ABOUT_THE_PROJECT: ReadonlySet<DraftField> = new Set(['proposed_solution', 'intended_users', 'proposed_user', 'stage']);
 
-// Keyword fallbacks for lines outside any recognised heading.
-const KEYWORDS: Array<[Field, RegExp]> = [
-  ['problem', /\b(problem|challenge|struggle|burden|delays?|shortage|bottleneck|backlog|unmet need|too long|difficult)\b/i],
-  [
-    'proposed_solution',
-    /\b(we propose|our (solution|app|platform|tool|device|service|product)|we (are )?(build|building|develop|developing)|an? (app|platform|tool|device|algorithm|service) that)\b/i,
-  ],
-  [
-    'intended_users',
-    /\b(for|used by|designed for|intended for|aimed at)\b.*\b(clinicians?|nurses?|GPs?|doctors?|pharmacists?|carers?|caregivers?|patients?|physiotherapists?|midwives|staff)\b/i,
-  ],
-  [
-    'care_setting',
-    /\b(primary care|general practice|GP (surgery|practice)|hospitals?|emergency department|A&E|ICU|intensive care|outpatient|community (care|setting)|care homes?|wards?|at home|clinics?)\b/i,
-  ],
-  ['buyer', /\b(buyer|commissioners?|procure(ment)?|ICBs?|integrated care boards?|NHS trusts?|payers?|insurers?)\b/i],
-  ['budget_owner', /\bbudgets?\b/i],
-  ['current_alternative', /\b(currently|today|at present|existing process|instead of|by hand|manually)\b/i],
-  ['dependencies', /\b(depends? on|requires?|integrat(e|es|ion) with|EHR|EPR|electronic (health|patient) record|API access)\b/i],
-  ['value_hypothesis', /\b(saves?|savings?|cost[- ]effective|return on investment|ROI|worth paying|willing to pay)\b/i],
-  ['evidence_offered', /\b(study|trial|audit|survey|evaluation|published|peer[- ]reviewed|interviews?|pilot data|results showed)\b/i],
-  ['risks', /\b(risks?|harm|unsafe|bias|liability|misdiagnos\w*|false (positives?|negatives?)|privacy)\b/i],
-];
-
-const CLAIM =
-  /\b(reduces?|reduced|improves?|improved|increases?|increased|saves?|saved|faster|fewer|cuts?|prevents?|lowers?|shortens?|halves?|doubles?)\b|\d+(\.\d+)?\s?%/i;
-
-const STAGE_WORDS: Array<[ProjectStage, RegExp]> = [
-  ['deployed', /\b(deployed|in routine use|rolled out|live (in|at|across)|in use (in|at|across))\b/i],
-  ['pilot', /\b(pilot(ing|ed)?|trial(l?ing|l?ed)? (it )?(with|at|in))\b/i],
-  ['prototype', /\b(prototype|MVP|minimum viable product|beta version|working demo)\b/i],
-  ['idea', /\b(idea|concept stage|early[- ]stage|not (yet )?built|plan to build|exploring)\b/i],
-];
-
-type Passage = { source_id: string; line: number; quote: string; quantity?: true };
-
-// Strips list, heading and quote markers; the rest of the line is kept character for character.
-const MARKERS = /^\s*(?:#{1,6}\s+|[-*+•]\s+|>\s*|\d{1,3}[.)]\s+|\[[ xX]\]\s+)*/;
-const JSON_PAIR = /^\s*"([^"\\]{1,80})"\s*:\s*"((?:[^"\\]){8,})"\s*,?\s*$/;
-const LABELLED = /^([A-Za-z][A-Za-z /&'-]{1,40}?)\s*[:–—-]\s+(\S.*)$/;
-
-function cutAtWord(text: string): string {
-  if (text.length <= OFFLINE_QUOTE_CHARS_MAX) return text;
-  const cut = text.slice(0, OFFLINE_QUOTE_CHARS_MAX);
-  const space = cut.search(/\s\S*$/);
-  return (space > 20 ? cut.slice(0, space) : cut).trimEnd();
-}
+/** Fields a sentence may give to a single-valued slot left empty, when it speaks of them less than of its main field. */
+const WEAK_SECOND_FIELDS: ReadonlySet<DraftField> = new Set(['proposed_solution', 'intended_users', 'care_setting', 'dependencies', 'risks']);
 
 function usable(text: string): boolean {
-  return text.length >= 8 && /\s/.test(text) && /[A-Za-z]/.test(text);
+  return text.length >= 8 && text.length <= OFFLINE_QUOTE_CHARS_MAX && /\s/.test(text) && /[A-Za-z]/.test(text);
 }
 
-type LineView = { source_id: string; line: number; text: string; label: string | null; heading: string | null; is_heading: boolean; numbered: boolean };
-
-function viewLine(source_id: string, line_number: number, raw: string): LineView {
-  const json = JSON_PAIR.exec(raw);
-  if (json) return { source_id, line: line_number, text: json[2]!, label: json[1]!.replace(/[_-]/g, ' '), heading: null, is_heading: false, numbered: false };
-  const is_heading = /^\s*#{1,6}\s+\S/.test(raw) || /^\s*\*\*[^*]+\*\*\s*:?\s*$/.test(raw);
-  const numbered = /^\s*(?:\d{1,3}[.)]|step \d+[:.]?)\s+/i.test(raw);
-  const stripped = raw
-    .replace(MARKERS, '')
-    .replace(/^\*\*([^*]+)\*\*\s*:?\s*$/, '$1')
-    .trimEnd();
-  const labelled = LABELLED.exec(stripped);
-  if (labelled && !is_heading) return { source_id, line: line_number, text: labelled[2]!.trimEnd(), label: labelled[1]!, heading: null, is_heading, numbered };
-  return { source_id, line: line_number, text: stripped, label: null, heading: is_heading ? stripped : null, is_heading, numbered };
-}
-
-function fieldFor(label: string): Field | null {
-  for (const [field, pattern] of LABELS) if (pattern.test(label)) return field;
-  return null;
-}
-
-function statement(passage: Passage): Statement {
-  return {
-    text: passage.quote,
-    provenance: 'user_declared',
-    citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }],
-  };
-}
-
-/** The sentences of a line that state a quantity (a demand, a duration, a staffing count), each verbatim. */
-function quantitySentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?;])\s+(?=[A-Z0-9"'(])/)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => usable(sentence) && sentence.length <= OFFLINE_QUOTE_CHARS_MAX && statesQuantity(sentence));
-}
-
-function claimTopic(text: string): Claim['topic'] {
-  if (/cost|£|\$|€|saving|revenue|price|budget/i.test(text)) return 'economic';
-  if (/outcome|mortality|diagnos|readmission|harm|symptom|clinical|safety|recovery|adherence/i.test(text)) return 'clinical';
-  if (/accuracy|sensitivity|specificity|latency|uptime|AUC|precision|recall/i.test(text)) return 'technical';
-  if (/time|wait|staff|workload|capacity|hours|minutes|days|throughput|appointments?/i.test(text)) return 'operational';
-  return 'other';
-}
-
-/** Passages found per field, and the claims: what the drafter reads from the lines before it fills any field. */
-type Found = { fields: Map<Field, Passage[]>; claims: Passage[] };
-
-function addPassage(found: Found, field: Field, passage: Passage): void {
-  const list = found.fields.get(field) ?? [];
-  if (list.length < (field === 'care_pathway' ? STEPS_MAX : PER_LIST_MAX) && !list.some((p) => p.source_id === passage.source_id && p.line === passage.line)) {
-    list.push(passage);
-    found.fields.set(field, list);
+function candidateOf(sentence: SourceSentence, order: number): Candidate {
+  const ranks = new Map<DraftField, number>();
+  const named = (sentence.label ? fieldForLabel(sentence.label) : null) ?? (sentence.heading ? fieldForLabel(sentence.heading) : null);
+  if (named !== null) ranks.set(named, 0);
+  // An unrecognised label ("Today: ...") is still read as words of the sentence.
+  const words = sentence.label && named === null ? `${sentence.label}: ${sentence.text}` : sentence.text;
+  // A title or a fragment (no sentence end, not a list item) is read only for its label or heading.
+  const fragment = !/[.!?]["')\]’”]*$/.test(sentence.text) && !sentence.list_item;
+  const { fields, scores, setting_in_passing } = fragment ? { fields: [], scores: new Map(), setting_in_passing: false } : classifySentence(words);
+  fields.forEach((field, index) => {
+    if (named !== null && scores.get(field)! < 3) return; // under a label, only what the sentence states outright
+    if (!ranks.has(field)) ranks.set(field, index === 0 && named === null ? 1 : 2);
+  });
+  // A field the sentence speaks of but less than its main one: taken only when nothing better states it.
+  // ("currently" in a sentence about a long wait does not make it the current alternative: not for those fields).
+  if (named === null) for (const [field, score] of scores) if (score >= 2 && WEAK_SECOND_FIELDS.has(field) && !ranks.has(field)) ranks.set(field, 3);
+  if (setting_in_passing && !ranks.has('care_setting')) {
+    const about_project = fields.some((field) => ABOUT_THE_PROJECT.has(field)) || (named !== null && ABOUT_THE_PROJECT.has(named));
+    if (about_project) ranks.set('care_setting', 3);
+    else if (namesPlace(words)) ranks.set('care_setting', 4);
   }
+  const claimable = named !== 'risks' && named !== 'care_pathway' && (named === 'claims' || isClaim(sentence.text) || statesQuantity(sentence.text));
+  if (claimable && !ranks.has('claims')) ranks.set('claims', 1);
+  return { sentence, ranks, order };
 }
 
-/** Reads every line once: a heading opens a section, a labelled line names its field, other lines go by keyword. */
-function findPassages(sources: DraftSource[]): Found {
-  const found: Found = { fields: new Map(), claims: [] };
+function candidatesOf(sources: DraftSource[]): Candidate[] {
+  const out: Candidate[] = [];
   for (const source of sources) {
     invariant(
       source.status === 'processed' && source.lines !== null,
       `the offline drafter reads processed sources only (source ${source.id} is ${source.status})`,
     );
-    let section: Field | null = null;
-    source.lines.forEach((raw, index) => {
-      const view = viewLine(source.id, index + 1, raw);
-      if (view.is_heading) section = view.heading ? fieldFor(view.heading) : null;
-      else findInLine(found, view, raw, section);
-    });
+    for (const sentence of sourceSentences(source.id, source.lines)) if (usable(sentence.text)) out.push(candidateOf(sentence, out.length));
   }
-  return found;
+  return out;
 }
 
-function findInLine(found: Found, view: LineView, raw: string, section: Field | null): void {
-  const { claims } = found;
-  const quote = cutAtWord(view.text.trim());
-  if (!usable(quote) || !raw.includes(quote)) return;
-  const passage: Passage = { source_id: view.source_id, line: view.line, quote };
-  const labelled = view.label ? fieldFor(view.label) : null;
-  const field = labelled ?? section;
-  if (field !== null) addPassage(found, field, passage);
-  else {
-    const keyword = KEYWORDS.find(([, pattern]) => pattern.test(quote));
-    if (keyword) addPassage(found, keyword[0], passage);
-  }
-  if (CLAIM.test(quote) && claims.length < PER_LIST_MAX && field !== 'risks' && field !== 'care_pathway') claims.push(passage);
-  // A number a paragraph states (a daily count, a duration, the staff on a line) is kept as a claim citing its sentence.
-  for (const sentence of quantitySentences(view.text)) {
-    if (
-      claims.length < PER_LIST_MAX &&
-      raw.includes(sentence) &&
-      !claims.some((claim) => claim.source_id === view.source_id && claim.line === view.line && claim.quote === sentence)
-    ) {
-      claims.push({ source_id: view.source_id, line: view.line, quote: sentence, quantity: true });
-    }
-  }
+/** The candidates for a field, best rank first, then in the order of the material. */
+function ranked(candidates: Candidate[], field: DraftField, rank_max = 2): Candidate[] {
+  return candidates
+    .filter((candidate) => (candidate.ranks.get(field) ?? 99) <= rank_max)
+    .sort((a, b) => a.ranks.get(field)! - b.ranks.get(field)! || a.order - b.order);
 }
 
-/** Stage: a labelled stage line first, then any line with a stage word. */
-function stageOf(found: Found, sources: DraftSource[]): IntakeSpec['stage'] {
-  const candidates = [
-    ...(found.fields.get('stage') ?? []),
-    ...sources.flatMap((source) =>
-      (source.lines ?? []).map((raw, index) => ({ source_id: source.id, line: index + 1, quote: cutAtWord(viewLine(source.id, index + 1, raw).text.trim()) })),
-    ),
-  ];
-  for (const passage of candidates) {
-    if (!usable(passage.quote)) continue;
-    for (const [value, pattern] of STAGE_WORDS) {
-      if (pattern.test(passage.quote)) {
-        return {
-          value,
-          provenance: 'user_declared',
-          citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }],
-        };
-      }
-    }
+function cite(sentence: SourceSentence) {
+  return { source_id: sentence.source_id, line_start: sentence.line_start, line_end: sentence.line_end, quote: sentence.text };
+}
+
+function statementOf(sentences: SourceSentence[]): Statement {
+  return { text: sentences.map((sentence) => sentence.text).join(' '), provenance: 'user_declared', citations: sentences.map(cite) };
+}
+
+// Fields whose statement may run to a second sentence, when the next sentence of the same unit says the same thing.
+const TWO_SENTENCE_FIELDS: ReadonlySet<DraftField> = new Set(['problem', 'proposed_solution']);
+
+function single(candidates: Candidate[], field: DraftField): Statement | null {
+  const best = ranked(candidates, field, 4)[0];
+  if (!best) return null;
+  const sentences = [best.sentence];
+  const next = candidates[best.order + 1];
+  if (
+    TWO_SENTENCE_FIELDS.has(field) &&
+    next &&
+    next.sentence.source_id === best.sentence.source_id &&
+    next.sentence.index_in_unit === best.sentence.index_in_unit + 1 &&
+    (next.ranks.get(field) ?? 99) <= Math.max(1, best.ranks.get(field)!)
+  ) {
+    sentences.push(next.sentence);
+  }
+  return statementOf(sentences);
+}
+
+function list(candidates: Candidate[], field: DraftField, max = PER_LIST_MAX): Statement[] {
+  return ranked(candidates, field)
+    .sort((a, b) => a.order - b.order)
+    .slice(0, max)
+    .map((candidate) => statementOf([candidate.sentence]));
+}
+
+const PEOPLE_OR_SERVICE =
+  /\b(patients?|people|children|adults|women|men|families|parents|residents|carers|staff|clinicians|nurses|doctors|GPs?|users|referrals?|appointments?|waits?|waiting|services?|clinics?|hospitals?|wards?|practices?)\b/i;
+
+/**
+ * A pitch usually opens with its problem: when no sentence states one by its words, the first or second sentence of
+ * the material is taken if it states nothing else and speaks of people or a service, not of "we" or "it".
+ */
+function openingProblem(candidates: Candidate[]): Statement | null {
+  const opening = candidates
+    .slice(0, 2)
+    .find(
+      (candidate) =>
+        candidate.sentence.source_id === candidates[0]!.sentence.source_id &&
+        candidate.sentence.label === null &&
+        [...candidate.ranks.keys()].every((field) => field === 'claims') &&
+        /[.!?]["')\]’”]*$/.test(candidate.sentence.text) &&
+        !/^(we|our|it|this|they|i)\b/i.test(candidate.sentence.text) &&
+        PEOPLE_OR_SERVICE.test(candidate.sentence.text),
+    );
+  return opening ? statementOf([opening.sentence]) : null;
+}
+
+function stageOf(candidates: Candidate[]): IntakeSpec['stage'] {
+  for (const candidate of ranked(candidates, 'stage')) {
+    const value = stageIn(candidate.sentence.text);
+    if (value !== null) return { value, provenance: 'user_declared', citations: [cite(candidate.sentence)] };
   }
   return { value: null, provenance: 'user_declared', citations: [] };
 }
 
+function claimTopic(text: string): Claim['topic'] {
+  if (/cost|£|\$|€|saving|revenue|price|budget/i.test(text)) return 'economic';
+  if (/outcome|mortality|diagnos|readmission|harm|symptom|clinical|safety|recovery|adherence|amputation|falls?\b/i.test(text)) return 'clinical';
+  if (/accuracy|sensitivity|specificity|latency|uptime|AUC|precision|recall/i.test(text)) return 'technical';
+  return 'operational';
+}
+
+function pathwaySteps(candidates: Candidate[]): PathwayStep[] {
+  return ranked(candidates, 'care_pathway', 0)
+    .slice(0, STEPS_MAX)
+    .map((candidate, index) => ({
+      order: index + 1,
+      description: candidate.sentence.text,
+      actor: null,
+      provenance: 'user_declared',
+      citations: [cite(candidate.sentence)],
+    }));
+}
+
 /**
  * Drafts an IntakeSpec from processed sources with the extractive heuristic. Deterministic: the same lines give the same draft.
- * Every citation quotes a real line verbatim with its line number, so the draft passes checkCitations against those sources.
+ * Every citation quotes real lines verbatim with their numbers, so the draft passes checkCitations against those sources.
  */
 export function draftIntakeOffline(sources: DraftSource[]): IntakeSpec {
   invariant(sources.length > 0, 'drafting needs at least one source');
-  const found = findPassages(sources);
-  // A line gives itself to one single-valued field at most, the first to ask: the order of the calls below matters.
-  const used = new Set<string>();
-  const single = (field: Field): Statement | null => {
-    const passage = (found.fields.get(field) ?? []).find((candidate) => !used.has(`${candidate.source_id}:${candidate.line}`));
-    if (!passage) return null;
-    used.add(`${passage.source_id}:${passage.line}`);
-    return statement(passage);
-  };
-  const list = (field: Field) => (found.fields.get(field) ?? []).slice(0, PER_LIST_MAX).map(statement);
-
-  const problem = single('problem');
-  const proposed_solution = single('proposed_solution');
-  const care_setting = single('care_setting');
-  const intended_users = list('intended_users');
-  const proposed_user = single('proposed_user') ?? (intended_users[0] ? structuredClone(intended_users[0]) : null);
-  const steps: PathwayStep[] = (found.fields.get('care_pathway') ?? []).map((passage, index) => ({
-    order: index + 1,
-    description: passage.quote,
-    actor: null,
-    provenance: 'user_declared',
-    citations: [{ source_id: passage.source_id, line_start: passage.line, line_end: passage.line, quote: passage.quote }],
-  }));
-
+  const candidates = candidatesOf(sources);
+  const intended_users = list(candidates, 'intended_users');
+  // The proposed user: a sentence naming the day-to-day user, else the sentence that states the users best.
+  const proposed_user = single(candidates, 'proposed_user') ?? single(candidates, 'intended_users');
+  const steps = pathwaySteps(candidates);
   const spec: IntakeSpec = {
     version: INTAKE_SPEC_VERSION,
-    problem,
-    proposed_solution,
+    problem: single(candidates, 'problem') ?? openingProblem(candidates),
+    proposed_solution: single(candidates, 'proposed_solution'),
     intended_users,
-    care_setting,
-    stage: stageOf(found, sources),
-    claims: found.claims.map((passage) => ({ ...statement(passage), topic: passage.quantity ? 'operational' : claimTopic(passage.quote) })),
-    evidence_offered: list('evidence_offered'),
-    risks: list('risks'),
+    care_setting: single(candidates, 'care_setting'),
+    stage: stageOf(candidates),
+    claims: list(candidates, 'claims', CLAIMS_MAX).map((claim) => ({ ...claim, topic: claimTopic(claim.text), citations: claim.citations })),
+    evidence_offered: list(candidates, 'evidence_offered'),
+    risks: list(candidates, 'risks'),
     unknowns: [],
     business: {
       proposed_user,
-      buyer: single('buyer'),
-      budget_owner: single('budget_owner'),
-      current_alternative: single('current_alternative'),
-      dependencies: list('dependencies'),
-      value_hypothesis: single('value_hypothesis'),
+      buyer: single(candidates, 'buyer'),
+      budget_owner: single(candidates, 'budget_owner'),
+      current_alternative: single(candidates, 'current_alternative'),
+      dependencies: list(candidates, 'dependencies'),
+      value_hypothesis: single(candidates, 'value_hypothesis'),
     },
     care_pathway: { status: steps.length > 0 ? 'described' : 'none', description: null, steps },
-    drafted_by: OFFLINE_DRAFT_LABEL,
   };
   spec.unknowns = unknownsOf(spec);
+  spec.drafted_by = { ...OFFLINE_DRAFT_LABEL, summary: foundSummary(spec) };
   return spec;
+}
+
+/** The parts a reader looks for first; the draft says in one line how many of them it found. */
+const PARTS: Array<[string, (spec: IntakeSpec) => boolean]> = [
+  ['problem', (s) => s.problem !== null],
+  ['solution', (s) => s.proposed_solution !== null],
+  ['users', (s) => s.intended_users.length > 0],
+  ['care setting', (s) => s.care_setting !== null],
+  ['stage', (s) => s.stage.value !== null],
+  ['buyer', (s) => s.business.buyer !== null || s.business.budget_owner !== null],
+  ['what people do today', (s) => s.business.current_alternative !== null],
+  ['risks', (s) => s.risks.length > 0],
+];
+
+/** One line: how much of the intake the material states, and what is missing ("Found 6 of 8 parts in your material ..."). */
+export function foundSummary(spec: IntakeSpec): string {
+  const found = PARTS.filter(([, has]) => has(spec)).map(([name]) => name);
+  const missing = PARTS.filter(([, has]) => !has(spec)).map(([name]) => name);
+  if (found.length === 0) {
+    return spec.claims.length === 0
+      ? 'Found nothing in your material that the intake asks for: no problem, solution, users, care setting, stage, buyer, current practice or risk. Fill in the cards yourself or add material that states them.'
+      : `Found none of the ${PARTS.length} parts in your material, only ${spec.claims.length === 1 ? 'one number' : `${spec.claims.length} numbers`}; fill in the cards yourself or add material that states them.`;
+  }
+  const rest = missing.length === 0 ? '.' : `; not found: ${missing.join(', ')}.`;
+  return `Found ${found.length} of ${PARTS.length} parts in your material (${found.join(', ')})${rest}`;
 }
 
 const QUESTIONS: Array<[string, (spec: IntakeSpec) => boolean, string]> = [

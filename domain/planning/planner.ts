@@ -15,6 +15,7 @@ import {
 } from '../contracts/evaluationPlan.ts';
 import type { Citation, IntakeSpec, Statement } from '../contracts/intakeSpec.ts';
 import { invariant, ServiceError } from '../errors.ts';
+import { filledUnknowns, unknownField } from '../intake/unknowns.ts';
 import { reviewCostBasis, reviewCreditsEstimate } from '../review/limits.ts';
 import { reviewQueryInput } from '../review/query.ts';
 import { buildLiteratureQuery } from '../review/literature.ts';
@@ -188,13 +189,13 @@ function question(field: Single, statement: Statement | null): BusinessQuestion 
 function businessQuestions(intake: IntakeSpec): BusinessQuestions {
   const b = intake.business;
   const singles = {
-    proposed_user: question('proposed_user', b.proposed_user ?? intake.intended_users[0] ?? null),
+    // The plan shows what the confirmed revision holds, field for field: the proposed user is the revision's own field.
+    proposed_user: question('proposed_user', b.proposed_user),
     buyer: question('buyer', b.buyer),
     budget_owner: question('budget_owner', b.budget_owner),
     current_alternative: question('current_alternative', b.current_alternative),
     value_hypothesis: question('value_hypothesis', b.value_hypothesis),
   };
-  if (b.proposed_user === null && intake.intended_users[0]) singles.proposed_user.field = 'intended_users';
   const dependencies: BusinessQuestion[] =
     b.dependencies.length === 0
       ? [{ field: 'business.dependencies', status: 'unknown', stated: null, question: QUESTIONS.dependencies.unknown, cited_sources: [] }]
@@ -207,8 +208,12 @@ function businessQuestions(intake: IntakeSpec): BusinessQuestions {
         }));
   const unknowns: BusinessUnknown[] = [];
   for (const q of [...Object.values(singles), ...dependencies]) if (q.status === 'unknown') unknowns.push({ field: q.field, question: q.question });
+  // An unknown the intake lists is repeated only for a field that really has no value (a revision saved before the
+  // confirm check may still hold both).
+  const stated = new Set(filledUnknowns(intake).map(({ field }) => field));
   for (const u of intake.unknowns) {
-    if (u.field.startsWith('business.') && !unknowns.some((known) => known.field === u.field)) unknowns.push({ field: u.field, question: u.question });
+    const field = unknownField(u.field);
+    if (field.startsWith('business.') && !stated.has(field) && !unknowns.some((known) => known.field === field)) unknowns.push({ field, question: u.question });
   }
   const buyer = singles.buyer.stated ?? singles.budget_owner.stated;
   const interviewQuestions = [

@@ -79,6 +79,31 @@ describe('planner', () => {
     expect(plan.business_assessment?.unknowns.length).toBe(bq.unknowns.length);
   });
 
+  it("takes the proposed user from the revision's own field, never from intended users", () => {
+    const intake = ideaStageIntake();
+    intake.intended_users = [{ text: 'Practice nurses', provenance: 'user_declared', citations: [] }];
+    intake.business.proposed_user = null;
+    const unknown = planEvaluations({ intake, intake_revision: 1, credits_per_1k_tokens: 1 }).business_questions;
+    expect(unknown.proposed_user).toMatchObject({ field: 'business.proposed_user', status: 'unknown', stated: null });
+    intake.business.proposed_user = { text: 'The duty nurse', provenance: 'user_declared', citations: [] };
+    const stated = planEvaluations({ intake, intake_revision: 1, credits_per_1k_tokens: 1 }).business_questions;
+    expect(stated.proposed_user).toMatchObject({ field: 'business.proposed_user', status: 'stated', stated: 'The duty nurse' });
+  });
+
+  it('does not list as unknown a field the revision states, whatever its unknowns say', () => {
+    const intake = ideaStageIntake();
+    intake.business.buyer = { text: 'The integrated care board', provenance: 'user_declared', citations: [] };
+    intake.unknowns = [
+      { field: 'business.buyer', question: 'Who would buy it?' },
+      { field: '/business/budget_owner', question: 'Whose budget?' },
+    ];
+    const questions = planEvaluations({ intake, intake_revision: 1, credits_per_1k_tokens: 1 }).business_questions;
+    expect(questions.buyer.status).toBe('stated');
+    const fields = questions.unknowns.map((u) => u.field);
+    expect(fields).not.toContain('business.buyer');
+    expect(fields.filter((field) => field === 'business.budget_owner')).toHaveLength(1);
+  });
+
   it('is deterministic', () => {
     const a = planEvaluations({ intake: prototypeWithPathwayIntake(), intake_revision: 1, credits_per_1k_tokens: 1 });
     const b = planEvaluations({ intake: prototypeWithPathwayIntake(), intake_revision: 1, credits_per_1k_tokens: 1 });

@@ -4,6 +4,7 @@ import { ConfirmIntakeBody, INTAKE_DOCUMENT_BYTES_MAX, IntakeRevision } from '..
 import { citedSourceIds, type IntakeSpec, intakeSpecErrors } from '../../../domain/contracts/intakeSpec.ts';
 import { type ErrorDetail, ServiceError } from '../../../domain/errors.ts';
 import { checkCitations, citationLookupFrom } from '../../../domain/intake/citations.ts';
+import { filledUnknownErrors, filledUnknowns } from '../../../domain/intake/unknowns.ts';
 import { findDraft } from '../../../store/intake/drafts.ts';
 import { createIntakeRevision } from '../../../store/intake/revisions.ts';
 import { attachSourcesToProject, citedSources } from '../../../store/intake/sources.ts';
@@ -24,6 +25,16 @@ async function checkedDocument(deps: AppDeps, project_id: string, body: Static<t
     throw new ServiceError('VALIDATION_FAILED', 'the document is not a valid IntakeSpec 1.0.0; fix the listed fields', prefixed(errors, '/spec'));
   }
   const spec = body.spec as IntakeSpec;
+  // One intake: a field with a value is never also "not known yet" in a confirmed revision.
+  const filled = filledUnknownErrors(spec, '/spec');
+  if (filled.length > 0) {
+    const names = filledUnknowns(spec).map(({ name }) => name);
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `Remove ${names.join(', ')} from the unknowns (the intake gives ${names.length === 1 ? 'it a value' : 'them values'}), or clear ${names.length === 1 ? 'that field' : 'those fields'}, then confirm again. Nothing was stored.`,
+      filled,
+    );
+  }
   // spec: Intake — a confirmed or imported document is screened like a source before anything stores or sends it.
   const findings = await screenDocument(spec);
   if (findings.length > 0) {

@@ -1995,6 +1995,10 @@ export type ParseIntakeResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         } | null;
         dropped_citations: Array<{
@@ -2559,6 +2563,10 @@ export type GetIntakeDraftResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         } | null;
         dropped_citations: Array<{
@@ -3122,6 +3130,10 @@ export type CancelIntakeDraftResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         } | null;
         dropped_citations: Array<{
@@ -3694,6 +3706,10 @@ export type ConfirmIntakeData = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         };
         /**
@@ -4215,6 +4231,10 @@ export type ConfirmIntakeResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         };
         dropped_citations: Array<{
@@ -4752,6 +4772,10 @@ export type GetIntakeResponses = {
                  * how the draft was made, e.g. "extractive keyword heuristic"
                  */
                 method: string;
+                /**
+                 * one line saying how much of the intake the drafter found in the material, e.g. "Found 6 of 8 parts in your material (...)"
+                 */
+                summary?: string;
             };
         };
         dropped_citations: Array<{
