@@ -5,7 +5,7 @@
 import { type BusinessAssessment, type BusinessQuestion, type BusinessQuestions, type CitedSource, type Evaluation, type Plan, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
-import { unknownName } from './intake.tsx';
+import { intakeRevisionPath, unknownName } from './intake.tsx';
 
 type SourceLines = Map<string, { name: string; lines: string[] }>;
 
@@ -311,8 +311,11 @@ export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id:
       {p && (
         <>
           <p className="muted">
-            Made on {formatDate(p.created_at)} from intake revision {p.intake_revision}. Each evaluation is recommended or not, with the reason; nothing is
-            scored. What your intake says is what you declared, not a verified fact.
+            Made on {formatDate(p.created_at)} from{' '}
+            <Link to={intakeRevisionPath(project_id, p.intake_revision)} className="chip">
+              intake revision {p.intake_revision}
+            </Link>
+            . Each evaluation is recommended or not, with the reason; nothing is scored. What your intake says is what you declared, not a verified fact.
           </p>
           <Decisions p={p} />
           <p>
