@@ -60,21 +60,22 @@ async function fillCard(page: Page, title: string, text: string): Promise<void> 
 
 /** Selects `words` in the material pane, as a person would with the mouse. */
 async function selectInMaterial(page: Page, words: string): Promise<void> {
-  const found = await page.evaluate((wanted: string) => {
+  const found = await page.evaluate<boolean>(`(() => {
+    const wanted = ${JSON.stringify(words)};
     for (const line of document.querySelectorAll('[data-testid="source-pane"] [data-line]')) {
       const text = line.firstChild;
-      const at = text?.textContent?.indexOf(wanted) ?? -1;
+      const at = text && text.textContent ? text.textContent.indexOf(wanted) : -1;
       if (!text || at < 0) continue;
       const range = document.createRange();
       range.setStart(text, at);
       range.setEnd(text, at + wanted.length);
-      const selection = window.getSelection()!;
+      const selection = window.getSelection();
       selection.removeAllRanges();
       selection.addRange(range);
       return true;
     }
     return false;
-  }, words);
+  })()`);
   expect(found).toBe(true);
 }
 
@@ -132,7 +133,7 @@ describe('a prose paragraph from draft to plan', () => {
     // biome-ignore lint/performance/useDomNodeTextContent: what is rendered, without the closed technical details
     const screen = await page.locator('main').innerText();
     expect(screen.match(/\b(queued|drafting|succeeded|operational|other|clinical|economic|technical)\b|\b1 lines\b/)?.[0]).toBeUndefined();
-    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    const height = await page.evaluate<number>('document.documentElement.scrollHeight');
     console.info(`intake of one paragraph at 1280 px: ${height} px tall`);
     expect(height).toBeLessThanOrEqual(INTAKE_HEIGHT_MAX);
     await screenshot(page, 'intake-paragraph-drafted');
@@ -145,7 +146,7 @@ describe('a prose paragraph from draft to plan', () => {
     await correctCardByCard(page);
     const open = await unknowns(page);
     for (const title of ['Problem', 'Solution', 'Intended users', 'Care setting', 'Stage', ...Object.keys(CORRECTIONS)]) expect(open).not.toContain(title);
-    const corrected_height = await page.evaluate(() => document.documentElement.scrollHeight);
+    const corrected_height = await page.evaluate<number>('document.documentElement.scrollHeight');
     console.info(`the same intake with every card filled: ${corrected_height} px tall`);
     expect(corrected_height).toBeLessThanOrEqual(INTAKE_HEIGHT_MAX);
     await screenshot(page, 'intake-paragraph-corrected');
@@ -168,10 +169,11 @@ describe('a prose paragraph from draft to plan', () => {
     for (const field of ['problem', 'proposed_solution', 'intended_users', 'care_setting', 'stage', 'business.buyer', 'business.budget_owner'])
       expect(unknown_fields).not.toContain(field);
 
-    // a second confirmation of the same draft, from the other tab, is refused in words
+    // a second confirmation of the same draft, from the other tab, is refused: that tab then says which revision holds it
     await second.getByRole('button', { name: 'Confirm this intake' }).click();
-    const refused = second.getByRole('alert').filter({ hasText: 'already confirmed as intake revision 1' });
-    await refused.waitFor();
+    await second.getByTestId('draft-status').getByText('Confirmed as revision 1').waitFor();
+    expect(await second.getByTestId('confirmed-once').textContent()).toContain('A draft is confirmed once.');
+    expect(await second.getByRole('button', { name: 'Confirm this intake' }).count()).toBe(0);
     await screenshot(second, 'intake-second-confirm-refused');
     await second.close();
     expect((await http(service, 'GET', `/v1/projects/${project_id}/intakes`, { token: owner.session })).body.data).toHaveLength(1);
@@ -239,7 +241,7 @@ describe('a prose paragraph from draft to plan', () => {
     expect(await tabs.getByRole('tab', { name: 'The intake' }).getAttribute('aria-selected')).toBe('true');
     await page.getByRole('heading', { name: 'Buyer', exact: true }).waitFor();
     expect(await page.getByTestId('source-pane').isVisible()).toBe(false);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
     await screenshot(page, 'intake-phone-cards');
     await tabs.getByRole('tab', { name: 'Your material' }).click();
     await page.getByTestId('source-pane').waitFor();

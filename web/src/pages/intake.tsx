@@ -148,17 +148,24 @@ type EditorProps = {
   draft_id?: string;
   sources: ReturnType<typeof useSourceTexts>;
   onConfirmed(revision: IntakeRevision): void;
+  /** the draft was confirmed meanwhile (another tab or person): the page shows that revision instead */
+  onConflict?: () => void;
   children?: ReactNode;
 };
 
 /** The cards, form and JSON of one document, and Confirm: a draft's, or a confirmed revision's being corrected. */
-function IntakeEditor({ initial, project_id, draft_id, sources, onConfirmed, children }: EditorProps) {
+function IntakeEditor({ initial, project_id, draft_id, sources, onConfirmed, onConflict, children }: EditorProps) {
   const schema = useIntakeSchema();
   const doc = useIntakeDocument(initial);
   const confirm = useAction(async () => {
     if (doc.parseError) return;
     const body = draft_id ? { spec: confirmable(doc.spec), draft_id } : { spec: confirmable(doc.spec) };
-    onConfirmed(await api<IntakeRevision>('POST', `/v1/projects/${project_id}/intakes`, { body, idempotent: true }));
+    try {
+      onConfirmed(await api<IntakeRevision>('POST', `/v1/projects/${project_id}/intakes`, { body, idempotent: true }));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409 && onConflict) onConflict();
+      throw error;
+    }
   });
   const problems = problemsByPath(confirm.error instanceof ApiError ? confirm.error.envelope.details : null);
   return (
@@ -305,14 +312,16 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
           {!TERMINAL_DRAFT.includes(d.status) && <DraftRunning d={d} onCanceled={draft.reload} />}
           {d.error && <ErrorBanner error={new ApiError(0, { code: d.error.code, message: d.error.message, details: {}, request_id: '' })} />}
           {d.status === 'succeeded' && earlier.value === null && !confirmed && (
-            <IntakeEditor initial={d.spec} project_id={project_id} draft_id={draft_id} sources={sources} onConfirmed={setConfirmed}>
+            <IntakeEditor initial={d.spec} project_id={project_id} draft_id={draft_id} sources={sources} onConfirmed={setConfirmed} onConflict={earlier.reload}>
               <DroppedCitations dropped={d.dropped_citations} sources={sources.value ?? []} />
               <DroppedClaims count={d.dropped_claims.length} />
             </IntakeEditor>
           )}
           {confirmed && <Confirmed project_id={project_id} confirmed={confirmed} sources={sources.value ?? []} />}
           {!confirmed && earlier.value != null && (
-            <p className="muted">A draft is confirmed once. To change the intake, open revision {earlier.value} and press “Correct it”.</p>
+            <p className="muted" data-testid="confirmed-once">
+              A draft is confirmed once. To change the intake, open revision {earlier.value} and press “Correct it”: your corrections become the next revision.
+            </p>
           )}
           <DraftTechnical d={d} confirmed={revision} />
         </>
