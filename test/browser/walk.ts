@@ -110,18 +110,6 @@ export const SCREENS: Screen[] = [
     },
   },
   {
-    name: 'intake-revision',
-    caption: 'A confirmed intake revision on its own page: read-only with its citations, and Correct it',
-    async visit({ page, state }) {
-      // the plan's revision chip leads to it
-      await page.goto(state.plan_url!);
-      await page.getByRole('link', { name: 'intake revision 1' }).click();
-      await page.getByRole('heading', { name: 'Your intake, revision 1' }).waitFor();
-      await page.getByTestId('cited-line').first().waitFor();
-      await page.getByRole('button', { name: 'Correct it' }).waitFor();
-    },
-  },
-  {
     name: 'review',
     caption: "The review: papers by title, each claim's three checks, excluded papers and why",
     async visit({ page, state }) {
@@ -140,6 +128,18 @@ export const SCREENS: Screen[] = [
       await page.goto(state.project_url!);
       await page.getByTestId('review-item').getByText('succeeded').waitFor();
       await page.getByTestId('next-action').waitFor();
+    },
+  },
+  {
+    name: 'intake-revision',
+    caption: 'A confirmed intake revision on its own page: read-only with its citations, and Correct it',
+    async visit({ page, state }) {
+      // the plan's revision chip leads to it
+      await page.goto(state.plan_url!);
+      await page.getByRole('link', { name: 'intake revision 1' }).click();
+      await page.getByRole('heading', { name: 'Your intake, revision 1' }).waitFor();
+      await page.getByTestId('cited-line').first().waitFor();
+      await page.getByRole('button', { name: 'Correct it' }).waitFor();
     },
   },
   {
