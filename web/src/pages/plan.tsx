@@ -15,7 +15,7 @@ import {
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
 import { intakeRevisionPath, unknownName } from './intake.tsx';
-import { type Business, type Citation, type Spec, citedSentence } from './intakeCards.tsx';
+import { type Business, type Citation, type Spec, TOPICS, citedSentence } from './intakeCards.tsx';
 
 type SourceLines = Map<string, { name: string; lines: string[] }>;
 
@@ -95,9 +95,35 @@ function BusinessRow({ label, question, files, quotes }: RowProps) {
   );
 }
 
-/** spec: EvaluationPlan — the Business questions and the optional assessment; each unknown said once; no viability score. */
 type SectionProps = { questions: BusinessQuestions; assessment?: BusinessAssessment; files: SourceLines; business?: Business };
 
+/** One row per business fact the plan asks about: what the intake says (with its cited sentence), or unknown. */
+function BusinessRows({ questions, files, business }: Omit<SectionProps, 'assessment'>) {
+  return (
+    <dl className="spec">
+      {(['proposed_user', 'buyer', 'budget_owner', 'current_alternative'] as const).map((key) => (
+        <BusinessRow key={key} label={BUSINESS_LABELS[key]!} question={questions[key]} files={files} quotes={business?.[key]?.citations} />
+      ))}
+      {questions.dependencies.map((d, i) => (
+        <BusinessRow
+          key={`dependency-${d.stated ?? i}`}
+          label={questions.dependencies.length > 1 ? `Dependency ${i + 1}` : 'Dependencies'}
+          question={d}
+          files={files}
+          quotes={business?.dependencies[i]?.citations}
+        />
+      ))}
+      <BusinessRow
+        label={BUSINESS_LABELS.value_hypothesis!}
+        question={questions.value_hypothesis}
+        files={files}
+        quotes={business?.value_hypothesis?.citations}
+      />
+    </dl>
+  );
+}
+
+/** spec: EvaluationPlan — the Business questions and the optional assessment; each unknown said once; no viability score. */
 function BusinessSection({ questions, assessment, files, business }: SectionProps) {
   const rowFields = new Set([
     ...['proposed_user', 'buyer', 'budget_owner', 'current_alternative', 'value_hypothesis'].map((k) => `business.${k}`),
@@ -108,26 +134,7 @@ function BusinessSection({ questions, assessment, files, business }: SectionProp
     <section aria-labelledby="business-heading">
       <h2 id="business-heading">Business questions</h2>
       <p className="muted">What your intake says about who would use and pay for this, and what to find out next. Nothing here is scored or verified.</p>
-      <dl className="spec">
-        {(['proposed_user', 'buyer', 'budget_owner', 'current_alternative'] as const).map((key) => (
-          <BusinessRow key={key} label={BUSINESS_LABELS[key]!} question={questions[key]} files={files} quotes={business?.[key]?.citations} />
-        ))}
-        {questions.dependencies.map((d, i) => (
-          <BusinessRow
-            key={`dependency-${d.stated ?? i}`}
-            label={questions.dependencies.length > 1 ? `Dependency ${i + 1}` : 'Dependencies'}
-            question={d}
-            files={files}
-            quotes={business?.dependencies[i]?.citations}
-          />
-        ))}
-        <BusinessRow
-          label={BUSINESS_LABELS.value_hypothesis!}
-          question={questions.value_hypothesis}
-          files={files}
-          quotes={business?.value_hypothesis?.citations}
-        />
-      </dl>
+      <BusinessRows questions={questions} files={files} business={business} />
       {otherUnknowns.length > 0 && (
         <>
           <h3>Also not known</h3>
@@ -156,7 +163,7 @@ function BusinessSection({ questions, assessment, files, business }: SectionProp
           <ul>
             {assessment.submitted_claims.map((c) => (
               <li key={c.text}>
-                You said <q>{c.text}</q> <span className="chip">{c.topic}</span>
+                You said <q>{c.text}</q> <span className="chip">{TOPICS[c.topic] ?? TOPICS.other}</span>
                 <Cited sources={c.cited_sources} files={files} />
                 <p className="small">Ask: {plainText(c.question)}</p>
               </li>
