@@ -124,7 +124,10 @@ describe('drafting with the offline provider (the embedded default)', () => {
     expect(replayed.body.id).toBe(first.body.id);
     // a second confirmation of the draft, edited or not, is refused and says which revision holds it
     const edited = { ...spec, problem: { text: 'Referrals wait too long.', provenance: 'user_declared', citations: [] } };
-    for (const body of [{ spec, draft_id: draft.id }, { spec: edited, draft_id: draft.id }]) {
+    for (const body of [
+      { spec, draft_id: draft.id },
+      { spec: edited, draft_id: draft.id },
+    ]) {
       const again = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, { token: owner.session, body });
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('CONFLICT');
