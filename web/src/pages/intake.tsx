@@ -400,7 +400,7 @@ export function IntakeCorrectionPage({ project_id, revision }: { project_id: str
   return (
     <>
       <Crumbs project_id={project_id} />
-      <h1>Correct your intake</h1>
+      <h1>{confirmed ? 'Your intake' : 'Correct your intake'}</h1>
       <ErrorBanner error={loaded.error ?? ids.error} />
       {r && !confirmed && (
         <IntakeEditor initial={r.spec} project_id={project_id} sources={texts} onConfirmed={setConfirmed}>
