@@ -58,6 +58,12 @@ async function fillCard(page: Page, title: string, text: string): Promise<void> 
   await page.getByRole('textbox', { name: title, exact: true }).fill(text);
 }
 
+/** Writes a list field's first card: titled "Intended users" when it holds one item, "Intended user 1" when several. */
+async function fillListCard(page: Page, title: string, first: string, text: string): Promise<void> {
+  if ((await page.getByRole('heading', { name: first, exact: true }).count()) > 0) await fillCard(page, first, text);
+  else await fillCard(page, title, text);
+}
+
 /** Selects `words` in the material pane, as a person would with the mouse. */
 async function selectInMaterial(page: Page, words: string): Promise<void> {
   const found = await page.evaluate<boolean>(`(() => {
@@ -94,16 +100,19 @@ const unknowns = async (page: Page) => (await page.getByTestId('unknown').allTex
 /** Every card corrected: the idea, then who would use and pay for it, the buyer cited from the selected words. */
 async function correctCardByCard(page: Page): Promise<void> {
   for (const title of ['Problem', 'Solution', 'Care setting']) await fillCard(page, title, CORRECTIONS[title]!);
-  if ((await page.getByRole('heading', { name: 'Intended user 1', exact: true }).count()) > 0) await fillCard(page, 'Intended user 1', USERS);
-  else await fillCard(page, 'Intended users', USERS);
+  await fillListCard(page, 'Intended users', 'Intended user 1', USERS);
   await page.getByRole('combobox', { name: 'Stage' }).selectOption('idea');
   for (const title of ['Proposed user', 'Buyer', 'Budget owner', 'Current alternative', 'Dependencies', 'Value hypothesis']) {
-    await fillCard(page, title, CORRECTIONS[title]!);
+    if (title === 'Dependencies') await fillListCard(page, title, 'Dependency 1', CORRECTIONS[title]!);
+    else await fillCard(page, title, CORRECTIONS[title]!);
     // filling a card takes its field off "Not known yet" at once
     expect(await unknowns(page)).not.toContain(title);
   }
   // the buyer cited the same way as the idea: choose the card, select the words, cite them
   const buyer = card(page, 'Buyer');
+  // whatever the draft cited for the buyer is replaced by the cited words
+  while ((await buyer.getByRole('button', { name: 'Remove citation' }).count()) > 0)
+    await buyer.getByRole('button', { name: 'Remove citation' }).first().click();
   await buyer.getByRole('button', { name: 'Cite your material' }).click();
   await selectInMaterial(page, BUYER_WORDS);
   await buyer.getByRole('button', { name: 'Cite the selected text' }).click();
