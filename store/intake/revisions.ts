@@ -86,6 +86,15 @@ export async function latestIntakeRevision(tx: Tx, project_id: string): Promise<
   return row && view(row);
 }
 
+/** The revision a draft was confirmed as, if it was: a draft is confirmed once. */
+export async function revisionOfDraft(tx: Tx, project_id: string, draft_id: string): Promise<number | undefined> {
+  const row = await tx.one<{ revision: number }>('select revision from intake_revisions where project_id = ? and draft_id = ? order by revision limit 1', [
+    project_id,
+    draft_id,
+  ]);
+  return row ? Number(row.revision) : undefined;
+}
+
 export async function getIntakeRevision(tx: Tx, project_id: string, revision: number): Promise<IntakeRevisionView | undefined> {
   const row = await tx.one('select * from intake_revisions where project_id = ? and revision = ?', [project_id, revision]);
   return row && view(row);

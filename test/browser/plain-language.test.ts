@@ -1,8 +1,8 @@
 // Every screen of the walk (test/browser/walk.ts) in Chromium against the real service with real data (offline
 // provider, fake Europe PMC, fake Stripe), read as a clinician would: no internal id, JSON pointer,
 // snake_case field name, contract name or HTTP path outside the Technical details; no serious or critical axe-core
-// violation; no wider than a 375-px phone. The intake of the README's paragraph fits in 2,700 px at 1280 px and shows a
-// cited line beside its card. A screenshot per screen (and, with CRUCIBLE_DOCS_SCREENS set, the docs' PNGs).
+// violation; no wider than a 375-px phone. The intake of the README's paragraph (its correction, once the draft was
+// confirmed) fits in two screens, 1,600 px, at 1280 px and shows a cited line beside its card. A screenshot per screen (and, with CRUCIBLE_DOCS_SCREENS set, the docs' PNGs).
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -16,7 +16,7 @@ import { fiveLiteratureRecords } from '../support/reviewFixtures.ts';
 import { README_PARAGRAPH, SCREENS, prepareWalk, type WalkContext } from './walk.ts';
 
 const PHONE_375 = { width: 375, height: 800 };
-const INTAKE_HEIGHT_MAX = 2700;
+const INTAKE_HEIGHT_MAX = 1600;
 const DOCS_DIR = process.env.CRUCIBLE_DOCS_SCREENS ? fileURLToPath(new URL('../../docs/screens/', import.meta.url)) : null;
 /** The docs show the top of a screen, at most two screen heights: the PNGs stay small and the top is what a person sees first. */
 const DOCS_HEIGHT_MAX = 1800;
@@ -78,11 +78,14 @@ describe('every screen, read as a person would', () => {
   }
 });
 
+/** The walk confirmed the draft as revision 1: its cards are edited on the correction of revision 1. */
+const correctionUrl = () => `${ctx.state.project_url}/intakes/1/correct`;
+
 describe('the intake beside its sources', () => {
-  it("fits the README's paragraph in 2,700 px at 1280 px and shows a statement's cited line beside it", async () => {
+  it("fits the README's paragraph in 1,600 px at 1280 px and shows a statement's cited line beside it", async () => {
     const page = ctx.page;
     await page.setViewportSize(DESKTOP);
-    await page.goto(ctx.state.intake_url!);
+    await page.goto(correctionUrl());
     const pane = page.getByTestId('source-pane');
     await pane.locator('[data-line]').nth(3).waitFor();
     expect(await pane.locator('[data-line]').allTextContents()).toEqual(README_PARAGRAPH.split('\n'));
@@ -106,11 +109,14 @@ describe('the intake beside its sources', () => {
 
   it('adds a citation from text selected in the source, and the card quotes it', async () => {
     const page = ctx.page;
-    await page.goto(ctx.state.intake_url!);
+    await page.goto(correctionUrl());
     const setting = page.getByTestId('intake-card').filter({ has: page.getByRole('heading', { name: 'Care setting' }) });
     await setting.waitFor();
     if ((await setting.getByRole('button', { name: 'Write it' }).count()) > 0) await setting.getByRole('button', { name: 'Write it' }).click();
-    await setting.getByRole('button', { name: 'Show its lines' }).click();
+    await setting
+      .getByRole('button', { name: 'Cite your material' })
+      .or(setting.getByRole('button', { name: 'Show its lines' }))
+      .click();
     const before = await setting.getByTestId('citation').count();
     // select "community care" on line 3, as a person would with the mouse
     await page.evaluate(`(() => {
@@ -147,7 +153,7 @@ describe('errors and the keyboard', () => {
 
   it('chooses a card and cites lines by number with the keyboard alone', async () => {
     const page = ctx.page;
-    await page.goto(ctx.state.intake_url!);
+    await page.goto(correctionUrl());
     const solution = page.getByTestId('intake-card').filter({ has: page.getByRole('heading', { name: 'Solution' }) });
     await solution.waitFor();
     const before = await solution.getByTestId('citation').count();
@@ -177,7 +183,7 @@ describe('errors and the keyboard', () => {
 describe('removed citations', () => {
   it('explains in words a citation the material does not support, once the intake is confirmed', async () => {
     const page = ctx.page;
-    await page.goto(ctx.state.intake_url!);
+    await page.goto(correctionUrl());
     await page.getByRole('tab', { name: 'JSON (advanced)' }).click();
     const editor = page.getByLabel('The intake as JSON');
     const spec = JSON.parse(await editor.inputValue());

@@ -131,6 +131,18 @@ export const SCREENS: Screen[] = [
     },
   },
   {
+    name: 'intake-revision',
+    caption: 'A confirmed intake revision on its own page: read-only with its citations, and Correct it',
+    async visit({ page, state }) {
+      // the plan's revision chip leads to it
+      await page.goto(state.plan_url!);
+      await page.getByRole('link', { name: 'intake revision 1' }).click();
+      await page.getByRole('heading', { name: 'Your intake, revision 1' }).waitFor();
+      await page.getByTestId('cited-line').first().waitFor();
+      await page.getByRole('button', { name: 'Correct it' }).waitFor();
+    },
+  },
+  {
     name: 'projects',
     caption: 'Projects, with the credits available in the header',
     async visit({ page, service }) {

@@ -96,6 +96,55 @@ describe('drafting with the offline provider (the embedded default)', () => {
     expect(confirmed.body.draft_id).toBe(draft.id);
   });
 
+  it('confirms a draft once: a second confirmation is refused with 409 naming the revision, a correction without the draft is a new revision', async () => {
+    const project_id = await newProject(service, owner, 'Confirmed once');
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    await grant(service, owner.org_id, 1000);
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [sources.get('brief.txt').id] },
+    });
+    expect(started.status).toBe(202);
+    const draft = await finished(service, owner, started.body.id);
+    const spec = draft.spec as IntakeSpec;
+    const first = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, {
+      token: owner.session,
+      body: { spec, draft_id: draft.id },
+      headers: { 'idempotency-key': `confirm-once-${draft.id}` },
+    });
+    expect(first.status).toBe(201);
+    expect(first.body.revision).toBe(1);
+    // the same request replayed with its key is the same answer, not a refusal
+    const replayed = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, {
+      token: owner.session,
+      body: { spec, draft_id: draft.id },
+      headers: { 'idempotency-key': `confirm-once-${draft.id}` },
+    });
+    expect(replayed.status).toBe(201);
+    expect(replayed.body.id).toBe(first.body.id);
+    // a second confirmation of the draft, edited or not, is refused and says which revision holds it
+    const edited = { ...spec, problem: { text: 'Referrals wait too long.', provenance: 'user_declared', citations: [] } };
+    for (const body of [
+      { spec, draft_id: draft.id },
+      { spec: edited, draft_id: draft.id },
+    ]) {
+      const again = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, { token: owner.session, body });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('CONFLICT');
+      expect(again.body.message).toBe(
+        'This draft was already confirmed as intake revision 1. To change the intake, correct revision 1: it becomes a new revision.',
+      );
+      expect(again.body.details).toEqual([{ path: '/draft_id', message: 'already confirmed as revision 1', revision: 1 }]);
+    }
+    const listed = await http(service, 'GET', `/v1/projects/${project_id}/intakes`, { token: owner.session });
+    expect(listed.body.data.map((r: { revision: number }) => r.revision)).toEqual([1]);
+    // correcting revision 1 confirms the document without the draft: revision 2
+    const corrected = await http(service, 'POST', `/v1/projects/${project_id}/intakes`, { token: owner.session, body: { spec: edited } });
+    expect(corrected.status).toBe(201);
+    expect(corrected.body.revision).toBe(2);
+    expect(corrected.body.draft_id).toBeNull();
+  });
+
   it('starts one draft and one workflow for a repeated request with the same Idempotency-Key', async () => {
     const project_id = await newProject(service, owner);
     const sources = await extract(service, owner, project_id, [textFile()]);

@@ -3,6 +3,7 @@ import { StrictMode, Suspense, lazy, useCallback, useEffect, useState } from 're
 import { createRoot } from 'react-dom/client';
 import { Form } from 'react-aria-components';
 import { ApiError, type Features, type Me, api } from './api.ts';
+import { IntakeCorrectionPage, IntakeRevisionPage } from './pages/intake.tsx';
 import { DraftPage, PlanPage, ProjectPage, ProjectsPage } from './pages/projects.tsx';
 import { Action, CreditBalance, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation, useSession } from './ui.tsx';
 import './styles.css';
@@ -82,6 +83,9 @@ function Page() {
   if (project) return <ProjectPage project_id={project[0]!} />;
   const draft = at(/^\/projects\/([^/]+)\/drafts\/([^/]+)$/);
   if (draft) return <DraftPage project_id={draft[0]!} draft_id={draft[1]!} />;
+  const intake = at(/^\/projects\/([^/]+)\/intakes\/([1-9][0-9]{0,8})(\/correct)?$/);
+  if (intake?.[2]) return <IntakeCorrectionPage project_id={intake[0]!} revision={Number(intake[1])} />;
+  if (intake) return <IntakeRevisionPage project_id={intake[0]!} revision={Number(intake[1])} />;
   const plan = at(/^\/projects\/([^/]+)\/plans\/([^/]+)$/);
   if (plan) return <PlanPage project_id={plan[0]!} plan_id={plan[1]!} />;
   const world = at(/^\/projects\/([^/]+)\/worlds\/new$/);

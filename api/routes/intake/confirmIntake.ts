@@ -5,8 +5,9 @@ import { citedSourceIds, type IntakeSpec, intakeSpecErrors } from '../../../doma
 import { type ErrorDetail, ServiceError } from '../../../domain/errors.ts';
 import { checkCitations, citationLookupFrom } from '../../../domain/intake/citations.ts';
 import { filledUnknownErrors, filledUnknowns } from '../../../domain/intake/unknowns.ts';
+import type { Tx } from '../../../store/db.ts';
 import { findDraft } from '../../../store/intake/drafts.ts';
-import { createIntakeRevision } from '../../../store/intake/revisions.ts';
+import { createIntakeRevision, revisionOfDraft } from '../../../store/intake/revisions.ts';
 import { attachSourcesToProject, citedSources } from '../../../store/intake/sources.ts';
 import { lockProject } from '../../../store/projects/projects.ts';
 import type { AppDeps } from '../../context.ts';
@@ -62,6 +63,17 @@ async function checkedDocument(deps: AppDeps, project_id: string, body: Static<t
   return spec;
 }
 
+/** A draft is confirmed once: a second confirmation would record the same draft as two revisions. Call under the project lock. */
+async function refuseConfirmedDraft(tx: Tx, project_id: string, draft_id: string): Promise<void> {
+  const revision = await revisionOfDraft(tx, project_id, draft_id);
+  if (revision === undefined) return;
+  throw new ServiceError(
+    'CONFLICT',
+    `This draft was already confirmed as intake revision ${revision}. To change the intake, correct revision ${revision}: it becomes a new revision.`,
+    [{ path: '/draft_id', message: `already confirmed as revision ${revision}`, revision }],
+  );
+}
+
 export function confirmIntakeRoute(deps: AppDeps): RouteDef {
   const { db } = deps;
   return route({
@@ -78,7 +90,10 @@ export function confirmIntakeRoute(deps: AppDeps): RouteDef {
     idempotency: 'optional',
     body: ConfirmIntakeBody,
     body_limit: { bytes: INTAKE_DOCUMENT_BYTES_MAX, name: 'INTAKE_DOCUMENT_BYTES_MAX' },
-    responses: { 201: { description: 'the new revision with the citations that were dropped', schema: IntakeRevision } },
+    responses: {
+      201: { description: 'the new revision with the citations that were dropped', schema: IntakeRevision },
+      409: { description: 'CONFLICT: the draft named by draft_id was already confirmed; details name its revision' },
+    },
     handler: async (ctx, input) => {
       const project = await loadProject(deps, ctx, input.params.project_id, 'write');
       const body = input.body;
@@ -86,6 +101,7 @@ export function confirmIntakeRoute(deps: AppDeps): RouteDef {
       const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
         // The project lock comes first: concurrent confirmations queue here and get distinct, gapless numbers.
         await lockProject(tx, project.id);
+        if (body.draft_id !== undefined) await refuseConfirmedDraft(tx, project.id, body.draft_id);
         const ids = citedSourceIds(spec);
         await attachSourcesToProject(tx, { org_id: project.org_id, project_id: project.id, ids });
         const cited = await citedSources(tx, { org_id: project.org_id, project_id: project.id, ids });

@@ -2,10 +2,20 @@
 // "up to N credits, charged at actual use", the Business questions once (each stated with the quoted line of its file,
 // or unknown with what to ask), approvals one by one, then the start of the review. Pointers, scopes and the planner's
 // cost arithmetic live in the Technical details.
-import { type BusinessAssessment, type BusinessQuestion, type BusinessQuestions, type CitedSource, type Evaluation, type Plan, api } from '../api.ts';
+import {
+  type IntakeRevision,
+  type BusinessAssessment,
+  type BusinessQuestion,
+  type BusinessQuestions,
+  type CitedSource,
+  type Evaluation,
+  type Plan,
+  api,
+} from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
-import { unknownName } from './intake.tsx';
+import { intakeRevisionPath, unknownName } from './intake.tsx';
+import { type Business, type Citation, type Spec, TOPICS, citedSentence } from './intakeCards.tsx';
 
 type SourceLines = Map<string, { name: string; lines: string[] }>;
 
@@ -32,19 +42,23 @@ function useCitedSources(plan: Plan | undefined) {
   }, [key]);
 }
 
-function Cited({ sources, files }: { sources: CitedSource[]; files: SourceLines }) {
+function Cited({ sources, files, quotes = [] }: { sources: CitedSource[]; files: SourceLines; quotes?: Citation[] }) {
   if (sources.length === 0) return null;
   return (
     <ul className="cited">
       {sources.map((c) => {
         const file = files.get(c.source_id);
         const lines = c.line_start === c.line_end ? `line ${c.line_start}` : `lines ${c.line_start}–${c.line_end}`;
+        const text = file?.lines.slice(c.line_start - 1, c.line_end).join(' ') ?? '';
+        // the intake's citation of these lines: its sentence is quoted, not the whole paragraph
+        const quote = quotes.find((q) => q.source_id === c.source_id && q.line_start === c.line_start && q.line_end === c.line_end)?.quote;
+        const sentence = quote ? citedSentence(text, quote) : null;
         return (
           <li key={`${c.source_id}:${c.line_start}`}>
             <span className="muted small">
               {file?.name ?? 'your material'}, {lines}:
             </span>{' '}
-            {file && <q>{file.lines.slice(c.line_start - 1, c.line_end).join(' ')}</q>}
+            {file && <q>{sentence ? `${sentence.before}${sentence.quote}${sentence.after}` : text}</q>}
           </li>
         );
       })}
@@ -60,7 +74,9 @@ const BUSINESS_LABELS: Record<string, string> = {
   value_hypothesis: 'Value hypothesis',
 };
 
-function BusinessRow({ label, question, files }: { label: string; question: BusinessQuestion; files: SourceLines }) {
+type RowProps = { label: string; question: BusinessQuestion; files: SourceLines; quotes?: Citation[] };
+
+function BusinessRow({ label, question, files, quotes }: RowProps) {
   return (
     <div data-testid="business-question">
       <dt>{label}</dt>
@@ -68,7 +84,7 @@ function BusinessRow({ label, question, files }: { label: string; question: Busi
         {question.status === 'stated' ? (
           <>
             <q>{question.stated}</q> <span className="chip">what you said, not verified</span>
-            <Cited sources={question.cited_sources} files={files} />
+            <Cited sources={question.cited_sources} files={files} quotes={quotes} />
           </>
         ) : (
           <span className="chip">unknown: the intake does not say</span>
@@ -79,8 +95,36 @@ function BusinessRow({ label, question, files }: { label: string; question: Busi
   );
 }
 
+type SectionProps = { questions: BusinessQuestions; assessment?: BusinessAssessment; files: SourceLines; business?: Business };
+
+/** One row per business fact the plan asks about: what the intake says (with its cited sentence), or unknown. */
+function BusinessRows({ questions, files, business }: Omit<SectionProps, 'assessment'>) {
+  return (
+    <dl className="spec">
+      {(['proposed_user', 'buyer', 'budget_owner', 'current_alternative'] as const).map((key) => (
+        <BusinessRow key={key} label={BUSINESS_LABELS[key]!} question={questions[key]} files={files} quotes={business?.[key]?.citations} />
+      ))}
+      {questions.dependencies.map((d, i) => (
+        <BusinessRow
+          key={`dependency-${d.stated ?? i}`}
+          label={questions.dependencies.length > 1 ? `Dependency ${i + 1}` : 'Dependencies'}
+          question={d}
+          files={files}
+          quotes={business?.dependencies[i]?.citations}
+        />
+      ))}
+      <BusinessRow
+        label={BUSINESS_LABELS.value_hypothesis!}
+        question={questions.value_hypothesis}
+        files={files}
+        quotes={business?.value_hypothesis?.citations}
+      />
+    </dl>
+  );
+}
+
 /** spec: EvaluationPlan — the Business questions and the optional assessment; each unknown said once; no viability score. */
-function BusinessSection({ questions, assessment, files }: { questions: BusinessQuestions; assessment?: BusinessAssessment; files: SourceLines }) {
+function BusinessSection({ questions, assessment, files, business }: SectionProps) {
   const rowFields = new Set([
     ...['proposed_user', 'buyer', 'budget_owner', 'current_alternative', 'value_hypothesis'].map((k) => `business.${k}`),
     'business.dependencies',
@@ -90,20 +134,7 @@ function BusinessSection({ questions, assessment, files }: { questions: Business
     <section aria-labelledby="business-heading">
       <h2 id="business-heading">Business questions</h2>
       <p className="muted">What your intake says about who would use and pay for this, and what to find out next. Nothing here is scored or verified.</p>
-      <dl className="spec">
-        {(['proposed_user', 'buyer', 'budget_owner', 'current_alternative'] as const).map((key) => (
-          <BusinessRow key={key} label={BUSINESS_LABELS[key]!} question={questions[key]} files={files} />
-        ))}
-        {questions.dependencies.map((d, i) => (
-          <BusinessRow
-            key={`dependency-${d.stated ?? i}`}
-            label={questions.dependencies.length > 1 ? `Dependency ${i + 1}` : 'Dependencies'}
-            question={d}
-            files={files}
-          />
-        ))}
-        <BusinessRow label={BUSINESS_LABELS.value_hypothesis!} question={questions.value_hypothesis} files={files} />
-      </dl>
+      <BusinessRows questions={questions} files={files} business={business} />
       {otherUnknowns.length > 0 && (
         <>
           <h3>Also not known</h3>
@@ -132,7 +163,7 @@ function BusinessSection({ questions, assessment, files }: { questions: Business
           <ul>
             {assessment.submitted_claims.map((c) => (
               <li key={c.text}>
-                You said <q>{c.text}</q> <span className="chip">{c.topic}</span>
+                You said <q>{c.text}</q> <span className="chip">{TOPICS[c.topic] ?? TOPICS.other}</span>
                 <Cited sources={c.cited_sources} files={files} />
                 <p className="small">Ask: {plainText(c.question)}</p>
               </li>
@@ -295,6 +326,12 @@ function PlanTechnical({ p }: { p: Plan }) {
 export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id: string }) {
   const plan = useLoad(() => api<Plan>('GET', `/v1/projects/${project_id}/evaluation-plans/${plan_id}`), [project_id, plan_id]);
   const files = useCitedSources(plan.value);
+  // the confirmed revision the plan was made from: its citations' quotes, so a business answer quotes its sentence
+  const number = plan.value?.intake_revision;
+  const intake = useLoad(
+    async () => (number === undefined ? null : await api<IntakeRevision>('GET', `/v1/projects/${project_id}/intakes/${number}`)),
+    [project_id, number],
+  );
   const approve = useAction(async (scope: string) => {
     await api('POST', `/v1/projects/${project_id}/evaluation-plans/${plan_id}/approve`, { body: { scope } });
     plan.reload();
@@ -311,8 +348,11 @@ export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id:
       {p && (
         <>
           <p className="muted">
-            Made on {formatDate(p.created_at)} from intake revision {p.intake_revision}. Each evaluation is recommended or not, with the reason; nothing is
-            scored. What your intake says is what you declared, not a verified fact.
+            Made on {formatDate(p.created_at)} from{' '}
+            <Link to={intakeRevisionPath(project_id, p.intake_revision)} className="chip">
+              intake revision {p.intake_revision}
+            </Link>
+            . Each evaluation is recommended or not, with the reason; nothing is scored. What your intake says is what you declared, not a verified fact.
           </p>
           <Decisions p={p} />
           <p>
@@ -322,7 +362,12 @@ export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id:
             )}
             .
           </p>
-          <BusinessSection questions={p.plan.business_questions} assessment={p.plan.business_assessment} files={files.value ?? new Map()} />
+          <BusinessSection
+            questions={p.plan.business_questions}
+            assessment={p.plan.business_assessment}
+            files={files.value ?? new Map()}
+            business={(intake.value?.spec as Spec | undefined)?.business}
+          />
           <Approvals p={p} approved={approved} approve={(scope) => void approve.run(scope)} />
           <ErrorBanner error={approve.error} />
           <StartReview project_id={project_id} p={p} approved={approved} />

@@ -3732,6 +3732,10 @@ export type ConfirmIntakeData = {
 
 export type ConfirmIntakeErrors = {
     /**
+     * CONFLICT: the draft named by draft_id was already confirmed; details name its revision
+     */
+    409: unknown;
+    /**
      * Error envelope
      */
     default: Error;
