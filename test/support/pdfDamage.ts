@@ -190,9 +190,6 @@ export async function sharedStreamBombPdf(pages = 20, decoded_mib = 250): Promis
     `<< /Type /Pages /Kids [${page_objects}] /Count ${pages} >>`,
     rawStream(Buffer.concat(compressed).toString('latin1'), '/Filter /FlateDecode '),
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    ...Array.from(
-      { length: pages },
-      () => '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 3 0 R >>',
-    ),
+    ...Array.from({ length: pages }, () => '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 3 0 R >>'),
   ]);
 }
