@@ -2,10 +2,11 @@
 // start` (PGlite in a fresh temporary data dir, its own Temporal dev server, worker and API in one process tree) runs as
 // a real process. A "hostile" organization sends, one input per phase: adversarial text to the screening of
 // `POST /v1/intakes/extract`, three 1 MB bodies of 90,000 unknown keys to `POST /v1/world-specs/validate` at once, three
-// concurrent first downloads of its run's export, and a small PDF whose one stream inflates to 250 MiB, drawn by 20
-// pages. Meanwhile a "quiet" organization runs a small world (POST /v1/runs to succeeded) and a prober reads
-// `GET /v1/health/live` one request after another. The same figures on the quiet service (before and after the hostile
-// phases, the slower of the two) are the reference in the same run. Goal: liveness p99 < 50 ms and the quiet
+// concurrent first downloads of the export of its 20-variant run, and a small PDF whose one stream inflates to 250 MiB,
+// drawn by 20 pages. Meanwhile a "quiet" organization runs the GP triage sample world three times (POST /v1/runs to
+// succeeded; the phase's figure is the median) and a prober reads `GET /v1/health/live` one request after another. The
+// same figures on the quiet service (before and after the hostile phases, the slower of the two) are the reference in
+// the same run. Goal: liveness p99 < 50 ms and the quiet
 // organization's run at most 1.5x its quiet time, on 2 cores. Not a timed test.
 // Run: node_modules/.bin/node bench/hostile.ts
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,8 +15,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { sharedStreamBombPdf } from '../test/support/pdfDamage.ts';
-import { type Goal, loadLine, printGoals } from './goals.ts';
-import { CLI, call, operator, startProcess } from './service.ts';
+import { type Goal, loadLine, median, printGoals } from './goals.ts';
+import { CLI, call, type Json, operator, startProcess } from './service.ts';
 
 export const HOSTILE_WORLD = 'gp_triage_digital_front_door';
 /** The goals: liveness p99 under this while a hostile input runs… */
@@ -24,6 +25,8 @@ export const LIVENESS_P99_MAX_MS = 50;
 export const OTHER_RUN_RATIO_MAX = 1.5;
 /** How long a hostile input is in flight before the quiet organization starts its run. */
 const HEAD_START_MS = 500;
+/** The other organization's runs per phase, one after another; the phase's figure is their median. */
+const RUNS_PER_PHASE = 3;
 /** Pause between two liveness probes. */
 const PROBE_INTERVAL_MS = 10;
 
@@ -35,11 +38,29 @@ function percentile(values: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? Number.NaN;
 }
 
-/** Signs in, makes a project and saves the sample world; the credits a run of it may reserve. */
-async function prepareOrg(base: string, email: string, password: string, org_id: string): Promise<Org & { project_id: string }> {
+/** The sample world with its treatment copied into 19 options (VARIANTS_MAX = 20 variants): a large export. */
+function twentyVariants(world: Json): Json {
+  const [baseline, treatment] = world.variants as Json[];
+  const options = Array.from({ length: 19 }, (_, index) => ({
+    ...treatment,
+    id: `option_${index + 1}`,
+    label: `Option ${index + 1}`,
+    changes: (treatment!.changes as Json[]).map((change) => (change.setting === 'triage_minutes' ? { ...change, value: 2 + index * 0.5 } : change)),
+  }));
+  return { ...world, variants: [baseline, ...options] };
+}
+
+/** Signs in, makes a project and saves the sample world (or `shape` of it); the credits a run of it may reserve. */
+async function prepareOrg(
+  base: string,
+  email: string,
+  password: string,
+  org_id: string,
+  shape = (world: Json) => world,
+): Promise<Org & { project_id: string }> {
   const token = (await call(base, 'POST', '/v1/auth/sessions', null, { email, password })).token as string;
   const project = await call(base, 'POST', '/v1/projects', token, { title: 'Hostile bench', org_id });
-  const world = JSON.parse(readFileSync(new URL(`../samples/worlds/${HOSTILE_WORLD}.json`, import.meta.url), 'utf8'));
+  const world = shape(JSON.parse(readFileSync(new URL(`../samples/worlds/${HOSTILE_WORLD}.json`, import.meta.url), 'utf8')));
   const saved = await call(base, 'POST', `/v1/projects/${project.id}/worlds`, token, world);
   const quote = await call(base, 'POST', '/v1/runs/estimate', token, { world_revision_id: saved.world_revision_id, budget_limit_credits: 1_000_000 });
   return { org_id, token, project_id: project.id, world_revision_id: saved.world_revision_id, credits: Number(quote.credits_estimate) * 2 };
@@ -124,11 +145,12 @@ async function phase(base: string, quiet: Org, name: string, hostile: Hostile | 
   const probing = probeLiveness(base, stop.signal);
   const hostile_done = hostile?.start().catch((error: Error) => `failed: ${error.message}`);
   if (hostile) await sleep(HEAD_START_MS);
-  const run = await runOnce(base, quiet);
+  const runs: number[] = [];
+  for (let count = 0; count < RUNS_PER_PHASE; count++) runs.push((await runOnce(base, quiet)).ms);
   stop.abort();
   const liveness_ms = await probing;
   const outcome = (await hostile_done) ?? 'none';
-  return { name, run_ms: run.ms, liveness_ms, hostile: outcome };
+  return { name, run_ms: median(runs), liveness_ms, hostile: outcome };
 }
 
 /** A second user and organization, made through the operator CLI as an operator would; its credentials. */
@@ -181,7 +203,7 @@ async function main(): Promise<void> {
     const second = await secondOrganization(env);
     for (const org_id of [hostile_org, second.org_id])
       await operator(env, ['grant-credits', '--org', org_id, '--credits', '1000000000', '--reason', 'bench grant']);
-    const hostile = await prepareOrg(base, email, password, hostile_org);
+    const hostile = await prepareOrg(base, email, password, hostile_org, twentyVariants);
     const quiet: Org = await prepareOrg(base, second.email, second.password, second.org_id);
     const hostile_run = await runOnce(base, hostile); // also the service's warm-up
     await runOnce(base, quiet);

@@ -2,9 +2,13 @@
 // post tasks (compute/extraction/pdf.ts, compute/simulation/pool.ts, compute/simulation/export.ts) share the shape
 // without importing each other. Every kind but 'replication' counts as extraction for the pool's shares
 // (compute/scheduler.ts).
+import type { RunManifest } from '../domain/contracts/runResults.ts';
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
+import type { ReplicationResult, StoredTraceEvent } from '../domain/simulation/index.ts';
 import type { ReplicationJob } from '../domain/simulation/run.ts';
-import type { RunExportInput } from './simulation/export.ts';
+
+/** What a run's export is made of, as stored: its manifest, world, kept replications and stored trace. */
+export type RunExportInput = { manifest: RunManifest; world: WorldSpec; results: ReplicationResult[]; events: StoredTraceEvent[] };
 
 export type ComputeTask =
   /** world: null when this thread is expected to hold the world under world_key already */

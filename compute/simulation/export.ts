@@ -2,18 +2,10 @@
 // (compute/worker.ts) so a large run's export never holds the event loop; the API stores the archive once per run
 // (store/runs/exports.ts) and serves later downloads from it.
 import { strToU8, type Zippable, zipSync } from 'fflate';
-import type { RunManifest } from '../../domain/contracts/runResults.ts';
-import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import {
-  buildExportFiles,
-  compare,
-  costReport,
-  eventTrace,
-  findings,
-  type ReplicationResult,
-  type StoredTraceEvent,
-  summarize,
-} from '../../domain/simulation/index.ts';
+import { buildExportFiles, compare, costReport, eventTrace, findings, summarize } from '../../domain/simulation/index.ts';
+import type { RunExportInput } from '../tasks.ts';
+
+export type { RunExportInput };
 
 /** A ZIP archive of `files` (name -> text or bytes), deflated, with a fixed timestamp so the same run zips to the same bytes. */
 export function zipExport(files: Record<string, string | Uint8Array>): Uint8Array {
@@ -22,9 +14,6 @@ export function zipExport(files: Record<string, string | Uint8Array>): Uint8Arra
     entries[name] = [typeof content === 'string' ? strToU8(content) : content, { level: 6, mtime: new Date('2026-01-01T00:00:00Z') }];
   return zipSync(entries);
 }
-
-/** What a run's export is made of, as stored: its manifest, world, kept replications and stored trace. */
-export type RunExportInput = { manifest: RunManifest; world: WorldSpec; results: ReplicationResult[]; events: StoredTraceEvent[] };
 
 /** The ZIP of a run: manifest, world, metrics, comparison, findings, cost report and the stored trace. */
 export function buildRunExport(input: RunExportInput): Uint8Array {

@@ -57,13 +57,13 @@ describe('the compute pool under a hostile PDF', () => {
       const index = (predicate: (event: ComputeEvent) => boolean) => events.findIndex(predicate);
       const first_hostile_started = index((event) => event.org_id === 'org_hostile' && event.event === 'started');
       const first_hostile_finished = index((event) => event.org_id === 'org_hostile' && event.event === 'finished');
-      const quiet_started = events.filter((event) => event.org_id === 'org_quiet' && event.event === 'started');
-      const quiet_finished = index((event) => event.org_id === 'org_quiet' && event.event === 'finished');
-      // Every replication of the quiet run started and the first ended while the first hostile read still held its thread.
-      expect(quiet_started).toHaveLength(run.results.length);
-      expect(first_hostile_started).toBeLessThan(events.indexOf(quiet_started[0]!));
-      expect(events.indexOf(quiet_started.at(-1)!)).toBeLessThan(first_hostile_finished);
-      expect(quiet_finished).toBeLessThan(first_hostile_finished);
+      const quiet = events.filter((event) => event.org_id === 'org_quiet');
+      // A replication sent to a thread that lacks its world comes back and goes again with it: at least one task each.
+      expect(quiet.filter((event) => event.event === 'started').length).toBeGreaterThanOrEqual(run.results.length);
+      // The quiet run's first task started after the hostile read began, and its last ended while that read still held
+      // its thread: the whole run went by beside it.
+      expect(first_hostile_started).toBeLessThan(events.indexOf(quiet.find((event) => event.event === 'started')!));
+      expect(events.indexOf(quiet.findLast((event) => event.event === 'finished')!)).toBeLessThan(first_hostile_finished);
       // The hostile organization never held more than its share, and the runs never waited for it.
       const limits = computeShareLimits();
       expect(mostHeld(events, 'org_hostile', 'extraction')).toBe(limits.extraction_per_org_max);
