@@ -75,14 +75,21 @@ async function runOnce(base: string, org: Org): Promise<{ run_id: string; ms: nu
   return { run_id: run.run_id as string, ms: performance.now() - started };
 }
 
-/** Reads liveness one request after another until `stop` is aborted; each answer's milliseconds. */
+/**
+ * Reads liveness one request after another until `stop` is aborted; each answer's milliseconds. A probe that fails
+ * (connection reset, not 200) counts as an infinitely slow answer: it fails the goal.
+ */
 async function probeLiveness(base: string, stop: AbortSignal): Promise<number[]> {
   const latencies: number[] = [];
   while (!stop.aborted) {
     const started = performance.now();
-    const response = await fetch(`${base}/v1/health/live`);
-    await response.arrayBuffer();
-    latencies.push(performance.now() - started);
+    try {
+      const response = await fetch(`${base}/v1/health/live`);
+      await response.arrayBuffer();
+      latencies.push(response.status === 200 ? performance.now() - started : Number.POSITIVE_INFINITY);
+    } catch {
+      latencies.push(Number.POSITIVE_INFINITY);
+    }
     await sleep(PROBE_INTERVAL_MS);
   }
   return latencies;
@@ -150,6 +157,10 @@ async function phase(base: string, quiet: Org, name: string, hostile: Hostile | 
   stop.abort();
   const liveness_ms = await probing;
   const outcome = (await hostile_done) ?? 'none';
+  const failed = liveness_ms.filter((latency) => latency === Number.POSITIVE_INFINITY).length;
+  process.stdout.write(
+    `${name}: runs ${runs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; liveness p99 ${percentile(liveness_ms, 0.99).toFixed(1)} ms over ${liveness_ms.length} probes (${failed} failed); hostile ${outcome}\n`,
+  );
   return { name, run_ms: median(runs), liveness_ms, hostile: outcome };
 }
 
@@ -220,6 +231,11 @@ async function main(): Promise<void> {
       hostile: entry.hostile,
     }));
     process.stdout.write(`\nJSON ${JSON.stringify({ figures })}\n`);
+  } catch (error) {
+    process.stdout.write(
+      `the bench failed: ${(error as Error).message}; the service ${service.child.exitCode === null ? 'is still up' : `exited with ${service.child.exitCode}`}\n`,
+    );
+    throw error;
   } finally {
     await service.stop();
     rmSync(data_dir, { recursive: true, force: true });
