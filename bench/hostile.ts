@@ -66,11 +66,43 @@ async function prepareOrg(
   return { org_id, token, project_id: project.id, world_revision_id: saved.world_revision_id, credits: Number(quote.credits_estimate) * 2 };
 }
 
+/** A read that is tried again when the connection fails (an event loop held past the server's request timeout). */
+async function readAgainOnReset(base: string, path: string, token: string): Promise<Json> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call(base, 'GET', path, token);
+    } catch (error) {
+      if (attempt >= 10 || !(error instanceof TypeError)) throw error; // fetch's network failure, not an answer
+      await sleep(200);
+    }
+  }
+}
+
+/** POST /v1/runs with an Idempotency-Key, sent again (same key, same run) when the connection fails. */
+async function startRun(base: string, org: Org): Promise<Json> {
+  const key = randomBytes(8).toString('hex');
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await fetch(`${base}/v1/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ world_revision_id: org.world_revision_id, budget_limit_credits: org.credits }),
+      });
+      const body = (await response.json()) as Json;
+      if (response.status >= 400) throw new Error(`POST /v1/runs answered ${response.status}: ${JSON.stringify(body).slice(0, 400)}`);
+      return body;
+    } catch (error) {
+      if (attempt >= 10 || !(error instanceof TypeError)) throw error;
+      await sleep(200);
+    }
+  }
+}
+
 /** One run of the organization's world, from POST /v1/runs to succeeded: its run id and milliseconds. */
 async function runOnce(base: string, org: Org): Promise<{ run_id: string; ms: number }> {
   const started = performance.now();
-  let run = await call(base, 'POST', '/v1/runs', org.token, { world_revision_id: org.world_revision_id, budget_limit_credits: org.credits });
-  while (run.status === 'queued' || run.status === 'running') run = await call(base, 'GET', `/v1/runs/${run.run_id}?wait=30`, org.token);
+  let run = await startRun(base, org);
+  while (run.status === 'queued' || run.status === 'running') run = await readAgainOnReset(base, `/v1/runs/${run.run_id}?wait=5`, org.token);
   if (run.status !== 'succeeded') throw new Error(`a bench run ended ${run.status}`);
   return { run_id: run.run_id as string, ms: performance.now() - started };
 }
