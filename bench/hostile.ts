@@ -4,10 +4,10 @@
 // `POST /v1/intakes/extract`, three 1 MB bodies of 90,000 unknown keys to `POST /v1/world-specs/validate` at once, three
 // concurrent first downloads of the export of its 20-variant run, and a small PDF whose one stream inflates to 250 MiB,
 // drawn by 20 pages. Meanwhile a "quiet" organization runs the GP triage sample world three times (POST /v1/runs to
-// succeeded; the phase's figure is the median) and a prober reads `GET /v1/health/live` one request after another. The
-// same figures on the quiet service (before and after the hostile phases, the slower of the two) are the reference in
-// the same run. Goal: liveness p99 < 50 ms and the quiet
-// organization's run at most 1.5x its quiet time, on 2 cores. Not a timed test.
+// succeeded; the phase's figure is the first run, which meets the input in flight) and a prober reads
+// `GET /v1/health/live` one request after another. The reference is the same figures on the quiet service in the same
+// run, before and after the hostile phases (the median of those runs; the slower liveness p99). Goal: liveness p99 <
+// 50 ms and the quiet organization's run at most 1.5x its quiet time, on 2 cores. Not a timed test.
 // Run: node_modules/.bin/node bench/hostile.ts
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,13 +25,17 @@ export const LIVENESS_P99_MAX_MS = 50;
 export const OTHER_RUN_RATIO_MAX = 1.5;
 /** How long a hostile input is in flight before the quiet organization starts its run. */
 const HEAD_START_MS = 500;
-/** The other organization's runs per phase, one after another; the phase's figure is their median. */
+/**
+ * The other organization's runs per phase, one after another. A hostile phase's figure is its first run, the one that
+ * surely meets the hostile input in flight (a later one may start after it ended); the reference is the median of every
+ * quiet run, before and after.
+ */
 const RUNS_PER_PHASE = 3;
 /** Pause between two liveness probes. */
 const PROBE_INTERVAL_MS = 10;
 
 type Org = { org_id: string; token: string; world_revision_id: string; credits: number };
-type Phase = { name: string; run_ms: number; liveness_ms: number[]; hostile: string };
+type Phase = { name: string; run_ms: number; runs_ms: number[]; liveness_ms: number[]; hostile: string };
 
 function percentile(values: number[], share: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -193,7 +197,7 @@ async function phase(base: string, quiet: Org, name: string, hostile: Hostile | 
   process.stdout.write(
     `${name}: runs ${runs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s; liveness p99 ${percentile(liveness_ms, 0.99).toFixed(1)} ms over ${liveness_ms.length} probes (${failed} failed); hostile ${outcome}\n`,
   );
-  return { name, run_ms: median(runs), liveness_ms, hostile: outcome };
+  return { name, run_ms: runs[0]!, runs_ms: runs, liveness_ms, hostile: outcome };
 }
 
 /** A second user and organization, made through the operator CLI as an operator would; its credentials. */
@@ -206,7 +210,7 @@ async function secondOrganization(env: NodeJS.ProcessEnv): Promise<{ email: stri
 
 function report(phases: Phase[]): Goal[] {
   const quiet = phases.filter((entry) => entry.name.startsWith('quiet'));
-  const quiet_run_ms = Math.max(...quiet.map((entry) => entry.run_ms));
+  const quiet_run_ms = median(quiet.flatMap((entry) => entry.runs_ms));
   const pad = (value: string | number, width: number) => String(value).padStart(width);
   process.stdout.write(
     `\n${'phase'.padEnd(58)} ${pad('run s', 7)} ${pad('x quiet', 7)} ${pad('live p50', 8)} ${pad('live p99', 8)} ${pad('probes', 6)}  hostile\n`,
