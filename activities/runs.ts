@@ -86,7 +86,12 @@ async function runReplications(deps: ActivityDeps, input: { run_id: string }): P
   const attempt = new ReplicationAttempt(db, input.run_id, work, deadline_ms);
   const unwatch = watchAttempt(deps, context, input.run_id, attempt);
   try {
-    const pool = await runReplicationsOnPool(work.world, { jobs, signal: attempt.signal, onReplication: ({ result }) => attempt.keep(result) });
+    const pool = await runReplicationsOnPool(work.world, {
+      jobs,
+      org_id: work.org_id,
+      signal: attempt.signal,
+      onReplication: ({ result }) => attempt.keep(result),
+    });
     const settled = await pool.settled;
     await attempt.stored();
     await attempt.recordDiscarded(settled.events_discarded);

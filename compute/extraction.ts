@@ -13,6 +13,7 @@ import {
 } from '../domain/intake/sources.ts';
 import { jsonSyntaxError } from './extraction/json.ts';
 import { readPdfText } from './extraction/pdf.ts';
+import { computeShareLimits } from './pool.ts';
 import { secretlintHits } from './extraction/secretlint.ts';
 
 export {
@@ -148,8 +149,8 @@ async function screenAndSettle(source: ExtractedSource, lines: string[]): Promis
   return { ...settled, status: 'processed', lines };
 }
 
-async function extractPdf(source: ExtractedSource, bytes: Uint8Array): Promise<ExtractedSource> {
-  const read = await readPdfText(bytes);
+async function extractPdf(source: ExtractedSource, bytes: Uint8Array, options: ExtractionOptions): Promise<ExtractedSource> {
+  const read = await readPdfText(bytes, { org_id: options.org_id, seconds_max: options.pdf_seconds_max });
   if (!read.ok) return { ...source, status: 'error', reason: read.reason };
   const lines: string[] = [];
   const report: PdfReport = { page_count: read.page_count, pages_read: [], pages_without_text: [], page_lines: [] };
@@ -181,7 +182,7 @@ async function extractPdf(source: ExtractedSource, bytes: Uint8Array): Promise<E
   return settled;
 }
 
-async function extractOne(input: ExtractionInput, index: number): Promise<ExtractedSource> {
+async function extractOne(input: ExtractionInput, index: number, options: ExtractionOptions): Promise<ExtractedSource> {
   if (input.kind === 'text') {
     const size_bytes = Buffer.byteLength(input.text, 'utf8');
     const source = base(input.name?.trim() || `pasted text ${index + 1}`, 'text', 'text/plain', size_bytes);
@@ -201,7 +202,7 @@ async function extractOne(input: ExtractionInput, index: number): Promise<Extrac
         reason: `named as PDF but the content is ${detected ? `a ${detected}` : 'not a PDF'}; accepted kinds are ${ACCEPTED}`,
       };
     }
-    return extractPdf(source, bytes);
+    return extractPdf(source, bytes, options);
   }
   if (detected !== null) {
     return { ...source, status: 'unsupported', reason: `named as ${kind} but the content is a ${detected}; accepted kinds are ${ACCEPTED}` };
@@ -215,12 +216,29 @@ async function extractOne(input: ExtractionInput, index: number): Promise<Extrac
   return screenAndSettle(source, splitLines(decoded.text));
 }
 
+export type ExtractionOptions = {
+  /** the organization the sources are read for: its share of the compute pool bounds the reading (compute/scheduler.ts) */
+  org_id?: string | null;
+  /** default PDF_READ_SECONDS_MAX */
+  pdf_seconds_max?: number;
+};
+
+async function extractOrReport(input: ExtractionInput, index: number, options: ExtractionOptions): Promise<ExtractedSource> {
+  try {
+    return await extractOne(input, index, options);
+  } catch {
+    const name = input.kind === 'text' ? (input.name ?? `pasted text ${index + 1}`) : input.filename;
+    const size = input.kind === 'text' ? Buffer.byteLength(input.text, 'utf8') : input.bytes.byteLength;
+    return { ...base(name, 'unknown', null, size), reason: 'reading failed unexpectedly; try again or convert the file to plain text' };
+  }
+}
+
 /**
  * Reads and screens sources without AI. Checks the request limits first (throws VALIDATION_FAILED / PAYLOAD_TOO_LARGE).
  * Each result has one status: processed (lines set), excluded_for_privacy (quarantined_lines set), unsupported or error (reason set).
  * Store the result; return `sourceSummary(source)` to callers, never the lines.
  */
-export async function extractSources(inputs: ExtractionInput[]): Promise<ExtractedSource[]> {
+export async function extractSources(inputs: ExtractionInput[], options: ExtractionOptions = {}): Promise<ExtractedSource[]> {
   checkExtractionLimits(
     inputs.map((input, index) =>
       input.kind === 'text'
@@ -228,17 +246,18 @@ export async function extractSources(inputs: ExtractionInput[]): Promise<Extract
         : { name: input.filename, size_bytes: input.bytes.byteLength },
     ),
   );
-  const results: ExtractedSource[] = [];
-  // One at a time: PDFs are memory-heavy and the request is bounded by SOURCES_PER_REQUEST_MAX.
-  for (const [index, input] of inputs.entries()) {
-    try {
-      results.push(await extractOne(input, index));
-    } catch {
-      const name = input.kind === 'text' ? (input.name ?? `pasted text ${index + 1}`) : input.filename;
-      const size = input.kind === 'text' ? Buffer.byteLength(input.text, 'utf8') : input.bytes.byteLength;
-      results.push({ ...base(name, 'unknown', null, size), reason: 'reading failed unexpectedly; try again or convert the file to plain text' });
+  // As many sources at once as the organization may hold pool threads for extraction (PDFs are memory-heavy and the
+  // request is bounded by SOURCES_PER_REQUEST_MAX); the results keep the request's order.
+  const results = new Array<ExtractedSource>(inputs.length);
+  let next = 0;
+  const reader = async () => {
+    while (next < inputs.length) {
+      const index = next++;
+      results[index] = await extractOrReport(inputs[index]!, index, options);
     }
-  }
+  };
+  const readers = Math.min(inputs.length, computeShareLimits().extraction_per_org_max);
+  await Promise.all(Array.from({ length: readers }, reader));
   return results;
 }
 

@@ -1,5 +1,6 @@
-// One long-lived worker-thread pool per process (piscina), created once and shared by simulation replications and
-// PDF reading (ARCHITECTURE.md: compute/). Its threads start with the pool and stay until the process ends, so a run
+// One long-lived worker-thread pool per process (piscina), created once and shared by simulation replications, PDF
+// reading and export building (ARCHITECTURE.md: compute/), each kind and organization held to its share of the threads
+// (compute/scheduler.ts). Its threads start with the pool and stay until the process ends, so a run
 // or an upload pays no thread start-up; the event loop only posts tasks and receives results.
 import { mkdirSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { type ComputeEvent, type ComputeShares, computeShares, FairScheduler, type Queued, shareKind } from './scheduler.ts';
 import type { ComputeTask } from './tasks.ts';
 
 /** Upper bound on compute threads, whatever the machine reports. */
@@ -83,7 +85,7 @@ export function computePool(): Promise<Piscina> {
       maxThreads: threads,
       // Threads never retire: a pool that shrank would pay thread start-up again on the next run.
       idleTimeout: Number.POSITIVE_INFINITY,
-      // Each thread takes one task at a time; the queue holds the rest (callers bound what they submit).
+      // Each thread takes one task at a time; the scheduler posts a task only when a thread is free, and queues the rest.
       concurrentTasksPerWorker: 1,
       env: threadEnv,
     });
@@ -105,12 +107,89 @@ export function computePool(): Promise<Piscina> {
   return starting;
 }
 
+export type ComputeTaskOptions = {
+  transferList?: ArrayBuffer[];
+  signal?: AbortSignal;
+  /** the organization the work is for: its share of the threads is counted by it (compute/scheduler.ts) */
+  org_id?: string | null;
+};
+
+let scheduler: FairScheduler | null = null;
+let tasks_submitted = 0;
+const listeners = new Set<(event: ComputeEvent) => void>();
+
+/** Calls `listener` with every task's queued, started and finished event (in order); returns the unsubscribe. */
+export function onComputeEvent(listener: (event: ComputeEvent) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function emit(event: ComputeEvent): void {
+  for (const listener of listeners) listener(event);
+}
+
+/** The share limits of this process's pool (the pool's thread count is fixed when it starts). */
+export function computeShareLimits(): ComputeShares {
+  return scheduler?.limits ?? computeShares(defaultThreadCount());
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason = signal.reason;
+  if (reason instanceof Error) return reason;
+  return Object.assign(new Error('The task was aborted before it started'), { name: 'AbortError' });
+}
+
 /**
- * Runs one task on the pool. Aborting `signal` takes a queued task off the queue, and ends the thread of a running one
- * (piscina terminates it and starts another in its place): the way to stop work that will not end by itself.
+ * Runs one task on the pool, once the scheduler gives it a thread (compute/scheduler.ts: per-kind and per-organization
+ * shares). Aborting `signal` takes a queued task off the queue, and ends the thread of a running one (piscina terminates
+ * it and starts another in its place): the way to stop work that will not end by itself.
  */
-export async function runComputeTask<T>(task: ComputeTask, options: { transferList?: ArrayBuffer[]; signal?: AbortSignal } = {}): Promise<T> {
-  return (await computePool()).run(task, { transferList: options.transferList as never, signal: options.signal }) as Promise<T>;
+export async function runComputeTask<T>(task: ComputeTask, options: ComputeTaskOptions = {}): Promise<T> {
+  const piscina = await computePool();
+  scheduler ??= new FairScheduler(computeShares(defaultThreadCount()));
+  const fair = scheduler;
+  const { signal } = options;
+  if (signal?.aborted) throw abortError(signal);
+  const number = ++tasks_submitted;
+  const kind = shareKind(task);
+  const org_id = options.org_id ?? null;
+  const report = (event: ComputeEvent['event']) => emit({ event, task: number, kind, task_kind: task.kind, org_id });
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      if (!fair.withdraw(entry)) return; // running: piscina ends its thread through the same signal
+      report('finished');
+      reject(abortError(signal!));
+    };
+    const entry: Queued = {
+      task: number,
+      kind,
+      task_kind: task.kind,
+      org: FairScheduler.orgKey(org_id),
+      start: () => {
+        report('started');
+        const done = () => {
+          signal?.removeEventListener('abort', onAbort);
+          fair.release(entry);
+          report('finished');
+          fair.dispatch();
+        };
+        (piscina.run(task, { transferList: options.transferList as never, signal }) as Promise<T>).then(
+          (value) => {
+            done();
+            resolve(value);
+          },
+          (error: unknown) => {
+            done();
+            reject(error);
+          },
+        );
+      },
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    fair.enqueue(entry);
+    report('queued');
+    fair.dispatch();
+  });
 }
 
 /** How many pools and threads this process has created (the pool is meant to be created once per process). */
@@ -123,5 +202,6 @@ export async function closeComputePool(): Promise<void> {
   const current = starting;
   starting = null;
   pool = null;
+  scheduler = null;
   await (await current)?.destroy();
 }

@@ -1,8 +1,19 @@
 // What a compute pool thread (compute/worker.ts) is asked to do; a leaf, so the pool, the thread and the callers that
-// post tasks (compute/extraction/pdf.ts, compute/simulation/pool.ts) share the shape without importing each other.
+// post tasks (compute/extraction/pdf.ts, compute/simulation/pool.ts, compute/simulation/export.ts) share the shape
+// without importing each other. Every kind but 'replication' counts as extraction for the pool's shares
+// (compute/scheduler.ts).
+import type { RunManifest } from '../domain/contracts/runResults.ts';
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
+import type { ReplicationResult, StoredTraceEvent } from '../domain/simulation/index.ts';
 import type { ReplicationJob } from '../domain/simulation/run.ts';
+
+/** What a run's export is made of, as stored: its manifest, world, kept replications and stored trace. */
+export type RunExportInput = { manifest: RunManifest; world: WorldSpec; results: ReplicationResult[]; events: StoredTraceEvent[] };
 
 export type ComputeTask =
   /** world: null when this thread is expected to hold the world under world_key already */
-  { kind: 'replication'; world_key: string; world: WorldSpec | null; job: ReplicationJob } | { kind: 'pdf_pages'; bytes: Uint8Array; progress: Int32Array }; // both over SharedArrayBuffers (compute/extraction/pdf.ts)
+  | { kind: 'replication'; world_key: string; world: WorldSpec | null; job: ReplicationJob }
+  /** both over SharedArrayBuffers (compute/extraction/pdf.ts) */
+  | { kind: 'pdf_pages'; bytes: Uint8Array; progress: Int32Array }
+  /** a run's export ZIP, built once per run (compute/simulation/export.ts) */
+  | { kind: 'export'; input: RunExportInput };

@@ -1,12 +1,14 @@
-// A compute pool thread (compute/pool.ts): runs simulation replications and reads its share of a PDF's pages. It keeps
-// the worlds and compiled models it saw recently, so the replications of one run compile each variant once per thread
-// and only a run's first task on a thread carries the world (compute/simulation/pool.ts sends it again when told).
-// Only the engine, the model compiler and the PDF reader load here (with the intake limits the reader checks, which
-// bring TypeBox; not the rest of the rooms).
+// A compute pool thread (compute/pool.ts): runs simulation replications, reads its share of a PDF's pages and builds
+// run exports. It keeps the worlds and compiled models it saw recently, so the replications of one run compile each
+// variant once per thread and only a run's first task on a thread carries the world (compute/simulation/pool.ts sends
+// it again when told). Only the engine, the model compiler, the export builder (domain/simulation's results) and the
+// PDF reader load here (with the intake limits the reader checks, which bring TypeBox; not the rest of the rooms).
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
 import { runReplication } from '../domain/simulation/engine.ts';
 import { type CompiledModel, compileModel } from '../domain/simulation/model.ts';
 import { countStrayRejection, type PdfShareResult, readPdfShare } from './extraction/pdf.ts';
+// Imported statically, so the compile cache the pool fills before its threads start holds it (compute/pool.ts).
+import { buildRunExport } from './simulation/export.ts';
 import type { ComputeTask } from './tasks.ts';
 
 // pdfjs inflates every content stream over 1 KiB through DecompressionStream, which in Node is a web stream over zlib on
@@ -57,7 +59,12 @@ function replication(task: Extract<ComputeTask, { kind: 'replication' }>): Repli
   }
 }
 
-export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfShareResult> {
+export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfShareResult | Uint8Array> {
   if (task.kind === 'replication') return replication(task);
+  if (task.kind === 'export') {
+    // The archive is copied back, not transferred: a detached buffer would cost this thread V8's ArrayBufferDetaching
+    // protector, which the engine's typed arrays rely on (compute/pool.ts).
+    return buildRunExport(task.input);
+  }
   return readPdfShare(task.bytes, task.progress);
 }

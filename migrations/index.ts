@@ -15,6 +15,7 @@ import { Migration0012ChangeNotifyReads } from './0012_change_notify_reads.ts';
 import { Migration0013ChangeNotifySessionsPurchases } from './0013_change_notify_sessions_purchases.ts';
 import { Migration0014RunEventChunks } from './0014_run_event_chunks.ts';
 import { Migration0015AiUsageAbsorbed } from './0015_ai_usage_absorbed.ts';
+import { Migration0016RunExports } from './0016_run_exports.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
@@ -32,4 +33,5 @@ export const migrationsList = [
   { name: '0013_change_notify_sessions_purchases', class: Migration0013ChangeNotifySessionsPurchases },
   { name: '0014_run_event_chunks', class: Migration0014RunEventChunks },
   { name: '0015_ai_usage_absorbed', class: Migration0015AiUsageAbsorbed },
+  { name: '0016_run_exports', class: Migration0016RunExports },
 ];

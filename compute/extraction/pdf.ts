@@ -35,7 +35,8 @@ export function newPdfProgress(): Int32Array {
 
 /**
  * Reads every page's text layer as lines in content order; a page with no text gives no lines. The reading runs on the
- * process's compute pool, never on the caller's event loop: every thread opens the document from the start and claims
+ * process's compute pool, never on the caller's event loop, as `org_id`'s extraction (at most its share of the threads,
+ * compute/scheduler.ts): every thread opens the document from the start and claims
  * pages from a shared counter until none are left, so no thread waits for the page count and none idles while another
  * has pages to read. The answer comes once every page is read; a task that starts later (its thread was busy) finds
  * nothing to claim and returns at once, without opening the document.
@@ -44,9 +45,10 @@ export function newPdfProgress(): Int32Array {
  * threads still on it are ended (the pool starts others): pdfjs never gives control back within a page, and a small
  * file can hold a page that takes hours (forms drawing forms). Time spent queued behind other work does not count.
  */
-export async function readPdfText(bytes: Uint8Array, options: { seconds_max?: number } = {}): Promise<PdfReadResult> {
-  const { runComputeTask, defaultThreadCount } = await import('../pool.ts');
-  const threads = defaultThreadCount();
+export async function readPdfText(bytes: Uint8Array, options: { seconds_max?: number; org_id?: string | null } = {}): Promise<PdfReadResult> {
+  const { runComputeTask, computeShareLimits } = await import('../pool.ts');
+  // As many tasks as the organization may hold threads for extraction (compute/scheduler.ts): more would only queue.
+  const threads = computeShareLimits().extraction_per_org_max;
   const seconds_max = options.seconds_max ?? PDF_READ_SECONDS_MAX;
   // One copy the threads share, instead of one structured clone of the file per task.
   const shared_bytes = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
@@ -87,7 +89,7 @@ export async function readPdfText(bytes: Uint8Array, options: { seconds_max?: nu
       invariant(tasks_returned < threads, `the PDF tasks returned ${pages.length} of ${result.page_count} pages`);
     };
     for (let task = 0; task < threads; task++) {
-      runComputeTask<PdfShareResult>({ kind: 'pdf_pages', bytes: shared_bytes, progress }, { signal: abort.signal })
+      runComputeTask<PdfShareResult>({ kind: 'pdf_pages', bytes: shared_bytes, progress }, { signal: abort.signal, org_id: options.org_id })
         .then(collect)
         .catch((error: unknown) => {
           if (!settled) settle(() => reject(error));

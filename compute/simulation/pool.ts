@@ -18,6 +18,8 @@ export type PoolOptions = {
   /** default: os.availableParallelism(), at most POOL_THREADS_MAX and never more than the jobs */
   threads?: number;
   signal?: AbortSignal;
+  /** the organization the run is for: its tasks count toward its share of the pool (compute/scheduler.ts) */
+  org_id?: string | null;
   /** called once per kept result, in completion order; return 'stop' to dispatch nothing more */
   onReplication?: (progress: RunProgress) => 'stop' | undefined | Promise<'stop' | undefined>;
 };
@@ -130,7 +132,8 @@ class PoolDispatch {
   // and gets the same job again with the world.
   private send(job: ReplicationJob, withWorld: boolean): void {
     if (withWorld) this.sentWithWorld++;
-    runComputeTask<ReplicationOutcome>({ kind: 'replication', world_key: this.world_key, world: withWorld ? this.world : null, job }).then(
+    const task = { kind: 'replication' as const, world_key: this.world_key, world: withWorld ? this.world : null, job };
+    runComputeTask<ReplicationOutcome>(task, { org_id: this.options.org_id }).then(
       (message) => this.onOutcome(job, message),
       (error: unknown) => {
         this.inFlight--;

@@ -186,7 +186,7 @@ export async function markRunning(db: Db, id: string): Promise<RunStart> {
 /** What the run activity needs: the world, the cap, the clock and what is stored already. */
 export async function loadRunWork(db: Db, id: string) {
   const row = await db.one<Record<string, unknown>>(
-    `select r.status, r.credits_reserved, r.started_at, r.wall_clock_limit_seconds, r.world_revision_id, w.spec
+    `select r.org_id, r.status, r.credits_reserved, r.started_at, r.wall_clock_limit_seconds, r.world_revision_id, w.spec
      from runs r join world_revisions w on w.id = r.world_revision_id where r.id = ?`,
     [id],
   );
@@ -196,6 +196,7 @@ export async function loadRunWork(db: Db, id: string) {
     [id],
   );
   return {
+    org_id: String(row.org_id),
     status: row.status as RunStatus,
     credits_reserved: Number(row.credits_reserved),
     started_at: isoRequired(row.started_at ?? new Date()),

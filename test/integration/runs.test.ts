@@ -1,6 +1,7 @@
 // Runs over the real service (PGlite or PostgreSQL, the Temporal dev server, the worker pool): estimate and create
 // under a budget, the sample worlds to succeeded, a budget met mid-way, cancel with a late worker, events paging,
 // comparison, signed-link exports and tenant isolation.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { unzipSync, strFromU8 } from 'fflate';
 import { Worker } from '@temporalio/worker';
@@ -472,6 +473,39 @@ describe('events, comparison and export of a finished run', () => {
     expect(JSON.parse(strFromU8(files['world.json']!))).toEqual(world);
     expect(strFromU8(files['events.csv']!).split('\n').length).toBeGreaterThan(100);
     expect(strFromU8(files['report.html']!)).toContain('<svg');
+  });
+
+  it('builds the export once: the archive is stored, and a later download serves the same bytes without building again', async () => {
+    const download = async () => {
+      const link = await http(service, 'POST', `/v1/runs/${run_id}/export`, { token: owner.session });
+      const response = await fetch(link.body.url);
+      expect(response.status).toBe(200);
+      return { etag: response.headers.get('etag'), bytes: Buffer.from(await response.arrayBuffer()) };
+    };
+    const first = await download();
+    const rows = await service.db.query<{ sha256: string; size_bytes: number; created_at: unknown }>(
+      'select sha256, size_bytes, created_at from run_exports where run_id = ?',
+      [run_id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0]!.size_bytes)).toBe(first.bytes.byteLength);
+    expect(rows[0]!.sha256).toBe(createHash('sha256').update(first.bytes).digest('hex'));
+    expect(first.etag).toBe(`"${rows[0]!.sha256}"`);
+    // Three more at once and one after: the same stored row (not built again, created_at unchanged), the same bytes.
+    const later = [...(await Promise.all([download(), download(), download()])), await download()];
+    for (const again of later) expect(again.bytes.equals(first.bytes)).toBe(true);
+    expect(await service.db.query('select sha256, size_bytes, created_at from run_exports where run_id = ?', [run_id])).toEqual(rows);
+    expect(Object.keys(unzipSync(new Uint8Array(first.bytes))).sort()).toEqual([...EXPORT_FILE_NAMES].sort());
+  });
+
+  it("answers 404 for a link signed for another organization, though the run's archive is stored", async () => {
+    const stranger = await signedInOwner(service, 'export-stranger');
+    const expires_at_seconds = Math.floor(Date.now() / 1000) + 60;
+    const token = signExportToken(service.config.session_secret!, { run_id, org_id: stranger.org_id, expires_at_seconds });
+    expect(await service.db.query('select run_id from run_exports where run_id = ?', [run_id])).toHaveLength(1);
+    const response = await http(service, 'GET', `/v1/exports/${token}`);
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ code: 'NOT_FOUND', request_id: expect.any(String) });
   });
 
   it('refuses a tampered or expired link with 401 and the envelope', async () => {

@@ -169,3 +169,27 @@ export async function inflatingPdf(decoded_mib: number): Promise<Uint8Array> {
     rawStream(Buffer.concat(compressed).toString('latin1'), '/Filter /FlateDecode '),
   ]);
 }
+
+/**
+ * A PDF of `pages` pages that all draw the same content stream, which inflates to `decoded_mib` MiB (under
+ * PDF_STREAM_BYTES_MAX, so the reader decodes it) of short text operators: a file of a few hundred KiB that the reader
+ * decodes and parses again for every page, holding each pool thread on it until the read's time limit.
+ */
+export async function sharedStreamBombPdf(pages = 20, decoded_mib = 250): Promise<Uint8Array> {
+  const deflate = createDeflate({ level: 9 });
+  const compressed: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => compressed.push(chunk));
+  const operators = '0 0 m 1 1 l S\n';
+  const mib = Buffer.from(operators.repeat(Math.floor(2 ** 20 / operators.length)).padEnd(2 ** 20, ' '), 'latin1');
+  for (let count = 0; count < decoded_mib; count++) if (!deflate.write(mib)) await once(deflate, 'drain');
+  deflate.end('BT /F1 12 Tf 50 700 Td (inflated) Tj ET');
+  await once(deflate, 'end');
+  const page_objects = Array.from({ length: pages }, (_, index) => `${index + 5} 0 R`).join(' ');
+  return rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${page_objects}] /Count ${pages} >>`,
+    rawStream(Buffer.concat(compressed).toString('latin1'), '/Filter /FlateDecode '),
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ...Array.from({ length: pages }, () => '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 3 0 R >>'),
+  ]);
+}

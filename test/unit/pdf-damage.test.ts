@@ -136,7 +136,7 @@ describe('a PDF built to exhaust the reader', () => {
 
   it('counts a read from when a thread opens it, not while it waits behind other work in the queue', async () => {
     const started = computePoolStats().threads_started;
-    // One slow PDF per thread keeps every thread busy for its 3 s; the good PDF queued behind them has 1 s to read.
+    // Slow PDFs, one per thread, each hold the extraction share for its 3 s; the good PDF queued behind them has 1 s to read.
     const slow = Array.from({ length: defaultThreadCount() }, () => readPdfText(formsDrawingFormsPdf(), { seconds_max: 3 }));
     const queued = readPdfText(good, { seconds_max: 1 });
     const results = await Promise.all([...slow, queued]);

@@ -40,6 +40,7 @@ function recordingDb(): { db: Db; stores: number[][] } {
 /** An attempt of a running run with a 10-minute wall clock and nothing stored yet. */
 function runningAttempt(db: ReturnType<typeof recordingDb>['db']): ReplicationAttempt {
   const work: RunWork = {
+    org_id: 'org_test',
     status: 'running',
     credits_reserved: 1_000_000,
     started_at: new Date().toISOString(),

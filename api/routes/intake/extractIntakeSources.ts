@@ -29,7 +29,7 @@ export function extractIntakeSourcesRoute(deps: AppDeps): RouteDef {
     handler: async (ctx, { body }) => {
       const request = await readExtractRequest(ctx, body);
       const owner = await resolveOwner(deps, ctx, request);
-      const extracted = await extractSources(request.inputs);
+      const extracted = await extractSources(request.inputs, { org_id: owner.org_id });
       const sources = await db.transaction((tx) =>
         insertSources(tx, { org_id: owner.org_id, project_id: owner.project_id, created_by: owner.user_id, sources: extracted }),
       );

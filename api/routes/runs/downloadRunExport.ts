@@ -1,7 +1,8 @@
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { ServiceError } from '../../../domain/errors.ts';
-import { buildExportFiles, compare, costReport, eventTrace, findings, summarize } from '../../../domain/simulation/index.ts';
-import { zipExport } from '../../../compute/simulation/export.ts';
+import { buildRunExportOnPool } from '../../../compute/simulation/export.ts';
+import { type StoredRunExport, storedRunExport, storeRunExport } from '../../../store/runs/exports.ts';
 import { EXPORT_LINK_LIFETIME_SECONDS, verifyExportToken } from '../../../store/runs/exportLinks.ts';
 import { allRunEvents, getRun, type RunView } from '../../../store/runs/runs.ts';
 import type { AppDeps } from '../../context.ts';
@@ -25,27 +26,35 @@ async function linkedRun(deps: AppDeps, token: string): Promise<RunView> {
   return run;
 }
 
-/** The ZIP's bytes: manifest, world, metrics, comparison, findings, cost report and the stored trace. */
-async function exportZip(deps: AppDeps, run: RunView): Promise<Buffer> {
-  const loaded = await runResults(deps, run);
-  const events = await allRunEvents(deps.db, run.run_id);
-  // The stored trace goes back onto replication 0 of each variant, so eventTrace sees what the run kept.
-  const withTrace = loaded.results.map((result) =>
-    result.replication_index === 0 ? { ...result, trace: events.filter((event) => event.variant_id === result.variant_id) } : result,
-  );
-  const summaries = summarize(loaded.world, loaded.results);
-  const comparison = compare(loaded.world, loaded.results);
-  const costs = costReport(loaded.world, loaded.results);
-  const files = buildExportFiles({
-    manifest: manifestOf(run, loaded),
-    world: loaded.world,
-    summaries,
-    comparison,
-    findings: findings(loaded.world, summaries, comparison, costs),
-    cost_report: costs,
-    trace: eventTrace(loaded.world, withTrace),
-  });
-  return Buffer.from(zipExport(files));
+/** Builds in flight in this process, by run: concurrent first downloads of a run share one build. */
+const building = new Map<string, Promise<StoredRunExport>>();
+
+/**
+ * The run's ZIP (manifest, world, metrics, comparison, findings, cost report and the stored trace): the stored one, or
+ * built once on the compute pool as the run's organization's work and stored for every later download, on any process.
+ */
+async function runExport(deps: AppDeps, run: RunView): Promise<StoredRunExport> {
+  const stored = await storedRunExport(deps.db, run.run_id, run.org_id);
+  if (stored) return stored;
+  let build = building.get(run.run_id);
+  if (!build) {
+    build = (async () => {
+      const loaded = await runResults(deps, run);
+      const events = await allRunEvents(deps.db, run.run_id);
+      const archive = await buildRunExportOnPool(
+        { manifest: manifestOf(run, loaded), world: loaded.world, results: loaded.results, events },
+        { org_id: run.org_id },
+      );
+      return storeRunExport(deps.db, { run_id: run.run_id, org_id: run.org_id, archive });
+    })().finally(() => building.delete(run.run_id));
+    building.set(run.run_id, build);
+  }
+  return build;
+}
+
+/** Streams an archive in 64 KiB pieces. */
+function* chunks(bytes: Buffer): Generator<Buffer> {
+  for (let offset = 0; offset < bytes.byteLength; offset += 65_536) yield bytes.subarray(offset, offset + 65_536);
 }
 
 export function downloadRunExportRoute(deps: AppDeps): RouteDef {
@@ -67,12 +76,15 @@ export function downloadRunExportRoute(deps: AppDeps): RouteDef {
     handler: async (ctx, input) => {
       const run = await linkedRun(deps, input.params.token ?? '');
       requireResults(run);
-      const zip = await exportZip(deps, run);
+      const archive = await runExport(deps, run);
       ctx.status = 200;
       ctx.type = 'application/zip';
       ctx.set('Content-Disposition', `attachment; filename="crucible-${run.run_id}.zip"`);
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = zip;
+      ctx.set('ETag', `"${archive.sha256}"`);
+      ctx.length = archive.archive.byteLength;
+      // Streamed in chunks from the stored bytes: the socket's backpressure paces a slow client.
+      ctx.body = Readable.from(chunks(archive.archive));
     },
   });
 }
