@@ -2,7 +2,7 @@
 // from React Aria Components (labels, keyboard focus, announcements).
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { Button, FieldError, Input, Label, TextArea, TextField } from 'react-aria-components';
-import { ApiError, type Credits, type Features, type Me, api } from './api.ts';
+import { type AddCreditsAdvice, ApiError, type Credits, type Features, type Me, api } from './api.ts';
 import { TechnicalDetails } from './technical.tsx';
 
 // ---------- a small history router: the server answers every non-API path with index.html ----------
@@ -58,7 +58,6 @@ const FIRST_STEP: Record<string, string> = {
   FORBIDDEN: 'Your role in this organization does not allow this. Ask an owner or admin.',
   NOT_FOUND: 'This item does not exist, or it belongs to another organization.',
   VALIDATION_FAILED: 'Something in what you entered needs correcting; see the notes below.',
-  INSUFFICIENT_CREDITS: 'Your organization does not have enough credits for this. Add credits on the Billing page or ask an admin.',
   APPROVAL_REQUIRED: 'This needs an explicit approval first. Approve it on the plan, then try again.',
   CONFLICT: 'This cannot be done in the item’s current state. Reload the page to see where it stands.',
   QUOTA_EXCEEDED: 'Your organization reached a limit for this. Ask an admin.',
@@ -110,9 +109,57 @@ export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.envelope.message;
   return error instanceof Error ? error.message : String(error);
 }
+/** The way to get credits the API named with an INSUFFICIENT_CREDITS answer, when it named one. */
+export function addCreditsOf(envelope: { code: string; details: unknown } | null): AddCreditsAdvice | null {
+  if (envelope?.code !== 'INSUFFICIENT_CREDITS' || !envelope.details || typeof envelope.details !== 'object') return null;
+  const advice = (envelope.details as { add_credits?: AddCreditsAdvice }).add_credits;
+  return advice && typeof advice.way === 'string' ? advice : null;
+}
+
+/** "Not enough credits": how many there are and are needed, then the way to get credits on this deployment. */
+function NotEnoughCredits({ envelope, advice }: { envelope: { message: string; details: unknown; request_id: string }; advice: AddCreditsAdvice }) {
+  const numbers = envelope.details as { available_credits?: number; needed_credits?: number };
+  return (
+    <div className="error" role="alert">
+      <p className="error-message">
+        Your organization does not have enough credits for this
+        {typeof numbers.needed_credits === 'number'
+          ? `: it has ${formatNumber(numbers.available_credits ?? 0)} available and this needs ${formatNumber(numbers.needed_credits)}.`
+          : '.'}
+      </p>
+      <AddCreditsWay advice={advice} />
+      <TechnicalDetails summary="Technical details of this error">
+        <p>{envelope.message}</p>
+        <p>INSUFFICIENT_CREDITS{envelope.request_id ? ` · request ${envelope.request_id}` : ''}</p>
+      </TechnicalDetails>
+    </div>
+  );
+}
+
+/** How to get credits here: the Billing page, a sponsor code, the command for the owner of a local service, or whom to ask. */
+export function AddCreditsWay({ advice }: { advice: AddCreditsAdvice }) {
+  if (advice.way === 'operator_command' && advice.command) {
+    return (
+      <div className="add-credits" data-testid="add-credits">
+        <p>This service runs on your computer. To add credits, run this command in its folder (where you started it with npm start):</p>
+        <pre>{advice.command}</pre>
+        <CopyButton text={advice.command} label="Copy the command" />
+      </div>
+    );
+  }
+  return (
+    <p className="add-credits" data-testid="add-credits">
+      {advice.sentence} {advice.way === 'billing' && <Link to="/billing">Open the Billing page</Link>}
+      {advice.way === 'sponsor_code' && <Link to="/sponsor">Open the Sponsor page</Link>}
+    </p>
+  );
+}
+
 export function ErrorBanner({ error }: { error: unknown }) {
   if (!error) return null;
   const envelope = error instanceof ApiError ? error.envelope : null;
+  const advice = addCreditsOf(envelope);
+  if (envelope && advice) return <NotEnoughCredits envelope={envelope} advice={advice} />;
   const details = envelope && Array.isArray(envelope.details) ? envelope.details : [];
   const message = errorMessage(error);
   const first = envelope ? FIRST_STEP[envelope.code] : undefined;
@@ -362,9 +409,18 @@ export function CreditBalance({ org_id }: { org_id: string }) {
   }, []);
   const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id, path, changes]);
   if (!credits.value) return null;
+  const empty = credits.value.available_credits === 0;
+  const way = credits.value.add_credits.way;
   return (
-    <Link to="/settings" className="credits">
-      <span data-testid="header-credits">{formatNumber(credits.value.available_credits)}</span> credits available
-    </Link>
+    <span className="credits">
+      <Link to="/settings">
+        <span data-testid="header-credits">{formatNumber(credits.value.available_credits)}</span> credits available
+      </Link>
+      {empty && (
+        <Link to={way === 'billing' ? '/billing' : way === 'sponsor_code' ? '/sponsor' : '/settings'} className="add-credits-link">
+          {way === 'billing' ? 'Buy credits' : way === 'sponsor_code' ? 'Redeem a sponsor code' : 'How to add credits'}
+        </Link>
+      )}
+    </span>
   );
 }

@@ -3,7 +3,21 @@
 import { useState } from 'react';
 import { Checkbox, CheckboxGroup, Dialog, Heading, Label, Modal } from 'react-aria-components';
 import { type ApiToken, type Credits, type LedgerEntry, type Member, type NewApiToken, type Page, type ProviderKey, api } from '../api.ts';
-import { Action, Choice, CopyButton, ErrorBanner, Field, Pager, Status, formatDate, formatNumber, useAction, useLoad, useSession } from '../ui.tsx';
+import {
+  Action,
+  AddCreditsWay,
+  Choice,
+  CopyButton,
+  ErrorBanner,
+  Field,
+  Pager,
+  Status,
+  formatDate,
+  formatNumber,
+  useAction,
+  useLoad,
+  useSession,
+} from '../ui.tsx';
 
 const LEDGER_PAGE_LIMIT = 20;
 
@@ -299,6 +313,12 @@ function CreditsPanel() {
           </div>
         </dl>
       )}
+      {credits.value && (
+        <>
+          <h3>Adding credits</h3>
+          <AddCreditsWay advice={credits.value.add_credits} />
+        </>
+      )}
       <h3>Ledger</h3>
       <div className="table-wrap">
         <table>
@@ -317,6 +337,7 @@ function CreditsPanel() {
                 <td>{formatDate(e.created_at)}</td>
                 <td>
                   {LEDGER_KINDS[e.kind] ?? e.kind.replaceAll('_', ' ')}
+                  {(e.kind === 'grant' || e.kind === 'adjustment') && e.reason && <span className="muted small">: {e.reason}</span>}
                   {e.status !== 'posted' && <span className="muted small"> ({e.status})</span>}
                 </td>
                 <td>{e.subject ? (SUBJECTS[e.subject.kind] ?? 'a job') : '—'}</td>
