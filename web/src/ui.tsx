@@ -417,10 +417,85 @@ export function CreditBalance({ org_id }: { org_id: string }) {
         <span data-testid="header-credits">{formatNumber(credits.value.available_credits)}</span> credits available
       </Link>
       {empty && (
-        <Link to={way === 'billing' ? '/billing' : way === 'sponsor_code' ? '/sponsor' : '/settings'} className="add-credits-link">
+        <Link to={way === 'billing' ? '/billing' : way === 'sponsor_code' ? '/sponsor' : '/settings#credits'} className="add-credits-link">
           {way === 'billing' ? 'Buy credits' : way === 'sponsor_code' ? 'Redeem a sponsor code' : 'How to add credits'}
         </Link>
       )}
     </span>
+  );
+}
+
+// ---------- the breadcrumb: the project's title and the step, for every page inside a project ----------
+type Crumbs = { project_id: string; step: string; middle?: { text: string; to: string } } | null;
+const projectTitles = new Map<string, string>();
+
+/** The project and the step a path shows; pages of a job or a world read their project from the API. */
+async function crumbsOf(path: string): Promise<Crumbs> {
+  const at = (pattern: RegExp) => pattern.exec(path)?.slice(1) as string[] | undefined;
+  const inProject = at(/^\/projects\/([^/]+)(?:\/(drafts|plans|worlds)\/[^/]+)?$/);
+  if (inProject) {
+    const steps: Record<string, string> = { drafts: 'Intake draft', plans: 'Evaluation plan', worlds: 'New world' };
+    return { project_id: inProject[0]!, step: inProject[1] ? steps[inProject[1]]! : '' };
+  }
+  const review = at(/^\/reviews\/([^/]+)$/)?.[0];
+  if (review) {
+    const r = await api<{ project_id: string; plan_id: string }>('GET', `/v1/reviews/${review}`);
+    return {
+      project_id: r.project_id,
+      step: 'Concept and evidence review',
+      middle: { text: 'Evaluation plan', to: `/projects/${r.project_id}/plans/${r.plan_id}` },
+    };
+  }
+  const run = at(/^\/runs\/([^/]+)$/)?.[0];
+  if (run) {
+    const r = await api<{ project_id: string; world_revision_id: string }>('GET', `/v1/runs/${run}`);
+    const world = await api<{ name: string }>('GET', `/v1/world-revisions/${r.world_revision_id}`);
+    return { project_id: r.project_id, step: 'Simulation run', middle: { text: `World: ${world.name}`, to: `/world-revisions/${r.world_revision_id}` } };
+  }
+  const revision = at(/^\/world-revisions\/([^/]+)$/)?.[0];
+  if (revision) {
+    const w = await api<{ project_id: string; name: string }>('GET', `/v1/world-revisions/${revision}`);
+    return { project_id: w.project_id, step: `World: ${w.name}` };
+  }
+  const session = at(/^\/authoring-sessions\/([^/]+)$/)?.[0];
+  if (session) {
+    const s = await api<{ project_id: string }>('GET', `/v1/authoring-sessions/${session}`);
+    return { project_id: s.project_id, step: 'Authoring session' };
+  }
+  return null;
+}
+
+async function projectTitle(project_id: string): Promise<string> {
+  const known = projectTitles.get(project_id);
+  if (known !== undefined) return known;
+  const project = await api<{ title: string }>('GET', `/v1/projects/${project_id}`);
+  projectTitles.set(project_id, project.title);
+  return project.title;
+}
+
+/** "Projects / <the project's title> / <the step>" above every page inside a project (the last part is the page itself). */
+export function Breadcrumb() {
+  const { path } = useLocation();
+  const crumbs = useLoad(async () => {
+    const found = await crumbsOf(path);
+    return found ? { ...found, title: await projectTitle(found.project_id) } : null;
+  }, [path]);
+  const c = crumbs.value;
+  if (!c) return null;
+  return (
+    <nav aria-label="Breadcrumb" className="breadcrumb" data-testid="breadcrumb">
+      <ol>
+        <li>
+          <Link to="/">Projects</Link>
+        </li>
+        <li aria-current={c.step ? undefined : 'page'}>{c.step ? <Link to={`/projects/${c.project_id}`}>{c.title}</Link> : c.title}</li>
+        {c.middle && (
+          <li>
+            <Link to={c.middle.to}>{c.middle.text}</Link>
+          </li>
+        )}
+        {c.step && <li aria-current="page">{c.step}</li>}
+      </ol>
+    </nav>
   );
 }

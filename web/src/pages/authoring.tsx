@@ -726,9 +726,6 @@ export function AuthoringSessionPage({ session_id }: { session_id: string }) {
   const checkpoint = s?.checkpoint ?? null;
   return (
     <>
-      <p className="crumbs">
-        <Link to="/">Projects</Link> / {s && <Link to={`/projects/${s.project_id}`}>Project</Link>} /
-      </p>
       <h1>Authoring session</h1>
       <p className="muted">
         The service prepares a model of your care pathway with you: it asks for every number it cannot source, and nothing runs until you approve and start a

@@ -18,7 +18,7 @@ import {
   api,
 } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, Link, Pager, formatDate, inSentence, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
+import { Action, Pager, formatDate, inSentence, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 import {
   FEW_REPETITIONS,
   type World,
@@ -337,12 +337,6 @@ export default function RunPage({ run_id }: { run_id: string }) {
   });
   return (
     <>
-      {r && (
-        <p className="crumbs">
-          <Link to="/">Projects</Link> / <Link to={`/projects/${r.project_id}`}>Project</Link> /{' '}
-          <Link to={`/world-revisions/${r.world_revision_id}`}>World</Link> /
-        </p>
-      )}
       <h1>{world ? `Simulation: ${world.name}` : 'Simulation'}</h1>
       <PlainError error={run.error ?? cancel.error ?? revision.error} />
       {r && <Progress run={r} variants={world?.variants.length ?? 0} />}

@@ -1,6 +1,6 @@
 // Settings (spec: Authentication): API tokens (the secret shown once, in its creation dialog only), organization
 // members and roles, provider keys for admins, credits and the ledger.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Checkbox, CheckboxGroup, Dialog, Heading, Label, Modal } from 'react-aria-components';
 import { type ApiToken, type Credits, type LedgerEntry, type Member, type NewApiToken, type Page, type ProviderKey, api } from '../api.ts';
 import {
@@ -296,6 +296,11 @@ function CreditsPanel() {
   const [offset, setOffset] = useState(0);
   const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id]);
   const ledger = useLoad(() => api<Page<LedgerEntry>>('GET', `/v1/orgs/${org_id}/ledger`, { query: { offset, limit: LEDGER_PAGE_LIMIT } }), [org_id, offset]);
+  // the header's "How to add credits" opens this section
+  const loaded = credits.value !== undefined;
+  useEffect(() => {
+    if (loaded && location.hash === '#credits') document.getElementById('credits-heading')?.scrollIntoView();
+  }, [loaded]);
   return (
     <section aria-labelledby="credits-heading">
       <h2 id="credits-heading">Credits</h2>
