@@ -84,7 +84,7 @@ export function projectSteps(project: Project, o: Overview): Step[] {
       name: 'Material',
       // an intake confirmed without material (imported from the person's own assistant) needs none
       state: o.sources > 0 || o.intakes > 0 ? 'done' : 'current',
-      said: o.sources > 0 ? `${plural(o.sources, 'source')} accepted` : o.intakes > 0 ? 'None needed: the intake was entered directly' : 'Nothing added yet',
+      said: o.sources > 0 ? `${plural(o.sources, 'source')} accepted` : o.intakes > 0 ? 'None needed (the intake was entered directly)' : 'Nothing added yet',
       next: { text: 'Paste the text of your idea or upload a file', to: '#material-heading' },
     },
     {
