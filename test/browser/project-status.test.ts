@@ -99,6 +99,12 @@ describe('the project page', () => {
     await page.getByText('Every step the plan recommends is done.').waitFor();
     await expect(steps.getByTestId('step-failed').count()).resolves.toBe(0);
     await screenshot(page, 'project-review-done-after-try-again');
+
+    // the plan page too names the project and the step, and no "Projects / Project /" trail shows
+    await page.goto(`${service.url}/projects/${project_id}/plans/${plan_id}`);
+    await page.getByTestId('decision').first().waitFor();
+    await expect(page.getByTestId('breadcrumb').textContent()).resolves.toBe('ProjectsFalls clinic waiting listEvaluation plan');
+    await expect(page.getByText(/Projects \/ Project \//).isVisible()).resolves.toBe(false);
   });
 
   it('tells an organization with no credits how to add them on this service', async () => {
