@@ -17,8 +17,9 @@ import {
   TERMINAL_RUN,
   api,
 } from '../api.ts';
+import { failureSentence } from '../../../domain/failureWords.ts';
 import { TechnicalDetails } from '../technical.tsx';
-import { Action, Pager, formatDate, inSentence, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
+import { Action, Link, Pager, formatDate, inSentence, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 import {
   FEW_REPETITIONS,
   type World,
@@ -345,7 +346,12 @@ export default function RunPage({ run_id }: { run_id: string }) {
           Cancel the run
         </Action>
       )}
-      {r?.error && <p className="error">The run failed: {plainText(r.error.message, world ?? null)}</p>}
+      {r?.error && (
+        <p className="error">
+          The run failed: {inSentence(failureSentence(r.error.code) ?? plainText(r.error.message, world ?? null))}{' '}
+          {r.status === 'failed' && <Link to={`/projects/${r.project_id}`}>Back to the project to try again</Link>}
+        </p>
+      )}
       {r?.results_available && <Results run_id={run_id} world={world} />}
       {r && (
         <TechnicalDetails>
