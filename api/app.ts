@@ -2,6 +2,7 @@
 import Koa, { type Context, type Next } from 'koa';
 import { ServiceError, isServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import { withAddCredits } from './addCredits.ts';
 import type { AppDeps, State } from './context.ts';
 import type { RouteDef } from './registry.ts';
 import { buildRouter, indexedRoutes, withPolling } from './router.ts';
@@ -77,7 +78,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
         // Nothing can reach the client; Koa sends nothing for a destroyed socket.
         ctx.body = null;
       } else if (isServiceError(error)) {
-        envelope(ctx, error);
+        envelope(ctx, await withAddCredits(deps, ctx.state as State, error));
         if (error.code === 'INTERNAL') deps.logger.error({ request_id, err: error }, 'invariant failure');
       } else {
         deps.logger.error({ request_id, err: error }, 'unhandled error');

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { type Db, openDatabase } from '../store/db.ts';
 import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './config.ts';
 import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';
+import { firstStart } from './firstStart.ts';
 import { startService } from './service.ts';
 import { applyV8Flags } from './v8Flags.ts';
 import { findTemporalServer, startTemporalServer, temporalDatabases, TEMPORAL_SERVER_VERSION } from './temporalServer.ts';
@@ -48,10 +49,9 @@ function waitForSignal(): Promise<string> {
   });
 }
 
-async function firstStart(config: Config, db: Db): Promise<void> {
-  const row = await db.one<{ n: number }>('select count(*)::int as n from users');
-  if ((row?.n ?? 0) > 0) return;
-  const result = await runOperator(db, { command: 'bootstrap', flags: { email: 'admin@localhost.localdomain', org: 'My organization' } });
+async function announceFirstStart(config: Config, db: Db): Promise<void> {
+  const result = await firstStart(db, config);
+  if (!result) return;
   say('');
   say('First start: created a user and an organization. Sign in with (shown once):');
   say(`  email:    ${result.email}`);
@@ -59,6 +59,7 @@ async function firstStart(config: Config, db: Db): Promise<void> {
   say(`  org_id:   ${result.org_id}`);
   say(`  curl -s -X POST ${config.public_url ?? `http://127.0.0.1:${config.port}`}/v1/auth/sessions -H 'content-type: application/json' \\`);
   say(`       -d '{"email":"${result.email}","password":"<the password above>"}'`);
+  if (result.welcome_credits > 0) say(`  welcome credits: ${result.welcome_credits} (CRUCIBLE_WELCOME_CREDITS; 0 turns them off)`);
   say('');
 }
 
@@ -91,7 +92,7 @@ async function temporalServerCommand(config: Config, flags: Record<string, strin
 async function startCommand(config: Config, logger: Logger): Promise<number> {
   const local = ensureLocalSecrets(config, say);
   const service = await startService({ config: local, logger, mode: 'all', operator_socket: true, say });
-  await firstStart(local, service.db);
+  await announceFirstStart(local, service.db);
   say(`Crucible is running.`);
   say(`  API:         ${service.api_url}   (health: ${service.api_url}/v1/health)`);
   say(`  Temporal UI: ${service.ui_url ?? `(external Temporal at ${service.temporal_address})`}`);

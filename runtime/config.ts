@@ -14,6 +14,7 @@ import {
   providerModelEnv,
 } from '../domain/ai/providers.ts';
 import type { SignInLimits } from '../domain/accounts/rules.ts';
+import { CREDITS_MAX } from '../domain/credits/rules.ts';
 
 export type HostedProvider = HostedAiProvider;
 export type { SignInLimits };
@@ -66,6 +67,11 @@ export type Config = {
   run_wall_clock_limit_seconds: number;
   /** spec: Limits — the AI preparation limit of a whole authoring session (a create may ask for less, never more) */
   authoring_ai_limits: { calls_max: number; tokens_max: number; ai_iterations_max: number; wall_seconds_max: number };
+  /**
+   * credits the first organization gets on the first start (0: none); default 500 on the embedded default, 0 with
+   * DATABASE_URL unless set (docs/decisions.md "Welcome credits")
+   */
+  welcome_credits: number;
   /** an authoring session that waits this long for answers, revise or approve ends expired */
   authoring_wait_seconds_max: number;
   /** steps (drafts, answers, revisions) one authoring workflow run takes before it continues as new */
@@ -73,6 +79,13 @@ export type Config = {
   /** how long an answers/revise/approve call waits for a worker to accept the step before it answers 503 */
   authoring_update_accept_seconds: number;
 };
+
+/**
+ * The welcome grant of the embedded default: at the default price of 1 credit per 1,000 tokens it covers, even at their
+ * upper-bound reservations, a review (223), three or four intake drafts of a few pages (about 25 to 40 each) and several
+ * small runs (a few credits each) (docs/decisions.md "Welcome credits").
+ */
+export const WELCOME_CREDITS_DEFAULT = 500;
 
 /** The task queue of the deployment's workers unless CRUCIBLE_TASK_QUEUE names another. */
 export const DEFAULT_TASK_QUEUE = 'crucible';
@@ -234,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
       ai_iterations_max: int(env, 'CRUCIBLE_AUTHORING_AI_ITERATIONS_MAX', 20, 0, 10_000, problems),
       wall_seconds_max: int(env, 'CRUCIBLE_AUTHORING_AI_WALL_SECONDS_MAX', 1_800, 0, 86_400, problems),
     },
+    welcome_credits: int(env, 'CRUCIBLE_WELCOME_CREDITS', databaseUrl ? 0 : WELCOME_CREDITS_DEFAULT, 0, CREDITS_MAX, problems),
     authoring_wait_seconds_max: int(env, 'CRUCIBLE_AUTHORING_WAIT_SECONDS_MAX', 7 * 24 * 3600, 1, 90 * 24 * 3600, problems),
     authoring_steps_per_run_max: int(env, 'CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX', 25, 1, 1_000, problems),
     authoring_update_accept_seconds: int(env, 'CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS', 20, 1, 100, problems),

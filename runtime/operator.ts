@@ -7,7 +7,7 @@ import { checkPassword, isRole, normalizeEmail, trimmedName } from '../domain/ac
 import { ServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { addMember, createOrganization, createUser, findOrganization, findOrganizationByName, findUserByEmail } from '../store/accounts/accounts.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Tx } from '../store/db.ts';
 import { BILLING_OPERATOR_COMMANDS } from './operator-billing.ts';
 import { flag, type OperatorArgs, type OperatorCommand, type OperatorCommands } from './operator-command.ts';
 import { CREDIT_OPERATOR_COMMANDS } from './operator-credits.ts';
@@ -56,26 +56,24 @@ export const OPERATOR_COMMANDS: OperatorCommands = {
     async run(db, args) {
       const email = normalizeEmail(flag(args, 'email'));
       const orgName = trimmedName(flag(args, 'org'), 'org');
-      return db.transaction(async (tx) => {
-        let password: string | undefined;
-        let user_id = (await findUserByEmail(tx, email))?.id;
-        if (!user_id) {
-          password = generatePassword();
-          user_id = (await createUser(tx, email, password)).id;
-        }
-        let org = await findOrganizationByName(tx, orgName);
-        if (!org) org = await createOrganization(tx, orgName, user_id);
-        else
-          await tx.query(`insert into memberships (id, org_id, user_id, role) values (?, ?, ?, 'owner') on conflict do nothing`, [
-            newId('mem'),
-            org.id,
-            user_id,
-          ]);
-        return { user_id, email, ...(password ? { password } : {}), org_id: org.id };
-      });
+      return db.transaction((tx) => bootstrap(tx, email, orgName));
     },
   },
 };
+
+/** The user (with a generated password when new) and the organization they own: whatever is missing, in the caller's transaction. */
+export async function bootstrap(tx: Tx, email: string, orgName: string): Promise<{ user_id: string; email: string; password?: string; org_id: string }> {
+  let password: string | undefined;
+  let user_id = (await findUserByEmail(tx, email))?.id;
+  if (!user_id) {
+    password = generatePassword();
+    user_id = (await createUser(tx, email, password)).id;
+  }
+  let org = await findOrganizationByName(tx, orgName);
+  if (!org) org = await createOrganization(tx, orgName, user_id);
+  else await tx.query(`insert into memberships (id, org_id, user_id, role) values (?, ?, ?, 'owner') on conflict do nothing`, [newId('mem'), org.id, user_id]);
+  return { user_id, email, ...(password ? { password } : {}), org_id: org.id };
+}
 
 /** Later issues add operator commands here the same way. */
 export function registerOperatorCommand(name: string, usage: string, run: OperatorCommand): void {

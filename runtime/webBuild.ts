@@ -19,6 +19,7 @@ const SOURCES = [
   '../domain/simulation/problemWords.ts',
   '../domain/simulation/words.ts',
   '../domain/sentences.ts',
+  '../domain/failureWords.ts',
 ];
 
 function newestMtime(path: string): number {

@@ -15,6 +15,7 @@ import { type EvidenceJudgement, REVIEW_JUDGE_SCHEMA_NAME, REVIEW_JUDGE_TASK } f
 import { DRAFT_OUTPUT_TOKENS_MAX, JUDGE_OUTPUT_TOKENS_MAX } from '../domain/review/limits.ts';
 import type { Judgement } from '../domain/review/verify.ts';
 import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
+import { LITERATURE_UNREACHABLE_SENTENCE } from '../domain/failureWords.ts';
 import { failureOf, type JobFailure } from './common.ts';
 import { type Meter, type MeteredOutcome, meteredWork } from './credits.ts';
 
@@ -31,7 +32,7 @@ function reviewFailure(error: unknown): JobFailure {
   if (failure.code !== 'LiteratureUnavailable') return failure;
   return {
     code: 'LITERATURE_UNAVAILABLE',
-    message: `Europe PMC could not be reached after ${LITERATURE_ATTEMPTS_MAX} attempts (${failure.message}); nothing was charged; start a new review later`,
+    message: `${LITERATURE_UNREACHABLE_SENTENCE} Start a new review when it is back. Last of ${LITERATURE_ATTEMPTS_MAX} attempts: ${failure.message}`,
   };
 }
 

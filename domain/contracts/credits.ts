@@ -1,5 +1,6 @@
 // Credit bodies (spec: Credit ledger): an organization's balances per source and its ledger entries.
 import { Type } from 'typebox';
+import { ADD_CREDITS_WAYS } from '../credits/addCredits.ts';
 import { SUBJECT_KINDS, TRANSFER_KINDS, TRANSFER_STATUSES } from '../credits/rules.ts';
 import { Credits, CREDITS_MAX, Id, LiteralUnion, Timestamp } from './common.ts';
 
@@ -19,12 +20,22 @@ export const CreditSource = Type.Object(
   { title: 'CreditSource' },
 );
 
+export const AddCreditsAdvice = Type.Object(
+  {
+    way: LiteralUnion(ADD_CREDITS_WAYS),
+    sentence: Type.String({ description: 'what to do to get credits on this deployment, in words a person reads as is' }),
+    command: Type.Union([Type.String(), Type.Null()], { description: 'the operator command, for the owner of a local service; null otherwise' }),
+  },
+  { title: 'AddCreditsAdvice', description: 'how this organization gets more credits on this deployment (docs/credits.md "Adding credits")' },
+);
+
 export const OrganizationCredits = Type.Object(
   {
     org_id: Id('org'),
     available_credits: CreditsNamed('spendable now: sponsored balances of running programs plus own credits'),
     reserved_credits: CreditsNamed('held by reservations of unfinished work'),
     sources: Type.Array(CreditSource, { description: 'in funding order: sponsored (program ending soonest first), then own' }),
+    add_credits: AddCreditsAdvice,
   },
   { title: 'OrganizationCredits' },
 );

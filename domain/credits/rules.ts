@@ -66,11 +66,15 @@ export function checkSubject(subject: Subject | null | undefined): Subject | nul
   return subject;
 }
 
-export function insufficientCredits(available_credits: number, needed_credits: number, what = 'the organization'): ServiceError {
+/**
+ * 402 INSUFFICIENT_CREDITS naming available and needed. With `org_id` (an organization's own spending) the API puts the
+ * way to get credits on this deployment in place of the generic advice (domain/credits/addCredits.ts).
+ */
+export function insufficientCredits(available_credits: number, needed_credits: number, what = 'the organization', org_id?: string): ServiceError {
   return new ServiceError(
     'INSUFFICIENT_CREDITS',
     `Not enough credits: ${what} has ${available_credits} available and this needs ${needed_credits}. Add credits or lower the amount.`,
-    { available_credits, needed_credits },
+    org_id ? { available_credits, needed_credits, org_id } : { available_credits, needed_credits },
   );
 }
 

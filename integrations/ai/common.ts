@@ -130,7 +130,7 @@ export function failureForStatus(
     const seconds = retryAfterSeconds(headers);
     return ApplicationFailure.create({
       type: AI_FAILURE_TYPES.unavailable,
-      message: `${provider} is unavailable (${status}${status === 429 ? ', rate limited' : ''}); the call will be retried${said ? `: ${said}` : ''}`,
+      message: `${provider} is unavailable (${status}${status === 429 ? ', rate limited' : ''})${said ? `: ${said}` : ''}`,
       nonRetryable: false,
       details: [details],
       ...(seconds !== undefined ? { nextRetryDelay: seconds * 1000 } : {}),
@@ -145,7 +145,7 @@ export function failureForTransport(provider: HostedAiProvider, cause: unknown, 
   const message = cause instanceof Error ? cause.message : String(cause);
   return ApplicationFailure.create({
     type: AI_FAILURE_TYPES.unavailable,
-    message: `${provider} could not be reached (${name}); the call will be retried: ${redactKey(message, api_key).slice(0, 300)}`,
+    message: `${provider} could not be reached (${name}): ${redactKey(message, api_key).slice(0, 300)}`,
     nonRetryable: false,
     details: [{ provider, status: null }],
   });

@@ -62,13 +62,13 @@ async function get(url: string, timeout_ms: number, abort_signal: AbortSignal | 
       name === 'TimeoutError'
         ? `no reply within ${timeout_ms} ms`
         : `${name}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`;
-    throw unavailable(`Europe PMC could not be reached (${reason}); the step will be retried`, { status: null });
+    throw unavailable(`Europe PMC could not be reached (${reason})`, { status: null });
   }
 }
 
 function failureForStatus(status: number, what: string): ApplicationFailure {
   if (status === 429 || status === 408 || status >= 500) {
-    return unavailable(`Europe PMC is unavailable (${status}) for the ${what}; the step will be retried`, { status });
+    return unavailable(`Europe PMC is unavailable (${status}) for the ${what}`, { status });
   }
   return rejected(`Europe PMC refused the ${what} (${status})`, { status });
 }
@@ -107,10 +107,10 @@ export async function searchLiterature(input: SearchLiteratureInput): Promise<Li
     parsed = JSON.parse(body) as SearchResponse;
   } catch {
     // A maintenance page served with 200 is a transient outage, not a bad query.
-    throw unavailable('Europe PMC answered the search with something other than JSON; the step will be retried', { status: response.status });
+    throw unavailable('Europe PMC answered the search with something other than JSON', { status: response.status });
   }
   const results = parsed.resultList?.result;
-  if (!Array.isArray(results)) throw unavailable('Europe PMC answered the search without a result list; the step will be retried', { status: response.status });
+  if (!Array.isArray(results)) throw unavailable('Europe PMC answered the search without a result list', { status: response.status });
   const seen = new Set<string>();
   const records: LiteratureRecord[] = [];
   for (const raw of results.slice(0, input.limit)) {

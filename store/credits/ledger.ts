@@ -518,7 +518,7 @@ export async function reserve(
       spendable_credits: spendable(a),
     }));
   const plan = planDraw(sources, amount, Date.now());
-  if (!plan.ok) throw insufficientCredits(plan.available_credits, amount);
+  if (!plan.ok) throw insufficientCredits(plan.available_credits, amount, undefined, input.org_id);
   const legs: Leg[] = plan.draws.map((draw, index) => ({
     leg_no: index + 1,
     debit_account_id: draw.account_id,
@@ -712,7 +712,7 @@ export async function release(tx: Tx, input: { transfer_id: string; reservation_
 
 /** Balances as the API returns them (domain/contracts/credits.ts). */
 export type CreditSource = Static<typeof CreditSourceBody>;
-export type CreditBalances = Static<typeof OrganizationCredits>;
+export type CreditBalances = Omit<Static<typeof OrganizationCredits>, 'add_credits'>;
 
 /** Available (spendable now) and reserved credits, in total and per source, in funding order. */
 export async function balances(tx: Tx, org_id: string, now_ms = Date.now()): Promise<CreditBalances> {
@@ -753,7 +753,7 @@ export async function assertCanCover(db: Tx, org_id: string, credits_needed: num
   checkCredits(credits_needed, 'credits', 0);
   const current = await balances(db, org_id);
   const available_credits = Math.max(0, current.available_credits - held_credits);
-  if (available_credits < credits_needed) throw insufficientCredits(available_credits, credits_needed);
+  if (available_credits < credits_needed) throw insufficientCredits(available_credits, credits_needed, undefined, org_id);
   return current;
 }
 

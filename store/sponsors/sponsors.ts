@@ -322,3 +322,12 @@ export async function poolBalance(tx: Tx, program_id: string): Promise<number> {
   );
   return row ? int(row.n) : 0;
 }
+
+/** Whether any program is active inside its dates now: a sponsor code could be redeemed (the "add credits" advice). */
+export async function anyProgramOpen(tx: Tx, now: string = new Date().toISOString()): Promise<boolean> {
+  const row = await tx.one<{ open: boolean }>(
+    `select exists (select 1 from sponsor_programs where status = 'active' and starts_at <= ? and ends_at > ?) as open`,
+    [now, now],
+  );
+  return row?.open === true;
+}

@@ -1,5 +1,6 @@
 // `crucible-server start` on embedded defaults: serves health with database and Temporal ok, stops cleanly on SIGTERM
-// leaving nothing running, and a second start reuses the data and the cached Temporal binary.
+// leaving nothing running, and a second start reuses the data and the cached Temporal binary (and grants no second
+// welcome credits).
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +49,7 @@ describe('crucible-server start', () => {
     expect(first.output()).toContain('Temporal UI: http://127.0.0.1:');
     expect(first.output()).toContain(join(dataDir, 'pg'));
     const password = /password: (\S+)/.exec(first.output())![1]!;
+    expect(first.output()).toContain('welcome credits: 500');
     const health = await eventually(async () => {
       const response = await fetch(`${first.url}/v1/health`);
       const body = (await response.json()) as { checks: Record<string, { ok: boolean }> };
@@ -81,6 +83,15 @@ describe('crucible-server start', () => {
       body: JSON.stringify({ email: 'admin@localhost.localdomain', password }),
     });
     expect(signIn.status).toBe(201);
+    // the first organization's welcome credits were granted once: the second start granted nothing more
+    const token = ((await signIn.json()) as { token: string }).token;
+    const headers = { authorization: `Bearer ${token}` };
+    const me = (await (await fetch(`${second.url}/v1/me`, { headers })).json()) as { memberships: { org_id: string }[] };
+    const org_id = me.memberships[0]!.org_id;
+    const ledger = (await (await fetch(`${second.url}/v1/orgs/${org_id}/ledger`, { headers })).json()) as { data: unknown[] };
+    expect(ledger.data).toEqual([expect.objectContaining({ kind: 'grant', credits: 500, reason: 'welcome credits' })]);
+    const credits = (await (await fetch(`${second.url}/v1/orgs/${org_id}/credits`, { headers })).json()) as { available_credits: number };
+    expect(credits.available_credits).toBe(500);
     expect(await stop(second)).toBe(0);
     expect(devServersFor(dataDir)).toBe('');
   }, 300_000);

@@ -250,6 +250,11 @@ describe('concept reviews', () => {
       const done = await finished(started.body.id);
       expect(done.status).toBe('failed');
       expect(done.failure.code).toBe('LITERATURE_UNAVAILABLE');
+      // the app's own sentence first; after the last attempt nothing promises a retry
+      expect(done.failure.message).toMatch(
+        /^The literature service can't be reached from this server\. Nothing was charged\. Start a new review when it is back\. Last of 4 attempts: Europe PMC is unavailable \(503\)/,
+      );
+      expect(done.failure.message).not.toMatch(/retried/);
       expect(done.review).toBeNull();
       expect(done.credits_used).toBe(0);
       expect(await balances(service.db, owner.org_id)).toEqual(before);

@@ -113,6 +113,7 @@ export type ApiToken = Item<ListApiTokensResponses[200]>;
 export type NewApiToken = CreateApiTokenResponses[201];
 export type ProviderKey = Item<ListProviderKeysResponses[200]>;
 export type Credits = GetOrganizationCreditsResponses[200];
+export type AddCreditsAdvice = Credits['add_credits'];
 export type LedgerEntry = Item<ListOrganizationLedgerResponses[200]>;
 export type Project = GetProjectResponses[200];
 export type Source = GetIntakeSourceResponses[200];

@@ -5,7 +5,7 @@ import { Form } from 'react-aria-components';
 import { ApiError, type Features, type Me, api } from './api.ts';
 import { IntakeCorrectionPage, IntakeRevisionPage } from './pages/intake.tsx';
 import { DraftPage, PlanPage, ProjectPage, ProjectsPage } from './pages/projects.tsx';
-import { Action, CreditBalance, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation, useSession } from './ui.tsx';
+import { Action, Breadcrumb, CreditBalance, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation, useSession } from './ui.tsx';
 import './styles.css';
 
 // Every screen but the projects is its own chunk, loaded when it opens: the first screen stays small (docs/web.md).
@@ -193,7 +193,10 @@ function App() {
     <SessionContext.Provider value={{ me, org_id: current, setOrg, refresh, features }}>
       <TopBar onSignOut={() => void signOut.run()} signingOut={signOut.pending} />
       <ErrorBanner error={signOut.error} />
-      <main className="content">{current ? <Routes /> : <p>You are not a member of any organization yet; ask an operator to add you.</p>}</main>
+      <main className="content">
+        <Breadcrumb />
+        {current ? <Routes /> : <p>You are not a member of any organization yet; ask an operator to add you.</p>}
+      </main>
     </SessionContext.Provider>
   );
 }

@@ -2,7 +2,7 @@
 // from React Aria Components (labels, keyboard focus, announcements).
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { Button, FieldError, Input, Label, TextArea, TextField } from 'react-aria-components';
-import { ApiError, type Credits, type Features, type Me, api } from './api.ts';
+import { type AddCreditsAdvice, ApiError, type Credits, type Features, type Me, api } from './api.ts';
 import { TechnicalDetails } from './technical.tsx';
 
 // ---------- a small history router: the server answers every non-API path with index.html ----------
@@ -58,7 +58,6 @@ const FIRST_STEP: Record<string, string> = {
   FORBIDDEN: 'Your role in this organization does not allow this. Ask an owner or admin.',
   NOT_FOUND: 'This item does not exist, or it belongs to another organization.',
   VALIDATION_FAILED: 'Something in what you entered needs correcting; see the notes below.',
-  INSUFFICIENT_CREDITS: 'Your organization does not have enough credits for this. Add credits on the Billing page or ask an admin.',
   APPROVAL_REQUIRED: 'This needs an explicit approval first. Approve it on the plan, then try again.',
   CONFLICT: 'This cannot be done in the item’s current state. Reload the page to see where it stands.',
   QUOTA_EXCEEDED: 'Your organization reached a limit for this. Ask an admin.',
@@ -110,9 +109,57 @@ export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.envelope.message;
   return error instanceof Error ? error.message : String(error);
 }
+/** The way to get credits the API named with an INSUFFICIENT_CREDITS answer, when it named one. */
+export function addCreditsOf(envelope: { code: string; details: unknown } | null): AddCreditsAdvice | null {
+  if (envelope?.code !== 'INSUFFICIENT_CREDITS' || !envelope.details || typeof envelope.details !== 'object') return null;
+  const advice = (envelope.details as { add_credits?: AddCreditsAdvice }).add_credits;
+  return advice && typeof advice.way === 'string' ? advice : null;
+}
+
+/** "Not enough credits": how many there are and are needed, then the way to get credits on this deployment. */
+function NotEnoughCredits({ envelope, advice }: { envelope: { message: string; details: unknown; request_id: string }; advice: AddCreditsAdvice }) {
+  const numbers = envelope.details as { available_credits?: number; needed_credits?: number };
+  return (
+    <div className="error" role="alert">
+      <p className="error-message">
+        Your organization does not have enough credits for this
+        {typeof numbers.needed_credits === 'number'
+          ? `: it has ${formatNumber(numbers.available_credits ?? 0)} available and this needs ${formatNumber(numbers.needed_credits)}.`
+          : '.'}
+      </p>
+      <AddCreditsWay advice={advice} />
+      <TechnicalDetails summary="Technical details of this error">
+        <p>{envelope.message}</p>
+        <p>INSUFFICIENT_CREDITS{envelope.request_id ? ` · request ${envelope.request_id}` : ''}</p>
+      </TechnicalDetails>
+    </div>
+  );
+}
+
+/** How to get credits here: the Billing page, a sponsor code, the command for the owner of a local service, or whom to ask. */
+export function AddCreditsWay({ advice }: { advice: AddCreditsAdvice }) {
+  if (advice.way === 'operator_command' && advice.command) {
+    return (
+      <div className="add-credits" data-testid="add-credits">
+        <p>This service runs on your computer. To add credits, run this command in its folder (where you started it with npm start):</p>
+        <pre>{advice.command}</pre>
+        <CopyButton text={advice.command} label="Copy the command" />
+      </div>
+    );
+  }
+  return (
+    <p className="add-credits" data-testid="add-credits">
+      {advice.sentence} {advice.way === 'billing' && <Link to="/billing">Open the Billing page</Link>}
+      {advice.way === 'sponsor_code' && <Link to="/sponsor">Open the Sponsor page</Link>}
+    </p>
+  );
+}
+
 export function ErrorBanner({ error }: { error: unknown }) {
   if (!error) return null;
   const envelope = error instanceof ApiError ? error.envelope : null;
+  const advice = addCreditsOf(envelope);
+  if (envelope && advice) return <NotEnoughCredits envelope={envelope} advice={advice} />;
   const details = envelope && Array.isArray(envelope.details) ? envelope.details : [];
   const message = errorMessage(error);
   const first = envelope ? FIRST_STEP[envelope.code] : undefined;
@@ -362,9 +409,93 @@ export function CreditBalance({ org_id }: { org_id: string }) {
   }, []);
   const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id, path, changes]);
   if (!credits.value) return null;
+  const empty = credits.value.available_credits === 0;
+  const way = credits.value.add_credits.way;
   return (
-    <Link to="/settings" className="credits">
-      <span data-testid="header-credits">{formatNumber(credits.value.available_credits)}</span> credits available
-    </Link>
+    <span className="credits">
+      <Link to="/settings">
+        <span data-testid="header-credits">{formatNumber(credits.value.available_credits)}</span> credits available
+      </Link>
+      {empty && (
+        <Link to={way === 'billing' ? '/billing' : way === 'sponsor_code' ? '/sponsor' : '/settings#credits'} className="add-credits-link">
+          {way === 'billing' ? 'Buy credits' : way === 'sponsor_code' ? 'Redeem a sponsor code' : 'How to add credits'}
+        </Link>
+      )}
+    </span>
+  );
+}
+
+// ---------- the breadcrumb: the project's title and the step, for every page inside a project ----------
+type Crumbs = { project_id: string; step: string; middle?: { text: string; to: string } } | null;
+const projectTitles = new Map<string, string>();
+
+/** The project and the step a path shows; pages of a job or a world read their project from the API. */
+async function crumbsOf(path: string): Promise<Crumbs> {
+  const at = (pattern: RegExp) => pattern.exec(path)?.slice(1) as string[] | undefined;
+  const inProject = at(/^\/projects\/([^/]+)(?:\/(drafts|plans|worlds)\/[^/]+)?$/);
+  if (inProject) {
+    const steps: Record<string, string> = { drafts: 'Intake draft', plans: 'Evaluation plan', worlds: 'New world' };
+    return { project_id: inProject[0]!, step: inProject[1] ? steps[inProject[1]]! : '' };
+  }
+  const review = at(/^\/reviews\/([^/]+)$/)?.[0];
+  if (review) {
+    const r = await api<{ project_id: string; plan_id: string }>('GET', `/v1/reviews/${review}`);
+    return {
+      project_id: r.project_id,
+      step: 'Concept and evidence review',
+      middle: { text: 'Evaluation plan', to: `/projects/${r.project_id}/plans/${r.plan_id}` },
+    };
+  }
+  const run = at(/^\/runs\/([^/]+)$/)?.[0];
+  if (run) {
+    const r = await api<{ project_id: string; world_revision_id: string }>('GET', `/v1/runs/${run}`);
+    const world = await api<{ name: string }>('GET', `/v1/world-revisions/${r.world_revision_id}`);
+    return { project_id: r.project_id, step: 'Simulation run', middle: { text: `World: ${world.name}`, to: `/world-revisions/${r.world_revision_id}` } };
+  }
+  const revision = at(/^\/world-revisions\/([^/]+)$/)?.[0];
+  if (revision) {
+    const w = await api<{ project_id: string; name: string }>('GET', `/v1/world-revisions/${revision}`);
+    return { project_id: w.project_id, step: `World: ${w.name}` };
+  }
+  const session = at(/^\/authoring-sessions\/([^/]+)$/)?.[0];
+  if (session) {
+    const s = await api<{ project_id: string }>('GET', `/v1/authoring-sessions/${session}`);
+    return { project_id: s.project_id, step: 'Authoring session' };
+  }
+  return null;
+}
+
+async function projectTitle(project_id: string): Promise<string> {
+  const known = projectTitles.get(project_id);
+  if (known !== undefined) return known;
+  const project = await api<{ title: string }>('GET', `/v1/projects/${project_id}`);
+  projectTitles.set(project_id, project.title);
+  return project.title;
+}
+
+/** "Projects / <the project's title> / <the step>" above every page inside a project (the last part is the page itself). */
+export function Breadcrumb() {
+  const { path } = useLocation();
+  const crumbs = useLoad(async () => {
+    const found = await crumbsOf(path);
+    return found ? { ...found, title: await projectTitle(found.project_id) } : null;
+  }, [path]);
+  const c = crumbs.value;
+  if (!c) return null;
+  return (
+    <nav aria-label="Breadcrumb" className="breadcrumb" data-testid="breadcrumb">
+      <ol>
+        <li>
+          <Link to="/">Projects</Link>
+        </li>
+        <li aria-current={c.step ? undefined : 'page'}>{c.step ? <Link to={`/projects/${c.project_id}`}>{c.title}</Link> : c.title}</li>
+        {c.middle && (
+          <li>
+            <Link to={c.middle.to}>{c.middle.text}</Link>
+          </li>
+        )}
+        {c.step && <li aria-current="page">{c.step}</li>}
+      </ol>
+    </nav>
   );
 }

@@ -1,7 +1,8 @@
 import { OrganizationCredits } from '../../../domain/contracts/credits.ts';
 import { balances } from '../../../store/credits/ledger.ts';
 import { authorizeOrg } from '../../auth.ts';
-import type { AppDeps } from '../../context.ts';
+import { addCreditsFor } from '../../addCredits.ts';
+import type { AppDeps, State } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
 
 export function getOrganizationCreditsRoute(deps: AppDeps): RouteDef {
@@ -18,7 +19,7 @@ export function getOrganizationCreditsRoute(deps: AppDeps): RouteDef {
     handler: async (ctx, input) => {
       const org_id = input.params.org_id;
       await authorizeOrg(deps, ctx, org_id);
-      ctx.body = await balances(deps.db, org_id);
+      ctx.body = { ...(await balances(deps.db, org_id)), add_credits: await addCreditsFor(deps, ctx.state as State, org_id) };
     },
   });
 }

@@ -70,7 +70,7 @@ GetMeResponse = TypedDict("GetMeResponse", {"user": Dict[str, Any], "memberships
 __all__.append("GetMeResponse")
 GetOpenApiResponse = Dict[str, Any]
 __all__.append("GetOpenApiResponse")
-GetOrganizationCreditsResponse = TypedDict("GetOrganizationCreditsResponse", {"org_id": str, "available_credits": int, "reserved_credits": int, "sources": List[Dict[str, Any]]}, total=False)
+GetOrganizationCreditsResponse = TypedDict("GetOrganizationCreditsResponse", {"org_id": str, "available_credits": int, "reserved_credits": int, "sources": List[Dict[str, Any]], "add_credits": Dict[str, Any]}, total=False)
 __all__.append("GetOrganizationCreditsResponse")
 GetProjectResponse = TypedDict("GetProjectResponse", {"id": str, "org_id": str, "title": str, "created_by": str, "created_at": str}, total=False)
 __all__.append("GetProjectResponse")

@@ -4,6 +4,7 @@
 // Nothing is estimated or run by approving: the world revision page does that when asked.
 import { useState } from 'react';
 import { type AuthoringSession, type Checkpoint, type IntakeRevisionListItem, type Page, type ValueSource, api } from '../api.ts';
+import { failureSentence } from '../../../domain/failureWords.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import {
   Action,
@@ -659,7 +660,7 @@ function SessionState({ s }: { s: AuthoringSession }) {
       </p>
       {s.status === 'drafting' && <p className="muted">A step is running (drafting, checking, a quick test run)… you can leave this page and come back.</p>}
       {s.status === 'expired' && <p className="muted">The session waited longer than its limit without an answer and has ended.</p>}
-      {s.error && <ErrorBanner error={new Error(plainText(s.error.message))} />}
+      {s.error && <ErrorBanner error={new Error(failureSentence(s.error.code) ?? plainText(s.error.message))} />}
       {s.status === 'approved' && s.world_revision_id && (
         <div className="ok" role="status">
           <p>
@@ -726,9 +727,6 @@ export function AuthoringSessionPage({ session_id }: { session_id: string }) {
   const checkpoint = s?.checkpoint ?? null;
   return (
     <>
-      <p className="crumbs">
-        <Link to="/">Projects</Link> / {s && <Link to={`/projects/${s.project_id}`}>Project</Link>} /
-      </p>
       <h1>Authoring session</h1>
       <p className="muted">
         The service prepares a model of your care pathway with you: it asks for every number it cannot source, and nothing runs until you approve and start a

@@ -31,6 +31,7 @@ import {
   useSession,
 } from '../ui.tsx';
 import { TechnicalDetails } from '../technical.tsx';
+import { ProjectSteps } from './projectSteps.tsx';
 
 // The authoring sessions' list shares its module with the authoring screen: a chunk of its own, so the first screen stays small.
 const AuthoringSessions = lazy(() => import('./authoring.tsx').then((m) => ({ default: m.AuthoringSessions })));
@@ -300,97 +301,6 @@ function Worlds({ project }: { project: Project }) {
   );
 }
 
-type Overview = { sources: number; intakes: number; plans: Plan[]; reviews: ReviewListItem[]; runs: Run[] };
-type Step = { name: string; state: 'done' | 'current' | 'later'; said: string; next?: { text: string; to: string } };
-
-/** The four steps of a project (material → intake → plan → review or simulation), where it stands and what to do next. */
-function steps(project: Project, o: Overview): Step[] {
-  const finishedReview = o.reviews.find((r) => r.status === 'succeeded');
-  const activeReview = o.reviews.find((r) => !['succeeded', 'failed', 'canceled'].includes(r.status));
-  const finishedRun = o.runs.find((r) => r.status === 'succeeded');
-  const plan = o.plans[0];
-  const s = (n: number, word: string) => `${formatNumber(n)} ${word}${n === 1 ? '' : 's'}`;
-  const out: Step[] = [
-    {
-      name: 'Material',
-      state: o.sources > 0 ? 'done' : 'current',
-      said: o.sources > 0 ? `${s(o.sources, 'source')} accepted` : 'Nothing added yet',
-      next: { text: 'Paste the text of your idea or upload a file', to: '#material-heading' },
-    },
-    {
-      name: 'Intake',
-      state: o.intakes > 0 ? 'done' : 'later',
-      said: o.intakes > 0 ? `${s(o.intakes, 'confirmed revision')}` : 'Not confirmed yet',
-      next: { text: 'Draft the intake from your material, check it and confirm it', to: '#material-heading' },
-    },
-    {
-      name: 'Plan',
-      state: plan ? 'done' : 'later',
-      said: plan ? `Made on ${formatDate(plan.created_at)}` : 'No plan yet',
-      next: { text: 'Plan the evaluations (free)', to: '#intake-heading' },
-    },
-    {
-      name: 'Review or simulation',
-      state: finishedReview || finishedRun ? 'done' : 'later',
-      said: finishedReview ? 'A review is finished' : activeReview ? 'A review is under way' : finishedRun ? 'A simulation is finished' : 'Not started',
-      next: activeReview
-        ? { text: 'See how the review is going', to: `/reviews/${activeReview.id}` }
-        : plan
-          ? { text: 'Open the plan, approve it and start the review', to: `/projects/${project.id}/plans/${plan.id}` }
-          : undefined,
-    },
-  ];
-  const current = out.findIndex((step) => step.state !== 'done');
-  for (const [i, step] of out.entries()) if (step.state !== 'done') step.state = i === current ? 'current' : 'later';
-  return out;
-}
-
-function ProjectSteps({ project, version }: { project: Project; version: number }) {
-  const overview = useLoad(async (): Promise<Overview> => {
-    const [sources, intakes, plans, reviews, runs] = await Promise.all([
-      api<Page<Source>>('GET', '/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }),
-      api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }),
-      api<Page<Plan>>('GET', `/v1/projects/${project.id}/evaluation-plans`, { query: { limit: 20 } }),
-      api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }),
-      api<Page<Run>>('GET', `/v1/projects/${project.id}/runs`, { query: { limit: 20 } }),
-    ]);
-    return {
-      sources: sources.data.filter((x) => x.status === 'processed').length,
-      intakes: intakes.data.length,
-      plans: plans.data,
-      reviews: reviews.data,
-      runs: runs.data,
-    };
-  }, [project.id, version]);
-  if (overview.error) return <ErrorBanner error={overview.error} />;
-  if (!overview.value) return <p aria-busy="true">Loading where the project stands…</p>;
-  const list = steps(project, overview.value);
-  const current = list.find((step) => step.state === 'current');
-  return (
-    <nav aria-label="Where this project stands" className="overview" data-testid="project-steps">
-      <ol>
-        {list.map((step, i) => (
-          <li key={step.name} className={step.state} aria-current={step.state === 'current' ? 'step' : undefined}>
-            <span className="step-name">
-              {i + 1}. {step.name}
-            </span>
-            <span className="small">{step.state === 'done' ? `Done: ${step.said}` : step.said}</span>
-          </li>
-        ))}
-      </ol>
-      {current?.next ? (
-        <p className="next-action" data-testid="next-action">
-          Next: {current.next.to.startsWith('#') ? <a href={current.next.to}>{current.next.text}</a> : <Link to={current.next.to}>{current.next.text}</Link>}
-        </p>
-      ) : (
-        <p className="next-action" data-testid="next-action">
-          Every step is done. Add material or confirm a new intake revision to go round again.
-        </p>
-      )}
-    </nav>
-  );
-}
-
 export function ProjectPage({ project_id }: { project_id: string }) {
   const project = useLoad(() => api<Project>('GET', `/v1/projects/${project_id}`), [project_id]);
   const [version, setVersion] = useState(0);
@@ -399,9 +309,6 @@ export function ProjectPage({ project_id }: { project_id: string }) {
   if (!project.value) return <p aria-busy="true">Loading…</p>;
   return (
     <>
-      <p className="crumbs">
-        <Link to="/">Projects</Link> /
-      </p>
       <h1>{project.value.title}</h1>
       <p className="muted small">Started {formatDate(project.value.created_at)}</p>
       <ProjectSteps project={project.value} version={version} />

@@ -4,6 +4,7 @@
 // papers found, and the excluded ones with the reason in words. Record ids and the raw query sit in Technical details.
 import type { ReactNode } from 'react';
 import { type ConceptReview, type EvidenceClaim, type Review, TERMINAL_REVIEW, api } from '../api.ts';
+import { stepEndInWords } from '../../../domain/failureWords.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 
@@ -281,12 +282,6 @@ export function ReviewPage({ review_id }: { review_id: string }) {
   const doc = r?.review;
   return (
     <>
-      {r && (
-        <p className="crumbs">
-          <Link to="/">Projects</Link> / <Link to={`/projects/${r.project_id}`}>Project</Link> /{' '}
-          <Link to={`/projects/${r.project_id}/plans/${r.plan_id}`}>Plan</Link> /
-        </p>
-      )}
       <h1>Concept and evidence review</h1>
       <ErrorBanner error={review.error ?? cancel.error} />
       {r && (
@@ -300,7 +295,14 @@ export function ReviewPage({ review_id }: { review_id: string }) {
               </Action>
             </>
           )}
-          {r.failure && <ErrorBanner error={new Error(plainText(r.failure.message))} />}
+          {r.failure && (
+            <div className="error" role="alert">
+              <p className="error-message">{stepEndInWords({ status: r.status, failure: r.failure }).sentence}</p>
+              <p>
+                <Link to={`/projects/${r.project_id}`}>Back to the project to try again</Link>
+              </p>
+            </div>
+          )}
         </>
       )}
       {doc && <Document doc={doc} review_id={review_id} />}

@@ -17,6 +17,7 @@ import {
   TERMINAL_RUN,
   api,
 } from '../api.ts';
+import { failureSentence } from '../../../domain/failureWords.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, Link, Pager, formatDate, inSentence, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 import {
@@ -337,12 +338,6 @@ export default function RunPage({ run_id }: { run_id: string }) {
   });
   return (
     <>
-      {r && (
-        <p className="crumbs">
-          <Link to="/">Projects</Link> / <Link to={`/projects/${r.project_id}`}>Project</Link> /{' '}
-          <Link to={`/world-revisions/${r.world_revision_id}`}>World</Link> /
-        </p>
-      )}
       <h1>{world ? `Simulation: ${world.name}` : 'Simulation'}</h1>
       <PlainError error={run.error ?? cancel.error ?? revision.error} />
       {r && <Progress run={r} variants={world?.variants.length ?? 0} />}
@@ -351,7 +346,12 @@ export default function RunPage({ run_id }: { run_id: string }) {
           Cancel the run
         </Action>
       )}
-      {r?.error && <p className="error">The run failed: {plainText(r.error.message, world ?? null)}</p>}
+      {r?.error && (
+        <p className="error">
+          The run failed: {inSentence(failureSentence(r.error.code) ?? plainText(r.error.message, world ?? null))}{' '}
+          {r.status === 'failed' && <Link to={`/projects/${r.project_id}`}>Back to the project to try again</Link>}
+        </p>
+      )}
       {r?.results_available && <Results run_id={run_id} world={world} />}
       {r && (
         <TechnicalDetails>

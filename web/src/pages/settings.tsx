@@ -1,9 +1,23 @@
 // Settings (spec: Authentication): API tokens (the secret shown once, in its creation dialog only), organization
 // members and roles, provider keys for admins, credits and the ledger.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Checkbox, CheckboxGroup, Dialog, Heading, Label, Modal } from 'react-aria-components';
 import { type ApiToken, type Credits, type LedgerEntry, type Member, type NewApiToken, type Page, type ProviderKey, api } from '../api.ts';
-import { Action, Choice, CopyButton, ErrorBanner, Field, Pager, Status, formatDate, formatNumber, useAction, useLoad, useSession } from '../ui.tsx';
+import {
+  Action,
+  AddCreditsWay,
+  Choice,
+  CopyButton,
+  ErrorBanner,
+  Field,
+  Pager,
+  Status,
+  formatDate,
+  formatNumber,
+  useAction,
+  useLoad,
+  useSession,
+} from '../ui.tsx';
 
 const LEDGER_PAGE_LIMIT = 20;
 
@@ -282,6 +296,11 @@ function CreditsPanel() {
   const [offset, setOffset] = useState(0);
   const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id]);
   const ledger = useLoad(() => api<Page<LedgerEntry>>('GET', `/v1/orgs/${org_id}/ledger`, { query: { offset, limit: LEDGER_PAGE_LIMIT } }), [org_id, offset]);
+  // the header's "How to add credits" opens this section
+  const loaded = credits.value !== undefined;
+  useEffect(() => {
+    if (loaded && location.hash === '#credits') document.getElementById('credits-heading')?.scrollIntoView();
+  }, [loaded]);
   return (
     <section aria-labelledby="credits-heading">
       <h2 id="credits-heading">Credits</h2>
@@ -298,6 +317,12 @@ function CreditsPanel() {
             <dd>{formatNumber(credits.value.reserved_credits)}</dd>
           </div>
         </dl>
+      )}
+      {credits.value && (
+        <>
+          <h3>Adding credits</h3>
+          <AddCreditsWay advice={credits.value.add_credits} />
+        </>
       )}
       <h3>Ledger</h3>
       <div className="table-wrap">
@@ -317,6 +342,7 @@ function CreditsPanel() {
                 <td>{formatDate(e.created_at)}</td>
                 <td>
                   {LEDGER_KINDS[e.kind] ?? e.kind.replaceAll('_', ' ')}
+                  {(e.kind === 'grant' || e.kind === 'adjustment') && e.reason && <span className="muted small">: {e.reason}</span>}
                   {e.status !== 'posted' && <span className="muted small"> ({e.status})</span>}
                 </td>
                 <td>{e.subject ? (SUBJECTS[e.subject.kind] ?? 'a job') : '—'}</td>

@@ -297,9 +297,6 @@ export function WorldEditorPage({ project_id }: { project_id: string }) {
   const { world, problems } = draft;
   return (
     <>
-      <p className="crumbs">
-        <Link to="/">Projects</Link> / <Link to={`/projects/${project_id}`}>Project</Link> /
-      </p>
       <h1>{from ? 'New version of a world' : 'New world'}</h1>
       <p className="muted">
         A world is a model of the care pathway: who arrives, the steps they go through, the staff and equipment each step needs, and the change you want to test
@@ -489,11 +486,6 @@ export function WorldRevisionPage({ world_revision_id }: { world_revision_id: st
   const world = w && isWorld(w.world) ? w.world : null;
   return (
     <>
-      {w && (
-        <p className="crumbs">
-          <Link to="/">Projects</Link> / <Link to={`/projects/${w.project_id}`}>Project</Link> /
-        </p>
-      )}
       <PlainError error={revision.error} />
       {w && (
         <>

@@ -3,13 +3,14 @@
 // message go in the technical details, for support.
 import { ApiError } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
+import { AddCreditsWay, addCreditsOf } from '../ui.tsx';
 import { type World, plainText, problemText } from './model.ts';
 
 const SENTENCES: Record<string, string> = {
   UNAUTHENTICATED: 'You are signed out. Sign in again and retry.',
   FORBIDDEN: 'Your role in this organization does not allow this. Ask an owner or an admin.',
   NOT_FOUND: 'This was not found: it may have been removed, or it belongs to another organization.',
-  INSUFFICIENT_CREDITS: 'Your organization does not have enough credits for this. Buy or request credits, or lower the budget.',
+  INSUFFICIENT_CREDITS: 'Your organization does not have enough credits for this. Lower the budget, or ask for more credits.',
   RATE_LIMITED: 'Too many requests in a short time. Wait a minute and try again.',
   CONFLICT: 'This changed in the meantime. Reload the page and try again.',
   INTERNAL: 'Something went wrong on our side. Try again; if it happens again, contact support with the technical details below.',
@@ -28,9 +29,13 @@ export function PlainError({ error, world = null, lead }: { error: unknown; worl
   if (!error) return null;
   const envelope = error instanceof ApiError ? error.envelope : null;
   const details: Detail[] = envelope && Array.isArray(envelope.details) ? (envelope.details as Detail[]) : [];
+  const advice = addCreditsOf(envelope);
   return (
     <div className="error" role="alert">
-      <p className="error-message">{lead ?? errorSentence(error, world)}</p>
+      <p className="error-message">
+        {lead ?? (advice ? 'Your organization does not have enough credits for this. Lower the budget, or add credits:' : errorSentence(error, world))}
+      </p>
+      {advice && <AddCreditsWay advice={advice} />}
       {details.length > 0 && (
         <ul>
           {details.slice(0, 20).map((d) => (

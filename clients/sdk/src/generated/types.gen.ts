@@ -4860,6 +4860,22 @@ export type GetOrganizationCreditsResponses = {
             available_credits: number;
             reserved_credits: number;
         }>;
+        /**
+         * AddCreditsAdvice
+         *
+         * how this organization gets more credits on this deployment (docs/credits.md "Adding credits")
+         */
+        add_credits: {
+            way: 'billing' | 'sponsor_code' | 'operator_command' | 'ask_operator';
+            /**
+             * what to do to get credits on this deployment, in words a person reads as is
+             */
+            sentence: string;
+            /**
+             * the operator command, for the owner of a local service; null otherwise
+             */
+            command: string | null;
+        };
     };
 };
 
