@@ -55,6 +55,9 @@ function walkObject(schema: Json, value: Json, pointer: string, problems: Proble
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
   for (const key of required) if (!(key in value)) problems.push({ pointer: `${pointer}/${escapePointer(key)}`, message: `is required` });
   const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties as Record<string, Json>) : [];
+  // What is allowed is said once per object, at its first unknown field; later ones point there (a body of 90,000 unknown
+  // fields would otherwise repeat the list 90,000 times).
+  let said_at: string | null = null;
   for (const [key, sub] of Object.entries(value)) {
     const child = `${pointer}/${escapePointer(key)}`;
     if (key in properties) {
@@ -63,9 +66,19 @@ function walkObject(schema: Json, value: Json, pointer: string, problems: Proble
     }
     const pattern = patterns.find(([source]) => new RegExp(source).test(key));
     if (pattern) walk(pattern[1], sub, child, problems);
-    else if (patterns.length > 0) problems.push({ pointer: child, message: `name '${key}' must match ${patterns.map(([source]) => source).join(' or ')}` });
-    else if (schema.additionalProperties === false)
-      problems.push({ pointer: child, message: `is not a known field here (allowed: ${Object.keys(properties).join(', ')})` });
+    else if (patterns.length > 0 || schema.additionalProperties === false) {
+      if (said_at !== null) {
+        const short = patterns.length > 0 ? `name '${key}' does not match the allowed names` : 'is not a known field here';
+        problems.push({ pointer: child, message: `${short} (see ${said_at} for what is allowed)` });
+        continue;
+      }
+      const rule =
+        patterns.length > 0
+          ? `name '${key}' must match ${patterns.map(([source]) => source).join(' or ')}`
+          : `is not a known field here (allowed: ${Object.keys(properties).join(', ')})`;
+      problems.push({ pointer: child, message: rule });
+      said_at = child;
+    }
   }
 }
 
