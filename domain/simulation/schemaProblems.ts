@@ -22,10 +22,16 @@ function literalProperties(schema: Json): [string, unknown][] {
   return out;
 }
 
-export function schemaProblems(schema: unknown, value: unknown, pointer = ''): Problem[] {
-  const problems: Problem[] = [];
+/** Unknown fields past this many problems are counted in `not_built` instead of being written out. */
+export const SCHEMA_PROBLEMS_BUILT_MAX = 1_000;
+
+/** Problems with their pointers; `not_built` counts the unknown fields found after SCHEMA_PROBLEMS_BUILT_MAX problems. */
+type Found = Problem[] & { not_built?: number };
+
+export function schemaProblems(schema: unknown, value: unknown, pointer = ''): { problems: Problem[]; not_built: number } {
+  const problems: Found = [];
   walk(schema as Json, value, pointer, problems);
-  return problems;
+  return { problems, not_built: problems.not_built ?? 0 };
 }
 
 function walk(schema: Json, value: unknown, pointer: string, problems: Problem[]): void {
@@ -67,6 +73,10 @@ function walkObject(schema: Json, value: Json, pointer: string, problems: Proble
     const pattern = patterns.find(([source]) => new RegExp(source).test(key));
     if (pattern) walk(pattern[1], sub, child, problems);
     else if (patterns.length > 0 || schema.additionalProperties === false) {
+      if (problems.length >= SCHEMA_PROBLEMS_BUILT_MAX) {
+        (problems as Found).not_built = ((problems as Found).not_built ?? 0) + 1;
+        continue;
+      }
       if (said_at !== null) {
         const short = patterns.length > 0 ? `name '${key}' does not match the allowed names` : 'is not a known field here';
         problems.push({ pointer: child, message: `${short} (see ${said_at} for what is allowed)` });

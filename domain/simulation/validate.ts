@@ -40,13 +40,17 @@ const MOMENTS_BY_KIND: Record<string, string[]> = {
 };
 
 export function validateWorld(input: unknown): ValidationResult {
-  const problems = schemaProblems(WorldSpec, input);
+  const { problems, not_built } = schemaProblems(WorldSpec, input);
   if (isObject(input)) {
     semanticProblems(input, problems);
     structureProblems(input, problems);
   } else if (problems.length === 0) problems.push({ pointer: '', message: 'a WorldSpec must be a JSON object' });
   const found = dedupe(problems);
-  return { valid: found.length === 0, problems: found.slice(0, PROBLEMS_LISTED_MAX), problems_not_listed: Math.max(0, found.length - PROBLEMS_LISTED_MAX) };
+  return {
+    valid: found.length + not_built === 0,
+    problems: found.slice(0, PROBLEMS_LISTED_MAX),
+    problems_not_listed: Math.max(0, found.length - PROBLEMS_LISTED_MAX) + not_built,
+  };
 }
 
 /**
