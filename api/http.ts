@@ -98,39 +98,68 @@ function validator(schema: TSchema) {
 
 /** One entry per bad field in `details`; the message says what to fix. */
 export function schemaErrors(schema: TSchema, value: unknown): ErrorDetail[] {
+  return listedSchemaErrors(schema, value, Number.POSITIVE_INFINITY).details;
+}
+
+const UNKNOWN_FIELD = 'is not an allowed field; remove it';
+
+/**
+ * The first `listed_max` entries of schemaErrors, and how many more there are: the rest are counted, never built (a
+ * body of 90,000 unknown fields is answered with `listed_max` of them and the count). TypeBox stops after
+ * `Settings.maxErrors` (8) errors and reports each unknown field of a closed object as a `false` schema, without the
+ * summary it gives for fewer: the unknown fields of the top-level object are therefore listed and counted here.
+ */
+export function listedSchemaErrors(schema: TSchema, value: unknown, listed_max: number): { details: ErrorDetail[]; not_listed: number } {
   const check = validator(schema);
-  if (check.Check(value)) return [];
+  if (check.Check(value)) return { details: [], not_listed: 0 };
   const details: ErrorDetail[] = [];
+  let not_listed = 0;
   const seen = new Set<string>();
-  for (const error of check.Errors(value) as Iterable<{ instancePath: string; message: string; keyword: string; params: Record<string, unknown> }>) {
-    if (error.keyword === 'boolean') continue;
-    let path = error.instancePath || '';
-    let message = error.message;
+  const add = (path: string, message: string, shown = message) => {
+    const key = `${path}|${message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (details.length < listed_max) details.push({ path, message: shown });
+    else not_listed++;
+  };
+  for (const error of check.Errors(value) as Iterable<{
+    instancePath: string;
+    schemaPath: string;
+    message: string;
+    keyword: string;
+    params: Record<string, unknown>;
+  }>) {
+    const path = error.instancePath || '';
+    if (error.keyword === 'boolean') {
+      if (error.schemaPath.endsWith('/additionalProperties')) add(path, UNKNOWN_FIELD);
+      continue;
+    }
     if (error.keyword === 'required') {
-      const missing = (error.params.requiredProperties as string[]) ?? [];
-      for (const name of missing) {
-        const key = `${path}/${name}|required`;
-        if (!seen.has(key)) {
-          seen.add(key);
-          details.push({ path: `${path}/${name}`, message: 'is required' });
-        }
-      }
+      for (const name of (error.params.requiredProperties as string[]) ?? []) add(`${path}/${name}`, 'is required');
       continue;
     }
     if (error.keyword === 'additionalProperties') {
-      for (const name of (error.params.additionalProperties as string[]) ?? []) {
-        details.push({ path: `${path}/${name}`, message: 'is not an allowed field; remove it' });
-      }
+      for (const name of (error.params.additionalProperties as string[]) ?? []) add(`${path}/${escapePointerSegment(name)}`, UNKNOWN_FIELD);
       continue;
     }
-    if (path === '') path = '/';
-    const key = `${path}|${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') message = 'does not match any allowed shape';
-    details.push({ path, message });
+    add(path || '/', error.message, error.keyword === 'anyOf' || error.keyword === 'oneOf' ? 'does not match any allowed shape' : error.message);
   }
-  return details;
+  const closed = schema as { type?: unknown; additionalProperties?: unknown; properties?: Record<string, unknown>; patternProperties?: unknown };
+  const body: unknown = value;
+  if (closed.type === 'object' && closed.additionalProperties === false && !closed.patternProperties && isPlainObject(body)) {
+    for (const name in body)
+      if (Object.hasOwn(body, name) && !Object.hasOwn(closed.properties ?? {}, name)) add(`/${escapePointerSegment(name)}`, UNKNOWN_FIELD);
+  }
+  if (details.length === 0) details.push({ path: '/', message: 'does not match the expected shape' });
+  return { details, not_listed };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function escapePointerSegment(name: string): string {
+  return name.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** Fetch limit+1 rows; returns the page and next_offset (null at the end). */

@@ -66,6 +66,9 @@ function operationOf(route: RouteDef): Record<string, unknown> {
       ? { description: r.description, content: { [r.content_type ?? 'application/json']: { schema: plain(r.schema) } } }
       : { description: r.description };
   }
+  if (route.body && route.body_limit && !responses['413']) {
+    responses['413'] = { description: `PAYLOAD_TOO_LARGE: the body is larger than ${route.body_limit.name} (${route.body_limit.bytes} bytes)` };
+  }
   if (route.starts_job) {
     const unavailable =
       'TEMPORARILY_UNAVAILABLE: the workflow service (Temporal) cannot be reached; nothing was created or charged, retry after Retry-After seconds';

@@ -68,7 +68,10 @@ type Common = {
   idempotency_namespace?: IdempotencyNamespace;
   /** Non-JSON request bodies (multipart, raw): the handler reads these itself. */
   body_content?: Record<string, { schema: TSchema }>;
-  /** The JSON body limit for this route and the constant's name, quoted in the 413 (default JSON_BODY_LIMIT_BYTES). */
+  /**
+   * The JSON body limit for this route and the constant's name, quoted in the 413 (default JSON_BODY_LIMIT_BYTES). A
+   * route anyone may call (`public`) that takes a body must declare one: its body is refused before any parsing work.
+   */
   body_limit?: { bytes: number; name: string };
   /** A JSON body may be omitted (treated as {}); a body that is sent must still match. */
   body_optional?: boolean;
@@ -123,6 +126,9 @@ export function route<
       ) => Promise<void>;
     },
 ): RouteDef {
+  if (def.auth === 'public' && def.body !== undefined && def.body_limit === undefined) {
+    throw new Error(`route ${def.operation_id} is public and takes a body: declare its body_limit`);
+  }
   return def as unknown as RouteDef;
 }
 

@@ -5,10 +5,10 @@
 import Router, { type Layer } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { TSchema } from 'typebox';
-import { ServiceError, type ErrorDetail } from '../domain/errors.ts';
+import { type ErrorDetail, PROBLEMS_LISTED_MAX, ServiceError } from '../domain/errors.ts';
 import { authenticate, requireScopeOf } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
-import { isStorableString, JSON_BODY_LIMIT_BYTES, readJsonBody, schemaErrors } from './http.ts';
+import { isStorableString, JSON_BODY_LIMIT_BYTES, listedSchemaErrors, readJsonBody, schemaErrors } from './http.ts';
 import { readIdempotencyKey } from './idempotency.ts';
 import { requireTemporal } from './readiness.ts';
 import { servePollable, WaitQuery } from './poll.ts';
@@ -22,48 +22,77 @@ export const JSON_DEPTH_MAX = 64;
 /** Ids carry a type prefix (domain/ids.ts); a `…_id` parameter of another shape names nothing. */
 const ID_SHAPE = /^[a-z]{2,5}_[0-9a-z]{1,60}$/;
 
-/** JSON pointers of strings (values or keys) a database cannot store, and whether nesting exceeds the limit. */
-export function unstorableStrings(value: unknown): { paths: string[]; too_deep: boolean } {
+/**
+ * JSON values (objects, arrays, strings, numbers, booleans, nulls) a request body may hold. A body with more is refused
+ * (422) while it is being counted, before any validation walks it: a 1 MiB body of `[{},{},…]` holds about 350,000.
+ */
+export const JSON_NODES_MAX = 100_000;
+
+/** A value still to look at, with where it sits: its pointer is built only if it is reported. */
+type Pending = { value: unknown; parent: Pending | null; key: string | number; depth: number };
+
+function pointerOf(entry: Pending): string {
+  const segments: string[] = [];
+  for (let at: Pending | null = entry; at?.parent; at = at.parent) segments.push(String(at.key).replace(/~/g, '~0').replace(/\//g, '~1'));
+  return segments.length === 0 ? '' : `/${segments.reverse().join('/')}`;
+}
+
+/**
+ * JSON pointers of strings (values or keys) a database cannot store, whether nesting exceeds JSON_DEPTH_MAX, and
+ * whether the value holds more than `nodes_max` JSON values (the walk stops there).
+ */
+export function unstorableStrings(value: unknown, nodes_max = JSON_NODES_MAX): { paths: string[]; too_deep: boolean; too_many: boolean } {
   const paths: string[] = [];
   let too_deep = false;
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  let nodes = 0;
+  const stack: Pending[] = [{ value, parent: null, key: '', depth: 0 }];
   while (stack.length > 0 && paths.length < 20) {
-    const { value: current, path, depth } = stack.pop()!;
+    if (++nodes > nodes_max) return { paths, too_deep, too_many: true };
+    const entry = stack.pop()!;
+    const current = entry.value;
     if (typeof current === 'string') {
-      if (!isStorableString(current)) paths.push(path || '/');
+      if (!isStorableString(current)) paths.push(pointerOf(entry) || '/');
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    if (depth >= JSON_DEPTH_MAX) {
+    if (entry.depth >= JSON_DEPTH_MAX) {
       too_deep = true;
       break;
     }
-    const entries: Array<[string, unknown]> = Array.isArray(current) ? current.map((item, index) => [String(index), item]) : Object.entries(current);
-    for (const [key, inner] of entries) {
-      const pointer = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const depth = entry.depth + 1;
+    if (Array.isArray(current)) {
+      for (let index = 0; index < current.length; index++) stack.push({ value: current[index], parent: entry, key: index, depth });
+      continue;
+    }
+    for (const key in current) {
+      if (!Object.hasOwn(current, key)) continue;
       if (!isStorableString(key)) {
-        paths.push(`${path}/(a key)`);
+        paths.push(`${pointerOf(entry)}/(a key)`);
         continue;
       }
-      stack.push({ value: inner, path: pointer, depth: depth + 1 });
+      stack.push({ value: (current as Record<string, unknown>)[key], parent: entry, key, depth });
     }
   }
-  return { paths, too_deep };
+  return { paths, too_deep, too_many: false };
 }
 
 function refuseUnstorable(value: unknown, where: string): void {
-  const prefix = '';
   const found = unstorableStrings(value);
+  if (found.too_many) {
+    throw new ServiceError('VALIDATION_FAILED', `The ${where} holds more than JSON_NODES_MAX (${JSON_NODES_MAX}) JSON values; send a smaller document.`, [
+      { path: '/', message: `more than ${JSON_NODES_MAX} JSON values`, limit: 'JSON_NODES_MAX', limit_value: JSON_NODES_MAX },
+    ]);
+  }
   if (found.too_deep) {
     throw new ServiceError('VALIDATION_FAILED', `The ${where} is nested more than ${JSON_DEPTH_MAX} levels deep; flatten it.`, [
-      { path: prefix || '/', message: `nesting deeper than ${JSON_DEPTH_MAX} levels` },
+      { path: '/', message: `nesting deeper than ${JSON_DEPTH_MAX} levels` },
     ]);
   }
   if (found.paths.length > 0) {
     throw new ServiceError(
       'VALIDATION_FAILED',
-      `The ${where} holds a NUL character or a lone UTF-16 surrogate at ${prefix}${found.paths[0]}; remove it (such text cannot be stored).`,
-      found.paths.map((path) => ({ path: `${prefix}${path}`, message: 'contains a NUL character or a lone surrogate' })),
+      `The ${where} holds a NUL character or a lone UTF-16 surrogate at ${found.paths[0]}; remove it (such text cannot be stored).`,
+      found.paths.map((path) => ({ path, message: 'contains a NUL character or a lone surrogate' })),
     );
   }
 }
@@ -158,13 +187,15 @@ async function readBody(ctx: Context, route: RouteDef): Promise<unknown> {
     value = {};
   }
   refuseUnstorable(value, 'request body');
-  const details = schemaErrors(route.body, value);
+  const { details, not_listed } = listedSchemaErrors(route.body, value, PROBLEMS_LISTED_MAX);
   if (details.length > 0) {
     const first = details[0]!;
+    const more = details.length - 1 + not_listed;
+    const unlisted = not_listed > 0 ? `; the first ${details.length} are listed, ${not_listed} more are not` : '';
     throw new ServiceError(
       'VALIDATION_FAILED',
-      `The request body is invalid: ${first.path} ${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`,
-      details,
+      `The request body is invalid: ${first.path} ${first.message}${more > 0 ? ` (and ${more} more${unlisted})` : ''}.`,
+      not_listed > 0 ? [...details, { message: `${not_listed} more problems not listed`, problems_not_listed: not_listed }] : details,
     );
   }
   return value;

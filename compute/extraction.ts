@@ -1,11 +1,13 @@
 // Intake extraction: read TXT, Markdown, JSON and PDF text without AI, then screen it (spec: Intake source).
 // Pure reading and screening: safe to retry, no database or network. The caller stores the result.
+import { ServiceError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import { findingsFromHits, screenLinesForHits } from '../domain/intake/screening.ts';
+import { findingsFromHits, splitLongLines } from '../domain/intake/screening.ts';
 import {
   checkExtractionLimits,
   conversionPrompt,
   type ExtractedSource,
+  LINE_CHARS_MAX,
   LINES_PER_SOURCE_MAX,
   pageRanges,
   type PdfReport,
@@ -14,16 +16,18 @@ import {
 import { jsonSyntaxError } from './extraction/json.ts';
 import { readPdfText } from './extraction/pdf.ts';
 import { computeShareLimits } from './pool.ts';
-import { secretlintHits } from './extraction/secretlint.ts';
+import { screenOnPool } from './extraction/screen.ts';
 
 export {
   checkExtractionLimits,
   BYTES_PER_REQUEST_MAX,
   BYTES_PER_SOURCE_MAX,
+  LINE_CHARS_MAX,
   LINES_PER_SOURCE_MAX,
   PDF_PAGES_MAX,
   PDF_READ_SECONDS_MAX,
   PDF_STREAM_BYTES_MAX,
+  SCREENING_SECONDS_MAX,
   SOURCES_PER_REQUEST_MAX,
   sourceSummary,
 } from '../domain/intake/sources.ts';
@@ -119,6 +123,7 @@ function base(name: string, kind: SourceKind, content_type: string | null, size_
     line_count: 0,
     findings: [],
     findings_not_listed: 0,
+    lines_split: 0,
     reason: null,
     pdf: null,
     conversion_prompt: null,
@@ -127,16 +132,23 @@ function base(name: string, kind: SourceKind, content_type: string | null, size_
   };
 }
 
-/** Screens readable lines and sets status: any finding quarantines the source (spec: Intake source). */
-async function screenAndSettle(source: ExtractedSource, lines: string[]): Promise<ExtractedSource> {
+/**
+ * Splits lines longer than LINE_CHARS_MAX, screens the lines on the compute pool and sets status: any finding
+ * quarantines the source, a screening past SCREENING_SECONDS_MAX is an error (spec: Intake source).
+ */
+async function screenAndSettle(source: ExtractedSource, read_lines: string[], org_id: string | null | undefined): Promise<ExtractedSource> {
+  const { lines, lines_split } = splitLongLines(read_lines);
   if (lines.length > LINES_PER_SOURCE_MAX) {
-    return { ...source, status: 'error', reason: `the source has ${lines.length} lines; LINES_PER_SOURCE_MAX is ${LINES_PER_SOURCE_MAX}; split it` };
+    const split = lines_split > 0 ? ` (after splitting ${lines_split} lines longer than LINE_CHARS_MAX, ${LINE_CHARS_MAX} characters)` : '';
+    return { ...source, status: 'error', reason: `the source has ${lines.length} lines${split}; LINES_PER_SOURCE_MAX is ${LINES_PER_SOURCE_MAX}; split it` };
   }
   if (lines.every((line) => line.trim() === '')) {
     return { ...source, status: source.status === 'unsupported' ? 'unsupported' : 'error', reason: source.reason ?? 'the source holds no text' };
   }
-  const { findings, findings_not_listed } = findingsFromHits([...screenLinesForHits(lines), ...(await secretlintHits(lines))]);
-  const settled = { ...source, line_count: lines.length, findings, findings_not_listed };
+  const screened = await screenOnPool(lines, { org_id });
+  if (!screened.ok) return { ...source, status: 'error', reason: screened.reason };
+  const { findings, findings_not_listed } = findingsFromHits(screened.hits);
+  const settled = { ...source, line_count: lines.length, lines_split, findings, findings_not_listed };
   if (findings.length > 0) {
     const kinds = [...new Set(findings.map((finding) => finding.kind))].join(', ');
     return {
@@ -175,7 +187,7 @@ async function extractPdf(source: ExtractedSource, bytes: Uint8Array, options: E
           : `no page has a text layer (pages ${pageRanges(report.pages_without_text)}); text is never guessed or OCRed. Convert the pages to text elsewhere (see conversion_prompt) and upload the text`,
     };
   }
-  const settled = await screenAndSettle(with_pdf, lines);
+  const settled = await screenAndSettle(with_pdf, lines, options.org_id);
   if (settled.status === 'processed' && report.pages_without_text.length > 0) {
     settled.reason = `read pages ${pageRanges(report.pages_read)}; pages ${pageRanges(report.pages_without_text)} have no text layer and were not read (see conversion_prompt)`;
   }
@@ -186,7 +198,7 @@ async function extractOne(input: ExtractionInput, index: number, options: Extrac
   if (input.kind === 'text') {
     const size_bytes = Buffer.byteLength(input.text, 'utf8');
     const source = base(input.name?.trim() || `pasted text ${index + 1}`, 'text', 'text/plain', size_bytes);
-    return screenAndSettle(source, splitLines(input.text.replace(/^\uFEFF/, '')));
+    return screenAndSettle(source, splitLines(input.text.replace(/^\uFEFF/, '')), options.org_id);
   }
   const { filename, bytes } = input;
   const kind = claimedKind(filename, input.content_type);
@@ -213,7 +225,7 @@ async function extractOne(input: ExtractionInput, index: number, options: Extrac
     const problem = jsonSyntaxError(decoded.text);
     if (problem !== null) return { ...source, status: 'error', reason: problem };
   }
-  return screenAndSettle(source, splitLines(decoded.text));
+  return screenAndSettle(source, splitLines(decoded.text), options.org_id);
 }
 
 export type ExtractionOptions = {
@@ -286,6 +298,18 @@ export async function screenDocument(value: unknown): Promise<DocumentFinding[]>
     }
   };
   visit(value, '');
-  const { findings } = findingsFromHits([...screenLinesForHits(lines), ...(await secretlintHits(lines))]);
-  return findings.map((finding) => ({ pointer: pointer_of_line[finding.line - 1]!, kind: finding.kind, category: finding.category, masked: finding.masked }));
+  // Long strings are split like a source's lines; each part keeps its string's pointer.
+  const split_lines: string[] = [];
+  const split_pointers: string[] = [];
+  lines.forEach((line, index) => {
+    for (const part of splitLongLines([line]).lines) {
+      split_lines.push(part);
+      split_pointers.push(pointer_of_line[index]!);
+    }
+  });
+  const screened = await screenOnPool(split_lines);
+  if (!screened.ok)
+    throw new ServiceError('VALIDATION_FAILED', `the document could not be screened: ${screened.reason}`, [{ path: '/', message: screened.reason }]);
+  const { findings } = findingsFromHits(screened.hits);
+  return findings.map((finding) => ({ pointer: split_pointers[finding.line - 1]!, kind: finding.kind, category: finding.category, masked: finding.masked }));
 }

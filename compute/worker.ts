@@ -1,9 +1,11 @@
-// A compute pool thread (compute/pool.ts): runs simulation replications, reads its share of a PDF's pages and builds
-// run exports. It keeps the worlds and compiled models it saw recently, so the replications of one run compile each
-// variant once per thread and only a run's first task on a thread carries the world (compute/simulation/pool.ts sends
-// it again when told). Only the engine, the model compiler, the export builder (domain/simulation's results) and the
-// PDF reader load here (with the intake limits the reader checks, which bring TypeBox; not the rest of the rooms).
+// A compute pool thread (compute/pool.ts): runs simulation replications, reads its share of a PDF's pages, screens a
+// source's lines and builds run exports. It keeps the worlds and compiled models it saw recently, so the replications of
+// one run compile each variant once per thread and only a run's first task on a thread carries the world
+// (compute/simulation/pool.ts sends it again when told). Only the engine, the model compiler, the export builder
+// (domain/simulation's results) and the PDF reader load here (with the intake limits the reader checks, which bring
+// TypeBox; not the rest of the rooms); the screening rules and secretlint load on a first screening.
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
+import type { ScreeningHit } from '../domain/intake/screening.ts';
 import { runReplication } from '../domain/simulation/engine.ts';
 import { type CompiledModel, compileModel } from '../domain/simulation/model.ts';
 import { countStrayRejection, type PdfShareResult, readPdfShare } from './extraction/pdf.ts';
@@ -59,12 +61,17 @@ function replication(task: Extract<ComputeTask, { kind: 'replication' }>): Repli
   }
 }
 
-export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfShareResult | Uint8Array> {
+export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfShareResult | Uint8Array | ScreeningHit[]> {
   if (task.kind === 'replication') return replication(task);
   if (task.kind === 'export') {
     // The archive is copied back, not transferred: a detached buffer would cost this thread V8's ArrayBufferDetaching
     // protector, which the engine's typed arrays rely on (compute/pool.ts).
     return buildRunExport(task.input);
+  }
+  if (task.kind === 'screening') {
+    // Loaded on a thread's first screening only: secretlint's rules stay out of threads that never screen.
+    const { screenShare } = await import('./extraction/screen.ts');
+    return screenShare(task.lines, task.started);
   }
   return readPdfShare(task.bytes, task.progress);
 }

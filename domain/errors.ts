@@ -32,6 +32,9 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Problems listed in a validation answer (a request body's, a WorldSpec's); the rest are counted, not listed. */
+export const PROBLEMS_LISTED_MAX = 100;
+
 export type ErrorDetail = { path?: string; message: string; [key: string]: unknown };
 
 export class ServiceError extends Error {

@@ -9,6 +9,12 @@ export const EMAIL_LENGTH_MIN = 3;
 /** A token carries at most every scope once. */
 export const TOKEN_SCOPES_MAX = SCOPES.length;
 
+/**
+ * The sign-in body's limit: the longest email and password, every character written as a \uXXXX escape, with room for
+ * the JSON around them. A larger body is refused (413) before it is parsed, and before the sign-in limits count it.
+ */
+export const SIGN_IN_BODY_LIMIT_BYTES = 8 * 1024;
+
 export const SignInBody = Type.Object(
   { email: Type.String({ minLength: EMAIL_LENGTH_MIN, maxLength: EMAIL_LENGTH_MAX }), password: Type.String({ minLength: 1, maxLength: PASSWORD_LENGTH_MAX }) },
   { additionalProperties: false },

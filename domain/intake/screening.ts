@@ -2,7 +2,7 @@
 // Pure and synchronous. The extraction activity adds secretlint's recommended preset on top (compute/extraction/secretlint.ts).
 // A finding carries kind, line and a masked value; the raw value never leaves this module.
 import type { Finding, FindingKind } from './sources.ts';
-import { FINDINGS_PER_SOURCE_MAX, SECRET_FINDING_KINDS } from './sources.ts';
+import { FINDINGS_PER_SOURCE_MAX, LINE_CHARS_MAX, SECRET_FINDING_KINDS } from './sources.ts';
 
 /** A match with its position, used to merge and de-duplicate findings from several rule sets. */
 export type ScreeningHit = { kind: FindingKind; line: number; column_start: number; column_end: number; masked: string };
@@ -125,7 +125,8 @@ const SECRET_RULES: Rule[] = [
   { kind: 'token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
   { kind: 'token', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g },
   { kind: 'token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
-  { kind: 'token', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g }, // JWT
+  // JWT; starts only where a run of its characters starts (a `\b` start would rescan the run from every `-eyJ`)
+  { kind: 'token', pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   { kind: 'token', pattern: /\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)/g, group: 1 },
   {
     kind: 'password',
@@ -140,11 +141,14 @@ const SECRET_RULES: Rule[] = [
     group: 1,
     accept: notPlaceholder,
   },
-  { kind: 'password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:([^\s@/]{3,})@/gi, group: 1, accept: notPlaceholder },
+  // A URL with a password; the scheme starts only where a run of scheme characters starts.
+  { kind: 'password', pattern: /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:([^\s@/]{3,})@/gi, group: 1, accept: notPlaceholder },
 ];
 
 const SECRET_CONTEXT = /\b(?:key|secret|token|credential|password|passwd|auth|api|private|bearer|signature)\b/i;
 const HIGH_ENTROPY_CANDIDATE = /[A-Za-z0-9+/_=-]{24,}/g;
+
+const IDENTIFIER_LIKE = /^[a-z]+(?:[-_][a-z]+)+$/i; // identifiers-like-this
 
 /** Shannon entropy in bits per character. */
 export function entropyBitsPerChar(value: string): number {
@@ -160,20 +164,21 @@ export function entropyBitsPerChar(value: string): number {
 
 function looksRandom(value: string): boolean {
   if (!/[0-9]/.test(value) || !/[A-Za-z]/.test(value)) return false;
-  if (/^[a-z]+(?:[-_][a-z]+)+$/i.test(value)) return false; // identifiers-like-this
+  if (IDENTIFIER_LIKE.test(value)) return false;
   return entropyBitsPerChar(value) >= 4.0;
 }
 
 // Patient identifiers.
 const NHS_SHAPED = /(?<![\d-])(\d{3})([ -]?)(\d{3})\2(\d{4})(?![\d-])/g;
 const SSN_SHAPED = /(?<![\d-])(\d{3})-(\d{2})-(\d{4})(?![\d-])/g;
-const SSN_CONTEXT_UNFORMATTED = /\b(?:SSN|social security(?: number| no\.?)?)\b\s*[:#]?\s*(\d{3}\s?\d{2}\s?\d{4})(?!\d)/gi;
+const SSN_CONTEXT_UNFORMATTED = /\b(?:SSN|social security(?: number| no\.?)?)\b\s*(?:[:#]\s*)?(\d{3}\s?\d{2}\s?\d{4})(?!\d)/gi;
 const MRN =
-  /\b(?:MRN|medical record(?: number| no\.?| #)?|hospital (?:number|no\.?)|patient (?:id|number|no\.?)|case (?:number|no\.?)|unit number)\s*[:#]?\s*([A-Z]{0,4}[-]?\d[A-Z0-9-]{3,15})\b/gi;
+  /\b(?:MRN|medical record(?: number| no\.?| #)?|hospital (?:number|no\.?)|patient (?:id|number|no\.?)|case (?:number|no\.?)|unit number)\s*(?:[:#]\s*)?([A-Z]{0,4}-?\d[A-Z0-9-]{3,15})\b/gi;
 const DATE = String.raw`(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}(?:st|nd|rd|th)?\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?,?\s+\d{4}|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})`;
-const DOB = new RegExp(String.raw`\b(?:DOB|D\.O\.B\.?|date of birth|birth ?date|born(?: on)?)\b\s*[:#-]?\s*(${DATE})`, 'gi');
-const PATIENT_NAME = /\b(?:[Pp]atient(?: [Nn]ame)?|[Nn]ame|[Pp]t|Mr|Mrs|Ms|Miss|Mx)\b\.?\s*[:-]?\s*([A-Z][a-z'’]+(?:[ -][A-Z][a-z'’]+){1,2})\b/g;
-const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g;
+const DOB = new RegExp(String.raw`\b(?:DOB|D\.O\.B\.?|date of birth|birth ?date|born(?: on)?)\b\s*(?:[:#-]\s*)?(${DATE})`, 'gi');
+const PATIENT_NAME = /\b(?:[Pp]atient(?: [Nn]ame)?|[Nn]ame|[Pp]t|Mr|Mrs|Ms|Miss|Mx)\b\.?\s*(?:[:-]\s*)?([A-Z][a-z'’]+(?:[ -][A-Z][a-z'’]+){1,2})\b/g;
+// The local part starts only where a run of its characters starts (a `\b` start would rescan `a.a.a.…` from every letter).
+const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g;
 const PHONE = /(?<![\w-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)|\d{2,5})[\s.-]?\d{3,4}[\s.-]?\d{3,4}(?![\w-])/g;
 const PHONE_CONTEXT = /\b(?:tel|telephone|phone|mobile|mob|cell|call|contact|fax)\b/i;
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b/g;
@@ -183,6 +188,73 @@ const STREET_ADDRESS =
 const HEALTH_CONTEXT =
   /\b(?:patients?|diagnos(?:is|ed|es)|prescri(?:bed|ption)|medications?|symptoms?|admitted|admission|discharged?|referr(?:al|ed)|clinic(?:al)?|hospital|ward|GP|NHS|MRN|DOB|date of birth|treatment|condition|consultant|appointment|allerg(?:y|ies)|next of kin)\b/i;
 const IDENTIFIER_KINDS: ReadonlySet<FindingKind> = new Set(['nhs_number', 'us_ssn', 'medical_record_number', 'date_of_birth']);
+
+/**
+ * Every pattern screening runs over a line or a value, by name. Each one is linear in its input: no two quantifiers can
+ * share the characters they match (a separator is optional only inside a group that starts with it, as in
+ * `\s*(?:[:#]\s*)?`), and a pattern whose first part repeats a character class starts only where a run of that class starts
+ * (a lookbehind instead of `\b`), so no start rescans a run another start scanned. test/unit/screening-fuzz.test.ts feeds
+ * each adversarial inputs of LINE_CHARS_MAX characters (docs/decisions.md, "Screening in linear time").
+ */
+export const SCREENING_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp }> = [
+  ...SECRET_RULES.map((rule, index) => ({ name: `${rule.kind} rule ${index + 1}`, pattern: rule.pattern })),
+  { name: 'placeholder', pattern: PLACEHOLDER },
+  { name: 'environment variable name', pattern: ENV_NAME },
+  { name: 'secret context', pattern: SECRET_CONTEXT },
+  { name: 'high-entropy candidate', pattern: HIGH_ENTROPY_CANDIDATE },
+  { name: 'identifier-like value', pattern: IDENTIFIER_LIKE },
+  { name: 'NHS number', pattern: NHS_SHAPED },
+  { name: 'SSN', pattern: SSN_SHAPED },
+  { name: 'SSN after its label', pattern: SSN_CONTEXT_UNFORMATTED },
+  { name: 'medical record number', pattern: MRN },
+  { name: 'date of birth', pattern: DOB },
+  { name: 'patient name', pattern: PATIENT_NAME },
+  { name: 'e-mail address', pattern: EMAIL },
+  { name: 'phone number', pattern: PHONE },
+  { name: 'phone context', pattern: PHONE_CONTEXT },
+  { name: 'UK postcode', pattern: UK_POSTCODE },
+  { name: 'street address', pattern: STREET_ADDRESS },
+  { name: 'health context', pattern: HEALTH_CONTEXT },
+];
+
+/**
+ * Splits every line longer than LINE_CHARS_MAX into numbered lines of at most that many characters, each cut after the
+ * last white space in the second half of the window (else at the limit, never inside a surrogate pair), so that no
+ * pattern ever runs over more than LINE_CHARS_MAX characters. Returns the lines and how many were split.
+ */
+export function splitLongLines(lines: string[], chars_max = LINE_CHARS_MAX): { lines: string[]; lines_split: number } {
+  if (lines.every((line) => line.length <= chars_max)) return { lines, lines_split: 0 };
+  const out: string[] = [];
+  let lines_split = 0;
+  for (const line of lines) {
+    if (line.length <= chars_max) {
+      out.push(line);
+      continue;
+    }
+    lines_split++;
+    let start = 0;
+    while (line.length - start > chars_max) {
+      let cut = start + chars_max;
+      const space = lastWhiteSpace(line, start + Math.floor(chars_max / 2), cut);
+      if (space >= 0) cut = space + 1;
+      else if (isHighSurrogate(line.charCodeAt(cut - 1))) cut--;
+      out.push(line.slice(start, cut));
+      start = cut;
+    }
+    out.push(line.slice(start));
+  }
+  return { lines: out, lines_split };
+}
+
+function lastWhiteSpace(line: string, from: number, before: number): number {
+  for (let index = before - 1; index >= from; index--) {
+    const code = line.charCodeAt(index);
+    if (code === 0x20 || code === 0x09 || code === 0x0c || code === 0x0b || code === 0xa0) return index;
+  }
+  return -1;
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 /** How far (in lines) "next to" reaches for context words. */
 export const SCREENING_CONTEXT_LINES = 1;

@@ -10,6 +10,8 @@ export const PDF_PAGES_MAX = 300; // pages read per PDF; a longer PDF is an erro
 export const PDF_READ_SECONDS_MAX = 60; // reading one PDF, from when a pool thread opens it; a slower read is an error
 export const PDF_STREAM_BYTES_MAX = 256 * 1024 * 1024; // one stream of a PDF, decoded (a 10 MiB file can inflate to GBs)
 export const LINES_PER_SOURCE_MAX = 200_000; // numbered lines stored per source
+export const LINE_CHARS_MAX = 4096; // characters per numbered line; a longer line is split into several (counted in lines_split)
+export const SCREENING_SECONDS_MAX = 60; // screening one source, from when a pool thread starts it; a slower screening is an error
 export const FINDINGS_PER_SOURCE_MAX = 100; // findings listed per source; the rest are counted
 
 export const SOURCE_STATUSES = ['processed', 'unsupported', 'excluded_for_privacy', 'error'] as const;
@@ -81,6 +83,10 @@ export const SourceSummary = Type.Object(
     line_count: Type.Integer({ minimum: 0 }),
     findings: Type.Array(Finding),
     findings_not_listed: Type.Integer({ minimum: 0, description: `findings beyond the ${FINDINGS_PER_SOURCE_MAX} listed` }),
+    lines_split: Type.Integer({
+      minimum: 0,
+      description: `lines longer than LINE_CHARS_MAX (${LINE_CHARS_MAX} characters) that were split into several numbered lines before screening`,
+    }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'why the source is unsupported, in error, or excluded; null when processed' }),
     pdf: Type.Union([PdfReport, Type.Null()]),
     conversion_prompt: Type.Union([Type.String(), Type.Null()], {

@@ -22,10 +22,16 @@ function literalProperties(schema: Json): [string, unknown][] {
   return out;
 }
 
-export function schemaProblems(schema: unknown, value: unknown, pointer = ''): Problem[] {
-  const problems: Problem[] = [];
+/** Unknown fields past this many problems are counted in `not_built` instead of being written out. */
+export const SCHEMA_PROBLEMS_BUILT_MAX = 1_000;
+
+/** Problems with their pointers; `not_built` counts the unknown fields found after SCHEMA_PROBLEMS_BUILT_MAX problems. */
+type Found = Problem[] & { not_built?: number };
+
+export function schemaProblems(schema: unknown, value: unknown, pointer = ''): { problems: Problem[]; not_built: number } {
+  const problems: Found = [];
   walk(schema as Json, value, pointer, problems);
-  return problems;
+  return { problems, not_built: problems.not_built ?? 0 };
 }
 
 function walk(schema: Json, value: unknown, pointer: string, problems: Problem[]): void {
@@ -55,6 +61,9 @@ function walkObject(schema: Json, value: Json, pointer: string, problems: Proble
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
   for (const key of required) if (!(key in value)) problems.push({ pointer: `${pointer}/${escapePointer(key)}`, message: `is required` });
   const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties as Record<string, Json>) : [];
+  // What is allowed is said once per object, at its first unknown field; later ones point there (a body of 90,000 unknown
+  // fields would otherwise repeat the list 90,000 times).
+  let said_at: string | null = null;
   for (const [key, sub] of Object.entries(value)) {
     const child = `${pointer}/${escapePointer(key)}`;
     if (key in properties) {
@@ -63,9 +72,23 @@ function walkObject(schema: Json, value: Json, pointer: string, problems: Proble
     }
     const pattern = patterns.find(([source]) => new RegExp(source).test(key));
     if (pattern) walk(pattern[1], sub, child, problems);
-    else if (patterns.length > 0) problems.push({ pointer: child, message: `name '${key}' must match ${patterns.map(([source]) => source).join(' or ')}` });
-    else if (schema.additionalProperties === false)
-      problems.push({ pointer: child, message: `is not a known field here (allowed: ${Object.keys(properties).join(', ')})` });
+    else if (patterns.length > 0 || schema.additionalProperties === false) {
+      if (problems.length >= SCHEMA_PROBLEMS_BUILT_MAX) {
+        (problems as Found).not_built = ((problems as Found).not_built ?? 0) + 1;
+        continue;
+      }
+      if (said_at !== null) {
+        const short = patterns.length > 0 ? `name '${key}' does not match the allowed names` : 'is not a known field here';
+        problems.push({ pointer: child, message: `${short} (see ${said_at} for what is allowed)` });
+        continue;
+      }
+      const rule =
+        patterns.length > 0
+          ? `name '${key}' must match ${patterns.map(([source]) => source).join(' or ')}`
+          : `is not a known field here (allowed: ${Object.keys(properties).join(', ')})`;
+      problems.push({ pointer: child, message: rule });
+      said_at = child;
+    }
   }
 }
 

@@ -2,12 +2,14 @@
 // Schema problems first, then semantic checks; the semantic checks guard every access so a half-broken document
 // still gets all the problems that can be found, not just the first.
 import { WorldSpec } from '../contracts/worldSpec.ts';
+import { PROBLEMS_LISTED_MAX } from '../errors.ts';
 import { normalCdf } from './normal.ts';
 import { escapePointer, type Problem, schemaProblems } from './schemaProblems.ts';
 import { type Dimension, dimensionOf, toWorldUnit } from './units.ts';
 
 export type { Problem } from './schemaProblems.ts';
-export type ValidationResult = { valid: boolean; problems: Problem[] };
+/** problems: the first PROBLEMS_LISTED_MAX; problems_not_listed: how many more were found. */
+export type ValidationResult = { valid: boolean; problems: Problem[]; problems_not_listed: number };
 
 /** Tolerance for probabilities that must sum to 1. */
 export const PROBABILITY_SUM_TOLERANCE = 1e-9;
@@ -38,12 +40,17 @@ const MOMENTS_BY_KIND: Record<string, string[]> = {
 };
 
 export function validateWorld(input: unknown): ValidationResult {
-  const problems = schemaProblems(WorldSpec, input);
+  const { problems, not_built } = schemaProblems(WorldSpec, input);
   if (isObject(input)) {
     semanticProblems(input, problems);
     structureProblems(input, problems);
   } else if (problems.length === 0) problems.push({ pointer: '', message: 'a WorldSpec must be a JSON object' });
-  return { valid: problems.length === 0, problems: dedupe(problems) };
+  const found = dedupe(problems);
+  return {
+    valid: found.length + not_built === 0,
+    problems: found.slice(0, PROBLEMS_LISTED_MAX),
+    problems_not_listed: Math.max(0, found.length - PROBLEMS_LISTED_MAX) + not_built,
+  };
 }
 
 /**

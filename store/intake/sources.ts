@@ -19,6 +19,7 @@ export type SourceView = {
   line_count: number;
   findings: Finding[];
   findings_not_listed: number;
+  lines_split: number;
   reason: string | null;
   pdf: PdfReport | null;
   conversion_prompt: string | null;
@@ -26,7 +27,8 @@ export type SourceView = {
   created_at: string;
 };
 
-type SourceDetails = { reason: string | null; pdf: PdfReport | null; conversion_prompt: string | null };
+/** lines_split is absent from sources stored before long lines were split (none was). */
+type SourceDetails = { reason: string | null; pdf: PdfReport | null; conversion_prompt: string | null; lines_split?: number };
 
 export function parseJson<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
@@ -46,6 +48,7 @@ function view(row: Record<string, unknown>): SourceView {
     line_count: Number(row.line_count),
     findings: parseJson<Finding[]>(row.findings) ?? [],
     findings_not_listed: Number(row.findings_not_listed),
+    lines_split: details.lines_split ?? 0,
     reason: details.reason ?? null,
     pdf: details.pdf ?? null,
     conversion_prompt: details.conversion_prompt ?? null,
@@ -69,7 +72,7 @@ export async function insertSources(
   for (const source of input.sources) {
     const lines = source.status === 'processed' ? source.lines : source.status === 'excluded_for_privacy' ? source.quarantined_lines : null;
     invariant(source.status !== 'processed' || lines !== null, `processed source ${source.id} has lines`);
-    const details: SourceDetails = { reason: source.reason, pdf: source.pdf, conversion_prompt: source.conversion_prompt };
+    const details: SourceDetails = { reason: source.reason, pdf: source.pdf, conversion_prompt: source.conversion_prompt, lines_split: source.lines_split };
     const [row] = await tx.query(
       `insert into intake_sources (id, org_id, project_id, status, kind, name, content_type, size_bytes, line_count, lines, findings,
          findings_not_listed, details, created_by)

@@ -45,7 +45,7 @@ describe('POST /v1/world-specs/validate', () => {
       body: queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1 }),
     });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ valid: true, problems: [] });
+    expect(response.body).toEqual({ valid: true, problems: [], problems_not_listed: 0 });
   });
 
   it('returns every problem with a JSON pointer and a message', async () => {

@@ -57,7 +57,7 @@ describe('sample worlds', () => {
 
   it.each(sampleNames)('%s validates, estimates runnable and runs baseline and treatment', (name) => {
     const world = loadSample(name);
-    expect(validateWorld(world)).toEqual({ valid: true, problems: [] });
+    expect(validateWorld(world)).toEqual({ valid: true, problems: [], problems_not_listed: 0 });
     expect(estimateRun(world).runnable).toBe(true);
     expect(world.variants.some((variant) => variant.role === 'treatment')).toBe(true);
     const results = runSequential(world, { jobs: replicationJobs(world, 2) });

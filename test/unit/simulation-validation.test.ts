@@ -32,7 +32,7 @@ function pointers(input: unknown): string[] {
 
 describe('validateWorld', () => {
   it('accepts the test queue world', () => {
-    expect(validateWorld(base())).toEqual({ valid: true, problems: [] });
+    expect(validateWorld(base())).toEqual({ valid: true, problems: [], problems_not_listed: 0 });
   });
 
   it('reports a unit mismatch at the parameter that uses the setting', () => {

@@ -1,5 +1,5 @@
 import { normalizeEmail } from '../../../domain/accounts/rules.ts';
-import { Session, SignInBody } from '../../../domain/contracts/accounts.ts';
+import { Session, SIGN_IN_BODY_LIMIT_BYTES, SignInBody } from '../../../domain/contracts/accounts.ts';
 import { ServiceError } from '../../../domain/errors.ts';
 import { createSession, findUserByEmail, rehashPassword } from '../../../store/accounts/accounts.ts';
 import { signInAttempts } from '../../../store/accounts/signInAttempts.ts';
@@ -23,6 +23,7 @@ export function signInRoute(deps: AppDeps): RouteDef {
     tag: 'accounts',
     auth: 'public',
     body: SignInBody,
+    body_limit: { bytes: SIGN_IN_BODY_LIMIT_BYTES, name: 'SIGN_IN_BODY_LIMIT_BYTES' },
     responses: {
       201: { description: 'signed in', schema: Session },
       429: {

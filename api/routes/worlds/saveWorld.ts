@@ -1,6 +1,6 @@
 import type { WorldSpec } from '../../../domain/contracts/worldSpec.ts';
 import { WorldDocument, WorldRevision } from '../../../domain/contracts/worlds.ts';
-import { ServiceError } from '../../../domain/errors.ts';
+import { type ErrorDetail, ServiceError } from '../../../domain/errors.ts';
 import { validateWorld } from '../../../domain/simulation/index.ts';
 import { placeInWorld } from '../../../domain/simulation/words.ts';
 import '../../../domain/simulation/register.ts';
@@ -11,9 +11,11 @@ import { loadProject } from '../projects/load.ts';
 import { WORLD_BODY_LIMIT_BYTES } from './load.ts';
 
 /** The refusal of an invalid world: what to do first, then where the first problem is and what it is. */
-export function worldNotSavedMessage(problems: ReadonlyArray<{ pointer: string; message: string }>): string {
+export function worldNotSavedMessage(problems: ReadonlyArray<{ pointer: string; message: string }>, not_listed = 0): string {
   const first = problems[0]!;
-  const todo = problems.length === 1 ? 'fix the problem listed with this message' : `fix the ${problems.length} problems listed with this message`;
+  const total = problems.length + not_listed;
+  const listed = not_listed > 0 ? ` (the first ${problems.length} are listed)` : ' listed with this message';
+  const todo = total === 1 ? 'fix the problem listed with this message' : `fix the ${total} problems${listed}`;
   return `The world was not saved: ${todo}, then save again. The first is at ${placeInWorld(first.pointer)}: ${first.message.replace(/\.$/, '')}.`;
 }
 
@@ -38,11 +40,11 @@ export function saveWorldRoute(deps: AppDeps): RouteDef {
       const { user_id } = auth;
       const result = validateWorld(body);
       if (!result.valid) {
-        throw new ServiceError(
-          'VALIDATION_FAILED',
-          worldNotSavedMessage(result.problems),
-          result.problems.map((problem) => ({ path: problem.pointer, message: problem.message })),
-        );
+        const details: ErrorDetail[] = result.problems.map((problem) => ({ path: problem.pointer, message: problem.message }));
+        if (result.problems_not_listed > 0) {
+          details.push({ message: `${result.problems_not_listed} more problems not listed`, problems_not_listed: result.problems_not_listed });
+        }
+        throw new ServiceError('VALIDATION_FAILED', worldNotSavedMessage(result.problems, result.problems_not_listed), details);
       }
       ctx.status = 201;
       ctx.body = await deps.db.transaction((tx) => createWorldRevision(tx, { project_id: project.id, world: body as WorldSpec, created_by: user_id }));

@@ -10,12 +10,15 @@ export function validateWorldSpecRoute(_deps: AppDeps): RouteDef {
     method: 'post',
     path: '/v1/world-specs/validate',
     operation_id: 'validateWorldSpec',
-    summary: 'Validate a WorldSpec; returns every problem with a JSON pointer and a message (no token)',
+    summary: 'Validate a WorldSpec; returns its problems (the first 100, and how many more) with a JSON pointer and a message (no token)',
     tag: 'worlds',
     auth: 'public',
     body: WorldDocument,
     body_limit: { bytes: WORLD_BODY_LIMIT_BYTES, name: 'WORLD_BODY_LIMIT_BYTES' },
-    responses: { 200: { description: 'valid, or the problems found', schema: WorldValidation } },
+    responses: {
+      200: { description: 'valid, or the problems found', schema: WorldValidation },
+      422: { description: 'VALIDATION_FAILED: the body is not JSON, or holds more than JSON_NODES_MAX JSON values' },
+    },
     handler: async (ctx, { body }) => {
       ctx.body = validateWorld(body);
     },

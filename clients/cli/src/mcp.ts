@@ -169,7 +169,7 @@ function worldAndRunTools(world_spec: Json): ToolDef[] {
   return [
     {
       name: 'validate_world',
-      description: 'Validate a WorldSpec: every problem with a JSON pointer and a message.',
+      description: 'Validate a WorldSpec: its problems (the first 100, and how many more) with a JSON pointer and a message.',
       inputSchema: object({ world: world_spec }, ['world']),
       run: (api, a) => api.POST('/v1/world-specs/validate', { body: a.world }),
     },

@@ -99,6 +99,11 @@ function SourceList({ sources }: { sources: Source[] }) {
             </span>
           </div>
           {s.reason && <p className="muted">{plainText(s.reason)}</p>}
+          {s.lines_split > 0 && (
+            <p className="muted">
+              {formatNumber(s.lines_split)} very long line{s.lines_split === 1 ? ' was' : 's were'} split into shorter numbered lines before screening.
+            </p>
+          )}
           {s.findings.length > 0 && (
             <details open={s.status !== 'processed'}>
               <summary>

@@ -481,6 +481,10 @@ export type SignInData = {
 
 export type SignInErrors = {
     /**
+     * PAYLOAD_TOO_LARGE: the body is larger than SIGN_IN_BODY_LIMIT_BYTES (8192 bytes)
+     */
+    413: unknown;
+    /**
      * RATE_LIMITED: too many attempts from this address, or this email waits before its next attempt from it; Retry-After says when to try again
      */
     429: unknown;
@@ -1188,6 +1192,10 @@ export type ExtractIntakeSourcesResponses = {
              */
             findings_not_listed: number;
             /**
+             * lines longer than LINE_CHARS_MAX (4096 characters) that were split into several numbered lines before screening
+             */
+            lines_split: number;
+            /**
              * why the source is unsupported, in error, or excluded; null when processed
              */
             reason: string | null;
@@ -1290,6 +1298,10 @@ export type ListIntakeSourcesResponses = {
              */
             findings_not_listed: number;
             /**
+             * lines longer than LINE_CHARS_MAX (4096 characters) that were split into several numbered lines before screening
+             */
+            lines_split: number;
+            /**
              * why the source is unsupported, in error, or excluded; null when processed
              */
             reason: string | null;
@@ -1376,6 +1388,10 @@ export type GetIntakeSourceResponses = {
          * findings beyond the 100 listed
          */
         findings_not_listed: number;
+        /**
+         * lines longer than LINE_CHARS_MAX (4096 characters) that were split into several numbered lines before screening
+         */
+        lines_split: number;
         /**
          * why the source is unsupported, in error, or excluded; null when processed
          */
@@ -3735,6 +3751,10 @@ export type ConfirmIntakeErrors = {
      * CONFLICT: the draft named by draft_id was already confirmed; details name its revision
      */
     409: unknown;
+    /**
+     * PAYLOAD_TOO_LARGE: the body is larger than INTAKE_DOCUMENT_BYTES_MAX (4194304 bytes)
+     */
+    413: unknown;
     /**
      * Error envelope
      */
@@ -9033,6 +9053,14 @@ export type ValidateWorldSpecData = {
 
 export type ValidateWorldSpecErrors = {
     /**
+     * PAYLOAD_TOO_LARGE: the body is larger than WORLD_BODY_LIMIT_BYTES (1048576 bytes)
+     */
+    413: unknown;
+    /**
+     * VALIDATION_FAILED: the body is not JSON, or holds more than JSON_NODES_MAX JSON values
+     */
+    422: unknown;
+    /**
      * Error envelope
      */
     default: Error;
@@ -9046,6 +9074,9 @@ export type ValidateWorldSpecResponses = {
      */
     200: {
         valid: boolean;
+        /**
+         * the first 100 problems found (PROBLEMS_LISTED_MAX)
+         */
         problems: Array<{
             /**
              * JSON pointer into the world
@@ -9053,6 +9084,10 @@ export type ValidateWorldSpecResponses = {
             pointer: string;
             message: string;
         }>;
+        /**
+         * how many more problems were found and not listed
+         */
+        problems_not_listed: number;
     };
 };
 
@@ -9132,6 +9167,10 @@ export type SaveWorldData = {
 };
 
 export type SaveWorldErrors = {
+    /**
+     * PAYLOAD_TOO_LARGE: the body is larger than WORLD_BODY_LIMIT_BYTES (1048576 bytes)
+     */
+    413: unknown;
     /**
      * VALIDATION_FAILED: the world is invalid; details list every problem (path is the JSON pointer)
      */
