@@ -9,6 +9,7 @@ import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './conf
 import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';
 import { startService } from './service.ts';
 import { applyV8Flags } from './v8Flags.ts';
+import { operatorCodecToken } from '../integrations/temporal/codec.ts';
 import { findTemporalServer, startTemporalServer, temporalDatabases, TEMPORAL_SERVER_VERSION } from './temporalServer.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -158,6 +159,7 @@ async function operatorCommand(config: Config, rest: string[]): Promise<number> 
   const flagArgs = rest.slice(words.length);
   if (!name) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, institution create, …');
   const args: OperatorArgs = { command: name, flags: parseFlags(flagArgs) };
+  if (name === CODEC_TOKEN_COMMAND) return codecTokenCommand(config, args);
   if (name === 'create-user') args.stdin = await readStdin();
   let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);
   if (result === null) {
@@ -170,6 +172,22 @@ async function operatorCommand(config: Config, rest: string[]): Promise<number> 
       return runOperator(db, { ...args, config });
     });
   }
+  if (args.flags.json) say(JSON.stringify(result));
+  else for (const [key, value] of Object.entries(result)) say(`${key}: ${value}`);
+  return 0;
+}
+
+const CODEC_TOKEN_COMMAND = 'temporal-codec-token';
+
+/**
+ * `crucible-server operator temporal-codec-token`: the credential of the codec endpoint, derived from SERVICE_MASTER_KEY
+ * (the same on every process of a deployment; docs/operators.md), and the codec endpoint to give the Temporal UI or CLI.
+ */
+function codecTokenCommand(config: Config, args: OperatorArgs): number {
+  const { master_key } = ensureLocalSecrets(config);
+  const token = operatorCodecToken(master_key!);
+  const base = `${config.public_url ?? `http://127.0.0.1:${config.port}`}/v1/operator/temporal-codec`;
+  const result = { token, cli_codec_endpoint: base, ui_codec_endpoint: `${base}/t/${token}` };
   if (args.flags.json) say(JSON.stringify(result));
   else for (const [key, value] of Object.entries(result)) say(`${key}: ${value}`);
   return 0;

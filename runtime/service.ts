@@ -16,6 +16,7 @@ import { type Config, DEFAULT_TASK_QUEUE } from './config.ts';
 import { serveOperatorSocket } from './operator.ts';
 import { devServerPidFile, downloadedDevServer, ensureJobSearchAttributes, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
 import { createWorker, type ExtraActivities } from './worker.ts';
+import { encryptedDataConverter } from '../integrations/temporal/codec.ts';
 
 export type ServiceHandle = {
   api_url: string | null;
@@ -187,7 +188,9 @@ async function connectTemporal(
     await ensureJobSearchAttributes(connection, config.temporal_namespace);
   }
   defer(() => connection.close());
-  return { address, devServer, client: new Client({ connection, namespace: config.temporal_namespace }) };
+  // Every payload the client sends or reads passes the encryption codec (integrations/temporal/codec.ts).
+  const dataConverter = encryptedDataConverter(config.master_key, config.master_keys_previous);
+  return { address, devServer, client: new Client({ connection, namespace: config.temporal_namespace, dataConverter }) };
 }
 
 /** The worker, polling until stop (which drains it), and the maintenance schedule it serves. */

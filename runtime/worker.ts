@@ -8,6 +8,7 @@ import type { JobTemporal } from '../integrations/temporal/jobs.ts';
 import { createActivities, withFailureBoundary } from '../activities/index.ts';
 import type { Db } from '../store/db.ts';
 import type { Config } from './config.ts';
+import { encryptedDataConverter } from '../integrations/temporal/codec.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -42,6 +43,8 @@ export async function createWorker(options: {
     connection,
     namespace: options.config.temporal_namespace,
     taskQueue,
+    // The same codec as the service's client: workflow inputs, activity results and signals are stored encrypted.
+    dataConverter: encryptedDataConverter(options.config.master_key, options.config.master_keys_previous),
     ...(options.bundle ? { workflowBundle: options.bundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities: { ...createActivities(deps), ...(options.extra_activities ? withFailureBoundary(options.extra_activities(deps)) : {}) },
     shutdownGraceTime: '10 seconds',
