@@ -14,6 +14,7 @@ import { Migration0011SignInAttempts } from './0011_sign_in_attempts.ts';
 import { Migration0012ChangeNotifyReads } from './0012_change_notify_reads.ts';
 import { Migration0013ChangeNotifySessionsPurchases } from './0013_change_notify_sessions_purchases.ts';
 import { Migration0014RunEventChunks } from './0014_run_event_chunks.ts';
+import { Migration0015QuarantineSealed } from './0015_quarantine_sealed.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
@@ -30,4 +31,5 @@ export const migrationsList = [
   { name: '0012_change_notify_reads', class: Migration0012ChangeNotifyReads },
   { name: '0013_change_notify_sessions_purchases', class: Migration0013ChangeNotifySessionsPurchases },
   { name: '0014_run_event_chunks', class: Migration0014RunEventChunks },
+  { name: '0015_quarantine_sealed', class: Migration0015QuarantineSealed },
 ];

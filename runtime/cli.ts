@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // crucible-server: start | api | worker | migrate | operator <command>.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from './logger.ts';
 import type { Logger } from 'pino';
@@ -9,6 +9,7 @@ import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './conf
 import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';
 import { startService } from './service.ts';
 import { applyV8Flags } from './v8Flags.ts';
+import { securePrivateDir, usePrivateUmask } from './dataDir.ts';
 import { operatorCodecToken } from '../integrations/temporal/codec.ts';
 import { findTemporalServer, startTemporalServer, temporalDatabases, TEMPORAL_SERVER_VERSION } from './temporalServer.ts';
 
@@ -144,7 +145,7 @@ async function withDatabase<T>(config: Config, use: (db: Db) => Promise<T>): Pro
 
 /** `crucible-server migrate`. */
 async function migrateCommand(config: Config): Promise<number> {
-  if (!config.database_url) mkdirSync(config.data_dir, { recursive: true });
+  if (!config.database_url) securePrivateDir(config.data_dir);
   const applied = await withDatabase(config, (db) => db.migrate());
   say(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
   return 0;
@@ -165,8 +166,8 @@ async function operatorCommand(config: Config, rest: string[]): Promise<number> 
   if (result === null) {
     if (!config.database_url && !existsSync(config.data_dir)) {
       process.stderr.write(`(creating a new embedded database in ${config.data_dir})\n`);
-      mkdirSync(config.data_dir, { recursive: true });
     }
+    if (!config.database_url) securePrivateDir(config.data_dir);
     result = await withDatabase(config, async (db) => {
       await db.migrate();
       return runOperator(db, { ...args, config });
@@ -206,6 +207,8 @@ const COMMANDS: Record<string, Command> = {
 };
 
 async function main(argv: string[]): Promise<number> {
+  // Before anything is written: the service's files, PGlite's and the dev server's are the service user's alone.
+  usePrivateUmask();
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === 'help') {
     say(USAGE);

@@ -268,7 +268,7 @@ export function ensureLocalSecrets(config: Config, say: (line: string) => void =
       `Invalid configuration:\n  - with DATABASE_URL set, ${missing.map((m) => (m === 'master_key' ? 'SERVICE_MASTER_KEY' : 'CRUCIBLE_SESSION_SECRET')).join(' and ')} must be set (32 bytes, base64) so every process shares them`,
     );
   }
-  mkdirSync(config.data_dir, { recursive: true });
+  mkdirSync(config.data_dir, { recursive: true, mode: 0o700 });
   const next = { ...config };
   for (const name of missing) {
     const file = resolve(config.data_dir, name === 'master_key' ? 'master.key' : 'session.key');

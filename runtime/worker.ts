@@ -56,6 +56,7 @@ export async function createWorker(options: {
 export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTemporal | null): ActivityDeps {
   const { models, provider_base_urls, hosted_provider, hosted_api_key, master_key, ai_credits_per_1k_tokens, europe_pmc_base_url } = config;
   const { stripe_secret_key, stripe_api_base, stripe_webhook_secret, billing_reconcile_after_seconds, authoring_steps_per_run_max } = config;
+  const { quarantine_retention_days } = config;
   return {
     config: {
       models,
@@ -70,6 +71,7 @@ export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTe
       stripe_webhook_secret,
       billing_reconcile_after_seconds,
       authoring_steps_per_run_max,
+      quarantine_retention_days,
     },
     db,
     logger,

@@ -1,7 +1,7 @@
 // `crucible-server start` on embedded defaults: serves health with database and Temporal ok, stops cleanly on SIGTERM
 // leaving nothing running, and a second start reuses the data and the cached Temporal binary.
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,14 @@ import { launch, stopped } from '../support/processes.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'crucible-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Every entry under `dir` (itself included) that its group or others may read, write or enter. */
+function notPrivate(dir: string): string[] {
+  const stat = lstatSync(dir);
+  if (stat.isSymbolicLink()) return [];
+  const own = (stat.mode & 0o077) !== 0 ? [`${dir} ${(stat.mode & 0o777).toString(8)}`] : [];
+  return stat.isDirectory() ? [...own, ...readdirSync(dir).flatMap((name) => notPrivate(join(dir, name)))] : own;
+}
 
 type Started = { child: ChildProcess; output: () => string; url: string };
 
@@ -43,7 +51,13 @@ function operator(args: string[]): string {
 
 describe('crucible-server start', () => {
   it('runs everything on embedded defaults and stops cleanly, then starts again on the same data', async () => {
+    // A data directory an earlier version left readable by others is made private at start.
+    chmodSync(dataDir, 0o755);
+    writeFileSync(join(dataDir, 'left-by-an-older-version.txt'), 'x', { mode: 0o644 });
     const first = await start();
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    // PGlite's files, the dev server's database and the secrets: none readable by group or others.
+    expect(notPrivate(dataDir)).toEqual([]);
     expect(first.output()).toContain('First start');
     expect(first.output()).toContain('Temporal UI: http://127.0.0.1:');
     expect(first.output()).toContain(join(dataDir, 'pg'));
@@ -83,5 +97,6 @@ describe('crucible-server start', () => {
     expect(signIn.status).toBe(201);
     expect(await stop(second)).toBe(0);
     expect(devServersFor(dataDir)).toBe('');
+    expect(notPrivate(dataDir)).toEqual([]);
   }, 300_000);
 });
