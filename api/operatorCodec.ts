@@ -80,7 +80,11 @@ async function answer(deps: AppDeps, ctx: Context, direction: 'encode' | 'decode
   const body = await readJsonBody(ctx, CODEC_BODY_BYTES_MAX, 'CODEC_BODY_BYTES_MAX');
   const problems = schemaErrors(CodecBody, body);
   if (problems.length > 0) {
-    throw new ServiceError('VALIDATION_FAILED', `The body must be {"payloads": [...]} with base64 metadata values and data, at most ${CODEC_PAYLOADS_MAX} payloads.`, problems);
+    throw new ServiceError(
+      'VALIDATION_FAILED',
+      `The body must be {"payloads": [...]} with base64 metadata values and data, at most ${CODEC_PAYLOADS_MAX} payloads.`,
+      problems,
+    );
   }
   const codec = new EncryptionCodec(deps.config.master_key!, deps.config.master_keys_previous);
   const payloads = (body as { payloads: JsonPayload[] }).payloads.map(fromJson);
@@ -100,7 +104,11 @@ export function operatorCodec(deps: AppDeps) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (!ctx.path.startsWith(CODEC_PATH_PREFIX)) return next();
     const matched = CODEC_ROUTE.exec(ctx.path);
-    if (!matched) throw new ServiceError('NOT_FOUND', `No route ${ctx.method} ${ctx.path.startsWith(`${CODEC_PATH_PREFIX}/t/`) ? `${CODEC_PATH_PREFIX}/t/…` : ctx.path}; the codec answers ${CODEC_PATH_PREFIX}/encode and /decode.`);
+    if (!matched)
+      throw new ServiceError(
+        'NOT_FOUND',
+        `No route ${ctx.method} ${ctx.path.startsWith(`${CODEC_PATH_PREFIX}/t/`) ? `${CODEC_PATH_PREFIX}/t/…` : ctx.path}; the codec answers ${CODEC_PATH_PREFIX}/encode and /decode.`,
+      );
     const [, path_token, direction] = matched as unknown as [string, string | undefined, 'encode' | 'decode'];
     // The token in the path is a credential: the request log names the template only.
     (ctx.state as State).log_path = `${CODEC_PATH_PREFIX}${path_token ? '/t/{token}' : ''}/${direction}`;
@@ -119,7 +127,9 @@ export function operatorCodec(deps: AppDeps) {
     }
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST, OPTIONS');
-      throw new ServiceError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on the codec endpoint; allowed: POST, OPTIONS.`, { allowed: ['POST', 'OPTIONS'] });
+      throw new ServiceError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on the codec endpoint; allowed: POST, OPTIONS.`, {
+        allowed: ['POST', 'OPTIONS'],
+      });
     }
     requireOperator(deps, ctx, path_token);
     await answer(deps, ctx, direction);

@@ -9,7 +9,7 @@ import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './conf
 import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';
 import { startService } from './service.ts';
 import { applyV8Flags } from './v8Flags.ts';
-import { securePrivateDir, usePrivateUmask } from './dataDir.ts';
+import { securePrivateDir, setPrivateUmask } from './dataDir.ts';
 import { operatorCodecToken } from '../integrations/temporal/codec.ts';
 import { findTemporalServer, startTemporalServer, temporalDatabases, TEMPORAL_SERVER_VERSION } from './temporalServer.ts';
 
@@ -208,7 +208,7 @@ const COMMANDS: Record<string, Command> = {
 
 async function main(argv: string[]): Promise<number> {
   // Before anything is written: the service's files, PGlite's and the dev server's are the service user's alone.
-  usePrivateUmask();
+  setPrivateUmask();
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === 'help') {
     say(USAGE);

@@ -140,7 +140,10 @@ function origins(env: Env, name: string, fallback: string[], problems: string[])
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const out: string[] = [];
-  for (const item of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const item of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     let origin: string | null = null;
     try {
       const parsed = new URL(item);
@@ -215,7 +218,12 @@ export function loadConfig(env: Env = process.env): Config {
     master_key: key32(env, 'SERVICE_MASTER_KEY', problems),
     master_keys_previous: keyList(env, 'SERVICE_MASTER_KEY_PREVIOUS', problems),
     // The dev server's UI under both loopback names: its own links say localhost, `start` prints 127.0.0.1.
-    temporal_ui_origins: origins(env, 'CRUCIBLE_TEMPORAL_UI_ORIGIN', [`http://localhost:${temporal_ui_port}`, `http://127.0.0.1:${temporal_ui_port}`], problems),
+    temporal_ui_origins: origins(
+      env,
+      'CRUCIBLE_TEMPORAL_UI_ORIGIN',
+      [`http://localhost:${temporal_ui_port}`, `http://127.0.0.1:${temporal_ui_port}`],
+      problems,
+    ),
     quarantine_retention_days: int(env, 'CRUCIBLE_QUARANTINE_RETENTION_DAYS', 30, 1, 3650, problems),
     session_secret: key32(env, 'CRUCIBLE_SESSION_SECRET', problems),
     session_lifetime_seconds: int(env, 'CRUCIBLE_SESSION_LIFETIME_SECONDS', 4 * 3600, 60, 24 * 3600, problems),

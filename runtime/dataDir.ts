@@ -12,7 +12,7 @@ const GROUP_OTHER_BITS = 0o077;
 const PRIVATE_WALK_ENTRIES_MAX = 1_000_000;
 
 /** Sets the process's umask so every file it (or a child) creates is private. Call first thing in an entrypoint. */
-export function usePrivateUmask(): void {
+export function setPrivateUmask(): void {
   process.umask(PRIVATE_UMASK);
 }
 
@@ -29,7 +29,8 @@ export function securePrivateDir(dir: string): number {
     const stat = lstatSync(path);
     if (stat.isSymbolicLink()) return;
     seen += 1;
-    if (seen > PRIVATE_WALK_ENTRIES_MAX) throw new Error(`the data directory ${dir} holds more than PRIVATE_WALK_ENTRIES_MAX (${PRIVATE_WALK_ENTRIES_MAX}) entries`);
+    if (seen > PRIVATE_WALK_ENTRIES_MAX)
+      throw new Error(`the data directory ${dir} holds more than PRIVATE_WALK_ENTRIES_MAX (${PRIVATE_WALK_ENTRIES_MAX}) entries`);
     if ((stat.mode & GROUP_OTHER_BITS) !== 0) {
       chmodSync(path, stat.mode & 0o700);
       tightened += 1;

@@ -132,6 +132,7 @@ export class EncryptionCodec implements PayloadCodec {
 
 /** The data converter of every Temporal client and worker the service creates: the default converter, then encryption. */
 export function encryptedDataConverter(master_key: Buffer | null, previous_master_keys: readonly Buffer[] = []): { payloadCodecs: PayloadCodec[] } {
-  if (!master_key) throw new Error('SERVICE_MASTER_KEY is not set: Temporal payloads cannot be encrypted (set it, or start with `crucible-server start`, which creates one)');
+  if (!master_key)
+    throw new Error('SERVICE_MASTER_KEY is not set: Temporal payloads cannot be encrypted (set it, or start with `crucible-server start`, which creates one)');
   return { payloadCodecs: [new EncryptionCodec(master_key, previous_master_keys)] };
 }

@@ -57,7 +57,9 @@ describe('quarantined sources at rest', () => {
       expect(sealed.ciphertext.includes(Buffer.from(form))).toBe(false);
     }
     // Every column of the database, as text: the number is nowhere in the clear.
-    const dumped = await service.db.query(`select row_to_json(q)::text as json from intake_quarantine q union all select row_to_json(s)::text from intake_sources s`);
+    const dumped = await service.db.query(
+      `select row_to_json(q)::text as json from intake_quarantine q union all select row_to_json(s)::text from intake_sources s`,
+    );
     expect(dumped.map((r) => r.json as string).join('\n')).not.toContain(VALID_NHS_NUMBER.replace(/ /g, ''));
     const opened = openUnderMasterKey(service.config.master_key!, quarantineBinding(owner.org_id, quarantined.id), sealed);
     expect(JSON.parse(opened!)).toEqual(['Referral audit, practice 4', `Patient NHS number ${VALID_NHS_NUMBER} was referred on the urgent pathway.`]);
@@ -72,7 +74,10 @@ describe('quarantined sources at rest', () => {
     const sources = await extract(service, owner, [nhsNumberFile(), nhsNumberFile(), nhsNumberFile()]);
     const [old, edge, fresh] = sources.map((source) => source.id);
     await service.db.query(`update intake_quarantine set created_at = now() - make_interval(days => ?) where source_id = ?`, [RETENTION_DAYS + 1, old]);
-    await service.db.query(`update intake_quarantine set created_at = now() - make_interval(days => ?, hours => 1) where source_id = ?`, [RETENTION_DAYS, edge]);
+    await service.db.query(`update intake_quarantine set created_at = now() - make_interval(days => ?, hours => 1) where source_id = ?`, [
+      RETENTION_DAYS,
+      edge,
+    ]);
     await service.db.query(`update intake_quarantine set created_at = now() - make_interval(days => ?) where source_id = ?`, [RETENTION_DAYS - 1, fresh]);
     const first = await maintenance(service);
     expect(first.quarantined_sources_purged).toBe(2);

@@ -39,7 +39,10 @@ async function draftWithSourceText(service: TestService, owner: TestUser, text: 
   const { sources } = (await extracted.json()) as { sources: Array<{ id: string; status: string }> };
   expect(sources[0]!.status).toBe('processed');
   await service.db.transaction((tx) => grantCredits(tx, { org_id: owner.org_id, credits: 1000, reason: 'codec test grant', caused_by: 'test' }));
-  const started = await http(service, 'POST', `/v1/projects/${project.body.id}/intakes/parse`, { token: owner.session, body: { source_ids: [sources[0]!.id] } });
+  const started = await http(service, 'POST', `/v1/projects/${project.body.id}/intakes/parse`, {
+    token: owner.session,
+    body: { source_ids: [sources[0]!.id] },
+  });
   expect(started.status).toBe(202);
   await eventually(
     async () => (await http(service, 'GET', `/v1/intake-drafts/${started.body.id}`, { token: owner.session })).body.status === 'succeeded',
@@ -65,7 +68,9 @@ describe('encrypted workflow payloads', () => {
   let token: string;
   // Distinctive words of the source, found nowhere else: their absence from the history means the text is not there.
   const marker = `Quokkaline ${randomBytes(4).toString('hex')} pathway`;
-  const source = [`Project brief: ${marker}`, `Problem: the ${marker} referral queue is too long for dermatology triage.`, 'Users: practice nurses.'].join('\n');
+  const source = [`Project brief: ${marker}`, `Problem: the ${marker} referral queue is too long for dermatology triage.`, 'Users: practice nurses.'].join(
+    '\n',
+  );
 
   beforeAll(async () => {
     service = await startTestService();
@@ -129,7 +134,15 @@ describe('encrypted workflow payloads', () => {
     const malformed = await http(service, 'POST', `${CODEC}/decode`, { token, body: { payloads: [{ data: 'not base64!' }] } });
     expect(malformed.status).toBe(422);
     const foreign = await new EncryptionCodec(randomBytes(32)).encode([{ metadata: {}, data: new Uint8Array([1]) }]);
-    const body = { payloads: foreign.map((p) => ({ metadata: { encoding: Buffer.from(p.metadata!.encoding!).toString('base64'), 'encryption-key-id': Buffer.from(p.metadata!['encryption-key-id']!).toString('base64') }, data: Buffer.from(p.data!).toString('base64') })) };
+    const body = {
+      payloads: foreign.map((p) => ({
+        metadata: {
+          encoding: Buffer.from(p.metadata!.encoding!).toString('base64'),
+          'encryption-key-id': Buffer.from(p.metadata!['encryption-key-id']!).toString('base64'),
+        },
+        data: Buffer.from(p.data!).toString('base64'),
+      })),
+    };
     const undecryptable = await http(service, 'POST', `${CODEC}/decode`, { token, body });
     expect(undecryptable.status).toBe(422);
     expect(undecryptable.body.message).toContain('SERVICE_MASTER_KEY_PREVIOUS');
