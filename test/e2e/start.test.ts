@@ -78,6 +78,15 @@ describe('crucible-server start', () => {
     const whileRunning = JSON.parse(operator(['bootstrap', '--email', 'ops@example.org', '--org', 'Ops', '--json']));
     expect(whileRunning).toMatchObject({ email: 'ops@example.org', user_id: expect.stringMatching(/^usr_/), org_id: expect.stringMatching(/^org_/) });
     expect(whileRunning.password).toEqual(expect.any(String));
+    // The operator codec token, printed by the operator command, opens the running service's codec endpoint.
+    const codec = JSON.parse(operator(['temporal-codec-token', '--json'])) as { token: string; ui_codec_endpoint: string };
+    expect(codec.ui_codec_endpoint).toContain(`/v1/operator/temporal-codec/t/${codec.token}`);
+    const decoded = await fetch(`${first.url}/v1/operator/temporal-codec/decode`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${codec.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ payloads: [] }),
+    });
+    expect(decoded.status).toBe(200);
     expect(await stop(first)).toBe(0);
     expect(first.output()).toContain('stopped.');
     expect(devServersFor(dataDir)).toBe('');
