@@ -53,18 +53,40 @@ function aad(key_id: string): Buffer {
   return Buffer.from(`${PAYLOAD_KEY_LABEL}\u0000${key_id}`, 'utf8');
 }
 
-/** The inner payload as bytes: a small JSON document with base64 fields (the codec's own format, versioned by the label). */
+/** The inner payload as bytes, without inflating it (a payload may be near Temporal's size limit): a format byte, the
+ * metadata entries as length-prefixed name and value, then the data. */
+const FRAME_FORMAT = 1;
+
 function serialize(payload: Payload): Buffer {
-  const metadata: Record<string, string> = {};
-  for (const [name, value] of Object.entries(payload.metadata ?? {})) if (value) metadata[name] = Buffer.from(value).toString('base64');
-  return Buffer.from(JSON.stringify({ metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') }), 'utf8');
+  const entries = Object.entries(payload.metadata ?? {}).flatMap(([name, value]) => (value ? [[Buffer.from(name, 'utf8'), Buffer.from(value)] as const] : []));
+  const parts: Buffer[] = [Buffer.from([FRAME_FORMAT]), u32(entries.length)];
+  for (const [name, value] of entries) parts.push(u32(name.length), name, u32(value.length), value);
+  parts.push(Buffer.from(payload.data ?? new Uint8Array()));
+  return Buffer.concat(parts);
+}
+
+function u32(value: number): Buffer {
+  const out = Buffer.alloc(4);
+  out.writeUInt32BE(value);
+  return out;
 }
 
 function deserialize(bytes: Buffer): Payload {
-  const parsed = JSON.parse(bytes.toString('utf8')) as { metadata: Record<string, string>; data: string };
+  if (bytes[0] !== FRAME_FORMAT) throw new Error('unknown frame format');
+  let at = 1;
+  const take = (length: number): Buffer => {
+    if (at + length > bytes.length) throw new Error('truncated frame');
+    const out = bytes.subarray(at, at + length);
+    at += length;
+    return out;
+  };
+  const count = take(4).readUInt32BE();
   const metadata: Record<string, Uint8Array> = {};
-  for (const [name, value] of Object.entries(parsed.metadata)) metadata[name] = new Uint8Array(Buffer.from(value, 'base64'));
-  return { metadata, data: new Uint8Array(Buffer.from(parsed.data, 'base64')) };
+  for (let index = 0; index < count; index++) {
+    const name = take(take(4).readUInt32BE()).toString('utf8');
+    metadata[name] = new Uint8Array(take(take(4).readUInt32BE()));
+  }
+  return { metadata, data: new Uint8Array(bytes.subarray(at)) };
 }
 
 function text(value: Uint8Array | null | undefined): string | undefined {

@@ -45,6 +45,14 @@ describe('the Temporal payload codec', () => {
     expect(await codec.encode([])).toEqual([]);
   });
 
+  it('adds a constant overhead, not a share of the payload: a payload near Temporal\'s size limit stays near it', async () => {
+    const codec = new EncryptionCodec(randomBytes(32));
+    const large = converter.toPayload('x'.repeat(1024 * 1024));
+    const [encoded] = await codec.encode([large]);
+    expect(encoded!.data!.length - large.data!.length).toBeLessThan(128);
+    expect(converter.fromPayload((await codec.decode([encoded!]))[0]!)).toBe('x'.repeat(1024 * 1024));
+  });
+
   it('uses a fresh nonce per payload', async () => {
     const codec = new EncryptionCodec(randomBytes(32));
     const [a, b] = await codec.encode([converter.toPayload(SOURCE), converter.toPayload(SOURCE)]);
