@@ -104,11 +104,11 @@ export function operatorCodec(deps: AppDeps) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (!ctx.path.startsWith(CODEC_PATH_PREFIX)) return next();
     const matched = CODEC_ROUTE.exec(ctx.path);
-    if (!matched)
-      throw new ServiceError(
-        'NOT_FOUND',
-        `No route ${ctx.method} ${ctx.path.startsWith(`${CODEC_PATH_PREFIX}/t/`) ? `${CODEC_PATH_PREFIX}/t/…` : ctx.path}; the codec answers ${CODEC_PATH_PREFIX}/encode and /decode.`,
-      );
+    if (!matched) {
+      // A mistyped path may still carry the token: neither the answer nor the log repeats what follows the prefix.
+      (ctx.state as State).log_path = `${CODEC_PATH_PREFIX}/…`;
+      throw new ServiceError('NOT_FOUND', `No route ${ctx.method} ${CODEC_PATH_PREFIX}/…; the codec answers ${CODEC_PATH_PREFIX}/encode and /decode.`);
+    }
     const [, path_token, direction] = matched as unknown as [string, string | undefined, 'encode' | 'decode'];
     // The token in the path is a credential: the request log names the template only.
     (ctx.state as State).log_path = `${CODEC_PATH_PREFIX}${path_token ? '/t/{token}' : ''}/${direction}`;

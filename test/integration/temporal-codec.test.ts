@@ -147,6 +147,10 @@ describe('encrypted workflow payloads', () => {
     expect(undecryptable.status).toBe(422);
     expect(undecryptable.body.message).toContain('SERVICE_MASTER_KEY_PREVIOUS');
     expect((await http(service, 'GET', `${CODEC}/decode`, { token })).status).toBe(405);
+    const mistyped = await http(service, 'POST', `${CODEC}/t/${token}/decod`, { body: { payloads: [] } });
+    expect(mistyped.status).toBe(404);
+    expect(JSON.stringify(mistyped.body)).not.toContain(token);
+    expect(service.logs.join('\n')).not.toContain(token);
   });
 
   it('lets browsers in from the Temporal UI origin only (CORS)', async () => {
