@@ -2,6 +2,7 @@
 // leaving nothing running, and a second start reuses the data and the cached Temporal binary.
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,19 @@ import { launch, stopped } from '../support/processes.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'crucible-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function postOnFreshConnection(url: string, token: string, body: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const sent = request(url, { method: 'POST', agent: false, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
 
 /** Every entry under `dir` (itself included) that its group or others may read, write or enter. */
 function notPrivate(dir: string): string[] {
@@ -81,12 +95,10 @@ describe('crucible-server start', () => {
     // The operator codec token, printed by the operator command, opens the running service's codec endpoint.
     const codec = JSON.parse(operator(['temporal-codec-token', '--json'])) as { token: string; ui_codec_endpoint: string };
     expect(codec.ui_codec_endpoint).toContain(`/v1/operator/temporal-codec/t/${codec.token}`);
-    const decoded = await fetch(`${first.url}/v1/operator/temporal-codec/decode`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${codec.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ payloads: [] }),
-    });
-    expect(decoded.status).toBe(200);
+    // On a connection of its own: the operator commands above held this process for seconds, long enough for the
+    // service to close the idle pooled one, and a POST is not retried on a closed connection.
+    const decoded = await postOnFreshConnection(`${first.url}/v1/operator/temporal-codec/decode`, codec.token, JSON.stringify({ payloads: [] }));
+    expect(decoded).toEqual({ status: 200, body: { payloads: [] } });
     expect(await stop(first)).toBe(0);
     expect(first.output()).toContain('stopped.');
     expect(devServersFor(dataDir)).toBe('');
