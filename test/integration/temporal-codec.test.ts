@@ -77,7 +77,7 @@ describe('encrypted workflow payloads', () => {
     owner = await signedInOwner(service, 'codec-owner');
     token = operatorCodecToken(service.config.master_key!);
     workflow_id = await draftWithSourceText(service, owner, source);
-  }, 120_000);
+  });
   afterAll(async () => {
     await service?.stop();
   });
