@@ -45,7 +45,7 @@ describe('the Temporal payload codec', () => {
     expect(await codec.encode([])).toEqual([]);
   });
 
-  it('adds a constant overhead, not a share of the payload: a payload near Temporal\'s size limit stays near it', async () => {
+  it("adds a constant overhead, not a share of the payload: a payload near Temporal's size limit stays near it", async () => {
     const codec = new EncryptionCodec(randomBytes(32));
     const large = converter.toPayload('x'.repeat(1024 * 1024));
     const [encoded] = await codec.encode([large]);
