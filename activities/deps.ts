@@ -20,6 +20,8 @@ export type ActivityConfig = {
   stripe_webhook_secret: string | null;
   billing_reconcile_after_seconds: number | null;
   authoring_steps_per_run_max: number;
+  /** quarantined sources' sealed lines are purged after this many days */
+  quarantine_retention_days: number;
 };
 
 /** What activities need: they touch the world only through these. */

@@ -1,5 +1,5 @@
 // Housekeeping run by the maintenance schedule (one workflow per tick, workflows/maintenance.ts): idempotency records
-// past retention, expired sign-in counters, and the reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every
+// past retention, expired sign-in counters, quarantined lines past their retention, and the reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every
 // row left queued, through the same startJob the routes use, so nothing stays queued forever.
 import { ServiceError } from '../domain/errors.ts';
 import type { JobKind } from '../domain/jobs.ts';
@@ -7,6 +7,7 @@ import { type JobStart, type JobTemporal, startJob } from '../integrations/tempo
 import { purgeExpiredSignInAttempts } from '../store/accounts/signInAttempts.ts';
 import { purgeIdempotencyRecords } from '../store/idempotency.ts';
 import { queuedDrafts } from '../store/intake/drafts.ts';
+import { purgeQuarantinedLines } from '../store/intake/quarantine.ts';
 import type { QueuedJobRow } from '../store/jobs.ts';
 import { queuedReviews } from '../store/review/reviews.ts';
 import { queuedRuns } from '../store/runs/runs.ts';
@@ -45,6 +46,11 @@ export function maintenanceActivities(deps: ActivityDeps) {
     /** Sign-in attempt counters whose window has ended (store/accounts/signInAttempts.ts). */
     async purgeExpiredSignInAttempts(): Promise<{ purged: number }> {
       return { purged: await purgeExpiredSignInAttempts(deps.db) };
+    },
+
+    /** Quarantined sources' sealed lines past CRUCIBLE_QUARANTINE_RETENTION_DAYS (store/intake/quarantine.ts). */
+    async purgeExpiredQuarantinedLines(): Promise<{ purged: number }> {
+      return { purged: await purgeQuarantinedLines(deps.db, deps.config.quarantine_retention_days) };
     },
 
     /** Starts the workflow of every row of `kind` queued longer than older_than_ms; one already started or finished is skipped. */

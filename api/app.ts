@@ -8,6 +8,7 @@ import type { RouteDef } from './registry.ts';
 import { buildRouter, indexedRoutes, withPolling } from './router.ts';
 import { requestTimedOut } from './server.ts';
 import { webApp } from './web.ts';
+import { operatorCodec } from './operatorCodec.ts';
 import { routeModules } from './routes/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -91,7 +92,9 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
           request_id,
           method: ctx.method,
           // A signed link is a bearer credential in the path: such routes are logged by their template only.
-          path: (ctx.state as State).route_def?.auth === 'signed' ? (ctx.state as State).route_def!.path : safePath(ctx.originalUrl),
+          path:
+            (ctx.state as State).log_path ??
+            ((ctx.state as State).route_def?.auth === 'signed' ? (ctx.state as State).route_def!.path : safePath(ctx.originalUrl)),
           status: gone?.status ?? ctx.status,
           duration_ms: Math.round(performance.now() - started),
           user_id: auth?.user_id,
@@ -101,6 +104,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDef[] } {
       );
     }
   });
+  app.use(operatorCodec(deps)); // Temporal's codec protocol for operators, beside the product API (api/operatorCodec.ts)
   app.use(indexedRoutes(router));
   app.use(router.allowedMethods());
   app.use(webApp()); // the web app at / for every path outside /v1 (docs/web.md)

@@ -16,4 +16,5 @@ export type AppDeps = {
   temporal: Temporal | null;
 };
 
-export type State = { request_id: string; auth: Auth | null; route?: string; route_def?: RouteDef };
+/** `log_path`: what the request log shows instead of the URL, when the URL carries a credential. */
+export type State = { request_id: string; auth: Auth | null; route?: string; route_def?: RouteDef; log_path?: string };

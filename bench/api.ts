@@ -16,6 +16,7 @@ import Koa from 'koa';
 import pg from 'pg';
 import pino from 'pino';
 import { printGoals } from './goals.ts';
+import { encryptedDataConverter } from '../integrations/temporal/codec.ts';
 
 export const BENCH_CONNECTIONS = 200;
 export const BENCH_SECONDS = Number(process.env.BENCH_API_SECONDS) || 5;
@@ -83,7 +84,7 @@ async function serveApi(database_url: string | null): Promise<Served> {
   const temporal_address = process.env.BENCH_TEMPORAL_ADDRESS;
   const temporal = temporal_address
     ? {
-        client: new Client({ connection: Connection.lazy({ address: temporal_address }) }),
+        client: new Client({ connection: Connection.lazy({ address: temporal_address }), dataConverter: encryptedDataConverter(config.master_key) }),
         task_queue: config.temporal_task_queue,
         namespace: config.temporal_namespace,
       }

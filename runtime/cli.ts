@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // crucible-server: start | api | worker | migrate | operator <command>.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from './logger.ts';
 import type { Logger } from 'pino';
@@ -10,6 +10,8 @@ import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.
 import { firstStart } from './firstStart.ts';
 import { startService } from './service.ts';
 import { applyV8Flags } from './v8Flags.ts';
+import { securePrivateDir, setPrivateUmask } from './dataDir.ts';
+import { operatorCodecToken } from '../integrations/temporal/codec.ts';
 import { findTemporalServer, startTemporalServer, temporalDatabases, TEMPORAL_SERVER_VERSION } from './temporalServer.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -144,7 +146,7 @@ async function withDatabase<T>(config: Config, use: (db: Db) => Promise<T>): Pro
 
 /** `crucible-server migrate`. */
 async function migrateCommand(config: Config): Promise<number> {
-  if (!config.database_url) mkdirSync(config.data_dir, { recursive: true });
+  if (!config.database_url) securePrivateDir(config.data_dir);
   const applied = await withDatabase(config, (db) => db.migrate());
   say(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
   return 0;
@@ -159,18 +161,35 @@ async function operatorCommand(config: Config, rest: string[]): Promise<number> 
   const flagArgs = rest.slice(words.length);
   if (!name) throw new ConfigError('operator needs a command: create-user, create-org, add-member, bootstrap, institution create, …');
   const args: OperatorArgs = { command: name, flags: parseFlags(flagArgs) };
+  if (name === CODEC_TOKEN_COMMAND) return codecTokenCommand(config, args);
   if (name === 'create-user') args.stdin = await readStdin();
   let result = config.database_url ? null : await sendOperatorCommand(config.data_dir, args);
   if (result === null) {
     if (!config.database_url && !existsSync(config.data_dir)) {
       process.stderr.write(`(creating a new embedded database in ${config.data_dir})\n`);
-      mkdirSync(config.data_dir, { recursive: true });
     }
+    if (!config.database_url) securePrivateDir(config.data_dir);
     result = await withDatabase(config, async (db) => {
       await db.migrate();
       return runOperator(db, { ...args, config });
     });
   }
+  if (args.flags.json) say(JSON.stringify(result));
+  else for (const [key, value] of Object.entries(result)) say(`${key}: ${value}`);
+  return 0;
+}
+
+const CODEC_TOKEN_COMMAND = 'temporal-codec-token';
+
+/**
+ * `crucible-server operator temporal-codec-token`: the credential of the codec endpoint, derived from SERVICE_MASTER_KEY
+ * (the same on every process of a deployment; docs/operators.md), and the codec endpoint to give the Temporal UI or CLI.
+ */
+function codecTokenCommand(config: Config, args: OperatorArgs): number {
+  const { master_key } = ensureLocalSecrets(config);
+  const token = operatorCodecToken(master_key!);
+  const base = `${config.public_url ?? `http://127.0.0.1:${config.port}`}/v1/operator/temporal-codec`;
+  const result = { token, cli_codec_endpoint: base, ui_codec_endpoint: `${base}/t/${token}` };
   if (args.flags.json) say(JSON.stringify(result));
   else for (const [key, value] of Object.entries(result)) say(`${key}: ${value}`);
   return 0;
@@ -189,6 +208,8 @@ const COMMANDS: Record<string, Command> = {
 };
 
 async function main(argv: string[]): Promise<number> {
+  // Before anything is written: the service's files, PGlite's and the dev server's are the service user's alone.
+  setPrivateUmask();
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === 'help') {
     say(USAGE);

@@ -35,6 +35,12 @@ export type Config = {
   sponsor_api_enabled: boolean;
   billing_enabled: boolean;
   master_key: Buffer | null;
+  /** earlier master keys (SERVICE_MASTER_KEY_PREVIOUS): Temporal payloads written under them still decode (docs/deploy.md) */
+  master_keys_previous: Buffer[];
+  /** origins of the Temporal UI allowed to call the codec endpoint from a browser (CORS) */
+  temporal_ui_origins: string[];
+  /** quarantined sources' raw lines are purged by the maintenance workflow after this many days */
+  quarantine_retention_days: number;
   session_secret: Buffer | null;
   session_lifetime_seconds: number;
   /** sign-in limits per email-and-address (backoff) and per client address (docs/decisions.md "Sign-in attempts") */
@@ -138,6 +144,39 @@ function key32(env: Env, name: string, problems: string[]): Buffer | null {
   return decoded;
 }
 
+/** A comma-separated list of 32-byte base64 keys (each checked like key32). */
+function keyList(env: Env, name: string, problems: string[]): Buffer[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .flatMap((item, at) => key32({ [`${name}[${at}]`]: item }, `${name}[${at}]`, problems) ?? []);
+}
+
+/** A comma-separated list of web origins (scheme, host and port only, as a browser sends them in Origin). */
+function origins(env: Env, name: string, fallback: string[], problems: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const out: string[] = [];
+  for (const item of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    let origin: string | null = null;
+    try {
+      const parsed = new URL(item);
+      if (['http:', 'https:'].includes(parsed.protocol) && parsed.origin === item.replace(/\/+$/, '')) origin = parsed.origin;
+    } catch {
+      // reported below
+    }
+    if (origin) out.push(origin);
+    else problems.push(`${name} must list origins such as https://temporal-ui.example.org (scheme, host and port only; got "${item}")`);
+  }
+  return out;
+}
+
 function text(env: Env, name: string): string | null {
   const raw = env[name];
   return raw === undefined || raw === '' ? null : raw;
@@ -205,6 +244,7 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = url(env, 'DATABASE_URL', problems, ['postgres:', 'postgresql:']);
   const port = int(env, 'PORT', 8080, 0, 65535, problems);
   const { models, hostedProvider, hostedApiKey } = hostedAi(env, problems);
+  const temporal_ui_port = int(env, 'CRUCIBLE_TEMPORAL_UI_PORT', 8233, 0, 65535, problems);
   const config: Config = {
     database_url: databaseUrl,
     data_dir: resolve(env.CRUCIBLE_DATA_DIR || '.data'),
@@ -212,7 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporal_namespace: env.TEMPORAL_NAMESPACE || 'default',
     temporal_tls: bool(env, 'TEMPORAL_TLS', false, problems),
     temporal_task_queue: env.CRUCIBLE_TASK_QUEUE || DEFAULT_TASK_QUEUE,
-    temporal_ui_port: int(env, 'CRUCIBLE_TEMPORAL_UI_PORT', 8233, 0, 65535, problems),
+    temporal_ui_port,
     host: env.HOST || '127.0.0.1',
     port,
     public_url: url(env, 'CRUCIBLE_PUBLIC_URL', problems, ['http:', 'https:']),
@@ -220,6 +260,15 @@ export function loadConfig(env: Env = process.env): Config {
     sponsor_api_enabled: bool(env, 'SERVICE_SPONSOR_API_ENABLED', false, problems),
     billing_enabled: bool(env, 'SERVICE_BILLING_ENABLED', false, problems),
     master_key: key32(env, 'SERVICE_MASTER_KEY', problems),
+    master_keys_previous: keyList(env, 'SERVICE_MASTER_KEY_PREVIOUS', problems),
+    // The dev server's UI under both loopback names: its own links say localhost, `start` prints 127.0.0.1.
+    temporal_ui_origins: origins(
+      env,
+      'CRUCIBLE_TEMPORAL_UI_ORIGIN',
+      [`http://localhost:${temporal_ui_port}`, `http://127.0.0.1:${temporal_ui_port}`],
+      problems,
+    ),
+    quarantine_retention_days: int(env, 'CRUCIBLE_QUARANTINE_RETENTION_DAYS', 30, 1, 3650, problems),
     session_secret: key32(env, 'CRUCIBLE_SESSION_SECRET', problems),
     session_lifetime_seconds: int(env, 'CRUCIBLE_SESSION_LIFETIME_SECONDS', 4 * 3600, 60, 24 * 3600, problems),
     sign_in_limits: signInLimits(env, problems),
@@ -269,7 +318,7 @@ export function ensureLocalSecrets(config: Config, say: (line: string) => void =
       `Invalid configuration:\n  - with DATABASE_URL set, ${missing.map((m) => (m === 'master_key' ? 'SERVICE_MASTER_KEY' : 'CRUCIBLE_SESSION_SECRET')).join(' and ')} must be set (32 bytes, base64) so every process shares them`,
     );
   }
-  mkdirSync(config.data_dir, { recursive: true });
+  mkdirSync(config.data_dir, { recursive: true, mode: 0o700 });
   const next = { ...config };
   for (const name of missing) {
     const file = resolve(config.data_dir, name === 'master_key' ? 'master.key' : 'session.key');

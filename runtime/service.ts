@@ -1,6 +1,5 @@
 // The composition root: database, migrations, Temporal (dev server or external), worker, API.
 import { closeComputePool, computePool } from '../compute/pool.ts';
-import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,8 +13,10 @@ import { openDatabase, type Db } from '../store/db.ts';
 import { MAINTENANCE_INTERVAL_MINUTES, MAINTENANCE_SCHEDULE_ID, MAINTENANCE_WORKFLOW_TYPE } from '../domain/jobs.ts';
 import { type Config, DEFAULT_TASK_QUEUE } from './config.ts';
 import { serveOperatorSocket } from './operator.ts';
+import { securePrivateDir } from './dataDir.ts';
 import { devServerPidFile, downloadedDevServer, ensureJobSearchAttributes, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
 import { createWorker, type ExtraActivities } from './worker.ts';
+import { encryptedDataConverter } from '../integrations/temporal/codec.ts';
 
 export type ServiceHandle = {
   api_url: string | null;
@@ -151,8 +152,10 @@ type Defer = (cleanup: () => Promise<void>) => void;
 /** The database, migrated (a worker on PostgreSQL leaves migrations to the API or `migrate`). */
 async function openStore(options: StartOptions, say: (line: string) => void, defer: Defer): Promise<Db> {
   const { config } = options;
-  // Secrets, the Temporal dev server's database and (without DATABASE_URL) PGlite all live here.
-  mkdirSync(config.data_dir, { recursive: true });
+  // Secrets, the Temporal dev server's database and (without DATABASE_URL) PGlite all live here: 0700, nothing under it
+  // readable by others (runtime/dataDir.ts).
+  const tightened = securePrivateDir(config.data_dir);
+  if (tightened > 0) say(`made ${tightened} entries under ${config.data_dir} private to the service user (directories 0700, files 0600)`);
   const db = await openDatabase({ database_url: config.database_url, pglite_dir: options.pglite_dir ?? join(config.data_dir, 'pg') });
   defer(() => db.close());
   if (options.mode !== 'worker' || !config.database_url) {
@@ -187,7 +190,9 @@ async function connectTemporal(
     await ensureJobSearchAttributes(connection, config.temporal_namespace);
   }
   defer(() => connection.close());
-  return { address, devServer, client: new Client({ connection, namespace: config.temporal_namespace }) };
+  // Every payload the client sends or reads passes the encryption codec (integrations/temporal/codec.ts).
+  const dataConverter = encryptedDataConverter(config.master_key, config.master_keys_previous);
+  return { address, devServer, client: new Client({ connection, namespace: config.temporal_namespace, dataConverter }) };
 }
 
 /** The worker, polling until stop (which drains it), and the maintenance schedule it serves. */

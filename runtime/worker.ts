@@ -8,6 +8,7 @@ import type { JobTemporal } from '../integrations/temporal/jobs.ts';
 import { createActivities, withFailureBoundary } from '../activities/index.ts';
 import type { Db } from '../store/db.ts';
 import type { Config } from './config.ts';
+import { encryptedDataConverter } from '../integrations/temporal/codec.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -42,6 +43,8 @@ export async function createWorker(options: {
     connection,
     namespace: options.config.temporal_namespace,
     taskQueue,
+    // The same codec as the service's client: workflow inputs, activity results and signals are stored encrypted.
+    dataConverter: encryptedDataConverter(options.config.master_key, options.config.master_keys_previous),
     ...(options.bundle ? { workflowBundle: options.bundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities: { ...createActivities(deps), ...(options.extra_activities ? withFailureBoundary(options.extra_activities(deps)) : {}) },
     shutdownGraceTime: '10 seconds',
@@ -53,6 +56,7 @@ export async function createWorker(options: {
 export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTemporal | null): ActivityDeps {
   const { models, provider_base_urls, hosted_provider, hosted_api_key, master_key, ai_credits_per_1k_tokens, europe_pmc_base_url } = config;
   const { stripe_secret_key, stripe_api_base, stripe_webhook_secret, billing_reconcile_after_seconds, authoring_steps_per_run_max } = config;
+  const { quarantine_retention_days } = config;
   return {
     config: {
       models,
@@ -67,6 +71,7 @@ export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTe
       stripe_webhook_secret,
       billing_reconcile_after_seconds,
       authoring_steps_per_run_max,
+      quarantine_retention_days,
     },
     db,
     logger,

@@ -1,12 +1,18 @@
 // The periodic maintenance workflow, started by the maintenance schedule (domain/jobs.ts: MAINTENANCE_INTERVAL_MINUTES):
-// purge idempotency records past retention and expired sign-in counters, then reconcile rows whose workflow never started (ARCHITECTURE.md: How a
-// request flows, step 3), so nothing is left queued forever. The reconcilers are activities, so one tick is one
-// workflow execution and an idle service does not bury the jobs operators look for (docs/operators.md).
-import { proxyActivities } from '@temporalio/workflow';
+// purge idempotency records past retention and expired sign-in counters, reconcile rows whose workflow never started
+// (ARCHITECTURE.md: How a request flows, step 3) so nothing is left queued forever, then purge quarantined sources' sealed
+// lines past their retention. The reconcilers are activities, so one tick is one workflow execution and an idle service
+// does not bury the jobs operators look for (docs/operators.md).
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
 
-const { purgeExpiredIdempotencyRecords, purgeExpiredSignInAttempts, reconcileQueuedJobs } = proxyActivities<Activities>(ACTIVITY_PROFILES.maintenance);
+const { purgeExpiredIdempotencyRecords, purgeExpiredSignInAttempts, purgeExpiredQuarantinedLines, reconcileQueuedJobs } = proxyActivities<Activities>(
+  ACTIVITY_PROFILES.maintenance,
+);
+
+/** A maintenance tick in flight when the purge arrived replays without it (Temporal's patching). */
+export const QUARANTINE_PURGE_PATCH = 'quarantine-purge';
 
 export type MaintenanceInput = {
   /** Restart rows queued longer than this (default: the reconciler's own, 5 minutes); tests pass 0. */
@@ -19,6 +25,7 @@ export type MaintenanceResult = {
   intake_drafts_started: number;
   reviews_started: number;
   runs_started: number;
+  quarantined_sources_purged: number;
 };
 
 export async function maintenanceWorkflow(input: MaintenanceInput = {}): Promise<MaintenanceResult> {
@@ -28,11 +35,13 @@ export async function maintenanceWorkflow(input: MaintenanceInput = {}): Promise
   const drafts = await reconcileQueuedJobs({ kind: 'intake_draft', older_than_ms });
   const reviews = await reconcileQueuedJobs({ kind: 'review', older_than_ms });
   const runs = await reconcileQueuedJobs({ kind: 'run', older_than_ms });
+  const quarantine = patched(QUARANTINE_PURGE_PATCH) ? await purgeExpiredQuarantinedLines() : { purged: 0 };
   return {
     idempotency_records_purged: purged,
     sign_in_attempts_purged: attempts.purged,
     intake_drafts_started: drafts.started,
     reviews_started: reviews.started,
     runs_started: runs.started,
+    quarantined_sources_purged: quarantine.purged,
   };
 }

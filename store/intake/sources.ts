@@ -1,10 +1,11 @@
 // Intake sources as stored: the visible summary plus the numbered lines (spec: Intake source).
-// The lines of a quarantined source are kept (so the user can see what to fix on their side) but no function here hands
-// them out except `processedSourceLines`, which refuses anything that is not processed.
+// The lines of a quarantined source are kept sealed (store/intake/quarantine.ts) until the retention purges them; no
+// function here hands lines out except `processedSourceLines`, which refuses anything that is not processed.
 import { invariant } from '../../domain/errors.ts';
 import type { ExtractedSource, Finding, PdfReport, SourceKind, SourceStatus } from '../../domain/intake/sources.ts';
 import { isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
+import { storeQuarantinedLines } from './quarantine.ts';
 
 /** What the API returns for a source: never its text. */
 export type SourceView = {
@@ -66,11 +67,12 @@ const SUMMARY_COLUMNS =
 /** Stores extracted sources (one row each) and returns their views, in input order. */
 export async function insertSources(
   tx: Tx,
-  input: { org_id: string; project_id: string | null; created_by: string; sources: ExtractedSource[] },
+  input: { org_id: string; project_id: string | null; created_by: string; sources: ExtractedSource[]; master_key: Buffer | null },
 ): Promise<SourceView[]> {
   const out: SourceView[] = [];
   for (const source of input.sources) {
-    const lines = source.status === 'processed' ? source.lines : source.status === 'excluded_for_privacy' ? source.quarantined_lines : null;
+    // A quarantined source's lines are sealed in intake_quarantine (store/intake/quarantine.ts), never kept as text here.
+    const lines = source.status === 'processed' ? source.lines : null;
     invariant(source.status !== 'processed' || lines !== null, `processed source ${source.id} has lines`);
     const details: SourceDetails = { reason: source.reason, pdf: source.pdf, conversion_prompt: source.conversion_prompt, lines_split: source.lines_split };
     const [row] = await tx.query(
@@ -94,6 +96,9 @@ export async function insertSources(
         input.created_by,
       ],
     );
+    if (source.status === 'excluded_for_privacy' && source.quarantined_lines) {
+      await storeQuarantinedLines(tx, { master_key: input.master_key, org_id: input.org_id, source_id: source.id, lines: source.quarantined_lines });
+    }
     out.push(view(row!));
   }
   return out;

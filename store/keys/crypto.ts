@@ -33,11 +33,7 @@ function checkMasterKey(master_key: Buffer | null): Buffer {
 }
 
 export function sealProviderKey(master_key: Buffer | null, binding: KeyBinding, api_key: string): SealedKey {
-  const nonce = randomBytes(PROVIDER_KEY_NONCE_BYTES);
-  const cipher = createCipheriv(PROVIDER_KEY_CIPHER, checkMasterKey(master_key), nonce, { authTagLength: PROVIDER_KEY_TAG_BYTES });
-  cipher.setAAD(aad(binding));
-  const ciphertext = Buffer.concat([cipher.update(api_key, 'utf8'), cipher.final()]);
-  return { ciphertext, nonce, auth_tag: cipher.getAuthTag() };
+  return sealUnderMasterKey(checkMasterKey(master_key), aad(binding), api_key);
 }
 
 /** Opens a sealed key. A wrong master key, another row's binding or an altered column throws ProviderKeyDecryptionError. */
@@ -46,15 +42,37 @@ export function openProviderKey(master_key: Buffer | null, binding: KeyBinding, 
   if (sealed.nonce.length !== PROVIDER_KEY_NONCE_BYTES || sealed.auth_tag.length !== PROVIDER_KEY_TAG_BYTES) {
     throw new ProviderKeyDecryptionError(`provider key ${binding.key_id} is stored with a malformed nonce or tag; store the key again`);
   }
-  try {
-    const decipher = createDecipheriv(PROVIDER_KEY_CIPHER, key, sealed.nonce, { authTagLength: PROVIDER_KEY_TAG_BYTES });
-    decipher.setAAD(aad(binding));
-    decipher.setAuthTag(sealed.auth_tag);
-    return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
-  } catch {
+  const opened = openUnderMasterKey(key, aad(binding), sealed);
+  if (opened === null) {
     // GCM authentication failed: the one message that fits every cause, without echoing anything stored.
     throw new ProviderKeyDecryptionError(
       `provider key ${binding.key_id} of ${binding.org_id} could not be decrypted: SERVICE_MASTER_KEY is not the key it was stored under, or the stored row was altered; restore the original SERVICE_MASTER_KEY or store the provider key again`,
     );
+  }
+  return opened;
+}
+
+/**
+ * The sealing under the master key that provider keys use, for other private text at rest (quarantined sources): the
+ * caller's additional authenticated data names the purpose and binds the row, so a ciphertext moved to another purpose,
+ * row or organization fails to open.
+ */
+export function sealUnderMasterKey(master_key: Buffer, additional_data: Buffer, plaintext: string): SealedKey {
+  const nonce = randomBytes(PROVIDER_KEY_NONCE_BYTES);
+  const cipher = createCipheriv(PROVIDER_KEY_CIPHER, checkMasterKey(master_key), nonce, { authTagLength: PROVIDER_KEY_TAG_BYTES });
+  cipher.setAAD(additional_data);
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return { ciphertext, nonce, auth_tag: cipher.getAuthTag() };
+}
+
+/** The plaintext, or null when the key, the additional data or the stored bytes do not match (GCM authentication failed). */
+export function openUnderMasterKey(master_key: Buffer, additional_data: Buffer, sealed: SealedKey): string | null {
+  try {
+    const decipher = createDecipheriv(PROVIDER_KEY_CIPHER, checkMasterKey(master_key), sealed.nonce, { authTagLength: PROVIDER_KEY_TAG_BYTES });
+    decipher.setAAD(additional_data);
+    decipher.setAuthTag(sealed.auth_tag);
+    return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
   }
 }

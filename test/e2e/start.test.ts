@@ -2,7 +2,8 @@
 // leaving nothing running, and a second start reuses the data and the cached Temporal binary (and grants no second
 // welcome credits).
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,27 @@ import { launch, stopped } from '../support/processes.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'crucible-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function postOnFreshConnection(url: string, token: string, body: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const sent = request(url, { method: 'POST', agent: false, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
+/** Every entry under `dir` (itself included) that its group or others may read, write or enter. */
+function notPrivate(dir: string): string[] {
+  const stat = lstatSync(dir);
+  if (stat.isSymbolicLink()) return [];
+  const own = (stat.mode & 0o077) !== 0 ? [`${dir} ${(stat.mode & 0o777).toString(8)}`] : [];
+  return stat.isDirectory() ? [...own, ...readdirSync(dir).flatMap((name) => notPrivate(join(dir, name)))] : own;
+}
 
 type Started = { child: ChildProcess; output: () => string; url: string };
 
@@ -44,7 +66,13 @@ function operator(args: string[]): string {
 
 describe('crucible-server start', () => {
   it('runs everything on embedded defaults and stops cleanly, then starts again on the same data', async () => {
+    // A data directory an earlier version left readable by others is made private at start.
+    chmodSync(dataDir, 0o755);
+    writeFileSync(join(dataDir, 'left-by-an-older-version.txt'), 'x', { mode: 0o644 });
     const first = await start();
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    // PGlite's files, the dev server's database and the secrets: none readable by group or others.
+    expect(notPrivate(dataDir)).toEqual([]);
     expect(first.output()).toContain('First start');
     expect(first.output()).toContain('Temporal UI: http://127.0.0.1:');
     expect(first.output()).toContain(join(dataDir, 'pg'));
@@ -66,6 +94,13 @@ describe('crucible-server start', () => {
     const whileRunning = JSON.parse(operator(['bootstrap', '--email', 'ops@example.org', '--org', 'Ops', '--json']));
     expect(whileRunning).toMatchObject({ email: 'ops@example.org', user_id: expect.stringMatching(/^usr_/), org_id: expect.stringMatching(/^org_/) });
     expect(whileRunning.password).toEqual(expect.any(String));
+    // The operator codec token, printed by the operator command, opens the running service's codec endpoint.
+    const codec = JSON.parse(operator(['temporal-codec-token', '--json'])) as { token: string; ui_codec_endpoint: string };
+    expect(codec.ui_codec_endpoint).toContain(`/v1/operator/temporal-codec/t/${codec.token}`);
+    // On a connection of its own: the operator commands above held this process for seconds, long enough for the
+    // service to close the idle pooled one, and a POST is not retried on a closed connection.
+    const decoded = await postOnFreshConnection(`${first.url}/v1/operator/temporal-codec/decode`, codec.token, JSON.stringify({ payloads: [] }));
+    expect(decoded).toEqual({ status: 200, body: { payloads: [] } });
     expect(await stop(first)).toBe(0);
     expect(first.output()).toContain('stopped.');
     expect(devServersFor(dataDir)).toBe('');
@@ -94,5 +129,6 @@ describe('crucible-server start', () => {
     expect(credits.available_credits).toBe(500);
     expect(await stop(second)).toBe(0);
     expect(devServersFor(dataDir)).toBe('');
+    expect(notPrivate(dataDir)).toEqual([]);
   }, 300_000);
 });

@@ -2,6 +2,7 @@
 // under a budget, the sample worlds to succeeded, a budget met mid-way, cancel with a late worker, events paging,
 // comparison, signed-link exports and tenant isolation.
 import { createHash } from 'node:crypto';
+import { encryptedDataConverter } from '../../integrations/temporal/codec.ts';
 import { readFileSync } from 'node:fs';
 import { unzipSync, strFromU8 } from 'fflate';
 import { Worker } from '@temporalio/worker';
@@ -286,7 +287,9 @@ describe('runs to the end', () => {
     // The workflow marks its runs with the patch, so runs started before the change replay on their old path.
     expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
     // And the history replays on the same code (test/integration/workflow-replay.test.ts replays one of the old path).
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflow_bundle_path') } }, history, 'run-local-steps');
+    // Its payloads are encrypted: the replay decodes them with the service's codec, as a production worker does.
+    const dataConverter = encryptedDataConverter(service.config.master_key, service.config.master_keys_previous);
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflow_bundle_path') }, dataConverter }, history, 'run-local-steps');
   });
 
   it('ends timed_out when the budget is met mid-way, charges what it used and keeps complete pairs readable', async () => {

@@ -4,11 +4,13 @@
 // The fixture is the GP triage sample's run as the commit before f392239 recorded it: its history from
 // `fetchHistory()`, encoded as protobuf by @temporalio/proto (the proto3 JSON route, `historyFromJSON`, fails in this
 // install: @temporalio/common and @temporalio/proto each hold their own protobufjs, so its `instanceof Type` is false).
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { inject, describe, expect, it } from 'vitest';
 import { RUN_LOCAL_STEPS_PATCH } from '../../workflows/worldRun.ts';
+import { encryptedDataConverter } from '../../integrations/temporal/codec.ts';
 
 const FIXTURE = new URL('../fixtures/histories/world-run-before-local-steps.bin', import.meta.url);
 
@@ -26,6 +28,16 @@ describe('world-run histories recorded before the local steps', () => {
   it(`replays on today's workflow code, which takes the old path for it (patch '${RUN_LOCAL_STEPS_PATCH}' absent)`, async () => {
     await expect(
       Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflow_bundle_path') } }, history, 'run-before-local-steps'),
+    ).resolves.toBeUndefined();
+  });
+
+  it('replays with the payload codec every worker now has: the recorded payloads, written before encryption, pass through', async () => {
+    const plain = history.events.flatMap((event) => event.workflowExecutionStartedEventAttributes?.input?.payloads ?? []);
+    expect(plain.length).toBeGreaterThan(0);
+    expect(plain.every((payload) => Buffer.from(payload.metadata!.encoding!).toString() === 'json/plain')).toBe(true);
+    const dataConverter = encryptedDataConverter(randomBytes(32));
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflow_bundle_path') }, dataConverter }, history, 'run-before-encryption'),
     ).resolves.toBeUndefined();
   });
 

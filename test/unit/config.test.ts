@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../runtime/config.ts';
 
@@ -31,5 +32,34 @@ describe('configuration', () => {
     expect(message).toContain('SERVICE_MASTER_KEY must be 32 bytes');
     expect(message).toContain('SERVICE_BILLING_ENABLED must be true or false');
     expect(message).toContain('CRUCIBLE_OPENAI_MODEL is not set; no model is guessed');
+  });
+
+  it('reads the payload-key rotation list, the Temporal UI origins and the quarantine retention, with their defaults', () => {
+    const defaults = loadConfig({});
+    expect(defaults.master_keys_previous).toEqual([]);
+    expect(defaults.temporal_ui_origins).toEqual(['http://localhost:8233', 'http://127.0.0.1:8233']);
+    expect(defaults.quarantine_retention_days).toBe(30);
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+    const config = loadConfig({
+      SERVICE_MASTER_KEY_PREVIOUS: `${a.toString('base64')}, ${b.toString('base64')}`,
+      CRUCIBLE_TEMPORAL_UI_ORIGIN: 'https://temporal.example.org,http://10.0.0.5:8080',
+      CRUCIBLE_QUARANTINE_RETENTION_DAYS: '7',
+    });
+    expect(config.master_keys_previous).toEqual([a, b]);
+    expect(config.temporal_ui_origins).toEqual(['https://temporal.example.org', 'http://10.0.0.5:8080']);
+    expect(config.quarantine_retention_days).toBe(7);
+    expect(loadConfig({ CRUCIBLE_TEMPORAL_UI_PORT: '9000' }).temporal_ui_origins).toEqual(['http://localhost:9000', 'http://127.0.0.1:9000']);
+  });
+
+  it('refuses a bad rotation key, an origin with a path and a retention outside 1 to 3650 days', () => {
+    for (const [env, expected] of [
+      [{ SERVICE_MASTER_KEY_PREVIOUS: `${randomBytes(32).toString('base64')},short` }, 'SERVICE_MASTER_KEY_PREVIOUS[1] must be 32 bytes'],
+      [{ CRUCIBLE_TEMPORAL_UI_ORIGIN: 'https://temporal.example.org/ui' }, 'CRUCIBLE_TEMPORAL_UI_ORIGIN must list origins'],
+      [{ CRUCIBLE_TEMPORAL_UI_ORIGIN: 'ftp://temporal.example.org' }, 'CRUCIBLE_TEMPORAL_UI_ORIGIN must list origins'],
+      [{ CRUCIBLE_QUARANTINE_RETENTION_DAYS: '0' }, 'CRUCIBLE_QUARANTINE_RETENTION_DAYS must be an integer from 1 to 3650'],
+      [{ CRUCIBLE_QUARANTINE_RETENTION_DAYS: 'forever' }, 'CRUCIBLE_QUARANTINE_RETENTION_DAYS must be an integer from 1 to 3650'],
+    ] as const) {
+      expect(() => loadConfig(env), expected).toThrow(expected);
+    }
   });
 });

@@ -31,7 +31,13 @@ export function extractIntakeSourcesRoute(deps: AppDeps): RouteDef {
       const owner = await resolveOwner(deps, ctx, request);
       const extracted = await extractSources(request.inputs, { org_id: owner.org_id });
       const sources = await db.transaction((tx) =>
-        insertSources(tx, { org_id: owner.org_id, project_id: owner.project_id, created_by: owner.user_id, sources: extracted }),
+        insertSources(tx, {
+          org_id: owner.org_id,
+          project_id: owner.project_id,
+          created_by: owner.user_id,
+          sources: extracted,
+          master_key: deps.config.master_key,
+        }),
       );
       ctx.status = 201;
       ctx.body = { org_id: owner.org_id, project_id: owner.project_id, sources };
