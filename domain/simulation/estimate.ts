@@ -179,7 +179,12 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
         next[step.next]! += weight * (1 - abandon - balk);
         if (step.renegeTo >= 0) next[step.renegeTo]! += weight * abandon;
         if (step.balkTo >= 0) next[step.balkTo]! += weight * balk;
-      } else if (step.kind === STEP_DELAY) next[step.next]! += weight;
+      } else if (step.kind === STEP_SEIZE && step.balkTo >= 0 && shares) {
+        // Turned away at a full seize (queue_limit): on to its step without the unit.
+        next[step.next]! += weight * (1 - shares.balk[index]!);
+        next[step.balkTo]! += weight * shares.balk[index]!;
+      } else if (step.kind === STEP_SEIZE && shares) next[step.next]! += weight * (1 - shares.balk[index]!);
+      else if (step.kind === STEP_DELAY) next[step.next]! += weight;
       else if (step.kind === STEP_BRANCH_PROBABILITY) {
         const cumulative = step.branchCumulative!;
         for (let k = 0; k < cumulative.length; k++) next[step.branchNext![k]!]! += weight * (cumulative[k]! - (k > 0 ? cumulative[k - 1]! : 0));
@@ -380,7 +385,8 @@ function queueShares(model: CompiledModel, flowPerUnit: Float64Array, visitsByAr
     return capacityProfile(model, resource, hourShares, weights);
   });
   model.steps.forEach((step, index) => {
-    if (step.kind !== STEP_SERVICE) return;
+    // Service steps, and seize steps that turn entities away (their balk share; they never renege).
+    if (step.kind !== STEP_SERVICE && !(step.kind === STEP_SEIZE && Number.isFinite(step.maxWaiting))) return;
     const profile = profiles[step.resource]!;
     const load = work[step.resource]!;
     const servers = Math.max(1, Math.round(profile.open_mean));
@@ -436,6 +442,8 @@ function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): R
   const work = new Float64Array(model.resources.length);
   const arrivals = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
+    // A seize with a queue limit turns entities away instead of piling them up (as a service with one).
+    if (step.kind === STEP_SEIZE && Number.isFinite(step.maxWaiting)) return;
     if (step.kind === STEP_SEIZE) {
       work[step.resource]! += flowPerUnit[index]! * holdTime(model, index);
       arrivals[step.resource]! += flowPerUnit[index]!;
@@ -531,7 +539,9 @@ type VariantEstimate = { events: number; entities: number; overloads: ResourceOv
 function queueDependent(model: CompiledModel): boolean {
   if (model.resources.some((resource) => resource.breakdowns !== null)) return true;
   return model.steps.some(
-    (step) => step.kind === STEP_SERVICE && (canRenege(step) || Number.isFinite(step.maxWaiting) || step.preempt !== PREEMPT_NONE || step.batchMax > 0),
+    (step) =>
+      (step.kind === STEP_SERVICE && (canRenege(step) || Number.isFinite(step.maxWaiting) || step.preempt !== PREEMPT_NONE || step.batchMax > 0)) ||
+      (step.kind === STEP_SEIZE && Number.isFinite(step.maxWaiting)),
   );
 }
 
