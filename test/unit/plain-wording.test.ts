@@ -197,6 +197,7 @@ describe("the model checker's problems in words (domain/simulation/problemWords.
       "branch probabilities of step 'triage' sum to 0.9, not 1",
       "step 'gave_up' never leads to an exit",
       "an entity that seizes 'bed' here can leave the system before a release of 'bed'",
+      "step 'elective_bed' has no queue_limit, so nobody is turned away there",
       'end_hour must be after start_hour',
       "unit 'count' does not match denominator 'arrival' (expected 'count_per_arrival')",
     ];
