@@ -74,6 +74,7 @@ describe("an authoring checkpoint's next steps", () => {
         { pointer: '/steps/1/duration', message: 'must be greater than 0' },
         { pointer: '/steps/2/renege_to', message: 'renege_to needs renege_after (the maximum wait) or patience' },
       ],
+      warnings: [],
       questions: [],
       filled: {
         beds: { value: 5, unit: 'count', source: { kind: 'assumption', rationale: 'declared' } },
