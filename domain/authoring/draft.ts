@@ -382,7 +382,7 @@ export function applyProposals(input: {
 
 /** The turnaround or deadline phrase of an intake quote filling a time slot, or null (docs/simulation.md, The model check). */
 function deadlineIn(slot: Slot, source: ValueSource | null): string | null {
-  if (!source || source.kind !== 'intake_line' || !TIME_UNITS.includes(slot.unit)) return null;
+  if (source?.kind !== 'intake_line' || !TIME_UNITS.includes(slot.unit)) return null;
   return deadlinePhrase(source.quote);
 }
 

@@ -216,7 +216,14 @@ describe('estimate and create under a budget', () => {
   it('carries the model check on the estimate and the created run: a treatment that changes nothing still runs, with the warning', async () => {
     await grant(owner.org_id, 1000);
     const changed = await saveWorld(
-      queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1.5, treatment_mean_service_minutes: 1.2, replications: 2, horizon_minutes: 4000 }),
+      queueWorld({
+        servers: 2,
+        arrivals_per_minute: 1,
+        mean_service_minutes: 1.5,
+        treatment_mean_service_minutes: 1.2,
+        replications: 2,
+        horizon_minutes: 4000,
+      }),
     );
     expect((await estimate(changed, 100)).body.warnings).toEqual([]);
     const same = await saveWorld(queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1.5, replications: 2, horizon_minutes: 4000 }));
