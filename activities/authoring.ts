@@ -8,7 +8,7 @@ import { type AiUsage, aiNextSteps, type Checkpoint, checkpointWorld, diffCheckp
 import { type AuthoringDraft, assembleWorld, type Question, queueTemplate, type Slot, type SlotValue, startingTemplate } from '../domain/authoring/draft.ts';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
-import { runSequential, summarize, validateWorld } from '../domain/simulation/index.ts';
+import { modelCheck, runSequential, summarize, validateWorld } from '../domain/simulation/index.ts';
 import { latestCheckpoint, markApproved, type SessionStatus, findSession, setSessionStatus, writeCheckpoint } from '../store/authoring/sessions.ts';
 import { createWorldRevision } from '../store/worlds/worlds.ts';
 import { type ActivityDeps, withDeps } from './deps.ts';
@@ -98,9 +98,11 @@ async function writeAuthoringCheckpoint({ db, logger }: ActivityDeps, input: Che
   const world = assembleWorld(input.template, input.slots, input.filled);
   const validation = validateWorld(world);
   const { smoke, smoke_run } = smokeRun(world, validation);
+  // The model check of a valid world: while a warning stands the session does not call the model complete.
+  const warnings = validation.problems.length === 0 ? modelCheck(world) : [];
   const previous = await latestCheckpoint(db, input.session_id);
   const next_steps = [
-    ...ruleNextSteps({ world, problems: validation.problems, questions: input.questions, filled: input.filled, intake: input.intake, smoke }),
+    ...ruleNextSteps({ world, problems: validation.problems, warnings, questions: input.questions, filled: input.filled, intake: input.intake, smoke }),
     ...aiNextSteps(input.draft),
   ].slice(0, NEXT_STEPS_MAX);
   const body: Omit<Checkpoint, 'changes_since_previous'> = {
@@ -108,6 +110,7 @@ async function writeAuthoringCheckpoint({ db, logger }: ActivityDeps, input: Che
     reason: input.reason,
     world: checkpointWorld({ world, slots: input.slots, filled: input.filled, smoke }),
     validation: { valid: validation.problems.length === 0, problems: validation.problems },
+    model_check: warnings,
     smoke_run,
     questions: input.questions,
     next_steps,

@@ -6,6 +6,7 @@ import type { AiLimits, AiUsage, Change, Checkpoint, MeasuredEntry, NextStep } f
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { MetricSummary } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
+import type { ModelWarning } from '../contracts/worlds.ts';
 import type { Problem } from '../simulation/validate.ts';
 import { type AuthoringDraft, clip, type Question, type Slot, type SlotValue } from './draft.ts';
 import { isMissingSetting, problemSentence } from '../simulation/problemWords.ts';
@@ -88,6 +89,8 @@ const CLAIM_MEASURE_WORDS: Array<{ words: RegExp; kinds: string[] }> = [
 type RuleInput = {
   world: WorldSpec;
   problems: Problem[];
+  /** the model check of a valid world (empty otherwise) */
+  warnings: ModelWarning[];
   questions: Question[];
   filled: Record<string, SlotValue>;
   intake: IntakeSpec | null;
@@ -119,6 +122,7 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
       ),
     })),
   ({ questions }) => questions.map((question) => ({ kind: 'answer_question', source: 'rule', message: clip(`Answer this question: ${question.text}`, 1000) })),
+  ({ warnings }) => warnings.map((warning) => ({ kind: warning.kind, tool: SYNTHETIC_SIMULATION, source: 'rule', message: clip(warning.message, 1000) })),
   ({ filled, world }) =>
     Object.entries(filled)
       .filter(([, value]) => value.source.kind === 'assumption')
@@ -173,17 +177,20 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
           ],
     );
   },
-  ({ smoke, world }) =>
+  ({ smoke, world, warnings }) =>
     (smoke ?? [])
       .filter((row) => row.kind === 'utilisation' && row.mean !== null && row.mean >= UNSTABLE_UTILISATION_MIN)
+      // the model check already names an unstable resource, with what would make it stable
+      .filter((row) => !warnings.some((warning) => warning.kind === 'unstable_queue' && warning.pointer === resourcePointer(world, row.measure_id)))
       .map((row) => ({
         kind: 'unstable_queue',
         tool: SYNTHETIC_SIMULATION,
         source: 'rule',
         message: `The quick test run shows ${measureName(world.measured.find((measure) => measure.id === row.measure_id) ?? { id: row.measure_id })} at ${Math.round(row.mean! * 100)}% in ${world.variants.find((variant) => variant.id === row.variant_id)?.label ?? row.variant_id}: the queue grows without end. Add capacity or lower demand.`,
       })),
-  ({ problems, questions, filled }) => {
-    if (problems.length > 0 || questions.length > 0) return [];
+  // Complete only when nothing stands: no problem, no open question and no warning of the model check.
+  ({ problems, questions, filled, warnings }) => {
+    if (problems.length > 0 || questions.length > 0 || warnings.length > 0) return [];
     const unverified = Object.values(filled).filter((value) => value.source.kind === 'reference' && value.source.suggested_by_ai === true).length;
     const caveat =
       unverified === 0
@@ -199,6 +206,13 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
     ];
   },
 ];
+
+/** The pointer of the resource a utilisation measure reads (as the model check's warnings point), or null. */
+function resourcePointer(world: WorldSpec, measureId: string): string | null {
+  const measure = world.measured.find((candidate) => candidate.id === measureId);
+  const index = measure && 'resource' in measure ? world.resources.findIndex((resource) => resource.id === measure.resource) : -1;
+  return index >= 0 ? `/resources/${index}` : null;
+}
 
 /** Rule-based checks, run on every checkpoint (source: rule). */
 export function ruleNextSteps(input: RuleInput): NextStep[] {

@@ -9,6 +9,7 @@ import { Type, type Static } from 'typebox';
 import type { Question, ValueSource } from '../contracts/checkpoint.ts';
 import { citationsWithPaths, type IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { Setting, SettingSource, WorldSpec } from '../contracts/worldSpec.ts';
+import { deadlinePhrase } from '../simulation/modelCheck.ts';
 import { type Conversion, citedProposals, conversionHolds, quoteStatesNumber } from './citedNumbers.ts';
 
 export type { Question, ValueSource } from '../contracts/checkpoint.ts';
@@ -362,6 +363,18 @@ export function applyProposals(input: {
     const fromIntake = citedBySlot.get(slot.id);
     const sourced = checkedSource(proposal, slot, citations);
     const fallback = sourced ? null : checkedSource(fromIntake && { ...fromIntake, question: '' }, slot, citations);
+    // A time quoted as a turnaround or a deadline ("within 48 hours") is not the time the work takes: ask, never convert.
+    const deadline = deadlineIn(slot, sourced ?? fallback);
+    if (deadline !== null) {
+      questions.push({
+        id: `q${input.checkpoint}_${slot.id.replace(/[^a-z0-9_]/g, '_')}`,
+        slot: slot.id,
+        text: clip(`The intake says “${deadline}”: that is a turnaround or a deadline, not the time the work takes. ${questionFor(slot)}`, 1000),
+        unit: slot.unit,
+        unsourced_proposal: null,
+      });
+      continue;
+    }
     if (sourced && typeof proposal?.value === 'number') {
       filled[slot.id] = { value: proposal.value, unit: slot.unit, source: sourced };
       continue;
@@ -385,6 +398,14 @@ export function applyProposals(input: {
   }
   return { filled, questions };
 }
+
+/** The turnaround or deadline phrase of an intake quote filling a time slot, or null (docs/simulation.md, The model check). */
+function deadlineIn(slot: Slot, source: ValueSource | null): string | null {
+  if (source?.kind !== 'intake_line' || !TIME_UNITS.includes(slot.unit)) return null;
+  return deadlinePhrase(source.quote);
+}
+
+const TIME_UNITS = ['minutes', 'hours', 'days'];
 
 // ---------- the offline heuristic ----------
 

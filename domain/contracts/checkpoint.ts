@@ -2,7 +2,7 @@
 // step. One declaration: domain/authoring/ takes its types as `Static<>` of these schemas, the OpenAPI document
 // describes the session's `checkpoint` with them, and the app and the SDK read the generated types.
 import { type Static, type TSchema, Type } from 'typebox';
-import { WorldProblem } from './worlds.ts';
+import { ModelWarning, WorldProblem } from './worlds.ts';
 import type { WorldSpec } from './worldSpec.ts';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -124,6 +124,12 @@ export const Checkpoint = Type.Object({
     measured: Type.Array(MeasuredEntry),
   }),
   validation: Type.Object({ valid: Type.Boolean(), problems: Type.Array(WorldProblem) }),
+  model_check: Type.Optional(
+    Type.Array(ModelWarning, {
+      description:
+        'the model check of a valid world (a variant that changes nothing, an unstable queue, a deadline taken as a duration, a horizon too short): while any stands the model is not complete',
+    }),
+  ),
   smoke_run: SmokeRun,
   questions: Type.Array(Question),
   next_steps: Type.Array(NextStep),

@@ -2,6 +2,7 @@
 // run as polled, its results, its paged event trace, the paired comparison and the export link.
 import { type TSchemaOptions, Type } from 'typebox';
 import { Credits, CREDITS_MAX, Described, Id, LiteralUnion, Timestamp } from './common.ts';
+import { ModelWarning } from './worlds.ts';
 import { CostReport, Finding, MetricComparison, MetricSummary, ReplicationCount, RunManifest } from './runResults.ts';
 
 /** spec: Run states. */
@@ -44,6 +45,9 @@ export const RunEstimateBody = Type.Object({
   events_estimate: Type.Integer({ minimum: 0 }),
   events_per_replication_estimate: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
   cost_model: Type.String(),
+  warnings: Type.Array(ModelWarning, {
+    description: 'the model check: what would make this run a comparison of nothing, in words; a run can still be started',
+  }),
 });
 
 export const Run = Type.Object({
@@ -76,6 +80,15 @@ export const Run = Type.Object({
 });
 
 // The named contracts keep their schema (and their `$id` at /v1/schemas/{name}); the OpenAPI document inlines them.
+/** POST /v1/runs answers the run with the model check's warnings on its world revision (the estimate's). */
+export const RunCreated = Type.Object(
+  {
+    ...Run.properties,
+    warnings: Type.Array(ModelWarning, { description: 'the model check of the world revision, as the estimate gave it; the run was started anyway' }),
+  },
+  { description: 'the run, queued, with the model check of its world' },
+);
+
 export const RunResultsBody = Type.Object({
   run_id: Id('run'),
   status: Type.String(),

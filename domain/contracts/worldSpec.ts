@@ -86,7 +86,7 @@ export const QueueLimit = Type.Object(
   {
     additionalProperties: false,
     description:
-      'an entity that finds max_waiting or more waiting balks with balk_probability (default 1: blocking/loss, an M/M/c/K queue with K = c + max_waiting) and goes to `to` (default: it leaves)',
+      'an entity that finds max_waiting or more waiting balks with balk_probability (default 1: blocking/loss, an M/M/c/K queue with K = c + max_waiting) and goes to `to` (default: it leaves); at a seize step it is turned away without the unit (max_waiting 0: a pure loss system, Erlang B); its moment is `turned_away`',
   },
 );
 
@@ -261,7 +261,12 @@ export const Condition = Type.Object(
 );
 
 export const StepRef = Type.Object(
-  { step: Id, at: Type.Union([Type.Literal('enter'), Type.Literal('start'), Type.Literal('end'), Type.Literal('renege')]) },
+  {
+    step: Id,
+    at: Type.Union([Type.Literal('enter'), Type.Literal('start'), Type.Literal('end'), Type.Literal('renege'), Type.Literal('turned_away')], {
+      description: 'turned_away: a service or seize step with a queue_limit turned the entity away (count it to count those turned away at the step)',
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -376,11 +381,11 @@ export const Step = Type.Union([
     { additionalProperties: false, description: 'changes an attribute along the pathway (e.g. acuity after triage)' },
   ),
   Type.Object(
-    { id: Id, kind: Type.Literal('seize'), resource: Id, next: Id },
+    { id: Id, kind: Type.Literal('seize'), resource: Id, queue_limit: Type.Optional(QueueLimit), next: Id },
     {
       additionalProperties: false,
       description:
-        'waits (FIFO) for a unit of the resource and holds it through the following steps until a release step of the same resource; an entity may hold several resources at once',
+        'waits (FIFO) for a unit of the resource and holds it through the following steps until a release step of the same resource; an entity may hold several resources at once; with queue_limit, an entity finding max_waiting or more waiting for the resource is turned away to queue_limit.to (or leaves) without the unit',
     },
   ),
   Type.Object(

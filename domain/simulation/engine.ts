@@ -31,6 +31,8 @@ import {
   MOMENT_END,
   MOMENT_ENTER,
   MOMENT_RENEGE,
+  MOMENT_STRIDE,
+  MOMENT_TURNED_AWAY,
   MOMENT_START,
   PREEMPT_NONE,
   PREEMPT_RESUME,
@@ -844,11 +846,22 @@ class Replication {
     }
     if (this.queueLength[resource] === 0 && this.busy[resource]! < this.capacity[resource]!) this.startService(entity, current);
     else if (step.preempt !== PREEMPT_NONE && this.preempt(entity, current)) this.startService(entity, current);
-    else if (this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[current]!.uniform() < step.balkProbability)) {
-      // Balks (or is blocked: a full queue with balk probability 1) and goes on at once.
-      if (step.balkTo >= 0) return step.balkTo;
-      this.leave(entity);
-    } else this.enqueue(entity, current);
+    else if (this.turnsAway(resource, step, current)) return this.turnedAway(entity, current);
+    else this.enqueue(entity, current);
+    return -1;
+  }
+
+  /** queue_limit (service or seize): the entity finds max_waiting or more waiting and balks (always, at balk probability 1: blocking/loss). */
+  turnsAway(resource: number, step: CompiledModel['steps'][number], stepIndex: number): boolean {
+    return this.queueLength[resource]! >= step.maxWaiting && (step.balkProbability >= 1 || this.balkStreams[stepIndex]!.uniform() < step.balkProbability);
+  }
+
+  /** The entity turned away goes on at once to the queue limit's step, or leaves. Returns the step it moves on to (-1: it left). */
+  turnedAway(entity: number, stepIndex: number): number {
+    this.hook(entity, stepIndex, MOMENT_TURNED_AWAY);
+    const to = this.steps[stepIndex]!.balkTo;
+    if (to >= 0) return to;
+    this.leave(entity);
     return -1;
   }
 
@@ -868,6 +881,7 @@ class Replication {
           this.seized(entity, current);
           return step.next;
         }
+        if (this.turnsAway(resource, step, current)) return this.turnedAway(entity, current);
         this.enqueue(entity, current);
         return -1;
       }
@@ -1278,7 +1292,7 @@ class Replication {
   // ---- measures ----
 
   hook(entity: number, stepIndex: number, moment: number): void {
-    this.hooks(this, entity, stepIndex * 4 + moment);
+    this.hooks(this, entity, stepIndex * MOMENT_STRIDE + moment);
   }
 
   /** One entity's time for a measure that keeps its distribution (sketch) or a threshold count. */
@@ -1463,7 +1477,7 @@ class Replication {
 
 // ---- measure code specialised per compiled model ----
 
-/** Runs the hooks of (step, moment) at = step * 4 + moment for an entity. */
+/** Runs the hooks of (step, moment) at = step * MOMENT_STRIDE + moment for an entity. */
 type HookCode = (r: Replication, entity: number, at: number) => void;
 /** Accumulates the time-weighted areas of a resource's measures up to now. */
 type TouchCode = (r: Replication, resource: number) => void;

@@ -30,7 +30,7 @@ export function measureAt(m: number, offset: number): string {
 }
 
 /**
- * The measure hooks of point = step * 4 + moment, as lines over `entity`, `now`, `ms` and `r` (the replication), with the
+ * The measure hooks of point = step * MOMENT_STRIDE + moment, as lines over `entity`, `now`, `ms` and `r` (the replication), with the
  * entity marks in `marks` (an expression). The arithmetic is that of the generic hooks, in the same order.
  */
 export function hookLines(model: CompiledModel, point: number, marks: string): string[] {

@@ -179,7 +179,12 @@ function expectedVisits(model: CompiledModel, arrivalIndex: number, shares: Queu
         next[step.next]! += weight * (1 - abandon - balk);
         if (step.renegeTo >= 0) next[step.renegeTo]! += weight * abandon;
         if (step.balkTo >= 0) next[step.balkTo]! += weight * balk;
-      } else if (step.kind === STEP_DELAY) next[step.next]! += weight;
+      } else if (step.kind === STEP_SEIZE && step.balkTo >= 0 && shares) {
+        // Turned away at a full seize (queue_limit): on to its step without the unit.
+        next[step.next]! += weight * (1 - shares.balk[index]!);
+        next[step.balkTo]! += weight * shares.balk[index]!;
+      } else if (step.kind === STEP_SEIZE && shares) next[step.next]! += weight * (1 - shares.balk[index]!);
+      else if (step.kind === STEP_DELAY) next[step.next]! += weight;
       else if (step.kind === STEP_BRANCH_PROBABILITY) {
         const cumulative = step.branchCumulative!;
         for (let k = 0; k < cumulative.length; k++) next[step.branchNext![k]!]! += weight * (cumulative[k]! - (k > 0 ? cumulative[k - 1]! : 0));
@@ -380,7 +385,8 @@ function queueShares(model: CompiledModel, flowPerUnit: Float64Array, visitsByAr
     return capacityProfile(model, resource, hourShares, weights);
   });
   model.steps.forEach((step, index) => {
-    if (step.kind !== STEP_SERVICE) return;
+    // Service steps, and seize steps that turn entities away (their balk share; they never renege).
+    if (step.kind !== STEP_SERVICE && !(step.kind === STEP_SEIZE && Number.isFinite(step.maxWaiting))) return;
     const profile = profiles[step.resource]!;
     const load = work[step.resource]!;
     const servers = Math.max(1, Math.round(profile.open_mean));
@@ -436,6 +442,8 @@ function overloadedResources(model: CompiledModel, flowPerUnit: Float64Array): R
   const work = new Float64Array(model.resources.length);
   const arrivals = new Float64Array(model.resources.length);
   model.steps.forEach((step, index) => {
+    // A seize with a queue limit turns entities away instead of piling them up (as a service with one).
+    if (step.kind === STEP_SEIZE && Number.isFinite(step.maxWaiting)) return;
     if (step.kind === STEP_SEIZE) {
       work[step.resource]! += flowPerUnit[index]! * holdTime(model, index);
       arrivals[step.resource]! += flowPerUnit[index]!;
@@ -531,8 +539,63 @@ type VariantEstimate = { events: number; entities: number; overloads: ResourceOv
 function queueDependent(model: CompiledModel): boolean {
   if (model.resources.some((resource) => resource.breakdowns !== null)) return true;
   return model.steps.some(
-    (step) => step.kind === STEP_SERVICE && (canRenege(step) || Number.isFinite(step.maxWaiting) || step.preempt !== PREEMPT_NONE || step.batchMax > 0),
+    (step) =>
+      (step.kind === STEP_SERVICE && (canRenege(step) || Number.isFinite(step.maxWaiting) || step.preempt !== PREEMPT_NONE || step.batchMax > 0)) ||
+      (step.kind === STEP_SEIZE && Number.isFinite(step.maxWaiting)),
   );
+}
+
+/** Flows per time unit into each step, with the visits behind them and the queueing shares they imply. */
+function flowsOf(model: CompiledModel, arrivals: number[], shares: QueueShares | null): { flowPerUnit: Float64Array; visitsByArrival: Float64Array[] } {
+  const flowPerUnit = new Float64Array(model.steps.length);
+  const visitsByArrival = model.arrivals.map((_, arrivalIndex) => expectedVisits(model, arrivalIndex, shares));
+  visitsByArrival.forEach((visits, arrivalIndex) => {
+    for (let step = 0; step < visits.length; step++) flowPerUnit[step]! += (visits[step]! * arrivals[arrivalIndex]!) / model.horizon;
+  });
+  return { flowPerUnit, visitsByArrival };
+}
+
+/** Flows first without reneging, then with the reneging (and turning away) the first flows imply. */
+function settledFlows(model: CompiledModel, arrivals: number[]) {
+  const first = flowsOf(model, arrivals, null);
+  const shares = queueShares(model, first.flowPerUnit, first.visitsByArrival, arrivals);
+  return { ...flowsOf(model, arrivals, shares), shares };
+}
+
+/** A resource whose queue can only grow: the work offered by steps that never give up or turn away is at or above its mean capacity. */
+export type SaturatedResource = {
+  resource: string;
+  /** servers' worth of work offered, and the mean servers available */
+  load: number;
+  capacity: number;
+  /** the steps offering that work: their servers' worth and the mean time each visit holds a server (world time unit) */
+  steps: { step: string; work: number; mean_time: number }[];
+};
+
+/**
+ * The resources of a variant that would be busy all the time with a queue growing through the horizon (the estimate's
+ * flows, as its overload check counts them; not refused unless the backlog passes the entity limit).
+ */
+export function saturatedResources(spec: WorldSpec, variantId: string): SaturatedResource[] {
+  const model = compileModel(spec, variantId);
+  const arrivals = expectedArrivals(model).map((expected) => (Number.isFinite(expected) ? expected : 0));
+  const { flowPerUnit } = settledFlows(model, arrivals);
+  return model.resources.flatMap((resource, index) => {
+    const steps: SaturatedResource['steps'] = [];
+    model.steps.forEach((step, stepIndex) => {
+      if (step.resource !== index || Number.isFinite(step.maxWaiting)) return;
+      if (step.kind === STEP_SEIZE) {
+        const hold = holdTime(model, stepIndex);
+        steps.push({ step: step.id, work: flowPerUnit[stepIndex]! * hold, mean_time: hold });
+      } else if (step.kind === STEP_SERVICE && !canRenege(step)) {
+        const batch = expectedBatch(model, step, flowPerUnit[stepIndex]!);
+        steps.push({ step: step.id, work: (flowPerUnit[stepIndex]! * serviceMean(model, step)) / batch, mean_time: serviceMean(model, step) / batch });
+      }
+    });
+    const load = steps.reduce((sum, step) => sum + step.work, 0);
+    const capacity = resource.capacityByHour ? resource.capacityByHour.reduce((sum, value) => sum + value, 0) / HOURS_PER_WEEK : resource.capacity;
+    return load > 0 && load >= capacity ? [{ resource: resource.id, load, capacity, steps }] : [];
+  });
 }
 
 /** The analytic expectation for one variant over the world's horizon (docs/simulation.md, Cost model). */
@@ -548,18 +611,7 @@ function analyticVariant(spec: WorldSpec, variantId: string, issues: Problem[] |
       });
     arrivals[arrivalIndex] = 0;
   });
-  // Flows per time unit into each step (first without reneging, then with the reneging it implies).
-  const flows = (shares: QueueShares | null) => {
-    const flowPerUnit = new Float64Array(model.steps.length);
-    const visitsByArrival = model.arrivals.map((_, arrivalIndex) => expectedVisits(model, arrivalIndex, shares));
-    visitsByArrival.forEach((visits, arrivalIndex) => {
-      for (let step = 0; step < visits.length; step++) flowPerUnit[step]! += (visits[step]! * arrivals[arrivalIndex]!) / model.horizon;
-    });
-    return { flowPerUnit, visitsByArrival };
-  };
-  const first = flows(null);
-  const shares = queueShares(model, first.flowPerUnit, first.visitsByArrival, arrivals);
-  const { flowPerUnit, visitsByArrival } = flows(shares);
+  const { flowPerUnit, visitsByArrival, shares } = settledFlows(model, arrivals);
   let events = 0;
   visitsByArrival.forEach((visits, arrivalIndex) => {
     events += arrivals[arrivalIndex]! * eventsPerEntity(model, arrivalIndex, visits, shares);

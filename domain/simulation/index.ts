@@ -31,6 +31,7 @@ export {
 } from './results.ts';
 export { PairGate, precisionReached, type ReplicationJob, replicationJobs, type RunProgress, runSequential } from './run.ts';
 export { type Problem, type ValidationResult, validateWorld } from './validate.ts';
+export { deadlinePhrase, estimateWithModelCheck, type ModelWarning, modelCheck } from './modelCheck.ts';
 
 export const SEED_SCHEME = 'xoshiro128** per (world seed, replication index, random source name), seeded through splitmix32';
 

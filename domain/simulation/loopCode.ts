@@ -10,7 +10,9 @@
 // pinned digests of test/unit/simulation-determinism.test.ts cover it, and test/unit/simulation-loop.test.ts compares
 // it with the generic loop). It covers Poisson and renewal arrivals, FIFO service (with shifts and queue limits), delays,
 // probability branches and exits. Models with any other feature (trace, batches, pre-emption, priority queues,
-// breakdowns, reneging, seize/release, attributes, scheduled or rate-table arrivals) run the generic loop.
+// breakdowns, reneging, seize/release, attributes, scheduled or rate-table arrivals) run the generic loop; so a seize
+// that turns entities away (its queue_limit) always runs there. A service's queue limit is covered here, its
+// `turned_away` moment included.
 // The safety rule of engineCode.ts holds: only the model's integers and this file's fixed text are in the source.
 import {
   EVENT_ARRIVAL,
@@ -37,6 +39,8 @@ import {
   MOMENT_END,
   MOMENT_ENTER,
   MOMENT_START,
+  MOMENT_STRIDE,
+  MOMENT_TURNED_AWAY,
   PREEMPT_NONE,
   STEP_BRANCH_PROBABILITY,
   STEP_DELAY,
@@ -105,6 +109,7 @@ function loopCovers(model: CompiledModel): boolean {
       );
     if (step.kind === STEP_DELAY) return step.duration !== null;
     if (step.kind === STEP_BRANCH_PROBABILITY) return step.branchNext !== null && step.branchCumulative !== null;
+    // Seize and release (with or without a queue_limit) are left to the generic loop.
     return step.kind === STEP_EXIT;
   });
   return model.arrivals.length > 0 && resourcesCovered && arrivalsCovered && stepsCovered;
@@ -374,7 +379,7 @@ class LoopWriter {
     const j = int(stepIndex);
     const k = int(step.resource);
     // Balks (or is blocked: a full queue with balk probability 1) and goes on at once, to its step or out.
-    const lines = [`if (queue${k} >= mw${j} && (bp${j} >= 1 || bk${j}.uniform() < bp${j})) {`];
+    const lines = [`if (queue${k} >= mw${j} && (bp${j} >= 1 || bk${j}.uniform() < bp${j})) {`, ...this.hook(entity, stepIndex, MOMENT_TURNED_AWAY)];
     if (step.balkTo >= 0) lines.push(...this.enterStep(entity, step.balkTo, depth + 1));
     else lines.push(`state[${entity}] = ${int(STATE_FREE)};`, `free[freeCount++] = ${entity};`, 'live--;');
     lines.push('} else {', ...this.enqueue(entity, stepIndex), '}');
@@ -436,7 +441,7 @@ class LoopWriter {
 
   /** The measure hooks of (step, moment) for an entity. */
   hook(entity: string, stepIndex: number, moment: number): string[] {
-    const lines = hookLines(this.model, stepIndex * 4 + moment, 'marks');
+    const lines = hookLines(this.model, stepIndex * MOMENT_STRIDE + moment, 'marks');
     return lines.length === 0 ? [] : ['{', `  const entity = ${entity};`, ...lines.map((line) => `  ${line}`), '}'];
   }
 

@@ -1,7 +1,7 @@
 // Compiles a valid WorldSpec and one variant into flat numbers the engine can run fast: parameters resolved
 // (settings changed by the variant applied, units converted to the world time unit), ids turned into indices.
 import { ServiceError } from '../errors.ts';
-import type { Arrival, BatchSizes, Distribution, Parameter, Shift, Step, StepRefs, WorldSpec } from '../contracts/worldSpec.ts';
+import type { Arrival, BatchSizes, Distribution, Parameter, QueueLimit, Shift, Step, StepRefs, WorldSpec } from '../contracts/worldSpec.ts';
 import { boundedNormal, boundedNormalMoments } from './normal.ts';
 import { toWorldUnit, unitsPerHour } from './units.ts';
 
@@ -41,7 +41,11 @@ export const MOMENT_ENTER = 0;
 export const MOMENT_START = 1;
 export const MOMENT_END = 2;
 export const MOMENT_RENEGE = 3;
-export const MOMENTS = ['enter', 'start', 'end', 'renege'] as const;
+/** a service or seize step's queue_limit turned the entity away */
+export const MOMENT_TURNED_AWAY = 4;
+export const MOMENTS = ['enter', 'start', 'end', 'renege', 'turned_away'] as const;
+/** hook points per step: a (step, moment) is point step * MOMENT_STRIDE + moment */
+export const MOMENT_STRIDE = MOMENTS.length;
 
 export const HOOK_COUNT = 0;
 export const HOOK_FROM = 1;
@@ -87,7 +91,7 @@ export type CompiledStep = {
   renegeTo: number;
   /** patience drawn per queued visit (Erlang-A with exponential patience); null: renegeAfter (or none) */
   patience: CompiledDistribution | null;
-  /** queue_limit: balk when this many or more wait (Infinity: no limit), with this probability, to this step (-1: leave) */
+  /** queue_limit (service or seize): balk when this many or more wait (Infinity: no limit), with this probability, to this step (-1: leave) */
   maxWaiting: number;
   /** batch service: up to batchMax entities per service, starting once batchMin wait (batchMax 0: not batched) */
   batchMax: number;
@@ -203,7 +207,7 @@ export type CompiledModel = {
   /** cost discounting: ln(1 + annual rate) per world time unit (0: none), from the origin (the warm-up) */
   discountPerUnit: number;
   discountOrigin: number;
-  /** hooks[step * 4 + moment] = measure * 4 + role (HOOK_COUNT, HOOK_FROM, HOOK_TO) for each measure touched at that moment */
+  /** hooks[step * MOMENT_STRIDE + moment] = measure * 4 + role (HOOK_COUNT, HOOK_FROM, HOOK_TO) for each measure touched at that moment */
   hooks: Int32Array[];
 };
 
@@ -509,6 +513,7 @@ function compileStep(parts: Compiler, step: Step): CompiledStep {
       compiled.kind = step.kind === 'seize' ? STEP_SEIZE : STEP_RELEASE;
       compiled.next = parts.stepOf(step.next);
       compiled.resource = parts.resourceOf(step.resource);
+      if (step.kind === 'seize' && step.queue_limit !== undefined) compileQueueLimit(parts, step.queue_limit, compiled);
       break;
     case 'exit':
       compiled.kind = STEP_EXIT;
@@ -532,11 +537,14 @@ function compileService(parts: Compiler, step: Extract<Step, { kind: 'service' }
     compiled.batchMax = step.batch.max_size;
     compiled.batchMin = step.batch.min_size ?? 1;
   }
-  if (step.queue_limit !== undefined) {
-    compiled.maxWaiting = Math.round(resolve(step.queue_limit.max_waiting));
-    if (step.queue_limit.balk_probability !== undefined) compiled.balkProbability = resolve(step.queue_limit.balk_probability);
-    if (step.queue_limit.to !== undefined) compiled.balkTo = stepOf(step.queue_limit.to);
-  }
+  if (step.queue_limit !== undefined) compileQueueLimit(parts, step.queue_limit, compiled);
+}
+
+/** queue_limit of a service or seize step: turned away when this many or more wait, with this probability, to this step. */
+function compileQueueLimit(parts: Compiler, limit: QueueLimit, compiled: CompiledStep): void {
+  compiled.maxWaiting = Math.round(parts.resolve(limit.max_waiting));
+  if (limit.balk_probability !== undefined) compiled.balkProbability = parts.resolve(limit.balk_probability);
+  if (limit.to !== undefined) compiled.balkTo = parts.stepOf(limit.to);
 }
 
 function compileBranch(parts: Compiler, step: Extract<Step, { kind: 'branch' }>, compiled: CompiledStep): void {
@@ -580,9 +588,10 @@ function compileBranch(parts: Compiler, step: Extract<Step, { kind: 'branch' }>,
 
 function compileMeasures(parts: Compiler): { measures: CompiledMeasure[]; markSlots: number; hooks: Int32Array[] } {
   const { world } = parts;
-  const hookLists: number[][] = world.steps.flatMap(() => [[], [], [], []]);
+  const hookLists: number[][] = world.steps.flatMap(() => MOMENTS.map(() => []));
   const hookAt = (refs: StepRefs, measure: number, role: number) => {
-    for (const ref of Array.isArray(refs) ? refs : [refs]) hookLists[parts.stepOf(ref.step) * 4 + MOMENTS.indexOf(ref.at)]!.push(measure * 4 + role);
+    for (const ref of Array.isArray(refs) ? refs : [refs])
+      hookLists[parts.stepOf(ref.step) * MOMENT_STRIDE + MOMENTS.indexOf(ref.at)]!.push(measure * 4 + role);
   };
   let markSlots = 0;
   const measures: CompiledMeasure[] = world.measured.map((measure, index) => {

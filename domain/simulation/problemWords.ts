@@ -64,6 +64,10 @@ const RULES: Rule[] = [
     () => 'give either a maximum wait or a patience time for giving up waiting, not both',
   ],
   [/^step '(.+)' has no renege_after, so nobody reneges there$/, ([, s], n) => `nobody gives up waiting at “${n('step', s!)}”: it has no maximum wait`],
+  [
+    /^step '(.+)' has no queue_limit, so nobody is turned away there$/,
+    ([, s], n) => `nobody is turned away at “${n('step', s!)}”: it has no limit on how many may wait`,
+  ],
   [/^min_size must not exceed max_size$/, () => 'the smallest batch must not be larger than the largest batch'],
   [
     /^resource '(.+)' is used by other steps too; a batch-service resource serves only its batch step$/,

@@ -30,11 +30,11 @@ const DIMENSION_WORDS: Record<Dimension, string> = {
 
 // Which moments a measure may name at each kind of step (spec: WorldSpec measured results).
 const MOMENTS_BY_KIND: Record<string, string[]> = {
-  service: ['enter', 'start', 'end', 'renege'],
+  service: ['enter', 'start', 'end', 'renege', 'turned_away'],
   delay: ['enter', 'end'],
   branch: ['enter'],
   assign: ['enter'],
-  seize: ['enter', 'start'],
+  seize: ['enter', 'start', 'turned_away'],
   release: ['enter'],
   exit: ['enter'],
 };
@@ -345,6 +345,7 @@ function seizeStepProblems(context: Known, step: Json, base: string): void {
   if (context.steps.some((other) => isObject(other) && other.kind === 'service' && other.resource === step.resource && other.preempt !== undefined)) {
     problems.push({ pointer: `${base}/resource`, message: `resource '${String(step.resource)}' has pre-emptive steps; seizing it is not supported` });
   }
+  if (isObject(step.queue_limit)) queueLimitProblems(context, step.queue_limit, base);
 }
 
 /** Reneging, patience and the queue limit of a service step: how an entity stops waiting. */
@@ -361,13 +362,15 @@ function waitingProblems(context: Known, step: Json, base: string): void {
     if (step.renege_after === undefined && step.patience === undefined)
       problems.push({ pointer: `${base}/renege_to`, message: 'renege_to needs renege_after (the maximum wait) or patience' });
   }
-  if (isObject(step.queue_limit)) {
-    const limit = step.queue_limit;
-    parameter(context, limit.max_waiting, `${base}/queue_limit/max_waiting`, 'count', { min: 0, integer: true });
-    if (limit.balk_probability !== undefined)
-      parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
-    if (limit.to !== undefined) stepRef(context, limit.to, `${base}/queue_limit/to`);
-  }
+  if (isObject(step.queue_limit)) queueLimitProblems(context, step.queue_limit, base);
+}
+
+/** The queue limit of a service or seize step: a whole number waiting, a probability, an existing step to go to. */
+function queueLimitProblems(context: Known, limit: Json, base: string): void {
+  parameter(context, limit.max_waiting, `${base}/queue_limit/max_waiting`, 'count', { min: 0, integer: true });
+  if (limit.balk_probability !== undefined)
+    parameter(context, limit.balk_probability, `${base}/queue_limit/balk_probability`, 'probability', { min: 0, max: 1 });
+  if (limit.to !== undefined) stepRef(context, limit.to, `${base}/queue_limit/to`);
 }
 
 function batchProblems(context: Known, step: Json, index: number, batch: Json): void {
@@ -513,6 +516,8 @@ function momentProblems(context: Known, ref: unknown, pointer: string): void {
     problems.push({ pointer: `${pointer}/at`, message: `a ${String(target.kind)} step has no '${ref.at}' moment (allowed: ${allowed.join(', ')})` });
   if (ref.at === 'renege' && target.renege_after === undefined && target.patience === undefined)
     problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no renege_after, so nobody reneges there` });
+  if (ref.at === 'turned_away' && target.queue_limit === undefined)
+    problems.push({ pointer: `${pointer}/at`, message: `step '${ref.step}' has no queue_limit, so nobody is turned away there` });
 }
 
 // Variants: one baseline, at least one treatment, changes name existing settings in range.
@@ -775,7 +780,7 @@ function successors(step: Json): { next: unknown; pointer: string }[] {
   if (step.kind === 'service' || step.kind === 'delay' || step.kind === 'assign' || step.kind === 'seize' || step.kind === 'release')
     out.push({ next: step.next, pointer: 'next' });
   if (step.kind === 'service' && step.renege_to !== undefined) out.push({ next: step.renege_to, pointer: 'renege_to' });
-  if (step.kind === 'service' && isObject(step.queue_limit) && step.queue_limit.to !== undefined)
+  if ((step.kind === 'service' || step.kind === 'seize') && isObject(step.queue_limit) && step.queue_limit.to !== undefined)
     out.push({ next: step.queue_limit.to, pointer: 'queue_limit/to' });
   if (step.kind === 'branch') {
     asArray(step.options).forEach((option, index) => {
@@ -786,18 +791,20 @@ function successors(step: Json): { next: unknown; pointer: string }[] {
   return out;
 }
 
-/** A step an entity can leave the system from: an exit, or a service whose reneging or balking entities leave. */
+/** A step an entity can leave the system from: an exit, or a service or seize whose reneging or turned-away entities leave. */
 function leavesFrom(step: Json): boolean {
   if (step.kind === 'exit') return true;
+  const balks = isObject(step.queue_limit) && step.queue_limit.to === undefined;
+  if (step.kind === 'seize') return balks;
   if (step.kind !== 'service') return false;
   const reneges = (step.renege_after !== undefined || step.patience !== undefined) && step.renege_to === undefined;
-  const balks = isObject(step.queue_limit) && step.queue_limit.to === undefined;
   return reneges || balks;
 }
 
 /**
  * Seize and release pair up on every path: from a seize of R, no path reaches a way out of the system before a release
- * of R (the unit would be held forever); from an arrival, no path reaches a release of R before a seize of R.
+ * of R (the unit would be held forever); from an arrival, no path reaches a release of R before a seize of R. An
+ * entity a seize of R turns away (its queue_limit) goes on without R: the walk for R follows only that way from it.
  */
 function seizeRelease(world: Json, steps: unknown[], stepIndex: Map<string, number>, problems: Problem[]): void {
   const walk = (starts: number[], stopAt: (step: Json) => boolean, found: (step: Json) => boolean): boolean => {
@@ -805,9 +812,11 @@ function seizeRelease(world: Json, steps: unknown[], stepIndex: Map<string, numb
     const queue = [...starts];
     while (queue.length > 0) {
       const step = steps[queue.shift()!];
-      if (!isObject(step) || stopAt(step)) continue;
-      if (found(step)) return true;
-      for (const { next } of successors(step)) {
+      if (!isObject(step)) continue;
+      const stops = stopAt(step);
+      if (!stops && found(step)) return true;
+      const ways = stops ? successors(step).filter(({ pointer }) => pointer === 'queue_limit/to' && step.kind === 'seize') : successors(step);
+      for (const { next } of ways) {
         const index = isId(next) ? stepIndex.get(next) : undefined;
         if (index !== undefined && !seen.has(index)) {
           seen.add(index);

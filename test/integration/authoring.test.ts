@@ -26,6 +26,35 @@ describe('authoring sessions on the offline provider', () => {
     await service?.stop();
   }, 240_000);
 
+  it('does not call a valid model complete while the model check finds a comparison of nothing or an unstable queue', async () => {
+    const project_id = await projectWithIntake(service, owner);
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
+    const session_id = created.body.id;
+    const first = await waiting(service, owner, session_id);
+    // 48 hours taken as the review time, and a treatment that keeps it: valid, but it compares nothing and never clears.
+    const values: Record<string, number> = { arrival_rate: 4, mean_service: 2_880, servers: 2, 'treatment.mean_service': 2_880 };
+    const answers = first.checkpoint.questions.map((q: any) => ({ question_id: q.id, value: values[q.slot] }));
+    const answered = await http(service, 'POST', `/v1/authoring-sessions/${session_id}/answers`, {
+      token: owner.session,
+      body: { answers },
+      headers: { 'idempotency-key': key() },
+    });
+    expect(answered.status).toBe(200);
+    expect(schemaErrors(AuthoringSession, answered.body)).toEqual([]);
+    const checkpoint = answered.body.checkpoint;
+    expect(checkpoint.validation.valid).toBe(true);
+    // The week simulated is also too short for a 2,880-minute step to finish often.
+    expect(checkpoint.model_check.map((warning: any) => warning.kind).sort()).toEqual(['horizon_too_short', 'unstable_queue', 'variant_changes_nothing']);
+    expect(checkpoint.next_steps.some((step: any) => step.kind === 'approve_and_run')).toBe(false);
+    const unstable = checkpoint.next_steps.find((step: any) => step.kind === 'unstable_queue');
+    expect(unstable.message).toMatch(/needs at least \d+ available at once/);
+    expect(checkpoint.next_steps.some((step: any) => step.kind === 'variant_changes_nothing')).toBe(true);
+  });
+
   it('runs a whole session: questions, answers (diff), revise, approve into a world revision that validates and runs', async () => {
     const project_id = await projectWithIntake(service, owner);
     const before = await balances(service.db, owner.org_id);

@@ -214,6 +214,31 @@ describe('estimate and create under a budget', () => {
     const refused = await http(service, 'POST', '/v1/runs', { token: readOnly, body: { world_revision_id: wrev, budget_limit_credits: 100 } });
     expect(refused.status).toBe(403);
   });
+
+  it('carries the model check on the estimate and the created run: a treatment that changes nothing still runs, with the warning', async () => {
+    await grant(owner.org_id, 1000);
+    const changed = await saveWorld(
+      queueWorld({
+        servers: 2,
+        arrivals_per_minute: 1,
+        mean_service_minutes: 1.5,
+        treatment_mean_service_minutes: 1.2,
+        replications: 2,
+        horizon_minutes: 4000,
+      }),
+    );
+    expect((await estimate(changed, 100)).body.warnings).toEqual([]);
+    const same = await saveWorld(queueWorld({ servers: 2, arrivals_per_minute: 1, mean_service_minutes: 1.5, replications: 2, horizon_minutes: 4000 }));
+    const estimated = await estimate(same, 100);
+    expect(estimated.status).toBe(200);
+    expect(estimated.body.runnable).toBe(true);
+    expect(estimated.body.warnings).toEqual([expect.objectContaining({ kind: 'variant_changes_nothing', pointer: '/variants/1' })]);
+    expect(estimated.body.warnings[0].message).toContain('changes nothing');
+    const created = await startRun(same, 100);
+    expect(created.status).toBe(202);
+    expect(created.body.warnings).toEqual(estimated.body.warnings);
+    expect((await settled(created.body.run_id)).status).toBe('succeeded');
+  });
 });
 
 describe('runs to the end', () => {

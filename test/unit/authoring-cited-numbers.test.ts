@@ -216,7 +216,7 @@ describe('a number from a reference the model names', () => {
         },
       ]),
     );
-    const steps = ruleNextSteps({ world, problems: [], questions: [], filled, intake: null, smoke: null });
+    const steps = ruleNextSteps({ world, problems: [], questions: [], filled, intake: null, smoke: null, warnings: [] });
     const verify = steps.filter((step) => step.kind === 'verify_reference');
     expect(verify).toHaveLength(2);
     expect(verify[0]!.message).toMatch(/reference the AI suggested and no one has checked: “Ref for /);

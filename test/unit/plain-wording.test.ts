@@ -74,6 +74,7 @@ describe("an authoring checkpoint's next steps", () => {
         { pointer: '/steps/1/duration', message: 'must be greater than 0' },
         { pointer: '/steps/2/renege_to', message: 'renege_to needs renege_after (the maximum wait) or patience' },
       ],
+      warnings: [],
       questions: [],
       filled: {
         beds: { value: 5, unit: 'count', source: { kind: 'assumption', rationale: 'declared' } },
@@ -197,6 +198,7 @@ describe("the model checker's problems in words (domain/simulation/problemWords.
       "branch probabilities of step 'triage' sum to 0.9, not 1",
       "step 'gave_up' never leads to an exit",
       "an entity that seizes 'bed' here can leave the system before a release of 'bed'",
+      "step 'elective_bed' has no queue_limit, so nobody is turned away there",
       'end_hour must be after start_hour',
       "unit 'count' does not match denominator 'arrival' (expected 'count_per_arrival')",
     ];

@@ -2,7 +2,8 @@
 // (docs/performance.md, "The simulation engine"). The sample worlds use every feature (breakdowns, batches, pre-emption,
 // patience, costs, calendars, renewal and rate-table arrivals); each variant's replications 0 (with a trace) and 1 are
 // hashed together and compared with the digests pinned for this ENGINE_VERSION. urgent_care_treat_release (normal
-// durations, stream measures, a one-day pattern from 06:00) was added under the same version: existing digests unchanged.
+// durations, stream measures, a one-day pattern from 06:00) and critical_care_elective_cancellations (a seize that turns
+// patients away) were added under the same version: existing digests unchanged.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ const PINNED: { engine_version: string; digests: Record<string, string> } = {
     ai_imaging_reading_queue: 'w0m3DgWtQPQf4K-PWjvfma',
     ambulance_handover_queue_limit: 'oxRRLspy1XBVnQCSSoypxd',
     community_diagnostic_pathway: '5es0fDvYc3W5f-9N5vxmKt',
+    critical_care_elective_cancellations: 'bz2s65RTuakfdaVMy_lfKN',
     ct_stroke_preemptive_priority: 'Yds1VOzrEsockq2Iuk84PJ',
     gp_triage_digital_front_door: '4wbeVYz2ynUEDUwlh1Q1t-',
     minor_injuries_batch_arrivals: '2nvaWJGQta-kCvF4knQ7Z3',

@@ -22,6 +22,8 @@ const SAMPLES = [
   'mri_scanner_breakdowns',
   // a one-day urgent care model: normal examination times floored, stream measures, a one-day pattern from 06:00
   'urgent_care_treat_release',
+  // unplanned patients queue for a bed while electives are cancelled (a seize with a queue limit), the bed held over two steps
+  'critical_care_elective_cancellations',
 ];
 
 function sample(name: string): WorldSpec {

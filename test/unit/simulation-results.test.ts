@@ -50,8 +50,8 @@ function pricedWorld(lowRate: number | null): WorldSpec {
 }
 
 describe('sample worlds', () => {
-  it('ships eleven sample worlds (four pathways, one per model feature, one published-style model), at least one with cost_scenarios', () => {
-    expect(sampleNames.length).toBe(11);
+  it('ships twelve sample worlds (four pathways, one per model feature, two published-style models), at least one with cost_scenarios', () => {
+    expect(sampleNames.length).toBe(12);
     expect(sampleNames.some((name) => loadSample(name).cost_scenarios !== undefined)).toBe(true);
   });
 

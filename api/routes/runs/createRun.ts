@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { Run, RunRequest } from '../../../domain/contracts/runs.ts';
+import { RunCreated, RunRequest } from '../../../domain/contracts/runs.ts';
 import { ServiceError } from '../../../domain/errors.ts';
 import type { RunEstimate } from '../../../domain/simulation/index.ts';
 import { estimateOf } from './estimates.ts';
@@ -46,7 +46,7 @@ export function createRunRoute(deps: AppDeps): RouteDef {
     idempotency: 'optional',
     body: RunRequest,
     responses: {
-      202: { description: 'the run, queued; poll GET /v1/runs/{run_id}', schema: Run },
+      202: { description: 'the run, queued, with the model check of its world (warnings); poll GET /v1/runs/{run_id}', schema: RunCreated },
       402: { description: 'INSUFFICIENT_CREDITS: the balance cannot cover the reservation' },
       422: { description: 'VALIDATION_FAILED: the budget is below the estimate, or the world exceeds a run limit' },
     },
@@ -62,7 +62,8 @@ export function createRunRoute(deps: AppDeps): RouteDef {
         await lockCredits(tx, revision.org_id);
         await assertCanCover(tx, revision.org_id, credits_reserved, await unreservedRunCredits(tx, revision.org_id));
         const run = await createRun(tx, newRun(revision, body, estimate, credits_reserved, config.run_wall_clock_limit_seconds, input.auth.user_id));
-        return { status: 202, body: run };
+        // The model check's warnings go with the answer: the run starts anyway, and its creator reads why it may compare nothing.
+        return { status: 202, body: { ...run, warnings: estimate.warnings } };
       });
       // After the commit, on replays too: the deterministic id makes a repeated start a no-op.
       const run = outcome.body as RunView;

@@ -2,10 +2,10 @@
 // shown as the store reads it (store/runs/runs.ts `RunView` is `Static<>` of the contract's `Run`).
 import type { Static } from 'typebox';
 import type { RunEstimateBody } from '../../../domain/contracts/runs.ts';
-import type { RunEstimate } from '../../../domain/simulation/index.ts';
+import type { RevisionEstimate } from './estimates.ts';
 import { admitRun } from '../../../domain/simulation/pricing.ts';
 
-export function presentEstimate(estimate: RunEstimate, budget_limit_credits: number, available_credits: number): Static<typeof RunEstimateBody> {
+export function presentEstimate(estimate: RevisionEstimate, budget_limit_credits: number, available_credits: number): Static<typeof RunEstimateBody> {
   const admission = admitRun(estimate, budget_limit_credits, available_credits);
   return {
     runnable: admission.runnable,
@@ -17,5 +17,6 @@ export function presentEstimate(estimate: RunEstimate, budget_limit_credits: num
     events_estimate: estimate.events_estimate,
     events_per_replication_estimate: estimate.events_per_replication_estimate,
     cost_model: estimate.cost_model,
+    warnings: estimate.warnings,
   };
 }

@@ -32,7 +32,7 @@ CreateProjectResponse = TypedDict("CreateProjectResponse", {"id": str, "org_id":
 __all__.append("CreateProjectResponse")
 CreateProviderKeyResponse = TypedDict("CreateProviderKeyResponse", {"id": str, "provider": str, "label": str, "last4": str, "created_at": str}, total=False)
 __all__.append("CreateProviderKeyResponse")
-CreateRunResponse = TypedDict("CreateRunResponse", {"run_id": str, "org_id": str, "project_id": str, "world_revision_id": str, "status": str, "budget_limit_credits": int, "credits_estimate": int, "events_estimate": int, "credits_reserved": int, "credits_used": Union[int, None], "replications_requested": int, "replications_completed": int, "events_simulated": int, "events_discarded": int, "stop_reason": Union[str, None], "wall_clock_limit_seconds": int, "error": Union[Dict[str, Any], None], "results_available": bool, "created_by": str, "created_at": str, "started_at": Union[str, None], "finished_at": Union[str, None], "settled_at": Union[str, None]}, total=False)
+CreateRunResponse = TypedDict("CreateRunResponse", {"run_id": str, "org_id": str, "project_id": str, "world_revision_id": str, "status": str, "budget_limit_credits": int, "credits_estimate": int, "events_estimate": int, "credits_reserved": int, "credits_used": Union[int, None], "replications_requested": int, "replications_completed": int, "events_simulated": int, "events_discarded": int, "stop_reason": Union[str, None], "wall_clock_limit_seconds": int, "error": Union[Dict[str, Any], None], "results_available": bool, "created_by": str, "created_at": str, "started_at": Union[str, None], "finished_at": Union[str, None], "settled_at": Union[str, None], "warnings": List[Dict[str, Any]]}, total=False)
 __all__.append("CreateRunResponse")
 CreateSponsorProgramResponse = TypedDict("CreateSponsorProgramResponse", {"id": str, "sponsor_id": str, "name": str, "status": str, "starts_at": str, "ends_at": str, "per_recipient_cap": int, "max_recipients": int, "eligible_email_domains": List[str], "requires_approval": bool, "report_min_cohort": int, "created_at": str, "updated_at": str, "activated_at": Union[str, None], "closed_at": Union[str, None]}, total=False)
 __all__.append("CreateSponsorProgramResponse")
@@ -42,7 +42,7 @@ DownloadReviewResponse = Dict[str, Any]
 __all__.append("DownloadReviewResponse")
 DownloadRunExportResponse = Dict[str, Any]
 __all__.append("DownloadRunExportResponse")
-EstimateRunResponse = TypedDict("EstimateRunResponse", {"runnable": bool, "issues": List[Dict[str, Any]], "reserved_credits": int, "available_credits": int, "budget_limit_credits": int, "credits_estimate": int, "events_estimate": int, "events_per_replication_estimate": Dict[str, Any], "cost_model": str}, total=False)
+EstimateRunResponse = TypedDict("EstimateRunResponse", {"runnable": bool, "issues": List[Dict[str, Any]], "reserved_credits": int, "available_credits": int, "budget_limit_credits": int, "credits_estimate": int, "events_estimate": int, "events_per_replication_estimate": Dict[str, Any], "cost_model": str, "warnings": List[Dict[str, Any]]}, total=False)
 __all__.append("EstimateRunResponse")
 ExportRunResponse = TypedDict("ExportRunResponse", {"url": str, "expires_at": str}, total=False)
 __all__.append("ExportRunResponse")

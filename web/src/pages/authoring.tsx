@@ -552,7 +552,18 @@ function CheckpointView({ checkpoint, n }: { checkpoint: Checkpoint; n: Names })
       <h3>What is measured</h3>
       <Measured checkpoint={checkpoint} n={n} />
       <h3>Is the model complete?</h3>
-      {checkpoint.validation.valid ? (
+      {checkpoint.validation.valid && (checkpoint.model_check ?? []).length > 0 ? (
+        <>
+          <p>Not yet: the model runs, but the comparison would not tell you much until these are settled.</p>
+          <ul>
+            {(checkpoint.model_check ?? []).map((warning) => (
+              <li key={`${warning.kind}:${warning.pointer}:${warning.message}`} data-testid="model-check">
+                {warning.message}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : checkpoint.validation.valid ? (
         <p>Yes: the model is complete and can be approved.</p>
       ) : (
         <ul>

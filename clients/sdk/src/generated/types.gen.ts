@@ -134,6 +134,23 @@ export type Checkpoint = {
             message: string;
         }>;
     };
+    /**
+     * the model check of a valid world (a variant that changes nothing, an unstable queue, a deadline taken as a duration, a horizon too short): while any stands the model is not complete
+     */
+    model_check?: Array<{
+        /**
+         * variant_changes_nothing: a treatment sets only the baseline values; unstable_queue: a resource busy all the time with a queue growing through the horizon; deadline_as_duration: a time setting taken from a turnaround or a deadline; horizon_too_short: too little measured after the warm-up
+         */
+        kind: 'variant_changes_nothing' | 'unstable_queue' | 'deadline_as_duration' | 'horizon_too_short';
+        /**
+         * JSON pointer into the world
+         */
+        pointer: string;
+        /**
+         * what stands and what would fix it, in words
+         */
+        message: string;
+    }>;
     smoke_run: {
         replications: number;
         horizon: number;
@@ -9316,6 +9333,23 @@ export type EstimateRunResponses = {
             [key: string]: number;
         };
         cost_model: string;
+        /**
+         * the model check: what would make this run a comparison of nothing, in words; a run can still be started
+         */
+        warnings: Array<{
+            /**
+             * variant_changes_nothing: a treatment sets only the baseline values; unstable_queue: a resource busy all the time with a queue growing through the horizon; deadline_as_duration: a time setting taken from a turnaround or a deadline; horizon_too_short: too little measured after the warm-up
+             */
+            kind: 'variant_changes_nothing' | 'unstable_queue' | 'deadline_as_duration' | 'horizon_too_short';
+            /**
+             * JSON pointer into the world
+             */
+            pointer: string;
+            /**
+             * what stands and what would fix it, in words
+             */
+            message: string;
+        }>;
     };
 };
 
@@ -9363,7 +9397,7 @@ export type CreateRunError = CreateRunErrors[keyof CreateRunErrors];
 
 export type CreateRunResponses = {
     /**
-     * the run, queued; poll GET /v1/runs/{run_id}
+     * the run, queued, with the model check of its world
      */
     202: {
         /**
@@ -9404,6 +9438,23 @@ export type CreateRunResponses = {
         started_at: string | null;
         finished_at: string | null;
         settled_at: string | null;
+        /**
+         * the model check of the world revision, as the estimate gave it; the run was started anyway
+         */
+        warnings: Array<{
+            /**
+             * variant_changes_nothing: a treatment sets only the baseline values; unstable_queue: a resource busy all the time with a queue growing through the horizon; deadline_as_duration: a time setting taken from a turnaround or a deadline; horizon_too_short: too little measured after the warm-up
+             */
+            kind: 'variant_changes_nothing' | 'unstable_queue' | 'deadline_as_duration' | 'horizon_too_short';
+            /**
+             * JSON pointer into the world
+             */
+            pointer: string;
+            /**
+             * what stands and what would fix it, in words
+             */
+            message: string;
+        }>;
     };
 };
 
