@@ -11,6 +11,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const SLOW_UNIT_FILES = [
   'test/unit/cli-long-poll.test.ts',
   'test/unit/cli-wait-retry.test.ts',
+  'test/unit/compute-fairness.test.ts',
   'test/unit/pdf-damage.test.ts',
   'test/unit/router-index.test.ts',
   'test/unit/simulation-batch-service.test.ts',
@@ -21,6 +22,7 @@ const SLOW_UNIT_FILES = [
   'test/unit/simulation-pool.test.ts',
   'test/unit/simulation-routing.test.ts',
   'test/unit/simulation-seize.test.ts',
+  'test/unit/simulation-seize-queue-limit.test.ts',
   'test/unit/simulation-theory.test.ts',
 ];
 

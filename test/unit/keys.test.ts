@@ -95,10 +95,10 @@ describe('pricing an AI call', () => {
     expect(aiCallCredits({ byok: false, input_tokens: 0, output_tokens: 0, credits_per_1k_tokens: 5 })).toBe(0);
   });
 
-  it('bounds a hosted call from above by its prompt bytes plus max_output_tokens, for the reservation', () => {
+  it('bounds a hosted call from above by its prompt bytes, the provider’s framing and max_output_tokens, for the reservation', () => {
     const bound = aiCallCreditsMax({ byok: false, system: 'ab', prompt: 'é'.repeat(499), max_output_tokens: 1000, credits_per_1k_tokens: 2 });
-    // 2 + 998 bytes + 1000 output tokens = 2000 tokens × 2 / 1000
-    expect(bound).toBe(4);
+    // 2 + 998 bytes + PROVIDER_REQUEST_OVERHEAD_TOKENS (1,024) + 1000 output tokens = 3,024 tokens × 2 / 1000 → 7
+    expect(bound).toBe(7);
     expect(bound).toBeGreaterThanOrEqual(aiCallCredits({ byok: false, input_tokens: 600, output_tokens: 1000, credits_per_1k_tokens: 2 }));
     expect(aiCallCreditsMax({ byok: true, system: 'a', prompt: 'b', max_output_tokens: 10, credits_per_1k_tokens: 2 })).toBe(0);
   });

@@ -6,6 +6,7 @@ import { applyProposals, type AuthoringDraft, queueTemplate } from '../../domain
 import { ruleNextSteps } from '../../domain/authoring/checkpoint.ts';
 import { deadlinePhrase, estimateWithModelCheck, modelCheck, validateWorld } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
+import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
 
 const TECHNICAL = /\/[a-z_]+\/\d|_[a-z]+_|\bentity\b|'[a-z]+_[a-z_]+'/;
 
@@ -95,7 +96,10 @@ describe('authoring with the model check', () => {
 
   it('asks instead of converting a time the intake gives as a deadline', () => {
     const quote = 'Reviews happen within 48 hours of referral.';
-    const intake = { sources: [{ citations: [{ quote }] }], claims: [] } as unknown as IntakeSpec;
+    const intake: IntakeSpec = {
+      ...emptyIntakeSpec(),
+      claims: [{ text: quote, topic: 'operational', provenance: 'user_declared', citations: [{ source_id: 'src_1', line_start: 4, line_end: 4, quote }] }],
+    };
     const { slots } = queueTemplate(null);
     const draft: AuthoringDraft = {
       name: 'Review service',

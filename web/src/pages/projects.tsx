@@ -95,7 +95,7 @@ function SourceList({ sources }: { sources: Source[] }) {
           <div className="row">
             <strong>{s.name}</strong> <Status value={s.status} />
             <span className="muted small">
-              {SOURCE_KINDS[s.kind] ?? 'file'} · {formatNumber(s.size_bytes)} bytes · {formatNumber(s.line_count)} lines
+              {SOURCE_KINDS[s.kind] ?? 'file'} · {formatNumber(s.size_bytes)} bytes · {formatNumber(s.line_count)} {s.line_count === 1 ? 'line' : 'lines'}
             </span>
           </div>
           {s.reason && <p className="muted">{plainText(s.reason)}</p>}
@@ -220,9 +220,9 @@ function Intakes({ project, onChange }: { project: Project; onChange(): void }) 
           <p>
             Confirmed intake revisions:{' '}
             {intakes.value.data.map((i) => (
-              <span key={i.id} className="chip">
+              <Link key={i.id} to={`/projects/${project.id}/intakes/${i.revision}`} className="chip">
                 revision {i.revision} · {formatDate(i.created_at)}
-              </span>
+              </Link>
             ))}
           </p>
           <Action variant="primary" onPress={() => void plan.run()} isDisabled={plan.pending}>
