@@ -138,6 +138,11 @@ describe('a prose paragraph from draft to plan', () => {
     await page.getByTestId('source-pane').locator('[data-line]').first().waitFor({ timeout: 60_000 });
     await page.getByText('Drafted. Check each card').waitFor();
     const draft_url = page.url();
+    // the built-in drafter read the prose: every part the paragraph states is drafted, none left "not stated"
+    const drafted_unknowns = await unknowns(page);
+    for (const stated of ['Problem', 'Solution', 'Intended users', 'Care setting', 'Stage', 'Proposed user', 'Buyer', 'Current alternative'])
+      expect(drafted_unknowns, stated).not.toContain(stated);
+    expect(await page.locator('main').textContent()).toMatch(/Found 7 of 8 parts in your material/);
     // every status and tag in words (what is on screen: the technical details stay closed)
     // biome-ignore lint/performance/useDomNodeTextContent: what is rendered, without the closed technical details
     const screen = await page.locator('main').innerText();

@@ -70,7 +70,10 @@ const DRAFT_STATUS: Record<string, string> = {
 function drafter(d: Draft): string {
   if (!d.usage) return '';
   const who = d.usage.provider === 'offline' ? 'the built-in method, without AI' : `AI (${d.usage.provider})`;
-  return `Drafted by ${who}; ${formatNumber(d.usage.credits_charged)} credit${d.usage.credits_charged === 1 ? '' : 's'} charged.`;
+  // how much the drafter found, in one line ("Found 7 of 8 parts in your material …"), when it says
+  const summary = (d.spec as { drafted_by?: { summary?: string } } | null)?.drafted_by?.summary;
+  const charged = `Drafted by ${who}; ${formatNumber(d.usage.credits_charged)} credit${d.usage.credits_charged === 1 ? '' : 's'} charged.`;
+  return summary ? `${summary} ${charged}` : charged;
 }
 
 /** One document, three views: the cards and the form edit `spec`; the JSON view edits text, applied whenever it parses. */
