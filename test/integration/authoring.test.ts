@@ -162,7 +162,7 @@ describe('authoring sessions on the offline provider', () => {
     expect(revision.status).toBe(200);
     expect(revision.body.world.settings.servers.source).toEqual({ kind: 'literature', reference: 'Clinic rota 2026, two GPs and one nurse practitioner' });
     const validated = await http(service, 'POST', '/v1/world-specs/validate', { body: revision.body.world });
-    expect(validated.body).toEqual({ valid: true, problems: [] });
+    expect(validated.body).toEqual({ valid: true, problems: [], problems_not_listed: 0 });
     // Nothing was run implicitly; the revision runs when asked.
     expect((await service.db.query('select id from runs where world_revision_id = ?', [world_revision_id])).length).toBe(0);
     // Charged exactly what the session's AI calls cost: one offline draft; the answers filled every slot, so no more AI.
@@ -393,7 +393,7 @@ describe('authoring sessions with a hosted model (fake OpenAI)', () => {
     expect(checkpoint.world.settings.arrival_rate).toEqual({
       value: 6,
       unit: 'per_hour',
-      source: { kind: 'reference', reference: 'NHS Digital GP appointment data, 2025' },
+      source: { kind: 'reference', reference: 'NHS Digital GP appointment data, 2025', suggested_by_ai: true },
     });
     expect(checkpoint.next_steps).toEqual(
       expect.arrayContaining([

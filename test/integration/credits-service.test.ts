@@ -195,6 +195,8 @@ describe('GET /v1/orgs/{org_id}/credits and /ledger', () => {
       available_credits: 40,
       reserved_credits: 0,
       sources: [{ source: 'own', available_credits: 40, reserved_credits: 0 }],
+      // a member of an organization on a service without billing or sponsor programs asks its operator
+      add_credits: { way: 'ask_operator', sentence: 'Ask the person who runs this service to add credits.', command: null },
     });
   });
 

@@ -206,7 +206,9 @@ export function citedSentence(text: string, quote: string): { before: string; qu
   return { before: flat.slice(from, at), quote, after: flat.slice(end, to).trimEnd() };
 }
 
-function CitationList(props: { citations: Citation[]; sources: SourceText[]; readOnly: boolean; onRemove(index: number): void }) {
+const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+function CitationList(props: { citations: Citation[]; sources: SourceText[]; readOnly: boolean; statement?: string; onRemove(index: number): void }) {
   if (props.citations.length === 0) return null;
   return (
     <ul className="citations">
@@ -214,14 +216,19 @@ function CitationList(props: { citations: Citation[]; sources: SourceText[]; rea
         const source = props.sources.find((s) => s.id === c.source_id);
         const sentence = citedSentence(source ? source.lines.slice(c.line_start - 1, c.line_end).join(' ') : c.quote, c.quote);
         const part = sentence.before !== '' || sentence.after !== '';
+        // the card says the cited sentence word for word: its place is enough, the sentence is on the card already
+        const same = props.statement !== undefined && flat(props.statement) === flat(`${sentence.before}${sentence.quote}${sentence.after}`);
         return (
           <li key={`${c.source_id}:${c.line_start}:${c.quote}`} data-testid="citation">
-            <blockquote>
-              {sentence.before}
-              {part ? <mark>{sentence.quote}</mark> : sentence.quote}
-              {sentence.after}
-            </blockquote>
+            {!same && (
+              <blockquote>
+                {sentence.before}
+                {part ? <mark>{sentence.quote}</mark> : sentence.quote}
+                {sentence.after}
+              </blockquote>
+            )}
             <span className="muted small">
+              {same ? 'Word for word from ' : ''}
               {source?.name ?? 'your material'}, {lineRange(c)}
             </span>
             {!props.readOnly && (
@@ -294,13 +301,15 @@ type CardProps = {
   onRemove?: () => void;
   more?: ReactNode;
   testid?: string;
+  /** The card's own words: a citation whose sentence says exactly these is shown by its place only, not repeated. */
+  text?: string;
 };
 
 const problemsAt = (problems: Map<string, string[]>, prefix: string) =>
   [...problems.entries()].filter(([path]) => path === prefix || path.startsWith(`${prefix}/`)).flatMap(([, messages]) => messages);
 
 /** One statement of the intake: its words, the sentences it cites beside it, and (when editing) citing by selection or line number. */
-function Card({ edit, at, title, citations, onCitations, children, onRemove, more, testid }: CardProps) {
+function Card({ edit, at, title, citations, onCitations, children, onRemove, more, testid, text }: CardProps) {
   const selected = edit.selected === at;
   const cited = citations.length > 0;
   return (
@@ -324,7 +333,13 @@ function Card({ edit, at, title, citations, onCitations, children, onRemove, mor
           {p}
         </p>
       ))}
-      <CitationList citations={citations} sources={edit.sources} readOnly={edit.readOnly} onRemove={(i) => onCitations(citations.filter((_, j) => j !== i))} />
+      <CitationList
+        citations={citations}
+        sources={edit.sources}
+        readOnly={edit.readOnly}
+        statement={text}
+        onRemove={(i) => onCitations(citations.filter((_, j) => j !== i))}
+      />
       <div className="card-foot">
         {!cited && <span className="muted small">Not cited.</span>}
         {!edit.readOnly && !cited && !selected && (
@@ -381,6 +396,7 @@ function StatementCard({ edit, at, title, value, onChange, question }: One) {
       citations={value.citations}
       onCitations={(citations) => onChange({ ...value, citations })}
       onRemove={() => onChange(null)}
+      text={value.text}
     >
       <TextEdit edit={edit} label={title} value={value.text} onChange={(text) => onChange({ ...value, text })} />
     </Card>
@@ -406,6 +422,7 @@ function ListCards({ edit, at, title, one, items, onChange, question }: Many) {
           at={`${at}/${i}`}
           title={items.length > 1 ? `${one} ${i + 1}` : title}
           citations={item.citations}
+          text={item.text}
           onCitations={(citations) => onChange(items.map((x, j) => (j === i ? { ...x, citations } : x)))}
           onRemove={() => onChange(items.filter((_, j) => j !== i))}
           more={
@@ -463,6 +480,7 @@ function ClaimCard({ edit, claims, i }: { edit: Edit; claims: Claim[]; i: number
       testid="claim-card"
       title={`Claim ${i + 1}`}
       citations={c.citations}
+      text={c.text}
       onCitations={(citations) => change({ citations })}
       onRemove={() => setClaims(claims.filter((_, j) => j !== i))}
     >
