@@ -88,7 +88,7 @@ export type Config = {
 
 /**
  * The welcome grant of the embedded default: at the default price of 1 credit per 1,000 tokens it covers, even at their
- * upper-bound reservations, a review (223), three or four intake drafts of a few pages (about 25 to 40 each) and several
+ * upper-bound reservations, a review (307), three or four intake drafts of a few pages (about 25 to 40 each) and several
  * small runs (a few credits each) (docs/decisions.md "Welcome credits").
  */
 export const WELCOME_CREDITS_DEFAULT = 500;

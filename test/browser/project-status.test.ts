@@ -84,7 +84,7 @@ describe('the project page', () => {
     await expect(technical.locator('summary').textContent()).resolves.toBe('Technical details of this failure');
     await expect(technical.textContent()).resolves.toContain('LITERATURE_UNAVAILABLE');
     await expect(failedStep.textContent()).resolves.toMatch(
-      /Starts a new review of the same plan\. It holds up to 223 credits while it runs and is charged at actual use\./,
+      /Starts a new review of the same plan\. It holds up to 307 credits while it runs and is charged at actual use\./,
     );
     const crumb = page.getByTestId('breadcrumb');
     await expect(crumb.textContent()).resolves.toBe('ProjectsFalls clinic waiting list');
