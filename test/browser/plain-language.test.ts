@@ -99,7 +99,11 @@ describe('the intake beside its sources', () => {
     expect(cited).toEqual([README_PARAGRAPH.split('\n')[0]]);
     expect(await problem.getByTestId('citation').first().locator('blockquote').textContent()).toBe(README_PARAGRAPH.split('\n')[0]);
     // choosing another card moves the highlight to its own line
-    const users = page.getByTestId('intake-card').filter({ has: page.getByRole('heading', { name: 'Intended users' }) });
+    // the intended user the paragraph's third line names (the drafter may list more than one: "Intended user 1", "… 2")
+    const users = page
+      .getByTestId('intake-card')
+      .filter({ has: page.getByRole('heading', { name: /^Intended users?\b/ }) })
+      .last();
     await users.getByRole('button', { name: 'Show its lines' }).click();
     expect(await page.getByTestId('cited-line').allTextContents()).toEqual([README_PARAGRAPH.split('\n')[2]]);
     const height = await page.evaluate('document.documentElement.scrollHeight');

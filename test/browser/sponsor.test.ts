@@ -38,7 +38,7 @@ describe('sponsor programs in the browser', () => {
       await screenshot(page, 'sponsor-failed');
     });
     await signInThroughForm(page, service, admin);
-    await page.getByRole('link', { name: 'Sponsor' }).click();
+    await page.getByRole('link', { name: 'Sponsor', exact: true }).click();
     await page.getByRole('heading', { name: 'Institutions you administer' }).waitFor();
     await page
       .getByRole('listitem')
@@ -70,7 +70,7 @@ describe('sponsor programs in the browser', () => {
     const beneficiary = await signedInOwner(service, 'web-sponsor-beneficiary');
     const other = await newPage(browser);
     await signInThroughForm(other.page, service, beneficiary);
-    await other.page.getByRole('link', { name: 'Sponsor' }).click();
+    await other.page.getByRole('link', { name: 'Sponsor', exact: true }).click();
     await other.page.getByLabel('Program code').fill(issued.code);
     await other.page.getByRole('button', { name: 'Redeem' }).click();
     const enrolled = other.page.getByRole('status').filter({ hasText: 'Enrolled in Community pilot' });
