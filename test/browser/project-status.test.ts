@@ -92,6 +92,8 @@ describe('the project page', () => {
 
     await failedStep.getByRole('button', { name: 'Try again' }).click();
     await page.waitForURL(/\/reviews\/rev/);
+    // the trail names the step once the review (and through it the plan) has loaded
+    await page.getByTestId('breadcrumb').getByText('Concept and evidence review').waitFor();
     await expect(page.getByTestId('breadcrumb').textContent()).resolves.toBe('ProjectsFalls clinic waiting listEvaluation planConcept and evidence review');
     const again = page.url().split('/reviews/')[1]!;
     await expect(finished(user, again)).resolves.toMatchObject({ status: 'succeeded' });
