@@ -126,7 +126,11 @@ function single(candidates: Candidate[], field: DraftField): Statement | null {
 }
 
 function list(candidates: Candidate[], field: DraftField, max = PER_LIST_MAX): Statement[] {
-  return ranked(candidates, field)
+  const found = ranked(candidates, field);
+  // A field the material labels ("Intended users: …") is what it says there: a sentence under another label that also
+  // names it ("Our solution: an app that nurses use") is not added to it.
+  const labelled = found.filter((candidate) => candidate.ranks.get(field) === 0);
+  return (labelled.length > 0 ? labelled : found)
     .sort((a, b) => a.order - b.order)
     .slice(0, max)
     .map((candidate) => statementOf([candidate.sentence]));

@@ -245,3 +245,17 @@ describe('draftSources: which requested sources a draft may read', () => {
     expect(error.details).toEqual([{ path: '/source_ids/0', message: 'status is excluded_for_privacy', status: 'excluded_for_privacy' }]);
   });
 });
+
+describe('the offline drafter and a labelled field', () => {
+  it('takes a labelled field from its label only: the solution line that mentions its users is not an intended user', () => {
+    const lines = [
+      'Problem: heart failure patients are readmitted to hospital within 30 days of discharge.',
+      'Our solution: a remote monitoring app that nurses use to review daily weight and symptoms.',
+      'Intended users: heart failure nurses in community care.',
+      'Stage: idea, nothing is built yet.',
+    ];
+    const spec = draftIntakeOffline([{ id: 'src_a', name: 'brief.txt', status: 'processed', lines }]);
+    expect(spec.intended_users.map((user) => user.citations[0]!.line_start)).toEqual([3]);
+    expect(spec.proposed_solution?.citations[0]!.line_start).toBe(2);
+  });
+});
