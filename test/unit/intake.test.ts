@@ -256,6 +256,6 @@ describe('the offline drafter and a labelled field', () => {
     ];
     const spec = draftIntakeOffline([{ id: 'src_a', name: 'brief.txt', status: 'processed', lines }]);
     expect(spec.intended_users.map((user) => user.citations[0]!.line_start)).toEqual([3]);
-    expect(spec.proposed_solution?.citations[0]!.line_start).toBe(2);
+    expect(spec.proposed_solution?.citations[0]?.line_start).toBe(2);
   });
 });
