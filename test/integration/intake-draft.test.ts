@@ -9,6 +9,7 @@ import { type AiFake, type FakeServer, startFakeServer } from '../fakes/http.ts'
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { nhsNumberFile, PROJECT_BRIEF_TXT, ssnFile, textFile, markdownFile, VALID_NHS_NUMBER, US_SSN, type CorpusFile } from '../support/corpus.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { emptyIntakeSpec } from '../support/intakeSpecs.ts';
 
 async function newProject(service: TestService, user: TestUser, title = 'FastTrack Referral'): Promise<string> {
   const created = await http(service, 'POST', '/v1/projects', { token: user.session, body: { title, org_id: user.org_id } });
@@ -347,23 +348,14 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     const project_id = await newProject(service, owner);
     const sources = await extract(service, owner, project_id, [textFile()]);
     const brief_id = sources.get('brief.txt').id;
-    const spec = {
-      version: INTAKE_SPEC_VERSION,
+    const spec: IntakeSpec = {
+      ...emptyIntakeSpec(),
       problem: {
         text: 'Patients wait too long',
         provenance: 'user_declared',
         citations: [{ source_id: brief_id, line_start: 3, line_end: 3, quote: 'wait too long for a specialist review' }],
       },
-      proposed_solution: null,
-      intended_users: [],
-      care_setting: null,
       stage: { value: 'prototype', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 6, line_end: 6, quote: 'working prototype' }] },
-      claims: [],
-      evidence_offered: [],
-      risks: [],
-      unknowns: [],
-      business: { proposed_user: null, buyer: null, budget_owner: null, current_alternative: null, dependencies: [], value_hypothesis: null },
-      care_pathway: { status: 'none', description: null, steps: [] },
     };
     // far beyond any honest count of the request: 40 M input tokens
     openai.script.enqueue({ object: spec, usage: { input_tokens: 40_000_000, output_tokens: 1200 } });
