@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { sharedStreamBombPdf } from '../test/support/pdfDamage.ts';
 import { type Goal, loadLine, median, printGoals } from './goals.ts';
-import { CLI, call, type Json, operator, startProcess } from './service.ts';
+import { CLI, call, type Json, nodeArgs, operator, startProcess } from './service.ts';
 
 export const HOSTILE_WORLD = 'gp_triage_digital_front_door';
 /** The goals: liveness p99 under this while a hostile input runs… */
@@ -241,7 +241,8 @@ async function main(): Promise<void> {
   process.stdout.write(`hostile load against \`crucible-server start\` (PGlite); ${loadLine()} at the start\n`);
   const data_dir = mkdtempSync(join(tmpdir(), 'crucible-bench-hostile-'));
   const env = { CRUCIBLE_DATA_DIR: data_dir, PORT: '0', CRUCIBLE_TEMPORAL_UI_PORT: '0', CRUCIBLE_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}` };
-  const service = startProcess([CLI, 'start'], env);
+  // BENCH_SERVICE_PROFILE=<dir> writes the service's CPU profile there (as bench/service.ts does)
+  const service = startProcess([...nodeArgs(process.env.BENCH_SERVICE_PROFILE || null, 'hostile-start'), CLI, 'start'], env);
   try {
     const base = (await service.waitFor(/API: +(http:\/\/\S+)/))[1]!;
     const email = (await service.waitFor(/email: +(\S+)/))[1]!;

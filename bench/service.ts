@@ -80,7 +80,7 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv): Proc {
   return { child, waitFor, stop };
 }
 
-function nodeArgs(profile: string | null, name: string): string[] {
+export function nodeArgs(profile: string | null, name: string): string[] {
   return profile ? ['--cpu-prof', '--cpu-prof-dir', profile, '--cpu-prof-name', `${name}.cpuprofile`] : [];
 }
 

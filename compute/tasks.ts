@@ -4,11 +4,12 @@
 // extraction for the pool's shares (compute/scheduler.ts).
 import type { RunManifest } from '../domain/contracts/runResults.ts';
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
-import type { ReplicationResult, StoredTraceEvent } from '../domain/simulation/index.ts';
+import type { ReplicationResult } from '../domain/simulation/index.ts';
+import type { EventChunkRow } from '../domain/simulation/traceChunks.ts';
 import type { ReplicationJob } from '../domain/simulation/run.ts';
 
-/** What a run's export is made of, as stored: its manifest, world, kept replications and stored trace. */
-export type RunExportInput = { manifest: RunManifest; world: WorldSpec; results: ReplicationResult[]; events: StoredTraceEvent[] };
+/** What a run's export is made of, as stored: its manifest, world, kept replications and stored trace (its chunks as read). */
+export type RunExportInput = { manifest: RunManifest; world: WorldSpec; results: ReplicationResult[]; event_chunks: EventChunkRow[] };
 
 export type ComputeTask =
   /** world: null when this thread is expected to hold the world under world_key already */

@@ -3,6 +3,7 @@
 // (store/runs/exports.ts) and serves later downloads from it.
 import { strToU8, type Zippable, zipSync } from 'fflate';
 import { buildExportFiles, compare, costReport, eventTrace, findings, summarize } from '../../domain/simulation/index.ts';
+import { decodeChunk } from '../../domain/simulation/traceChunks.ts';
 import type { RunExportInput } from '../tasks.ts';
 
 export type { RunExportInput };
@@ -17,7 +18,8 @@ export function zipExport(files: Record<string, string | Uint8Array>): Uint8Arra
 
 /** The ZIP of a run: manifest, world, metrics, comparison, findings, cost report and the stored trace. */
 export function buildRunExport(input: RunExportInput): Uint8Array {
-  const { world, results, events } = input;
+  const { world, results } = input;
+  const events = input.event_chunks.flatMap(decodeChunk);
   // The stored trace goes back onto replication 0 of each variant, so eventTrace sees what the run kept.
   const withTrace = results.map((result) =>
     result.replication_index === 0 ? { ...result, trace: events.filter((event) => event.variant_id === result.variant_id) } : result,

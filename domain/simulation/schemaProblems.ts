@@ -64,19 +64,21 @@ function walkObject(schema: Json, value: Json, pointer: string, problems: Proble
   // What is allowed is said once per object, at its first unknown field; later ones point there (a body of 90,000 unknown
   // fields would otherwise repeat the list 90,000 times).
   let said_at: string | null = null;
-  for (const [key, sub] of Object.entries(value)) {
-    const child = `${pointer}/${escapePointer(key)}`;
-    if (key in properties) {
-      walk(properties[key]!, sub, child, problems);
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const sub = value[key];
+    if (Object.hasOwn(properties, key)) {
+      walk(properties[key]!, sub, `${pointer}/${escapePointer(key)}`, problems);
       continue;
     }
     const pattern = patterns.find(([source]) => new RegExp(source).test(key));
-    if (pattern) walk(pattern[1], sub, child, problems);
+    if (pattern) walk(pattern[1], sub, `${pointer}/${escapePointer(key)}`, problems);
     else if (patterns.length > 0 || schema.additionalProperties === false) {
       if (problems.length >= SCHEMA_PROBLEMS_BUILT_MAX) {
         (problems as Found).not_built = ((problems as Found).not_built ?? 0) + 1;
         continue;
       }
+      const child = `${pointer}/${escapePointer(key)}`;
       if (said_at !== null) {
         const short = patterns.length > 0 ? `name '${key}' does not match the allowed names` : 'is not a known field here';
         problems.push({ pointer: child, message: `${short} (see ${said_at} for what is allowed)` });

@@ -41,7 +41,10 @@ const MOMENTS_BY_KIND: Record<string, string[]> = {
 
 export function validateWorld(input: unknown): ValidationResult {
   const { problems, not_built } = schemaProblems(WorldSpec, input);
-  if (isObject(input)) {
+  // A document whose shape is wrong in more places than an answer lists is not checked for meaning: the answer could not
+  // show those problems anyway, and a body of tens of thousands of unknown fields is not walked again (docs/decisions.md).
+  const shapeListed = problems.length + not_built >= PROBLEMS_LISTED_MAX;
+  if (isObject(input) && !shapeListed) {
     semanticProblems(input, problems);
     structureProblems(input, problems);
   } else if (problems.length === 0) problems.push({ pointer: '', message: 'a WorldSpec must be a JSON object' });
@@ -62,9 +65,9 @@ function structureProblems(world: Json, problems: Problem[]): void {
   const steps = asArray(world.steps);
   const ids = new Set(steps.flatMap((step) => (isObject(step) && isId(step.id) ? [step.id] : [])));
   const written = new Set<string>();
-  const plain = { ...world, variants: asArray(world.variants).map((variant) => (isObject(variant) ? { ...variant, structure: undefined } : variant)) };
   const baseline: Problem[] = [];
-  let baselineDone = false;
+  // the world without its variants' structures, made at the first variant that has one (a copy of every field)
+  let plain: Json | null = null;
   asArray(world.variants).forEach((variant, index) => {
     if (!isObject(variant) || !isObject(variant.structure)) return;
     const structure = variant.structure;
@@ -87,10 +90,10 @@ function structureProblems(world: Json, problems: Problem[]): void {
       if (isObject(step) && isId(step.id) && ids.has(step.id))
         problems.push({ pointer: `${pointer}/add_steps/${stepIndex}/id`, message: `adds step '${step.id}', which already exists: replace it instead` });
     });
-    if (!baselineDone) {
+    if (plain === null) {
+      plain = { ...world, variants: asArray(world.variants).map((item) => (isObject(item) ? { ...item, structure: undefined } : item)) };
       semanticProblems(plain, baseline);
       for (const problem of baseline) written.add(`${problem.pointer}\u0000${problem.message}`);
-      baselineDone = true;
     }
     const variantSteps = [
       ...steps

@@ -5,6 +5,10 @@ import type { Static } from 'typebox';
 import { RUN_STATUSES, type Run, type STOP_REASONS } from '../../domain/contracts/runs.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import type { ReplicationResult, StoredTraceEvent, TraceEvent } from '../../domain/simulation/index.ts';
+import { decodeChunk, encodeChunk, type EventChunkRow } from '../../domain/simulation/traceChunks.ts';
+
+export type { EventChunkRow } from '../../domain/simulation/traceChunks.ts';
+type ChunkRow = EventChunkRow;
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import { type Db, notFound, type Tx } from '../db.ts';
@@ -241,19 +245,21 @@ export async function recordReplications(db: Db, run_id: string, members: readon
       [run_id, JSON.stringify(rows)],
     );
     const new_keys = new Set(inserted.map((row) => `${row.variant_id}\u0000${row.replication_index}`));
-    const values: Array<string | number> = [];
+    const chunks: Array<{ variant_order: number; chunk: number; result: ReplicationResult; events: readonly TraceEvent[] }> = [];
     for (const { variant_order, result } of members) {
       const { trace } = result;
       if (!trace || trace.length === 0 || !new_keys.has(`${result.variant_id}\u0000${result.replication_index}`)) continue;
-      for (let chunk = 0; chunk * RUN_EVENT_CHUNK_SIZE < trace.length; chunk++) {
-        const events = trace.slice(chunk * RUN_EVENT_CHUNK_SIZE, (chunk + 1) * RUN_EVENT_CHUNK_SIZE);
-        values.push(run_id, variant_order, chunk, result.variant_id, result.replication_index, events.length, encodeChunk(events));
-      }
+      for (let chunk = 0; chunk * RUN_EVENT_CHUNK_SIZE < trace.length; chunk++)
+        chunks.push({ variant_order, chunk, result, events: trace.slice(chunk * RUN_EVENT_CHUNK_SIZE, (chunk + 1) * RUN_EVENT_CHUNK_SIZE) });
     }
-    // One statement for every chunk of this transaction: at most VARIANTS_MAX × EVENT_TRACE_CAP_PER_VARIANT / 1,000 =
-    // 200 rows (1,400 parameters); a traced replication of 10,000 events is 10 rows. Bound, not inlined: the chunks'
-    // text (about 60 KB each) is sent as values, not escaped into the statement and lexed by PostgreSQL.
-    if (values.length > 0) {
+    // At most CHUNKS_PER_STATEMENT chunks (about 600 KB of text) per statement, each encoded just before it is sent:
+    // between two statements the process serves other requests (on the embedded PGlite every statement runs on this
+    // thread, so one statement of a 20-variant run's 200 chunks held it for a second). Bound, not inlined: the chunks'
+    // text is sent as values, not escaped into the statement and lexed by PostgreSQL.
+    for (let from = 0; from < chunks.length; from += CHUNKS_PER_STATEMENT) {
+      const values: Array<string | number> = [];
+      for (const { variant_order, chunk, result, events } of chunks.slice(from, from + CHUNKS_PER_STATEMENT))
+        values.push(run_id, variant_order, chunk, result.variant_id, result.replication_index, events.length, encodeChunk(events));
       const rows = Array.from(
         { length: values.length / 7 },
         (_, row) => `(${Array.from({ length: 7 }, (_, column) => `$${row * 7 + column + 1}`).join(', ')})`,
@@ -325,29 +331,8 @@ export async function loadReplications(db: Tx, run_id: string, variant_ids: stri
  * an event in its variant's trace is chunk × RUN_EVENT_CHUNK_SIZE + its index in the chunk.
  */
 export const RUN_EVENT_CHUNK_SIZE = 1000;
-
-/** A chunk's text: a JSON array of [sequence, time, kind, entity, step, resource, value] tuples (doubles round-trip). */
-function encodeChunk(events: readonly TraceEvent[]): string {
-  return JSON.stringify(events.map((event) => [event.sequence, event.time, event.kind, event.entity, event.step, event.resource, event.value]));
-}
-
-type EventTuple = [number, number, TraceEvent['kind'], number | null, string | null, string | null, number | null];
-type ChunkRow = { variant_id: string; replication_index: number | string; events: string };
-
-function decodeChunk(row: ChunkRow): StoredTraceEvent[] {
-  const replication_index = Number(row.replication_index);
-  return (JSON.parse(row.events) as EventTuple[]).map(([sequence, time, kind, entity, step, resource, value]) => ({
-    variant_id: row.variant_id,
-    replication_index,
-    sequence,
-    time,
-    kind,
-    entity,
-    step,
-    resource,
-    value,
-  }));
-}
+/** Trace chunks written per statement when replications are stored (recordReplications). */
+export const CHUNKS_PER_STATEMENT = 10;
 
 /** The number of stored trace events of a run. */
 export async function countRunEvents(db: Tx, run_id: string): Promise<number> {
@@ -383,10 +368,15 @@ export async function pageRunEvents(db: Tx, run_id: string, offset: number, limi
   return { events: events.slice(offset - first.start, offset - first.start + limit), events_included: start };
 }
 
-/** Every stored trace event (bounded by EVENT_TRACE_CAP_PER_VARIANT per variant), for the export. */
+/**
+ * Every stored trace chunk of a run in the trace's order (bounded by EVENT_TRACE_CAP_PER_VARIANT per variant), its
+ * events still as text: the export decodes them on a compute pool thread, not on the event loop.
+ */
+export async function allRunEventChunks(db: Tx, run_id: string): Promise<EventChunkRow[]> {
+  return db.query<ChunkRow>('select variant_id, replication_index, events from run_event_chunks where run_id = ? order by variant_order, chunk', [run_id]);
+}
+
+/** Every stored trace event (bounded by EVENT_TRACE_CAP_PER_VARIANT per variant). */
 export async function allRunEvents(db: Tx, run_id: string): Promise<StoredTraceEvent[]> {
-  const rows = await db.query<ChunkRow>('select variant_id, replication_index, events from run_event_chunks where run_id = ? order by variant_order, chunk', [
-    run_id,
-  ]);
-  return rows.flatMap(decodeChunk);
+  return (await allRunEventChunks(db, run_id)).flatMap(decodeChunk);
 }

@@ -112,6 +112,24 @@ describe('validateWorld', () => {
     for (const pointer of ['/horizon', '/arrivals/0/rate/setting', '/steps/1/options', '/steps/4']) expect(found).toContain(pointer);
   });
 
+  it('reports a field named like an object method as unknown, not as a field of the schema', () => {
+    const result = validateWorld({ ...base(), constructor: 1, toString: 'x' });
+    expect(result.valid).toBe(false);
+    expect(result.problems.map((p) => p.pointer).sort()).toEqual(['/constructor', '/toString']);
+  });
+
+  it('does not check the meaning of a document whose shape is wrong in more places than an answer lists', () => {
+    const unknown = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`field_${i}`, i]));
+    // the horizon before the warm-up would be a problem of meaning: it is not looked for under 150 shape problems
+    const result = validateWorld({ ...base(), horizon: 10, warm_up: 20, ...unknown });
+    expect(result.problems).toHaveLength(100);
+    expect(result.problems_not_listed).toBe(50);
+    expect(result.problems.some((p) => p.pointer === '/horizon')).toBe(false);
+    // under the list's size, it is
+    const few = validateWorld({ ...base(), horizon: 10, warm_up: 20, field_1: 1 });
+    expect(few.problems.map((p) => p.pointer)).toContain('/horizon');
+  });
+
   it('reports measure moments a step does not have and a priced measure that is not a count', () => {
     const world = base();
     world.measured.push({

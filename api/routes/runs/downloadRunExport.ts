@@ -4,7 +4,7 @@ import { ServiceError } from '../../../domain/errors.ts';
 import { buildRunExportOnPool } from '../../../compute/simulation/export.ts';
 import { type StoredRunExport, storedRunExport, storeRunExport } from '../../../store/runs/exports.ts';
 import { EXPORT_LINK_LIFETIME_SECONDS, verifyExportToken } from '../../../store/runs/exportLinks.ts';
-import { allRunEvents, getRun, type RunView } from '../../../store/runs/runs.ts';
+import { allRunEventChunks, getRun, type RunView } from '../../../store/runs/runs.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { manifestOf, requireResults, runResults } from './load.ts';
@@ -40,9 +40,9 @@ async function runExport(deps: AppDeps, run: RunView): Promise<StoredRunExport> 
   if (!build) {
     build = (async () => {
       const loaded = await runResults(deps, run);
-      const events = await allRunEvents(deps.db, run.run_id);
+      const event_chunks = await allRunEventChunks(deps.db, run.run_id);
       const archive = await buildRunExportOnPool(
-        { manifest: manifestOf(run, loaded), world: loaded.world, results: loaded.results, events },
+        { manifest: manifestOf(run, loaded), world: loaded.world, results: loaded.results, event_chunks },
         { org_id: run.org_id },
       );
       return storeRunExport(deps.db, { run_id: run.run_id, org_id: run.org_id, archive });
