@@ -130,7 +130,10 @@ function list(candidates: Candidate[], field: DraftField, max = PER_LIST_MAX): S
   // A field the material labels ("Intended users: …") is what it says there: a sentence under another label that also
   // names it ("Our solution: an app that nurses use") is not added to it.
   const labelled = found.filter((candidate) => candidate.ranks.get(field) === 0);
-  return (labelled.length > 0 ? labelled : found)
+  // Likewise a sentence whose main subject is another field ("We want to build an app that nurses use") is added only
+  // when no sentence is mainly about this one ("It would be used by the nursing team").
+  const mainly = found.filter((candidate) => candidate.ranks.get(field)! <= 1);
+  return (labelled.length > 0 ? labelled : mainly.length > 0 ? mainly : found)
     .sort((a, b) => a.order - b.order)
     .slice(0, max)
     .map((candidate) => statementOf([candidate.sentence]));
@@ -168,7 +171,7 @@ function stageOf(candidates: Candidate[]): IntakeSpec['stage'] {
 
 function claimTopic(text: string): Claim['topic'] {
   if (/cost|£|\$|€|saving|revenue|price|budget/i.test(text)) return 'economic';
-  if (/outcome|mortality|diagnos|readmission|harm|symptom|clinical|safety|recovery|adherence|amputation|falls?\b/i.test(text)) return 'clinical';
+  if (/outcome|mortality|diagnos|readmi(ssion|tted)|harm|symptom|clinical|safety|recovery|adherence|amputation|falls?\b/i.test(text)) return 'clinical';
   if (/accuracy|sensitivity|specificity|latency|uptime|AUC|precision|recall/i.test(text)) return 'technical';
   return 'operational';
 }

@@ -123,7 +123,7 @@ describe('the intake beside its sources', () => {
     if ((await setting.getByRole('button', { name: 'Write it' }).count()) > 0) await setting.getByRole('button', { name: 'Write it' }).click();
     await setting
       .getByRole('button', { name: 'Cite your material' })
-      .or(setting.getByRole('button', { name: 'Show its lines' }))
+      .or(setting.getByRole('button', { name: 'Cite more' }))
       .click();
     const before = await setting.getByTestId('citation').count();
     // select "community care" on line 3, as a person would with the mouse
@@ -165,12 +165,12 @@ describe('errors and the keyboard', () => {
     const solution = page.getByTestId('intake-card').filter({ has: page.getByRole('heading', { name: 'Solution' }) });
     await solution.waitFor();
     const before = await solution.getByTestId('citation').count();
-    // Tab from the Problem card's text to the Solution card's "Show its lines", as a keyboard user moves through the cards
+    // Tab from the Problem card's text to the Solution card's "Cite more", as a keyboard user moves through the cards
     await page.getByRole('textbox', { name: 'Problem' }).focus();
     const focused = () =>
       page.evaluate(`(() => {
         const at = document.activeElement;
-        return !!at && at.textContent === 'Show its lines' && at.closest('[data-testid="intake-card"]')?.querySelector('h3')?.textContent === 'Solution';
+        return !!at && at.textContent === 'Cite more' && at.closest('[data-testid="intake-card"]')?.querySelector('h3')?.textContent === 'Solution';
       })()`);
     for (let presses = 0; presses < 20 && !(await focused()); presses++) await page.keyboard.press('Tab');
     expect(await focused()).toBe(true);

@@ -227,15 +227,22 @@ function CitationList(props: { citations: Citation[]; sources: SourceText[]; rea
                 {sentence.after}
               </blockquote>
             )}
-            <span className="muted small">
-              {same ? 'Word for word from ' : ''}
-              {source?.name ?? 'your material'}, {lineRange(c)}
+            <span className="citation-place">
+              <span className="muted small">
+                {/* one source: its name is on the material pane already */}
+                {same
+                  ? props.sources.length === 1
+                    ? 'Word for word, '
+                    : `Word for word from ${source?.name ?? 'your material'}, `
+                  : `${source?.name ?? 'your material'}, `}
+                {lineRange(c)}
+              </span>
+              {!props.readOnly && (
+                <button type="button" className="icon-button" aria-label="Remove citation" title="Remove this citation" onClick={() => props.onRemove(i)}>
+                  ×
+                </button>
+              )}
             </span>
-            {!props.readOnly && (
-              <button type="button" className="link-button" onClick={() => props.onRemove(i)}>
-                Remove citation
-              </button>
-            )}
           </li>
         );
       })}
@@ -287,6 +294,9 @@ type Edit = {
   sources: SourceText[];
   selected: string;
   select(key: string): void;
+  /** the card whose citing tools are open (opened by "Cite your material" or "Cite more"), or null */
+  citing: string | null;
+  cite(key: string | null): void;
   problems: Map<string, string[]>;
   readOnly: boolean;
 };
@@ -312,6 +322,7 @@ const problemsAt = (problems: Map<string, string[]>, prefix: string) =>
 function Card({ edit, at, title, citations, onCitations, children, onRemove, more, testid, text }: CardProps) {
   const selected = edit.selected === at;
   const cited = citations.length > 0;
+  const citing = !edit.readOnly && edit.citing === at;
   return (
     <li className={`card${selected ? ' selected' : ''}`} data-testid={testid ?? 'intake-card'}>
       <div className="card-head">
@@ -319,11 +330,6 @@ function Card({ edit, at, title, citations, onCitations, children, onRemove, mor
         {cited && (
           <button type="button" className="link-button" aria-pressed={selected} onClick={() => edit.select(at)}>
             {selected ? 'Showing its lines' : 'Show its lines'}
-          </button>
-        )}
-        {!edit.readOnly && onRemove && (
-          <button type="button" className="link-button" onClick={onRemove}>
-            Remove
           </button>
         )}
       </div>
@@ -342,14 +348,35 @@ function Card({ edit, at, title, citations, onCitations, children, onRemove, mor
       />
       <div className="card-foot">
         {!cited && <span className="muted small">Not cited.</span>}
-        {!edit.readOnly && !cited && !selected && (
-          <button type="button" className="link-button" onClick={() => edit.select(at)}>
-            Cite your material
+        {!edit.readOnly && !citing && (
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => {
+              edit.select(at);
+              edit.cite(at);
+            }}
+          >
+            {cited ? 'Cite more' : 'Cite your material'}
           </button>
         )}
         {!edit.readOnly && more}
+        {!edit.readOnly && onRemove && (
+          <button type="button" className="link-button" onClick={onRemove}>
+            Remove
+          </button>
+        )}
       </div>
-      {selected && !edit.readOnly && <CiteTools citations={citations} sources={edit.sources} onCitations={onCitations} />}
+      {citing && (
+        <CiteTools
+          citations={citations}
+          sources={edit.sources}
+          onCitations={(next) => {
+            onCitations(next);
+            edit.cite(null);
+          }}
+        />
+      )}
     </li>
   );
 }
@@ -469,7 +496,7 @@ function StageCard({ edit }: { edit: Edit }) {
   );
 }
 
-function ClaimCard({ edit, claims, i }: { edit: Edit; claims: Claim[]; i: number }) {
+function ClaimCard({ edit, claims, i, more }: { edit: Edit; claims: Claim[]; i: number; more?: ReactNode }) {
   const c = claims[i]!;
   const setClaims = (next: Claim[]) => edit.set({ ...edit.spec, claims: next });
   const change = (patch: Partial<Claim>) => setClaims(claims.map((x, j) => (j === i ? { ...x, ...patch } : x)));
@@ -483,6 +510,7 @@ function ClaimCard({ edit, claims, i }: { edit: Edit; claims: Claim[]; i: number
       text={c.text}
       onCitations={(citations) => change({ citations })}
       onRemove={() => setClaims(claims.filter((_, j) => j !== i))}
+      more={more}
     >
       <TextEdit edit={edit} label={`Claim ${i + 1}`} value={c.text} onChange={(text) => change({ text })} />
       {edit.readOnly ? (
@@ -514,24 +542,27 @@ function ClaimCards({ edit }: { edit: Edit }) {
     edit.set({ ...edit.spec, claims: [...claims, { text: citation.quote, topic: 'other', provenance: 'user_declared', citations: [citation] }] });
     edit.select(`claims/${claims.length}`);
   };
+  const addButton = (
+    <>
+      <button type="button" className="link-button" onClick={addFromSelection}>
+        Add a claim from the selected text
+      </button>
+      {note && <p className="field-problem">{note}</p>}
+    </>
+  );
   return (
     <>
       {claims.map((_, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a claim's only identity is its place; its text changes as it is typed
-        <ClaimCard key={`claim-${i}`} edit={edit} claims={claims} i={i} />
+        <ClaimCard key={`claim-${i}`} edit={edit} claims={claims} i={i} more={i === claims.length - 1 ? addButton : undefined} />
       ))}
-      {(claims.length === 0 || !edit.readOnly) && (
-        <li className="card empty-card" data-testid={claims.length === 0 ? 'intake-card' : undefined}>
+      {claims.length === 0 && (
+        <li className="card empty-card" data-testid="intake-card">
           <div className="card-head">
-            <h3>{claims.length === 0 ? 'Claims' : 'Another claim'}</h3>
+            <h3>Claims</h3>
           </div>
-          {claims.length === 0 && <p className="muted small">No claim was found: something your material says the idea achieves, citing its lines.</p>}
-          {!edit.readOnly && (
-            <button type="button" className="link-button" onClick={addFromSelection}>
-              Add a claim from the selected text
-            </button>
-          )}
-          {note && <p className="field-problem">{note}</p>}
+          <p className="muted small">No claim was found: something your material says the idea achieves, citing its lines.</p>
+          {!edit.readOnly && addButton}
         </li>
       )}
     </>
@@ -689,6 +720,7 @@ type PanesProps = { spec: Spec; set?(next: Spec): void; sources: SourceText[]; p
 /** The material and the cards side by side (two tabs on a phone); without `set` the cards are read-only. */
 export function IntakeCards({ spec, set, sources, problems }: PanesProps) {
   const [selected, select] = useState(spec.claims.length > 0 ? 'claims/0' : 'problem');
+  const [citing, cite] = useState<string | null>(null);
   const [pane, setPane] = useState<'material' | 'intake'>('intake');
   const readOnly = set === undefined;
   const edit: Edit = {
@@ -697,6 +729,8 @@ export function IntakeCards({ spec, set, sources, problems }: PanesProps) {
     sources,
     selected,
     select,
+    citing,
+    cite,
     problems: problems ?? new Map(),
     readOnly,
   };
@@ -717,6 +751,9 @@ export function IntakeCards({ spec, set, sources, problems }: PanesProps) {
       <ul id="panel-intake" className="intake-cards pane-intake" aria-label="The intake">
         <IdeaCards edit={edit} />
         <ClaimCards edit={edit} />
+      </ul>
+      {/* below the material and the idea, across the page: three cards a row on a wide screen */}
+      <ul className="intake-cards business-cards pane-intake" aria-label="Who would use it and pay for it">
         <BusinessCards edit={edit} />
       </ul>
       <div className="pane-unknowns pane-intake">
