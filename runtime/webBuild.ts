@@ -18,6 +18,7 @@ const SOURCES = [
   '../samples/worlds',
   '../domain/simulation/problemWords.ts',
   '../domain/simulation/words.ts',
+  '../domain/simulation/resultWords.ts',
   '../domain/sentences.ts',
   '../domain/failureWords.ts',
 ];

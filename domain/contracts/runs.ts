@@ -108,7 +108,9 @@ export const RunEventsPage = Type.Object({
       sequence: Type.Integer(),
       time: Type.Number(),
       kind: Type.String(),
-      entity: Nullable(Type.Integer()),
+      entity: Nullable(Type.Integer(), {
+        description: "the person, numbered in the order they arrived in the repetition from 0 (never another person's number); null for a resource's event",
+      }),
       step: Nullable(Type.String()),
       resource: Nullable(Type.String()),
       value: Nullable(Type.Number()),

@@ -89,6 +89,7 @@ export type TraceEvent = {
   sequence: number;
   time: number;
   kind: 'arrival' | 'enter' | 'queue' | 'start' | 'end' | 'renege' | 'leave' | 'capacity';
+  /** the person, numbered by arrival in the replication from 0 (never reused); null for a resource's event */
   entity: number | null;
   step: string | null;
   resource: string | null;
@@ -308,6 +309,8 @@ class Replication {
   declare trace: TraceEvent[] | null;
   declare traceLimit: number;
   traceTruncated = false;
+  /** traced replications only: each slot's person, numbered by arrival from 0 (slots are reused; a person's number is not) */
+  tracePerson: number[] = [];
 
   constructor(model: CompiledModel, replicationIndex: number, traceLimit: number, specialised: boolean) {
     this.model = model;
@@ -714,7 +717,10 @@ class Replication {
       if (arrival.attributes.length > 0) this.assignAttributes(entity, index);
       if (this.now >= this.model.warmUp) this.arrivalsAfterWarmUp++;
       if (this.perArrivalMeasures.length > 0) this.countArrival();
-      if (this.trace) this.record('arrival', entity, null, null, null);
+      if (this.trace) {
+        this.tracePerson[entity] = this.counts.arrivals - 1;
+        this.record('arrival', entity, null, null, null);
+      }
       this.enterStep(entity, arrival.toStep);
     }
   }
@@ -1379,13 +1385,14 @@ class Replication {
 
   // ---- trace and results ----
 
+  /** A trace event; `entity` is the engine's slot, recorded as the person in it. */
   record(kind: TraceEvent['kind'], entity: number | null, step: string | null, resource: string | null, value: number | null): void {
     const trace = this.trace!;
     if (trace.length >= this.traceLimit) {
       this.traceTruncated = true;
       return;
     }
-    trace.push({ sequence: trace.length, time: this.now, kind, entity, step, resource, value });
+    trace.push({ sequence: trace.length, time: this.now, kind, entity: entity === null ? null : this.tracePerson[entity]!, step, resource, value });
   }
 
   /** A trace event of an entity at a step, with the step's resource when atResource (out of line: hot paths only test this.trace). */

@@ -2,8 +2,23 @@
 // manifest, world, metrics (CSV and JSON), findings, cost report, events and an HTML report with charts).
 import type { Comparison, CostReport, Finding, MetricSummary, RunManifest } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
-import type { EventTrace } from './results.ts';
-import { FEW_REPETITIONS_NOTE, measureUnitWords, shownInterval, stillWaitingSays } from './words.ts';
+import { inSentence } from '../sentences.ts';
+import { type EventTrace, summarySentence } from './results.ts';
+import {
+  axisWords,
+  clockWords,
+  comparisonSentence,
+  meanParts,
+  measureHeading,
+  measureScale,
+  moneyWords,
+  numberWords,
+  scaledValueWords,
+  scaleWords,
+  timeUnitFor,
+  unfinishedWords,
+} from './resultWords.ts';
+import { shownInterval, stillWaitingSays } from './words.ts';
 
 export type ExportInput = {
   manifest: RunManifest;
@@ -38,7 +53,7 @@ export function buildExportFiles(input: ExportInput): Record<string, string | Ui
     'comparison.json': json(input.comparison),
     'findings.json': json(input.findings),
     'cost_report.json': json(input.cost_report ?? { note: 'this world has no cost_scenarios', synthetic: true }),
-    'events.csv': eventsCsv(input.trace),
+    'events.csv': eventsCsv(input.trace, input.world),
     'events_counts.csv': csv(
       ['variant_id', 'replication_index', 'events_total', 'arrivals', 'exits', 'reneges'],
       input.trace.replication_counts.map((row) => [row.variant_id, row.replication_index, row.events_total, row.arrivals, row.exits, row.reneges]),
@@ -103,9 +118,13 @@ export function metricsCsv(summaries: MetricSummary[]): string {
   );
 }
 
-export function eventsCsv(trace: EventTrace): string {
+/**
+ * The trace, one row per event. `entity` is the person's number in the repetition (the order they arrived in, from 0;
+ * never another person's); `clock_time` is the moment as a clock time from the start of the simulated period.
+ */
+export function eventsCsv(trace: EventTrace, world: WorldSpec): string {
   return csv(
-    ['variant_id', 'replication_index', 'sequence', 'time', 'kind', 'entity', 'step', 'resource', 'value'],
+    ['variant_id', 'replication_index', 'sequence', 'time', 'kind', 'entity', 'step', 'resource', 'value', 'clock_time'],
     trace.events.map((event) => [
       event.variant_id,
       event.replication_index,
@@ -116,6 +135,7 @@ export function eventsCsv(trace: EventTrace): string {
       event.step,
       event.resource,
       event.value,
+      clockWords(event.time, world),
     ]),
   );
 }
@@ -124,12 +144,10 @@ function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
-function fmt(value: number | null): string {
-  return value === null ? '—' : Number(value.toPrecision(4)).toString();
-}
+type ChartRow = { label: string; value: number | null; low: number | null; high: number | null };
 
-/** Horizontal interval chart: one row per label, a dot at the estimate and a bar over its 95% interval. */
-function intervalChart(rows: { label: string; value: number | null; low: number | null; high: number | null }[], zeroLine: boolean): string {
+/** Horizontal interval chart: one row per label, a dot at the estimate and a bar over its 95% interval, figures in their unit. */
+function intervalChart(rows: ChartRow[], zeroLine: boolean, label: (value: number) => string): string {
   const width = 640;
   const rowHeight = 28;
   const left = 200;
@@ -153,68 +171,126 @@ function intervalChart(rows: { label: string; value: number | null; low: number 
       parts.push(`<line x1="${x(row.low)}" y1="${y}" x2="${x(row.high)}" y2="${y}" stroke="#2a6f97" stroke-width="3"/>`);
     if (row.value !== null)
       parts.push(
-        `<circle cx="${x(row.value)}" cy="${y}" r="5" fill="#014f86"/><text x="${x(row.value) + 8}" y="${y - 6}" fill="#333">${fmt(row.value)}</text>`,
+        `<circle cx="${x(row.value)}" cy="${y}" r="5" fill="#014f86"/><text x="${x(row.value) + 8}" y="${y - 6}" fill="#333">${escapeHtml(label(row.value))}</text>`,
       );
   });
-  parts.push(`<text x="${left}" y="${height - 4}">${fmt(min)}</text><text x="${width - right}" y="${height - 4}" text-anchor="end">${fmt(max)}</text></svg>`);
+  parts.push(
+    `<text x="${left}" y="${height - 4}">${escapeHtml(label(min))}</text><text x="${width - right}" y="${height - 4}" text-anchor="end">${escapeHtml(label(max))}</text></svg>`,
+  );
   return parts.join('');
 }
 
-/** A mean's interval in the report's table: kept at or above 0 (and a share at or below 1) with the reason, as the app shows it. */
-function intervalCell(summary: MetricSummary): string {
-  const shown = shownInterval(summary.interval_95.low, summary.interval_95.high, summary.unit);
-  return `${fmt(shown.low)} to ${fmt(shown.high)}${shown.clipped ? ` (${FEW_REPETITIONS_NOTE})` : ''}`;
+/** An id quoted in a machine sentence ('consultation') as words (“consultation”): the report names things, it shows no ids. */
+function idsAsWords(text: string): string {
+  return text.replace(/'([A-Za-z][A-Za-z0-9_]*)'/g, (_, id: string) => `“${id.replaceAll('_', ' ')}”`);
 }
 
+const STATUS_WORDS: Record<string, string> = {
+  succeeded: 'Finished',
+  timed_out: 'Stopped early at its credit budget or time limit, with the repetitions it finished',
+  canceled: 'Canceled',
+  failed: 'Failed',
+};
+
+/** What a table's "Average" cell adds to its value: what the value is per. */
+const TABLE_QUALIFIER: Partial<Record<string, string>> = { per_repetition: ' per repetition', share_of_arrivals: ' of arrivals' };
+
+/** One measure's section, as the run page shows it: what it means, the charts, each variant's figures in its unit. */
+function measureSection(input: ExportInput, measure: WorldSpec['measured'][number], variantLabel: Map<string, string>): string {
+  const { world, summaries, comparison } = input;
+  const scale = measureScale(world, measure);
+  const rows = summaries.filter((summary) => summary.measure_id === measure.id);
+  const metrics = comparison.metrics.filter((metric) => metric.measure_id === measure.id);
+  const label = (id: string) => variantLabel.get(id) ?? id;
+  const shownTime = timeUnitFor(
+    rows.map((row) => row.mean),
+    measure.unit,
+  );
+  const differenceTime = timeUnitFor(
+    metrics.flatMap((metric) => [metric.mean_difference, metric.interval_95.low, metric.interval_95.high]),
+    measure.unit,
+  );
+  const meanings =
+    metrics.length > 0
+      ? metrics.map((m) => comparisonSentence(label(m.treatment_variant_id), label(m.baseline_variant_id), measure, scale, m))
+      : rows.map((row) => summarySentence(label(row.variant_id), measure, scale, row));
+  const bare = (value: number | null) => scaledValueWords(value, measure.unit, scale, { shownTime }).replace(/ per repetition$/, '');
+  const table = rows
+    .map((s) => {
+      const parts = meanParts(s, scale, shownTime);
+      const median = bare(s.median);
+      const p90 = bare(s.p90);
+      const waiting =
+        stillWaitingSays(measure.kind) && s.still_waiting_at_end_mean !== null ? scaledValueWords(s.still_waiting_at_end_mean, 'entities', 'waiting') : '—';
+      return `<tr><td>${escapeHtml(label(s.variant_id))}</td><td>${escapeHtml(`${parts.value}${TABLE_QUALIFIER[scale] ?? ''}`)}</td><td>${escapeHtml(parts.interval.replace(/^95% interval /, ''))}${parts.clipped ? ` (${escapeHtml(parts.note)})` : ''}</td><td>${s.n}</td><td>${escapeHtml(median)}</td><td>${escapeHtml(p90)}</td><td>${escapeHtml(waiting)}</td></tr>`;
+    })
+    .join('');
+  const unfinished = rows
+    .filter((s) => s.censored_count > 0)
+    .map((s) => {
+      const sentence = unfinishedWords(s.censored_count, s.n + s.replications_without_value, (measure as { censoring?: string }).censoring);
+      return `<p>${escapeHtml(`${label(s.variant_id)}: ${inSentence(sentence)}`)}</p>`;
+    })
+    .join('');
+  const meansChart = intervalChart(
+    rows.map((s) => ({
+      label: label(s.variant_id),
+      value: s.mean,
+      ...shownInterval(s.interval_95.low, s.interval_95.high, scale === 'share_of_arrivals' ? 'count' : s.unit),
+    })),
+    false,
+    (value) => axisWords(value, measure.unit, scale, { shownTime }),
+  );
+  const differencesChart =
+    metrics.length > 0
+      ? `<h3>Difference from ${escapeHtml(inSentence(label(metrics[0]!.baseline_variant_id)))}</h3>${intervalChart(
+          metrics.map((m) => ({ label: label(m.treatment_variant_id), value: m.mean_difference, low: m.interval_95.low, high: m.interval_95.high })),
+          true,
+          (value) => axisWords(value, measure.unit, scale, { difference: true, shownTime: differenceTime }),
+        )}`
+      : '';
+  return `<section><h2>${escapeHtml(measureHeading(measure))} <small>(${escapeHtml(scaleWords(scale, shownTime))})</small></h2>${meanings.map((sentence) => `<p class="meaning"><strong>What this means:</strong> ${escapeHtml(sentence)}</p>`).join('')}${differencesChart}<h3>Each variant</h3>${meansChart}<table><thead><tr><th>Variant</th><th>Average</th><th>95% interval</th><th>Repetitions</th><th>Median of repetitions</th><th>90th percentile of repetitions</th><th>Still waiting at the end (average per repetition)</th></tr></thead><tbody>${table}</tbody></table>${unfinished}</section>`;
+}
+
+function costSection(costs: CostReport | null, variantLabel: Map<string, string>): string {
+  if (!costs) return '';
+  const money = (value: number | null) => escapeHtml(moneyWords(value, costs.currency));
+  const label = (id: string) => escapeHtml(variantLabel.get(id) ?? id);
+  const rows = costs.variants
+    .map(
+      (v) =>
+        `<tr><td>${label(v.variant_id)}</td><td>${money(v.total.low)}</td><td>${money(v.total.base)}</td><td>${money(v.total.high)}</td><td>${money(v.additional_total.base)}</td></tr>`,
+    )
+    .join('');
+  const unknown = costs.variants
+    .filter((v) => v.undefined_reasons.length > 0)
+    .map(
+      (v) =>
+        `<p>The cost of ${escapeHtml(inSentence(variantLabel.get(v.variant_id) ?? v.variant_id))} is not known at every level: ${escapeHtml(idsAsWords(v.undefined_reasons.join('; ')))}.</p>`,
+    )
+    .join('');
+  return `<section><h2>Modelled costs</h2><p>The modelled cost of each variant over the measured period of one repetition, on average: the base estimate, and the range from the low to the high prices. Each cost is the average quantity counted in a repetition times its price; additional costs are shown apart.</p><table><thead><tr><th>Variant</th><th>Low</th><th>Base</th><th>High</th><th>Additional costs (base)</th></tr></thead><tbody>${rows}</tbody></table>${unknown}</section>`;
+}
+
+/** The report a person opens first: it reads like the run page (sentence-case headings, units, labels, no ids). */
 export function reportHtml(input: ExportInput): string {
-  const { manifest, world, summaries, comparison, findings, cost_report: costs } = input;
+  const { manifest, world } = input;
   const variantLabel = new Map(world.variants.map((variant) => [variant.id, variant.label]));
-  const sections: string[] = [];
-  for (const measure of world.measured) {
-    const rows = summaries
-      .filter((summary) => summary.measure_id === measure.id)
-      .map((summary) => ({
-        label: variantLabel.get(summary.variant_id) ?? summary.variant_id,
-        value: summary.mean,
-        ...shownInterval(summary.interval_95.low, summary.interval_95.high, summary.unit),
-      }));
-    const differences = comparison.metrics
-      .filter((metric) => metric.measure_id === measure.id)
-      .map((metric) => ({
-        label: `${variantLabel.get(metric.treatment_variant_id)} − baseline`,
-        value: metric.mean_difference,
-        low: metric.interval_95.low,
-        high: metric.interval_95.high,
-      }));
-    const table = summaries
-      .filter((summary) => summary.measure_id === measure.id)
-      .map(
-        (s) =>
-          `<tr><td>${escapeHtml(variantLabel.get(s.variant_id) ?? s.variant_id)}</td><td>${s.n}</td><td>${fmt(s.mean)}</td><td>${intervalCell(s)}</td><td>${fmt(s.median)}</td><td>${fmt(s.p90)}</td><td>${s.censored_count}</td><td>${stillWaitingSays(measure.kind) ? fmt(s.still_waiting_at_end_mean) : '—'}</td></tr>`,
-      )
-      .join('');
-    sections.push(
-      `<section><h2>${escapeHtml(measure.label ?? measure.id)} <small>(${escapeHtml(measureUnitWords(measure.unit))})</small></h2>${intervalChart(rows, false)}${differences.length > 0 ? `<h3>Paired difference against baseline</h3>${intervalChart(differences, true)}` : ''}<table><thead><tr><th>variant</th><th>n</th><th>mean</th><th>95% interval</th><th>median of replications</th><th>p90 of replications</th><th>censored</th><th>still waiting at end (mean)</th></tr></thead><tbody>${table}</tbody></table></section>`,
-    );
-  }
-  const costSection = costs
-    ? `<section><h2>Cost scenarios (${escapeHtml(costs.currency)})</h2><table><thead><tr><th>variant</th><th>low</th><th>base</th><th>high</th><th>undefined because</th><th>additional (base)</th></tr></thead><tbody>${costs.variants
-        .map(
-          (v) =>
-            `<tr><td>${escapeHtml(variantLabel.get(v.variant_id) ?? v.variant_id)}</td><td>${fmt(v.total.low)}</td><td>${fmt(v.total.base)}</td><td>${fmt(v.total.high)}</td><td>${escapeHtml(v.undefined_reasons.join('; '))}</td><td>${fmt(v.additional_total.base)}</td></tr>`,
-        )
-        .join('')}</tbody></table><p>${escapeHtml(costs.basis)}</p></section>`
-    : '';
+  const sections = world.measured.map((measure) => measureSection(input, measure, variantLabel));
+  const perVariant = world.variants.length > 0 ? manifest.replications_completed / world.variants.length : 0;
+  const repetitions = Number.isInteger(perVariant)
+    ? `${numberWords(perVariant)} ${perVariant === 1 ? 'repetition' : 'repetitions'} of each of the ${numberWords(world.variants.length)} variants`
+    : `${numberWords(manifest.replications_completed)} repetitions`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(world.name)}: synthetic run report</title>
-<style>body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child{text-align:left}.banner{background:#fff4d6;border:1px solid #e0b84c;padding:8px}</style>
+<style>body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child{text-align:left}.banner{background:#fff4d6;border:1px solid #e0b84c;padding:8px}.meaning{font-size:1.05em}.small{font-size:0.85em;color:#555}</style>
 </head><body>
 <h1>${escapeHtml(world.name)}</h1>
 <p class="banner">Synthetic results: these numbers describe a model built from declared settings and assumptions, not observed outcomes. They are not evidence of clinical benefit, demand or cost savings.</p>
-<p>Run ${escapeHtml(manifest.run_id)} · status ${escapeHtml(manifest.status)} · ${manifest.replications_completed} of ${manifest.replications_requested} replications · ${manifest.events_simulated} events · engine ${escapeHtml(manifest.engine_version)} · seed ${manifest.seed}</p>
-<h2>Findings</h2><ul>${findings.map((finding) => `<li>${escapeHtml(finding.sentence)} <em>(synthetic)</em></li>`).join('')}</ul>
+<p>${escapeHtml(STATUS_WORDS[manifest.status] ?? manifest.status)}: ${repetitions}, ${numberWords(manifest.events_simulated)} simulated events. Each repetition runs the model once with its own random numbers; the variants share them repetition by repetition, so a difference between two variants comes from the change alone.</p>
 ${sections.join('\n')}
-${costSection}
+${costSection(input.cost_report, variantLabel)}
+<p class="small">Every number behind this report is in metrics.csv, comparison.json, findings.json and events.csv; how the run was made (engine version, random seed, repetitions) is in manifest.json.</p>
 </body></html>
 `;
 }

@@ -8,7 +8,18 @@ import type { MeasureObservation, ReplicationResult, TraceEvent } from './engine
 import { EVENT_TRACE_CAP_PER_VARIANT } from './limits.ts';
 import { DAYS_PER_YEAR } from './model.ts';
 import { minutesPer } from './units.ts';
-import { FEW_REPETITIONS_NOTE, shownInterval, valueWords } from './words.ts';
+import { inSentence } from '../sentences.ts';
+import {
+  type MeanForWords,
+  type MeasureForWords,
+  type Scale,
+  comparisonSentence,
+  meanWords,
+  moneyWords,
+  measureHeading,
+  measureScale,
+  unfinishedWords,
+} from './resultWords.ts';
 
 // Two-sided 95% Student t quantiles for 1..30 degrees of freedom.
 const T_975 = [
@@ -185,23 +196,19 @@ export function compare(world: WorldSpec, results: ReplicationResult[]): Compari
   return { metrics, method: COMPARISON_METHOD };
 }
 
-function format(value: number | null, digits = 3): string {
-  if (value === null) return 'undefined';
-  return Number(value.toPrecision(digits)).toString();
-}
-
-function measureWords(measure: Measure): string {
-  return measure.label ?? measure.id.replaceAll('_', ' ');
-}
-
 /**
- * A variant's mean of a measure in a sentence, its unit in words. The measured quantities cannot be negative (nor a share
- * above 100%): an interval past that is shown at the limit, with the reason, while `numbers` keeps the computed bounds.
+ * A variant's mean of a measure in a sentence, in its natural unit (resultWords.ts). The measured quantities cannot be
+ * negative (nor a share of time above 100%): an interval past that is shown at the limit, with the reason, while
+ * `numbers` keeps the computed bounds.
  */
-export function summarySentence(variant: string, measure: string, summary: Pick<MetricSummary, 'mean' | 'unit' | 'interval_95' | 'n'>): string {
-  const shown = shownInterval(summary.interval_95.low, summary.interval_95.high, summary.unit);
-  const words = (value: number | null) => valueWords(value, summary.unit);
-  return `In the synthetic model, ${variant} has a mean ${measure} of ${words(summary.mean)} (95% interval ${words(shown.low)} to ${words(shown.high)}; ${summary.n} repetitions${shown.clipped ? `: ${FEW_REPETITIONS_NOTE}` : ''}).`;
+export function summarySentence(variant: string, measure: MeasureForWords, scale: Scale, summary: MeanForWords): string {
+  return `In the synthetic model, ${inSentence(measureHeading(measure))} under ${inSentence(variant)}: ${meanWords(summary, scale)}.`;
+}
+
+/** The measure as the thing people are part of: "the wait for a bed". */
+function measureThe(measure: Measure): string {
+  const label = inSentence(measureHeading(measure));
+  return /^the\b/.test(label) ? label : `the ${label}`;
 }
 
 /** Findings: one sentence each with the numbers behind it, all labelled synthetic. */
@@ -213,32 +220,39 @@ export function findings(world: WorldSpec, summaries: MetricSummary[], compariso
     out.push({ contract: 'Finding', version: RUN_RESULTS_VERSION, id: `finding_${out.length + 1}`, label: 'synthetic', ...finding });
   for (const summary of summaries) {
     const measure = measureById.get(summary.measure_id)!;
+    const variant = variantLabel.get(summary.variant_id) ?? summary.variant_id;
     push({
       kind: 'summary',
       measure_id: summary.measure_id,
       variant_id: summary.variant_id,
-      sentence: summarySentence(variantLabel.get(summary.variant_id) ?? summary.variant_id, measureWords(measure), summary),
+      sentence: summarySentence(variant, measure, measureScale(world, measure), summary),
       numbers: { mean: summary.mean, interval_low: summary.interval_95.low, interval_high: summary.interval_95.high, n: summary.n },
     });
     if (summary.censored_count > 0) {
+      const repetitions = summary.n + summary.replications_without_value;
+      const censoring = (measure as { censoring: string }).censoring;
       push({
         kind: 'censoring',
         measure_id: summary.measure_id,
         variant_id: summary.variant_id,
-        sentence: `${summary.censored_count} entities in ${variantLabel.get(summary.variant_id)} had not completed ${measureWords(measure)} by the horizon (${(measure as { censoring: string }).censoring === 'at_horizon' ? 'counted up to the horizon' : 'excluded from the mean'}).`,
+        sentence: `Under ${inSentence(variant)}: ${inSentence(unfinishedWords(summary.censored_count, repetitions, censoring, measureThe(measure)))}`,
         numbers: { censored_count: summary.censored_count, still_waiting_at_end_mean: summary.still_waiting_at_end_mean },
       });
     }
   }
   for (const metric of comparison.metrics) {
     const measure = measureById.get(metric.measure_id)!;
-    const differenceWords = (value: number | null) => valueWords(value, metric.unit, { difference: true });
-    const excludesZero = metric.interval_95.low !== null && metric.interval_95.high !== null && (metric.interval_95.low > 0 || metric.interval_95.high < 0);
     push({
       kind: 'difference',
       measure_id: metric.measure_id,
       variant_id: metric.treatment_variant_id,
-      sentence: `In the synthetic model, ${variantLabel.get(metric.treatment_variant_id)} changes the mean ${measureWords(measure)} by ${differenceWords(metric.mean_difference)} against ${variantLabel.get(metric.baseline_variant_id)} (95% interval ${differenceWords(metric.interval_95.low)} to ${differenceWords(metric.interval_95.high)}; ${metric.n_pairs} paired repetitions${excludesZero ? '' : '; the interval includes no difference'}).`,
+      sentence: comparisonSentence(
+        variantLabel.get(metric.treatment_variant_id) ?? metric.treatment_variant_id,
+        variantLabel.get(metric.baseline_variant_id) ?? metric.baseline_variant_id,
+        measure,
+        measureScale(world, measure),
+        metric,
+      ),
       numbers: {
         mean_difference: metric.mean_difference,
         interval_low: metric.interval_95.low,
@@ -254,8 +268,8 @@ export function findings(world: WorldSpec, summaries: MetricSummary[], compariso
       variant_id: variant.variant_id,
       sentence:
         variant.total.base === null
-          ? `The modelled cost of ${variantLabel.get(variant.variant_id)} is undefined: ${variant.undefined_reasons.join('; ')}.`
-          : `The modelled cost of ${variantLabel.get(variant.variant_id)} is ${format(variant.total.base, 6)} ${costs!.currency} per repetition (low ${format(variant.total.low, 6)}, high ${format(variant.total.high, 6)}), additional costs reported apart.`,
+          ? `The modelled cost of ${inSentence(variantLabel.get(variant.variant_id) ?? variant.variant_id)} is not known: ${variant.undefined_reasons.join('; ')}.`
+          : `The modelled cost of ${inSentence(variantLabel.get(variant.variant_id) ?? variant.variant_id)} is ${moneyWords(variant.total.base, costs!.currency)} on average per repetition (low ${moneyWords(variant.total.low, costs!.currency)}, high ${moneyWords(variant.total.high, costs!.currency)}); additional costs are reported apart.`,
       numbers: { low: variant.total.low, base: variant.total.base, high: variant.total.high },
     });
   }

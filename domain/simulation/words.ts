@@ -1,47 +1,10 @@
-// Measured values in words, for the text people read (findings, the export's report): units as words ("per arrival"),
-// shares as percentages, and a 95% interval of a quantity that cannot be negative kept at or above 0. The machine
-// values (`unit`, `interval_95`, a finding's `numbers`) keep their codes and their computed figures. Pure.
-
-/** What each measure unit means, as a label. */
-export const MEASURE_UNIT_WORDS: Readonly<Record<string, string>> = {
-  minutes: 'minutes',
-  hours: 'hours',
-  days: 'days',
-  fraction: 'share of the available time',
-  count: 'count over the measured period',
-  count_per_arrival: 'per arrival',
-  count_per_day: 'per day',
-  entities: 'average number waiting',
-};
-
-export function measureUnitWords(unit: string): string {
-  return MEASURE_UNIT_WORDS[unit] ?? unit.replaceAll('_', ' ');
-}
+// Small words shared by the service and the app: a 95% interval of a quantity that cannot be negative kept at or above 0,
+// a JSON pointer as a place, a setting's value. A run's measured values in their units are in resultWords.ts. The
+// machine values (`unit`, `interval_95`, a finding's `numbers`) keep their codes and their computed figures. Pure.
 
 /** Three significant figures, float noise removed. */
 export function figure(value: number, digits = 3): string {
   return Number(value.toPrecision(digits)).toString();
-}
-
-/** A value with its unit in words: "1.5 hours", "85.2%", "0.4 per arrival", "3 waiting"; a difference of shares in percentage points. */
-export function valueWords(value: number | null, unit: string, options: { difference?: boolean } = {}): string {
-  if (value === null) return 'not known';
-  switch (unit) {
-    case 'minutes':
-    case 'hours':
-    case 'days':
-      return `${figure(value)} ${unit}`;
-    case 'fraction':
-      return options.difference ? `${figure(value * 100)} percentage points` : `${figure(value * 100)}%`;
-    case 'count_per_arrival':
-      return `${figure(value)} per arrival`;
-    case 'count_per_day':
-      return `${figure(value)} a day`;
-    case 'entities':
-      return `${figure(value)} waiting`;
-    default:
-      return figure(value);
-  }
 }
 
 /** The note beside an interval whose bound was moved to what the quantity can be. */

@@ -236,8 +236,21 @@ describe('worlds and runs in the browser', () => {
     expect(await measures.count()).toBe(5);
     const admissions = measures.filter({ has: page.getByRole('heading', { name: /^Emergency admissions/ }) });
     const paragraphs = await admissions.locator('p, li').allInnerTexts();
-    // a variant's label inside a sentence goes on in lower case; it keeps its capital where it starts a line
-    expect(paragraphs[0]).toMatch(/^Remote monitoring compared with usual care: [−-]?[\d,.]+ \(95% interval/);
+    // what the comparison means, in a sentence with its unit and how sure it is; a variant's label inside a sentence goes
+    // on in lower case, and keeps its capital where it starts one
+    expect(paragraphs[0]).toMatch(
+      /^What this means: Remote monitoring (lowers|raises) emergency admissions by about [\d,.]+ per repetition compared with usual care \(95% interval .*, from 5 pairs of repetitions run under the same conditions\); the interval (excludes no change, so this is a clear difference in the model|includes no change, so the model does not show a clear difference)\.$/,
+    );
+    expect(paragraphs.find((p) => p.startsWith('Usual care: '))).toMatch(
+      /^Usual care: [\d,.]+ on average per repetition \(95% interval [\d,.]+ to [\d,.]+, from 5 repetitions\)$/,
+    );
+    // admissions per enrolled patient: each patient is admitted at most once, so it reads as a percentage of arrivals
+    const perPatient = measures.filter({ has: page.getByRole('heading', { name: /^Admissions per enrolled patient/ }) });
+    expect(await perPatient.getByRole('heading').textContent()).toBe('Admissions per enrolled patient (percent of arrivals)');
+    expect(await perPatient.getByTestId('variant-mean').first().textContent()).toMatch(
+      /^Usual care: [\d.]+% of arrivals \(95% interval [\d.]+% to [\d.]+%, from 5 repetitions\)$/,
+    );
+    expect(await perPatient.getByTestId('what-this-means').textContent()).toMatch(/ by about [\d.]+ percentage points compared with usual care /);
     expect(await admissions.getByTestId('differences-chart').locator('figcaption').textContent()).toMatch(/^Difference from usual care: /);
     expect(paragraphs.some((p) => p.startsWith('Usual care: '))).toBe(true);
     expect(await page.getByTestId('means-chart').count()).toBe(5);
@@ -264,6 +277,13 @@ describe('worlds and runs in the browser', () => {
     await rows.locator('tr').first().waitFor();
     const firstEvents = await rows.textContent();
     expect(firstEvents).toContain('Usual care');
+    // each moment as a day and a clock time; people numbered in the order they arrive, never a number given twice
+    const cells = await rows.locator('tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    expect(cells.filter((row) => !/^day \d+, \d\d:\d\d$/.test(row[1]!))).toEqual([]);
+    const arrived = cells.filter((row) => row[3] === 'arrives').map((row) => row[2]);
+    expect(arrived.length).toBeGreaterThan(1);
+    expect(arrived).toEqual(arrived.map((_, index) => `Person ${index + 1}`));
+    await screenshot(page, 'run-events');
     await page.getByTestId('events').getByRole('button', { name: 'Next' }).click();
     await expect.poll(() => rows.textContent()).not.toBe(firstEvents);
     expect(await technicalText(page)).toEqual([]);

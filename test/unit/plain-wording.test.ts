@@ -12,7 +12,8 @@ import { summarySentence } from '../../domain/simulation/results.ts';
 import { problemSentence, problemWords } from '../../domain/simulation/problemWords.ts';
 import { inSentence } from '../../domain/sentences.ts';
 import { validateWorld } from '../../domain/simulation/validate.ts';
-import { measureUnitWords, placeInWorld, settingValueWords, shownInterval, valueWords } from '../../domain/simulation/words.ts';
+import { scaledValueWords, scaleWords } from '../../domain/simulation/resultWords.ts';
+import { placeInWorld, settingValueWords, shownInterval } from '../../domain/simulation/words.ts';
 import { FEW_REPETITIONS, pairsWords, repetitionsWords, problemText, shownInterval as shownWebInterval, stillWaitingWords } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
 
@@ -98,24 +99,26 @@ describe("an authoring checkpoint's next steps", () => {
 
 describe('measured values in words', () => {
   it('labels units in words while the unit codes stay', () => {
-    expect(measureUnitWords('count_per_arrival')).toBe('per arrival');
-    expect(measureUnitWords('count_per_day')).toBe('per day');
-    expect(valueWords(0.4, 'count_per_arrival')).toBe('0.4 per arrival');
-    expect(valueWords(0.852, 'fraction')).toBe('85.2%');
-    expect(valueWords(-0.05, 'fraction', { difference: true })).toBe('-5 percentage points');
-    expect(valueWords(null, 'hours')).toBe('not known');
+    expect(scaleWords('per_arrival', 'minutes')).toBe('per arrival');
+    expect(scaleWords('per_day', 'minutes')).toBe('per day');
+    expect(scaledValueWords(0.4, 'count_per_arrival', 'per_arrival')).toBe('0.4 per arrival');
+    expect(scaledValueWords(0.852, 'fraction', 'share_of_time')).toBe('85.2%');
+    expect(scaledValueWords(0.05, 'fraction', 'share_of_time', { difference: true })).toBe('5 percentage points');
+    expect(scaledValueWords(null, 'hours', 'time')).toBe('not known');
   });
 
   it('keeps the interval of a wait at or above 0 with a note, and the stored bounds as they are', () => {
     const summary = { mean: 0.8, unit: 'hours', interval_95: { low: -1.61, high: 3.21, level: 0.95 as const }, n: 5 };
-    expect(summarySentence('With the technology', 'waiting time', summary)).toBe(
-      'In the synthetic model, With the technology has a mean waiting time of 0.8 hours (95% interval 0 hours to 3.21 hours; 5 repetitions: too few repetitions to say more precisely).',
+    const wait = { id: 'waiting_time', kind: 'time_between', unit: 'hours' };
+    expect(summarySentence('The technology', wait, 'time', summary)).toBe(
+      'In the synthetic model, waiting time under the technology: 48 minutes on average (95% interval 0 to 193 minutes, from 5 repetitions: too few repetitions to say more precisely).',
     );
     expect(summary.interval_95.low).toBe(-1.61);
     expect(shownInterval(0.5, 1.2, 'fraction')).toEqual({ low: 0.5, high: 1, clipped: true });
     expect(shownInterval(0.5, 0.9, 'fraction')).toEqual({ low: 0.5, high: 0.9, clipped: false });
-    expect(summarySentence('Usual care', 'admissions', { mean: 2, unit: 'count_per_day', interval_95: { low: 1, high: 3, level: 0.95 as const }, n: 10 })).toBe(
-      'In the synthetic model, Usual care has a mean admissions of 2 a day (95% interval 1 a day to 3 a day; 10 repetitions).',
+    const admissions = { id: 'admissions', kind: 'count', unit: 'count_per_day' };
+    expect(summarySentence('Usual care', admissions, 'per_day', { mean: 2, unit: 'count_per_day', interval_95: { low: 1, high: 3 }, n: 10 })).toBe(
+      'In the synthetic model, admissions under usual care: 2 a day on average (95% interval 1 to 3 a day, from 10 repetitions).',
     );
   });
 });

@@ -13,12 +13,15 @@ import {
   estimateRun,
   EXPORT_FILE_NAMES,
   eventTrace,
+  eventsCsv,
   findings,
   replicationJobs,
+  reportHtml,
   runSequential,
   summarize,
   validateWorld,
 } from '../../domain/simulation/index.ts';
+import { measureHeading } from '../../domain/simulation/resultWords.ts';
 import { queueWorld } from '../support/worlds.ts';
 
 const samplesDirectory = new URL('../../samples/worlds/', import.meta.url);
@@ -146,12 +149,69 @@ describe('findings and export', () => {
     // "still waiting at the end" only beside a time or a queue: beside a count or utilisation the cell is empty
     const lastCells = (kind: string) => {
       const measure = world.measured.find((m) => m.kind === kind)!;
-      const section = html.slice(html.indexOf(`<h2>${measure.label ?? measure.id} `));
+      const section = html.slice(html.indexOf(`<h2>${measureHeading(measure)} `));
       return [...section.slice(0, section.indexOf('</section>')).matchAll(/<td>([^<]*)<\/td><\/tr>/g)].map((m) => m[1]);
     };
     for (const kind of ['count', 'utilisation'].filter((k) => world.measured.some((m) => m.kind === k)))
       expect(lastCells(kind), kind).toEqual(world.variants.map(() => '—'));
     expect(lastCells('time_between').every((cell) => cell !== '—')).toBe(true);
     expect(strFromU8(unzipped['events.csv']!).split('\n').length).toBeGreaterThan(100);
+  });
+
+  it('writes report.html as the run page reads: sentence-case headings, units, labels, what each comparison means, no ids', () => {
+    const world = pricedWorld(20);
+    world.measured[0]!.label = 'wait to be seen';
+    world.variants[1]!.changes = [{ setting: 'mean_service', value: 0.5 }];
+    const results = runSequential(world);
+    const summaries = summarize(world, results);
+    const comparison = compare(world, results);
+    const costs = costReport(world, results);
+    const manifest = buildManifest({
+      run_id: 'run_report',
+      world_revision_id: 'wrev_report',
+      world,
+      results,
+      status: 'succeeded',
+      started_at: new Date('2026-01-01T00:00:00Z'),
+      finished_at: new Date('2026-01-01T00:00:02Z'),
+      credits_reserved: 5,
+      credits_used: 1,
+    });
+    const input = {
+      manifest,
+      world,
+      summaries,
+      comparison,
+      findings: findings(world, summaries, comparison, costs),
+      cost_report: costs,
+      trace: eventTrace(world, results),
+    };
+    const html = reportHtml(input);
+    const text = html.replace(/<style>[^<]*<\/style>/, '').replace(/<[^>]+>/g, ' ');
+    for (const id of ['run_report', 'wrev_report', 'baseline', 'treatment', 'clinician', 'time_in_system']) expect(text, id).not.toContain(id);
+    expect(text).not.toMatch(/entities|replication/i);
+    // every heading and table heading starts with a capital
+    const headings = [...html.matchAll(/<(h[1-3]|th)>([^<]*)/g)].map((m) => m[2]!.trim());
+    expect(headings.filter((heading) => !/^[A-Z0-9]/.test(heading))).toEqual([]);
+    expect(text).toContain('Wait to be seen');
+    // one "what this means" line per measure, saying how sure the comparison is; utilisation as a percentage
+    expect((html.match(/What this means:/g) ?? []).length).toBe(world.measured.length);
+    expect(text).toMatch(
+      /Changed clinic shortens the average wait to be seen by about [\d.]+ (minutes|hours) compared with current clinic \(95% interval .*\); the interval excludes no change, so this is a clear difference in the model\./,
+    );
+    expect(text).toMatch(/Utilisation\s+\(percent of the available time\)/);
+    expect(html).toMatch(/<td>\d+(\.\d+)?%<\/td>/);
+    expect(text).toMatch(/[\d,.]+ per repetition/);
+    expect(text).toContain('£');
+  });
+
+  it('numbers the people of events.csv uniquely per repetition and gives each event its clock time', () => {
+    const world = pricedWorld(20);
+    const results = runSequential(world);
+    const rows = eventsCsv(eventTrace(world, results), world).trim().split('\n');
+    expect(rows[0]).toBe('variant_id,replication_index,sequence,time,kind,entity,step,resource,value,clock_time');
+    const baselineArrivals = rows.slice(1).filter((row) => row.startsWith('baseline,') && row.split(',')[4] === 'arrival');
+    expect(baselineArrivals.map((row) => Number(row.split(',')[5]))).toEqual(baselineArrivals.map((_, index) => index));
+    expect(rows[1]).toMatch(/,"day 1, \d\d:\d\d"$/);
   });
 });

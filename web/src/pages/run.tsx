@@ -1,8 +1,9 @@
 // A world run (spec: WorldSpec and run): progress while it works, then its results in plain language. Each measure
-// has its own section: the comparison with the baseline first (the paired difference and its 95% interval), then
+// has its own section: what the comparison with the baseline means, in a sentence with its 95% interval, then
 // each variant's mean and interval, both drawn as range plots; then the costs (low, base and high per variant, with
-// why a total is not known), and the event trace of the first repetition. Variants and measures are named by their
-// labels, numbers carry units and thousands separators. Everything here is synthetic: it describes the model.
+// why a total is not known), and the event trace of the first repetition (people numbered by arrival, clock times,
+// resources by label). Variants and measures are named by their labels, numbers carry their natural unit
+// (domain/simulation/resultWords.ts, shared with the export's report). Everything here is synthetic: it describes the model.
 import { useState } from 'react';
 import {
   type Comparison,
@@ -21,22 +22,22 @@ import { failureSentence } from '../../../domain/failureWords.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, Link, Pager, formatDate, inSentence, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 import {
-  FEW_REPETITIONS,
-  type World,
-  formatAxis,
-  formatCurrency,
-  formatMeasure,
-  formatNumber,
-  humanize,
-  isWorld,
-  measureName,
-  pairsWords,
-  plainText,
-  repetitionsWords,
-  shownInterval,
-  unitWords,
-  variantName,
-} from '../world/model.ts';
+  type MeasureForWords,
+  type Scale,
+  type TimeUnitWords,
+  axisWords,
+  clockWords,
+  comparisonSentence,
+  meanParts,
+  measureScale,
+  personWords,
+  resourceWords,
+  scaleWords,
+  timeUnitFor,
+  unfinishedWords,
+} from '../../../domain/simulation/resultWords.ts';
+import { shownInterval } from '../../../domain/simulation/words.ts';
+import { type World, formatCurrency, formatNumber, humanize, isWorld, measureName, plainText, repetitionsWords, variantName } from '../world/model.ts';
 import { PlainError } from '../world/plainError.tsx';
 import { RangePlot } from '../world/rangePlot.tsx';
 import '../world/world.css';
@@ -52,34 +53,45 @@ const STATUS_WORDS: Record<string, string> = {
   failed: 'Failed',
 };
 
-function ComparisonLine({ world, metric }: { world: World | undefined; metric: MetricComparison }) {
-  const low = metric.interval_95.low;
-  const high = metric.interval_95.high;
-  const clear = low !== null && high !== null && (low > 0 || high < 0);
+/** What one comparison means in the model and how sure it is, as a sentence (the interval decides "clear"). */
+function ComparisonLine({ world, measure, scale, metric }: { world: World | undefined; measure: MeasureForWords; scale: Scale; metric: MetricComparison }) {
+  const sentence = comparisonSentence(variantName(world, metric.treatment_variant_id), variantName(world, metric.baseline_variant_id), measure, scale, metric);
   return (
-    <p className="comparison">
-      <strong>
-        {variantName(world, metric.treatment_variant_id)} compared with {inSentence(variantName(world, metric.baseline_variant_id))}:{' '}
-        {formatMeasure(metric.mean_difference, metric.unit, { sign: true, difference: true })}
-      </strong>{' '}
-      (95% interval {formatMeasure(low, metric.unit, { sign: true, difference: true })} to {formatMeasure(high, metric.unit, { sign: true, difference: true })},{' '}
-      {pairsWords(metric.n_pairs)}).{' '}
-      {clear ? 'The interval does not include zero.' : 'The interval includes no difference: the model does not show a clear change.'}
+    <p className="comparison" data-testid="what-this-means">
+      <strong>What this means:</strong> {sentence}
     </p>
   );
 }
 
 const censored = (summary: MetricSummary) => summary.censored_count ?? 0;
 
-/** A mean's interval, kept within what the quantity can be (a wait is never below 0), with the reason when it was cut. */
-function MeanInterval({ summary }: { summary: MetricSummary }) {
-  const shown = shownInterval(summary.interval_95.low, summary.interval_95.high, summary.unit);
+/** A variant's mean in its unit, its interval kept within what the quantity can be (with the reason when cut), and what it averages over. */
+function VariantMean({
+  world,
+  measure,
+  scale,
+  shownTime,
+  summary,
+}: {
+  world: World | undefined;
+  measure: MeasureForWords;
+  scale: Scale;
+  shownTime: TimeUnitWords;
+  summary: MetricSummary;
+}) {
+  const parts = meanParts(summary, scale, shownTime);
+  const repetitions = summary.n + (summary.replications_without_value ?? 0);
+  const censoring = world?.measured.find((m) => m.id === measure.id)?.censoring;
   return (
-    <>
-      (95% interval {formatMeasure(shown.low, summary.unit)} to {formatMeasure(shown.high, summary.unit)}, from {formatNumber(summary.n)}{' '}
-      {summary.n === 1 ? 'repetition' : 'repetitions'}
-      {shown.clipped && <span data-testid="few-repetitions">: {FEW_REPETITIONS}</span>})
-    </>
+    <li data-testid="variant-mean">
+      {variantName(world, summary.variant_id)}: <strong>{parts.value}</strong> {parts.qualifier} ({parts.interval}, {parts.repetitions}
+      {parts.clipped && <span data-testid="few-repetitions">: {parts.note}</span>})
+      {censored(summary) > 0 && (
+        <span className="muted" data-testid="unfinished">
+          . {unfinishedWords(censored(summary), repetitions, typeof censoring === 'string' ? censoring : undefined)}
+        </span>
+      )}
+    </li>
   );
 }
 
@@ -95,14 +107,24 @@ function MeasureSection({
   comparisons: MetricComparison[];
 }) {
   const unit = rows[0]?.unit ?? comparisons[0]?.unit ?? '';
+  const measure: MeasureForWords = world?.measured.find((m) => m.id === measure_id) ?? { id: measure_id, kind: rows[0]?.kind ?? '', unit };
+  const scale = measureScale(world, measure);
+  const shownTime = timeUnitFor(
+    rows.map((m) => m.mean),
+    unit,
+  );
+  const differenceTime = timeUnitFor(
+    comparisons.flatMap((m) => [m.mean_difference, m.interval_95.low, m.interval_95.high]),
+    unit,
+  );
   const name = measureName(world, measure_id);
   return (
     <section className="measure" aria-labelledby={`measure-${measure_id}`} data-testid="measure">
       <h3 id={`measure-${measure_id}`}>
-        {name} <span className="muted small">({unitWords(unit)})</span>
+        {name} <span className="muted small">({scaleWords(scale, shownTime)})</span>
       </h3>
       {comparisons.map((metric) => (
-        <ComparisonLine key={metric.treatment_variant_id} world={world} metric={metric} />
+        <ComparisonLine key={metric.treatment_variant_id} world={world} measure={measure} scale={scale} metric={metric} />
       ))}
       {comparisons.length > 0 && (
         <figure className="chart" data-testid="differences-chart">
@@ -119,33 +141,25 @@ function MeasureSection({
               low: m.interval_95.low,
               high: m.interval_95.high,
             }))}
-            format={(v) => formatAxis(v, unit, { sign: true, difference: true })}
+            format={(v) => axisWords(v, unit, scale, { difference: true, shownTime: differenceTime })}
           />
         </figure>
       )}
       <ul className="variant-means">
         {rows.map((m) => (
-          <li key={m.variant_id} data-testid="variant-mean">
-            {variantName(world, m.variant_id)}: <strong>{formatMeasure(m.mean, m.unit)}</strong> on average <MeanInterval summary={m} />
-            {censored(m) > 0 && (
-              <span className="muted">
-                {' '}
-                · {formatNumber(censored(m))} had not reached the end of this measure when the period ended (
-                {world?.measured.find((x) => x.id === measure_id)?.censoring === 'at_horizon'
-                  ? 'counted up to the end of the period'
-                  : 'left out of the average'}
-                )
-              </span>
-            )}
-          </li>
+          <VariantMean key={m.variant_id} world={world} measure={measure} scale={scale} shownTime={shownTime} summary={m} />
         ))}
       </ul>
       <figure className="chart" data-testid="means-chart">
         <figcaption className="small muted">Each variant: dot the mean, bar the 95% interval.</figcaption>
         <RangePlot
           label={`${name} for each variant with 95% intervals`}
-          rows={rows.map((m) => ({ label: variantName(world, m.variant_id), value: m.mean, ...shownInterval(m.interval_95.low, m.interval_95.high, m.unit) }))}
-          format={(v) => formatAxis(v, unit)}
+          rows={rows.map((m) => ({
+            label: variantName(world, m.variant_id),
+            value: m.mean,
+            ...shownInterval(m.interval_95.low, m.interval_95.high, scale === 'share_of_arrivals' ? 'count' : m.unit),
+          }))}
+          format={(v) => axisWords(v, unit, scale, { shownTime })}
         />
       </figure>
     </section>
@@ -212,23 +226,32 @@ const EVENT_WORDS: Record<string, string> = {
   capacity: 'capacity changes',
 };
 
+/** What happened, with the number the event carries: how many are waiting once this person joins the queue, the new capacity. */
+function eventWords(event: RunEvents['events'][number]): string {
+  if (event.kind === 'queue' && event.value !== null) return `waits (${formatNumber(event.value)} waiting)`;
+  if (event.kind === 'capacity' && event.value !== null) return `capacity changes to ${formatNumber(event.value)}`;
+  return EVENT_WORDS[event.kind] ?? humanize(event.kind);
+}
+
 function Events({ run_id, world }: { run_id: string; world: World | undefined }) {
   const [offset, setOffset] = useState(0);
   const events = useLoad(() => api<RunEvents>('GET', `/v1/runs/${run_id}/events`, { query: { offset, limit: EVENTS_PAGE_LIMIT } }), [run_id, offset]);
-  const unit = world?.time_unit ?? '';
   return (
     <details className="events" data-testid="events">
       <summary>Event by event: the first repetition of each variant</summary>
       <PlainError error={events.error} />
       {events.value && (
         <>
-          <p className="muted small">{formatNumber(events.value.events_included)} events are kept, so the model's steps can be followed one by one.</p>
+          <p className="muted small">
+            {formatNumber(events.value.events_included)} events are kept, so the model's steps can be followed one by one. People are numbered in the order they
+            arrive in the repetition; times are clock times from the start of the simulated period (day 1).
+          </p>
           <div className="table-wrap">
             <table className="small">
               <thead>
                 <tr>
                   <th scope="col">Variant</th>
-                  <th scope="col">Time ({unit})</th>
+                  <th scope="col">When</th>
                   <th scope="col">Who</th>
                   <th scope="col">What</th>
                   <th scope="col">Where</th>
@@ -238,10 +261,10 @@ function Events({ run_id, world }: { run_id: string; world: World | undefined })
                 {events.value.events.map((e) => (
                   <tr key={`${e.variant_id}-${e.replication_index}-${e.sequence}`}>
                     <td>{variantName(world, e.variant_id)}</td>
-                    <td>{formatNumber(e.time)}</td>
-                    <td>{e.entity === null ? '' : `Person ${formatNumber(e.entity + 1)}`}</td>
-                    <td>{EVENT_WORDS[e.kind] ?? humanize(e.kind)}</td>
-                    <td>{[e.step ? humanize(String(e.step)) : '', e.resource ? humanize(String(e.resource)) : ''].filter(Boolean).join(' · ')}</td>
+                    <td>{world ? clockWords(e.time, world) : formatNumber(e.time)}</td>
+                    <td>{personWords(e.entity)}</td>
+                    <td>{eventWords(e)}</td>
+                    <td>{[e.step ? humanize(String(e.step)) : '', resourceWords(world, e.resource)].filter(Boolean).join(' · ')}</td>
                   </tr>
                 ))}
               </tbody>

@@ -9937,6 +9937,9 @@ export type ListRunEventsResponses = {
             sequence: number;
             time: number;
             kind: string;
+            /**
+             * the person, numbered in the order they arrived in the repetition from 0 (never another person's number); null for a resource's event
+             */
             entity: number | null;
             step: string | null;
             resource: string | null;
