@@ -3,6 +3,7 @@
 // retry: a checkpoint is stored once per number, and approving a session that already has its revision returns it.
 import { ApplicationFailure } from '@temporalio/common';
 import type { AuthoringStart } from '../domain/authoring/session.ts';
+import { JOB_CREDITS, meteredTransferIds } from '../domain/jobs.ts';
 import { ServiceError } from '../domain/errors.ts';
 import { type AiUsage, aiNextSteps, type Checkpoint, checkpointWorld, diffCheckpoints, NEXT_STEPS_MAX, ruleNextSteps } from '../domain/authoring/checkpoint.ts';
 import { type AuthoringDraft, assembleWorld, type Question, queueTemplate, type Slot, type SlotValue, startingTemplate } from '../domain/authoring/draft.ts';
@@ -10,6 +11,8 @@ import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
 import { modelCheck, runSequential, summarize, validateWorld } from '../domain/simulation/index.ts';
 import { latestCheckpoint, markApproved, type SessionStatus, findSession, setSessionStatus, writeCheckpoint } from '../store/authoring/sessions.ts';
+import { findTransfer, transferIdFor } from '../store/credits/ledger.ts';
+import { voidUnusedJobCredits } from '../store/jobs.ts';
 import { createWorldRevision } from '../store/worlds/worlds.ts';
 import { type ActivityDeps, withDeps } from './deps.ts';
 import '../domain/authoring/register.ts';
@@ -50,6 +53,7 @@ async function loadAuthoringSession({ config, db }: ActivityDeps, input: { sessi
     if (found) intake = (typeof found.spec === 'string' ? JSON.parse(found.spec) : found.spec) as IntakeSpec;
   }
   const base = session.starting_world ? startingTemplate(session.starting_world) : { ...queueTemplate(intake), filled: {} };
+  const reserved = await findTransfer(db, transferIdFor(meteredTransferIds(JOB_CREDITS.authoring.transfer_base(session.id)).reserve));
   return {
     session_id: session.id,
     org_id: session.org_id,
@@ -61,6 +65,7 @@ async function loadAuthoringSession({ config, db }: ActivityDeps, input: { sessi
     wait_seconds_max: session.wait_seconds_max,
     steps_per_run_max: config.authoring_steps_per_run_max,
     credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
+    first_step_credits_reserved: reserved?.kind === 'reservation' ? reserved.credits : null,
     intake,
     template: base.world,
     slots: base.slots,
@@ -157,6 +162,7 @@ async function approveAuthoringSession({ db }: ActivityDeps, input: { session_id
       });
     const revision = await createWorldRevision(tx, { project_id: session.project_id, world, created_by: input.approved_by });
     await markApproved(tx, input.session_id, revision.world_revision_id);
+    await voidUnusedJobCredits(tx, 'authoring', input.session_id);
     return { world_revision_id: revision.world_revision_id };
   });
 }
@@ -169,7 +175,11 @@ async function endAuthoringSession(
   { db }: ActivityDeps,
   input: { session_id: string; status: 'expired' | 'failed'; error: { code: string; message: string } | null },
 ): Promise<void> {
-  await db.transaction((tx) => setSessionStatus(tx, input.session_id, input.status, input.error));
+  // A first step's reservation the session never used (it ended before that AI step) is voided with the end.
+  await db.transaction(async (tx) => {
+    await setSessionStatus(tx, input.session_id, input.status, input.error);
+    await voidUnusedJobCredits(tx, 'authoring', input.session_id);
+  });
 }
 
 export function authoringActivities(deps: ActivityDeps) {

@@ -4,6 +4,7 @@
 // cause-chain reader. Routes, reconcilers and tests all name jobs through this module. Pure: no Temporal import.
 import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from './ai/call.ts';
 import type { AuthoringSessionInput } from './authoring/session.ts';
+import type { SubjectKind } from './credits/rules.ts';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { LITERATURE_FAILURE_TYPES } from './review/literature.ts';
 
@@ -103,6 +104,32 @@ export function jobWorkflowId(kind: JobKind, resource_id: string): string {
 export const runWorkflowId = (run_id: string): string => jobWorkflowId('run', run_id);
 export const reviewWorkflowId = (review_id: string): string => jobWorkflowId('review', review_id);
 export const intakeDraftWorkflowId = (draft_id: string): string => jobWorkflowId('intake_draft', draft_id);
+
+/** The kinds of job that spend credits: each reserves at creation, in the creating request's transaction. */
+export type MeteredJobKind = Extract<JobKind, 'run' | 'review' | 'intake_draft' | 'authoring'>;
+
+/**
+ * The ledger ids of one piece of metered work, derived from a stable base (the resource id, or `<session id>:ai:<n>` for
+ * an authoring session's n-th AI step): the creating request and the workflow's saga write the same rows, so the
+ * workflow's reserve replays the reservation the request made (ARCHITECTURE.md: How a request flows, step 4).
+ */
+export function meteredTransferIds(base: string): { reserve: string; settle: string; release: string } {
+  return { reserve: `${base}:reserve`, settle: `${base}:settle`, release: `${base}:release` };
+}
+
+/** The transfer base of an authoring session's n-th AI step (1-based). */
+export function authoringStepTransferBase(session_id: string, ai_iteration: number): string {
+  return `${session_id}:ai:${ai_iteration}`;
+}
+
+/** The ledger subject kind, the reason the ledger shows, and the transfer base of each kind's reservation at creation. */
+export const JOB_CREDITS: Record<MeteredJobKind, { subject_kind: SubjectKind; reason: string; transfer_base: (resource_id: string) => string }> = {
+  run: { subject_kind: 'run', reason: 'world run', transfer_base: (id) => id },
+  review: { subject_kind: 'review', reason: 'concept and evidence review', transfer_base: (id) => id },
+  intake_draft: { subject_kind: 'intake_draft', reason: 'intake draft', transfer_base: (id) => id },
+  // A session reserves its first AI step at creation; later steps reserve when they are asked for.
+  authoring: { subject_kind: 'session', reason: 'authoring session AI step', transfer_base: (id) => authoringStepTransferBase(id, 1) },
+};
 
 /**
  * The custom search attributes (all Keyword) every job carries, registered on the Temporal server at start

@@ -16,7 +16,7 @@ import {
   authoringDraftSystem,
 } from '../domain/authoring/register.ts';
 import type { AnswersInput, ApproveInput, ApproveResult, AuthoringSessionInput, AuthoringState, ReviseInput, StepResult } from '../domain/authoring/session.ts';
-import { type JobFailure, STEP_BUSY, type StepDeadline, UPDATE_REQUEST_EXPIRED } from '../domain/jobs.ts';
+import { authoringStepTransferBase, JOB_CREDITS, type JobFailure, STEP_BUSY, type StepDeadline, UPDATE_REQUEST_EXPIRED } from '../domain/jobs.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
 import { fail, failureOf } from './common.ts';
 import { meteredWork } from './credits.ts';
@@ -232,13 +232,15 @@ export class AuthoringSession {
     const { start } = state;
     const subject = { project_id: start.project_id, kind: 'session' as const, id: start.session_id };
     const started = Date.now();
+    // The first AI step replays what the create call reserved (the same rule; the amount it recorded wins).
+    const reserved = state.usage.ai_iterations === 0 ? (start.first_step_credits_reserved ?? credits_max) : credits_max;
     const metered = await meteredWork(
       {
-        transfer_id_base: `${start.session_id}:ai:${state.usage.ai_iterations + 1}`,
+        transfer_id_base: authoringStepTransferBase(start.session_id, state.usage.ai_iterations + 1),
         org_id: start.org_id,
         subject,
-        credits_max,
-        reason: 'authoring session AI step',
+        credits_max: reserved,
+        reason: JOB_CREDITS.authoring.reason,
         caused_by: start.created_by,
       },
       async (meter) => {

@@ -14,6 +14,7 @@ import { type ConceptReviewDraft, REVIEW_DRAFT_SCHEMA_NAME, REVIEW_DRAFT_TASK } 
 import { type EvidenceJudgement, REVIEW_JUDGE_SCHEMA_NAME, REVIEW_JUDGE_TASK } from '../domain/prompts/reviewJudge.ts';
 import { DRAFT_OUTPUT_TOKENS_MAX, JUDGE_OUTPUT_TOKENS_MAX } from '../domain/review/limits.ts';
 import type { Judgement } from '../domain/review/verify.ts';
+import { JOB_CREDITS } from '../domain/jobs.ts';
 import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
 import { LITERATURE_UNREACHABLE_SENTENCE } from '../domain/failureWords.ts';
 import { failureOf, type JobFailure } from './common.ts';
@@ -147,7 +148,7 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
       org_id: review.org_id,
       subject,
       credits_max: review.credits_reserved,
-      reason: 'concept and evidence review',
+      reason: JOB_CREDITS.review.reason,
       caused_by: review.review_id,
     },
     work,

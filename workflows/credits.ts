@@ -11,7 +11,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ledgerActivities, ReserveCreditsResult } from '../activities/ledger.ts';
 import type { Subject } from '../domain/credits/rules.ts';
-import { CREDITS_BUDGET_EXCEEDED } from '../domain/jobs.ts';
+import { CREDITS_BUDGET_EXCEEDED, meteredTransferIds } from '../domain/jobs.ts';
 import { ACTIVITY_PROFILES, LOCAL_ACTIVITY_PROFILES } from './activityOptions.ts';
 
 type LedgerActivities = ReturnType<typeof ledgerActivities>;
@@ -49,9 +49,7 @@ export type Meter = {
 /** The failure type `meter.add` throws when the work would use more than it reserved (domain/jobs.ts). */
 export { CREDITS_BUDGET_EXCEEDED };
 
-export function meteredTransferIds(base: string): { reserve: string; settle: string; release: string } {
-  return { reserve: `${base}:reserve`, settle: `${base}:settle`, release: `${base}:release` };
-}
+export { meteredTransferIds };
 
 function meterFor(credits_max: number, reservation: ReserveCreditsResult | null): Meter {
   let credits_used = 0;

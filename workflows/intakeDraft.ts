@@ -9,6 +9,7 @@ import type { DraftUsage } from '../activities/intake.ts';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import { INTAKE_DRAFT_MAX_OUTPUT_TOKENS, INTAKE_DRAFT_TASK, INTAKE_SPEC_SCHEMA_NAME, intakeDraftSystem } from '../domain/intake/register.ts';
 import { buildIntakeDraftUserMessage } from '../domain/prompts/intakeDraft.ts';
+import { JOB_CREDITS } from '../domain/jobs.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
 import { failureOf } from './common.ts';
 import { type Meter, meteredWork } from './credits.ts';
@@ -61,7 +62,7 @@ export async function intakeDraftWorkflow(input: IntakeDraftWorkflowInput): Prom
       org_id: job.org_id,
       subject: { project_id: job.project_id, kind: 'intake_draft', id: job.draft_id },
       credits_max: job.credits_max,
-      reason: 'intake draft',
+      reason: JOB_CREDITS.intake_draft.reason,
       caused_by: job.created_by,
     },
     draft,

@@ -10,6 +10,7 @@
 import { CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { runActivities } from '../activities/runs.ts';
 import { creditsForEvents } from '../domain/simulation/limits.ts';
+import { JOB_CREDITS } from '../domain/jobs.ts';
 import { ACTIVITY_PROFILES, LOCAL_ACTIVITY_PROFILES } from './activityOptions.ts';
 import { failureOf } from './common.ts';
 import { meteredWork } from './credits.ts';
@@ -42,7 +43,7 @@ export async function worldRunWorkflow(input: { run_id: string }): Promise<{ sta
       org_id: start.org_id,
       subject: { project_id: start.project_id, kind: 'run', id: run_id },
       credits_max: start.credits_reserved,
-      reason: 'world run',
+      reason: JOB_CREDITS.run.reason,
       caused_by: start.created_by,
       local_ledger: local,
     },

@@ -5,7 +5,7 @@ import type { Static } from 'typebox';
 import type { AnswersBody, ReviseBody } from '../contracts/authoring.ts';
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
-import type { AiLimits, AiUsage } from './checkpoint.ts';
+import { type AiLimits, type AiUsage, limitReached, ZERO_USAGE } from './checkpoint.ts';
 import { type AuthoringDraft, type Question, queueTemplate, type Slot, type SlotValue, startingTemplate } from './draft.ts';
 import { authoringCallBound, authoringDraftPrompt } from './register.ts';
 
@@ -22,6 +22,8 @@ export type AuthoringStart = {
   /** Steps one workflow run takes before it continues as new (the worker's CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX). */
   steps_per_run_max: number;
   credits_per_1k_tokens: number;
+  /** What the create call reserved for the first AI step (firstStepCreditsMax), which that step's saga replays; null: nothing. */
+  first_step_credits_reserved?: number | null;
   intake: IntakeSpec | null;
   template: WorldSpec;
   slots: Slot[];
@@ -55,19 +57,23 @@ export type StepResult = { checkpoint: number };
 export type ApproveResult = { world_revision_id: string };
 
 /**
- * The most credits a new session's first step may reserve: one drafting call's bound when a slot is open, 0 when the
- * starting world fills every slot (no AI step) or the organization's own key pays (spec: What the service does 7).
+ * What a new session's first step reserves, the rule its workflow follows (workflows/authoringSessionState.ts: runStep):
+ * one drafting call's bound when a slot is open and the session's AI limits allow the call; 0 when the starting world
+ * fills every slot (no AI step), the limits refuse the call, or the organization's own key pays (spec: What the
+ * service does 7). The create call reserves it (store/jobs.ts).
  */
 export function firstStepCreditsMax(input: {
   intake: IntakeSpec | null;
   starting_world: WorldSpec | null;
   byok: boolean;
   credits_per_1k_tokens: number;
+  ai_limits: AiLimits;
 }): number {
   const template = input.starting_world ? startingTemplate(input.starting_world) : { ...queueTemplate(input.intake), filled: {} };
   if (input.byok || template.slots.every((slot) => template.filled[slot.id])) return 0;
   const prompt = authoringDraftPrompt({ intake: input.intake, slots: template.slots, filled: template.filled, instructions: null });
-  return authoringCallBound(prompt, false, input.credits_per_1k_tokens).credits;
+  const bound = authoringCallBound(prompt, false, input.credits_per_1k_tokens);
+  return limitReached(ZERO_USAGE, input.ai_limits, bound.tokens) === null ? bound.credits : 0;
 }
 
 /** A call a waiting session may take. */

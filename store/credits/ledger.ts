@@ -6,7 +6,8 @@
 // For other rooms (see docs/credits.md):
 //   grantCredits, fundProgramPool, allocateCredits, adjustCredits — posted transfers
 //   reserve, settle, release — the two-phase saga used by activities/ledger.ts
-//   balances, assertCanCover, listLedger, findTransfer, sponsoredUsage — reading
+//   balances, listLedger, findTransfer, sponsoredUsage — reading
+// A job's reservation at creation and its void when it never started are store/jobs.ts, on reserve and settle.
 import { createHash } from 'node:crypto';
 import {
   type AccountKind,
@@ -743,26 +744,6 @@ export async function balances(tx: Tx, org_id: string, now_ms = Date.now()): Pro
   sources.sort((a, b) => (a.source === b.source ? 0 : a.source === 'sponsored' ? -1 : 1));
   if (!sources.some((s) => s.source === 'own')) sources.push({ source: 'own', available_credits: 0, reserved_credits: 0 });
   return { org_id, available_credits, reserved_credits, sources };
-}
-
-/**
- * Refuses work an organization cannot pay for before it starts: 402 INSUFFICIENT_CREDITS naming available and needed.
- * `held_credits` are promised to admitted work whose workflow has not reserved them yet; they are not available.
- */
-export async function assertCanCover(db: Tx, org_id: string, credits_needed: number, held_credits = 0): Promise<CreditBalances> {
-  checkCredits(credits_needed, 'credits', 0);
-  const current = await balances(db, org_id);
-  const available_credits = Math.max(0, current.available_credits - held_credits);
-  if (available_credits < credits_needed) throw insufficientCredits(available_credits, credits_needed, undefined, org_id);
-  return current;
-}
-
-/**
- * Takes the organization's credit lock for the rest of the transaction: its funding accounts, in id order, the lock
- * every reservation takes (reserve), so admissions of one organization queue behind each other and behind reservations.
- */
-export async function lockCredits(tx: Tx, org_id: string): Promise<void> {
-  await lockOrgAccounts(tx, org_id);
 }
 
 /** An organization's ledger, newest first; fetches limit+1 rows for `page()`. */

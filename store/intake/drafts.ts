@@ -6,7 +6,7 @@ import type { DroppedCitation, DroppedClaim } from '../../domain/intake/citation
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
-import type { QueuedJobRow } from '../jobs.ts';
+import { type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
 import { parseJson } from './sources.ts';
 import { cachedRow } from '../rowCache.ts';
 
@@ -129,13 +129,15 @@ export async function markDraftEnded(
   return findDraft(tx, input.id);
 }
 
-/** queued → canceled, only while nothing started: returns the row when it changed, else undefined. */
+/** queued → canceled, only while nothing started (its reservation voided in this transaction): the row when it changed, else undefined. */
 export async function markQueuedDraftCanceled(tx: Tx, id: string): Promise<DraftView | undefined> {
   const rows = await tx.query(
     `update intake_drafts set status = 'canceled', error = ?::jsonb, finished_at = now(), updated_at = now() where id = ? and status = 'queued' returning *`,
     [JSON.stringify({ code: 'CANCELED', message: 'the draft was canceled before it started' }), id],
   );
-  return rows[0] && view(rows[0]);
+  if (!rows[0]) return undefined;
+  await voidUnusedJobCredits(tx, 'intake_draft', id);
+  return view(rows[0]);
 }
 
 /** Drafts still queued after `older_than_ms` (their workflow may never have started), oldest first. */

@@ -7,7 +7,7 @@ import type { LiteratureRecord } from '../../domain/review/literature.ts';
 import { REVIEW_STATES, type ReviewState, canMoveReview, isFinished } from '../../domain/review/states.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import { notFound, type Tx } from '../db.ts';
-import type { QueuedJobRow } from '../jobs.ts';
+import { type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
 import type { HostedAiProvider } from '../../domain/ai/providers.ts';
 import { cachedRow } from '../rowCache.ts';
 
@@ -121,8 +121,9 @@ export async function moveReview(
 }
 
 /**
- * Cancels a review that is still queued, in one conditional update: nothing was reserved or used, so credits_used is 0.
- * Returns undefined when the review had already left `queued` (its workflow owns it then and records the cancellation).
+ * Cancels a review that is still queued, in one conditional update: nothing was used, so credits_used is 0 and its
+ * reservation is voided in this transaction. Returns undefined when the review had already left `queued` (its workflow
+ * owns it then and records the cancellation).
  */
 export async function cancelQueuedReview(tx: Tx, id: string): Promise<ReviewRow | undefined> {
   const [r] = await tx.query(
@@ -130,7 +131,9 @@ export async function cancelQueuedReview(tx: Tx, id: string): Promise<ReviewRow 
      where id = ? and status = 'queued' returning *`,
     [JSON.stringify({ code: 'CANCELED', message: 'the review was canceled before it started; nothing was charged' }), id],
   );
-  return r && row(r);
+  if (!r) return undefined;
+  await voidUnusedJobCredits(tx, 'review', id);
+  return row(r);
 }
 
 /** Reviews still queued and older than `older_than_ms`: candidates for the reconciler to (re)start. */

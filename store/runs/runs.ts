@@ -12,7 +12,7 @@ type ChunkRow = EventChunkRow;
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import { type Db, notFound, type Tx } from '../db.ts';
-import type { QueuedJobRow } from '../jobs.ts';
+import { type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
 import { cachedRow } from '../rowCache.ts';
 
 export { RUN_STATUSES };
@@ -67,21 +67,6 @@ function view(row: Record<string, unknown>): RunView {
     finished_at: iso(row.finished_at),
     settled_at: iso(row.settled_at),
   };
-}
-
-/**
- * Credits promised to the organization's admitted runs whose workflow has not reserved them yet (queued, or running
- * before its first activity reserved): admission counts them as spent, so concurrent creates cannot all be admitted
- * against one balance. The reservation's transfer key is the run workflow's (`<run id>:reserve`, workflows/credits.ts).
- */
-export async function unreservedRunCredits(tx: Tx, org_id: string): Promise<number> {
-  const row = await tx.one<{ credits: unknown }>(
-    `select coalesce(sum(r.credits_reserved), 0)::text as credits from runs r
-      where r.status in ('queued', 'running') and r.org_id = ?
-        and not exists (select 1 from credit_transfers t where t.transfer_key = r.id || ':reserve')`,
-    [org_id],
-  );
-  return Number(row?.credits ?? 0);
 }
 
 export async function createRun(
@@ -145,19 +130,22 @@ export async function listRuns(tx: Tx, project_id: string, offset: number, limit
 }
 
 /**
- * Cancels a queued or running run (conditional on that prior state). A run canceled while queued never reserved
- * anything, so it is settled at 0 at once; a running one is settled by its workflow. Returns null when the run was in
- * another state.
+ * Cancels a queued or running run (conditional on that prior state). A run canceled while queued used nothing: its
+ * reservation is voided in this transaction and it is settled at 0 at once; a running one is settled by its workflow.
+ * Returns null when the run was in another state.
  */
 export async function cancelRun(tx: Tx, id: string): Promise<RunView | null> {
-  const rows = await tx.query(
+  const prior = await tx.one<{ status: RunStatus }>('select status from runs where id = ? for update', [id]);
+  if (prior?.status !== 'queued' && prior?.status !== 'running') return null;
+  await tx.query(
     `update runs set status = 'canceled', finished_at = now(), updated_at = now(),
        credits_used = case when status = 'queued' then 0 else credits_used end,
        settled_at = case when status = 'queued' then now() else settled_at end
-     where id = ? and status in ('queued', 'running') returning id`,
+     where id = ?`,
     [id],
   );
-  return rows.length === 0 ? null : ((await getRun(tx, id)) ?? null);
+  if (prior.status === 'queued') await voidUnusedJobCredits(tx, 'run', id);
+  return (await getRun(tx, id)) ?? null;
 }
 
 export type RunStart = {

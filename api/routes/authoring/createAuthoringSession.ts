@@ -8,8 +8,8 @@ import { ServiceError } from '../../../domain/errors.ts';
 import { validateWorld } from '../../../domain/simulation/index.ts';
 import { startJob } from '../../../integrations/temporal/jobs.ts';
 import { createSession } from '../../../store/authoring/sessions.ts';
-import { assertCanCover } from '../../../store/credits/ledger.ts';
 import { getIntakeRevision, type IntakeRevisionView, latestIntakeRevision } from '../../../store/intake/revisions.ts';
+import { reserveJobCredits } from '../../../store/jobs.ts';
 import { assertAiAvailable } from '../../../store/keys/availability.ts';
 import type { AppDeps } from '../../context.ts';
 import { idempotent, respond } from '../../idempotency.ts';
@@ -84,23 +84,32 @@ export function createAuthoringSessionRoute(deps: AppDeps): RouteDef {
       const starting_world = (body.starting_world as WorldSpec | undefined) ?? null;
       const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
         await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
-        // Refuse before any work what the organization cannot cover: the first step's AI call bound.
-        const credits_needed = firstStepCreditsMax({
-          intake: intake?.spec ?? null,
-          starting_world,
-          byok: byok_provider !== null,
-          credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
-        });
-        if (credits_needed > 0) await assertCanCover(tx, project.org_id, credits_needed);
+        const ai_limits = sessionLimits(config.authoring_ai_limits, body.ai_limits);
         const session = await createSession(tx, {
           org_id: project.org_id,
           project_id: project.id,
           intake_revision_id: intake?.id ?? null,
           byok_provider,
-          ai_limits: sessionLimits(config.authoring_ai_limits, body.ai_limits),
+          ai_limits,
           starting_world,
           wait_seconds_max: config.authoring_wait_seconds_max,
           created_by: auth.user_id,
+        });
+        // Admission: the first step's reservation, in this transaction (store/jobs.ts); 402 rolls the create back.
+        const credits = firstStepCreditsMax({
+          intake: intake?.spec ?? null,
+          starting_world,
+          byok: byok_provider !== null,
+          credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
+          ai_limits,
+        });
+        await reserveJobCredits(tx, {
+          kind: 'authoring',
+          resource_id: session.id,
+          org_id: session.org_id,
+          project_id: session.project_id,
+          credits,
+          caused_by: auth.user_id,
         });
         const { starting_world: _starting, ...rest } = session;
         return { status: 201, body: { ...rest, accepts: [], checkpoint: null } };

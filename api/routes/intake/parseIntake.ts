@@ -4,9 +4,9 @@ import { intakeDraftCreditsBound } from '../../../domain/intake/register.ts';
 import { draftSources } from '../../../domain/intake/sources.ts';
 import { buildIntakeDraftUserMessage } from '../../../domain/prompts/intakeDraft.ts';
 import { startJob } from '../../../integrations/temporal/jobs.ts';
-import { assertCanCover } from '../../../store/credits/ledger.ts';
 import { createDraft } from '../../../store/intake/drafts.ts';
 import { attachSourcesToProject, findOrgSources, processedSourceLines } from '../../../store/intake/sources.ts';
+import { reserveJobCredits } from '../../../store/jobs.ts';
 import { assertAiAvailable } from '../../../store/keys/availability.ts';
 import { lockProject } from '../../../store/projects/projects.ts';
 import type { AppDeps } from '../../context.ts';
@@ -46,7 +46,6 @@ export function parseIntakeRoute(deps: AppDeps): RouteDef {
       const outcome = await idempotent(db, ctx, { owner_id: project.org_id, hashed_body: { project_id: project.id, ...body } }, async (tx) => {
         // Checked inside the idempotent transaction: a replay returns the original answer, not today's balance.
         await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
-        if (credits_max > 0) await assertCanCover(tx, project.org_id, credits_max);
         await lockProject(tx, project.id);
         await attachSourcesToProject(tx, { org_id: project.org_id, project_id: project.id, ids: processed });
         const draft = await createDraft(tx, {
@@ -57,6 +56,15 @@ export function parseIntakeRoute(deps: AppDeps): RouteDef {
           byok_provider,
           credits_max,
           created_by: user_id,
+        });
+        // Admission: the draft's reservation, in this transaction (store/jobs.ts); 402 rolls the create back.
+        await reserveJobCredits(tx, {
+          kind: 'intake_draft',
+          resource_id: draft.id,
+          org_id: draft.org_id,
+          project_id: draft.project_id,
+          credits: credits_max,
+          caused_by: user_id,
         });
         return { status: 202, body: presentDraft(draft) };
       });

@@ -4,7 +4,7 @@ import { ServiceError } from '../../../domain/errors.ts';
 import { admitReview } from '../../../domain/review/pricing.ts';
 import '../../../domain/review/register.ts';
 import { startJob } from '../../../integrations/temporal/jobs.ts';
-import { assertCanCover } from '../../../store/credits/ledger.ts';
+import { reserveJobCredits } from '../../../store/jobs.ts';
 import { assertAiAvailable } from '../../../store/keys/availability.ts';
 import { findPlan } from '../../../store/review/plans.ts';
 import { createReview } from '../../../store/review/reviews.ts';
@@ -59,7 +59,6 @@ export function startReviewRoute(deps: AppDeps): RouteDef {
             credits_per_1k_tokens: config.ai_credits_per_1k_tokens,
           });
           await assertAiAvailable({ config, db: tx }, project.org_id, byok_provider);
-          if (credits_reserved > 0) await assertCanCover(tx, project.org_id, credits_reserved);
           const row = await createReview(tx, {
             project_id: project.id,
             org_id: project.org_id,
@@ -67,6 +66,16 @@ export function startReviewRoute(deps: AppDeps): RouteDef {
             byok_provider,
             credits_reserved,
             created_by: auth.user_id,
+          });
+          // Admission: the review's reservation, in this transaction (store/jobs.ts); 402 rolls the create back. The
+          // ledger names the review itself as its cause, as the review's workflow does.
+          await reserveJobCredits(tx, {
+            kind: 'review',
+            resource_id: row.id,
+            org_id: row.org_id,
+            project_id: row.project_id,
+            credits: credits_reserved,
+            caused_by: row.id,
           });
           return { status: 201, body: await reviewBody(tx, row) };
         },

@@ -5,8 +5,8 @@ import type { RunEstimate } from '../../../domain/simulation/index.ts';
 import { estimateOf } from './estimates.ts';
 import { admitRun } from '../../../domain/simulation/pricing.ts';
 import { startJob } from '../../../integrations/temporal/jobs.ts';
-import { assertCanCover, lockCredits } from '../../../store/credits/ledger.ts';
-import { createRun, type RunView, unreservedRunCredits } from '../../../store/runs/runs.ts';
+import { reserveJobCredits } from '../../../store/jobs.ts';
+import { createRun, type RunView } from '../../../store/runs/runs.ts';
 import type { WorldRevisionView } from '../../../store/worlds/worlds.ts';
 import type { AppDeps } from '../../context.ts';
 import { idempotent, respond } from '../../idempotency.ts';
@@ -56,12 +56,18 @@ export function createRunRoute(deps: AppDeps): RouteDef {
       const estimate = estimateOf(revision);
       const credits_reserved = admit(estimate, body.budget_limit_credits);
       const outcome = await idempotent(db, ctx, { owner_id: revision.org_id, hashed_body: body }, async (tx) => {
-        // Admission under the organization's credit lock, counting runs admitted but not yet reserved: of concurrent
-        // creates beyond the balance, the extra ones get 402 now, and nothing is queued for them. A refusal rolls
-        // back with the idempotency record, so a retry with the same key after adding credits is admitted.
-        await lockCredits(tx, revision.org_id);
-        await assertCanCover(tx, revision.org_id, credits_reserved, await unreservedRunCredits(tx, revision.org_id));
+        // Admission: the run's reservation, in this transaction (store/jobs.ts). Of concurrent creates beyond the balance
+        // the extra ones get 402 now and nothing is queued for them; a refusal rolls back with the idempotency record,
+        // so a retry with the same key after adding credits is admitted.
         const run = await createRun(tx, newRun(revision, body, estimate, credits_reserved, config.run_wall_clock_limit_seconds, input.auth.user_id));
+        await reserveJobCredits(tx, {
+          kind: 'run',
+          resource_id: run.run_id,
+          org_id: run.org_id,
+          project_id: run.project_id,
+          credits: credits_reserved,
+          caused_by: run.created_by,
+        });
         // The model check's warnings go with the answer: the run starts anyway, and its creator reads why it may compare nothing.
         return { status: 202, body: { ...run, warnings: estimate.warnings } };
       });

@@ -1,7 +1,6 @@
 import { RunEstimateBody, RunRequest } from '../../../domain/contracts/runs.ts';
 import { estimateOf } from './estimates.ts';
 import { balances } from '../../../store/credits/ledger.ts';
-import { unreservedRunCredits } from '../../../store/runs/runs.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { loadWorldRevision } from '../worlds/load.ts';
@@ -22,8 +21,8 @@ export function estimateRunRoute(deps: AppDeps): RouteDef {
     handler: async (ctx, input) => {
       const body = input.body;
       const revision = await loadWorldRevision(deps, ctx, body.world_revision_id, 'read');
-      // What a create would be admitted against: the balance less what admitted runs have not reserved yet.
-      const available = Math.max(0, (await balances(deps.db, revision.org_id)).available_credits - (await unreservedRunCredits(deps.db, revision.org_id)));
+      // What a create would be admitted against: admitted jobs reserved their credits when they were created.
+      const available = (await balances(deps.db, revision.org_id)).available_credits;
       ctx.body = presentEstimate(estimateOf(revision), body.budget_limit_credits, available);
     },
   });
