@@ -12,6 +12,8 @@ const Id = Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'lower-
 const Text = (maxLength = 2000) => Type.String({ minLength: 1, maxLength });
 /** A world's name and every label in it: one line, no control characters or bidirectional overrides (domain/names.ts). */
 const Label = (maxLength: number) => Name({ minLength: 1, maxLength });
+/** The name people know a step or an arrival stream by, shown everywhere in place of its id (optional: the id read as words otherwise). */
+const StepLabel = Type.Optional(Name({ minLength: 1, maxLength: 200, description: 'the name shown in place of the id (e.g. "GP appointment")' }));
 
 // A numeric parameter is either a literal number or the name of a setting, so variants can change it.
 export const Parameter = Type.Union([Type.Number(), Type.Object({ setting: Id }, { additionalProperties: false })], {
@@ -111,6 +113,7 @@ export const AttributeAssignment = Type.Object(
 
 const arrivalCommon = {
   id: Id,
+  label: StepLabel,
   to_step: Id,
   attributes: Type.Optional(Type.Array(AttributeAssignment, { maxItems: 20 })),
 };
@@ -280,6 +283,7 @@ export const Step = Type.Union([
   Type.Object(
     {
       id: Id,
+      label: StepLabel,
       kind: Type.Literal('service'),
       resource: Id,
       duration: Distribution,
@@ -312,10 +316,11 @@ export const Step = Type.Union([
     },
     { additionalProperties: false },
   ),
-  Type.Object({ id: Id, kind: Type.Literal('delay'), duration: Distribution, next: Id }, { additionalProperties: false }),
+  Type.Object({ id: Id, label: StepLabel, kind: Type.Literal('delay'), duration: Distribution, next: Id }, { additionalProperties: false }),
   Type.Object(
     {
       id: Id,
+      label: StepLabel,
       kind: Type.Literal('branch'),
       by: Type.Literal('probability'),
       options: Type.Array(Type.Object({ probability: Parameter, next: Id }, { additionalProperties: false }), { minItems: 1, maxItems: 50 }),
@@ -325,6 +330,7 @@ export const Step = Type.Union([
   Type.Object(
     {
       id: Id,
+      label: StepLabel,
       kind: Type.Literal('branch'),
       by: Type.Literal('attribute'),
       attribute: Id,
@@ -339,6 +345,7 @@ export const Step = Type.Union([
   Type.Object(
     {
       id: Id,
+      label: StepLabel,
       kind: Type.Literal('branch'),
       by: Type.Literal('shortest_queue'),
       options: Type.Array(Type.Object({ next: Id }, { additionalProperties: false }), {
@@ -352,6 +359,7 @@ export const Step = Type.Union([
   Type.Object(
     {
       id: Id,
+      label: StepLabel,
       kind: Type.Literal('branch'),
       by: Type.Literal('rules'),
       options: Type.Array(
@@ -369,6 +377,7 @@ export const Step = Type.Union([
   Type.Object(
     {
       id: Id,
+      label: StepLabel,
       kind: Type.Literal('assign'),
       attribute: Id,
       values: Type.Array(Type.Object({ value: AttributeValue, probability: Parameter }, { additionalProperties: false }), {
@@ -381,7 +390,7 @@ export const Step = Type.Union([
     { additionalProperties: false, description: 'changes an attribute along the pathway (e.g. acuity after triage)' },
   ),
   Type.Object(
-    { id: Id, kind: Type.Literal('seize'), resource: Id, queue_limit: Type.Optional(QueueLimit), next: Id },
+    { id: Id, label: StepLabel, kind: Type.Literal('seize'), resource: Id, queue_limit: Type.Optional(QueueLimit), next: Id },
     {
       additionalProperties: false,
       description:
@@ -389,10 +398,10 @@ export const Step = Type.Union([
     },
   ),
   Type.Object(
-    { id: Id, kind: Type.Literal('release'), resource: Id, next: Id },
+    { id: Id, label: StepLabel, kind: Type.Literal('release'), resource: Id, next: Id },
     { additionalProperties: false, description: 'gives back a unit of the resource seized earlier on the pathway' },
   ),
-  Type.Object({ id: Id, kind: Type.Literal('exit') }, { additionalProperties: false }),
+  Type.Object({ id: Id, label: StepLabel, kind: Type.Literal('exit') }, { additionalProperties: false }),
 ]);
 
 export const TimeWindow = Type.Object(

@@ -183,7 +183,7 @@ export const SCREENS: Screen[] = [
         .click();
       const form = page.getByTestId('step-form');
       await form.getByRole('heading', { name: /Admission/ }).waitFor();
-      await form.getByLabel('Average duration (days)').fill('6');
+      await form.getByLabel('Average duration', { exact: true }).fill('6');
       await page.waitForFunction(`document.querySelector('[data-testid="world-diagram"]').textContent.includes('6 days on average')`);
     },
   },

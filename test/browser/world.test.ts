@@ -118,8 +118,8 @@ describe('worlds and runs in the browser', () => {
     const form = page.getByTestId('step-form');
     await form.getByRole('heading', { name: /Admission/ }).waitFor();
     expect(await form.getByLabel('Resource').inputValue()).toBe('ward_bed');
-    await form.getByLabel('Average duration (days)').fill('6');
-    await form.getByLabel('Spread, as a standard deviation (days)').fill('3');
+    await form.getByLabel('Average duration', { exact: true }).fill('6');
+    await form.getByLabel('Spread, as a standard deviation', { exact: true }).fill('3');
     // the diagram follows the form
     await expect.poll(() => diagram.textContent()).toContain('6 days on average');
     await expectReadableScreen(page, 'world-editor');
@@ -167,7 +167,7 @@ describe('worlds and runs in the browser', () => {
     await screenshot(page, 'world-editor-problems');
     await page.getByRole('tab', { name: 'Pathway' }).click();
     await page.getByRole('button', { name: 'Back to the whole world' }).click();
-    await page.getByLabel('Simulated period (days)').fill('730');
+    await page.getByLabel('Simulated period', { exact: true }).fill('730');
     // the Advanced tab's document is the world: the step's change goes back out with it
     await page.getByRole('tab', { name: 'Advanced (JSON)' }).click();
     await editor.locator('.cm-content').click();

@@ -4,7 +4,7 @@
 // save a revision. The revision page: the world in words, an estimate under a budget the user types (never
 // pre-filled), then a run. Ids, pointers and the raw world are in the technical details only.
 import type { JSONSchema7 } from 'json-schema';
-import { Suspense, lazy, useEffect, useState } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { type Estimate, type Run, type WorldRevision, type WorldValidation, api } from '../api.ts';
 import { TechnicalDetails } from '../technical.tsx';
@@ -15,17 +15,22 @@ import {
   type World,
   formatNumber,
   formatSetting,
-  formatTime,
   humanize,
   isWorld,
   measureName,
   plainText,
   problemText,
+  sayTime,
   settingName,
   unitWords,
 } from '../world/model.ts';
 import { PlainError } from '../world/plainError.tsx';
-import { ArrivalForm, NumberInput, StepForm } from '../world/stepForm.tsx';
+import { ArrivalForm } from '../world/arrivalForm.tsx';
+import { blankWorld, connect } from '../world/edit.ts';
+import { NumberInput, QuantityInput, StepForm } from '../world/stepForm.tsx';
+import { VariantBar, VariantFlags, VariantForm } from '../world/variantForm.tsx';
+import { type VariantFlag, applyVariantEdit, baselineOf, changedNodes, variantFlags, variantView } from '../world/variants.ts';
+import { AddStepBar, MeasuresForm, ResourcesForm } from '../world/worldForms.tsx';
 import '../world/world.css';
 
 // CodeMirror is loaded only when the Advanced tab opens
@@ -39,9 +44,13 @@ function SampleChooser({ onWorld }: { onWorld(world: World): void }) {
   const [loading, setLoading] = useState('');
   return (
     <section aria-labelledby="samples-heading">
-      <h2 id="samples-heading">Start from a sample world</h2>
+      <h2 id="samples-heading">Start from a sample world, or from nothing</h2>
       <p className="muted">
         Each sample is a care pathway with its settings, the change it tests and what it measures. Pick the closest, then change it to fit your idea.
+      </p>
+      <p>
+        <Action onPress={() => onWorld(blankWorld())}>Start from nothing</Action>{' '}
+        <span className="muted small">people arrive and leave; add the steps between in the diagram.</span>
       </p>
       <ul className="sample-list">
         {Object.keys(SAMPLES).map((path) => (
@@ -72,8 +81,33 @@ function WorldSettingsForm({ world, onWorld }: { world: World; onWorld(world: Wo
         <label htmlFor="world-name">Name</label>
         <input id="world-name" value={world.name} onChange={(e) => onWorld({ ...world, name: e.target.value })} />
       </div>
-      <NumberInput label="Simulated period" unit={world.time_unit} value={world.horizon} min={0} onChange={(horizon) => onWorld({ ...world, horizon })} />
-      <NumberInput label="Warm-up, not measured" unit={world.time_unit} value={world.warm_up} min={0} onChange={(warm_up) => onWorld({ ...world, warm_up })} />
+      <div className="field">
+        <label htmlFor="world-description">What it models</label>
+        <textarea
+          id="world-description"
+          rows={3}
+          value={world.description ?? ''}
+          onChange={(e) => onWorld({ ...world, description: e.target.value.trim() ? e.target.value : undefined })}
+        />
+      </div>
+      <QuantityInput
+        world={world}
+        label="Simulated period"
+        quantity="time"
+        parameter={world.horizon}
+        min={0}
+        onWorld={onWorld}
+        onValue={(horizon) => onWorld({ ...world, horizon })}
+      />
+      <QuantityInput
+        world={world}
+        label="Warm-up, not measured"
+        quantity="time"
+        parameter={world.warm_up}
+        min={0}
+        onWorld={onWorld}
+        onValue={(warm_up) => onWorld({ ...world, warm_up })}
+      />
       <NumberInput
         label="Repetitions per variant"
         unit="runs of the model"
@@ -83,6 +117,17 @@ function WorldSettingsForm({ world, onWorld }: { world: World; onWorld(world: Wo
         onChange={(replications) => onWorld({ ...world, replications: Math.round(replications) })}
       />
     </fieldset>
+  );
+}
+
+/** The whole world's form: its name, description and periods, its staff and equipment, what it measures. */
+function WholeWorldForm({ world, onWorld }: { world: World; onWorld(world: World): void }) {
+  return (
+    <>
+      <WorldSettingsForm world={world} onWorld={onWorld} />
+      <ResourcesForm world={world} onWorld={onWorld} />
+      <MeasuresForm world={world} onWorld={onWorld} />
+    </>
   );
 }
 
@@ -116,32 +161,74 @@ function ProblemList({ problems, world, onSelect }: { problems: Problem[]; world
   );
 }
 
+type Shown = { variant: string; view: World; changed: Set<string>; onEdit(world: World): void };
+
+/** What the pathway editor shows: the baseline as written, or a treatment as the baseline with its changes applied. */
+function useShown(world: World, onWorld: (world: World) => void, variant: string): Shown {
+  const treatment = world.variants.find((v) => v.id === variant && v.role === 'treatment')?.id;
+  // one view and one set of highlighted steps per world and variant: the diagram is laid out again only when they change
+  const { view, changed } = useMemo(
+    () => (treatment ? { view: variantView(world, treatment), changed: changedNodes(world, treatment) } : { view: world, changed: new Set<string>() }),
+    [world, treatment],
+  );
+  if (!treatment) return { variant: baselineOf(world)?.id ?? '', view, changed, onEdit: onWorld };
+  return { variant: treatment, view, changed, onEdit: (edited) => onWorld(applyVariantEdit(world, treatment, view, edited)) };
+}
+
 function PathwayEditor({
   world,
   onWorld,
   selection,
   onSelect,
+  variant,
+  onVariant,
+  flags,
 }: {
   world: World;
   onWorld(world: World): void;
   selection: Selection;
   onSelect(selection: Selection): void;
+  variant: string;
+  onVariant(id: string): void;
+  flags: VariantFlag[];
 }) {
-  const step = selection?.kind === 'step' ? world.steps.find((s) => s.id === selection.id) : undefined;
-  const arrival = selection?.kind === 'arrival' ? world.arrivals.find((a) => a.id === selection.id) : undefined;
+  const shown = useShown(world, onWorld, variant);
+  const { view } = shown;
+  const step = selection?.kind === 'step' ? view.steps.find((s) => s.id === selection.id) : undefined;
+  const arrival = selection?.kind === 'arrival' ? view.arrivals.find((a) => a.id === selection.id) : undefined;
+  const inVariant = shown.variant !== baselineOf(world)?.id;
   return (
     <div className="pathway">
       <div className="pathway-diagram">
-        <p className="muted small">Select a step in the diagram (or Tab to it and press Enter) to change it.</p>
-        <WorldDiagram world={world} selection={selection} onSelect={onSelect} />
+        <VariantBar world={world} shown={shown.variant} onShow={onVariant} onWorld={onWorld} />
+        <AddStepBar
+          world={view}
+          after={selection?.id ?? null}
+          onWorld={shown.onEdit}
+          onAdded={(kind, id) => onSelect({ kind: kind === 'arrival' ? 'arrival' : 'step', id })}
+        />
+        <p className="muted small">
+          Select a step in the diagram (or Tab to it and press Enter) to change, connect or remove it; drag from a step's lower edge to another step to connect
+          them.
+        </p>
+        <WorldDiagram
+          world={view}
+          selection={selection}
+          onSelect={onSelect}
+          changed={shown.changed}
+          onConnect={(from, to) => shown.onEdit(connect(view, from, to))}
+        />
       </div>
       <div className="pathway-form" aria-live="polite">
-        {step && <StepForm world={world} step={step} onWorld={onWorld} />}
-        {arrival && <ArrivalForm world={world} arrival={arrival} onWorld={onWorld} />}
-        {!step && !arrival && <WorldSettingsForm world={world} onWorld={onWorld} />}
+        {step && <StepForm key={step.id} world={view} step={step} onWorld={shown.onEdit} onRemoved={() => onSelect(null)} />}
+        {arrival && <ArrivalForm key={arrival.id} world={view} arrival={arrival} onWorld={shown.onEdit} onRemoved={() => onSelect(null)} />}
+        {!step && !arrival && inVariant && (
+          <VariantForm world={world} variantId={shown.variant} flags={flags} onWorld={onWorld} onRemoved={() => onVariant(baselineOf(world)?.id ?? '')} />
+        )}
+        {!step && !arrival && !inVariant && <WholeWorldForm world={world} onWorld={onWorld} />}
         {(step || arrival) && (
           <button type="button" className="link-button" onClick={() => onSelect(null)}>
-            Back to the whole world
+            {inVariant ? 'Back to the variant' : 'Back to the whole world'}
           </button>
         )}
       </div>
@@ -169,16 +256,22 @@ function useWorldDraft(from: string | null) {
   const [text, setText] = useState('');
   const [textError, setTextError] = useState(false);
   const [problems, setProblems] = useState<Problem[] | null>(null);
+  // the world as it was opened: the comparison each variant's changes were written against
+  const [opened, setOpened] = useState<World | null>(null);
   const startFrom = (next: World) => {
     setWorld(next);
     setText(JSON.stringify(next, null, 2));
     setTextError(false);
     setProblems(null);
   };
+  const open = (next: World) => {
+    setOpened(next);
+    startFrom(next);
+  };
   const source = useLoad(async () => {
     if (!from) return null;
     const revision = await api<WorldRevision>('GET', `/v1/world-revisions/${from}`);
-    if (isWorld(revision.world)) startFrom(revision.world);
+    if (isWorld(revision.world)) open(revision.world);
     return revision;
   }, [from]);
   const onText = (next: string) => {
@@ -191,7 +284,7 @@ function useWorldDraft(from: string | null) {
       setTextError(true);
     }
   };
-  return { world, text, textError, problems, setProblems, startFrom, onText, sourceError: source.error };
+  return { world, opened, text, textError, problems, setProblems, startFrom, open, onText, sourceError: source.error };
 }
 
 type WorldDraft = ReturnType<typeof useWorldDraft>;
@@ -204,6 +297,7 @@ function WorldTabs({
   onTab,
   selection,
   onSelect,
+  variants,
 }: {
   draft: WorldDraft;
   world: World;
@@ -211,6 +305,7 @@ function WorldTabs({
   onTab(tab: EditorTab): void;
   selection: Selection;
   onSelect(selection: Selection): void;
+  variants: { shown: string; onShow(id: string): void; flags: VariantFlag[] };
 }) {
   const schema = useWorldSchema(tab === 'advanced');
   return (
@@ -223,7 +318,15 @@ function WorldTabs({
         {draft.textError ? (
           <p className="warning">The JSON in the Advanced tab is not a complete world yet; the diagram shows the last complete version.</p>
         ) : null}
-        <PathwayEditor world={world} onWorld={draft.startFrom} selection={selection} onSelect={onSelect} />
+        <PathwayEditor
+          world={world}
+          onWorld={draft.startFrom}
+          selection={selection}
+          onSelect={onSelect}
+          variant={variants.shown}
+          onVariant={variants.onShow}
+          flags={variants.flags}
+        />
       </TabPanel>
       <TabPanel id="advanced">
         <p className="muted small">The whole world as JSON. Suggestions appear as you type (Ctrl+Space); problems are marked on their lines.</p>
@@ -294,7 +397,9 @@ export function WorldEditorPage({ project_id }: { project_id: string }) {
     setSelection(next);
     if (next) setTab('pathway');
   };
+  const [variant, setVariant] = useState('');
   const { world, problems } = draft;
+  const flags = world ? variantFlags(world, draft.opened) : [];
   return (
     <>
       <h1>{from ? 'New version of a world' : 'New world'}</h1>
@@ -303,13 +408,22 @@ export function WorldEditorPage({ project_id }: { project_id: string }) {
         against usual care. Every number in it is an assumption you can see and change.
       </p>
       <PlainError error={draft.sourceError} />
-      {!world && !from && <SampleChooser onWorld={draft.startFrom} />}
+      {!world && !from && <SampleChooser onWorld={draft.open} />}
       {world && (
         <>
           <h2 className="world-title">{world.name}</h2>
           {world.description && <p>{world.description}</p>}
-          <WorldTabs draft={draft} world={world} tab={tab} onTab={setTab} selection={selection} onSelect={setSelection} />
+          <WorldTabs
+            draft={draft}
+            world={world}
+            tab={tab}
+            onTab={setTab}
+            selection={selection}
+            onSelect={setSelection}
+            variants={{ shown: variant, onShow: setVariant, flags }}
+          />
           {problems && <ProblemList problems={problems} world={world} onSelect={selectAndShow} />}
+          <VariantFlags flags={flags} />
           <CheckAndSave project_id={project_id} draft={draft} world={world} />
         </>
       )}
@@ -327,8 +441,8 @@ function WorldSummary({ world }: { world: World }) {
     <>
       {world.description && <p>{world.description}</p>}
       <p>
-        Simulates {formatTime(world.horizon, world.time_unit)} after a warm-up of {formatTime(world.warm_up, world.time_unit)}, repeated{' '}
-        {formatNumber(world.replications)} times for each variant.
+        Simulates {sayTime(world, world.horizon)} after a warm-up of {sayTime(world, world.warm_up)}, repeated {formatNumber(world.replications)} times for each
+        variant.
       </p>
       <h2>What is compared</h2>
       <ul className="variants">

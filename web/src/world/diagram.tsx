@@ -1,42 +1,50 @@
 // The pathway diagram of a world: arrivals → steps → exits, each step with its duration and the resource it uses,
 // laid out top to bottom by dagre and drawn by React Flow. Selecting a node (click, or Tab to it and Enter) opens its
-// form; the diagram is read-only as a drawing (nothing is dragged or connected here: the form edits the world).
+// form; in the editor, dragging from a step's lower edge to another step connects them (the step's form does the
+// same by keyboard). A variant's changed steps are highlighted.
 import dagre from '@dagrejs/dagre';
 import { type Edge, Handle, MarkerType, type Node, type NodeProps, Position, ReactFlow, type ReactFlowInstance } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useEffect, useMemo, useRef } from 'react';
-import { type World, arrivalSummary, describeDuration, humanize, resourceName, stepEdges, stepKindName, stepName } from './model.ts';
+import { type World, arrivalName, arrivalSummary, describeDuration, resourceName, stepEdges, stepKindName, stepName } from './model.ts';
 
 const NODE_WIDTH = 210;
 const NODE_HEIGHT = 78;
 
 export type Selection = { kind: 'step' | 'arrival'; id: string } | null;
 
-type CardData = { title: string; kind: string; detail: string; resource?: string; tone: string; selected: boolean };
+type CardData = { title: string; kind: string; detail: string; resource?: string; tone: string; selected: boolean; changed: boolean; connectable: boolean };
 
 function Card({ data }: NodeProps<Node<CardData>>) {
   return (
-    <div className={`world-node tone-${data.tone}${data.selected ? ' is-selected' : ''}`}>
-      <Handle type="target" position={Position.Top} isConnectable={false} />
-      <span className="world-node-kind">{data.kind}</span>
+    <div className={`world-node tone-${data.tone}${data.selected ? ' is-selected' : ''}${data.changed ? ' is-changed' : ''}`}>
+      <Handle type="target" position={Position.Top} isConnectable={data.connectable && data.tone !== 'arrival'} />
+      <span className="world-node-kind">
+        {data.kind}
+        {data.changed ? <span className="world-node-changed"> · changed in this variant</span> : null}
+      </span>
       <strong className="world-node-title">{data.title}</strong>
       {data.detail && <span className="world-node-detail">{data.detail}</span>}
       {data.resource && <span className="world-node-resource">{data.resource}</span>}
-      <Handle type="source" position={Position.Bottom} isConnectable={false} />
+      <Handle type="source" position={Position.Bottom} isConnectable={data.connectable && data.tone !== 'exit'} />
     </div>
   );
 }
 const NODE_TYPES = { card: Card };
 
-function cards(world: World, selection: Selection): Array<{ id: string; data: CardData }> {
+type Marks = { selection: Selection; changed: Set<string>; connectable: boolean };
+
+function cards(world: World, { selection, changed, connectable }: Marks): Array<{ id: string; data: CardData }> {
   const arrivals = world.arrivals.map((a) => ({
     id: `arrival:${a.id}`,
     data: {
-      title: humanize(a.id),
+      title: arrivalName(world, a.id),
       kind: 'Arrivals',
       detail: arrivalSummary(world, a),
       tone: 'arrival',
       selected: selection?.kind === 'arrival' && selection.id === a.id,
+      changed: changed.has(`arrival:${a.id}`),
+      connectable,
     },
   }));
   const steps = world.steps.map((s) => {
@@ -52,6 +60,8 @@ function cards(world: World, selection: Selection): Array<{ id: string; data: Ca
         resource: resource ? `${resource}${count !== undefined ? ` (${count})` : ''}` : undefined,
         tone: s.kind,
         selected: selection?.kind === 'step' && selection.id === s.id,
+        changed: changed.has(`step:${s.id}`),
+        connectable,
       },
     };
   });
@@ -78,11 +88,11 @@ function links(world: World): Edge[] {
 }
 
 /** Top-to-bottom positions from dagre: arrivals first, exits last. */
-export function layoutWorld(world: World, selection: Selection): { nodes: Node<CardData>[]; edges: Edge[] } {
+export function layoutWorld(world: World, marks: Marks): { nodes: Node<CardData>[]; edges: Edge[] } {
   const graph = new dagre.graphlib.Graph();
   graph.setGraph({ rankdir: 'TB', nodesep: 30, ranksep: 50 });
   graph.setDefaultEdgeLabel(() => ({}));
-  const items = cards(world, selection);
+  const items = cards(world, marks);
   const edges = links(world);
   for (const item of items) graph.setNode(item.id, { width: NODE_WIDTH, height: NODE_HEIGHT });
   for (const edge of edges) graph.setEdge(edge.source, edge.target);
@@ -94,16 +104,31 @@ export function layoutWorld(world: World, selection: Selection): { nodes: Node<C
       type: 'card',
       data: item.data,
       position: { x: at.x - NODE_WIDTH / 2, y: at.y - NODE_HEIGHT / 2 },
-      ariaLabel: `${item.data.kind}: ${item.data.title}${item.data.detail ? `, ${item.data.detail}` : ''}${item.data.resource ? `, uses ${item.data.resource}` : ''}`,
+      ariaLabel: `${item.data.kind}: ${item.data.title}${item.data.detail ? `, ${item.data.detail}` : ''}${item.data.resource ? `, uses ${item.data.resource}` : ''}${item.data.changed ? ', changed in this variant' : ''}`,
       draggable: false,
-      connectable: false,
+      connectable: marks.connectable,
     };
   });
   return { nodes, edges };
 }
 
-export function WorldDiagram({ world, selection, onSelect }: { world: World; selection: Selection; onSelect?(selection: Selection): void }) {
-  const { nodes, edges } = useMemo(() => layoutWorld(world, selection), [world, selection]);
+const NO_CHANGES = new Set<string>();
+
+export function WorldDiagram({
+  world,
+  selection,
+  onSelect,
+  changed = NO_CHANGES,
+  onConnect,
+}: {
+  world: World;
+  selection: Selection;
+  onSelect?(selection: Selection): void;
+  changed?: Set<string>;
+  onConnect?(from: { kind: 'step' | 'arrival'; id: string }, to: string): void;
+}) {
+  const connectable = !!onConnect;
+  const { nodes, edges } = useMemo(() => layoutWorld(world, { selection, changed, connectable }), [world, selection, changed, connectable]);
   // the whole pathway stays in view when the screen turns or narrows
   const box = useRef<HTMLDivElement>(null);
   const flow = useRef<ReactFlowInstance<Node<CardData>, Edge> | null>(null);
@@ -130,7 +155,12 @@ export function WorldDiagram({ world, selection, onSelect }: { world: World; sel
         fitViewOptions={{ padding: 0.1 }}
         minZoom={0.2}
         nodesDraggable={false}
-        nodesConnectable={false}
+        nodesConnectable={connectable}
+        onConnect={(connection) => {
+          const [kind, id] = connection.source.split(/:(.*)/s) as ['step' | 'arrival', string];
+          const [, to] = connection.target.split(/:(.*)/s) as [string, string];
+          if (to) onConnect?.({ kind, id }, to);
+        }}
         elementsSelectable={!!onSelect}
         nodesFocusable={!!onSelect}
         edgesFocusable={false}

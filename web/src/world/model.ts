@@ -4,12 +4,25 @@
 // the shape is kept loosely here: the validator on the server is the judge.
 import { problemSentence } from '../../../domain/simulation/problemWords.ts';
 import { stillWaitingSays } from '../../../domain/simulation/words.ts';
+import {
+  RATE_WORDS,
+  type RateUnit,
+  TIME_UNIT_ONE,
+  type TimeUnit,
+  fromWorld,
+  isRateUnit,
+  isTimeUnit,
+  naturalRateUnit,
+  naturalTimeUnit,
+  toWorld,
+} from './quantities.ts';
 
 export type Parameter = number | { setting: string };
 export type Distribution = { dist: string; [field: string]: unknown };
 export type Setting = { value: number; unit: string; source: unknown; description?: string };
 export type Step = {
   id: string;
+  label?: string;
   kind: string;
   next?: string;
   resource?: string;
@@ -22,7 +35,7 @@ export type Step = {
   queue_limit?: { to?: string };
   [field: string]: unknown;
 };
-export type Arrival = { id: string; kind: string; to_step: string; rate?: Parameter; [field: string]: unknown };
+export type Arrival = { id: string; label?: string; kind: string; to_step: string; rate?: Parameter; [field: string]: unknown };
 export type Resource = { id: string; label?: string; capacity: Parameter; shifts?: unknown[]; [field: string]: unknown };
 export type Measure = { id: string; label?: string; kind: string; unit: string; [field: string]: unknown };
 export type Variant = {
@@ -55,9 +68,15 @@ export function isWorld(value: unknown): value is World {
   return !!w && typeof w === 'object' && Array.isArray(w.steps) && Array.isArray(w.arrivals) && Array.isArray(w.resources);
 }
 
-/** `discharged_from_service` → `Discharged from service`: an id read as words. */
+/** Abbreviations an id writes in lower case that people write in capitals. */
+const ACRONYMS = new Set(['gp', 'gps', 'ct', 'mri', 'ai', 'icu', 'nhs', 'ecg', 'ed', 'ae', 'hdu', 'ent', 'ot', 'uk', 'ok']);
+/** `discharged_from_service` → `Discharged from service`, `gp_appointment` → `GP appointment`: an id read as words. */
 export function humanize(id: string): string {
-  const words = id.replaceAll('_', ' ').trim();
+  const words = id
+    .split('_')
+    .filter(Boolean)
+    .map((word) => (ACRONYMS.has(word) ? word.toUpperCase() : word))
+    .join(' ');
   return words ? words[0]!.toUpperCase() + words.slice(1) : id;
 }
 
@@ -70,8 +89,9 @@ export const measureName = (world: World | undefined, id: string): string => {
   const label = world?.measured.find((m) => m.id === id)?.label ?? humanize(id);
   return label[0]!.toUpperCase() + label.slice(1);
 };
-/** Steps have no label in WorldSpec 1.0.0: their id, read as words. */
-export const stepName = (_world: World, id: string): string => humanize(id);
+/** A step by its label, or its id read as words when it has none. */
+export const stepName = (world: World, id: string): string => world.steps.find((s) => s.id === id)?.label ?? humanize(id);
+export const arrivalName = (world: World, id: string): string => world.arrivals.find((a) => a.id === id)?.label ?? humanize(id);
 
 // ---------- numbers ----------
 const SIGNIFICANT = 3;
@@ -88,10 +108,19 @@ export function formatCurrency(value: number | null | undefined, currency: strin
   return value.toLocaleString('en-GB', { style: 'currency', currency, maximumFractionDigits: Math.abs(value) >= 100 ? 0 : 2 });
 }
 
-const TIME_UNIT_ONE: Record<string, string> = { minutes: 'minute', hours: 'hour', days: 'day' };
 /** `8 days`, `1 day`, `0.5 hours`. */
 export function formatTime(value: number, unit: string): string {
-  return `${formatNumber(value)} ${value === 1 ? (TIME_UNIT_ONE[unit] ?? unit) : unit}`;
+  return `${formatNumber(value)} ${value === 1 ? (TIME_UNIT_ONE[unit as TimeUnit] ?? unit) : unit}`;
+}
+
+/** A duration in world time units said in the unit people would say it in (40,320 minutes → 28 days), or in `unit`. */
+export function sayTime(world: World, value: number, unit: TimeUnit = naturalTimeUnit(value, world.time_unit)): string {
+  return formatTime(fromWorld(value, unit, world.time_unit), unit);
+}
+
+/** A rate per world time unit said per hour, day or minute (`4 an hour`). */
+export function sayRate(world: World, value: number, unit: RateUnit = naturalRateUnit(value, world.time_unit)): string {
+  return `${formatNumber(fromWorld(value, unit, world.time_unit))} ${RATE_WORDS[unit]}`;
 }
 
 /** A measure's value with its unit in words: times with their unit, shares as percentages, counts as counts. */
@@ -186,26 +215,35 @@ export function unitWords(unit: string): string {
   return words[unit] ?? humanize(unit).toLowerCase();
 }
 
-const RATE_WORDS: Record<string, string> = { per_minute: 'a minute', per_hour: 'an hour', per_day: 'a day' };
 /** A setting's value in its own unit: probabilities and fractions as percentages, times and rates with their unit. */
 export function formatSetting(value: number, unit: string): string {
   if (unit === 'probability' || unit === 'fraction') return `${formatNumber(Number((value * 100).toPrecision(10)))}%`;
-  if (unit in TIME_UNIT_ONE) return formatTime(value, unit);
-  if (unit in RATE_WORDS) return `${formatNumber(value)} ${RATE_WORDS[unit]}`;
+  if (isTimeUnit(unit)) return formatTime(value, unit);
+  if (isRateUnit(unit)) return `${formatNumber(value)} ${RATE_WORDS[unit]}`;
   if (/^[A-Z]{3}$/.test(unit)) return formatCurrency(value, unit);
   return formatNumber(value);
 }
 
-/** A setting's name for a person: its description when it has one, else its name as words. */
+/** A setting's name for a person: its description when it has one, else its name as words (`p_gp` → `Share: GP`). */
 export function settingName(world: World, name: string): string {
-  return world.settings[name]?.description ?? humanize(name);
+  const description = world.settings[name]?.description;
+  if (description) return description[0]!.toUpperCase() + description.slice(1);
+  return name.startsWith('p_') ? `Share: ${humanize(name.slice(2)).replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase())}` : humanize(name);
 }
 
 // ---------- parameters and distributions ----------
+/** The setting a parameter names, or null for a plain number. */
+export const settingOf = (parameter: unknown): string | null => (parameter as { setting?: string } | null)?.setting ?? null;
+
+/**
+ * A parameter as the engine reads it: a plain number as it is (in the world's time unit, a rate per world time unit),
+ * a setting converted from its own unit (20 minutes in a world counted in days is 0.0139).
+ */
 export function parameterValue(world: World, parameter: unknown): number | null {
   if (typeof parameter === 'number') return parameter;
-  const setting = (parameter as { setting?: string } | null)?.setting;
-  return setting ? (world.settings[setting]?.value ?? null) : null;
+  const setting = settingOf(parameter);
+  const named = setting ? world.settings[setting] : undefined;
+  return named ? toWorld(named.value, named.unit, world.time_unit) : null;
 }
 
 export const DISTRIBUTIONS: Record<string, { name: string; fields: Array<{ key: string; label: string }> }> = {
@@ -242,36 +280,39 @@ export const DISTRIBUTIONS: Record<string, { name: string; fields: Array<{ key: 
   },
 };
 
-/** "about 8 days on average (log-normal, spread 5 days)". */
+/** The values of a duration in world time units, by field (a setting converted from its unit); null where one is missing. */
+function durationValues(world: World, duration: Distribution, keys: string[]): number[] | null {
+  const values = keys.map((key) => parameterValue(world, duration[key]));
+  return values.every((v) => v !== null) ? (values as number[]) : null;
+}
+
+/** One unit for all the values of a duration, the one its typical value is said in. */
+function sayTimes(world: World, values: number[], typical: number): string[] {
+  const unit = naturalTimeUnit(typical, world.time_unit);
+  return values.map((value) => sayTime(world, value, unit));
+}
+
+/** "8 days on average", "2 to 15 minutes, most often 6 minutes", each time in the unit people would say it in. */
 export function describeDuration(world: World, duration: Distribution | undefined): string {
   if (!duration) return '';
-  const unit = world.time_unit;
-  const value = (key: string) => parameterValue(world, duration[key]);
-  const time = (key: string) => {
-    const v = value(key);
-    return v === null ? 'a setting' : formatTime(v, unit);
+  const fields: Record<string, { keys: string[]; typical: (v: number[]) => number; say: (t: string[]) => string }> = {
+    fixed: { keys: ['value'], typical: (v) => v[0]!, say: (t) => t[0]! },
+    exponential: { keys: ['mean'], typical: (v) => v[0]!, say: (t) => `${t[0]} on average` },
+    lognormal: { keys: ['mean'], typical: (v) => v[0]!, say: (t) => `${t[0]} on average` },
+    normal: { keys: ['mean', 'sd'], typical: (v) => v[0]!, say: (t) => `around ${t[0]} (spread ${t[1]})` },
+    uniform: { keys: ['min', 'max'], typical: (v) => (v[0]! + v[1]!) / 2, say: (t) => `${t[0]} to ${t[1]}` },
+    triangular: { keys: ['min', 'mode', 'max'], typical: (v) => v[1]!, say: (t) => `${t[0]} to ${t[2]}, most often ${t[1]}` },
   };
-  switch (duration.dist) {
-    case 'fixed':
-      return time('value');
-    case 'exponential':
-      return `${time('mean')} on average`;
-    case 'lognormal':
-      return `${time('mean')} on average`;
-    case 'uniform':
-      return `${time('min')} to ${time('max')}`;
-    case 'triangular':
-      return `${time('min')} to ${time('max')}, most often ${time('mode')}`;
-    case 'gamma': {
-      const shape = value('shape');
-      const scale = value('scale');
-      return shape !== null && scale !== null ? `${formatTime(shape * scale, unit)} on average` : 'gamma';
-    }
-    case 'empirical':
-      return 'from observed values';
-    default:
-      return duration.dist;
+  if (duration.dist === 'gamma') {
+    const shape = typeof duration.shape === 'number' ? duration.shape : parameterValue(world, duration.shape);
+    const scale = parameterValue(world, duration.scale);
+    return shape !== null && scale !== null ? `${sayTime(world, shape * scale)} on average` : 'varies (gamma)';
   }
+  if (duration.dist === 'empirical') return 'from observed values';
+  const known = fields[duration.dist];
+  if (!known) return humanize(duration.dist);
+  const values = durationValues(world, duration, known.keys);
+  return values ? known.say(sayTimes(world, values, known.typical(values))) : 'a setting not yet given';
 }
 
 const STEP_KINDS: Record<string, string> = {
@@ -303,22 +344,44 @@ export function stepEdges(world: World, step: Step): Array<{ to: string; label?:
   return edges;
 }
 
+/** Arrivals in a week of a rate table, as the engine reads it (a one-day table repeats every day; `scale` multiplies). */
+export function timetableWeek(world: World, arrival: Arrival): number {
+  const rows = (arrival.rates_per_hour as number[][] | undefined) ?? [];
+  const scale = arrival.scale === undefined ? 1 : (parameterValue(world, arrival.scale) ?? 1);
+  const total = rows.reduce((sum, row) => sum + row.reduce((a, b) => a + b, 0), 0);
+  return (rows.length === 1 ? total * 7 : total) * scale;
+}
+
+/** How people arrive, with the rate in the unit its setting is given in (`about 4 an hour, at random`). */
 export function arrivalSummary(world: World, arrival: Arrival): string {
-  const unit = TIME_UNIT_ONE[world.time_unit] ?? world.time_unit;
   if (arrival.kind === 'poisson') {
     const rate = parameterValue(world, arrival.rate);
-    return rate === null ? 'at random' : `about ${formatNumber(rate)} a ${unit}, at random`;
+    const unit = world.settings[settingOf(arrival.rate) ?? '']?.unit;
+    const groups = arrival.batch_sizes ? ' (in groups)' : '';
+    return rate === null ? 'at random' : `about ${sayRate(world, rate, unit && isRateUnit(unit) ? unit : undefined)}, at random${groups}`;
   }
-  if (arrival.kind === 'renewal') return 'at intervals drawn from a distribution';
-  if (arrival.kind === 'scheduled') return 'at scheduled times';
-  if (arrival.kind === 'rate_table') return 'by hour of the week';
+  if (arrival.kind === 'renewal') {
+    const every = describeDuration(world, arrival.interarrival as Distribution | undefined);
+    return every ? `one every ${every}` : 'at intervals drawn from a distribution';
+  }
+  if (arrival.kind === 'scheduled') {
+    const count = (arrival.times as number[] | undefined)?.length ?? 0;
+    const period = typeof arrival.period === 'number' ? ` every ${sayTime(world, arrival.period)}` : '';
+    return `${formatNumber(count)} at set times${period}`;
+  }
+  if (arrival.kind === 'rate_table') {
+    const week = timetableWeek(world, arrival);
+    return (arrival.rates_per_hour as unknown[]).length === 1
+      ? `about ${formatNumber(week / 7)} a day, by hour of the day`
+      : `about ${formatNumber(week)} a week, by hour of the week`;
+  }
   return humanize(arrival.kind);
 }
 
 // ---------- problems: a JSON pointer as a place in words ----------
 const COLLECTIONS: Record<string, { one: string; name?: (world: World, index: number) => string | undefined }> = {
   steps: { one: 'step', name: (w, i) => (w.steps[i] ? stepName(w, w.steps[i]!.id) : undefined) },
-  arrivals: { one: 'arrivals', name: (w, i) => (w.arrivals[i] ? humanize(w.arrivals[i]!.id) : undefined) },
+  arrivals: { one: 'arrivals', name: (w, i) => (w.arrivals[i] ? arrivalName(w, w.arrivals[i]!.id) : undefined) },
   resources: { one: 'resource', name: (w, i) => (w.resources[i] ? resourceName(w, w.resources[i]!.id) : undefined) },
   measured: { one: 'measure', name: (w, i) => (w.measured[i] ? measureName(w, w.measured[i]!.id) : undefined) },
   variants: { one: 'variant', name: (w, i) => w.variants[i]?.label },
@@ -346,7 +409,14 @@ export function placeInWords(world: World | null, pointer: string): string {
   const collection = COLLECTIONS[head!];
   if (collection && second !== undefined) {
     const index = Number(second);
-    const named = world && Number.isInteger(index) ? collection.name?.(world, index) : head === 'settings' ? humanize(second) : undefined;
+    const named =
+      world && Number.isInteger(index)
+        ? collection.name?.(world, index)
+        : head === 'settings'
+          ? world
+            ? settingName(world, second)
+            : humanize(second)
+          : undefined;
     const where = `${humanize(collection.one)} ${named ? `“${named}”` : Number.isInteger(index) ? index + 1 : `“${humanize(second)}”`}`;
     const tail = rest.filter((p) => !/^\d+$/.test(p)).map((p) => humanize(p).toLowerCase());
     return tail.length ? `${where}: ${tail.join(', ')}` : where;

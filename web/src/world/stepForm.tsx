@@ -3,21 +3,27 @@
 // A value that comes from a named setting edits the setting (and says so: other steps may share it).
 import { useEffect, useId, useState } from 'react';
 import {
-  type Arrival,
   DISTRIBUTIONS,
   type Distribution,
   type Parameter,
   type Step,
   type World,
-  humanize,
+  formatNumber,
   parameterValue,
   resourceName,
+  settingName,
+  settingOf,
   stepKindName,
   stepName,
   withResource,
   withSetting,
   withStep,
 } from './model.ts';
+import { idFrom, removalWords, removeStep } from './edit.ts';
+import { RATE_UNITS, TIME_UNITS, UNIT_CHOICES, fromPercent, fromWorld, naturalRateUnit, naturalTimeUnit, toPercent, toWorld } from './quantities.ts';
+
+/** The shares of a decision's options added up (1 when they are complete). */
+const shareTotal = (world: World, step: Step) => (step.options ?? []).reduce((sum, o) => sum + (parameterValue(world, o.probability) ?? 0), 0);
 
 /** A number input that keeps what is typed and reports only numbers. */
 export function NumberInput({
@@ -27,12 +33,14 @@ export function NumberInput({
   hint,
   onChange,
   min,
+  max,
 }: {
   label: string;
   value: number | null;
   unit?: string;
   hint?: string;
   min?: number;
+  max?: number;
   onChange(value: number): void;
 }) {
   const id = useId();
@@ -40,7 +48,8 @@ export function NumberInput({
   useEffect(() => {
     setText((current) => (Number(current) === value ? current : value === null ? '' : String(value)));
   }, [value]);
-  const invalid = text.trim() !== '' && (!Number.isFinite(Number(text)) || (min !== undefined && Number(text) < min));
+  const outside = (number: number) => (min !== undefined && number < min) || (max !== undefined && number > max);
+  const invalid = text.trim() !== '' && (!Number.isFinite(Number(text)) || outside(Number(text)));
   return (
     <div className="field">
       <label htmlFor={id}>
@@ -56,19 +65,19 @@ export function NumberInput({
         onChange={(event) => {
           setText(event.target.value);
           const number = Number(event.target.value);
-          if (event.target.value.trim() !== '' && Number.isFinite(number) && (min === undefined || number >= min)) onChange(number);
+          if (event.target.value.trim() !== '' && Number.isFinite(number) && !outside(number)) onChange(number);
         }}
       />
       {(hint || invalid) && (
         <span id={`${id}-hint`} className={invalid ? 'field-problem' : 'muted small'}>
-          {invalid ? `Type a number${min !== undefined ? ` of at least ${min}` : ''}.` : hint}
+          {invalid ? `Type a number${min !== undefined ? ` of at least ${min}` : ''}${max !== undefined ? ` and at most ${max}` : ''}.` : hint}
         </span>
       )}
     </div>
   );
 }
 
-function Choice({
+export function Choice({
   label,
   value,
   options,
@@ -94,39 +103,122 @@ function Choice({
   );
 }
 
-/** One parameter: a number, or a setting's value (edited in the setting, in its own unit). */
-function ParameterInput({
+export type Quantity = 'time' | 'rate' | 'share' | 'count';
+
+/** The unit select beside a duration or a rate: the number is read in the chosen unit. */
+function UnitChoice({ label, quantity, unit, onChange }: { label: string; quantity: Quantity; unit: string; onChange(unit: string): void }) {
+  const units = quantity === 'time' ? TIME_UNITS : RATE_UNITS;
+  return (
+    <select className="unit-select" aria-label={`Unit of ${label.toLowerCase()}`} value={unit} onChange={(e) => onChange(e.target.value)}>
+      {units.map((u) => (
+        <option key={u} value={u}>
+          {UNIT_CHOICES[u]}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/**
+ * One parameter as people say it: a duration or a rate with a unit they choose, a share as a percentage, a count. A
+ * plain number is stored in the world's time unit (converted exactly); a setting is shown and edited in its own unit
+ * (changing the unit converts its value), and says that it is shared.
+ */
+export function QuantityInput({
   world,
   label,
-  unit,
+  quantity,
   parameter,
   onWorld,
   onValue,
   min,
+  hint,
+  owner,
+  onParameter,
 }: {
   world: World;
   label: string;
-  unit: string;
+  quantity: Quantity;
   parameter: Parameter | undefined;
   onWorld(world: World): void;
   onValue(value: number): void;
   min?: number;
+  hint?: string;
+  /** what the value belongs to ("Triage"), to name the setting it may become */
+  owner?: string;
+  /** given: a plain number can become a named setting, so variants can change it (the world has the setting added) */
+  onParameter?(world: World, parameter: Parameter): void;
 }) {
-  const setting = typeof parameter === 'object' && parameter ? parameter.setting : null;
-  if (setting) {
-    const named = world.settings[setting];
-    return (
+  const setting = settingOf(parameter);
+  const named = setting ? world.settings[setting] : undefined;
+  const worldValue = parameterValue(world, parameter);
+  // the unit people would say the value in, chosen once: it does not jump while a number is typed
+  const [chosen, setChosen] = useState<string>(() => naturalUnit(quantity, worldValue ?? 1, world));
+  const unit = named ? named.unit : chosen;
+  const share = quantity === 'share';
+  const shown = named ? named.value : worldValue === null ? null : fromWorld(worldValue, unit, world.time_unit);
+  const withUnit = quantity === 'time' || quantity === 'rate';
+  return (
+    <div className="quantity">
       <NumberInput
         label={label}
-        unit={named ? humanize(named.unit).toLowerCase() : unit}
-        value={named?.value ?? null}
+        unit={share ? '%' : undefined}
+        value={shown === null ? null : share ? toPercent(shown) : shown}
         min={min}
-        hint={`From the setting “${humanize(setting)}”: changing it here changes it wherever it is used, and variants may change it.`}
-        onChange={(value) => onWorld(withSetting(world, setting, value))}
+        max={share ? 100 : undefined}
+        hint={[hint, setting && sharedHint(world, setting)].filter(Boolean).join(' ') || undefined}
+        onChange={(typed) => {
+          const value = share ? fromPercent(typed) : typed;
+          if (setting) onWorld(withSetting(world, setting, value));
+          else onValue(toWorld(value, unit, world.time_unit));
+        }}
       />
-    );
-  }
-  return <NumberInput label={label} unit={unit} value={parameterValue(world, parameter)} min={min} onChange={onValue} />;
+      {withUnit && (
+        <UnitChoice
+          label={label}
+          quantity={quantity}
+          unit={unit}
+          onChange={(next) => (setting ? onWorld(withSettingUnit(world, setting, next)) : setChosen(next))}
+        />
+      )}
+      {onParameter && !setting && worldValue !== null && (
+        <button type="button" className="link-button share-button" onClick={() => shareValue(world, { label, owner, quantity, unit, worldValue }, onParameter)}>
+          Let variants change it
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The unit a plain value is first shown in: the one people would say it in (a count or a share has its own). */
+function naturalUnit(quantity: Quantity, value: number, world: World): string {
+  if (quantity === 'time') return naturalTimeUnit(value, world.time_unit);
+  return quantity === 'rate' ? naturalRateUnit(value, world.time_unit) : quantity;
+}
+
+const sharedHint = (world: World, setting: string) =>
+  `From the setting “${settingName(world, setting)}”: changing it here changes it wherever it is used, and variants may change it.`;
+
+/** A setting said in another unit: its value converted, so what the engine runs stays the same. */
+function withSettingUnit(world: World, name: string, unit: string): World {
+  const named = world.settings[name];
+  if (!named) return world;
+  const value = fromWorld(toWorld(named.value, named.unit, world.time_unit), unit, world.time_unit);
+  return { ...world, settings: { ...world.settings, [name]: { ...named, value, unit } } };
+}
+
+/** A plain number made a named setting in the unit it is shown in, so a variant can change it. */
+function shareValue(
+  world: World,
+  value: { label: string; owner?: string; quantity: Quantity; unit: string; worldValue: number },
+  onParameter: (world: World, parameter: Parameter) => void,
+) {
+  const owner = value.owner && /^[A-Z][a-z]/.test(value.owner) ? value.owner[0]!.toLowerCase() + value.owner.slice(1) : value.owner;
+  const description = owner ? `${value.label}, ${owner}` : value.label;
+  const name = idFrom(description, new Set(Object.keys(world.settings)), 'value');
+  const unit = value.quantity === 'share' ? 'probability' : value.quantity === 'count' ? 'count' : value.unit;
+  const setting = { value: fromWorld(value.worldValue, unit, world.time_unit), unit, source: { kind: 'user_declared' }, description };
+  onParameter({ ...world, settings: { ...world.settings, [name]: setting } }, { setting: name });
 }
 
 function DurationForm({ world, step, onWorld }: { world: World; step: Step; onWorld(world: World): void }) {
@@ -157,15 +249,17 @@ function DurationForm({ world, step, onWorld }: { world: World; step: Step; onWo
             onChange={changeFamily}
           />
           {known.fields.map((field) => (
-            <ParameterInput
+            <QuantityInput
               key={field.key}
               world={world}
               label={field.label}
-              unit={field.key === 'shape' ? '' : world.time_unit}
+              quantity={field.key === 'shape' ? 'count' : 'time'}
               parameter={duration[field.key] as Parameter}
               min={0}
               onWorld={onWorld}
               onValue={(value) => setDuration({ ...duration, [field.key]: value })}
+              owner={stepName(world, step.id)}
+              onParameter={(next, parameter) => onWorld(withStep(next, { ...step, duration: { ...duration, [field.key]: parameter } }))}
             />
           ))}
         </>
@@ -189,18 +283,63 @@ function ResourceForm({ world, step, onWorld }: { world: World; step: Step; onWo
       />
       {resource &&
         (resource.shifts ? (
-          <p className="muted small">{resourceName(world, resource.id)} work in shifts: edit them in the Advanced tab.</p>
+          <p className="muted small">{resourceName(world, resource.id)} work in shifts: change them under “Staff and equipment” in the whole world's form.</p>
         ) : (
-          <ParameterInput
+          <QuantityInput
             world={world}
             label={`How many ${resourceName(world, resource.id).toLowerCase()} at once`}
-            unit="count"
+            quantity="count"
             parameter={resource.capacity}
             min={0}
             onWorld={onWorld}
             onValue={(value) => onWorld(withResource(world, { ...resource, capacity: value }))}
+            owner={resourceName(world, resource.id)}
+            onParameter={(next, capacity) => onWorld(withResource(next, { ...resource, capacity }))}
           />
         ))}
+    </fieldset>
+  );
+}
+
+/** A decision's ways out: each with its share (a percentage) and where it goes; a way can be added or taken away. */
+function SharesForm({ world, step, onWorld }: { world: World; step: Step; onWorld(world: World): void }) {
+  const options = step.options ?? [];
+  const setOptions = (next: typeof options) => onWorld(withStep(world, { ...step, options: next }));
+  const others = world.steps.filter((s) => s.id !== step.id).map((s) => ({ value: s.id, label: stepName(world, s.id) }));
+  return (
+    <fieldset className="step-fieldset">
+      <legend>Where people go, and how often</legend>
+      {options.map((option, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: options are positional (two may lead to the same step) and the form never reorders them
+        <div className="way" key={index}>
+          <QuantityInput
+            world={world}
+            label={`Share going to ${stepName(world, option.next)}`}
+            quantity="share"
+            parameter={option.probability}
+            min={0}
+            onWorld={onWorld}
+            onValue={(value) => setOptions(options.map((o, i) => (i === index ? { ...o, probability: value } : o)))}
+            owner={stepName(world, step.id)}
+            onParameter={(next, probability) => onWorld(withStep(next, { ...step, options: options.map((o, i) => (i === index ? { ...o, probability } : o)) }))}
+          />
+          <Choice
+            label={`Way ${index + 1} goes to`}
+            value={option.next}
+            options={others}
+            onChange={(next) => setOptions(options.map((o, i) => (i === index ? { ...o, next } : o)))}
+          />
+          {options.length > 1 && (
+            <button type="button" className="link-button" onClick={() => setOptions(options.filter((_, i) => i !== index))}>
+              Take away way {index + 1}
+            </button>
+          )}
+        </div>
+      ))}
+      <button type="button" className="link-button" onClick={() => setOptions([...options, { probability: 0, next: others[0]?.value ?? step.id }])}>
+        Add a way
+      </button>
+      <p className="muted small">The shares must add up to 100% (now {formatNumber(toPercent(shareTotal(world, step)))}%).</p>
     </fieldset>
   );
 }
@@ -209,71 +348,76 @@ function NextForm({ world, step, onWorld }: { world: World; step: Step; onWorld(
   const others = world.steps.filter((s) => s.id !== step.id).map((s) => ({ value: s.id, label: stepName(world, s.id) }));
   if (step.next !== undefined)
     return <Choice label="Then goes to" value={step.next} options={others} onChange={(next) => onWorld(withStep(world, { ...step, next }))} />;
-  if (step.by === 'probability' && step.options)
-    return (
-      <fieldset className="step-fieldset">
-        <legend>Where people go, and how often</legend>
-        {step.options.map((option, index) => (
-          <ParameterInput
-            // biome-ignore lint/suspicious/noArrayIndexKey: options are positional (two may lead to the same step) and the form never reorders them
-            key={`${option.next}-${index}`}
-            world={world}
-            label={`Share going to ${stepName(world, option.next)}`}
-            unit="probability, 0 to 1"
-            parameter={option.probability}
-            min={0}
-            onWorld={onWorld}
-            onValue={(value) => onWorld(withStep(world, { ...step, options: step.options!.map((o, i) => (i === index ? { ...o, probability: value } : o)) }))}
-          />
-        ))}
-        <p className="muted small">The shares must add up to 1.</p>
-      </fieldset>
-    );
+  if (step.by === 'probability' && step.options) return <SharesForm world={world} step={step} onWorld={onWorld} />;
   if (step.options) return <p className="muted small">This decision routes by rules or characteristics: edit them in the Advanced tab.</p>;
   return null;
 }
 
-export function StepForm({ world, step, onWorld }: { world: World; step: Step; onWorld(world: World): void }) {
+/** The name people know a step or an arrival stream by (its label); the id underneath stays as it is. */
+export function NameField({ value, onChange }: { value: string; onChange(label: string): void }) {
+  const id = useId();
   return (
-    <div className="step-form" data-testid="step-form">
-      <h3>
-        {stepName(world, step.id)} <span className="muted small">· {stepKindName(step.kind)}</span>
-      </h3>
-      {step.kind === 'exit' && <p className="muted">People leave the pathway here.</p>}
-      {step.resource !== undefined && step.kind === 'service' && <ResourceForm world={world} step={step} onWorld={onWorld} />}
-      {step.duration && <DurationForm world={world} step={step} onWorld={onWorld} />}
-      {(step.kind === 'seize' || step.kind === 'release') && <p className="muted small">Resource: {resourceName(world, step.resource)}.</p>}
-      <NextForm world={world} step={step} onWorld={onWorld} />
+    <div className="field">
+      <label htmlFor={id}>Name</label>
+      <input id={id} value={value} onChange={(e) => onChange(e.target.value)} />
     </div>
   );
 }
 
-export function ArrivalForm({ world, arrival, onWorld }: { world: World; arrival: Arrival; onWorld(world: World): void }) {
-  const unit = { minutes: 'a minute', hours: 'an hour', days: 'a day' }[world.time_unit];
-  const setArrival = (next: Arrival) => onWorld({ ...world, arrivals: world.arrivals.map((a) => (a.id === arrival.id ? next : a)) });
+/** Removing asks first, naming what depends on what is removed and what will happen to it. */
+export function RemoveButton({ what, consequences, onRemove, refusal }: { what: string; consequences: string[]; onRemove(): void; refusal?: string }) {
+  const [asking, setAsking] = useState(false);
+  if (refusal) return <p className="muted small">{refusal}</p>;
+  if (!asking)
+    return (
+      <button type="button" className="link-button danger" onClick={() => setAsking(true)}>
+        Remove {what}
+      </button>
+    );
+  return (
+    <div className="warning" role="alert" data-testid="remove-confirm">
+      <p>
+        Remove {what}?{consequences.length === 0 ? ' Nothing else depends on it.' : ''}
+      </p>
+      {consequences.length > 0 && (
+        <ul>
+          {consequences.map((c) => (
+            <li key={c}>{c}</li>
+          ))}
+        </ul>
+      )}
+      <div className="row">
+        <button type="button" onClick={onRemove}>
+          Remove it
+        </button>
+        <button type="button" onClick={() => setAsking(false)}>
+          Keep it
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function StepForm({ world, step, onWorld, onRemoved }: { world: World; step: Step; onWorld(world: World): void; onRemoved(): void }) {
+  const name = stepName(world, step.id);
   return (
     <div className="step-form" data-testid="step-form">
       <h3>
-        {humanize(arrival.id)} <span className="muted small">· Arrivals</span>
+        {name} <span className="muted small">· {stepKindName(step.kind)}</span>
       </h3>
-      {arrival.kind === 'poisson' ? (
-        <ParameterInput
-          world={world}
-          label="Arrivals on average"
-          unit={unit}
-          parameter={arrival.rate}
-          min={0}
-          onWorld={onWorld}
-          onValue={(rate) => setArrival({ ...arrival, rate })}
-        />
-      ) : (
-        <p className="muted">These arrivals follow a timetable or a weekly pattern: edit them in the Advanced tab.</p>
-      )}
-      <Choice
-        label="First step"
-        value={arrival.to_step}
-        options={world.steps.map((s) => ({ value: s.id, label: stepName(world, s.id) }))}
-        onChange={(to_step) => setArrival({ ...arrival, to_step })}
+      <NameField value={step.label ?? name} onChange={(label) => onWorld(withStep(world, { ...step, label: label.trim() ? label : undefined }))} />
+      {step.kind === 'exit' && <p className="muted">People leave the pathway here.</p>}
+      {step.resource !== undefined && <ResourceForm world={world} step={step} onWorld={onWorld} />}
+      {step.duration && <DurationForm world={world} step={step} onWorld={onWorld} />}
+      <NextForm world={world} step={step} onWorld={onWorld} />
+      <RemoveButton
+        what={`“${name}”`}
+        consequences={removalWords(world, step.id)}
+        refusal={world.steps.length === 1 ? 'A world needs at least one step: add another before removing this one.' : undefined}
+        onRemove={() => {
+          onWorld(removeStep(world, step.id));
+          onRemoved();
+        }}
       />
     </div>
   );
