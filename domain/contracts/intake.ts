@@ -128,6 +128,9 @@ export const IntakeDraft = Type.Object({
   finished_at: Type.Union([Timestamp, Type.Null()]),
 });
 
+/** A draft in a project's list: its state, cost and failure, without the drafted document (read with getIntakeDraft). */
+export const IntakeDraftListItem = Type.Omit(IntakeDraft, ['spec', 'dropped_citations', 'dropped_claims']);
+
 export const ConfirmIntakeBody = Type.Object(
   {
     spec: IntakeSpecDoc,

@@ -4,6 +4,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperator } from '../../runtime/operator.ts';
+import { createDraft, markDraftEnded, markDraftStarted } from '../../store/intake/drafts.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import { launchBrowser, newPage, screenshot, signInThroughForm } from '../support/browser.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
@@ -107,6 +108,47 @@ describe('the project page', () => {
     await page.getByTestId('decision').first().waitFor();
     await expect(page.getByTestId('breadcrumb').textContent()).resolves.toBe('ProjectsFalls clinic waiting listEvaluation plan');
     await expect(page.getByText(/Projects \/ Project \//).isVisible()).resolves.toBe(false);
+  });
+
+  it('shows an intake draft that failed, in words, with Try again that leads back to the material', async () => {
+    const user = await signedInOwner(service, 'web-failed-draft');
+    const project = await http(service, 'POST', '/v1/projects', { token: user.session, body: { title: 'Wound photo triage', org_id: user.org_id } });
+    // a draft whose hosted provider stayed away: the row as the drafting workflow leaves it
+    const draft = await service.db.transaction(async (tx) => {
+      const created = await createDraft(tx, {
+        project_id: project.body.id,
+        org_id: user.org_id,
+        source_ids: [],
+        skipped_source_ids: [],
+        byok_provider: null,
+        credits_max: 40,
+        created_by: user.user_id,
+      });
+      await markDraftStarted(tx, created.id);
+      await markDraftEnded(tx, {
+        id: created.id,
+        status: 'failed',
+        error: { code: 'ProviderUnavailable', message: 'openai did not answer within 120 seconds, 4 times' },
+        usage: null,
+      });
+      return created;
+    });
+    const { page } = await newPage(browser);
+    await signInThroughForm(page, service, user);
+    await page.goto(`${service.url}/projects/${project.body.id}`);
+    const steps = page.getByTestId('project-steps');
+    const failedStep = steps.getByTestId('step-failed');
+    await failedStep.waitFor();
+    await expect(failedStep.textContent()).resolves.toContain('Drafting failed');
+    await expect(failedStep.getByTestId('step-failure').textContent()).resolves.toBe(
+      "The AI provider can't be reached from this server, or it is too busy to answer. Nothing was charged.",
+    );
+    // biome-ignore lint/performance/useDomNodeTextContent: what is on screen is the point (a closed disclosure's content is not)
+    expect(await steps.innerText()).not.toMatch(/ProviderUnavailable|openai|retried/);
+    await expect(failedStep.getByRole('link', { name: 'See the failed draft' }).getAttribute('href')).resolves.toContain(draft.id);
+    await screenshot(page, 'project-draft-failed');
+    await failedStep.getByRole('link', { name: 'Try again' }).click();
+    await page.waitForURL(/#material-heading$/);
   });
 
   it('tells an organization with no credits how to add them on this service', async () => {

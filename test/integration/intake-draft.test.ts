@@ -246,6 +246,7 @@ describe('drafting with the offline provider (the embedded default)', () => {
       body: { source_ids: [sources.get('brief.txt').id] },
     });
     expect(foreign.status).toBe(404);
+    expect((await http(service, 'GET', `/v1/projects/${project_id}/intake-drafts`, { token: stranger.session })).status).toBe(404);
     await finished(service, owner, started.body.id);
   });
 });
@@ -397,6 +398,19 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     const after = await balances(service.db, owner.org_id);
     expect(after.available_credits).toBe(before.available_credits);
     expect(after.reserved_credits).toBe(0);
+    // the project's list of drafts shows the failure, newest first, without a document
+    openai.script.enqueue({ object: emptyIntakeSpec(), usage: { input_tokens: 100, output_tokens: 100 } });
+    const second = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [sources.get('brief.txt').id] },
+    });
+    await finished(service, owner, second.body.id);
+    const listed = await http(service, 'GET', `/v1/projects/${project_id}/intake-drafts`, { token: owner.session });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((item: any) => item.id)).toEqual([second.body.id, started.body.id]);
+    expect(listed.body.data[1]).toMatchObject({ status: 'failed', error: draft.error });
+    expect(listed.body.data[1]).not.toHaveProperty('spec');
+    expect(listed.body.data[0].status).toBe('succeeded');
   });
 
   it('answers 422 naming the provider when byok_provider has no stored key', async () => {

@@ -27,6 +27,7 @@ import type {
   GetWorldRevisionResponses,
   ListApiTokensResponses,
   ListBillingPacksResponses,
+  ListIntakeDraftsResponses,
   ListIntakesResponses,
   ListMembersResponses,
   ListOrganizationLedgerResponses,
@@ -123,6 +124,8 @@ export type DroppedCitation = Draft['dropped_citations'][number];
 /** GET /v1/intakes/{id} and the confirmed revision; the list (IntakeRevisionListItem) carries no spec. */
 export type IntakeRevision = GetIntakeResponses[200];
 export type IntakeRevisionListItem = Item<ListIntakesResponses[200]>;
+/** GET /v1/projects/{id}/intake-drafts: a draft's state, cost and failure, without its document. */
+export type IntakeDraftListItem = Item<ListIntakeDraftsResponses[200]>;
 export type Plan = GetEvaluationPlanResponses[200];
 export type Evaluation = Plan['plan']['evaluations'][number];
 export type BusinessQuestions = Plan['plan']['business_questions'];

@@ -10,6 +10,7 @@ import { getIntakeRoute } from './getIntake.ts';
 import { getIntakeDraftRoute } from './getIntakeDraft.ts';
 import { getIntakeSourceRoute } from './getIntakeSource.ts';
 import { getIntakeSourceTextRoute } from './getIntakeSourceText.ts';
+import { listIntakeDraftsRoute } from './listIntakeDrafts.ts';
 import { listIntakeSourcesRoute } from './listIntakeSources.ts';
 import { listIntakesRoute } from './listIntakes.ts';
 import { parseIntakeRoute } from './parseIntake.ts';
@@ -22,6 +23,7 @@ export function intakeRoutes(deps: AppDeps): RouteDef[] {
     getIntakeSourceTextRoute(deps),
     parseIntakeRoute(deps),
     getIntakeDraftRoute(deps),
+    listIntakeDraftsRoute(deps),
     cancelIntakeDraftRoute(deps),
     confirmIntakeRoute(deps),
     listIntakesRoute(deps),

@@ -102,6 +102,8 @@ ListBillingPacksResponse = TypedDict("ListBillingPacksResponse", {"live_mode": b
 __all__.append("ListBillingPacksResponse")
 ListEvaluationPlansResponse = TypedDict("ListEvaluationPlansResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
 __all__.append("ListEvaluationPlansResponse")
+ListIntakeDraftsResponse = TypedDict("ListIntakeDraftsResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
+__all__.append("ListIntakeDraftsResponse")
 ListIntakesResponse = TypedDict("ListIntakesResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)
 __all__.append("ListIntakesResponse")
 ListIntakeSourcesResponse = TypedDict("ListIntakeSourcesResponse", {"data": List[Dict[str, Any]], "next_offset": Union[int, None]}, total=False)

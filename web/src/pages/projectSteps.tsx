@@ -7,6 +7,7 @@ import { stepEndInWords } from '../../../domain/failureWords.ts';
 import {
   type AuthoringSession,
   type Estimate,
+  type IntakeDraftListItem,
   type IntakeRevisionListItem,
   type Page,
   type Plan,
@@ -20,7 +21,15 @@ import {
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, balanceChanged, formatDate, formatNumber, navigate, useAction, useLoad } from '../ui.tsx';
 
-type Overview = { sources: number; intakes: number; plans: Plan[]; reviews: ReviewListItem[]; runs: Run[]; sessions: AuthoringSession[] };
+type Overview = {
+  sources: number;
+  intakes: number;
+  drafts: IntakeDraftListItem[];
+  plans: Plan[];
+  reviews: ReviewListItem[];
+  runs: Run[];
+  sessions: AuthoringSession[];
+};
 type State = 'done' | 'current' | 'later' | 'failed' | 'canceled';
 export type Step = { name: string; state: State; said: string; next?: { text: string; to: string }; ended?: ReactNode };
 
@@ -47,6 +56,38 @@ function reviewStep(project: Project, o: Overview, plan: Plan): Step {
     return { name, state: 'current', said: 'Under way', next: { text: 'See how the review is going', to: `/reviews/${latest.id}` } };
   const state = latest.status === 'canceled' ? 'canceled' : 'failed';
   return { name, state, said: state === 'failed' ? 'Failed' : 'Canceled', ended: <ReviewEnded project={project} review={latest} plans={o.plans} /> };
+}
+
+/** The intake step: confirmed, or else the latest draft says how far it got (a failed one with its reason and Try again). */
+function intakeStep(project: Project, o: Overview): Step {
+  const name = 'Intake';
+  const next = { text: 'Draft the intake from your material, check it and confirm it', to: '#material-heading' };
+  if (o.intakes > 0) return { name, state: 'done', said: plural(o.intakes, 'confirmed revision'), next };
+  const latest = o.drafts[0];
+  if (!latest) return { name, state: 'later', said: 'Not confirmed yet', next };
+  const page = `/projects/${project.id}/drafts/${latest.id}`;
+  if (latest.status === 'succeeded')
+    return { name, state: 'later', said: 'Drafted, not confirmed yet', next: { text: 'Check the drafted intake and confirm it', to: page } };
+  if (latest.status === 'queued' || latest.status === 'drafting')
+    return { name, state: 'later', said: 'Being drafted', next: { text: 'See how the draft is going', to: page } };
+  const state = latest.status === 'canceled' ? 'canceled' : 'failed';
+  return {
+    name,
+    state,
+    said: state === 'failed' ? 'Drafting failed' : 'Drafting was canceled',
+    ended: (
+      <Ended end={{ status: latest.status, failure: latest.error }}>
+        <p className="try-again">
+          <a href="#material-heading" className="button primary">
+            Try again
+          </a>{' '}
+          <span className="muted small">
+            Draft again from your material below; it says what drafting costs before it starts. <Link to={page}>See the failed draft</Link>
+          </span>
+        </p>
+      </Ended>
+    ),
+  };
 }
 
 /** The simulation step: the latest run decides; before any run, the latest authoring session says how far the world is. */
@@ -87,12 +128,7 @@ export function projectSteps(project: Project, o: Overview): Step[] {
       said: o.sources > 0 ? `${plural(o.sources, 'source')} accepted` : o.intakes > 0 ? 'None needed (the intake was entered directly)' : 'Nothing added yet',
       next: { text: 'Paste the text of your idea or upload a file', to: '#material-heading' },
     },
-    {
-      name: 'Intake',
-      state: o.intakes > 0 ? 'done' : 'later',
-      said: o.intakes > 0 ? plural(o.intakes, 'confirmed revision') : 'Not confirmed yet',
-      next: { text: 'Draft the intake from your material, check it and confirm it', to: '#material-heading' },
-    },
+    intakeStep(project, o),
     {
       name: 'Plan',
       state: plan ? 'done' : 'later',
@@ -208,9 +244,10 @@ function SessionEnded({ session }: { session: AuthoringSession }) {
 
 export function ProjectSteps({ project, version }: { project: Project; version: number }) {
   const overview = useLoad(async (): Promise<Overview> => {
-    const [sources, intakes, plans, reviews, runs, sessions] = await Promise.all([
+    const [sources, intakes, drafts, plans, reviews, runs, sessions] = await Promise.all([
       api<Page<Source>>('GET', '/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }),
       api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }),
+      api<Page<IntakeDraftListItem>>('GET', `/v1/projects/${project.id}/intake-drafts`, { query: { limit: 1 } }),
       api<Page<Plan>>('GET', `/v1/projects/${project.id}/evaluation-plans`, { query: { limit: 20 } }),
       api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }),
       api<Page<Run>>('GET', `/v1/projects/${project.id}/runs`, { query: { limit: 20 } }),
@@ -219,6 +256,7 @@ export function ProjectSteps({ project, version }: { project: Project; version: 
     return {
       sources: sources.data.filter((x) => x.status === 'processed').length,
       intakes: intakes.data.length,
+      drafts: drafts.data,
       plans: plans.data,
       reviews: reviews.data,
       runs: runs.data,

@@ -28,6 +28,7 @@ export type Operations = {
     '/v1/projects/{project_id}/authoring-sessions': { data: T.ListAuthoringSessionsData; responses: T.ListAuthoringSessionsResponses; operation_id: 'listAuthoringSessions' };
     '/v1/projects/{project_id}/evaluation-plans': { data: T.ListEvaluationPlansData; responses: T.ListEvaluationPlansResponses; operation_id: 'listEvaluationPlans' };
     '/v1/projects/{project_id}/evaluation-plans/{plan_id}': { data: T.GetEvaluationPlanData; responses: T.GetEvaluationPlanResponses; operation_id: 'getEvaluationPlan' };
+    '/v1/projects/{project_id}/intake-drafts': { data: T.ListIntakeDraftsData; responses: T.ListIntakeDraftsResponses; operation_id: 'listIntakeDrafts' };
     '/v1/projects/{project_id}/intakes': { data: T.ListIntakesData; responses: T.ListIntakesResponses; operation_id: 'listIntakes' };
     '/v1/projects/{project_id}/intakes/{revision}': { data: T.GetIntakeData; responses: T.GetIntakeResponses; operation_id: 'getIntake' };
     '/v1/projects/{project_id}/reviews': { data: T.ListReviewsData; responses: T.ListReviewsResponses; operation_id: 'listReviews' };

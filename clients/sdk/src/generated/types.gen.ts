@@ -2638,6 +2638,87 @@ export type GetIntakeDraftResponses = {
 
 export type GetIntakeDraftResponse = GetIntakeDraftResponses[keyof GetIntakeDraftResponses];
 
+export type ListIntakeDraftsData = {
+    body?: never;
+    path: {
+        project_id: string;
+    };
+    query?: {
+        /**
+         * items to skip
+         */
+        offset?: number;
+        /**
+         * 1 to 200, default 50
+         */
+        limit?: number;
+    };
+    url: '/v1/projects/{project_id}/intake-drafts';
+};
+
+export type ListIntakeDraftsErrors = {
+    /**
+     * Error envelope
+     */
+    default: Error;
+};
+
+export type ListIntakeDraftsError = ListIntakeDraftsErrors[keyof ListIntakeDraftsErrors];
+
+export type ListIntakeDraftsResponses = {
+    /**
+     * drafts
+     */
+    200: {
+        data: Array<{
+            /**
+             * id with prefix drf_
+             */
+            id: string;
+            /**
+             * id with prefix proj_
+             */
+            project_id: string;
+            /**
+             * id with prefix org_
+             */
+            org_id: string;
+            status: 'queued' | 'drafting' | 'succeeded' | 'failed' | 'canceled';
+            /**
+             * processed sources sent for drafting
+             */
+            source_ids: Array<string>;
+            /**
+             * requested sources that were not processed: never sent
+             */
+            skipped_source_ids: Array<string>;
+            byok_provider: string | null;
+            /**
+             * upper bound reserved at start; settled at actual usage
+             */
+            credits_reserved: number;
+            usage: {
+                provider: string;
+                model: string;
+                input_tokens: number;
+                output_tokens: number;
+                credits_charged: number;
+            } | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            created_by: string;
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+        }>;
+        next_offset: number | null;
+    };
+};
+
+export type ListIntakeDraftsResponse = ListIntakeDraftsResponses[keyof ListIntakeDraftsResponses];
+
 export type CancelIntakeDraftData = {
     body?: never;
     path: {
