@@ -284,7 +284,7 @@ export function comparisonSentence(treatment: string, baseline: string, measure:
   if (mean === null || pairs === 0)
     return `There is no comparison of ${subject} between ${treatment} and ${inSentence(baseline)}: no pair of repetitions has a value for both.`;
   if (mean === 0 && (pairs === 1 || (low === 0 && high === 0)))
-    return `${treatment} gives the same ${subject.replace(/^the /, '')} as ${inSentence(baseline)} in ${pairs === 1 ? 'the one pair' : `every one of the ${numberWords(pairs)} pairs`} of repetitions run under the same conditions: in the model this change does not affect it.`;
+    return `${treatment} gives the same result for ${subject} as ${inSentence(baseline)} in ${pairs === 1 ? 'the one pair' : `every one of the ${numberWords(pairs)} pairs`} of repetitions run under the same conditions: in the model this change does not affect it.`;
   const shownTime = timeUnitFor([mean, low, high], metric.unit);
   const size = (value: number) => scaledValueWords(value, metric.unit, scale, { difference: true, about: true, shownTime });
   const words = DIRECTION[scale === 'time' ? 'time' : 'other'];

@@ -137,7 +137,7 @@ describe('what a comparison means and how sure it is', () => {
       'shortens the average wait for a GP appointment by about 6 minutes',
     );
     expect(comparisonSentence('Same clinic', 'Current clinic', wait, 'time', compared(0, 0, 0, 'hours'))).toBe(
-      'Same clinic gives the same average wait for a GP appointment as current clinic in every one of the 10 pairs of repetitions run under the same conditions: in the model this change does not affect it.',
+      'Same clinic gives the same result for the average wait for a GP appointment as current clinic in every one of the 10 pairs of repetitions run under the same conditions: in the model this change does not affect it.',
     );
     expect(comparisonSentence('Same clinic', 'Current clinic', wait, 'time', compared(0.2, null, null, 'hours', 1))).toBe(
       'Same clinic lengthens the average wait for a GP appointment by about 12 minutes compared with current clinic (from 1 pair of repetitions run under the same conditions); with one pair the model cannot say how sure this is.',
