@@ -2,12 +2,14 @@
 // organization's own key or the deployment's hosted provider), decrypts a stored key here and only here (spec: Provider
 // key), calls the gateway, and records the call in ai_usage once per activity execution. It does not touch the ledger:
 // the calling workflow adds `credits_charged` to its meter (workflows/credits.ts).
-import { Context } from '@temporalio/activity';
+import { Context, type Info } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { Value } from 'typebox/value';
 import { AI_CALL_FAILURE_TYPES, AiCallInput, type AiCallResult } from '../domain/ai/call.ts';
 import type { AiCallProvider, ByokProvider } from '../domain/ai/keys.ts';
+import { type AttemptClock, attemptTimeoutMs, lastAttemptBecause, lastAttemptWords } from '../domain/ai/attempts.ts';
 import { aiCallCredits, chargeWithinLimit } from '../domain/ai/pricing.ts';
+import { aiProviderName } from '../domain/ai/providers.ts';
 import { aiSchema, offlineTask } from '../domain/ai/registry.ts';
 import { providerKeyMissing, providerNotConfigured } from '../store/keys/availability.ts';
 import { ProviderKeyDecryptionError } from '../store/keys/crypto.ts';
@@ -15,7 +17,7 @@ import { openLiveProviderKey } from '../store/keys/keys.ts';
 import { recordAiUsage } from '../store/keys/usage.ts';
 import { redactKey } from '../integrations/ai/common.ts';
 import { callStructured, OFFLINE_MODEL_LABEL } from '../integrations/ai/gateway.ts';
-import { type ActivityConfig, type ActivityDeps, withDeps } from './deps.ts';
+import { type ActivityDeps, withDeps } from './deps.ts';
 
 function fail(type: string, message: string, details: Record<string, unknown> = {}): never {
   throw ApplicationFailure.create({ type, message, nonRetryable: true, details: [details] });
@@ -97,10 +99,45 @@ function offlineHeuristic(chosen: Route, input: AiCallInput): Heuristic {
   return heuristic;
 }
 
-/** The provider's answer, heartbeating while it is in flight; a failure reaches history typed and without the key. */
-async function callProvider(config: ActivityConfig, input: AiCallInput, chosen: Route, schema: Schema, heuristic: Heuristic): Promise<Answer> {
+/** What Temporal says of this attempt and its step, for the attempt's timeout and the question whether it is the last. */
+function attemptClock(info: Info, started_ms: number): AttemptClock {
+  const policy = info.retryPolicy;
+  const ms = (duration: unknown): number | undefined => (typeof duration === 'number' ? duration : undefined); // the worker gives ms
+  return {
+    attempt: info.attempt,
+    maximum_attempts: policy?.maximumAttempts || null,
+    initial_interval_ms: ms(policy?.initialInterval) ?? 1_000,
+    backoff_coefficient: policy?.backoffCoefficient ?? 2,
+    maximum_interval_ms: ms(policy?.maximumInterval) ?? null,
+    scheduled_ms: info.scheduledTimestampMs,
+    schedule_to_close_ms: info.scheduleToCloseTimeoutMs || null,
+    start_to_close_ms: info.startToCloseTimeoutMs || null,
+    started_ms,
+  };
+}
+
+/**
+ * A failure another attempt might fix, on the attempt that is the last (attempts spent, or no time left before the
+ * step's deadline): recorded as final, in words that say what happened and what to do, never as one to be retried.
+ */
+function lastAttemptFailure(failure: ApplicationFailure, clock: AttemptClock, logger: ActivityDeps['logger']): ApplicationFailure {
+  const retry_after_ms = typeof failure.nextRetryDelay === 'number' ? failure.nextRetryDelay : undefined;
+  const because = failure.nonRetryable ? null : lastAttemptBecause(clock, Date.now(), retry_after_ms);
+  if (because === null) return failure;
+  logger.warn({ type: failure.type, attempts: clock.attempt, because }, 'ai call gave up: no attempt was answered');
+  return ApplicationFailure.create({
+    type: failure.type ?? AI_CALL_FAILURE_TYPES.call_failed,
+    message: lastAttemptWords({ last: failure.message, attempts: clock.attempt, because, schedule_to_close_ms: clock.schedule_to_close_ms }),
+    nonRetryable: true,
+    details: failure.details ? [...failure.details] : [],
+  });
+}
+
+/** The provider's answer, heartbeating while it is in flight; a failure reaches history typed, in words and without the key. */
+async function callProvider({ config, logger }: ActivityDeps, input: AiCallInput, chosen: Route, schema: Schema, heuristic: Heuristic): Promise<Answer> {
   // Heartbeats while the provider answers: a workflow that sets a heartbeat timeout notices a dead worker early.
   const context = Context.current();
+  const clock = attemptClock(context.info, Date.now());
   const beating = setInterval(() => context.heartbeat(), AI_CALL_HEARTBEAT_INTERVAL_MS);
   try {
     return await callStructured({
@@ -115,18 +152,20 @@ async function callProvider(config: ActivityConfig, input: AiCallInput, chosen: 
       offline: heuristic ? () => heuristic(input.offline_input) : undefined,
       max_output_tokens: input.max_output_tokens,
       tools: input.tools,
-      abort_signal: Context.current().cancellationSignal,
+      timeout_ms: attemptTimeoutMs(config.ai_call_timeout_seconds * 1000, clock),
+      abort_signal: context.cancellationSignal,
     });
   } catch (error) {
-    // The gateway's failures are already typed and key-free; anything else is redacted before it reaches history.
-    if (error instanceof ApplicationFailure) throw error;
+    // The gateway's failures are already typed, key-free and in words; anything else is redacted before history.
+    if (error instanceof ApplicationFailure) throw lastAttemptFailure(error, clock, logger);
     const message = error instanceof Error ? error.message : String(error);
-    throw ApplicationFailure.create({
+    const failure = ApplicationFailure.create({
       type: AI_CALL_FAILURE_TYPES.call_failed,
-      message: `the ${chosen.provider} call failed: ${redactKey(message, chosen.api_key)}`,
+      message: `The call to ${aiProviderName(chosen.provider)} failed: ${redactKey(message, chosen.api_key).slice(0, 300)}`,
       nonRetryable: false,
       details: [{ provider: chosen.provider }],
     });
+    throw lastAttemptFailure(failure, clock, logger);
   } finally {
     clearInterval(beating);
   }
@@ -195,7 +234,7 @@ async function callModel(deps: ActivityDeps, input: AiCallInput): Promise<AiCall
   const call = currentCall();
   const chosen = await route(deps, input);
   const heuristic = offlineHeuristic(chosen, input);
-  const answer = await callProvider(deps.config, input, chosen, schema, heuristic);
+  const answer = await callProvider(deps, input, chosen, schema, heuristic);
   return meter(deps, input, chosen, answer, call);
 }
 

@@ -14,6 +14,8 @@ export type ActivityConfig = {
   hosted_api_key: string | null;
   master_key: Buffer | null;
   ai_credits_per_1k_tokens: number;
+  /** One model-call attempt's timeout (CRUCIBLE_AI_CALL_TIMEOUT_SECONDS). */
+  ai_call_timeout_seconds: number;
   europe_pmc_base_url: string;
   stripe_secret_key: string | null;
   stripe_api_base: string | null;

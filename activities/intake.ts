@@ -2,7 +2,7 @@
 //. Each is safe to retry: state changes only apply from the states they leave.
 import { ApplicationFailure } from '@temporalio/common';
 import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
-import { checkCitations, citationLookupFrom } from '../domain/intake/citations.ts';
+import { checkCitations, citationLookupFrom, relocateCitations } from '../domain/intake/citations.ts';
 import { keepStatedNumbers } from '../domain/intake/statedNumbers.ts';
 import { INTAKE_DRAFT_PROMPT, type DraftSource } from '../domain/prompts/intakeDraft.ts';
 import { type DraftError, type DraftStatus, type DraftUsage, markDraftEnded, markDraftStarted, markDraftSucceeded } from '../store/intake/drafts.ts';
@@ -30,6 +30,11 @@ export type IntakeDraftJob = {
 /** Failure types these activities throw (non-retryable: a retry cannot fix them). */
 export const INTAKE_FAILURE_TYPES = { no_sources: 'IntakeSourcesUnavailable' } as const;
 
+/** A draft row's source ids (jsonb: an array, or its text on a driver that returns text). */
+function idList(source_ids: unknown): string[] {
+  return (typeof source_ids === 'string' ? JSON.parse(source_ids) : source_ids) as string[];
+}
+
 /** The draft's processed sources of its project; none left is a non-retryable failure. */
 async function draftSources(db: ActivityDeps['db'], draft_id: string): Promise<DraftSource[]> {
   const draft = await db.one<{ org_id: string; project_id: string; source_ids: unknown }>(
@@ -37,8 +42,7 @@ async function draftSources(db: ActivityDeps['db'], draft_id: string): Promise<D
     [draft_id],
   );
   if (!draft) throw notFound(`Intake draft ${draft_id}`);
-  const ids = (typeof draft.source_ids === 'string' ? JSON.parse(draft.source_ids) : draft.source_ids) as string[];
-  const sources = (await processedSourceLines(db, draft.org_id, ids)).filter((source) => source.project_id === draft.project_id);
+  const sources = (await processedSourceLines(db, draft.org_id, idList(draft.source_ids))).filter((source) => source.project_id === draft.project_id);
   for (const source of sources) {
     invariant(source.status === 'processed', `source ${source.id} sent to a provider is processed`);
   }
@@ -52,8 +56,56 @@ async function draftSources(db: ActivityDeps['db'], draft_id: string): Promise<D
   return sources.map((source) => ({ id: source.id, name: source.name, status: source.status, lines: source.lines }));
 }
 
+type CompletedDraft = { draft_id: string; spec: IntakeSpec; usage: DraftUsage; heuristic: boolean };
+
+/**
+ * The drafted document with each citation where the service finds its quote in the draft's processed sources, checked
+ * against the project's sources, its numbers stated by their quotes, labelled, stored; the draft marked succeeded.
+ */
+async function completeDraft({ db, logger }: ActivityDeps, input: CompletedDraft): Promise<{ citations_dropped: number }> {
+  return db.transaction(async (tx) => {
+    const draft = await tx.one<{ org_id: string; project_id: string; source_ids: unknown }>(
+      'select org_id, project_id, source_ids from intake_drafts where id = ?',
+      [input.draft_id],
+    );
+    if (!draft) throw notFound(`Intake draft ${input.draft_id}`);
+    // spec: IntakeSpec (citations) — each citation is where the service finds its quote in the draft's processed sources
+    const drafted = (await processedSourceLines(tx, draft.org_id, idList(draft.source_ids))).filter((source) => source.project_id === draft.project_id);
+    const relocated = relocateCitations(input.spec, drafted);
+    for (const { path, from, to } of relocated.moved) logger.debug({ draft_id: input.draft_id, path, from, to }, 'intake draft citation relocated');
+    const cited = await citedSources(tx, { org_id: draft.org_id, project_id: draft.project_id, ids: citedSourceIds(relocated.spec) });
+    const check = checkCitations(relocated.spec, citationLookupFrom([...cited].map(([id, source]) => ({ id, ...source }))));
+    // Numbers must be stated by their quotes, for a model's draft and the offline drafter's alike.
+    const numbers = keepStatedNumbers(check.spec);
+    const not_stated = [...numbers.claims_removed, ...numbers.statements_unknown].map(({ path, message }) => ({
+      path,
+      reason: 'number_not_stated' as const,
+      message,
+    }));
+    // A model's draft is labelled with who made it; the offline heuristic labels its own.
+    const spec: IntakeSpec = input.heuristic
+      ? numbers.spec
+      : {
+          ...numbers.spec,
+          drafted_by: {
+            provider: input.usage.provider,
+            model: input.usage.model,
+            method: `structured output for the ${INTAKE_DRAFT_PROMPT.id} prompt ${INTAKE_DRAFT_PROMPT.version}`,
+          },
+        };
+    await markDraftSucceeded(tx, {
+      id: input.draft_id,
+      spec,
+      dropped: { citations: check.dropped, claims: [...check.dropped_claims, ...not_stated] },
+      usage: input.usage,
+    });
+    logger.info({ draft_id: input.draft_id, citations_kept: check.citations_kept, citations_dropped: check.dropped.length }, 'intake draft stored');
+    return { citations_dropped: check.dropped.length };
+  });
+}
+
 export function intakeActivities(deps: ActivityDeps) {
-  const { db, logger } = deps;
+  const { db } = deps;
   return {
     /** queued → drafting; returns the job (a terminal draft comes back as it is, and the workflow stops). */
     async startIntakeDraft(input: { draft_id: string }): Promise<IntakeDraftJob> {
@@ -80,39 +132,8 @@ export function intakeActivities(deps: ActivityDeps) {
     },
 
     /** Checks the drafted document's citations against the project's sources, stores it and marks the draft succeeded. */
-    async completeIntakeDraft(input: { draft_id: string; spec: IntakeSpec; usage: DraftUsage; heuristic: boolean }): Promise<{ citations_dropped: number }> {
-      return db.transaction(async (tx) => {
-        const draft = await tx.one<{ org_id: string; project_id: string }>('select org_id, project_id from intake_drafts where id = ?', [input.draft_id]);
-        if (!draft) throw notFound(`Intake draft ${input.draft_id}`);
-        const cited = await citedSources(tx, { org_id: draft.org_id, project_id: draft.project_id, ids: citedSourceIds(input.spec) });
-        const check = checkCitations(input.spec, citationLookupFrom([...cited].map(([id, source]) => ({ id, ...source }))));
-        // Numbers must be stated by their quotes, for a model's draft and the offline drafter's alike.
-        const numbers = keepStatedNumbers(check.spec);
-        const not_stated = [...numbers.claims_removed, ...numbers.statements_unknown].map(({ path, message }) => ({
-          path,
-          reason: 'number_not_stated' as const,
-          message,
-        }));
-        // A model's draft is labelled with who made it; the offline heuristic labels its own.
-        const spec: IntakeSpec = input.heuristic
-          ? numbers.spec
-          : {
-              ...numbers.spec,
-              drafted_by: {
-                provider: input.usage.provider,
-                model: input.usage.model,
-                method: `structured output for the ${INTAKE_DRAFT_PROMPT.id} prompt ${INTAKE_DRAFT_PROMPT.version}`,
-              },
-            };
-        await markDraftSucceeded(tx, {
-          id: input.draft_id,
-          spec,
-          dropped: { citations: check.dropped, claims: [...check.dropped_claims, ...not_stated] },
-          usage: input.usage,
-        });
-        logger.info({ draft_id: input.draft_id, citations_kept: check.citations_kept, citations_dropped: check.dropped.length }, 'intake draft stored');
-        return { citations_dropped: check.dropped.length };
-      });
+    async completeIntakeDraft(input: CompletedDraft): Promise<{ citations_dropped: number }> {
+      return completeDraft(deps, input);
     },
 
     /** queued/drafting → failed or canceled; a no-op on a draft that already ended. */

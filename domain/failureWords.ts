@@ -7,13 +7,17 @@
 
 export const LITERATURE_UNREACHABLE_SENTENCE = "The literature service can't be reached from this server. Nothing was charged.";
 
+/** A model call none of whose attempts was answered (the recorded message says what happened on the last). */
+const AI_PROVIDER_NO_ANSWER_SENTENCE =
+  'The AI provider gave no answer: it could not be reached, did not answer in time, or was too busy. Nothing was charged. Try again later.';
+
 /** The app's sentence per failure code: the services it calls first, then the service's own refusals. */
 const SENTENCES: Record<string, string> = {
   LITERATURE_UNAVAILABLE: LITERATURE_UNREACHABLE_SENTENCE,
   LiteratureUnavailable: LITERATURE_UNREACHABLE_SENTENCE,
   LiteratureRequestRejected: 'The literature service refused the search. Nothing was charged.',
-  ProviderUnavailable: "The AI provider can't be reached from this server, or it is too busy to answer. Nothing was charged.",
-  AiCallError: "The AI provider can't be reached from this server, or it is too busy to answer. Nothing was charged.",
+  ProviderUnavailable: AI_PROVIDER_NO_ANSWER_SENTENCE,
+  AiCallError: AI_PROVIDER_NO_ANSWER_SENTENCE,
   ProviderAuthRejected: 'The AI provider refused the key it was called with. Check the provider key in Settings. Nothing was charged.',
   ProviderRequestRejected: 'The AI provider refused the request. Nothing was charged.',
   ProviderOutputInvalid: 'The AI provider answered with something the service could not use. Nothing was charged.',

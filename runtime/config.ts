@@ -14,6 +14,7 @@ import {
   providerModelEnv,
 } from '../domain/ai/providers.ts';
 import type { SignInLimits } from '../domain/accounts/rules.ts';
+import { AI_CALL_TIMEOUT_SECONDS_DEFAULT, AI_CALL_TIMEOUT_SECONDS_MAX, AI_CALL_TIMEOUT_SECONDS_MIN } from '../domain/ai/attempts.ts';
 import { CREDITS_MAX } from '../domain/credits/rules.ts';
 
 export type HostedProvider = HostedAiProvider;
@@ -59,6 +60,8 @@ export type Config = {
   hosted_provider: AiProvider;
   hosted_api_key: string | null;
   ai_credits_per_1k_tokens: number;
+  /** One model-call attempt's timeout; a model call's step also ends at its deadline (docs/ai-and-literature.md). */
+  ai_call_timeout_seconds: number;
   europe_pmc_base_url: string;
   stripe_secret_key: string | null;
   stripe_webhook_secret: string | null;
@@ -108,6 +111,9 @@ function bool(env: Env, name: string, fallback: boolean, problems: string[]): bo
   problems.push(`${name} must be true or false (got "${raw}")`);
   return fallback;
 }
+
+/** A model call's attempt timeout: its default, least and most (domain/ai/attempts.ts). */
+const AI_CALL_TIMEOUT_SECONDS = [AI_CALL_TIMEOUT_SECONDS_DEFAULT, AI_CALL_TIMEOUT_SECONDS_MIN, AI_CALL_TIMEOUT_SECONDS_MAX] as const;
 
 function int(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
   const raw = env[name];
@@ -280,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
     hosted_provider: hostedProvider,
     hosted_api_key: hostedApiKey,
     ai_credits_per_1k_tokens: int(env, 'CRUCIBLE_AI_CREDITS_PER_1K_TOKENS', 1, 0, 1_000_000, problems),
+    ai_call_timeout_seconds: int(env, 'CRUCIBLE_AI_CALL_TIMEOUT_SECONDS', ...AI_CALL_TIMEOUT_SECONDS, problems),
     europe_pmc_base_url: url(env, 'CRUCIBLE_EUROPE_PMC_BASE_URL', problems, ['http:', 'https:']) ?? 'https://www.ebi.ac.uk/europepmc/webservices/rest',
     stripe_secret_key: text(env, 'STRIPE_SECRET_KEY'),
     stripe_webhook_secret: text(env, 'STRIPE_WEBHOOK_SECRET'),

@@ -54,7 +54,8 @@ export async function createWorker(options: {
 
 /** What activities need, taken from the configuration here so activities never read it themselves. */
 export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTemporal | null): ActivityDeps {
-  const { models, provider_base_urls, hosted_provider, hosted_api_key, master_key, ai_credits_per_1k_tokens, europe_pmc_base_url } = config;
+  const { models, provider_base_urls, hosted_provider, hosted_api_key, master_key, ai_credits_per_1k_tokens, ai_call_timeout_seconds, europe_pmc_base_url } =
+    config;
   const { stripe_secret_key, stripe_api_base, stripe_webhook_secret, billing_reconcile_after_seconds, authoring_steps_per_run_max } = config;
   const { quarantine_retention_days } = config;
   return {
@@ -65,6 +66,7 @@ export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTe
       hosted_api_key,
       master_key,
       ai_credits_per_1k_tokens,
+      ai_call_timeout_seconds,
       europe_pmc_base_url,
       stripe_secret_key,
       stripe_api_base,

@@ -6,6 +6,8 @@ import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow
 export const LITERATURE_ATTEMPTS_MAX = 4;
 /** A model call: transient provider failures are retried a few times (the gateway types the rest as non-retryable). */
 export const MODEL_CALL_MAX_ATTEMPTS = 4;
+/** A model call's step ends this long after it was first scheduled, whatever its attempts: no job waits longer on a provider. */
+export const MODEL_CALL_DEADLINE = '10 minutes';
 /** The simulation activity: a lost worker is retried from the stored replications a few times. */
 export const SIMULATION_ATTEMPTS_MAX = 5;
 /** An authoring checkpoint (a smoke run and a write): a few attempts, then the session fails with the cause. */
@@ -27,10 +29,13 @@ export const ACTIVITY_PROFILES = {
   },
   /**
    * One structured-output model call; may take minutes. It heartbeats while the provider answers (activities/aiCall.ts),
-   * so a worker that dies mid-call is noticed within the heartbeat timeout and the same execution is retried.
+   * so a worker that dies mid-call is noticed within the heartbeat timeout and the same execution is retried. Each
+   * attempt gives the provider CRUCIBLE_AI_CALL_TIMEOUT_SECONDS (at most 300 s, under the start-to-close backstop); the
+   * step as a whole ends at MODEL_CALL_DEADLINE, however many attempts that leaves (docs/ai-and-literature.md).
    */
   model: {
     startToCloseTimeout: '6 minutes',
+    scheduleToCloseTimeout: MODEL_CALL_DEADLINE,
     heartbeatTimeout: '20 seconds',
     retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', backoffCoefficient: 2, maximumAttempts: MODEL_CALL_MAX_ATTEMPTS },
   },

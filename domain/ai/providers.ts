@@ -33,3 +33,17 @@ export function providerBaseUrlEnv(provider: HostedAiProvider): string {
 export function perHostedProvider<T>(value: (provider: HostedAiProvider) => T): Record<HostedAiProvider, T> {
   return Object.fromEntries(HOSTED_AI_PROVIDERS.map((provider) => [provider, value(provider)])) as Record<HostedAiProvider, T>;
 }
+
+/** Each provider as a person reads it in a sentence: the company's name, or what the offline provider is. */
+const AI_PROVIDER_NAMES: Record<AiProvider, string> = {
+  openai: 'OpenAI',
+  anthropic: 'Anthropic',
+  google: 'Google',
+  offline: 'the offline heuristic',
+};
+
+/** The provider's name for a sentence; `start` capitalizes it where it opens one. */
+export function aiProviderName(provider: AiProvider, start = false): string {
+  const name = AI_PROVIDER_NAMES[provider];
+  return start ? name.charAt(0).toUpperCase() + name.slice(1) : name;
+}

@@ -10,6 +10,7 @@ import type { Question, ValueSource } from '../contracts/checkpoint.ts';
 import { citationsWithPaths, type IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { Setting, SettingSource, WorldSpec } from '../contracts/worldSpec.ts';
 import { deadlinePhrase } from '../simulation/modelCheck.ts';
+import { locateQuote } from '../intake/citations.ts';
 import { type Conversion, citedProposals, conversionHolds, quoteStatesNumber } from './citedNumbers.ts';
 
 export type { Question, ValueSource } from '../contracts/checkpoint.ts';
@@ -295,23 +296,21 @@ function intakeCitations(intake: IntakeSpec | null): IntakeCitation[] {
     source_id: citation.source_id,
     line_start: citation.line_start,
     line_end: citation.line_end,
-    quote: normalize(citation.quote),
+    quote: citation.quote,
   }));
 }
 
 /**
- * The intake citation whose quote holds `quote` (whitespace and case aside), or null: the service's own location of a
- * quote a model returned. The model's source id and line numbers are never kept (a true quote with a made-up source id
- * or lines would otherwise be shown as a citation to a place that does not hold it).
+ * The intake citation whose quote holds `quote` word for word, or null: the service's own location of a quote a model
+ * returned (locateQuote, the one search for it). The model's source id and line numbers are never kept (a true quote
+ * with a made-up source id or lines would otherwise be shown as a citation to a place that does not hold it).
  */
 function locate(quote: string, citations: IntakeCitation[]): IntakeCitation | null {
-  const needle = normalize(quote);
-  if (needle.length === 0) return null;
-  return citations.find((citation) => citation.quote.includes(needle)) ?? null;
-}
-
-function normalize(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+  const found = locateQuote(
+    quote,
+    citations.map((citation) => ({ source_id: citation.source_id, first_line: citation.line_start, lines: [citation.quote] })),
+  );
+  return found === null ? null : citations[found.place]!;
 }
 
 type Proposal = AuthoringDraft['proposals'][number];

@@ -33,8 +33,11 @@ const WORD = /[\p{L}\p{N}]/u;
 
 /** True when `quote` appears in `passage` word for word (whitespace normalized), not starting or ending inside a word. */
 export function quoteAppearsIn(quote: string, passage: string): boolean {
-  const needle = normalizeWhitespace(quote);
-  const haystack = normalizeWhitespace(passage);
+  return holdsWordForWord(normalizeWhitespace(quote), normalizeWhitespace(passage));
+}
+
+/** quoteAppearsIn on texts already normalized. */
+function holdsWordForWord(needle: string, haystack: string): boolean {
   if (needle.length === 0) return false;
   for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
     const before = haystack[at - 1];
@@ -44,6 +47,101 @@ export function quoteAppearsIn(quote: string, passage: string): boolean {
     if (starts_clean && ends_clean) return true;
   }
   return false;
+}
+
+/** Numbered lines a quote may be found in: a source's lines from line 1, a cited passage from its first line. */
+export type QuotePlace = { source_id: string; first_line: number; lines: readonly string[] };
+/** Where a quote was found: the place (its index in the list searched) and the narrowest lines of it that hold the quote. */
+export type QuoteLocation = { place: number; source_id: string; line_start: number; line_end: number };
+
+const NORMALIZED_TEXTS = new WeakMap<readonly string[], string>();
+
+/** A place's lines as one normalized text, kept while the line array lives (a draft's sources are searched per citation). */
+function normalizedText(lines: readonly string[]): string {
+  let text = NORMALIZED_TEXTS.get(lines);
+  if (text === undefined) {
+    text = normalizeWhitespace(lines.join('\n'));
+    NORMALIZED_TEXTS.set(lines, text);
+  }
+  return text;
+}
+
+/** The narrowest run of `lines` that holds `quote` word for word, ending on the earliest line it can; null when none does. */
+function narrowestLines(quote: string, lines: readonly string[]): { start: number; end: number } | null {
+  const needle_chars = normalizeWhitespace(quote).length;
+  const chars = lines.map((line) => {
+    const normalized = normalizeWhitespace(line);
+    return normalized.length + (normalized.length > 0 ? 1 : 0);
+  });
+  for (let end = 0; end < lines.length; end++) {
+    // A quote that ends on line `end` starts at most needle_chars characters before it: the window reaches back that far.
+    let start = end;
+    let reach = 0;
+    while (start > 0 && reach < needle_chars) {
+      start -= 1;
+      reach += chars[start]!;
+    }
+    if (!quoteAppearsIn(quote, lines.slice(start, end + 1).join('\n'))) continue;
+    while (start < end && quoteAppearsIn(quote, lines.slice(start + 1, end + 1).join('\n'))) start++;
+    return { start, end };
+  }
+  return null;
+}
+
+/**
+ * Where the service finds `quote`, word for word (spec: IntakeSpec — whitespace normalized, never starting or ending
+ * inside a word): the first place, in the order given, that holds it, and the narrowest of its lines that do; null when
+ * none does. The one way a quote a model returned is located: an intake draft's citations in the draft's processed
+ * sources (relocateCitations), an authoring proposal's in the confirmed intake's cited passages (domain/authoring).
+ */
+export function locateQuote(quote: string, places: readonly QuotePlace[]): QuoteLocation | null {
+  const needle = normalizeWhitespace(quote);
+  if (needle.length === 0) return null;
+  for (const [place, { source_id, first_line, lines }] of places.entries()) {
+    // The whole place first (its normalized text kept per line array), then its lines only where it holds the quote.
+    if (!holdsWordForWord(needle, normalizedText(lines))) continue;
+    const found = narrowestLines(quote, lines);
+    if (found) return { place, source_id, line_start: first_line + found.start, line_end: first_line + found.end };
+  }
+  return null;
+}
+
+/** A processed source a draft was made from: its id and its numbered lines (line n is lines[n-1]). */
+export type DraftedSource = { id: string; lines: readonly string[] };
+type CitedPlace = Pick<Citation, 'source_id' | 'line_start' | 'line_end'>;
+/** A citation the service moved to where its quote is (no quote: it may hold text the service must not repeat in logs). */
+export type MovedCitation = { path: string; from: CitedPlace; to: CitedPlace };
+
+/** Where to look for a citation's quote: the lines it names, then the source it names, then every other drafted source. */
+function searchOrder(citation: Citation, sources: readonly DraftedSource[]): QuotePlace[] {
+  const named = sources.find((source) => source.id === citation.source_id);
+  const places: QuotePlace[] = [];
+  if (named && citation.line_start <= citation.line_end && citation.line_end <= named.lines.length) {
+    places.push({ source_id: named.id, first_line: citation.line_start, lines: named.lines.slice(citation.line_start - 1, citation.line_end) });
+  }
+  if (named) places.push({ source_id: named.id, first_line: 1, lines: named.lines });
+  for (const source of sources) if (source !== named) places.push({ source_id: source.id, first_line: 1, lines: source.lines });
+  return places;
+}
+
+/**
+ * The drafted document with every citation set to where the service found its quote in the draft's processed sources
+ * (spec: IntakeSpec, citations): the model's source id and lines are never taken on trust, only searched first. A quote
+ * found nowhere keeps the model's citation, which checkCitations then drops with its reason.
+ */
+export function relocateCitations(spec: IntakeSpec, sources: readonly DraftedSource[]): { spec: IntakeSpec; moved: MovedCitation[] } {
+  const relocated = structuredClone(spec);
+  const moved: MovedCitation[] = [];
+  for (const { path, citation } of citationsWithPaths(relocated)) {
+    const found = locateQuote(citation.quote, searchOrder(citation, sources));
+    if (!found) continue;
+    const to = { source_id: found.source_id, line_start: found.line_start, line_end: found.line_end };
+    if (to.source_id !== citation.source_id || to.line_start !== citation.line_start || to.line_end !== citation.line_end) {
+      moved.push({ path, from: { source_id: citation.source_id, line_start: citation.line_start, line_end: citation.line_end }, to });
+      Object.assign(citation, to);
+    }
+  }
+  return { spec: relocated, moved };
 }
 
 function checkOne(citation: Citation, lookup: CitationLookup): { reason: CitationDropReason; message: string } | null {

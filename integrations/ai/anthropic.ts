@@ -1,6 +1,14 @@
 // Anthropic adapter: Messages API with one tool whose input_schema is the schema, and tool_choice forcing it.
 import Anthropic from '@anthropic-ai/sdk';
-import { type AdapterRequest, NAMED_TOOL_PARAMETERS, failureForStatus, failureForTransport, outputInvalid, type RawStructuredReply } from './common.ts';
+import {
+  type AdapterRequest,
+  NAMED_TOOL_PARAMETERS,
+  failureForStatus,
+  failureForTimeout,
+  failureForTransport,
+  outputInvalid,
+  type RawStructuredReply,
+} from './common.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -35,12 +43,13 @@ export async function callAnthropic(request: AdapterRequest): Promise<RawStructu
     );
   } catch (error) {
     if (error instanceof Anthropic.APIUserAbortError) throw error;
+    if (error instanceof Anthropic.APIConnectionTimeoutError) throw failureForTimeout('anthropic', request.timeout_ms);
     if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
       const body = error.error as { error?: { message?: unknown } } | undefined;
       const said = typeof body?.error?.message === 'string' ? body.error.message : '';
       throw failureForStatus('anthropic', error.status, said, request.api_key, error.headers);
     }
-    throw failureForTransport('anthropic', error, request.api_key);
+    throw failureForTransport('anthropic', error);
   }
   if (message.stop_reason === 'max_tokens') throw outputInvalid('anthropic', 'the reply was cut off at max_output_tokens');
   const block = message.content.find((item) => item.type === 'tool_use' && item.name === request.schema_name);

@@ -4,7 +4,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Static, TSchema } from 'typebox';
 
 import { AI_FAILURE_TYPES, type AiFailureType } from '../../domain/ai/call.ts';
-import { AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvider } from '../../domain/ai/providers.ts';
+import { AI_CALL_TIMEOUT_SECONDS_DEFAULT, durationInWords } from '../../domain/ai/attempts.ts';
+import { AI_PROVIDERS, type AiProvider, aiProviderName, HOSTED_AI_PROVIDERS, type HostedAiProvider } from '../../domain/ai/providers.ts';
 
 export { AI_FAILURE_TYPES, type AiFailureType };
 
@@ -13,8 +14,8 @@ export { AI_PROVIDERS, type AiProvider, HOSTED_AI_PROVIDERS, type HostedAiProvid
 export const DEFAULT_OUTPUT_TOKENS_MAX = 8192;
 /** Upper bound on max_output_tokens a caller may ask for. */
 export const OUTPUT_TOKENS_MAX = 32_000;
-/** One provider call may take this long before it counts as unavailable (retryable). */
-export const DEFAULT_AI_TIMEOUT_MS = 300_000;
+/** One provider call may take this long before it counts as unavailable (retryable), when the caller gives no timeout. */
+export const DEFAULT_AI_TIMEOUT_MS = AI_CALL_TIMEOUT_SECONDS_DEFAULT * 1000;
 /** System text plus prompt above this size is refused before any call. */
 export const PROMPT_CHARS_MAX = 1_000_000;
 
@@ -106,9 +107,26 @@ function retryAfterSeconds(headers: Headers | Record<string, string> | undefined
   return Math.min(seconds, RETRY_AFTER_MAX_SECONDS);
 }
 
+/** The provider's own text, redacted and cut, as the tail of a sentence (": …"), or nothing. */
+function saidTail(provider_message: string, api_key: string): string {
+  const said = redactKey(provider_message, api_key)
+    .slice(0, 300)
+    .trim()
+    .replace(/[.\s]+$/u, '');
+  return said ? `: ${said}` : '';
+}
+
+/** What a status that another attempt may fix says of the provider. */
+function unavailableWords(name: string, status: number): string {
+  if (status === 429) return `${name} was too busy to answer (rate limited, HTTP 429)`;
+  if (status === 408) return `${name} gave up on the request itself (HTTP 408)`;
+  if (status === 409) return `${name} could not take the request just then (HTTP 409)`;
+  return `${name} failed on its side (HTTP ${status})`;
+}
+
 /**
- * Maps an HTTP status from a provider to the gateway's failure. The provider's own message is left out
- * for auth failures (providers echo parts of the key there) and redacted elsewhere.
+ * Maps an HTTP status from a provider to the gateway's failure, in words that name the provider. The provider's own
+ * message is left out for auth failures (providers echo parts of the key there) and redacted elsewhere.
  */
 export function failureForStatus(
   provider: HostedAiProvider,
@@ -118,39 +136,73 @@ export function failureForStatus(
   headers?: Headers | Record<string, string>,
 ): ApplicationFailure {
   const details = { provider, status };
+  const name = aiProviderName(provider, true);
   if (status === 401 || status === 403) {
     return nonRetryable(
       AI_FAILURE_TYPES.auth_rejected,
-      `${provider} rejected the API key (${status}); check the key stored for ${provider} or the deployment's key`,
+      `${name} rejected the API key (HTTP ${status}). Check the key stored for ${name} in Settings, or the service's own key.`,
       details,
     );
   }
-  const said = redactKey(provider_message, api_key).slice(0, 300);
+  const said = saidTail(provider_message, api_key);
   if (status === 408 || status === 409 || status === 429 || status >= 500) {
     const seconds = retryAfterSeconds(headers);
     return ApplicationFailure.create({
       type: AI_FAILURE_TYPES.unavailable,
-      message: `${provider} is unavailable (${status}${status === 429 ? ', rate limited' : ''})${said ? `: ${said}` : ''}`,
+      message: `${unavailableWords(name, status)}${said}.`,
       nonRetryable: false,
       details: [details],
       ...(seconds !== undefined ? { nextRetryDelay: seconds * 1000 } : {}),
     });
   }
-  return nonRetryable(AI_FAILURE_TYPES.request_rejected, `${provider} refused the request (${status})${said ? `: ${said}` : ''}`, details);
+  return nonRetryable(AI_FAILURE_TYPES.request_rejected, `${name} refused the request (HTTP ${status})${said}.`, details);
 }
 
-/** A call that never got an HTTP status: connection refused, DNS, timeout. Retryable. */
-export function failureForTransport(provider: HostedAiProvider, cause: unknown, api_key: string): ApplicationFailure {
-  const name = cause instanceof Error ? cause.name : 'Error';
-  const message = cause instanceof Error ? cause.message : String(cause);
+/** Network error codes (on the error or one it wraps) in words; anything else is "the connection failed". */
+const TRANSPORT_REASONS: Array<[RegExp, string]> = [
+  [/^ECONNREFUSED$/, 'the connection was refused'],
+  [/^(ENOTFOUND|EAI_AGAIN)$/, 'its address could not be found'],
+  [/^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/, 'the connection was dropped'],
+  [/^(ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT)$/, 'the connection timed out'],
+  [/^(EHOSTUNREACH|ENETUNREACH)$/, 'its network could not be reached'],
+  [/CERT|TLS|SSL|SELF_SIGNED/, 'its certificate was not accepted'],
+];
+
+function transportReason(cause: unknown): string {
+  let current: unknown = cause;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      const known = TRANSPORT_REASONS.find(([pattern]) => pattern.test(code));
+      if (known) return known[1];
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return 'the connection failed';
+}
+
+/** A call that never got an HTTP status: connection refused, DNS, a dropped connection. Retryable. */
+export function failureForTransport(provider: HostedAiProvider, cause: unknown): ApplicationFailure {
   return ApplicationFailure.create({
     type: AI_FAILURE_TYPES.unavailable,
-    message: `${provider} could not be reached (${name}): ${redactKey(message, api_key).slice(0, 300)}`,
+    message: `${aiProviderName(provider, true)} could not be reached from this server: ${transportReason(cause)}.`,
     nonRetryable: false,
     details: [{ provider, status: null }],
   });
 }
 
+/** A call whose answer did not come within its timeout (the SDK's, or the gateway's own deadline). Retryable. */
+export function failureForTimeout(provider: HostedAiProvider, timeout_ms: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: AI_FAILURE_TYPES.unavailable,
+    message: `${aiProviderName(provider, true)} did not answer within ${durationInWords(timeout_ms)}.`,
+    nonRetryable: false,
+    details: [{ provider, status: null, timeout_ms }],
+  });
+}
+
 export function outputInvalid(provider: AiProvider, message: string): ApplicationFailure {
-  return nonRetryable(AI_FAILURE_TYPES.output_invalid, `${provider} returned output that does not match the schema: ${message}`, { provider });
+  return nonRetryable(AI_FAILURE_TYPES.output_invalid, `${aiProviderName(provider, true)} returned output that does not match the schema: ${message}`, {
+    provider,
+  });
 }

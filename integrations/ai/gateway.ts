@@ -9,6 +9,7 @@ import {
   type AdapterRequest,
   DEFAULT_AI_TIMEOUT_MS,
   DEFAULT_OUTPUT_TOKENS_MAX,
+  failureForTimeout,
   type HostedAiProvider,
   OUTPUT_TOKENS_MAX,
   PROMPT_CHARS_MAX,
@@ -61,6 +62,39 @@ function checkRequest<S extends TSchema>(request: StructuredCallRequest<S>): num
 }
 
 /**
+ * The hosted provider's reply within the timeout: the SDK gets it as its own timeout (which covers the wait for the
+ * answer's headers) and the gateway ends the call at the same time whatever it waits for (a body that stalls halfway).
+ */
+async function callHosted<S extends TSchema>(
+  provider: HostedAiProvider,
+  request: StructuredCallRequest<S>,
+  max_output_tokens: number,
+  api_key: string,
+): Promise<RawStructuredReply> {
+  const timeout_ms = request.timeout_ms ?? DEFAULT_AI_TIMEOUT_MS;
+  const deadline = AbortSignal.timeout(timeout_ms);
+  try {
+    return await ADAPTERS[provider]({
+      model: request.model,
+      api_key,
+      base_url: request.base_url,
+      system: request.system,
+      prompt: request.prompt,
+      json_schema: toProviderJsonSchema(request.schema),
+      schema_name: request.schema_name,
+      max_output_tokens,
+      timeout_ms,
+      abort_signal: request.abort_signal ? AbortSignal.any([request.abort_signal, deadline]) : deadline,
+      tools: request.tools ?? [],
+    });
+  } catch (error) {
+    // The caller's cancellation stays what it is; the gateway's own deadline is a provider that did not answer in time.
+    if (deadline.aborted && !request.abort_signal?.aborted) throw failureForTimeout(provider, timeout_ms);
+    throw error;
+  }
+}
+
+/**
  * One structured-output call. Returns the object (checked against `schema`), token usage and timing.
  * Throws Temporal ApplicationFailures typed by AI_FAILURE_TYPES: auth, bad request, invalid output and
  * missing configuration are non-retryable; 408/409/429/5xx and transport errors are retryable
@@ -74,19 +108,7 @@ export async function callStructured<S extends TSchema>(request: StructuredCallR
     reply = await callOffline(request.system, request.prompt, request.offline);
   } else {
     if (!request.api_key) refuse(request.provider, `no API key is available for ${request.provider}`);
-    reply = await ADAPTERS[request.provider]({
-      model: request.model,
-      api_key: request.api_key,
-      base_url: request.base_url,
-      system: request.system,
-      prompt: request.prompt,
-      json_schema: toProviderJsonSchema(request.schema),
-      schema_name: request.schema_name,
-      max_output_tokens,
-      timeout_ms: request.timeout_ms ?? DEFAULT_AI_TIMEOUT_MS,
-      abort_signal: request.abort_signal,
-      tools: request.tools ?? [],
-    });
+    reply = await callHosted(request.provider, request, max_output_tokens, request.api_key);
   }
   const object = checkAgainstSchema<Static<S>>(request.provider, request.schema, reply.value);
   return {

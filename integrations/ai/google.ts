@@ -1,6 +1,14 @@
 // Google adapter: Gemini generateContent with responseMimeType application/json and responseJsonSchema.
 import { ApiError, FinishReason, GoogleGenAI } from '@google/genai';
-import { type AdapterRequest, failureForStatus, failureForTransport, outputInvalid, type RawStructuredReply, toolsAsText } from './common.ts';
+import {
+  type AdapterRequest,
+  failureForStatus,
+  failureForTimeout,
+  failureForTransport,
+  outputInvalid,
+  type RawStructuredReply,
+  toolsAsText,
+} from './common.ts';
 import { parseJsonReply } from './schema.ts';
 
 export const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -48,7 +56,9 @@ export async function callGoogle(request: AdapterRequest): Promise<RawStructured
       throw failureForStatus('google', error.status === 400 && isInvalidKey(body) ? 401 : error.status, said, request.api_key);
     }
     if (request.abort_signal?.aborted) throw error;
-    throw failureForTransport('google', error, request.api_key);
+    // An abort the caller did not ask for is the SDK's own timer (httpOptions.timeout).
+    if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) throw failureForTimeout('google', request.timeout_ms);
+    throw failureForTransport('google', error);
   }
   const candidate = response.candidates?.[0];
   if (!candidate) throw outputInvalid('google', 'the reply had no candidates');

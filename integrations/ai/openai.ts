@@ -1,6 +1,14 @@
 // OpenAI adapter: Chat Completions with response_format json_schema (structured outputs), official SDK.
 import OpenAI from 'openai';
-import { type AdapterRequest, NAMED_TOOL_PARAMETERS, failureForStatus, failureForTransport, outputInvalid, type RawStructuredReply } from './common.ts';
+import {
+  type AdapterRequest,
+  NAMED_TOOL_PARAMETERS,
+  failureForStatus,
+  failureForTimeout,
+  failureForTransport,
+  outputInvalid,
+  type RawStructuredReply,
+} from './common.ts';
 import { isStrictCompatible, parseJsonReply } from './schema.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -45,11 +53,12 @@ export async function callOpenAi(request: AdapterRequest): Promise<RawStructured
     );
   } catch (error) {
     if (error instanceof OpenAI.APIUserAbortError) throw error;
+    if (error instanceof OpenAI.APIConnectionTimeoutError) throw failureForTimeout('openai', request.timeout_ms);
     if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
       const body = error.error as { message?: unknown } | undefined;
       throw failureForStatus('openai', error.status, typeof body?.message === 'string' ? body.message : '', request.api_key, error.headers);
     }
-    throw failureForTransport('openai', error, request.api_key);
+    throw failureForTransport('openai', error);
   }
   const choice = completion.choices[0];
   if (!choice) throw outputInvalid('openai', 'the reply had no choices');

@@ -1,5 +1,14 @@
 // A fake Anthropic API: POST /v1/messages answering the forced tool call, in the real wire format.
-import { AI_FAKE_DEFAULT_USAGE, type AiFake, type FakeReply, type RecordedRequest, ScriptQueue, startFakeServer } from './http.ts';
+import {
+  AI_FAKE_DEFAULT_USAGE,
+  type AiFake,
+  type AiFakeAnswer as Answer,
+  type FakeReply,
+  noAnswer,
+  type RecordedRequest,
+  ScriptQueue,
+  startFakeServer,
+} from './http.ts';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -26,8 +35,12 @@ export async function startFakeAnthropic(options: { expected_api_key?: string } 
     const key = request.headers['x-api-key'] ?? (request.headers['authorization'] ?? '').replace(/^Bearer /, '');
     if (state.expected_api_key !== undefined && key !== state.expected_api_key) return anthropicError(401, `invalid x-api-key ${key}`);
     const next = script.next();
+    if ('no_answer' in next) return noAnswer(next, answer({ object: {} }, request));
     if ('error_status' in next)
       return anthropicError(next.error_status, next.message ?? (next.error_status === 401 ? `invalid x-api-key ${key}` : 'fake error'), next.headers);
+    return answer(next, request);
+  };
+  const answer = (next: Answer, request: RecordedRequest): FakeReply => {
     const body = request.body as { model?: string; tool_choice?: { name?: string } };
     const usage = next.usage ?? AI_FAKE_DEFAULT_USAGE;
     const content =

@@ -1,5 +1,14 @@
 // A fake Gemini API: POST /v1/models/{model}:generateContent (and v1beta) with JSON responses, in the real wire format.
-import { AI_FAKE_DEFAULT_USAGE, type AiFake, type FakeReply, type RecordedRequest, ScriptQueue, startFakeServer } from './http.ts';
+import {
+  AI_FAKE_DEFAULT_USAGE,
+  type AiFake,
+  type AiFakeAnswer as Answer,
+  type FakeReply,
+  noAnswer,
+  type RecordedRequest,
+  ScriptQueue,
+  startFakeServer,
+} from './http.ts';
 
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
@@ -33,10 +42,15 @@ export async function startFakeGoogle(options: { expected_api_key?: string; inva
     const key = request.headers['x-goog-api-key'] ?? '';
     if (state.expected_api_key !== undefined && key !== state.expected_api_key) return invalidKey();
     const next = script.next();
+    const model = decodeURIComponent(match[1]!);
+    if ('no_answer' in next) return noAnswer(next, answer({ object: {} }, model));
     if ('error_status' in next) {
       if (next.error_status === 401) return invalidKey();
       return googleError(next.error_status, next.message ?? 'fake error', next.headers);
     }
+    return answer(next, model);
+  };
+  const answer = (next: Answer, model: string): FakeReply => {
     const usage = next.usage ?? AI_FAKE_DEFAULT_USAGE;
     const text = 'raw_text' in next ? next.raw_text : JSON.stringify(next.object);
     return {
@@ -48,7 +62,7 @@ export async function startFakeGoogle(options: { expected_api_key?: string; inva
           candidatesTokenCount: usage.output_tokens,
           totalTokenCount: usage.input_tokens + usage.output_tokens,
         },
-        modelVersion: decodeURIComponent(match[1]!),
+        modelVersion: model,
         responseId: 'resp_fake',
       },
     };

@@ -131,11 +131,25 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
   };
 }
 
-/** What a fake AI provider does with the next call: return an object, fail with a status, or send raw text. */
+/**
+ * What a fake AI provider does with the next call: return an object, fail with a status, send raw text, or never
+ * answer — `before_headers`: the connection stays open and nothing comes; `mid_body`: the status, the headers and half
+ * of an answer come, then nothing more.
+ */
 export type AiFakeScript =
-  | { object: unknown; usage?: { input_tokens: number; output_tokens: number } }
+  | AiFakeAnswer
   | { error_status: number; message?: string; headers?: Record<string, string> }
+  | { no_answer: 'before_headers' | 'mid_body' };
+
+/** A script the fake answers with 200: an object in the provider's structured form, or raw text. */
+export type AiFakeAnswer =
+  | { object: unknown; usage?: { input_tokens: number; output_tokens: number } }
   | { raw_text: string; usage?: { input_tokens: number; output_tokens: number } };
+
+/** A call that never answers, as the fake's reply; `answer` is the reply it would have sent, half of which goes for mid_body. */
+export function noAnswer(script: { no_answer: 'before_headers' | 'mid_body' }, answer: FakeReply): FakeReply {
+  return script.no_answer === 'before_headers' ? { status: 200, hang: true } : { ...answer, partial: true };
+}
 
 export const AI_FAKE_DEFAULT_USAGE = { input_tokens: 11, output_tokens: 7 };
 

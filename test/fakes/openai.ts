@@ -1,5 +1,14 @@
 // A fake OpenAI API: POST /v1/chat/completions with response_format json_schema, in the real wire format.
-import { AI_FAKE_DEFAULT_USAGE, type AiFake, type FakeReply, type RecordedRequest, ScriptQueue, startFakeServer } from './http.ts';
+import {
+  AI_FAKE_DEFAULT_USAGE,
+  type AiFake,
+  type AiFakeAnswer as Answer,
+  type FakeReply,
+  noAnswer,
+  type RecordedRequest,
+  ScriptQueue,
+  startFakeServer,
+} from './http.ts';
 
 function openAiError(status: number, message: string, type: string, code: string | null, headers?: Record<string, string>): FakeReply {
   return { status, headers: { 'x-request-id': 'req_fake', ...(headers ?? {}) }, body: { error: { message, type, param: null, code } } };
@@ -32,6 +41,7 @@ export async function startFakeOpenAi(options: { expected_api_key?: string; hold
       );
     }
     const next = script.next();
+    if ('no_answer' in next) return noAnswer(next, answer({ object: {} }, request));
     if ('error_status' in next) {
       if (next.error_status === 401) {
         return openAiError(401, `Incorrect API key provided: ${key}.`, 'invalid_request_error', 'invalid_api_key', next.headers);
@@ -39,6 +49,9 @@ export async function startFakeOpenAi(options: { expected_api_key?: string; hold
       const type = next.error_status === 429 ? 'rate_limit_exceeded' : next.error_status >= 500 ? 'server_error' : 'invalid_request_error';
       return openAiError(next.error_status, next.message ?? `fake ${type}`, type, null, next.headers);
     }
+    return answer(next, request);
+  };
+  const answer = (next: Answer, request: RecordedRequest): FakeReply => {
     const body = request.body as { model?: string };
     const usage = next.usage ?? AI_FAKE_DEFAULT_USAGE;
     const content = 'raw_text' in next ? next.raw_text : JSON.stringify(next.object);

@@ -6,6 +6,8 @@ import { INTAKE_SPEC_VERSION, type IntakeSpec } from '../../domain/contracts/int
 import { adjustCredits, balances, grantCredits } from '../../store/credits/ledger.ts';
 import { createDraft } from '../../store/intake/drafts.ts';
 import { type AiFake, type FakeServer, startFakeServer } from '../fakes/http.ts';
+import { startFakeAnthropic } from '../fakes/anthropic.ts';
+import { startFakeGoogle } from '../fakes/google.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';
 import { nhsNumberFile, PROJECT_BRIEF_TXT, ssnFile, textFile, markdownFile, VALID_NHS_NUMBER, US_SSN, type CorpusFile } from '../support/corpus.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
@@ -251,6 +253,47 @@ describe('drafting with the offline provider (the embedded default)', () => {
   });
 });
 
+/**
+ * A draft whose provider reports far more usage than the request could cost: the answer is kept, charged what was
+ * reserved, the rest absorbed on the usage row; the usage listing and the ledger agree.
+ */
+async function overrunIsAbsorbed(service: TestService, owner: TestUser, fake: AiFake, provider: string): Promise<void> {
+  const project_id = await newProject(service, owner);
+  const sources = await extract(service, owner, project_id, [textFile()]);
+  const brief_id = sources.get('brief.txt').id;
+  const spec: IntakeSpec = {
+    ...emptyIntakeSpec(),
+    problem: {
+      text: 'Patients wait too long',
+      provenance: 'user_declared',
+      citations: [{ source_id: brief_id, line_start: 3, line_end: 3, quote: 'wait too long for a specialist review' }],
+    },
+    stage: { value: 'prototype', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 6, line_end: 6, quote: 'working prototype' }] },
+  };
+  // far beyond any honest count of the request: 40 M input tokens
+  fake.script.enqueue({ object: spec, usage: { input_tokens: 40_000_000, output_tokens: 1200 } });
+  const before = await balances(service.db, owner.org_id);
+  const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+    token: owner.session,
+    body: { source_ids: [brief_id] },
+  });
+  expect(started.status).toBe(202);
+  const reserved = started.body.credits_reserved as number;
+  expect(reserved).toBeGreaterThan(0);
+  const draft = await finished(service, owner, started.body.id);
+  expect(draft.status, JSON.stringify(draft.error)).toBe('succeeded');
+  expect(draft.spec.problem.text).toBe('Patients wait too long');
+  expect(draft.usage.credits_charged).toBe(reserved);
+  const after = await balances(service.db, owner.org_id);
+  expect(before.available_credits - after.available_credits).toBe(reserved);
+  expect(after.reserved_credits).toBe(0);
+  const usage = await http(service, 'GET', `/v1/orgs/${owner.org_id}/usage`, { token: owner.session });
+  const row = usage.body.data.find((each: { subject: { id: string } }) => each.subject.id === started.body.id);
+  // price: ceil((40,000,000 + 1,200) × 1 / 1000) at the default price of 1 credit per 1,000 tokens
+  expect(row).toMatchObject({ provider, credits_charged: reserved, credits_absorbed: 40_002 - reserved, input_tokens: 40_000_000 });
+  expect(draft.spec.drafted_by).toMatchObject({ provider });
+}
+
 describe('drafting with a hosted provider (fake OpenAI recording every request)', () => {
   const HOSTED_KEY = `sk-hosted-${randomBytes(20).toString('hex')}`;
   let service: TestService;
@@ -265,6 +308,8 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
         CRUCIBLE_HOSTED_AI_API_KEY: HOSTED_KEY,
         CRUCIBLE_OPENAI_MODEL: 'gpt-intake-test',
         CRUCIBLE_OPENAI_BASE_URL: openai.base_url,
+        // short, so a provider that never answers is given up on within the test (the fake answers others at once)
+        CRUCIBLE_AI_CALL_TIMEOUT_SECONDS: '3',
       },
     });
     owner = await signedInOwner(service, 'hosted-draft');
@@ -345,40 +390,45 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     expect(service.logs.join('\n')).not.toContain(VALID_NHS_NUMBER);
   });
 
-  it('keeps the answer when the provider bills more than was reserved: charged the reservation, the rest absorbed, usage and ledger agree', async () => {
+  it('cites where the service finds each quote in the processed sources, not the source and lines the model named', async () => {
     const project_id = await newProject(service, owner);
-    const sources = await extract(service, owner, project_id, [textFile()]);
-    const brief_id = sources.get('brief.txt').id;
+    const sources = await extract(service, owner, project_id, [textFile(), markdownFile(), nhsNumberFile()]);
+    const [brief_id, pathway_id, audit_id] = ['brief.txt', 'pathway.md', 'audit.txt'].map((name) => sources.get(name).id);
+    const cite = (source_id: string, line_start: number, line_end: number, quote: string) => ({ source_id, line_start, line_end, quote });
+    const claim = (text: string, citation: ReturnType<typeof cite>) => ({ text, topic: 'operational', provenance: 'user_declared', citations: [citation] });
     const spec: IntakeSpec = {
       ...emptyIntakeSpec(),
-      problem: {
-        text: 'Patients wait too long',
-        provenance: 'user_declared',
-        citations: [{ source_id: brief_id, line_start: 3, line_end: 3, quote: 'wait too long for a specialist review' }],
-      },
-      stage: { value: 'prototype', provenance: 'user_declared', citations: [{ source_id: brief_id, line_start: 6, line_end: 6, quote: 'working prototype' }] },
-    };
-    // far beyond any honest count of the request: 40 M input tokens
-    openai.script.enqueue({ object: spec, usage: { input_tokens: 40_000_000, output_tokens: 1200 } });
-    const before = await balances(service.db, owner.org_id);
+      // the right quote with the other source's id, with lines that do not hold it, with an invented source
+      problem: { text: 'Patients wait too long', provenance: 'user_declared', citations: [cite(pathway_id, 1, 1, 'wait too long for a specialist review')] },
+      stage: { value: 'prototype', provenance: 'user_declared', citations: [cite(brief_id, 2, 2, 'working prototype')] },
+      claims: [
+        claim('Faster triage', cite('src_0000000000000000', 30, 31, 'reduces time to triage by 40%')),
+        claim('Photos reviewed quickly', cite(brief_id, 1, 1, 'The consultant reviews the photos within two working days')),
+        // a quote no processed source holds (a quarantined source's line is not searched): dropped with its reason
+        claim('Urgent pathway', cite(audit_id, 2, 2, 'referred on the urgent pathway')),
+      ],
+    } as IntakeSpec;
+    openai.script.enqueue({ object: spec, usage: { input_tokens: 2000, output_tokens: 800 } });
     const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
       token: owner.session,
-      body: { source_ids: [brief_id] },
+      body: { source_ids: [brief_id, pathway_id, audit_id] },
     });
     expect(started.status).toBe(202);
-    const reserved = started.body.credits_reserved as number;
-    expect(reserved).toBeGreaterThan(0);
     const draft = await finished(service, owner, started.body.id);
     expect(draft.status, JSON.stringify(draft.error)).toBe('succeeded');
-    expect(draft.spec.problem.text).toBe('Patients wait too long');
-    expect(draft.usage.credits_charged).toBe(reserved);
-    const after = await balances(service.db, owner.org_id);
-    expect(before.available_credits - after.available_credits).toBe(reserved);
-    expect(after.reserved_credits).toBe(0);
-    const usage = await http(service, 'GET', `/v1/orgs/${owner.org_id}/usage`, { token: owner.session });
-    const row = usage.body.data.find((each: { subject: { id: string } }) => each.subject.id === started.body.id);
-    // price: ceil((40,000,000 + 1,200) × 1 / 1000) at the default price of 1 credit per 1,000 tokens
-    expect(row).toMatchObject({ credits_charged: reserved, credits_absorbed: 40_002 - reserved, input_tokens: 40_000_000 });
+    expect(draft.spec.problem.citations).toEqual([cite(brief_id, 3, 3, 'wait too long for a specialist review')]);
+    expect(draft.spec.stage.citations).toEqual([cite(brief_id, 6, 6, 'working prototype')]);
+    expect(draft.spec.claims.map((each: { citations: unknown[] }) => each.citations)).toEqual([
+      [cite(brief_id, 7, 7, 'reduces time to triage by 40%')],
+      [cite(pathway_id, 8, 8, 'The consultant reviews the photos within two working days')],
+    ]);
+    expect(draft.dropped_citations).toEqual([expect.objectContaining({ path: '/claims/2/citations/0', source_id: audit_id, reason: 'source_not_processed' })]);
+    expect(draft.dropped_claims).toEqual([expect.objectContaining({ path: '/claims/2' })]);
+    expect(service.logs.join('\n')).not.toContain('referred on the urgent pathway');
+  });
+
+  it('keeps the answer when the provider bills more than was reserved: charged the reservation, the rest absorbed, usage and ledger agree', async () => {
+    await overrunIsAbsorbed(service, owner, openai, 'openai');
   });
 
   it('marks the draft failed and charges nothing when the provider refuses the request', async () => {
@@ -413,6 +463,51 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     expect(listed.body.data[0].status).toBe('succeeded');
   });
 
+  /** Starts a draft of the brief, waits for it to end, and returns it with the organization's balances before and after. */
+  async function draftOfBrief() {
+    const project_id = await newProject(service, owner);
+    const sources = await extract(service, owner, project_id, [textFile()]);
+    const before = await balances(service.db, owner.org_id);
+    const requests_before = openai.requests.length;
+    const started = await http(service, 'POST', `/v1/projects/${project_id}/intakes/parse`, {
+      token: owner.session,
+      body: { source_ids: [sources.get('brief.txt').id] },
+    });
+    expect(started.status).toBe(202);
+    const draft = await finished(service, owner, started.body.id);
+    const usage = await service.db.query('select id from ai_usage where subject_id = ?', [started.body.id]);
+    return { draft, before, after: await balances(service.db, owner.org_id), requests: openai.requests.length - requests_before, usage };
+  }
+
+  it('gives up on a provider that never answers after its attempts, each within the timeout, and says so; nothing is charged', async () => {
+    openai.script.enqueue(...Array.from({ length: 4 }, () => ({ no_answer: 'before_headers' as const })));
+    const { draft, before, after, requests, usage } = await draftOfBrief();
+    expect(draft.status).toBe('failed');
+    expect(requests).toBe(4);
+    expect(draft.error).toEqual({
+      code: 'ProviderUnavailable',
+      message: 'OpenAI did not answer within 3 seconds. It was asked 4 times and gave no answer. Nothing was charged. Try again later.',
+    });
+    // nothing charged: no usage row, the reservation released, the balance as it was
+    expect(usage).toEqual([]);
+    expect(draft.usage).toBeNull();
+    expect(after).toMatchObject({ available_credits: before.available_credits, reserved_credits: 0 });
+  });
+
+  it('gives up on a provider that stays rate limited or failing after its attempts, saying what it last answered; nothing is charged', async () => {
+    openai.script.enqueue({ error_status: 429 }, { error_status: 500 }, { error_status: 429 }, { error_status: 500, message: 'The server had an error.' });
+    const { draft, before, after, requests, usage } = await draftOfBrief();
+    expect(draft.status).toBe('failed');
+    expect(requests).toBe(4);
+    expect(draft.error).toEqual({
+      code: 'ProviderUnavailable',
+      message: 'OpenAI failed on its side (HTTP 500): The server had an error. It was asked 4 times and gave no answer. Nothing was charged. Try again later.',
+    });
+    expect(draft.error.message).not.toMatch(/retried|Error\)|TypeError/);
+    expect(usage).toEqual([]);
+    expect(after).toMatchObject({ available_credits: before.available_credits, reserved_credits: 0 });
+  });
+
   it('answers 422 naming the provider when byok_provider has no stored key', async () => {
     const project_id = await newProject(service, owner);
     const sources = await extract(service, owner, project_id, [textFile()]);
@@ -426,6 +521,42 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     expect(openai.requests.length).toBe(requests_before);
   });
 });
+
+const OVERRUN_PROVIDERS = [
+  { provider: 'anthropic', model_env: 'CRUCIBLE_ANTHROPIC_MODEL', start: startFakeAnthropic },
+  { provider: 'google', model_env: 'CRUCIBLE_GOOGLE_MODEL', start: startFakeGoogle },
+] as const;
+
+for (const { provider, model_env, start } of OVERRUN_PROVIDERS) {
+  describe(`a draft billed past its reservation by ${provider}`, () => {
+    const HOSTED_KEY = `key-${provider}-${randomBytes(20).toString('hex')}`;
+    let service: TestService;
+    let fake: AiFake;
+    let owner: TestUser;
+
+    beforeAll(async () => {
+      fake = await start({ expected_api_key: HOSTED_KEY });
+      service = await startTestService({
+        env: {
+          CRUCIBLE_HOSTED_AI_PROVIDER: provider,
+          CRUCIBLE_HOSTED_AI_API_KEY: HOSTED_KEY,
+          [model_env]: `${provider}-intake-test`,
+          [`CRUCIBLE_${provider.toUpperCase()}_BASE_URL`]: fake.base_url,
+        },
+      });
+      owner = await signedInOwner(service, `overrun-${provider}`);
+      await grant(service, owner.org_id, 10_000);
+    });
+    afterAll(async () => {
+      await service?.stop();
+      await fake?.close();
+    });
+
+    it('keeps the answer, charged the reservation, the rest absorbed; usage and ledger agree', async () => {
+      await overrunIsAbsorbed(service, owner, fake, provider);
+    });
+  });
+}
 
 describe('canceling a draft', () => {
   const HOSTED_KEY = `sk-hosted-${randomBytes(20).toString('hex')}`;

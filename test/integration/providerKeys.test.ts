@@ -65,6 +65,11 @@ function activityEnv(overrides: { activityId?: string; workflowId?: string; runI
       workflowExecution: { workflowId: overrides.workflowId ?? `test-wf-${callCounter}`, runId: overrides.runId ?? `run-${callCounter}` },
       activityId: overrides.activityId ?? '1',
       attempt: overrides.attempt ?? 1,
+      // as the worker would give them for the model profile (the mock's defaults are a 1-second step scheduled in 1970)
+      scheduledTimestampMs: Date.now(),
+      startToCloseTimeoutMs: 6 * 60_000,
+      scheduleToCloseTimeoutMs: 10 * 60_000,
+      retryPolicy: { maximumAttempts: 4, initialInterval: 2_000, backoffCoefficient: 2, maximumInterval: 60_000 },
     },
     { logger: temporalLogger() },
   );
@@ -305,7 +310,7 @@ describe('BYOK calls through callModel', () => {
     const error = await applicationFailureOf(activityEnv().run(activities().callModel, input(org.org_id, 'openai')));
     expect(error.type).toBe('ProviderAuthRejected');
     expect(error.nonRetryable).toBe(true);
-    expect(error.message).toMatch(/openai rejected the API key/);
+    expect(error.message).toMatch(/OpenAI rejected the API key/);
     expectNoKeyIn(`${error.message} ${JSON.stringify(error.details)}`, [key]);
     const rows = await service.db.query('select id from ai_usage where org_id = ?', [org.org_id]);
     expect(rows).toHaveLength(0);

@@ -30,6 +30,8 @@ function failureText(failure: ApplicationFailure): string {
 
 type Harness = {
   provider: HostedAiProvider;
+  /** The provider's name in a sentence. */
+  name: string;
   model: string;
   start(): Promise<AiFake>;
   keyHeader: string;
@@ -42,6 +44,7 @@ type Harness = {
 const harnesses: Harness[] = [
   {
     provider: 'openai',
+    name: 'OpenAI',
     model: 'gpt-test-1',
     start: () => startFakeOpenAi({ expected_api_key: API_KEY }),
     keyHeader: 'authorization',
@@ -78,6 +81,7 @@ const harnesses: Harness[] = [
   },
   {
     provider: 'anthropic',
+    name: 'Anthropic',
     model: 'claude-test-1',
     start: () => startFakeAnthropic({ expected_api_key: API_KEY }),
     keyHeader: 'authorization',
@@ -107,6 +111,7 @@ const harnesses: Harness[] = [
   },
   {
     provider: 'google',
+    name: 'Google',
     model: 'gemini-test-1',
     start: () => startFakeGoogle({ expected_api_key: API_KEY }),
     keyHeader: 'x-goog-api-key',
@@ -144,9 +149,10 @@ for (const harness of harnesses) {
       await fake.close();
     });
 
-    const call = (overrides: { api_key?: string; tools?: Array<{ name: string; description: string }> } = {}) =>
+    const call = (overrides: { api_key?: string; tools?: Array<{ name: string; description: string }>; timeout_ms?: number } = {}) =>
       callStructured({
         tools: overrides.tools,
+        timeout_ms: overrides.timeout_ms,
         provider: harness.provider,
         model: harness.model,
         api_key: overrides.api_key ?? API_KEY,
@@ -195,7 +201,7 @@ for (const harness of harnesses) {
       const failure = await applicationFailureOf(call({ api_key: wrong_key }));
       expect(failure.nonRetryable).toBe(true);
       expect(failure.type).toBe(AI_FAILURE_TYPES.auth_rejected);
-      expect(failure.message).toContain(`${harness.provider} rejected the API key (401)`);
+      expect(failure.message).toContain(`${harness.name} rejected the API key (HTTP 401). Check the key stored for ${harness.name} in Settings`);
       expect(failureText(failure)).not.toContain(wrong_key);
       expect(failureText(failure)).not.toContain(wrong_key.slice(0, 12));
       expect(fake.requests).toHaveLength(before + 1);
@@ -208,8 +214,24 @@ for (const harness of harnesses) {
         const failure = await applicationFailureOf(call());
         expect(failure.nonRetryable).toBe(false);
         expect(failure.type).toBe(AI_FAILURE_TYPES.unavailable);
-        expect(failure.message).toContain(`${harness.provider} is unavailable (${status}`);
+        expect(failure.message).toBe(
+          status === 429
+            ? `${harness.name} was too busy to answer (rate limited, HTTP 429): busy, key was [redacted].`
+            : `${harness.name} failed on its side (HTTP 500): busy, key was [redacted].`,
+        );
         expect(failureText(failure)).not.toContain(API_KEY);
+        expect(fake.requests).toHaveLength(before + 1);
+      });
+    }
+
+    for (const no_answer of ['before_headers', 'mid_body'] as const) {
+      it(`ends a call whose answer does not come (${no_answer.replace('_', ' ')}) at its timeout, as a retryable failure in words`, async () => {
+        const before = fake.requests.length;
+        fake.script.enqueue({ no_answer });
+        const failure = await applicationFailureOf(call({ timeout_ms: 1_000 }));
+        expect(failure.nonRetryable).toBe(false);
+        expect(failure.type).toBe(AI_FAILURE_TYPES.unavailable);
+        expect(failure.message).toBe(`${harness.name} did not answer within 1 second.`);
         expect(fake.requests).toHaveLength(before + 1);
       });
     }
@@ -219,7 +241,7 @@ for (const harness of harnesses) {
       const failure = await applicationFailureOf(call());
       expect(failure.nonRetryable).toBe(true);
       expect(failure.type).toBe(AI_FAILURE_TYPES.output_invalid);
-      expect(failure.message).toContain(`${harness.provider} returned output that does not match the schema`);
+      expect(failure.message).toContain(`${harness.name} returned output that does not match the schema`);
       expect(failure.message).toContain('/reason');
     });
   });
@@ -266,7 +288,7 @@ describe('gateway edge cases', () => {
       );
       expect(failure.nonRetryable).toBe(true);
       expect(failure.type).toBe(AI_FAILURE_TYPES.auth_rejected);
-      expect(failure.message).toContain('google rejected the API key');
+      expect(failure.message).toContain('Google rejected the API key');
       expect(failureText(failure)).not.toContain('AIza-wrong-key-123456');
     } finally {
       await fake.close();
@@ -291,7 +313,7 @@ describe('gateway edge cases', () => {
     );
     expect(failure.nonRetryable).toBe(false);
     expect(failure.type).toBe(AI_FAILURE_TYPES.unavailable);
-    expect(failure.message).toContain('anthropic could not be reached');
+    expect(failure.message).toBe('Anthropic could not be reached from this server: the connection was refused.');
   });
 
   it('refuses before any call when no model is configured or no key is available', async () => {
@@ -372,6 +394,6 @@ describe('offline provider', () => {
       }),
     );
     expect(failure.type).toBe(AI_FAILURE_TYPES.output_invalid);
-    expect(failure.message).toContain('offline returned output that does not match the schema');
+    expect(failure.message).toContain('The offline heuristic returned output that does not match the schema');
   });
 });

@@ -62,4 +62,14 @@ describe('configuration', () => {
       expect(() => loadConfig(env), expected).toThrow(expected);
     }
   });
+
+  it('reads a model call’s attempt timeout, 120 seconds unless set, and refuses one outside 1 to 300 seconds naming it', () => {
+    expect(loadConfig({}).ai_call_timeout_seconds).toBe(120);
+    expect(loadConfig({ CRUCIBLE_AI_CALL_TIMEOUT_SECONDS: '45' }).ai_call_timeout_seconds).toBe(45);
+    for (const value of ['0', '301', 'two minutes', '1.5']) {
+      expect(() => loadConfig({ CRUCIBLE_AI_CALL_TIMEOUT_SECONDS: value }), value).toThrow(
+        `CRUCIBLE_AI_CALL_TIMEOUT_SECONDS must be an integer from 1 to 300 (got "${value}")`,
+      );
+    }
+  });
 });

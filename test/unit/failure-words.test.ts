@@ -3,10 +3,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lastAttemptWords } from '../../domain/ai/attempts.ts';
 import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from '../../domain/ai/call.ts';
 import { failureSentence, LITERATURE_UNREACHABLE_SENTENCE, stepEndInWords } from '../../domain/failureWords.ts';
 import { LITERATURE_FAILURE_TYPES } from '../../domain/review/literature.ts';
-import { failureForStatus, failureForTransport } from '../../integrations/ai/common.ts';
+import { failureForStatus, failureForTimeout, failureForTransport } from '../../integrations/ai/common.ts';
 
 describe('failures in words', () => {
   it('says a literature outage in the app’s own sentence and keeps the code and raw detail apart', () => {
@@ -39,11 +40,28 @@ describe('failures in words', () => {
     );
   });
 
-  it('never tells of a retry in a provider failure’s message (the workflow decides whether one comes)', () => {
+  it('says a provider failure in words, naming the provider, never with an error class or a promise of a retry', () => {
     const unavailable = failureForStatus('openai', 503, 'overloaded', 'sk-test-0000');
-    const unreachable = failureForTransport('openai', new TypeError('fetch failed'), 'sk-test-0000');
-    expect(unavailable.message).toBe('openai is unavailable (503): overloaded');
-    expect(unreachable.message).toBe('openai could not be reached (TypeError): fetch failed');
+    const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
+    const unreachable = failureForTransport('anthropic', refused);
+    const unknown = failureForTransport('google', new TypeError('fetch failed'));
+    const slow = failureForTimeout('openai', 120_000);
+    expect(unavailable.message).toBe('OpenAI failed on its side (HTTP 503): overloaded.');
+    expect(unreachable.message).toBe('Anthropic could not be reached from this server: the connection was refused.');
+    expect(unknown.message).toBe('Google could not be reached from this server: the connection failed.');
+    expect(slow.message).toBe('OpenAI did not answer within 2 minutes.');
+    for (const failure of [unavailable, unreachable, unknown, slow]) expect(failure.message).not.toMatch(/Error\b|retr/);
+  });
+
+  it('says what the last attempt of a model call met, how often the provider was asked, that nothing was charged and what to do', () => {
+    expect(lastAttemptWords({ last: 'OpenAI did not answer within 2 minutes.', attempts: 4, because: 'attempts_spent', schedule_to_close_ms: 600_000 })).toBe(
+      'OpenAI did not answer within 2 minutes. It was asked 4 times and gave no answer. Nothing was charged. Try again later.',
+    );
+    expect(
+      lastAttemptWords({ last: 'Google was too busy to answer (rate limited, HTTP 429).', attempts: 2, because: 'deadline', schedule_to_close_ms: 600_000 }),
+    ).toBe(
+      'Google was too busy to answer (rate limited, HTTP 429). It was asked twice in the 10 minutes a model call may take and gave no answer. Nothing was charged. Try again later.',
+    );
   });
 
   it('finds no "will be retried" in the failure messages of activities, integrations, workflows and domain', () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type ExtractedSource, extractSources } from '../../compute/extraction.ts';
 import { assertIntakeSpec, citedSourceIds, IntakeSpec as IntakeSpecSchema, intakeSpecErrors } from '../../domain/contracts/intakeSpec.ts';
 import { isServiceError } from '../../domain/errors.ts';
-import { type CitationLookup, checkCitations, citationLookupFrom, quoteAppearsIn } from '../../domain/intake/citations.ts';
+import { type CitationLookup, checkCitations, citationLookupFrom, quoteAppearsIn, relocateCitations } from '../../domain/intake/citations.ts';
 import { draftIntakeOffline, OFFLINE_DRAFT_LABEL } from '../../domain/intake/offlineDraft.ts';
 import { draftSources } from '../../domain/intake/sources.ts';
 import { buildIntakeDraftUserMessage, INTAKE_DRAFT_PROMPT, DRAFT_INPUT_CHARS_MAX } from '../../domain/prompts/intakeDraft.ts';
@@ -132,6 +132,68 @@ describe('checkCitations', () => {
     expect(quoteAppearsIn('wait too lon', 'patients wait too long')).toBe(false); // ends inside a word
     expect(quoteAppearsIn('atients wait', 'patients wait too long')).toBe(false); // starts inside a word
     expect(quoteAppearsIn('wait, too long', 'patients wait too long')).toBe(false); // punctuation is not whitespace
+  });
+});
+
+describe('relocateCitations: a citation is where the service finds its quote', () => {
+  const cite = (source_id: string, line_start: number, line_end: number, quote: string) => ({ source_id, line_start, line_end, quote });
+  const named = (name: string) => processed.find((source) => source.name === name)!;
+  const drafted = () => processed.map((source) => ({ id: source.id, lines: source.lines! }));
+
+  it('moves a true quote to the source and lines that hold it, narrows lines too wide, and leaves a quote found nowhere to be dropped', () => {
+    const [brief, pathway] = [named('brief.txt'), named('pathway.md')];
+    const spec = emptyIntakeSpec();
+    spec.problem = { text: 'Patients wait', provenance: 'user_declared', citations: [cite(pathway.id, 1, 1, 'wait too long for a specialist review')] };
+    spec.stage = { value: 'prototype', provenance: 'user_declared', citations: [cite(brief.id, 9, 9, 'working prototype')] };
+    const claim = (text: string, citation: ReturnType<typeof cite>) => ({
+      text,
+      topic: 'operational' as const,
+      provenance: 'user_declared' as const,
+      citations: [citation],
+    });
+    spec.claims = [
+      claim('Faster triage', cite('src_invented', 40, 41, 'reduces time to triage by 40%')),
+      claim('Across two lines', cite(brief.id, 1, 9, 'primary care. Solution: an app')),
+      claim('Halves mortality', cite(brief.id, 7, 7, 'the app halves mortality')),
+    ];
+    const { spec: relocated, moved } = relocateCitations(spec, drafted());
+    expect(relocated.problem!.citations[0]).toEqual(cite(brief.id, 3, 3, 'wait too long for a specialist review'));
+    expect(relocated.stage!.citations[0]).toEqual(cite(brief.id, 6, 6, 'working prototype'));
+    expect(relocated.claims.map((each) => each.citations[0])).toEqual([
+      cite(brief.id, 7, 7, 'reduces time to triage by 40%'),
+      cite(brief.id, 3, 4, 'primary care. Solution: an app'),
+      cite(brief.id, 7, 7, 'the app halves mortality'), // found nowhere: the model's citation, for the check to drop
+    ]);
+    expect(moved).toEqual([
+      { path: '/problem/citations/0', from: { source_id: pathway.id, line_start: 1, line_end: 1 }, to: { source_id: brief.id, line_start: 3, line_end: 3 } },
+      { path: '/stage/citations/0', from: { source_id: brief.id, line_start: 9, line_end: 9 }, to: { source_id: brief.id, line_start: 6, line_end: 6 } },
+      {
+        path: '/claims/0/citations/0',
+        from: { source_id: 'src_invented', line_start: 40, line_end: 41 },
+        to: { source_id: brief.id, line_start: 7, line_end: 7 },
+      },
+      { path: '/claims/1/citations/0', from: { source_id: brief.id, line_start: 1, line_end: 9 }, to: { source_id: brief.id, line_start: 3, line_end: 4 } },
+    ]);
+    expect(JSON.stringify(moved)).not.toContain('triage by 40%'); // no quote in what is logged
+    const check = checkCitations(relocated, lookup);
+    expect(check.spec.claims.map((each) => each.text)).toEqual(['Faster triage', 'Across two lines']);
+    expect(check.dropped.map(({ path, reason }) => ({ path, reason }))).toEqual([{ path: '/claims/2/citations/0', reason: 'quote_not_in_lines' }]);
+    expect(check.citations_kept).toBe(4);
+    // the document the model sent is left as it was
+    expect(spec.problem!.citations[0]!.source_id).toBe(pathway.id);
+  });
+
+  it('keeps the source and lines the model named when they hold the quote, whatever else holds it too', () => {
+    const [brief, pathway] = [named('brief.txt'), named('pathway.md')];
+    const spec = emptyIntakeSpec();
+    spec.risks = [
+      { text: 'in the brief', provenance: 'user_declared', citations: [cite(brief.id, 1, 1, 'FastTrack Referral')] },
+      { text: 'in the pathway', provenance: 'user_declared', citations: [cite(pathway.id, 1, 1, 'FastTrack Referral')] },
+      { text: 'nowhere named', provenance: 'user_declared', citations: [cite('src_invented', 1, 1, 'FastTrack Referral')] },
+    ];
+    const { spec: relocated, moved } = relocateCitations(spec, drafted());
+    expect(relocated.risks.map((risk) => risk.citations[0]!.source_id)).toEqual([brief.id, pathway.id, processed[0]!.id]);
+    expect(moved.map((each) => each.path)).toEqual(['/risks/2/citations/0']);
   });
 });
 
