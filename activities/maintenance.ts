@@ -3,12 +3,11 @@
 // row left queued, through the same startJob the routes use, so nothing stays queued forever.
 import { ServiceError } from '../domain/errors.ts';
 import type { JobKind } from '../domain/jobs.ts';
-import { type JobStart, type JobTemporal, startJob } from '../integrations/temporal/jobs.ts';
+import { startJobOf } from '../integrations/temporal/jobs.ts';
 import { purgeExpiredSignInAttempts } from '../store/accounts/signInAttempts.ts';
 import { purgeIdempotencyRecords } from '../store/idempotency.ts';
 import { queuedDrafts } from '../store/intake/drafts.ts';
 import { purgeQuarantinedLines } from '../store/intake/quarantine.ts';
-import type { QueuedJobRow } from '../store/jobs.ts';
 import { queuedReviews } from '../store/review/reviews.ts';
 import { queuedRuns } from '../store/runs/runs.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -20,22 +19,8 @@ export const QUEUED_JOBS_PER_PASS_MAX = 100;
 
 export type ReconciledKind = Extract<JobKind, 'run' | 'review' | 'intake_draft'>;
 
-const reconcilers: Record<ReconciledKind, { queued: typeof queuedRuns; start: (temporal: JobTemporal, row: QueuedJobRow) => Promise<JobStart> }> = {
-  run: {
-    queued: queuedRuns,
-    start: (temporal, row) => startJob(temporal, { kind: 'run', resource_id: row.id, org_id: row.org_id, project_id: row.project_id }, { run_id: row.id }),
-  },
-  review: {
-    queued: queuedReviews,
-    start: (temporal, row) =>
-      startJob(temporal, { kind: 'review', resource_id: row.id, org_id: row.org_id, project_id: row.project_id }, { review_id: row.id }),
-  },
-  intake_draft: {
-    queued: queuedDrafts,
-    start: (temporal, row) =>
-      startJob(temporal, { kind: 'intake_draft', resource_id: row.id, org_id: row.org_id, project_id: row.project_id }, { draft_id: row.id }),
-  },
-};
+/** Each reconciled kind's rows left queued. */
+const queuedRows: Record<ReconciledKind, typeof queuedRuns> = { run: queuedRuns, review: queuedReviews, intake_draft: queuedDrafts };
 
 export function maintenanceActivities(deps: ActivityDeps) {
   return {
@@ -57,11 +42,10 @@ export function maintenanceActivities(deps: ActivityDeps) {
     async reconcileQueuedJobs(input: { kind: ReconciledKind; older_than_ms?: number }): Promise<{ started: number }> {
       const temporal = deps.jobs;
       if (!temporal) throw new ServiceError('INTERNAL', 'the reconciler runs on a worker without a Temporal client');
-      const reconciler = reconcilers[input.kind];
-      const rows = await reconciler.queued(deps.db, input.older_than_ms ?? QUEUED_JOB_RESTART_AFTER_MS, QUEUED_JOBS_PER_PASS_MAX);
+      const rows = await queuedRows[input.kind](deps.db, input.older_than_ms ?? QUEUED_JOB_RESTART_AFTER_MS, QUEUED_JOBS_PER_PASS_MAX);
       let started = 0;
       for (const row of rows) {
-        if ((await reconciler.start(temporal, row)) === 'started') started += 1;
+        if ((await startJobOf(temporal, input.kind, row)) === 'started') started += 1;
       }
       return { started };
     },

@@ -4,9 +4,12 @@
 // cause-chain reader. Routes, reconcilers and tests all name jobs through this module. Pure: no Temporal import.
 import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from './ai/call.ts';
 import type { AuthoringSessionInput } from './authoring/session.ts';
+import { DRAFT_STATUSES } from './contracts/intake.ts';
+import { RUN_STATUSES } from './contracts/runs.ts';
 import type { SubjectKind } from './credits/rules.ts';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { LITERATURE_FAILURE_TYPES } from './review/literature.ts';
+import { REVIEW_NEXT, REVIEW_STATES, type ReviewState } from './review/states.ts';
 
 /** Every kind of long job; `authoring` and `checkout` are reserved for authoring sessions and checkout reconciliation. */
 export const JOB_KINDS = ['run', 'review', 'intake_draft', 'authoring', 'checkout'] as const;
@@ -130,6 +133,82 @@ export const JOB_CREDITS: Record<MeteredJobKind, { subject_kind: SubjectKind; re
   // A session reserves its first AI step at creation; later steps reserve when they are asked for.
   authoring: { subject_kind: 'session', reason: 'authoring session AI step', transfer_base: (id) => authoringStepTransferBase(id, 1) },
 };
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The lifecycle of each kind (spec: States and transitions — run states named; review and session transitions "not
+// shown", decided here and in docs/decisions.md): its states, the moves allowed from each, and the ones that have ended.
+// The store moves a row only along these (store/jobs.ts: moveJob); a finished row never moves again.
+
+/** An authoring session's states (docs/authoring.md): `drafting` works, `waiting` waits for a step; the rest have ended. */
+export const SESSION_STATUSES = ['drafting', 'waiting', 'approved', 'expired', 'failed'] as const;
+
+export type JobStates = {
+  run: (typeof RUN_STATUSES)[number];
+  review: ReviewState;
+  intake_draft: (typeof DRAFT_STATUSES)[number];
+  authoring: (typeof SESSION_STATUSES)[number];
+};
+
+export type JobLifecycle<S extends string> = { states: readonly S[]; next: Readonly<Record<S, readonly S[]>>; ended: readonly S[] };
+
+function lifecycle<S extends string>(states: readonly S[], next: Record<S, readonly S[]>): JobLifecycle<S> {
+  return { states, next, ended: states.filter((state) => next[state].length === 0) };
+}
+
+export const JOB_LIFECYCLES: { [K in MeteredJobKind]: JobLifecycle<JobStates[K]> } = {
+  // spec: Run states — a canceled run stays canceled whatever the worker reports.
+  run: lifecycle(RUN_STATUSES, {
+    queued: ['running', 'canceled'],
+    running: ['succeeded', 'timed_out', 'canceled', 'failed'],
+    succeeded: [],
+    timed_out: [],
+    canceled: [],
+    failed: [],
+  }),
+  review: lifecycle(REVIEW_STATES, REVIEW_NEXT),
+  intake_draft: lifecycle(DRAFT_STATUSES, {
+    queued: ['drafting', 'succeeded', 'failed', 'canceled'],
+    drafting: ['succeeded', 'failed', 'canceled'],
+    succeeded: [],
+    failed: [],
+    canceled: [],
+  }),
+  authoring: lifecycle(SESSION_STATUSES, {
+    drafting: ['drafting', 'waiting', 'approved', 'expired', 'failed'],
+    waiting: ['drafting', 'waiting', 'approved', 'expired', 'failed'],
+    approved: [],
+    expired: [],
+    failed: [],
+  }),
+};
+
+/** Whether a row of `kind` may move from `from` to `to`. */
+export function canMoveJob<K extends MeteredJobKind>(kind: K, from: JobStates[K], to: JobStates[K]): boolean {
+  return (JOB_LIFECYCLES[kind].next as Record<string, readonly string[]>)[from]!.includes(to);
+}
+
+/** Whether a row of `kind` in `status` has ended (it never moves again). */
+export function jobEnded<K extends MeteredJobKind>(kind: K, status: JobStates[K]): boolean {
+  return (JOB_LIFECYCLES[kind].ended as readonly string[]).includes(status);
+}
+
+/** The kinds a route or a reconciler starts; checkout is signalled-with-start. */
+export type StartableJobKind = Exclude<JobKind, 'checkout'>;
+
+/** A job's row as far as starting its workflow needs: its id and its owner (the search attributes). */
+export type JobRow = { id: string; org_id: string; project_id: string | null };
+
+const JOB_INPUT_OF: { [K in StartableJobKind]: (resource_id: string) => JobInputs[K] } = {
+  run: (id) => ({ run_id: id }),
+  review: (id) => ({ review_id: id }),
+  intake_draft: (id) => ({ draft_id: id }),
+  authoring: (id) => ({ session_id: id }),
+};
+
+/** What starts a job's workflow, from its row: the job (id and search attributes) and the workflow's input. */
+export function jobStartOf<K extends StartableJobKind>(kind: K, row: JobRow): { job: JobRef & { kind: K }; input: JobInputs[K] } {
+  return { job: { kind, resource_id: row.id, org_id: row.org_id, project_id: row.project_id }, input: JOB_INPUT_OF[kind](row.id) };
+}
 
 /**
  * The custom search attributes (all Keyword) every job carries, registered on the Temporal server at start

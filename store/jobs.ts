@@ -1,7 +1,17 @@
-// The long jobs' rows as the store sees them: what the reconcilers read of a row left queued, and each job's credits
-// reserved at creation (ARCHITECTURE.md: How a request flows, step 4 — one admission rule for every kind of job).
+// The long jobs' rows as the store sees them: what the reconcilers read of a row left queued, the one helper that moves
+// a row along its kind's lifecycle (domain/jobs.ts), and each job's credits reserved at creation (ARCHITECTURE.md: How a request flows, step 4 — one admission rule for every kind of job).
 import type { Subject } from '../domain/credits/rules.ts';
-import { JOB_CREDITS, type MeteredJobKind, meteredTransferIds } from '../domain/jobs.ts';
+import { invariant } from '../domain/errors.ts';
+import {
+  canMoveJob,
+  JOB_CREDITS,
+  JOB_LIFECYCLES,
+  type JobLifecycle,
+  type JobStates,
+  jobEnded,
+  type MeteredJobKind,
+  meteredTransferIds,
+} from '../domain/jobs.ts';
 import { findTransfer, type ReservationView, type ResolutionView, reserve, settle, transferIdFor } from './credits/ledger.ts';
 import type { Tx } from './db.ts';
 
@@ -58,4 +68,55 @@ export async function voidUnusedJobCredits(tx: Tx, kind: MeteredJobKind, resourc
     credits_used: 0,
     reason: `${JOB_CREDITS[kind].reason}: ended before using credits`,
   });
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Moving a job's row
+
+/** Each kind's table and the columns its moves stamp: when work first started, when the row ended. */
+const JOB_TABLES: { [K in MeteredJobKind]: { table: string; started_at: string | null; started_state: JobStates[K] | null; ended_at: string } } = {
+  run: { table: 'runs', started_at: 'started_at', started_state: 'running', ended_at: 'finished_at' },
+  review: { table: 'reviews', started_at: null, started_state: null, ended_at: 'finished_at' },
+  intake_draft: { table: 'intake_drafts', started_at: 'started_at', started_state: 'drafting', ended_at: 'finished_at' },
+  authoring: { table: 'authoring_sessions', started_at: null, started_state: null, ended_at: 'ended_at' },
+};
+
+/** A column a move also sets: a JSON value (written as jsonb), a plain value, or undefined to leave it as it is. */
+export type JobColumns = Record<string, unknown>;
+
+/**
+ * Moves a job's row to `to` along its kind's lifecycle (domain/jobs.ts: JOB_LIFECYCLES), in one conditional update:
+ * only from a state that may move there (of `from`, when given), stamping the start and end columns once, with the
+ * `set` columns. Returns whether the row moved; a row in any other state (ended, or moved on by someone else) is left
+ * as it is, so a retried or late step changes nothing.
+ */
+export async function moveJob<K extends MeteredJobKind>(
+  tx: Tx,
+  kind: K,
+  id: string,
+  to: JobStates[K],
+  options: { from?: readonly JobStates[K][]; set?: JobColumns } = {},
+): Promise<boolean> {
+  const { table, started_at, started_state, ended_at } = JOB_TABLES[kind];
+  // A state that has not ended may also be moved to again, with new columns (a review stores its result while verifying).
+  const allowed = (state: JobStates[K]) => canMoveJob(kind, state, to) || (state === to && !jobEnded(kind, to));
+  const from = (options.from ?? (JOB_LIFECYCLES[kind] as JobLifecycle<JobStates[K]>).states).filter(allowed);
+  if (from.length === 0) return false;
+  const assignments = ['status = ?', 'updated_at = now()'];
+  const params: unknown[] = [to];
+  if (started_at && to === started_state) assignments.push(`${started_at} = coalesce(${started_at}, now())`);
+  if (jobEnded(kind, to)) assignments.push(`${ended_at} = coalesce(${ended_at}, now())`);
+  for (const [column, value] of Object.entries(options.set ?? {})) {
+    if (value === undefined) continue;
+    invariant(/^[a-z_]+$/.test(column), `a job column name is a plain identifier (${column})`);
+    const json = value !== null && typeof value === 'object';
+    assignments.push(json ? `${column} = ?::jsonb` : `${column} = ?`);
+    params.push(json ? JSON.stringify(value) : value);
+  }
+  const rows = await tx.query(`update ${table} set ${assignments.join(', ')} where id = ? and status in (${from.map(() => '?').join(', ')}) returning id`, [
+    ...params,
+    id,
+    ...from,
+  ]);
+  return rows.length > 0;
 }

@@ -5,7 +5,7 @@ export const REVIEW_STATES = ['queued', 'searching', 'drafting', 'verifying', 's
 export type ReviewState = (typeof REVIEW_STATES)[number];
 export const FINISHED_REVIEW_STATES: readonly ReviewState[] = ['succeeded', 'failed', 'canceled'];
 
-const NEXT: Record<ReviewState, readonly ReviewState[]> = {
+export const REVIEW_NEXT: Record<ReviewState, readonly ReviewState[]> = {
   queued: ['searching', 'failed', 'canceled'],
   searching: ['drafting', 'failed', 'canceled'],
   drafting: ['verifying', 'failed', 'canceled'],
@@ -16,7 +16,7 @@ const NEXT: Record<ReviewState, readonly ReviewState[]> = {
 };
 
 export function canMoveReview(from: ReviewState, to: ReviewState): boolean {
-  return NEXT[from].includes(to);
+  return REVIEW_NEXT[from].includes(to);
 }
 
 export function isFinished(state: ReviewState): boolean {

@@ -14,10 +14,20 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/common';
 import { ServiceError } from '../../domain/errors.ts';
-import { JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, type JobInputs, type JobKind, type JobRef, jobWorkflowId, type StepDeadline } from '../../domain/jobs.ts';
+import {
+  JOB_SEARCH_ATTRIBUTES,
+  JOB_WORKFLOW_TYPES,
+  type JobInputs,
+  type JobKind,
+  type JobRef,
+  type JobRow,
+  jobStartOf,
+  jobWorkflowId,
+  type StartableJobKind,
+  type StepDeadline,
+} from '../../domain/jobs.ts';
 
-/** The job kinds a route or a reconciler starts; checkout is signalled-with-start (signalWithStartJob). */
-export type StartableJobKind = Exclude<JobKind, 'checkout'>;
+export type { StartableJobKind };
 
 /** Where jobs start: a client and the task queue of the workers. */
 export type JobTemporal = { client: Client; task_queue: string };
@@ -112,6 +122,12 @@ export async function startJob<K extends StartableJobKind>(temporal: JobTemporal
     if (error instanceof ServiceError && error.code === 'TEMPORARILY_UNAVAILABLE' && RECONCILED_KINDS.has(job.kind)) return 'deferred';
     throw error;
   }
+}
+
+/** Starts the workflow of a job's row: the routes after their commit, the reconcilers for a row left queued. */
+export function startJobOf<K extends StartableJobKind>(temporal: JobTemporal | null, kind: K, row: JobRow): Promise<JobStart> {
+  const { job, input } = jobStartOf(kind, row);
+  return startJob(temporal, job, input);
 }
 
 /**

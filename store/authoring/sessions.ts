@@ -7,7 +7,10 @@ import { isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
 import { cachedRow } from '../rowCache.ts';
 
-export const SESSION_STATUSES = ['drafting', 'waiting', 'approved', 'expired', 'failed'] as const;
+import { SESSION_STATUSES } from '../../domain/jobs.ts';
+import { moveJob } from '../jobs.ts';
+
+export { SESSION_STATUSES };
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 export type SessionRow = {
@@ -122,17 +125,9 @@ export async function writeCheckpoint(tx: Tx, input: { session_id: string; check
 }
 
 export async function setSessionStatus(tx: Tx, id: string, status: SessionStatus, error: SessionRow['error'] = null): Promise<void> {
-  const ends = status === 'approved' || status === 'expired' || status === 'failed';
-  await tx.query(
-    `update authoring_sessions set status = ?, error = ?::jsonb, updated_at = now(), ended_at = ${ends ? 'now()' : 'null'}
-     where id = ? and status in ('drafting', 'waiting')`,
-    [status, error === null ? null : JSON.stringify(error), id],
-  );
+  await moveJob(tx, 'authoring', id, status, { set: { error } });
 }
 
 export async function markApproved(tx: Tx, id: string, world_revision_id: string): Promise<void> {
-  await tx.query(`update authoring_sessions set status = 'approved', world_revision_id = ?, updated_at = now(), ended_at = now() where id = ?`, [
-    world_revision_id,
-    id,
-  ]);
+  await moveJob(tx, 'authoring', id, 'approved', { set: { world_revision_id } });
 }

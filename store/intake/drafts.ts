@@ -1,18 +1,19 @@
 // Intake drafting runs: the row the API reads and the workflow moves through its states (ARCHITECTURE.md: How a request flows 3).
 import type { Static } from 'typebox';
+import { JOB_LIFECYCLES } from '../../domain/jobs.ts';
 import { DRAFT_STATUSES, type DraftError as DraftErrorBody, type DraftUsage as DraftUsageBody } from '../../domain/contracts/intake.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import type { DroppedCitation, DroppedClaim } from '../../domain/intake/citations.ts';
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
-import { type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
+import { moveJob, type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
 import { parseJson } from './sources.ts';
 import { cachedRow } from '../rowCache.ts';
 
 export { DRAFT_STATUSES };
 export type DraftStatus = (typeof DRAFT_STATUSES)[number];
-export const TERMINAL_DRAFT_STATUSES: readonly DraftStatus[] = ['succeeded', 'failed', 'canceled'];
+export const TERMINAL_DRAFT_STATUSES: readonly DraftStatus[] = JOB_LIFECYCLES.intake_draft.ended;
 
 export type DraftUsage = Static<typeof DraftUsageBody>;
 export type DraftError = Static<typeof DraftErrorBody>;
@@ -95,10 +96,7 @@ export async function findDraft(tx: Tx, id: string): Promise<DraftView | undefin
 
 /** queued → drafting; returns the row as it is afterwards (a terminal row stays as it was: safe to retry). */
 export async function markDraftStarted(tx: Tx, id: string): Promise<DraftView | undefined> {
-  await tx.query(
-    `update intake_drafts set status = 'drafting', started_at = coalesce(started_at, now()), updated_at = now() where id = ? and status = 'queued'`,
-    [id],
-  );
+  await moveJob(tx, 'intake_draft', id, 'drafting', { from: ['queued'] });
   return findDraft(tx, id);
 }
 
@@ -107,12 +105,7 @@ export async function markDraftSucceeded(
   tx: Tx,
   input: { id: string; spec: IntakeSpec; dropped: { citations: DroppedCitation[]; claims: DroppedClaim[] }; usage: DraftUsage },
 ): Promise<DraftView | undefined> {
-  await tx.query(
-    `update intake_drafts set status = 'succeeded', spec = ?::jsonb, dropped_citations = ?::jsonb, usage = ?::jsonb, error = null,
-       finished_at = now(), updated_at = now()
-     where id = ? and status in ('queued', 'drafting')`,
-    [JSON.stringify(input.spec), JSON.stringify(input.dropped), JSON.stringify(input.usage), input.id],
-  );
+  await moveJob(tx, 'intake_draft', input.id, 'succeeded', { set: { spec: input.spec, dropped_citations: input.dropped, usage: input.usage, error: null } });
   return findDraft(tx, input.id);
 }
 
@@ -121,23 +114,16 @@ export async function markDraftEnded(
   tx: Tx,
   input: { id: string; status: 'failed' | 'canceled'; error: DraftError | null; usage: DraftUsage | null },
 ): Promise<DraftView | undefined> {
-  await tx.query(
-    `update intake_drafts set status = ?, error = ?::jsonb, usage = coalesce(?::jsonb, usage), finished_at = now(), updated_at = now()
-     where id = ? and status in ('queued', 'drafting')`,
-    [input.status, input.error === null ? null : JSON.stringify(input.error), input.usage === null ? null : JSON.stringify(input.usage), input.id],
-  );
+  await moveJob(tx, 'intake_draft', input.id, input.status, { set: { error: input.error, usage: input.usage ?? undefined } });
   return findDraft(tx, input.id);
 }
 
 /** queued → canceled, only while nothing started (its reservation voided in this transaction): the row when it changed, else undefined. */
 export async function markQueuedDraftCanceled(tx: Tx, id: string): Promise<DraftView | undefined> {
-  const rows = await tx.query(
-    `update intake_drafts set status = 'canceled', error = ?::jsonb, finished_at = now(), updated_at = now() where id = ? and status = 'queued' returning *`,
-    [JSON.stringify({ code: 'CANCELED', message: 'the draft was canceled before it started' }), id],
-  );
-  if (!rows[0]) return undefined;
+  const error = { code: 'CANCELED', message: 'the draft was canceled before it started' };
+  if (!(await moveJob(tx, 'intake_draft', id, 'canceled', { from: ['queued'], set: { error } }))) return undefined;
   await voidUnusedJobCredits(tx, 'intake_draft', id);
-  return view(rows[0]);
+  return findDraft(tx, id);
 }
 
 /** Drafts still queued after `older_than_ms` (their workflow may never have started), oldest first. */

@@ -4,10 +4,10 @@ import type { ConceptReview } from '../../domain/contracts/conceptReview.ts';
 import { invariant } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { LiteratureRecord } from '../../domain/review/literature.ts';
-import { REVIEW_STATES, type ReviewState, canMoveReview, isFinished } from '../../domain/review/states.ts';
+import { REVIEW_STATES, type ReviewState } from '../../domain/review/states.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import { notFound, type Tx } from '../db.ts';
-import { type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
+import { moveJob, type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
 import type { HostedAiProvider } from '../../domain/ai/providers.ts';
 import { cachedRow } from '../rowCache.ts';
 
@@ -95,29 +95,12 @@ export async function moveReview(
   to: ReviewState,
   fields: { result?: ConceptReview; failure?: ReviewFailure; credits_used?: number; literature_query?: string } = {},
 ): Promise<ReviewRow> {
-  const current = await tx.one('select * from reviews where id = ? for update', [id]);
+  await moveJob(tx, 'review', id, to, {
+    set: { result: fields.result, failure: fields.failure, credits_used: fields.credits_used, literature_query: fields.literature_query },
+  });
+  const current = await tx.one('select * from reviews where id = ?', [id]);
   if (!current) throw notFound(`Review ${id}`);
-  const from = current.status as ReviewState;
-  // A finished review is frozen, fields included: e.g. the workflow's late `canceled` after the API canceled it while queued.
-  if (from === to ? isFinished(from) : !canMoveReview(from, to)) return row(current);
-  const finished = to === 'succeeded' || to === 'failed' || to === 'canceled';
-  const [r] = await tx.query(
-    `update reviews set status = ?, updated_at = now(),
-       finished_at = case when ? then coalesce(finished_at, now()) else null end,
-       result = coalesce(?::jsonb, result), failure = coalesce(?::jsonb, failure),
-       credits_used = coalesce(?, credits_used), literature_query = coalesce(?, literature_query)
-     where id = ? returning *`,
-    [
-      to,
-      finished,
-      fields.result ? JSON.stringify(fields.result) : null,
-      fields.failure ? JSON.stringify(fields.failure) : null,
-      fields.credits_used ?? null,
-      fields.literature_query ?? null,
-      id,
-    ],
-  );
-  return row(r!);
+  return row(current);
 }
 
 /**
@@ -126,14 +109,10 @@ export async function moveReview(
  * owns it then and records the cancellation).
  */
 export async function cancelQueuedReview(tx: Tx, id: string): Promise<ReviewRow | undefined> {
-  const [r] = await tx.query(
-    `update reviews set status = 'canceled', failure = ?::jsonb, credits_used = 0, finished_at = now(), updated_at = now()
-     where id = ? and status = 'queued' returning *`,
-    [JSON.stringify({ code: 'CANCELED', message: 'the review was canceled before it started; nothing was charged' }), id],
-  );
-  if (!r) return undefined;
+  const failure = { code: 'CANCELED', message: 'the review was canceled before it started; nothing was charged' };
+  if (!(await moveJob(tx, 'review', id, 'canceled', { from: ['queued'], set: { failure, credits_used: 0 } }))) return undefined;
   await voidUnusedJobCredits(tx, 'review', id);
-  return row(r);
+  return findReview(tx, id);
 }
 
 /** Reviews still queued and older than `older_than_ms`: candidates for the reconciler to (re)start. */

@@ -12,14 +12,13 @@ type ChunkRow = EventChunkRow;
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import { type Db, notFound, type Tx } from '../db.ts';
-import { type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
+import { moveJob, type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
 import { cachedRow } from '../rowCache.ts';
 
 export { RUN_STATUSES };
 export type RunStatus = (typeof RUN_STATUSES)[number];
 /** States in which results (summaries, events, comparison, export) can be read (spec: Run states). */
 export const RESULT_STATUSES: readonly RunStatus[] = ['succeeded', 'timed_out'];
-export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'running'];
 export type StopReason = (typeof STOP_REASONS)[number];
 
 /**
@@ -137,14 +136,12 @@ export async function listRuns(tx: Tx, project_id: string, offset: number, limit
 export async function cancelRun(tx: Tx, id: string): Promise<RunView | null> {
   const prior = await tx.one<{ status: RunStatus }>('select status from runs where id = ? for update', [id]);
   if (prior?.status !== 'queued' && prior?.status !== 'running') return null;
-  await tx.query(
-    `update runs set status = 'canceled', finished_at = now(), updated_at = now(),
-       credits_used = case when status = 'queued' then 0 else credits_used end,
-       settled_at = case when status = 'queued' then now() else settled_at end
-     where id = ?`,
-    [id],
-  );
-  if (prior.status === 'queued') await voidUnusedJobCredits(tx, 'run', id);
+  const queued = prior.status === 'queued';
+  await moveJob(tx, 'run', id, 'canceled');
+  if (queued) {
+    await tx.query('update runs set credits_used = 0, settled_at = now() where id = ?', [id]);
+    await voidUnusedJobCredits(tx, 'run', id);
+  }
   return (await getRun(tx, id)) ?? null;
 }
 
@@ -160,7 +157,7 @@ export type RunStart = {
 /** queued -> running (only from queued). A retried activity finds the run running already and reports it started. */
 export async function markRunning(db: Db, id: string): Promise<RunStart> {
   return db.transaction(async (tx) => {
-    await tx.query(`update runs set status = 'running', started_at = coalesce(started_at, now()), updated_at = now() where id = ? and status = 'queued'`, [id]);
+    await moveJob(tx, 'run', id, 'running', { from: ['queued'] });
     const row = await tx.one<Record<string, unknown>>('select * from runs where id = ?', [id]);
     if (!row) throw notFound(`Run ${id}`);
     const status = row.status as RunStatus;
@@ -292,10 +289,7 @@ export async function finishRun(
   input: { run_id: string; status: 'succeeded' | 'timed_out' | 'canceled' | 'failed'; credits_used: number; error?: { code: string; message: string } | null },
 ): Promise<RunStatus> {
   return db.transaction(async (tx) => {
-    await tx.query(
-      `update runs set status = ?, finished_at = coalesce(finished_at, now()), error = ?::jsonb, updated_at = now() where id = ? and status = 'running'`,
-      [input.status, input.error ? JSON.stringify(input.error) : null, input.run_id],
-    );
+    await moveJob(tx, 'run', input.run_id, input.status, { from: ['running'], set: { error: input.error ?? null } });
     await tx.query('update runs set credits_used = ?, settled_at = coalesce(settled_at, now()), updated_at = now() where id = ?', [
       input.credits_used,
       input.run_id,

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import type { JobRow } from '../../../domain/jobs.ts';
 import type { AiLimits } from '../../../domain/authoring/checkpoint.ts';
 import { firstStepCreditsMax } from '../../../domain/authoring/session.ts';
 import type { ByokProvider } from '../../../domain/ai/keys.ts';
@@ -6,7 +7,7 @@ import { AuthoringSession, CreateAuthoringSessionBody } from '../../../domain/co
 import type { WorldSpec } from '../../../domain/contracts/worldSpec.ts';
 import { ServiceError } from '../../../domain/errors.ts';
 import { validateWorld } from '../../../domain/simulation/index.ts';
-import { startJob } from '../../../integrations/temporal/jobs.ts';
+import { startJobOf } from '../../../integrations/temporal/jobs.ts';
 import { createSession } from '../../../store/authoring/sessions.ts';
 import { getIntakeRevision, type IntakeRevisionView, latestIntakeRevision } from '../../../store/intake/revisions.ts';
 import { reserveJobCredits } from '../../../store/jobs.ts';
@@ -115,12 +116,7 @@ export function createAuthoringSessionRoute(deps: AppDeps): RouteDef {
         return { status: 201, body: { ...rest, accepts: [], checkpoint: null } };
       });
       // After the commit, on replays too: the deterministic workflow id makes a repeated start a no-op.
-      const created = outcome.body as { id: string; org_id: string; project_id: string };
-      await startJob(
-        deps.temporal,
-        { kind: 'authoring', resource_id: created.id, org_id: created.org_id, project_id: created.project_id },
-        { session_id: created.id },
-      );
+      await startJobOf(deps.temporal, 'authoring', outcome.body as JobRow);
       respond(ctx, outcome);
     },
   });

@@ -1,9 +1,10 @@
 import type { ByokProvider } from '../../../domain/ai/keys.ts';
+import type { JobRow } from '../../../domain/jobs.ts';
 import { IntakeDraft, ParseIntakeBody } from '../../../domain/contracts/intake.ts';
 import { intakeDraftCreditsBound } from '../../../domain/intake/register.ts';
 import { draftSources } from '../../../domain/intake/sources.ts';
 import { buildIntakeDraftUserMessage } from '../../../domain/prompts/intakeDraft.ts';
-import { startJob } from '../../../integrations/temporal/jobs.ts';
+import { startJobOf } from '../../../integrations/temporal/jobs.ts';
 import { createDraft } from '../../../store/intake/drafts.ts';
 import { attachSourcesToProject, findOrgSources, processedSourceLines } from '../../../store/intake/sources.ts';
 import { reserveJobCredits } from '../../../store/jobs.ts';
@@ -69,12 +70,7 @@ export function parseIntakeRoute(deps: AppDeps): RouteDef {
         return { status: 202, body: presentDraft(draft) };
       });
       // After the commit, on replays too: the deterministic id makes a repeated start a no-op.
-      const started = outcome.body as { id: string; org_id: string; project_id: string };
-      await startJob(
-        deps.temporal,
-        { kind: 'intake_draft', resource_id: started.id, org_id: started.org_id, project_id: started.project_id },
-        { draft_id: started.id },
-      );
+      await startJobOf(deps.temporal, 'intake_draft', outcome.body as JobRow);
       respond(ctx, outcome);
     },
   });

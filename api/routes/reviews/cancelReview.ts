@@ -1,6 +1,6 @@
 import { Review } from '../../../domain/contracts/reviews.ts';
 import { ServiceError } from '../../../domain/errors.ts';
-import { isFinished } from '../../../domain/review/states.ts';
+import { jobEnded } from '../../../domain/jobs.ts';
 import { cancelJob } from '../../../integrations/temporal/jobs.ts';
 import { cancelQueuedReview, findReview } from '../../../store/review/reviews.ts';
 import { authorizeOwned } from '../../auth.ts';
@@ -33,7 +33,7 @@ export function cancelReviewRoute(deps: AppDeps): RouteDef {
       const what = `Review ${id}`;
       // Same checks as starting a review: scope run, then tenant (another organization's review is a plain 404), then role.
       const found = await authorizeOwned(deps, ctx, what, await findReview(db, id), { scope: 'run', role: 'member' });
-      if (isFinished(found.status)) {
+      if (jobEnded('review', found.status)) {
         throw new ServiceError('CONFLICT', `${what} already ended with status ${found.status}; nothing to cancel.`, { status: found.status });
       }
       // A queued review has used nothing: it ends here, conditionally (from queued only). A running one belongs to its

@@ -1,9 +1,10 @@
 import type { ByokProvider } from '../../../domain/ai/keys.ts';
+import type { JobRow } from '../../../domain/jobs.ts';
 import { Review, StartReviewBody } from '../../../domain/contracts/reviews.ts';
 import { ServiceError } from '../../../domain/errors.ts';
 import { admitReview } from '../../../domain/review/pricing.ts';
 import '../../../domain/review/register.ts';
-import { startJob } from '../../../integrations/temporal/jobs.ts';
+import { startJobOf } from '../../../integrations/temporal/jobs.ts';
 import { reserveJobCredits } from '../../../store/jobs.ts';
 import { assertAiAvailable } from '../../../store/keys/availability.ts';
 import { findPlan } from '../../../store/review/plans.ts';
@@ -39,7 +40,6 @@ export function startReviewRoute(deps: AppDeps): RouteDef {
       const project = await loadProject(deps, ctx, input.params.project_id, 'run');
       const body = input.body;
       const byok_provider: ByokProvider | null = body.byok_provider ?? null;
-      const auth = input.auth;
       const outcome = await idempotent(
         db,
         ctx,
@@ -65,10 +65,9 @@ export function startReviewRoute(deps: AppDeps): RouteDef {
             plan_id: plan.id,
             byok_provider,
             credits_reserved,
-            created_by: auth.user_id,
+            created_by: input.auth.user_id,
           });
-          // Admission: the review's reservation, in this transaction (store/jobs.ts); 402 rolls the create back. The
-          // ledger names the review itself as its cause, as the review's workflow does.
+          // Admission: the review's reservation (store/jobs.ts); 402 rolls the create back. Caused by the review, as in its workflow.
           await reserveJobCredits(tx, {
             kind: 'review',
             resource_id: row.id,
@@ -81,12 +80,7 @@ export function startReviewRoute(deps: AppDeps): RouteDef {
         },
       );
       // Started after the commit, on replays too: the deterministic id makes a second start a no-op.
-      const started = outcome.body as { id: string; org_id: string; project_id: string };
-      await startJob(
-        deps.temporal,
-        { kind: 'review', resource_id: started.id, org_id: started.org_id, project_id: started.project_id },
-        { review_id: started.id },
-      );
+      await startJobOf(deps.temporal, 'review', outcome.body as JobRow);
       respond(ctx, outcome);
     },
   });

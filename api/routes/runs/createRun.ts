@@ -4,7 +4,7 @@ import { ServiceError } from '../../../domain/errors.ts';
 import type { RunEstimate } from '../../../domain/simulation/index.ts';
 import { estimateOf } from './estimates.ts';
 import { admitRun } from '../../../domain/simulation/pricing.ts';
-import { startJob } from '../../../integrations/temporal/jobs.ts';
+import { startJobOf } from '../../../integrations/temporal/jobs.ts';
 import { reserveJobCredits } from '../../../store/jobs.ts';
 import { createRun, type RunView } from '../../../store/runs/runs.ts';
 import type { WorldRevisionView } from '../../../store/worlds/worlds.ts';
@@ -73,7 +73,7 @@ export function createRunRoute(deps: AppDeps): RouteDef {
       });
       // After the commit, on replays too: the deterministic id makes a repeated start a no-op.
       const run = outcome.body as RunView;
-      await startJob(deps.temporal, { kind: 'run', resource_id: run.run_id, org_id: run.org_id, project_id: run.project_id }, { run_id: run.run_id });
+      await startJobOf(deps.temporal, 'run', { id: run.run_id, org_id: run.org_id, project_id: run.project_id });
       respond(ctx, outcome);
     },
   });
