@@ -1,6 +1,7 @@
 // One module reads and validates the environment at start and fails fast with a clear message
 // (ARCHITECTURE.md: Configuration). Everything is optional for the embedded default.
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
@@ -15,6 +16,7 @@ import {
 } from '../domain/ai/providers.ts';
 import type { SignInLimits } from '../domain/accounts/rules.ts';
 import { CREDITS_MAX } from '../domain/credits/rules.ts';
+import { WORK_QUEUES, type WorkQueue } from '../domain/jobs.ts';
 
 export type HostedProvider = HostedAiProvider;
 export type { SignInLimits };
@@ -28,6 +30,10 @@ export type Config = {
   temporal_tls: boolean;
   temporal_task_queue: string;
   temporal_ui_port: number;
+  /** The kinds of work a worker process serves (CRUCIBLE_WORKER_QUEUES or `worker --queues`; default all): docs/deploy.md */
+  worker_queues: WorkQueue[];
+  /** How many activities of each task queue one worker process runs at once (CRUCIBLE_<QUEUE>_QUEUE_CONCURRENCY). */
+  worker_concurrency: Record<WorkQueue, number>;
   host: string;
   port: number;
   public_url: string | null;
@@ -238,6 +244,34 @@ function crossCheck(config: Config, problems: string[]): void {
   }
 }
 
+/**
+ * A comma-separated list of task-queue kinds (`simulation,model,default`), each once; unset: all of them. Also reads
+ * `crucible-server worker --queues` (named by `name`).
+ */
+export function workQueues(raw: string | undefined, name: string, problems: string[]): WorkQueue[] {
+  if (raw === undefined || raw.trim() === '') return [...WORK_QUEUES];
+  const items = raw.split(',').map((item) => item.trim());
+  const unknown = items.filter((item) => !(WORK_QUEUES as readonly string[]).includes(item));
+  if (unknown.length > 0 || new Set(items).size !== items.length) {
+    problems.push(`${name} must list task queues from ${WORK_QUEUES.join(', ')}, each once, separated by commas (got "${raw}")`);
+    return [...WORK_QUEUES];
+  }
+  return items as WorkQueue[];
+}
+
+/**
+ * Activities one worker process runs at once per queue. Simulation: one per core by default (each run's replications
+ * share the process's compute pool, so more only queue there while holding memory); model calls wait on a provider, so
+ * more; the default queue's steps are short (Temporal's own default).
+ */
+function workerConcurrency(env: Env, problems: string[]): Record<WorkQueue, number> {
+  return {
+    default: int(env, 'CRUCIBLE_DEFAULT_QUEUE_CONCURRENCY', 100, 1, 10_000, problems),
+    model: int(env, 'CRUCIBLE_MODEL_QUEUE_CONCURRENCY', 20, 1, 10_000, problems),
+    simulation: int(env, 'CRUCIBLE_SIMULATION_QUEUE_CONCURRENCY', Math.max(2, availableParallelism()), 1, 1_000, problems),
+  };
+}
+
 /** Reads the environment. Throws ConfigError listing every bad value. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -253,6 +287,8 @@ export function loadConfig(env: Env = process.env): Config {
     temporal_tls: bool(env, 'TEMPORAL_TLS', false, problems),
     temporal_task_queue: env.CRUCIBLE_TASK_QUEUE || DEFAULT_TASK_QUEUE,
     temporal_ui_port,
+    worker_queues: workQueues(env.CRUCIBLE_WORKER_QUEUES, 'CRUCIBLE_WORKER_QUEUES', problems),
+    worker_concurrency: workerConcurrency(env, problems),
     host: env.HOST || '127.0.0.1',
     port,
     public_url: url(env, 'CRUCIBLE_PUBLIC_URL', problems, ['http:', 'https:']),
