@@ -11,7 +11,7 @@ import { createApiServer } from '../api/server.ts';
 import type { AppDeps } from '../api/context.ts';
 import { openDatabase, type Db } from '../store/db.ts';
 import { MAINTENANCE_INTERVAL_MINUTES, MAINTENANCE_SCHEDULE_ID, MAINTENANCE_WORKFLOW_TYPE } from '../domain/jobs.ts';
-import { type Config, DEFAULT_TASK_QUEUE } from './config.ts';
+import { type Config, DEFAULT_TASK_QUEUE, temporalConnectOptions } from './config.ts';
 import { serveOperatorSocket } from './operator.ts';
 import { securePrivateDir } from './dataDir.ts';
 import { devServerPidFile, downloadedDevServer, ensureJobSearchAttributes, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
@@ -47,7 +47,7 @@ const SEARCH_ATTRIBUTE_RETRY_MS = [1_000, 2_000, 5_000, 10_000];
  * then (said once in the log).
  */
 function lazyTemporal(address: string, config: Config, logger: Logger, role: 'api' | 'worker'): { connection: Connection; stop(): void } {
-  const connection = Connection.lazy({ address, tls: config.temporal_tls || undefined, channelArgs: TEMPORAL_CHANNEL_ARGS });
+  const connection = Connection.lazy({ address, ...temporalConnectOptions(config), channelArgs: TEMPORAL_CHANNEL_ARGS });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const attempt = async (round: number): Promise<void> => {
@@ -193,7 +193,7 @@ async function connectTemporal(
     connection = lazy.connection;
     defer(async () => lazy.stop());
   } else {
-    connection = await Connection.connect({ address, tls: config.temporal_tls || undefined, channelArgs: TEMPORAL_CHANNEL_ARGS });
+    connection = await Connection.connect({ address, ...temporalConnectOptions(config), channelArgs: TEMPORAL_CHANNEL_ARGS });
     await ensureJobSearchAttributes(connection, config.temporal_namespace);
   }
   defer(() => connection.close());

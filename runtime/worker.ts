@@ -8,7 +8,7 @@ import type { JobTemporal } from '../integrations/temporal/jobs.ts';
 import { createActivities, withFailureBoundary } from '../activities/index.ts';
 import type { Db } from '../store/db.ts';
 import { type WorkQueue, workQueueName } from '../domain/jobs.ts';
-import type { Config } from './config.ts';
+import { type Config, temporalConnectOptions } from './config.ts';
 import { encryptedDataConverter } from '../integrations/temporal/codec.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -75,7 +75,7 @@ export class QueueWorkers {
 export async function createWorker(options: WorkerStart): Promise<{ worker: QueueWorkers; connection: NativeConnection }> {
   const base = options.task_queue ?? options.config.temporal_task_queue;
   const deps = activityDeps(options.config, options.db, options.logger, options.client ? { client: options.client, task_queue: base } : null);
-  const connection = await NativeConnection.connect({ address: options.address, tls: options.config.temporal_tls || undefined });
+  const connection = await NativeConnection.connect({ address: options.address, ...temporalConnectOptions(options.config) });
   try {
     const workers = new Map<WorkQueue, Worker>();
     for (const queue of options.queues ?? options.config.worker_queues) workers.set(queue, await createOn(connection, options, base, queue, deps));
