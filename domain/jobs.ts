@@ -228,3 +228,20 @@ export type JobRef = { kind: JobKind; resource_id: string; org_id: string; proje
 export const MAINTENANCE_INTERVAL_MINUTES = 5;
 export const MAINTENANCE_SCHEDULE_ID = 'crucible-maintenance';
 export const MAINTENANCE_WORKFLOW_TYPE = 'maintenanceWorkflow';
+
+/**
+ * The task queues by kind of work (docs/deploy.md "Task queues"): `default` holds every workflow task and the short
+ * activities (rows, ledger, literature, payments, checkpoints, maintenance); `model` the AI calls; `simulation` a run's
+ * replications. A deployment can give each its own workers (`crucible-server worker --queues simulation`), so a burst of
+ * long runs never delays a draft's or a review's next step.
+ */
+export const WORK_QUEUES = ['default', 'model', 'simulation'] as const;
+export type WorkQueue = (typeof WORK_QUEUES)[number];
+
+/**
+ * The task queue of a kind of work, from the deployment's queue (CRUCIBLE_TASK_QUEUE, where the workflows run):
+ * `crucible`, `crucible-model`, `crucible-simulation`. Workflows derive it from their own task queue.
+ */
+export function workQueueName(base: string, kind: WorkQueue): string {
+  return kind === 'default' ? base : `${base}-${kind}`;
+}

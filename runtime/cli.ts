@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { createLogger } from './logger.ts';
 import type { Logger } from 'pino';
 import { type Db, openDatabase } from '../store/db.ts';
-import { ConfigError, ensureLocalSecrets, loadConfig, type Config } from './config.ts';
+import { ConfigError, ensureLocalSecrets, loadConfig, type Config, workQueues } from './config.ts';
+import { workQueueName } from '../domain/jobs.ts';
 import { runOperator, sendOperatorCommand, type OperatorArgs } from './operator.ts';
 import { firstStart } from './firstStart.ts';
 import { startService } from './service.ts';
@@ -18,7 +19,8 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const USAGE = `usage: crucible-server <start|api|worker|migrate|operator> …
   start      the whole service on embedded defaults (PGlite under .data/, a local Temporal dev server, worker, API)
   api        the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS; starts and serves reads while Temporal is down)
-  worker     the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)
+  worker     the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS; starts while Temporal is down)
+             [--queues simulation,model,default (default: all; docs/deploy.md)]
   migrate    apply database migrations
   temporal-server  a real Temporal Server on PostgreSQL (built with Go once; docs/deploy.md)
              [--database-url URL (default DATABASE_URL)] [--prefix temporal] [--port 7233] [--dir .data/temporal-server]
@@ -116,6 +118,19 @@ async function startCommand(config: Config, logger: Logger): Promise<number> {
   return 0;
 }
 
+/** `crucible-server worker --queues simulation,model,default`: the task queues this worker serves (default: all). */
+function withQueueFlag(config: Config, rest: string[]): Config {
+  const flags = parseFlags(rest);
+  const unknown = Object.keys(flags).filter((name) => name !== 'queues');
+  if (unknown.length) throw new ConfigError(`crucible-server worker takes only --queues simulation,model,default (got --${unknown[0]})`);
+  if (flags.queues === undefined) return config;
+  const problems: string[] = [];
+  const worker_queues = workQueues(typeof flags.queues === 'string' ? flags.queues : '', '--queues', problems);
+  if (flags.queues === true || problems.length)
+    throw new ConfigError(problems[0] ?? '--queues needs a list: simulation,model,default (any of them, comma-separated)');
+  return { ...config, worker_queues };
+}
+
 /** `crucible-server api|worker`: one role against PostgreSQL and an external Temporal, until a signal. */
 async function roleCommand(mode: 'api' | 'worker', config: Config, logger: Logger): Promise<number> {
   if (!config.database_url || !config.temporal_address) {
@@ -128,7 +143,17 @@ async function roleCommand(mode: 'api' | 'worker', config: Config, logger: Logge
   const flags = applyV8Flags(mode);
   const service = await startService({ config: checked, logger, mode });
   const v8 = flags.length ? ` (V8 ${flags.join(' ')})` : '';
-  say(mode === 'api' ? `API listening on ${service.api_url}` : `worker polling task queue ${config.temporal_task_queue} at ${config.temporal_address}${v8}`);
+  if (mode === 'api') say(`API listening on ${service.api_url}`);
+  else {
+    const queues = config.worker_queues.map((queue) => workQueueName(config.temporal_task_queue, queue)).join(', ');
+    const polling = () => say(`worker polling task queue${config.worker_queues.length > 1 ? 's' : ''} ${queues} at ${config.temporal_address}${v8}`);
+    // Without Temporal the worker starts anyway and connects with backoff (the log says why it waits).
+    const ready = await Promise.race([service.worker_ready, Promise.resolve(null)]);
+    if (ready === null) {
+      say(`worker started; waiting for Temporal at ${config.temporal_address}`);
+      void service.worker_ready.then((polls) => polls && polling());
+    } else if (ready) polling();
+  }
   await waitForSignal();
   await service.stop();
   return 0;
@@ -201,7 +226,7 @@ type Command = (context: { config: Config; logger: Logger; rest: string[] }) => 
 const COMMANDS: Record<string, Command> = {
   start: ({ config, logger }) => startCommand(config, logger),
   api: ({ config, logger }) => roleCommand('api', config, logger),
-  worker: ({ config, logger }) => roleCommand('worker', config, logger),
+  worker: ({ config, logger, rest }) => roleCommand('worker', withQueueFlag(config, rest), logger),
   'temporal-server': ({ config, rest }) => temporalServerCommand(config, parseFlags(rest)),
   migrate: ({ config }) => migrateCommand(config),
   operator: ({ config, rest }) => operatorCommand(config, rest),

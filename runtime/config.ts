@@ -1,6 +1,8 @@
 // One module reads and validates the environment at start and fails fast with a clear message
 // (ARCHITECTURE.md: Configuration). Everything is optional for the embedded default.
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import type { TLSConfig } from '@temporalio/client';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
@@ -16,6 +18,7 @@ import {
 import type { SignInLimits } from '../domain/accounts/rules.ts';
 import { AI_CALL_TIMEOUT_SECONDS_DEFAULT, AI_CALL_TIMEOUT_SECONDS_MAX, AI_CALL_TIMEOUT_SECONDS_MIN } from '../domain/ai/attempts.ts';
 import { CREDITS_MAX } from '../domain/credits/rules.ts';
+import { WORK_QUEUES, type WorkQueue } from '../domain/jobs.ts';
 
 export type HostedProvider = HostedAiProvider;
 export type { SignInLimits };
@@ -26,9 +29,19 @@ export type Config = {
   data_dir: string;
   temporal_address: string | null;
   temporal_namespace: string;
-  temporal_tls: boolean;
+  /**
+   * TLS to Temporal (null: plaintext): on with TEMPORAL_TLS=true, TEMPORAL_API_KEY or any of TEMPORAL_TLS_CERT / _KEY /
+   * _CA / _SERVER_NAME; carries the client certificate pair (mTLS), the CA and the server-name override.
+   */
+  temporal_tls: TLSConfig | null;
+  /** Temporal Cloud's API key (TEMPORAL_API_KEY), sent as a bearer token, over TLS only. */
+  temporal_api_key: string | null;
   temporal_task_queue: string;
   temporal_ui_port: number;
+  /** The kinds of work a worker process serves (CRUCIBLE_WORKER_QUEUES or `worker --queues`; default all): docs/deploy.md */
+  worker_queues: WorkQueue[];
+  /** How many activities of each task queue one worker process runs at once (CRUCIBLE_<QUEUE>_QUEUE_CONCURRENCY). */
+  worker_concurrency: Record<WorkQueue, number>;
   host: string;
   port: number;
   public_url: string | null;
@@ -244,6 +257,103 @@ function crossCheck(config: Config, problems: string[]): void {
   }
 }
 
+/**
+ * A comma-separated list of task-queue kinds (`simulation,model,default`), each once; unset: all of them. Also reads
+ * `crucible-server worker --queues` (named by `name`).
+ */
+export function workQueues(raw: string | undefined, name: string, problems: string[]): WorkQueue[] {
+  if (raw === undefined || raw.trim() === '') return [...WORK_QUEUES];
+  const items = raw.split(',').map((item) => item.trim());
+  const unknown = items.filter((item) => !(WORK_QUEUES as readonly string[]).includes(item));
+  if (unknown.length > 0 || new Set(items).size !== items.length) {
+    problems.push(`${name} must list task queues from ${WORK_QUEUES.join(', ')}, each once, separated by commas (got "${raw}")`);
+    return [...WORK_QUEUES];
+  }
+  return items as WorkQueue[];
+}
+
+/**
+ * Activities one worker process runs at once per queue. Simulation: one per core by default (each run's replications
+ * share the process's compute pool, so more only queue there while holding memory); model calls wait on a provider, so
+ * more; the default queue's steps are short (Temporal's own default).
+ */
+function workerConcurrency(env: Env, problems: string[]): Record<WorkQueue, number> {
+  return {
+    default: int(env, 'CRUCIBLE_DEFAULT_QUEUE_CONCURRENCY', 100, 1, 10_000, problems),
+    model: int(env, 'CRUCIBLE_MODEL_QUEUE_CONCURRENCY', 20, 1, 10_000, problems),
+    simulation: int(env, 'CRUCIBLE_SIMULATION_QUEUE_CONCURRENCY', Math.max(2, availableParallelism()), 1, 1_000, problems),
+  };
+}
+
+/** A PEM file named by a path variable, read at start; a bad path or content is a problem naming the variable. */
+function pemFile(env: Env, name: string, problems: string[], check: (pem: Buffer) => void): Buffer | null {
+  const path = text(env, name);
+  if (path === null) return null;
+  let pem: Buffer;
+  try {
+    pem = readFileSync(resolve(path));
+  } catch (error) {
+    problems.push(`${name} must be the path of a readable PEM file (${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return null;
+  }
+  try {
+    check(pem);
+    return pem;
+  } catch (error) {
+    problems.push(`${name} (${path}) ${(error as Error).message}`);
+    return null;
+  }
+}
+
+function certificate(pem: Buffer): X509Certificate {
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('holds no PEM certificate (-----BEGIN CERTIFICATE-----)');
+  const cert = new X509Certificate(pem);
+  if (Date.parse(cert.validTo) < Date.now()) throw new Error(`holds a certificate that expired on ${cert.validTo}`);
+  return cert;
+}
+
+/**
+ * The connection to Temporal: TLS with a client certificate (mTLS) and its own CA and server name, and/or Temporal
+ * Cloud's API key. A certificate without its key, a key that is not the certificate's, an unreadable or expired file, or
+ * a credential with TLS switched off stops the start naming the variable.
+ */
+function temporalAuth(env: Env, problems: string[]): { tls: TLSConfig | null; api_key: string | null } {
+  const api_key = text(env, 'TEMPORAL_API_KEY')?.trim() ?? null;
+  if (api_key !== null && !/^[\x21-\x7e]+$/.test(api_key))
+    problems.push('TEMPORAL_API_KEY must be the key as Temporal Cloud shows it (printable characters, no spaces)');
+  const cert = pemFile(env, 'TEMPORAL_TLS_CERT', problems, certificate);
+  const key = pemFile(env, 'TEMPORAL_TLS_KEY', problems, (pem) => {
+    if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem.toString())) throw new Error('holds no PEM private key (-----BEGIN PRIVATE KEY-----)');
+    createPrivateKey(pem);
+  });
+  const ca = pemFile(env, 'TEMPORAL_TLS_CA', problems, certificate);
+  const server_name = text(env, 'TEMPORAL_TLS_SERVER_NAME')?.trim() ?? null;
+  if (server_name !== null && !/^[A-Za-z0-9.-]+$/.test(server_name)) problems.push(`TEMPORAL_TLS_SERVER_NAME must be a host name (got "${server_name}")`);
+  if (cert && key && !new X509Certificate(cert).checkPrivateKey(createPrivateKey(key)))
+    problems.push("TEMPORAL_TLS_KEY is not the private key of TEMPORAL_TLS_CERT's certificate");
+  if ((text(env, 'TEMPORAL_TLS_CERT') === null) !== (text(env, 'TEMPORAL_TLS_KEY') === null))
+    problems.push('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (the client certificate and its private key): set both or neither');
+  const named = ['TEMPORAL_API_KEY', 'TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_CA', 'TEMPORAL_TLS_SERVER_NAME'].filter(
+    (name) => text(env, name) !== null,
+  );
+  const enabled = bool(env, 'TEMPORAL_TLS', named.length > 0, problems);
+  if (!enabled) {
+    if (named.length > 0)
+      problems.push(`TEMPORAL_TLS is false but ${named.join(', ')} ${named.length > 1 ? 'are' : 'is'} set: these need TLS; unset TEMPORAL_TLS or set it true`);
+    return { tls: null, api_key: null };
+  }
+  const tls: TLSConfig = {};
+  if (cert && key) tls.clientCertPair = { crt: cert, key };
+  if (ca) tls.serverRootCACertificate = ca;
+  if (server_name) tls.serverNameOverride = server_name;
+  return { tls, api_key };
+}
+
+/** What every connection to Temporal (client, worker) is opened with: TLS and the API key of the configuration. */
+export function temporalConnectOptions(config: Pick<Config, 'temporal_tls' | 'temporal_api_key'>): { tls?: TLSConfig; apiKey?: string } {
+  return { ...(config.temporal_tls ? { tls: config.temporal_tls } : {}), ...(config.temporal_api_key ? { apiKey: config.temporal_api_key } : {}) };
+}
+
 /** Reads the environment. Throws ConfigError listing every bad value. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -251,14 +361,18 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535, problems);
   const { models, hostedProvider, hostedApiKey } = hostedAi(env, problems);
   const temporal_ui_port = int(env, 'CRUCIBLE_TEMPORAL_UI_PORT', 8233, 0, 65535, problems);
+  const temporal = temporalAuth(env, problems);
   const config: Config = {
     database_url: databaseUrl,
     data_dir: resolve(env.CRUCIBLE_DATA_DIR || '.data'),
     temporal_address: text(env, 'TEMPORAL_ADDRESS'),
     temporal_namespace: env.TEMPORAL_NAMESPACE || 'default',
-    temporal_tls: bool(env, 'TEMPORAL_TLS', false, problems),
+    temporal_tls: temporal.tls,
+    temporal_api_key: temporal.api_key,
     temporal_task_queue: env.CRUCIBLE_TASK_QUEUE || DEFAULT_TASK_QUEUE,
     temporal_ui_port,
+    worker_queues: workQueues(env.CRUCIBLE_WORKER_QUEUES, 'CRUCIBLE_WORKER_QUEUES', problems),
+    worker_concurrency: workerConcurrency(env, problems),
     host: env.HOST || '127.0.0.1',
     port,
     public_url: url(env, 'CRUCIBLE_PUBLIC_URL', problems, ['http:', 'https:']),

@@ -4,18 +4,18 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
-import { Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { Runtime, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createApp } from '../api/app.ts';
 import { createApiServer } from '../api/server.ts';
 import type { AppDeps } from '../api/context.ts';
 import { openDatabase, type Db } from '../store/db.ts';
 import { MAINTENANCE_INTERVAL_MINUTES, MAINTENANCE_SCHEDULE_ID, MAINTENANCE_WORKFLOW_TYPE } from '../domain/jobs.ts';
-import { type Config, DEFAULT_TASK_QUEUE } from './config.ts';
+import { type Config, DEFAULT_TASK_QUEUE, temporalConnectOptions } from './config.ts';
 import { serveOperatorSocket } from './operator.ts';
 import { securePrivateDir } from './dataDir.ts';
 import { devServerPidFile, downloadedDevServer, ensureJobSearchAttributes, findTemporalCli, startDevServer, type DevServer } from './temporal.ts';
-import { createWorker, type ExtraActivities } from './worker.ts';
+import { createWorker, type ExtraActivities, type QueueWorkers, withConnectBackoff } from './worker.ts';
 import { encryptedDataConverter } from '../integrations/temporal/codec.ts';
 
 export type ServiceHandle = {
@@ -27,6 +27,8 @@ export type ServiceHandle = {
   deps: AppDeps | null;
   /** Settles (with how it ended) when the embedded dev server dies on its own; never for an external Temporal. */
   dependency_died: Promise<string>;
+  /** Resolves true once the worker polls (at once when Temporal answered at start), false when it stopped first or runs no worker. */
+  worker_ready: Promise<boolean>;
   stop(): Promise<void>;
 };
 
@@ -39,12 +41,13 @@ const TEMPORAL_CHANNEL_ARGS = { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.
 const SEARCH_ATTRIBUTE_RETRY_MS = [1_000, 2_000, 5_000, 10_000];
 
 /**
- * An API process does not need Temporal to start or to serve reads: its connection is lazy, job starts answer 503 while
- * Temporal is unreachable (api/readiness.ts), and the jobs' search attributes are registered once it answers, retried
- * in the background until then (said once in the log).
+ * An API or worker process does not need Temporal to start: its client connection is lazy (an API serves reads and
+ * answers job starts with 503 while Temporal is unreachable: api/readiness.ts; a worker polls once it connects:
+ * runWorker), and the jobs' search attributes are registered once Temporal answers, retried in the background until
+ * then (said once in the log).
  */
-function lazyTemporal(address: string, config: Config, logger: Logger): { connection: Connection; stop(): void } {
-  const connection = Connection.lazy({ address, tls: config.temporal_tls || undefined, channelArgs: TEMPORAL_CHANNEL_ARGS });
+function lazyTemporal(address: string, config: Config, logger: Logger, role: 'api' | 'worker'): { connection: Connection; stop(): void } {
+  const connection = Connection.lazy({ address, ...temporalConnectOptions(config), channelArgs: TEMPORAL_CHANNEL_ARGS });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const attempt = async (round: number): Promise<void> => {
@@ -54,7 +57,11 @@ function lazyTemporal(address: string, config: Config, logger: Logger): { connec
     } catch (error) {
       if (stopped) return;
       // Unreachable (job starts answer 503 meanwhile), or the namespace lacks the search attributes (err names the command).
-      if (round === 0) logger.warn({ temporal_address: address, err: error }, 'Temporal is not ready for job starts; serving reads and trying again');
+      if (round === 0)
+        logger.warn(
+          { temporal_address: address, err: error },
+          role === 'api' ? 'Temporal is not ready for job starts; serving reads and trying again' : 'Temporal is not ready; the worker tries again',
+        );
       timer = setTimeout(() => void attempt(round + 1), SEARCH_ATTRIBUTE_RETRY_MS[Math.min(round, SEARCH_ATTRIBUTE_RETRY_MS.length - 1)]);
     }
   };
@@ -181,12 +188,12 @@ async function connectTemporal(
     address = started.address;
   }
   let connection: Connection;
-  if (options.mode === 'api') {
-    const lazy = lazyTemporal(address, config, logger);
+  if (options.mode !== 'all') {
+    const lazy = lazyTemporal(address, config, logger, options.mode);
     connection = lazy.connection;
     defer(async () => lazy.stop());
   } else {
-    connection = await Connection.connect({ address, tls: config.temporal_tls || undefined, channelArgs: TEMPORAL_CHANNEL_ARGS });
+    connection = await Connection.connect({ address, ...temporalConnectOptions(config), channelArgs: TEMPORAL_CHANNEL_ARGS });
     await ensureJobSearchAttributes(connection, config.temporal_namespace);
   }
   defer(() => connection.close());
@@ -195,19 +202,40 @@ async function connectTemporal(
   return { address, devServer, client: new Client({ connection, namespace: config.temporal_namespace, dataConverter }) };
 }
 
-/** The worker, polling until stop (which drains it), and the maintenance schedule it serves. */
-async function runWorker(options: StartOptions, db: Db, temporal: { address: string; client: Client }, defer: Defer): Promise<void> {
+/**
+ * The worker, polling until stop (which drains it), and the maintenance schedule it serves. When Temporal answers, it
+ * polls before this returns; when it does not, the process starts anyway and the worker connects in the background with
+ * backoff (runtime/worker.ts withConnectBackoff, each kind of failure said once). Resolves `ready` once it polls.
+ */
+async function runWorker(options: StartOptions, db: Db, temporal: { address: string; client: Client }, defer: Defer): Promise<{ ready: Promise<boolean> }> {
   const { config, logger } = options;
   const { address, client } = temporal;
-  const created = await createWorker({ config, db, logger, address, bundle: options.bundle, extra_activities: options.extra_activities, client });
-  const worker: Worker = created.worker;
-  const running = worker.run();
+  const stopping = new AbortController();
+  let worker: QueueWorkers | null = null;
+  let running: Promise<void> = Promise.resolve();
+  let connection: { close(): Promise<void> } | null = null;
   defer(async () => {
-    if (worker.getState() === 'RUNNING') worker.shutdown();
+    stopping.abort();
+    await ready;
+    if (worker?.getState() === 'RUNNING') worker.shutdown();
     await running;
-    await created.connection.close();
+    await connection?.close();
   });
-  await ensureMaintenanceSchedule(client, config);
+  let waiting: () => void = () => {};
+  const first_failure = new Promise<void>((resolve) => (waiting = resolve));
+  const attempt = () => createWorker({ config, db, logger, address, bundle: options.bundle, extra_activities: options.extra_activities, client });
+  const log = { temporal_address: address, task_queue: config.temporal_task_queue };
+  const ready = withConnectBackoff(attempt, { logger, log, signal: stopping.signal, onWaiting: waiting }).then(async (created) => {
+    if (!created) return false;
+    ({ worker, connection } = created);
+    running = created.worker.run();
+    // The schedule's workflows run on the default queue: a worker of other queues only leaves it alone.
+    if (config.worker_queues.includes('default'))
+      await ensureMaintenanceSchedule(client, config).catch((error) => logger.error({ err: error }, 'the maintenance schedule could not be created'));
+    return true;
+  });
+  await Promise.race([ready, first_failure]);
+  return { ready };
 }
 
 /** The HTTP API on the configured port; answers with its URL and the dependencies its handlers use. */
@@ -253,7 +281,7 @@ export async function startService(options: StartOptions): Promise<ServiceHandle
   try {
     const db = await openStore(options, say, defer);
     const { address, devServer, client } = await connectTemporal(options, say, defer);
-    if (options.mode !== 'api') await runWorker(options, db, { address, client }, defer);
+    const worker_ready = options.mode === 'api' ? Promise.resolve(false) : (await runWorker(options, db, { address, client }, defer)).ready;
     // One compute pool per process, its threads started now (simulation replications and PDF reading share it). Not
     // awaited: its threads start after the compile cache is filled (compute/pool.ts, about a second), and a task that
     // arrives before then waits for the pool; the service answers meanwhile.
@@ -266,7 +294,8 @@ export async function startService(options: StartOptions): Promise<ServiceHandle
     }
     const dependency_died = devServer?.died ?? new Promise<string>(() => {});
     const ui_url = devServer?.ui_url ?? null;
-    return { api_url: api?.api_url ?? null, ui_url, temporal_address: address, db, client, deps: api?.deps ?? null, dependency_died, stop };
+    const api_url = api?.api_url ?? null;
+    return { api_url, ui_url, temporal_address: address, db, client, deps: api?.deps ?? null, dependency_died, worker_ready, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -4,12 +4,12 @@
 // PostgreSQL schemas they need are copied from the same module beside them.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { accessSync, constants, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Connection } from '@temporalio/client';
+import { Connection, type TLSConfig } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { ensureJobSearchAttributes, freePort } from './temporal.ts';
 
@@ -132,7 +132,56 @@ type Ports = {
   metrics: number;
 };
 
-function serverConfig(databases: TemporalDatabases, ports: Ports): string {
+/**
+ * Mutual TLS on the frontend (the port clients and workers use): the server's certificate and key, and the CA whose
+ * client certificates it accepts (every other client is refused). Temporal's own system workers present the server's
+ * certificate, so it must also be valid for client authentication; `server_name` is the name in it.
+ */
+export type TemporalServerTls = { cert_file: string; key_file: string; ca_file: string; server_name: string };
+
+function tlsConfig(tls: TemporalServerTls | undefined): string {
+  if (!tls) return '';
+  const client = `
+        serverName: ${JSON.stringify(tls.server_name)}
+        rootCaFiles: [${JSON.stringify(tls.ca_file)}]`;
+  return `
+  tls:
+    frontend:
+      server:
+        certFile: ${JSON.stringify(tls.cert_file)}
+        keyFile: ${JSON.stringify(tls.key_file)}
+        requireClientAuth: true
+        clientCaFiles: [${JSON.stringify(tls.ca_file)}]
+      client:${client}
+    systemWorker:
+      certFile: ${JSON.stringify(tls.cert_file)}
+      keyFile: ${JSON.stringify(tls.key_file)}
+      client:${client}`;
+}
+
+/** PostgreSQL (the databases' names), or an in-memory SQLite store that ends with the process (tests). */
+function persistenceConfig(databases: TemporalDatabases | 'memory'): string {
+  if (databases === 'memory') {
+    const store = `
+      sql:
+        pluginName: "sqlite"
+        databaseName: "crucible"
+        connectAddr: "localhost"
+        connectProtocol: "tcp"
+        connectAttributes:
+          mode: "memory"
+          cache: "private"
+        maxConns: 1
+        maxIdleConns: 1
+        maxConnLifetime: "1h"`;
+    return `persistence:
+  defaultStore: sqlite-default
+  visibilityStore: sqlite-visibility
+  numHistoryShards: 1
+  datastores:
+    sqlite-default:${store}
+    sqlite-visibility:${store}`;
+  }
   const store = (database: string, connections: number) => `
       sql:
         pluginName: "postgres12"
@@ -144,6 +193,16 @@ function serverConfig(databases: TemporalDatabases, ports: Ports): string {
         maxConns: ${connections}
         maxIdleConns: ${connections}
         maxConnLifetime: "1h"`;
+  return `persistence:
+  defaultStore: postgres-default
+  visibilityStore: postgres-visibility
+  numHistoryShards: 4
+  datastores:
+    postgres-default:${store(databases.database, 20)}
+    postgres-visibility:${store(databases.visibility_database, 4)}`;
+}
+
+function serverConfig(databases: TemporalDatabases | 'memory', ports: Ports, tls?: TemporalServerTls): string {
   const service = (grpc: number, membership: number, http?: number) => `
     rpc:
       grpcPort: ${grpc}
@@ -152,14 +211,8 @@ function serverConfig(databases: TemporalDatabases, ports: Ports): string {
   return `log:
   stdout: true
   level: warn
-persistence:
-  defaultStore: postgres-default
-  visibilityStore: postgres-visibility
-  numHistoryShards: 4
-  datastores:
-    postgres-default:${store(databases.database, 20)}
-    postgres-visibility:${store(databases.visibility_database, 4)}
-global:
+${persistenceConfig(databases)}
+global:${tlsConfig(tls)}
   membership:
     maxJoinDuration: 30s
     broadcastAddress: "127.0.0.1"
@@ -192,19 +245,23 @@ dcRedirectionPolicy:
 export type TemporalServer = { address: string; process: ChildProcess; output: () => string; stop(): Promise<void> };
 
 /**
- * Starts `temporal-server` on PostgreSQL (schemas set up first), creates the namespace and the jobs' search attributes,
+ * Starts `temporal-server` on PostgreSQL (schemas set up first; or in memory), optionally with mutual TLS on its
+ * frontend, creates the namespace and the jobs' search attributes,
  * and resolves once a client can use the namespace. `dir` holds the generated configuration (it carries the database
  * password: mode 0600).
  */
 export async function startTemporalServer(options: {
   tools: TemporalServerTools;
-  databases: TemporalDatabases;
+  /** PostgreSQL, or 'memory': an in-memory SQLite store that ends with the server (tests). */
+  databases: TemporalDatabases | 'memory';
   dir: string;
   port?: number;
   namespace?: string;
+  /** Mutual TLS on the frontend: only clients with a certificate of this CA get in. */
+  tls?: TemporalServerTls;
 }): Promise<TemporalServer> {
   const namespace = options.namespace ?? 'default';
-  await setupTemporalSchemas(options.tools, options.databases);
+  if (options.databases !== 'memory') await setupTemporalSchemas(options.tools, options.databases);
   const ports: Ports = {
     frontend: options.port || (await freePort()),
     frontend_http: await freePort(),
@@ -218,7 +275,7 @@ export async function startTemporalServer(options: {
     metrics: await freePort(),
   };
   mkdirSync(join(options.dir, 'config'), { recursive: true, mode: 0o700 });
-  writeFileSync(join(options.dir, 'config', 'crucible.yaml'), serverConfig(options.databases, ports), { mode: 0o600 });
+  writeFileSync(join(options.dir, 'config', 'crucible.yaml'), serverConfig(options.databases, ports, options.tls), { mode: 0o600 });
   const child = spawn(options.tools.server, ['--root', options.dir, '--config', 'config', '--env', 'crucible', '--allow-no-auth', 'start'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -243,7 +300,7 @@ export async function startTemporalServer(options: {
     },
   };
   try {
-    await untilNamespaceUsable(address, namespace, child, () => output);
+    await untilNamespaceUsable(address, namespace, child, () => output, serverClientTls(options.tls));
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
@@ -251,14 +308,24 @@ export async function startTemporalServer(options: {
   return server;
 }
 
-async function untilNamespaceUsable(address: string, namespace: string, child: ChildProcess, output: () => string): Promise<void> {
+/** The server's own certificate opens its mTLS frontend for the namespace set-up (it is valid for client authentication). */
+function serverClientTls(tls: TemporalServerTls | undefined): TLSConfig | undefined {
+  if (!tls) return undefined;
+  return {
+    clientCertPair: { crt: readFileSync(tls.cert_file), key: readFileSync(tls.key_file) },
+    serverRootCACertificate: readFileSync(tls.ca_file),
+    serverNameOverride: tls.server_name,
+  };
+}
+
+async function untilNamespaceUsable(address: string, namespace: string, child: ChildProcess, output: () => string, tls?: TLSConfig): Promise<void> {
   const deadline = Date.now() + TEMPORAL_SERVER_START_TIMEOUT_MS;
   let registered = false;
   let searchable = false;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`temporal-server exited with code ${child.exitCode} before it was ready:\n${output().slice(-4000)}`);
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      const connection = await Connection.connect({ address, connectTimeout: 1000, tls });
       try {
         if (!registered) {
           await connection.workflowService

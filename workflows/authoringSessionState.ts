@@ -17,13 +17,14 @@ import {
 } from '../domain/authoring/register.ts';
 import type { AnswersInput, ApproveInput, ApproveResult, AuthoringSessionInput, AuthoringState, ReviseInput, StepResult } from '../domain/authoring/session.ts';
 import { authoringStepTransferBase, JOB_CREDITS, type JobFailure, STEP_BUSY, type StepDeadline, UPDATE_REQUEST_EXPIRED } from '../domain/jobs.ts';
+import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
 import { fail, failureOf } from './common.ts';
 import { meteredWork } from './credits.ts';
 
 const { loadAuthoringSession, markAuthoringDrafting, approveAuthoringSession, endAuthoringSession } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
 const { writeAuthoringCheckpoint } = proxyActivities<Activities>(ACTIVITY_PROFILES.checkpoint);
-const { callModel } = proxyActivities<Activities>(ACTIVITY_PROFILES.model);
+const { callModel } = queuedActivities<Activities>('model', ACTIVITY_PROFILES.model);
 
 /** Steps (drafts, answers, revisions) one workflow run takes before it continues as new, unless the worker says otherwise. */
 export const AUTHORING_STEPS_PER_RUN_MAX = 25;

@@ -15,6 +15,7 @@ import { type EvidenceJudgement, REVIEW_JUDGE_SCHEMA_NAME, REVIEW_JUDGE_TASK } f
 import { DRAFT_OUTPUT_TOKENS_MAX, JUDGE_OUTPUT_TOKENS_MAX } from '../domain/review/limits.ts';
 import type { Judgement } from '../domain/review/verify.ts';
 import { JOB_CREDITS } from '../domain/jobs.ts';
+import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
 import { LITERATURE_UNREACHABLE_SENTENCE } from '../domain/failureWords.ts';
 import { failureOf, type JobFailure } from './common.ts';
@@ -22,7 +23,7 @@ import { type Meter, type MeteredOutcome, meteredWork } from './credits.ts';
 
 const { loadReviewContext, markReview, prepareReviewDraft, prepareReviewJudging, completeReview } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
 const { searchReviewLiterature } = proxyActivities<Activities>(ACTIVITY_PROFILES.literature);
-const { callModel } = proxyActivities<Activities>(ACTIVITY_PROFILES.model);
+const { callModel } = queuedActivities<Activities>('model', ACTIVITY_PROFILES.model);
 
 export type ConceptReviewWorkflowInput = { review_id: string };
 export type ConceptReviewWorkflowResult = { status: 'succeeded' | 'failed' | 'canceled' | 'skipped'; claims_supported?: number };

@@ -10,12 +10,13 @@ import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import { INTAKE_DRAFT_MAX_OUTPUT_TOKENS, INTAKE_DRAFT_TASK, INTAKE_SPEC_SCHEMA_NAME, intakeDraftSystem } from '../domain/intake/register.ts';
 import { buildIntakeDraftUserMessage } from '../domain/prompts/intakeDraft.ts';
 import { JOB_CREDITS } from '../domain/jobs.ts';
+import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
 import { failureOf } from './common.ts';
 import { type Meter, meteredWork } from './credits.ts';
 
 const { startIntakeDraft, loadIntakeDraftSources, completeIntakeDraft, endIntakeDraft } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
-const { callModel } = proxyActivities<Activities>(ACTIVITY_PROFILES.model);
+const { callModel } = queuedActivities<Activities>('model', ACTIVITY_PROFILES.model);
 
 export type IntakeDraftWorkflowInput = { draft_id: string };
 export type IntakeDraftWorkflowResult = { status: 'succeeded' | 'failed' | 'canceled' | 'queued' | 'drafting' };

@@ -11,6 +11,7 @@ import { CancellationScope, isCancellation, patched, proxyActivities, proxyLocal
 import type { runActivities } from '../activities/runs.ts';
 import { creditsForEvents } from '../domain/simulation/limits.ts';
 import { JOB_CREDITS } from '../domain/jobs.ts';
+import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES, LOCAL_ACTIVITY_PROFILES } from './activityOptions.ts';
 import { failureOf } from './common.ts';
 import { meteredWork } from './credits.ts';
@@ -23,7 +24,7 @@ export const RUN_LOCAL_STEPS_PATCH = 'run-local-steps';
 const remoteRowActivities = proxyActivities<RunActivities>(ACTIVITY_PROFILES.store);
 const localRowActivities = proxyLocalActivities<RunActivities>(LOCAL_ACTIVITY_PROFILES.store);
 // The run activity enforces the run's wall-clock limit itself; a retry continues from the stored replications.
-const { runReplications } = proxyActivities<RunActivities>(ACTIVITY_PROFILES.simulation);
+const { runReplications } = queuedActivities<RunActivities>('simulation', ACTIVITY_PROFILES.simulation);
 
 function creditsUsed(usage: RunUsage, credits_reserved: number): number {
   const events = usage.events_simulated + usage.events_discarded;

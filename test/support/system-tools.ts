@@ -1,5 +1,5 @@
 // The suite's system tools (a vitest globalSetup, run before the Temporal one): the browser tests drive Chromium, the
-// CLI's terminal test tmux, the Python client's tests python3, the README's shell blocks curl and jq. On a fresh machine
+// CLI's terminal test tmux, the Python client's tests python3, the README's shell blocks curl and jq, the TLS tests openssl (their throwaway certificates). On a fresh machine
 // with only Node, PostgreSQL and npm's packages they are installed here with apt-get when this runs as root (as
 // `npm run bench` does for its references); otherwise the run stops at once with one line naming the command to run.
 import { existsSync } from 'node:fs';
@@ -13,6 +13,7 @@ export const SYSTEM_TOOLS = [
   { tool: 'jq', package: 'jq', present: () => onPath('jq') },
   { tool: 'curl', package: 'curl', present: () => onPath('curl') },
   { tool: 'python3', package: 'python3', present: () => onPath('python3') },
+  { tool: 'openssl', package: 'openssl', present: () => onPath('openssl') },
 ];
 
 function onPath(command: string): boolean {
