@@ -48,11 +48,17 @@ async function openEditor(page: Page, title: string) {
 
 /** A node of the diagram by its title, opened by keyboard: Tab's focus, then Enter. */
 async function openNode(page: Page, title: string) {
-  await page
+  const node = page
     .getByTestId('world-diagram')
     .locator('.react-flow__node')
-    .filter({ has: page.locator('.world-node-title', { hasText: new RegExp(`^${title.replace(/[?]/g, '\\?')}$`) }) })
-    .focus();
+    .filter({ has: page.locator('.world-node-title', { hasText: new RegExp(`^${title.replace(/[?]/g, '\\?')}$`) }) });
+  // the node holds the keyboard's focus before Enter is pressed (a form field typed in just before may still be re-rendering)
+  await expect
+    .poll(async () => {
+      await node.focus();
+      return node.evaluate((element) => element === element.ownerDocument.activeElement);
+    })
+    .toBe(true);
   await page.keyboard.press('Enter');
   await page.getByTestId('step-form').getByRole('heading', { name: title }).waitFor();
 }
@@ -92,9 +98,9 @@ describe('the diagram edits the whole world', () => {
     const form = page.getByTestId('step-form');
     expect(await form.getByLabel('Unit of average duration').inputValue()).toBe('minutes');
     await form.getByLabel('Average duration', { exact: true }).fill('30');
-    await form.getByLabel('How many staff at once').fill('2');
+    await form.getByLabel('How many staff at once').fill('3');
     await expect.poll(() => diagramText(page)).toContain('30 minutes on average');
-    expect(await diagramText(page)).toContain('Staff (2)');
+    expect(await diagramText(page)).toContain('Staff (3)');
 
     // a decision after it, a second way out, and a treatment step connected from the decision
     await addStep(page, 'branch', 'Needs treatment?');
@@ -189,6 +195,14 @@ describe('the diagram edits the whole world', () => {
     expect(await diagramText(page)).toContain('GP appointment');
     expect(await page.getByLabel('Simulated period', { exact: true }).inputValue()).toBe('28');
     expect(await page.getByLabel('Unit of simulated period').inputValue()).toBe('days');
+    // the week's timetable as a small table of arrivals per hour
+    await openNode(page, 'Requests');
+    expect(await page.getByLabel('How people arrive').inputValue()).toBe('week');
+    expect(await page.getByLabel('Monday, 08:00 to 09:00').inputValue()).toBe('14');
+    await page.getByLabel('Saturday, 10:00 to 11:00').fill('4');
+    await expect.poll(() => diagramText(page)).toContain('about 459 a week, by hour of the week');
+    await expectReadableScreen(page, 'world-arrivals-timetable');
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
 
     // the baseline's shares, as percentages: self-care up to 40%, GP down to 30%
     await openNode(page, 'Route');

@@ -105,6 +105,8 @@ export function layoutWorld(world: World, marks: Marks): { nodes: Node<CardData>
       data: item.data,
       position: { x: at.x - NODE_WIDTH / 2, y: at.y - NODE_HEIGHT / 2 },
       ariaLabel: `${item.data.kind}: ${item.data.title}${item.data.detail ? `, ${item.data.detail}` : ''}${item.data.resource ? `, uses ${item.data.resource}` : ''}${item.data.changed ? ', changed in this variant' : ''}`,
+      // React Flow's selection follows the form's: Enter on a node not open selects it again
+      selected: item.data.selected,
       draggable: false,
       connectable: marks.connectable,
     };

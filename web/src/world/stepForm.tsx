@@ -387,10 +387,10 @@ export function RemoveButton({ what, consequences, onRemove, refusal }: { what: 
         </ul>
       )}
       <div className="row">
-        <button type="button" onClick={onRemove}>
+        <button type="button" className="button danger" onClick={onRemove}>
           Remove it
         </button>
-        <button type="button" onClick={() => setAsking(false)}>
+        <button type="button" className="button" onClick={() => setAsking(false)}>
           Keep it
         </button>
       </div>

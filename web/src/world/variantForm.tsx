@@ -96,7 +96,7 @@ function AddChange({ world, variantId, onWorld }: { world: World; variantId: str
         options={unchanged.map((name) => ({ value: name, label: settingName(world, name) }))}
         onChange={setAdding}
       />
-      <button type="button" onClick={() => onWorld(setChange(world, variantId, unchanged.includes(adding) ? adding : unchanged[0]!, {}))}>
+      <button type="button" className="button" onClick={() => onWorld(setChange(world, variantId, unchanged.includes(adding) ? adding : unchanged[0]!, {}))}>
         Change it in this variant
       </button>
     </div>

@@ -113,6 +113,7 @@ export function ResourcesForm({ world, onWorld }: { world: World; onWorld(world:
         </div>
         <button
           type="button"
+          className="button"
           disabled={!name.trim()}
           onClick={() => {
             onWorld(addResource(world, name).world);
@@ -168,7 +169,7 @@ function NewMeasureForm({ world, onWorld }: { world: World; onWorld(world: World
       {(kind === 'utilisation' || kind === 'queue_length') && (
         <Choice label="Staff or equipment" value={valid(resource, resources)} options={resources} onChange={setResource} />
       )}
-      <button type="button" disabled={!ready} onClick={() => onWorld(addMeasure(world, wanted))}>
+      <button type="button" className="button" disabled={!ready} onClick={() => onWorld(addMeasure(world, wanted))}>
         Add this measure
       </button>
     </fieldset>
@@ -226,7 +227,7 @@ export function AddStepBar({
   return (
     <form
       className="add-step"
-      aria-label="Add a step"
+      aria-label="A new step"
       onSubmit={(event) => {
         event.preventDefault();
         const added = addStep(world, kind, name || NEW_KINDS.find((k) => k.kind === kind)!.name, kind === 'exit' ? null : after);
@@ -240,7 +241,9 @@ export function AddStepBar({
         <label htmlFor={id}>Its name</label>
         <input id={id} value={name} placeholder={NEW_KINDS.find((k) => k.kind === kind)!.name} onChange={(e) => setName(e.target.value)} />
       </div>
-      <button type="submit">{kind === 'exit' || kind === 'arrival' ? 'Add' : `Add ${where}`}</button>
+      <button type="submit" className="button">
+        {kind === 'exit' || kind === 'arrival' ? 'Add' : `Add ${where}`}
+      </button>
     </form>
   );
 }
