@@ -355,6 +355,16 @@ export function temporalConnectOptions(config: Pick<Config, 'temporal_tls' | 'te
 }
 
 /** Reads the environment. Throws ConfigError listing every bad value. */
+/** An authoring session's limits on AI work (spec: Authoring sessions, limits). */
+function authoringAiLimits(env: Env, problems: string[]): Config['authoring_ai_limits'] {
+  return {
+    calls_max: int(env, 'CRUCIBLE_AUTHORING_AI_CALLS_MAX', 20, 0, 10_000, problems),
+    tokens_max: int(env, 'CRUCIBLE_AUTHORING_AI_TOKENS_MAX', 400_000, 0, 100_000_000, problems),
+    ai_iterations_max: int(env, 'CRUCIBLE_AUTHORING_AI_ITERATIONS_MAX', 20, 0, 10_000, problems),
+    wall_seconds_max: int(env, 'CRUCIBLE_AUTHORING_AI_WALL_SECONDS_MAX', 1_800, 0, 86_400, problems),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const databaseUrl = url(env, 'DATABASE_URL', problems, ['postgres:', 'postgresql:']);
@@ -411,12 +421,7 @@ export function loadConfig(env: Env = process.env): Config {
       ? int(env, 'CRUCIBLE_BILLING_RECONCILE_AFTER_SECONDS', 3600, 1, 3600, problems)
       : null,
     run_wall_clock_limit_seconds: int(env, 'CRUCIBLE_RUN_WALL_CLOCK_LIMIT_SECONDS', 600, 1, 86_400, problems),
-    authoring_ai_limits: {
-      calls_max: int(env, 'CRUCIBLE_AUTHORING_AI_CALLS_MAX', 20, 0, 10_000, problems),
-      tokens_max: int(env, 'CRUCIBLE_AUTHORING_AI_TOKENS_MAX', 400_000, 0, 100_000_000, problems),
-      ai_iterations_max: int(env, 'CRUCIBLE_AUTHORING_AI_ITERATIONS_MAX', 20, 0, 10_000, problems),
-      wall_seconds_max: int(env, 'CRUCIBLE_AUTHORING_AI_WALL_SECONDS_MAX', 1_800, 0, 86_400, problems),
-    },
+    authoring_ai_limits: authoringAiLimits(env, problems),
     welcome_credits: int(env, 'CRUCIBLE_WELCOME_CREDITS', databaseUrl ? 0 : WELCOME_CREDITS_DEFAULT, 0, CREDITS_MAX, problems),
     authoring_wait_seconds_max: int(env, 'CRUCIBLE_AUTHORING_WAIT_SECONDS_MAX', 7 * 24 * 3600, 1, 90 * 24 * 3600, problems),
     authoring_steps_per_run_max: int(env, 'CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX', 25, 1, 1_000, problems),
