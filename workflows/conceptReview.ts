@@ -6,7 +6,7 @@
 //   → succeeded: the ConceptReview stored → settle credits at actual usage.
 // A failure (Europe PMC down after retries, a provider refusing) marks the review failed and releases the reservation;
 // a cancellation settles what was used and marks it canceled. BYOK reviews reserve nothing (they cost 0 credits).
-import { CancellationScope, CancelledFailure, proxyActivities } from '@temporalio/workflow';
+import { CancelledFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { JudgeRequest, ReviewContext } from '../activities/review.ts';
 import type { AiCallResult } from '../domain/ai/call.ts';
@@ -19,7 +19,7 @@ import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
 import { LITERATURE_UNREACHABLE_SENTENCE } from '../domain/failureWords.ts';
 import { failureOf, type JobFailure } from './common.ts';
-import { type Meter, type MeteredOutcome, meteredWork } from './credits.ts';
+import { type Meter, type MeteredOutcome, meteredWork, recordOutcome } from './credits.ts';
 
 const { loadReviewContext, markReview, prepareReviewDraft, prepareReviewJudging, completeReview } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
 const { searchReviewLiterature } = proxyActivities<Activities>(ACTIVITY_PROFILES.literature);
@@ -74,27 +74,20 @@ async function judgeClaims(
 }
 
 /** Records how the review ended: succeeded (after settlement), canceled (rethrown) or failed (released, not charged). */
-async function recordOutcome(review_id: string, outcome: MeteredOutcome<{ claims_supported: number }>): Promise<ConceptReviewWorkflowResult> {
-  if (outcome.status === 'succeeded') {
-    // After settlement, so a review that shows succeeded has its credits settled (spec: What the service does 6);
-    // non-cancellable, so a cancel arriving now cannot leave a settled review unrecorded.
-    await CancellationScope.nonCancellable(() => markReview({ review_id: review_id, status: 'succeeded', credits_used: outcome.credits_settled }));
-    return { status: 'succeeded', claims_supported: outcome.value.claims_supported };
-  }
-  if (outcome.status === 'canceled') {
-    await CancellationScope.nonCancellable(() =>
-      markReview({
-        review_id: review_id,
-        status: 'canceled',
-        failure: { code: 'CANCELED', message: 'the review was canceled' },
-        credits_used: outcome.credits_settled,
-      }),
-    );
-    throw outcome.error;
-  }
-  // meteredWork released the reservation: the failed review is not charged (spec: What the service does 6).
-  await markReview({ review_id: review_id, status: 'failed', failure: reviewFailure(outcome.error), credits_used: outcome.credits_settled });
-  return { status: 'failed' };
+function recordReview(review_id: string, outcome: MeteredOutcome<{ claims_supported: number }>): Promise<ConceptReviewWorkflowResult> {
+  return recordOutcome<{ claims_supported: number }, ConceptReviewWorkflowResult>(outcome, {
+    // After settlement, so a review that shows succeeded has its credits settled (spec: What the service does 6).
+    succeeded: async (value, credits_used) => {
+      await markReview({ review_id, status: 'succeeded', credits_used });
+      return { status: 'succeeded', claims_supported: value.claims_supported };
+    },
+    canceled: (credits_used) => markReview({ review_id, status: 'canceled', failure: { code: 'CANCELED', message: 'the review was canceled' }, credits_used }),
+    // meteredWork released the reservation: the failed review is not charged (spec: What the service does 6).
+    failed: async (error) => {
+      await markReview({ review_id, status: 'failed', failure: reviewFailure(error), credits_used: 0 });
+      return { status: 'failed' };
+    },
+  });
 }
 
 export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): Promise<ConceptReviewWorkflowResult> {
@@ -154,5 +147,5 @@ export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): 
     },
     work,
   );
-  return recordOutcome(review.review_id, outcome);
+  return recordReview(review.review_id, outcome);
 }

@@ -138,3 +138,24 @@ export async function meteredWork<T>(input: MeteredWorkInput, work: (meter: Mete
   );
   return { status: 'succeeded', value, credits_used: meter.used(), credits_settled: meter.used() };
 }
+
+/** How a job records the end of its metered work: one call per way it ended, each one activity. */
+export type OutcomeRecorder<T, R> = {
+  succeeded: (value: T, credits_settled: number) => Promise<R>;
+  canceled: (credits_settled: number) => Promise<unknown>;
+  failed: (error: unknown) => Promise<R>;
+};
+
+/**
+ * The closing step of every job's workflow: records how its metered work ended. Succeeded and canceled are recorded in a
+ * non-cancellable scope (the credits are settled: a cancel arriving now must not leave them unrecorded); a cancellation
+ * is then rethrown, so the workflow ends canceled; a failure (released, nothing charged) is recorded and returned.
+ */
+export async function recordOutcome<T, R>(outcome: MeteredOutcome<T>, record: OutcomeRecorder<T, R>): Promise<R> {
+  if (outcome.status === 'succeeded') return CancellationScope.nonCancellable(() => record.succeeded(outcome.value, outcome.credits_settled));
+  if (outcome.status === 'canceled') {
+    await CancellationScope.nonCancellable(() => record.canceled(outcome.credits_settled));
+    throw outcome.error;
+  }
+  return record.failed(outcome.error);
+}

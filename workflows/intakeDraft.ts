@@ -13,7 +13,7 @@ import { JOB_CREDITS } from '../domain/jobs.ts';
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
 import { failureOf } from './common.ts';
-import { type Meter, meteredWork } from './credits.ts';
+import { type Meter, meteredWork, recordOutcome } from './credits.ts';
 
 const { startIntakeDraft, loadIntakeDraftSources, completeIntakeDraft, endIntakeDraft } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
 const { callModel } = queuedActivities<Activities>('model', ACTIVITY_PROFILES.model);
@@ -68,18 +68,16 @@ export async function intakeDraftWorkflow(input: IntakeDraftWorkflowInput): Prom
     },
     draft,
   );
-  if (outcome.status === 'succeeded') {
-    // After settlement: a draft reads succeeded only once its credits are settled; non-cancellable, so a cancel
-    // arriving now cannot leave a settled draft unrecorded.
-    await CancellationScope.nonCancellable(() => completeIntakeDraft({ draft_id: job.draft_id, ...outcome.value }));
-    return { status: 'succeeded' };
-  }
-  if (outcome.status === 'canceled') {
-    await CancellationScope.nonCancellable(() =>
-      endIntakeDraft({ draft_id: job.draft_id, status: 'canceled', error: { code: 'CANCELED', message: 'the draft was canceled' }, usage }),
-    );
-    throw outcome.error;
-  }
-  await endIntakeDraft({ draft_id: job.draft_id, status: 'failed', error: failureOf(outcome.error, 'the drafting workflow failed; try again'), usage });
-  return { status: 'failed' };
+  return recordOutcome<Awaited<ReturnType<typeof draft>>, IntakeDraftWorkflowResult>(outcome, {
+    // After settlement: a draft reads succeeded only once its credits are settled.
+    succeeded: async (value) => {
+      await completeIntakeDraft({ draft_id: job.draft_id, ...value });
+      return { status: 'succeeded' as const };
+    },
+    canceled: () => endIntakeDraft({ draft_id: job.draft_id, status: 'canceled', error: { code: 'CANCELED', message: 'the draft was canceled' }, usage }),
+    failed: async (error) => {
+      await endIntakeDraft({ draft_id: job.draft_id, status: 'failed', error: failureOf(error, 'the drafting workflow failed; try again'), usage });
+      return { status: 'failed' as const };
+    },
+  });
 }

@@ -14,7 +14,7 @@ import { JOB_CREDITS } from '../domain/jobs.ts';
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES, LOCAL_ACTIVITY_PROFILES } from './activityOptions.ts';
 import { failureOf } from './common.ts';
-import { meteredWork } from './credits.ts';
+import { meteredWork, recordOutcome } from './credits.ts';
 
 type RunActivities = ReturnType<typeof runActivities>;
 type RunUsage = Awaited<ReturnType<RunActivities['readRunUsage']>>;
@@ -63,22 +63,21 @@ export async function worldRunWorkflow(input: { run_id: string }): Promise<{ sta
       }
     },
   );
-  if (outcome.status === 'succeeded') {
-    const status = outcome.value === 'completed' ? 'succeeded' : outcome.value === 'canceled' ? 'canceled' : 'timed_out';
-    // Non-cancellable: the credits are settled, so the row records the end even when a cancel arrives now.
-    const final = await CancellationScope.nonCancellable(() => rowActivities.finishRun({ run_id, status, credits_used: outcome.credits_settled }));
-    return { status: final, credits_used: outcome.credits_settled };
-  }
-  if (outcome.status === 'canceled') {
-    await CancellationScope.nonCancellable(() => rowActivities.finishRun({ run_id, status: 'canceled', credits_used: outcome.credits_settled }));
-    throw outcome.error;
-  }
-  // A failure caused by the service: meteredWork released the reservation (or none was made); nothing is charged.
-  const final = await rowActivities.finishRun({
-    run_id,
-    status: 'failed',
-    credits_used: 0,
-    error: failureOf(outcome.error, 'The run failed because of the service; nothing was charged.'),
+  return recordOutcome(outcome, {
+    succeeded: async (value, credits_used) => {
+      const status = value === 'completed' ? 'succeeded' : value === 'canceled' ? 'canceled' : 'timed_out';
+      return { status: await rowActivities.finishRun({ run_id, status, credits_used }), credits_used };
+    },
+    canceled: (credits_used) => rowActivities.finishRun({ run_id, status: 'canceled', credits_used }),
+    // A failure caused by the service: meteredWork released the reservation (or none was made); nothing is charged.
+    failed: async (error) => {
+      const final = await rowActivities.finishRun({
+        run_id,
+        status: 'failed',
+        credits_used: 0,
+        error: failureOf(error, 'The run failed because of the service; nothing was charged.'),
+      });
+      return { status: final, credits_used: 0 };
+    },
   });
-  return { status: final, credits_used: 0 };
 }
