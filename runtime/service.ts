@@ -46,10 +46,11 @@ const SEARCH_ATTRIBUTE_RETRY_MS = [1_000, 2_000, 5_000, 10_000];
  * runWorker), and the jobs' search attributes are registered once Temporal answers, retried in the background until
  * then (said once in the log).
  */
-function lazyTemporal(address: string, config: Config, logger: Logger, role: 'api' | 'worker'): { connection: Connection; stop(): void } {
+function lazyTemporal(address: string, config: Config, logger: Logger, role: 'api' | 'worker'): { connection: Connection; stop(): Promise<void> } {
   const connection = Connection.lazy({ address, ...temporalConnectOptions(config), channelArgs: TEMPORAL_CHANNEL_ARGS });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let in_flight: Promise<void> = Promise.resolve();
   const attempt = async (round: number): Promise<void> => {
     try {
       await connection.withDeadline(Date.now() + 5_000, () => ensureJobSearchAttributes(connection, config.temporal_namespace));
@@ -62,15 +63,20 @@ function lazyTemporal(address: string, config: Config, logger: Logger, role: 'ap
           { temporal_address: address, err: error },
           role === 'api' ? 'Temporal is not ready for job starts; serving reads and trying again' : 'Temporal is not ready; the worker tries again',
         );
-      timer = setTimeout(() => void attempt(round + 1), SEARCH_ATTRIBUTE_RETRY_MS[Math.min(round, SEARCH_ATTRIBUTE_RETRY_MS.length - 1)]);
+      timer = setTimeout(() => {
+        in_flight = attempt(round + 1);
+      }, SEARCH_ATTRIBUTE_RETRY_MS[Math.min(round, SEARCH_ATTRIBUTE_RETRY_MS.length - 1)]);
     }
   };
-  void attempt(0);
+  in_flight = attempt(0);
   return {
     connection,
-    stop() {
+    // No new attempt, and the one in flight ended, before the connection closes: a call still retrying inside the
+    // client would otherwise fire on a closed channel ("Channel has been shut down").
+    async stop() {
       stopped = true;
       clearTimeout(timer);
+      await in_flight;
     },
   };
 }
@@ -191,12 +197,14 @@ async function connectTemporal(
   if (options.mode !== 'all') {
     const lazy = lazyTemporal(address, config, logger, options.mode);
     connection = lazy.connection;
-    defer(async () => lazy.stop());
+    // cleanups run last first: the retries stop, then the connection closes
+    defer(() => connection.close());
+    defer(() => lazy.stop());
   } else {
     connection = await Connection.connect({ address, ...temporalConnectOptions(config), channelArgs: TEMPORAL_CHANNEL_ARGS });
     await ensureJobSearchAttributes(connection, config.temporal_namespace);
+    defer(() => connection.close());
   }
-  defer(() => connection.close());
   // Every payload the client sends or reads passes the encryption codec (integrations/temporal/codec.ts).
   const dataConverter = encryptedDataConverter(config.master_key, config.master_keys_previous);
   return { address, devServer, client: new Client({ connection, namespace: config.temporal_namespace, dataConverter }) };
