@@ -63,9 +63,12 @@ function lazyTemporal(address: string, config: Config, logger: Logger, role: 'ap
           { temporal_address: address, err: error },
           role === 'api' ? 'Temporal is not ready for job starts; serving reads and trying again' : 'Temporal is not ready; the worker tries again',
         );
-      timer = setTimeout(() => {
-        in_flight = attempt(round + 1);
-      }, SEARCH_ATTRIBUTE_RETRY_MS[Math.min(round, SEARCH_ATTRIBUTE_RETRY_MS.length - 1)]);
+      timer = setTimeout(
+        () => {
+          in_flight = attempt(round + 1);
+        },
+        SEARCH_ATTRIBUTE_RETRY_MS[Math.min(round, SEARCH_ATTRIBUTE_RETRY_MS.length - 1)],
+      );
     }
   };
   in_flight = attempt(0);
