@@ -10,7 +10,7 @@ export type MeasureForWords = { id: string; label?: string; kind: string; unit: 
 /** The parts of a world the words read. */
 export type WorldForWords = {
   time_unit: string;
-  steps: ReadonlyArray<{ id: string; kind: string }>;
+  steps: ReadonlyArray<{ id: string; kind: string; label?: string }>;
   variants: ReadonlyArray<{ id: string; label: string }>;
   resources?: ReadonlyArray<{ id: string; label?: string }>;
   arrivals?: ReadonlyArray<{ kind: string }>;
@@ -345,6 +345,15 @@ export function clockWords(time: number, world: WorldForWords): string {
 /** A person of the trace by their number in the repetition (the trace counts arrivals from 0): "Person 12". */
 export function personWords(entity: number | null): string {
   return entity === null ? '' : `Person ${numberWords(entity + 1)}`;
+}
+
+/** A step by its label, else its id as words. */
+export function stepWords(world: WorldForWords | undefined, id: string | null): string {
+  if (!id) return '';
+  const label = world?.steps.find((step) => step.id === id)?.label;
+  if (label) return label;
+  const words = id.replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** A resource by its label, else its id as words. */

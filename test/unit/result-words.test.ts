@@ -9,6 +9,7 @@ import {
   meanWords,
   personWords,
   resourceWords,
+  stepWords,
   scaleWords,
   timeUnitFor,
   unfinishedWords,
@@ -176,5 +177,14 @@ describe('totals and the event trace', () => {
     world.resources[0]!.label = 'Practice nurses';
     expect(resourceWords(world, 'clinician')).toBe('Practice nurses');
     expect(resourceWords(world, 'ward_bed')).toBe('Ward bed');
+  });
+
+  it('names steps by their label, else their id in words', () => {
+    const world = queueWorld({ servers: 1, arrivals_per_minute: 1, mean_service_minutes: 0.5 });
+    const step = world.steps.find((s) => s.kind === 'service')!;
+    (step as { label?: string }).label = 'Nurse assessment';
+    expect(stepWords(world, step.id)).toBe('Nurse assessment');
+    expect(stepWords(world, 'gave_up')).toBe('Gave up');
+    expect(stepWords(world, null)).toBe('');
   });
 });

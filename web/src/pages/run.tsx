@@ -32,6 +32,7 @@ import {
   measureScale,
   personWords,
   resourceWords,
+  stepWords,
   scaleWords,
   timeUnitFor,
   unfinishedWords,
@@ -264,7 +265,7 @@ function Events({ run_id, world }: { run_id: string; world: World | undefined })
                     <td>{world ? clockWords(e.time, world) : formatNumber(e.time)}</td>
                     <td>{personWords(e.entity)}</td>
                     <td>{eventWords(e)}</td>
-                    <td>{[e.step ? humanize(String(e.step)) : '', resourceWords(world, e.resource)].filter(Boolean).join(' · ')}</td>
+                    <td>{[stepWords(world, e.step), resourceWords(world, e.resource)].filter(Boolean).join(' · ')}</td>
                   </tr>
                 ))}
               </tbody>
