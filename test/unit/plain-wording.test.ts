@@ -14,7 +14,7 @@ import { inSentence } from '../../domain/sentences.ts';
 import { validateWorld } from '../../domain/simulation/validate.ts';
 import { scaledValueWords, scaleWords } from '../../domain/simulation/resultWords.ts';
 import { placeInWorld, settingValueWords, shownInterval } from '../../domain/simulation/words.ts';
-import { FEW_REPETITIONS, pairsWords, repetitionsWords, problemText, shownInterval as shownWebInterval, stillWaitingWords } from '../../web/src/world/model.ts';
+import { repetitionsWords, problemText, stillWaitingWords } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
 
 /** What a person should not have to read: snake_case names, contract names, HTTP paths, JSON pointers, code spans. */
@@ -124,19 +124,10 @@ describe('measured values in words', () => {
 });
 
 describe("the run screen's words (web/src/world/model.ts)", () => {
-  it('says the repetitions once, per variant, and a comparison by its pairs', () => {
+  it('says the repetitions once, per variant', () => {
     expect(repetitionsWords(10, 10, 2)).toBe('All 10 repetitions done: 5 for each of the 2 variants');
     expect(repetitionsWords(3, 10, 2)).toBe('3 of 10 repetitions done (5 for each of the 2 variants)');
     expect(repetitionsWords(7, 10, 0)).toBe('7 of 10 repetitions done');
-    expect(pairsWords(5)).toBe('from 5 pairs of repetitions run under the same conditions');
-    expect(pairsWords(1)).toBe('from 1 pair of repetitions run under the same conditions');
-  });
-
-  it('shows the interval of a wait from 0 with its note, never a negative wait', () => {
-    expect(shownWebInterval(-1.61, 3.2, 'hours')).toEqual({ low: 0, high: 3.2, clipped: true });
-    expect(shownWebInterval(0.2, 3.2, 'hours')).toEqual({ low: 0.2, high: 3.2, clipped: false });
-    expect(shownWebInterval(null, null, 'hours')).toEqual({ low: null, high: null, clipped: false });
-    expect(FEW_REPETITIONS).toBe('too few repetitions to say more precisely');
   });
 });
 

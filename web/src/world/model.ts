@@ -123,42 +123,6 @@ export function sayRate(world: World, value: number, unit: RateUnit = naturalRat
   return `${formatNumber(fromWorld(value, unit, world.time_unit))} ${RATE_WORDS[unit]}`;
 }
 
-/** A measure's value with its unit in words: times with their unit, shares as percentages, counts as counts. */
-export function formatMeasure(value: number | null | undefined, unit: string, options: { sign?: boolean; difference?: boolean } = {}): string {
-  if (value === null || value === undefined) return 'not known';
-  switch (unit) {
-    case 'minutes':
-    case 'hours':
-    case 'days':
-      return `${formatNumber(value, options)} ${unit}`;
-    case 'fraction':
-      return options.difference ? `${formatNumber(value * 100, options)} percentage points` : `${formatNumber(value * 100, options)}%`;
-    case 'count_per_arrival':
-      return `${formatNumber(value, options)} per arrival`;
-    case 'count_per_day':
-      return `${formatNumber(value, options)} a day`;
-    case 'entities':
-      return `${formatNumber(value, options)} waiting`;
-    default:
-      return formatNumber(value, options);
-  }
-}
-
-/** The note beside a mean's interval shown at the limit of what the measured quantity can be. */
-export const FEW_REPETITIONS = 'too few repetitions to say more precisely';
-
-/**
- * A 95% interval of a mean as shown: a wait, a count or a queue cannot be below 0 and a share not above 100%, so a
- * bound past that (few repetitions, a wide interval) is shown at the limit and `clipped` says so. Display only: the
- * stored results keep their computed bounds. Not for differences, which may be negative.
- */
-export function shownInterval(low: number | null, high: number | null, unit: string): { low: number | null; high: number | null; clipped: boolean } {
-  const top = unit === 'fraction' ? 1 : Number.POSITIVE_INFINITY;
-  const shownLow = low === null ? null : Math.min(Math.max(low, 0), top);
-  const shownHigh = high === null ? null : Math.min(Math.max(high, 0), top);
-  return { low: shownLow, high: shownHigh, clipped: shownLow !== low || shownHigh !== high };
-}
-
 /** A run's repetitions in one statement, per variant where they divide evenly: "All 10 repetitions done: 5 for each of the 2 variants". */
 export function repetitionsWords(completed: number, requested: number, variants: number): string {
   const per = variants > 0 && requested > 0 && requested % variants === 0 ? requested / variants : null;
@@ -166,11 +130,6 @@ export function repetitionsWords(completed: number, requested: number, variants:
     per === null ? '' : variants === 1 ? `${formatNumber(per)} of the one variant` : `${formatNumber(per)} for each of the ${formatNumber(variants)} variants`;
   if (completed >= requested && requested > 0) return `All ${formatNumber(requested)} repetitions done${each ? `: ${each}` : ''}`;
   return `${formatNumber(completed)} of ${formatNumber(requested)} repetitions done${each ? ` (${each})` : ''}`;
-}
-
-/** How many repetitions a comparison rests on: baseline and treatment run under the same conditions, pair by pair. */
-export function pairsWords(pairs: number): string {
-  return `from ${formatNumber(pairs)} ${pairs === 1 ? 'pair' : 'pairs'} of repetitions run under the same conditions`;
 }
 
 /**
@@ -187,17 +146,6 @@ export function stillWaitingWords(kind: string, mean: number | null): string | n
   return kind === 'time_between'
     ? `On average ${who} had started this time but not finished it when the simulation ended.`
     : `On average ${who} ${count === 1 ? 'was' : 'were'} still waiting in this queue when the simulation ended.`;
-}
-
-const AXIS_UNITS: Record<string, string> = { minutes: ' min', hours: ' h', days: ' days' };
-/** A tick label: short (the heading names the unit), float noise removed, shares as percentages. */
-export function formatAxis(value: number, unit: string, options: { sign?: boolean; difference?: boolean } = {}): string {
-  const clean = Number(value.toPrecision(10));
-  if (unit === 'fraction')
-    return options.difference
-      ? `${formatNumber(Number((clean * 100).toPrecision(10)), options)} pts`
-      : `${formatNumber(Number((clean * 100).toPrecision(10)), options)}%`;
-  return `${formatNumber(clean, options)}${AXIS_UNITS[unit] ?? ''}`;
 }
 
 /** What a measure's unit means, for a heading: "hours per patient", "share of the time busy". */
