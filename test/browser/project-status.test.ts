@@ -141,7 +141,7 @@ describe('the project page', () => {
     await failedStep.waitFor();
     await expect(failedStep.textContent()).resolves.toContain('Drafting failed');
     await expect(failedStep.getByTestId('step-failure').textContent()).resolves.toBe(
-      "The AI provider can't be reached from this server, or it is too busy to answer. Nothing was charged.",
+      'The AI provider gave no answer: it could not be reached, did not answer in time, or was too busy. Nothing was charged. Try again later.',
     );
     // biome-ignore lint/performance/useDomNodeTextContent: what is on screen is the point (a closed disclosure's content is not)
     expect(await steps.innerText()).not.toMatch(/ProviderUnavailable|openai|retried/);
