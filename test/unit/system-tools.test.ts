@@ -26,7 +26,7 @@ describe("the suite's system tools", () => {
     expect(lines).toHaveLength(1);
     const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
     expect(lines[0]).toBe(
-      `npm test needs system tools that are missing (chromium, tmux, jq, curl, python3); run: ${sudo}apt-get install -y chromium tmux jq curl python3 (or set CRUCIBLE_CHROMIUM to a Chromium binary)`,
+      `npm test needs system tools that are missing (chromium, tmux, jq, curl, python3, openssl); run: ${sudo}apt-get install -y chromium tmux jq curl python3 openssl (or set CRUCIBLE_CHROMIUM to a Chromium binary)`,
     );
   });
 });
