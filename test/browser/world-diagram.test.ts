@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperator } from '../../runtime/operator.ts';
 import { launchBrowser, newPage, screenshot, signInThroughForm } from '../support/browser.ts';
 import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
-import { documentWidth, seriousViolations, technicalText } from '../support/plainLanguage.ts';
+import { technicalText, expectReadableScreen } from '../support/plainLanguage.ts';
 
-const PHONE_375 = { width: 375, height: 800 };
 const DESKTOP = { width: 1280, height: 900 };
 const GP_SAMPLE = 'GP practice triage with a digital front door';
 
@@ -28,16 +27,6 @@ afterAll(async () => {
   await browser?.close();
   await service?.stop();
 });
-
-async function expectReadableScreen(page: Page, name: string) {
-  expect(await technicalText(page), `${name}: technical text outside the technical details`).toEqual([]);
-  expect(await seriousViolations(page), `${name}: axe-core serious or critical violations`).toEqual([]);
-  await screenshot(page, name);
-  await page.setViewportSize(PHONE_375);
-  await expect.poll(() => documentWidth(page), { message: `${name}: document width at a 375-px phone` }).toBeLessThanOrEqual(375);
-  await screenshot(page, `${name}-phone`);
-  await page.setViewportSize(DESKTOP);
-}
 
 async function openEditor(page: Page, title: string) {
   const project = await http(service, 'POST', '/v1/projects', { token: user.session, body: { title, org_id: user.org_id } });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperator } from '../../runtime/operator.ts';
 import { launchBrowser, newPage, screenshot, signInThroughForm } from '../support/browser.ts';
 import { http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
-import { documentWidth, seriousViolations, technicalText } from '../support/plainLanguage.ts';
+import { technicalText, expectReadableScreen } from '../support/plainLanguage.ts';
 
 const PHONE_375 = { width: 375, height: 800 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -32,17 +32,6 @@ afterAll(async () => {
 });
 
 /** The checks every screen keeps, at desktop and at a 375-px phone, with a screenshot of each. */
-async function expectReadableScreen(page: Page, name: string) {
-  expect(await technicalText(page), `${name}: technical text outside the technical details`).toEqual([]);
-  expect(await seriousViolations(page), `${name}: axe-core serious or critical violations`).toEqual([]);
-  await screenshot(page, name);
-  await page.setViewportSize(PHONE_375);
-  await expect.poll(() => documentWidth(page), { message: `${name}: document width at a 375-px phone` }).toBeLessThanOrEqual(375);
-  expect(await technicalText(page), `${name} (phone): technical text`).toEqual([]);
-  await screenshot(page, `${name}-phone`);
-  await page.setViewportSize(DESKTOP);
-}
-
 /** Every tick label of a chart's axis lies inside the chart's drawing and its figure (none is cut off). */
 async function expectTicksInside(page: Page, testId: string) {
   const measure = (): Promise<{ inside: boolean; text: string }[]> =>

@@ -67,3 +67,21 @@ export async function seriousViolations(page: Page): Promise<{ id: string; impac
 export async function documentWidth(page: Page): Promise<number> {
   return page.evaluate('Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)');
 }
+
+/**
+ * A screen a clinician reads, checked at 1280 px and on a 375-px phone: no technical text outside the technical details,
+ * no serious axe-core violation, nothing wider than the phone; a screenshot of each (`name`, `name-phone`).
+ */
+export async function expectReadableScreen(page: Page, name: string): Promise<void> {
+  const { expect } = await import('vitest');
+  const { screenshot } = await import('./browser.ts');
+  expect(await technicalText(page), `${name}: technical text outside the technical details`).toEqual([]);
+  expect(await seriousViolations(page), `${name}: axe-core serious or critical violations`).toEqual([]);
+  await screenshot(page, name);
+  const desktop = page.viewportSize();
+  await page.setViewportSize({ width: 375, height: 800 });
+  await expect.poll(() => documentWidth(page), { message: `${name}: document width at a 375-px phone` }).toBeLessThanOrEqual(375);
+  expect(await technicalText(page), `${name} (phone): technical text`).toEqual([]);
+  await screenshot(page, `${name}-phone`);
+  if (desktop) await page.setViewportSize(desktop);
+}
