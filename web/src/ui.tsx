@@ -437,6 +437,17 @@ async function crumbsOf(path: string): Promise<Crumbs> {
     const steps: Record<string, string> = { drafts: 'Intake draft', plans: 'Evaluation plan', worlds: 'New world' };
     return { project_id: inProject[0]!, step: inProject[1] ? steps[inProject[1]]! : '' };
   }
+  const intake = at(/^\/projects\/([^/]+)\/intakes\/(\d+)(\/correct)?$/);
+  if (intake) {
+    const [project_id, revision, correct] = intake;
+    return correct
+      ? {
+          project_id: project_id!,
+          step: 'Correcting the intake',
+          middle: { text: `Intake, revision ${revision}`, to: `/projects/${project_id}/intakes/${revision}` },
+        }
+      : { project_id: project_id!, step: `Intake, revision ${revision}` };
+  }
   const review = at(/^\/reviews\/([^/]+)$/)?.[0];
   if (review) {
     const r = await api<{ project_id: string; plan_id: string }>('GET', `/v1/reviews/${review}`);

@@ -73,7 +73,9 @@ function drafter(d: Draft): string {
   // how much the drafter found, in one line ("Found 7 of 8 parts in your material …"), when it says
   const summary = (d.spec as { drafted_by?: { summary?: string } } | null)?.drafted_by?.summary;
   const charged = `Drafted by ${who}; ${formatNumber(d.usage.credits_charged)} credit${d.usage.credits_charged === 1 ? '' : 's'} charged.`;
-  return summary ? `${summary} ${charged}` : charged;
+  // a citation that failed the check is listed under the status; when none did, one clause says so
+  const checked = d.status === 'succeeded' && d.dropped_citations.length === 0 ? ' Every quote was checked against its lines.' : '';
+  return `${summary ? `${summary} ${charged}` : charged}${checked}`;
 }
 
 /** One document, three views: the cards and the form edit `spec`; the JSON view edits text, applied whenever it parses. */
@@ -316,7 +318,7 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
           {d.error && <ErrorBanner error={new ApiError(0, { code: d.error.code, message: d.error.message, details: {}, request_id: '' })} />}
           {d.status === 'succeeded' && earlier.value === null && !confirmed && (
             <IntakeEditor initial={d.spec} project_id={project_id} draft_id={draft_id} sources={sources} onConfirmed={setConfirmed} onConflict={earlier.reload}>
-              <DroppedCitations dropped={d.dropped_citations} sources={sources.value ?? []} />
+              {d.dropped_citations.length > 0 && <DroppedCitations dropped={d.dropped_citations} sources={sources.value ?? []} />}
               <DroppedClaims count={d.dropped_claims.length} />
             </IntakeEditor>
           )}

@@ -332,6 +332,11 @@ function Card({ edit, at, title, citations, onCitations, children, onRemove, mor
             {selected ? 'Showing its lines' : 'Show its lines'}
           </button>
         )}
+        {!edit.readOnly && onRemove && (
+          <button type="button" className="link-button" onClick={onRemove}>
+            Remove
+          </button>
+        )}
       </div>
       {children}
       {problemsAt(edit.problems, `/${at}`).map((p) => (
@@ -339,33 +344,31 @@ function Card({ edit, at, title, citations, onCitations, children, onRemove, mor
           {p}
         </p>
       ))}
-      <CitationList
-        citations={citations}
-        sources={edit.sources}
-        readOnly={edit.readOnly}
-        statement={text}
-        onRemove={(i) => onCitations(citations.filter((_, j) => j !== i))}
-      />
-      <div className="card-foot">
-        {!cited && <span className="muted small">Not cited.</span>}
-        {!edit.readOnly && !citing && (
-          <button
-            type="button"
-            className="link-button"
-            onClick={() => {
-              edit.select(at);
-              edit.cite(at);
-            }}
-          >
-            {cited ? 'Cite more' : 'Cite your material'}
-          </button>
-        )}
-        {!edit.readOnly && more}
-        {!edit.readOnly && onRemove && (
-          <button type="button" className="link-button" onClick={onRemove}>
-            Remove
-          </button>
-        )}
+      {/* its citations and its tools share one wrapping row: a citation that only names its place takes a few words */}
+      <div className="card-tail">
+        <CitationList
+          citations={citations}
+          sources={edit.sources}
+          readOnly={edit.readOnly}
+          statement={text}
+          onRemove={(i) => onCitations(citations.filter((_, j) => j !== i))}
+        />
+        <div className="card-foot">
+          {!cited && <span className="muted small">Not cited.</span>}
+          {!edit.readOnly && !citing && (
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => {
+                edit.select(at);
+                edit.cite(at);
+              }}
+            >
+              {cited ? 'Cite more' : 'Cite your material'}
+            </button>
+          )}
+          {!edit.readOnly && more}
+        </div>
       </div>
       {citing && (
         <CiteTools
@@ -669,7 +672,6 @@ function IdeaCards({ edit }: { edit: Edit }) {
         onChange={(next) => edit.set({ ...spec, intended_users: next })}
       />
       {one('care_setting', 'Care setting', 'Where will it be used?')}
-      <StageCard edit={edit} />
     </>
   );
 }
@@ -751,6 +753,10 @@ export function IntakeCards({ spec, set, sources, problems }: PanesProps) {
       <ul id="panel-intake" className="intake-cards pane-intake" aria-label="The intake">
         <IdeaCards edit={edit} />
         <ClaimCards edit={edit} />
+      </ul>
+      {/* the stage, a short card, under the material on a wide screen: the idea's cards then pair up two a row */}
+      <ul className="intake-cards stage-card pane-intake" aria-label="Stage">
+        <StageCard edit={edit} />
       </ul>
       {/* below the material and the idea, across the page: three cards a row on a wide screen */}
       <ul className="intake-cards business-cards pane-intake" aria-label="Who would use it and pay for it">
