@@ -16,8 +16,15 @@ export const POOL_THREADS_MAX = 64;
 /** How long the thread that fills the compile cache may take before the pool starts without waiting for it. */
 export const COMPILE_CACHE_WARM_UP_MAX_MS = 30_000;
 
+let configured_threads: number | null = null;
+
+/** Sets the thread count of the pool not started yet (CRUCIBLE_COMPUTE_THREADS); null: one per core. */
+export function configureComputeThreads(threads: number | null): void {
+  configured_threads = threads;
+}
+
 export function defaultThreadCount(): number {
-  return Math.max(1, Math.min(availableParallelism(), POOL_THREADS_MAX));
+  return configured_threads ?? Math.max(1, Math.min(availableParallelism(), POOL_THREADS_MAX));
 }
 
 // Pool threads load their modules from Node's compile cache (docs/performance.md, "The compute pool").

@@ -1,5 +1,6 @@
 // One module reads and validates the environment at start and fails fast with a clear message
 // (ARCHITECTURE.md: Configuration). Everything is optional for the embedded default.
+import { POOL_THREADS_MAX } from '../compute/pool.ts';
 import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { TLSConfig } from '@temporalio/client';
@@ -42,6 +43,8 @@ export type Config = {
   worker_queues: WorkQueue[];
   /** How many activities of each task queue one worker process runs at once (CRUCIBLE_<QUEUE>_QUEUE_CONCURRENCY). */
   worker_concurrency: Record<WorkQueue, number>;
+  /** threads of this process's compute pool (CRUCIBLE_COMPUTE_THREADS); null: one per core */
+  compute_threads: number | null;
   host: string;
   port: number;
   public_url: string | null;
@@ -383,6 +386,10 @@ export function loadConfig(env: Env = process.env): Config {
     temporal_ui_port,
     worker_queues: workQueues(env.CRUCIBLE_WORKER_QUEUES, 'CRUCIBLE_WORKER_QUEUES', problems),
     worker_concurrency: workerConcurrency(env, problems),
+    compute_threads:
+      env.CRUCIBLE_COMPUTE_THREADS === undefined || env.CRUCIBLE_COMPUTE_THREADS === ''
+        ? null
+        : int(env, 'CRUCIBLE_COMPUTE_THREADS', 1, 1, POOL_THREADS_MAX, problems),
     host: env.HOST || '127.0.0.1',
     port,
     public_url: url(env, 'CRUCIBLE_PUBLIC_URL', problems, ['http:', 'https:']),

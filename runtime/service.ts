@@ -1,5 +1,5 @@
 // The composition root: database, migrations, Temporal (dev server or external), worker, API.
-import { closeComputePool, computePool } from '../compute/pool.ts';
+import { closeComputePool, configureComputeThreads, computePool } from '../compute/pool.ts';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -296,6 +296,7 @@ export async function startService(options: StartOptions): Promise<ServiceHandle
     // One compute pool per process, its threads started now (simulation replications and PDF reading share it). Not
     // awaited: its threads start after the compile cache is filled (compute/pool.ts, about a second), and a task that
     // arrives before then waits for the pool; the service answers meanwhile.
+    configureComputeThreads(config.compute_threads);
     computePool().catch((error) => logger.error({ err: error }, 'the compute pool did not start'));
     defer(() => closeComputePool());
     const api = options.mode === 'worker' ? null : await listenApi(options, db, client, defer);

@@ -22,11 +22,18 @@ describe('task queues by kind of work', () => {
     expect(workQueues(' model , default ', '--queues', [])).toEqual(['model', 'default']);
   });
 
+  it('gives the compute pool one thread per core unless CRUCIBLE_COMPUTE_THREADS says how many', () => {
+    expect(loadConfig({}).compute_threads).toBeNull();
+    expect(loadConfig({ CRUCIBLE_COMPUTE_THREADS: '1' }).compute_threads).toBe(1);
+  });
+
   it('refuses an unknown or repeated queue and a concurrency out of range, naming the setting', () => {
     for (const [env, message] of [
       [{ CRUCIBLE_WORKER_QUEUES: 'simulations' }, 'CRUCIBLE_WORKER_QUEUES must list task queues from default, model, simulation'],
       [{ CRUCIBLE_WORKER_QUEUES: 'model,model' }, 'each once'],
       [{ CRUCIBLE_SIMULATION_QUEUE_CONCURRENCY: '0' }, 'CRUCIBLE_SIMULATION_QUEUE_CONCURRENCY must be an integer from 1'],
+      [{ CRUCIBLE_COMPUTE_THREADS: '0' }, 'CRUCIBLE_COMPUTE_THREADS must be an integer from 1 to 64'],
+      [{ CRUCIBLE_COMPUTE_THREADS: 'two' }, 'CRUCIBLE_COMPUTE_THREADS must be an integer from 1 to 64'],
     ] as const) {
       expect(() => loadConfig(env)).toThrow(ConfigError);
       expect(() => loadConfig(env)).toThrow(message);
