@@ -25,6 +25,7 @@ import { buildPdf, type PdfPage } from '../test/support/corpus.ts';
 import { queueWorld } from '../test/support/worlds.ts';
 import { type Goal, loadLine, median, printGoals } from './goals.ts';
 import { drawChart } from './chart.ts';
+import { SAMPLE, scaledSample } from './scaledSample.ts';
 import { call, type Json, type PostgresqlService, startPostgresqlService } from './service.ts';
 
 export const GOAL_LINEAR = 1.05;
@@ -34,7 +35,6 @@ const FACTORS = numbers(process.env.BENCH_SCALING_FACTORS, [1, 10, 100]);
 const ENTITIES = process.env.BENCH_SCALING_ENTITIES === undefined ? 950_000 : Number(process.env.BENCH_SCALING_ENTITIES);
 const PAGES = numbers(process.env.BENCH_SCALING_PAGES, [10, 100, 1000]);
 const CHART = process.env.BENCH_SCALING_CHART ?? fileURLToPath(new URL('../docs/performance-scaling.png', import.meta.url));
-const SAMPLE = JSON.parse(readFileSync(new URL('../samples/worlds/gp_triage_digital_front_door.json', import.meta.url), 'utf8')) as Json;
 
 export type RunFigure = {
   label: string;
@@ -51,17 +51,6 @@ export type RunFigure = {
   worker_peak_mb: number;
   rows: Record<string, number>;
 };
-
-/** The sample scaled f-fold: replications up to REPLICATIONS_MAX, the rest of the factor on the horizon. */
-export function scaledSample(factor: number): { world: Json; how: string } {
-  const wanted = SAMPLE.replications * factor;
-  const replications = Math.min(wanted, REPLICATIONS_MAX);
-  const stretch = wanted / replications;
-  const horizon = Math.round(SAMPLE.horizon * stretch);
-  if (horizon / (24 * 60) > HORIZON_DAYS_MAX) throw new Error(`factor ${factor} needs a horizon of ${horizon} minutes, past HORIZON_DAYS_MAX`);
-  const how = stretch === 1 ? `${replications} replications` : `${replications} replications (REPLICATIONS_MAX) × horizon ${stretch}× (${horizon} min)`;
-  return { world: { ...SAMPLE, replications, horizon, name: `${SAMPLE.name} ×${factor}` }, how };
-}
 
 /**
  * An overloaded clinic whose queue holds about `entities` patients at the horizon: 96 arrivals a minute to one clinician
