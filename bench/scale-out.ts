@@ -125,14 +125,14 @@ async function main(): Promise<void> {
     process.stderr.write(`the run: GP triage ×${FACTOR} (${how}), about ${Number(quote.events_estimate ?? 0).toLocaleString('en')} events\n`);
 
     // warm-up (not counted): the worker's pool thread, its compile cache, the database's plans
-    await runOnce(base, token, {
-      world_revision_id: (await call(base, 'POST', `/v1/projects/${project.id}/worlds`, token, scaledSample(1).world)).world_revision_id,
-      budget_limit_credits: 1_000_000,
-    });
+    const small = await call(base, 'POST', `/v1/projects/${project.id}/worlds`, token, scaledSample(1).world);
+    const warmUp = () => runOnce(base, token, { world_revision_id: small.world_revision_id, budget_limit_credits: 1_000_000 });
+    await warmUp();
     const figures: Measured[] = [];
     figures.push(await measure('one run, 1 worker', 1, 1, base, token, body));
     figures.push(await measure('two runs at once, 1 worker', 1, 2, base, token, body));
     await worker();
+    await Promise.all([warmUp(), warmUp()]); // the new worker's pool thread too
     figures.push(await measure('one run, 2 workers', 2, 1, base, token, body));
     figures.push(await measure('two runs at once, 2 workers', 2, 2, base, token, body));
 
