@@ -9,13 +9,14 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const WEB_DIR = fileURLToPath(new URL('../web', import.meta.url));
 const DIST_INDEX = join(WEB_DIR, 'dist', 'index.html');
-/** What the build reads besides node_modules (the model checker's and the results' words are shared with the service): a change to any of these makes the build stale. */
+/** What the build reads besides node_modules (the SDK the app calls the API with; the model checker's and the results' words are shared with the service): a change to any of these makes the build stale. */
 const SOURCES = [
   'src',
   'index.html',
   'vite.config.ts',
   'public',
   '../samples/worlds',
+  '../clients/sdk/src',
   '../domain/simulation/problemWords.ts',
   '../domain/simulation/words.ts',
   '../domain/simulation/resultWords.ts',

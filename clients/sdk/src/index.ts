@@ -77,6 +77,11 @@ export type CrucibleClientOptions = {
   getToken?: () => string | null | undefined | Promise<string | null | undefined>;
   /** A fetch implementation (defaults to the global fetch). */
   fetch?: typeof fetch;
+  /**
+   * Whether a browser sends its cookies (fetch's `credentials`): a page served by the service itself passes
+   * 'same-origin' and is signed in by the session cookie POST /v1/auth/sessions sets, holding no token.
+   */
+  credentials?: RequestInit['credentials'];
   userAgent?: string;
 };
 
@@ -106,10 +111,20 @@ function queryString(values: Record<string, unknown> | undefined): string {
   return text ? `?${text}` : '';
 }
 
-/** An error body that is not the envelope (a proxy's HTML page, say) still becomes one, with what is known. */
-function asErrorBody(status: number, parsed: unknown, text: string, request_id: string | null): ErrorBody {
-  if (parsed && typeof parsed === 'object' && typeof (parsed as ErrorBody).code === 'string') return parsed as ErrorBody;
-  return { code: `HTTP_${status}`, message: text.slice(0, 500) || `HTTP ${status}`, details: {}, request_id: request_id ?? '' };
+/**
+ * An error body that is not the envelope (a proxy's HTML page, say) still becomes one, with what is known: the status
+ * in a sentence, and the start of the body as `details.body`.
+ */
+function asErrorBody(response: Response, parsed: unknown, text: string, request_id: string | null): ErrorBody {
+  const body = parsed as Partial<ErrorBody> | null;
+  if (body && typeof body === 'object' && typeof body.code === 'string' && typeof body.message === 'string') return parsed as ErrorBody;
+  const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  return {
+    code: `HTTP_${response.status}`,
+    message: `The service answered ${status}.`,
+    details: text ? { body: text.slice(0, 500) } : {},
+    request_id: request_id ?? '',
+  };
 }
 
 export function createCrucibleClient(options: CrucibleClientOptions): CrucibleClient {
@@ -144,7 +159,7 @@ export function createCrucibleClient(options: CrucibleClientOptions): CrucibleCl
     }
     let response: Response;
     try {
-      response = await fetcher(url, { method, headers, body: payload, signal });
+      response = await fetcher(url, { method, headers, body: payload, signal, ...(options.credentials ? { credentials: options.credentials } : {}) });
     } catch (error) {
       throw new CrucibleNetworkError(method, url, error);
     }
@@ -170,7 +185,7 @@ export function createCrucibleClient(options: CrucibleClientOptions): CrucibleCl
       }
     } else if (!text) parsed = null;
     if (response.ok) return { ok: true, status: response.status, data: parsed, headers: response.headers, request_id };
-    return { ok: false, status: response.status, error: asErrorBody(response.status, parsed, text, request_id), headers: response.headers, request_id };
+    return { ok: false, status: response.status, error: asErrorBody(response, parsed, text, request_id), headers: response.headers, request_id };
   }
 
   return {
