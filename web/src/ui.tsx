@@ -103,8 +103,8 @@ export function plainText(text: string): string {
   return out.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, (name) => name.replaceAll('_', ' ')).trim();
 }
 
-// Words placed inside a sentence (after a colon, a label): one rule with the server's texts (domain/sentences.ts).
-export { inSentence } from '../../domain/sentences.ts';
+// Words placed inside a sentence (after a colon, a label): one rule with the server's texts (clients/sdk/src/words/sentences.ts).
+export { inSentence } from '../../clients/sdk/src/words/index.ts';
 
 export function errorMessage(error: unknown): string {
   const envelope = envelopeOf(error);

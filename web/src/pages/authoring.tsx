@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { client, newOperationKey, unwrap } from '../client.ts';
 import type { AuthoringSession, Checkpoint, IntakeRevisionListItem, ValueSource } from '../types.ts';
-import { failureSentence } from '../../../domain/failureWords.ts';
+import { failureSentence } from '../../../clients/sdk/src/words/index.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import {
   Action,
@@ -24,7 +24,7 @@ import {
   useBalanceChangedOn,
   useLoad,
 } from '../ui.tsx';
-import { type WorldNames, isMissingSetting, problemSentence } from '../../../domain/simulation/problemWords.ts';
+import { type WorldNames, isMissingSetting, problemSentence } from '../../../clients/sdk/src/words/index.ts';
 import { stillWaitingWords } from '../world/model.ts';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)

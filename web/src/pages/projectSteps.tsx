@@ -3,7 +3,7 @@
 // words (the code and raw message in the technical details) and a "Try again" that starts a new one at a cost shown
 // before it starts (the plan's estimate for a review, POST /v1/runs/estimate for a run).
 import type { ReactNode } from 'react';
-import { stepEndInWords } from '../../../domain/failureWords.ts';
+import { stepEndInWords } from '../../../clients/sdk/src/words/index.ts';
 import { client, newOperationKey, unwrap } from '../client.ts';
 import type { AuthoringSession, IntakeDraftListItem, Plan, Project, ReviewListItem, Run } from '../types.ts';
 import { TechnicalDetails } from '../technical.tsx';

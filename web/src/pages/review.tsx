@@ -5,7 +5,7 @@
 import type { ReactNode } from 'react';
 import { client, unwrap } from '../client.ts';
 import { TERMINAL_REVIEW, type ConceptReview, type EvidenceClaim, type Review } from '../types.ts';
-import { stepEndInWords } from '../../../domain/failureWords.ts';
+import { stepEndInWords } from '../../../clients/sdk/src/words/index.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 

@@ -3,11 +3,11 @@
 // each variant's mean and interval, both drawn as range plots; then the costs (low, base and high per variant, with
 // why a total is not known), and the event trace of the first repetition (people numbered by arrival, clock times,
 // resources by label). Variants and measures are named by their labels, numbers carry their natural unit
-// (domain/simulation/resultWords.ts, shared with the export's report). Everything here is synthetic: it describes the model.
+// (clients/sdk/src/words/resultWords.ts, shared with the export's report). Everything here is synthetic: it describes the model.
 import { useState } from 'react';
 import { client, unwrap } from '../client.ts';
 import { TERMINAL_RUN, type CostReport, type MetricComparison, type MetricSummary, type Run, type RunEvents } from '../types.ts';
-import { failureSentence } from '../../../domain/failureWords.ts';
+import { failureSentence } from '../../../clients/sdk/src/words/index.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, Link, Pager, formatDate, inSentence, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 import {
@@ -25,8 +25,8 @@ import {
   scaleWords,
   timeUnitFor,
   unfinishedWords,
-} from '../../../domain/simulation/resultWords.ts';
-import { shownInterval } from '../../../domain/simulation/words.ts';
+} from '../../../clients/sdk/src/words/index.ts';
+import { shownInterval } from '../../../clients/sdk/src/words/index.ts';
 import { type World, formatCurrency, formatNumber, humanize, isWorld, measureName, plainText, repetitionsWords, variantName } from '../world/model.ts';
 import { PlainError } from '../world/plainError.tsx';
 import { RangePlot } from '../world/rangePlot.tsx';
