@@ -1,7 +1,7 @@
 // The app's client of the API: the SDK's typed client (docs/api.md, GET /v1/openapi.json), each call typed by its path.
 // The app authenticates with the session cookie that POST /v1/auth/sessions sets (HttpOnly, SameSite=Lax), sent
 // because the page and the API share an origin: it never holds or sends an API token.
-import { CrucibleApiError, CrucibleNetworkError, createCrucibleClient, type Error as ErrorEnvelope, unwrap, unwrapAs } from '../../clients/sdk/src/index.ts';
+import { CrucibleApiError, CrucibleNetworkError, createCrucibleClient, type Error as ErrorEnvelope, unwrap, unwrapAs } from '../../clients/sdk/src/client.ts';
 
 export { CrucibleApiError, unwrap, unwrapAs };
 

@@ -32,7 +32,7 @@ import type {
   ListSponsorInstitutionsResponses,
   StartCheckoutResponses,
   ValidateWorldSpecResponses,
-} from '../../clients/sdk/src/index.ts';
+} from '../../clients/sdk/src/client.ts';
 
 /** One item of a list response (`{ data: [...] }`). */
 type Item<T extends { data: ReadonlyArray<unknown> }> = T['data'][number];
