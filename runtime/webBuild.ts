@@ -9,19 +9,8 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const WEB_DIR = fileURLToPath(new URL('../web', import.meta.url));
 const DIST_INDEX = join(WEB_DIR, 'dist', 'index.html');
-/** What the build reads besides node_modules (the model checker's and the results' words are shared with the service): a change to any of these makes the build stale. */
-const SOURCES = [
-  'src',
-  'index.html',
-  'vite.config.ts',
-  'public',
-  '../samples/worlds',
-  '../domain/simulation/problemWords.ts',
-  '../domain/simulation/words.ts',
-  '../domain/simulation/resultWords.ts',
-  '../domain/sentences.ts',
-  '../domain/failureWords.ts',
-];
+/** What the build reads besides node_modules (the SDK: the client the app calls the API with, and the words it shares with the service): a change to any of these makes the build stale. */
+const SOURCES = ['src', 'index.html', 'vite.config.ts', 'public', '../samples/worlds', '../clients/sdk/src'];
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;

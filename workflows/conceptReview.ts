@@ -17,7 +17,7 @@ import type { Judgement } from '../domain/review/verify.ts';
 import { JOB_CREDITS } from '../domain/jobs.ts';
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
-import { LITERATURE_UNREACHABLE_SENTENCE } from '../domain/failureWords.ts';
+import { LITERATURE_UNREACHABLE_SENTENCE } from '../clients/sdk/src/words/failureWords.ts';
 import { failureOf, type JobFailure } from './common.ts';
 import { type Meter, type MeteredOutcome, meteredWork, recordOutcome } from './credits.ts';
 

@@ -9,8 +9,8 @@ import type { WorldSpec } from '../contracts/worldSpec.ts';
 import type { ModelWarning } from '../contracts/worlds.ts';
 import type { Problem } from '../simulation/validate.ts';
 import { type AuthoringDraft, clip, type Question, type Slot, type SlotValue } from './draft.ts';
-import { isMissingSetting, problemSentence } from '../simulation/problemWords.ts';
-import { placeInWorld, settingValueWords } from '../simulation/words.ts';
+import { isMissingSetting, problemSentence } from '../../clients/sdk/src/words/problemWords.ts';
+import { placeInWorld, settingValueWords } from '../../clients/sdk/src/words/simulationWords.ts';
 import { CONCEPT_AND_EVIDENCE_REVIEW, isToolName, SYNTHETIC_SIMULATION } from './tools.ts';
 
 // ---------- the AI preparation limit (spec: Limits — applies to the whole session; reported by cap_reached) ----------

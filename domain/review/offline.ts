@@ -7,7 +7,7 @@ import type { ConceptReviewDraft, DraftRecord } from '../prompts/reviewDraft.ts'
 import { CLAIMS_PER_DIMENSION_MAX } from '../contracts/conceptReview.ts';
 import { DIMENSIONS } from './dimensions.ts';
 import { DRAFT_CLAIM_CHARS_MAX, DRAFT_QUOTE_CHARS_MAX } from './limits.ts';
-import { inSentence } from '../sentences.ts';
+import { inSentence } from '../../clients/sdk/src/words/sentences.ts';
 
 export const OFFLINE_REVIEW_METHOD =
   'offline heuristic (not AI): evidence claims restate sentences quoted verbatim from openly licensed records, chosen by dimension keywords; support judged by word overlap';

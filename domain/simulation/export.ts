@@ -2,7 +2,7 @@
 // manifest, world, metrics (CSV and JSON), findings, cost report, events and an HTML report with charts).
 import type { Comparison, CostReport, Finding, MetricSummary, RunManifest } from '../contracts/runResults.ts';
 import type { WorldSpec } from '../contracts/worldSpec.ts';
-import { inSentence } from '../sentences.ts';
+import { inSentence } from '../../clients/sdk/src/words/sentences.ts';
 import { type EventTrace, summarySentence } from './results.ts';
 import {
   axisWords,
@@ -17,8 +17,8 @@ import {
   scaleWords,
   timeUnitFor,
   unfinishedWords,
-} from './resultWords.ts';
-import { shownInterval, stillWaitingSays } from './words.ts';
+} from '../../clients/sdk/src/words/resultWords.ts';
+import { shownInterval, stillWaitingSays } from '../../clients/sdk/src/words/simulationWords.ts';
 
 export type ExportInput = {
   manifest: RunManifest;

@@ -8,9 +8,9 @@ import type { ModelWarning } from '../contracts/worlds.ts';
 import type { Parameter, WorldSpec } from '../contracts/worldSpec.ts';
 import { estimateRun, type RunEstimate, saturatedResources } from './estimate.ts';
 import { compileModel, STEP_DELAY, STEP_SERVICE, settingValues } from './model.ts';
-import { idWords, namesIn } from './problemWords.ts';
+import { idWords, namesIn } from '../../clients/sdk/src/words/problemWords.ts';
 import { validateWorld } from './validate.ts';
-import { figure, settingValueWords } from './words.ts';
+import { figure, settingValueWords } from '../../clients/sdk/src/words/simulationWords.ts';
 
 export type { ModelWarning } from '../contracts/worlds.ts';
 

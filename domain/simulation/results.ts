@@ -8,7 +8,7 @@ import type { MeasureObservation, ReplicationResult, TraceEvent } from './engine
 import { EVENT_TRACE_CAP_PER_VARIANT } from './limits.ts';
 import { DAYS_PER_YEAR } from './model.ts';
 import { minutesPer } from './units.ts';
-import { inSentence } from '../sentences.ts';
+import { inSentence } from '../../clients/sdk/src/words/sentences.ts';
 import {
   type MeanForWords,
   type MeasureForWords,
@@ -19,7 +19,7 @@ import {
   measureHeading,
   measureScale,
   unfinishedWords,
-} from './resultWords.ts';
+} from '../../clients/sdk/src/words/resultWords.ts';
 
 // Two-sided 95% Student t quantiles for 1..30 degrees of freedom.
 const T_975 = [

@@ -2,6 +2,8 @@
 // a clean directory; the README's and docs/clients.md's examples and a TypeScript program on it type-check and run,
 // walking paragraph → review and sample world → run results; errors carry the envelope (spec: Versioning, Errors).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrucibleApiError, CrucibleNetworkError, createCrucibleClient, unwrap } from '../../clients/sdk/src/index.ts';
@@ -220,5 +222,31 @@ describe('errors', () => {
     const error = await client.GET('/v1/models').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CrucibleNetworkError);
     expect(error).not.toBeInstanceOf(CrucibleApiError);
+  });
+
+  it("an error answer that is not the envelope (a proxy's page) still becomes one: the status in words, the page's start in details", async () => {
+    const page = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+    const proxy = createServer((_request, response) => {
+      response.writeHead(502, 'Bad Gateway', { 'content-type': 'text/html', 'x-request-id': 'req_proxy' });
+      response.end(page);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = createCrucibleClient({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, credentials: 'same-origin' });
+      const result = await client.GET('/v1/me');
+      expect(result.ok).toBe(false);
+      const error = await Promise.resolve(result)
+        .then(unwrap)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CrucibleApiError);
+      expect((error as CrucibleApiError).body).toEqual({
+        code: 'HTTP_502',
+        message: 'The service answered 502 Bad Gateway.',
+        details: { body: page },
+        request_id: 'req_proxy',
+      });
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });

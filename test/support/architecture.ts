@@ -182,6 +182,64 @@ export function outwardEdges(graph: Graph): Array<Edge & { reason: string }> {
   });
 }
 
+/** The folders of the service (its rooms and its migrations): the web app and the clients import none of them. */
+export const SERVICE_FOLDERS: readonly string[] = [...SERVICE_ROOMS, 'migrations'];
+/** Where the SDK's source lives: the one thing of ours the web app and the other clients import. */
+export const SDK_SOURCE = 'clients/sdk/src/';
+/**
+ * The SDK's plain-language words (pure, importing nothing but each other): the one module of the clients the service
+ * imports, so the app, the CLI and the service say a thing one way.
+ */
+export const SDK_WORDS = 'clients/sdk/src/words/';
+
+/** A client file's own folder: `web/`, or `clients/<name>/`. */
+export function homeOf(file: string): string {
+  const parts = file.split('/');
+  return parts[0] === 'clients' ? `clients/${parts[1]}/` : `${parts[0]}/`;
+}
+
+/** Every relative import of the files, resolved against root, whether or not its target is among the files. */
+export function relativeImports(root: string, files: string[]): Edge[] {
+  const edges: Edge[] = [];
+  for (const file of files) {
+    for (const { specifier, type_only } of importsOf(parse(root, file))) {
+      if (!specifier.startsWith('.')) continue;
+      const to = relative(root, resolve(root, dirname(file), specifier))
+        .split(sep)
+        .join('/');
+      edges.push({ from: file, to, type_only });
+    }
+  }
+  return edges;
+}
+
+/**
+ * Why an import of the web app or a client is not allowed, or null: they speak HTTP only, so they import their own
+ * files, the SDK and npm packages, never a service folder (a type-only import included: a shape comes from the SDK's
+ * generated types).
+ */
+export function clientImportReason(edge: Edge): string | null {
+  const home = homeOf(edge.from);
+  if (edge.to.startsWith(home) || edge.to.startsWith(SDK_SOURCE)) return null;
+  const room = roomOf(edge.to);
+  if (SERVICE_FOLDERS.includes(room)) return `${home} speaks HTTP only: it imports the SDK (${SDK_SOURCE}), never ${room}/`;
+  return `${home} imports only its own files, the SDK (${SDK_SOURCE}) and npm packages`;
+}
+
+/** Why an import of the service is not allowed, or null: nothing of the web app, the clients (but the SDK's words) or the tests. */
+export function serviceImportReason(edge: Edge): string | null {
+  if (!['web', 'clients', 'test'].includes(roomOf(edge.to)) || edge.to.startsWith(SDK_WORDS)) return null;
+  return `the service imports nothing of web/, clients/ or test/ but the SDK's words (${SDK_WORDS})`;
+}
+
+/** The imports of the given files that break their rule (clientImportReason or serviceImportReason), with the reason. */
+export function foreignImports(root: string, files: string[], reason: (edge: Edge) => string | null): Array<Edge & { reason: string }> {
+  return relativeImports(root, files).flatMap((edge) => {
+    const why = reason(edge);
+    return why ? [{ ...edge, reason: why }] : [];
+  });
+}
+
 function functionName(node: ts.Node): string {
   if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name) return node.name.getText();
   const parent = node.parent;

@@ -5,7 +5,19 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLIENT_ROOMS, circles, FUNCTION_LINES_MAX, importGraph, isGenerated, longFunctions, outwardEdges, sourceFiles } from '../support/architecture.ts';
+import {
+  CLIENT_ROOMS,
+  circles,
+  clientImportReason,
+  FUNCTION_LINES_MAX,
+  foreignImports,
+  importGraph,
+  isGenerated,
+  longFunctions,
+  outwardEdges,
+  serviceImportReason,
+  sourceFiles,
+} from '../support/architecture.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -26,6 +38,19 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
  * the rule). The lists only shrink.
  */
 const CLIENT_LONG_FUNCTIONS_ALLOWED: Record<string, string> = {};
+
+/**
+ * Imports of the web app and the clients allowed outside the rule (their own files, the SDK, npm packages), as
+ * "from -> to", each with its reason.
+ */
+const CLIENT_IMPORTS_ALLOWED: Record<string, string> = Object.fromEntries(
+  ['api/app.ts', 'runtime/logger.ts', 'runtime/config.ts', 'store/db.ts'].map((to) => [
+    `clients/sdk/scripts/generate.ts -> ${to}`,
+    "the SDK's generator (a build step, not in the package) starts the API's HTTP app in-process to read the document it serves",
+  ]),
+);
+
+const described = (edges: Array<{ from: string; to: string; reason: string }>) => edges.map((edge) => `${edge.from} -> ${edge.to}: ${edge.reason}`);
 
 function circleAllowed(circle: string[]): boolean {
   return CIRCLES_ALLOWED.some(({ within }) => circle.every((file) => within.some((prefix) => file.startsWith(prefix))));
@@ -59,6 +84,10 @@ describe('the house', () => {
     expect(long.map((f) => `${f.file}:${f.name} (${f.lines} lines)`)).toEqual([]);
   });
 
+  it("imports nothing of the web app, the clients or the tests but the SDK's words", () => {
+    expect(described(foreignImports(ROOT, files, serviceImportReason))).toEqual([]);
+  });
+
   it('lists no exception that no longer applies, so the lists only shrink', () => {
     const long = new Set(longFunctions(ROOT, files).map((f) => `${f.file}:${f.name}`));
     expect(Object.keys(LONG_FUNCTIONS_ALLOWED).filter((key) => !long.has(key))).toEqual([]);
@@ -86,9 +115,17 @@ describe('the web app and the clients', () => {
     expect(long.map((f) => `${f.file}:${f.name} (${f.lines} lines)`)).toEqual([]);
   });
 
+  it('speak HTTP only: they import their own files, the SDK and npm packages, never a service folder', () => {
+    const foreign = foreignImports(ROOT, files, clientImportReason).filter((edge) => !(`${edge.from} -> ${edge.to}` in CLIENT_IMPORTS_ALLOWED));
+    expect(described(foreign)).toEqual([]);
+    expect(files.some((file) => file.startsWith('web/src/'))).toBe(true);
+  });
+
   it('lists no exception that no longer applies', () => {
     const long = new Set(longFunctions(ROOT, files).map((f) => `${f.file}:${f.name}`));
     expect(Object.keys(CLIENT_LONG_FUNCTIONS_ALLOWED).filter((key) => !long.has(key))).toEqual([]);
+    const foreign = new Set(foreignImports(ROOT, files, clientImportReason).map((edge) => `${edge.from} -> ${edge.to}`));
+    expect(Object.keys(CLIENT_IMPORTS_ALLOWED).filter((key) => !foreign.has(key))).toEqual([]);
   });
 });
 
@@ -115,6 +152,25 @@ describe('the architecture checker', () => {
   plant('web/src/page.tsx', `export function Page() {\n  return (\n    <div>\n${'      <p>line</p>\n'.repeat(FUNCTION_LINES_MAX)}    </div>\n  );\n}\n`);
   plant('clients/sdk/src/generated/big.gen.ts', `export function big(): number {\n${'  let x = 1;\n'.repeat(FUNCTION_LINES_MAX)}  return 1;\n}\n`);
   plant('domain/long.ts', `export function long(): number {\n${'  let x = 1;\n'.repeat(FUNCTION_LINES_MAX)}  return 1;\n}\nexport const short = () => 1;\n`);
+  plant('web/src/client.ts', "import { createCrucibleClient } from '../../clients/sdk/src/index.ts';\nexport const client = createCrucibleClient;\n");
+  plant(
+    'web/src/rules.tsx',
+    "import { rule } from '../../domain/rules.ts';\nimport type { Config } from '../../runtime/config.ts';\nexport const r = (_c?: Config) => rule();\n",
+  );
+  plant('web/src/cli.ts', "import { main } from '../../clients/cli/src/main.ts';\nimport { client } from './client.ts';\nexport const m = [main, client];\n");
+  plant(
+    'clients/cli/src/main.ts',
+    "import { words } from '../../sdk/src/words/index.ts';\nimport { save } from '../../../store/rows.ts';\nexport const main = () => [words, save()];\n",
+  );
+  plant(
+    'clients/sdk/src/index.ts',
+    "import { a } from '../../../api/a.ts';\nexport { words } from './words/index.ts';\nexport const createCrucibleClient = a;\n",
+  );
+  plant('clients/sdk/src/words/index.ts', "export const words = 'words';\n");
+  plant(
+    'domain/says.ts',
+    "import { words } from '../clients/sdk/src/words/index.ts';\nimport { client } from '../web/src/client.ts';\nexport const says = [words, client];\n",
+  );
   const graph = importGraph(fixture, sourceFiles(fixture));
 
   it('reports a planted circle, and only the files in it', () => {
@@ -133,6 +189,23 @@ describe('the architecture checker', () => {
 
   it('reports a planted function over the limit by file, name and length', () => {
     expect(longFunctions(fixture, sourceFiles(fixture))).toEqual([{ file: 'domain/long.ts', name: 'long', lines: FUNCTION_LINES_MAX + 3 }]);
+  });
+
+  it('reports a planted import of a service folder from the web app or a client, and lets in their own files and the SDK', () => {
+    const files = sourceFiles(fixture, ['web/src', 'clients/cli/src', 'clients/sdk/src']);
+    expect(described(foreignImports(fixture, files, clientImportReason))).toEqual([
+      'clients/cli/src/main.ts -> store/rows.ts: clients/cli/ speaks HTTP only: it imports the SDK (clients/sdk/src/), never store/',
+      'clients/sdk/src/index.ts -> api/a.ts: clients/sdk/ speaks HTTP only: it imports the SDK (clients/sdk/src/), never api/',
+      'web/src/cli.ts -> clients/cli/src/main.ts: web/ imports only its own files, the SDK (clients/sdk/src/) and npm packages',
+      'web/src/rules.tsx -> domain/rules.ts: web/ speaks HTTP only: it imports the SDK (clients/sdk/src/), never domain/',
+      'web/src/rules.tsx -> runtime/config.ts: web/ speaks HTTP only: it imports the SDK (clients/sdk/src/), never runtime/',
+    ]);
+  });
+
+  it("reports a planted import of the web app from the service, and lets in the SDK's words", () => {
+    expect(described(foreignImports(fixture, sourceFiles(fixture), serviceImportReason))).toEqual([
+      "domain/says.ts -> web/src/client.ts: the service imports nothing of web/, clients/ or test/ but the SDK's words (clients/sdk/src/words/)",
+    ]);
   });
 
   it('reads a React component in a .tsx file, and leaves generated client code out', () => {

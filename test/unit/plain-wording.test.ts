@@ -9,11 +9,11 @@ import { ruleNextSteps } from '../../domain/authoring/checkpoint.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { planEvaluations } from '../../domain/planning/planner.ts';
 import { summarySentence } from '../../domain/simulation/results.ts';
-import { problemSentence, problemWords } from '../../domain/simulation/problemWords.ts';
-import { inSentence } from '../../domain/sentences.ts';
+import { problemSentence, problemWords } from '../../clients/sdk/src/words/problemWords.ts';
+import { inSentence } from '../../clients/sdk/src/words/sentences.ts';
 import { validateWorld } from '../../domain/simulation/validate.ts';
-import { scaledValueWords, scaleWords } from '../../domain/simulation/resultWords.ts';
-import { placeInWorld, settingValueWords, shownInterval } from '../../domain/simulation/words.ts';
+import { scaledValueWords, scaleWords } from '../../clients/sdk/src/words/resultWords.ts';
+import { placeInWorld, settingValueWords, shownInterval } from '../../clients/sdk/src/words/simulationWords.ts';
 import { repetitionsWords, problemText, stillWaitingWords } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
 
@@ -147,7 +147,7 @@ describe('what was still waiting when the simulation ended (web/src/world/model.
   });
 });
 
-describe("the model checker's problems in words (domain/simulation/problemWords.ts)", () => {
+describe("the model checker's problems in words (clients/sdk/src/words/problemWords.ts)", () => {
   const sample = (name: string) => JSON.parse(readFileSync(new URL(`../../samples/worlds/${name}.json`, import.meta.url), 'utf8')) as WorldSpec;
   /** The GP triage sample with one change made to it, and what the checker says about the result. */
   const problemsOf = (change: (world: WorldSpec & { steps: Array<Record<string, unknown>> }) => void) => {
@@ -221,7 +221,7 @@ describe("the model checker's problems in words (domain/simulation/problemWords.
   });
 });
 
-describe('words set inside a sentence (domain/sentences.ts, the app and the offline review alike)', () => {
+describe('words set inside a sentence (clients/sdk/src/words/sentences.ts, the app and the offline review alike)', () => {
   it('lower-cases a capitalised first word and keeps acronyms and lower-case words as they are', () => {
     expect(inSentence('Current pathway')).toBe('current pathway');
     expect(inSentence('GP appointments')).toBe('GP appointments');

@@ -1,4 +1,4 @@
-// A run's results in words (domain/simulation/resultWords.ts), as the run page, the findings and the export's report
+// A run's results in words (clients/sdk/src/words/resultWords.ts), as the run page, the findings and the export's report
 // say them: natural units, what a comparison means and how sure it is, totals with what they total over, clock times.
 import { describe, expect, it } from 'vitest';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
@@ -13,7 +13,7 @@ import {
   scaleWords,
   timeUnitFor,
   unfinishedWords,
-} from '../../domain/simulation/resultWords.ts';
+} from '../../clients/sdk/src/words/resultWords.ts';
 import { queueWorld } from '../support/worlds.ts';
 
 /** The test clinic, where patients may give up waiting, with a count per arrival of those who do (and of those seen). */

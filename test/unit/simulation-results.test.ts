@@ -21,7 +21,7 @@ import {
   summarize,
   validateWorld,
 } from '../../domain/simulation/index.ts';
-import { measureHeading } from '../../domain/simulation/resultWords.ts';
+import { measureHeading } from '../../clients/sdk/src/words/resultWords.ts';
 import { queueWorld } from '../support/worlds.ts';
 
 const samplesDirectory = new URL('../../samples/worlds/', import.meta.url);

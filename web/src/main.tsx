@@ -2,7 +2,8 @@
 import { StrictMode, Suspense, lazy, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Form } from 'react-aria-components';
-import { ApiError, type Features, type Me, api } from './api.ts';
+import { CrucibleApiError, client, unwrap } from './client.ts';
+import type { Features, Me } from './types.ts';
 import { IntakeCorrectionPage, IntakeRevisionPage } from './pages/intake.tsx';
 import { DraftPage, PlanPage, ProjectPage, ProjectsPage } from './pages/projects.tsx';
 import { Action, Breadcrumb, CreditBalance, ErrorBanner, Field, Link, SessionContext, navigate, useAction, useLocation, useSession } from './ui.tsx';
@@ -27,7 +28,7 @@ function SignIn({ onSignedIn }: { onSignedIn(): void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const signIn = useAction(async () => {
-    await api('POST', '/v1/auth/sessions', { body: { email, password } });
+    await client.POST('/v1/auth/sessions', { body: { email, password } }).then(unwrap);
     onSignedIn();
   });
   return (
@@ -115,12 +116,12 @@ function useSignedIn() {
   const [features, setFeatures] = useState<Features | undefined>(undefined);
   const refresh = useCallback(async () => {
     try {
-      const [who, flags] = await Promise.all([api<Me>('GET', '/v1/me'), api<Features>('GET', '/v1/features')]);
+      const [who, flags] = await Promise.all([client.GET('/v1/me').then(unwrap), client.GET('/v1/features').then(unwrap)]);
       setFeatures(flags);
       setMe(who);
       setError(null);
     } catch (caught) {
-      if (caught instanceof ApiError && caught.status === 401) setMe(null);
+      if (caught instanceof CrucibleApiError && caught.status === 401) setMe(null);
       else setError(caught);
     }
   }, []);
@@ -175,7 +176,7 @@ function App() {
   const { me, setMe, error, features, refresh } = useSignedIn();
   const [org_id, setOrgId] = useState<string>(() => localStorage.getItem(ORG_KEY) ?? '');
   const signOut = useAction(async () => {
-    await api('DELETE', '/v1/auth/sessions/current');
+    await client.DELETE('/v1/auth/sessions/current').then(unwrap);
     setMe(null);
     navigate('/', { replace: true });
   });

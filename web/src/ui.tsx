@@ -2,7 +2,8 @@
 // from React Aria Components (labels, keyboard focus, announcements).
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { Button, FieldError, Input, Label, TextArea, TextField } from 'react-aria-components';
-import { type AddCreditsAdvice, ApiError, type Credits, type Features, type Me, api } from './api.ts';
+import { client, envelopeOf, unwrap } from './client.ts';
+import type { AddCreditsAdvice, Features, Me } from './types.ts';
 import { TechnicalDetails } from './technical.tsx';
 
 // ---------- a small history router: the server answers every non-API path with index.html ----------
@@ -102,11 +103,12 @@ export function plainText(text: string): string {
   return out.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, (name) => name.replaceAll('_', ' ')).trim();
 }
 
-// Words placed inside a sentence (after a colon, a label): one rule with the server's texts (domain/sentences.ts).
-export { inSentence } from '../../domain/sentences.ts';
+// Words placed inside a sentence (after a colon, a label): one rule with the server's texts (clients/sdk/src/words/sentences.ts).
+export { inSentence } from '../../clients/sdk/src/words/index.ts';
 
 export function errorMessage(error: unknown): string {
-  if (error instanceof ApiError) return error.envelope.message;
+  const envelope = envelopeOf(error);
+  if (envelope) return envelope.message;
   return error instanceof Error ? error.message : String(error);
 }
 /** The way to get credits the API named with an INSUFFICIENT_CREDITS answer, when it named one. */
@@ -157,7 +159,7 @@ export function AddCreditsWay({ advice }: { advice: AddCreditsAdvice }) {
 
 export function ErrorBanner({ error }: { error: unknown }) {
   if (!error) return null;
-  const envelope = error instanceof ApiError ? error.envelope : null;
+  const envelope = envelopeOf(error);
   const advice = addCreditsOf(envelope);
   if (envelope && advice) return <NotEnoughCredits envelope={envelope} advice={advice} />;
   const details = envelope && Array.isArray(envelope.details) ? envelope.details : [];
@@ -407,7 +409,7 @@ export function CreditBalance({ org_id }: { org_id: string }) {
     balanceListeners.add(listener);
     return () => void balanceListeners.delete(listener);
   }, []);
-  const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id, path, changes]);
+  const credits = useLoad(() => client.GET('/v1/orgs/{org_id}/credits', { path: { org_id } }).then(unwrap), [org_id, path, changes]);
   if (!credits.value) return null;
   const empty = credits.value.available_credits === 0;
   const way = credits.value.add_credits.way;
@@ -450,7 +452,7 @@ async function crumbsOf(path: string): Promise<Crumbs> {
   }
   const review = at(/^\/reviews\/([^/]+)$/)?.[0];
   if (review) {
-    const r = await api<{ project_id: string; plan_id: string }>('GET', `/v1/reviews/${review}`);
+    const r = await client.GET('/v1/reviews/{review_id}', { path: { review_id: review } }).then(unwrap);
     return {
       project_id: r.project_id,
       step: 'Concept and evidence review',
@@ -459,18 +461,18 @@ async function crumbsOf(path: string): Promise<Crumbs> {
   }
   const run = at(/^\/runs\/([^/]+)$/)?.[0];
   if (run) {
-    const r = await api<{ project_id: string; world_revision_id: string }>('GET', `/v1/runs/${run}`);
-    const world = await api<{ name: string }>('GET', `/v1/world-revisions/${r.world_revision_id}`);
+    const r = await client.GET('/v1/runs/{run_id}', { path: { run_id: run } }).then(unwrap);
+    const world = await client.GET('/v1/world-revisions/{world_revision_id}', { path: { world_revision_id: r.world_revision_id } }).then(unwrap);
     return { project_id: r.project_id, step: 'Simulation run', middle: { text: `World: ${world.name}`, to: `/world-revisions/${r.world_revision_id}` } };
   }
   const revision = at(/^\/world-revisions\/([^/]+)$/)?.[0];
   if (revision) {
-    const w = await api<{ project_id: string; name: string }>('GET', `/v1/world-revisions/${revision}`);
+    const w = await client.GET('/v1/world-revisions/{world_revision_id}', { path: { world_revision_id: revision } }).then(unwrap);
     return { project_id: w.project_id, step: `World: ${w.name}` };
   }
   const session = at(/^\/authoring-sessions\/([^/]+)$/)?.[0];
   if (session) {
-    const s = await api<{ project_id: string }>('GET', `/v1/authoring-sessions/${session}`);
+    const s = await client.GET('/v1/authoring-sessions/{session_id}', { path: { session_id: session } }).then(unwrap);
     return { project_id: s.project_id, step: 'Authoring session' };
   }
   return null;
@@ -479,7 +481,7 @@ async function crumbsOf(path: string): Promise<Crumbs> {
 async function projectTitle(project_id: string): Promise<string> {
   const known = projectTitles.get(project_id);
   if (known !== undefined) return known;
-  const project = await api<{ title: string }>('GET', `/v1/projects/${project_id}`);
+  const project = await client.GET('/v1/projects/{project_id}', { path: { project_id } }).then(unwrap);
   projectTitles.set(project_id, project.title);
   return project.title;
 }

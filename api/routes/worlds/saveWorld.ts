@@ -2,7 +2,7 @@ import type { WorldSpec } from '../../../domain/contracts/worldSpec.ts';
 import { WorldDocument, WorldRevision } from '../../../domain/contracts/worlds.ts';
 import { type ErrorDetail, ServiceError } from '../../../domain/errors.ts';
 import { validateWorld } from '../../../domain/simulation/index.ts';
-import { placeInWorld } from '../../../domain/simulation/words.ts';
+import { placeInWorld } from '../../../clients/sdk/src/words/simulationWords.ts';
 import '../../../domain/simulation/register.ts';
 import { createWorldRevision } from '../../../store/worlds/worlds.ts';
 import type { AppDeps } from '../../context.ts';

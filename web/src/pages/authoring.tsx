@@ -3,8 +3,9 @@
 // revise values or ask for another AI iteration (refused once `cap_reached`), and approve into a world revision.
 // Nothing is estimated or run by approving: the world revision page does that when asked.
 import { useState } from 'react';
-import { type AuthoringSession, type Checkpoint, type IntakeRevisionListItem, type Page, type ValueSource, api } from '../api.ts';
-import { failureSentence } from '../../../domain/failureWords.ts';
+import { client, newOperationKey, unwrap } from '../client.ts';
+import type { AuthoringSession, Checkpoint, IntakeRevisionListItem, ValueSource } from '../types.ts';
+import { failureSentence } from '../../../clients/sdk/src/words/index.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import {
   Action,
@@ -23,7 +24,7 @@ import {
   useBalanceChangedOn,
   useLoad,
 } from '../ui.tsx';
-import { type WorldNames, isMissingSetting, problemSentence } from '../../../domain/simulation/problemWords.ts';
+import { type WorldNames, isMissingSetting, problemSentence } from '../../../clients/sdk/src/words/index.ts';
 import { stillWaitingWords } from '../world/model.ts';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
@@ -90,7 +91,9 @@ function StartSession({ project_id, confirmed }: { project_id: string; confirmed
     const body: Record<string, unknown> = {};
     if (revision) body.intake_revision = Number(revision);
     if (starting_world) body.starting_world = starting_world;
-    const created = await api<AuthoringSession>('POST', `/v1/projects/${project_id}/authoring-sessions`, { body, idempotent: true });
+    const created = await client
+      .POST('/v1/projects/{project_id}/authoring-sessions', { path: { project_id }, body, idempotencyKey: newOperationKey() })
+      .then(unwrap);
     navigate(`/authoring-sessions/${created.id}`);
   });
   return (
@@ -151,10 +154,10 @@ function SessionCards({ sessions }: { sessions: AuthoringSession[] }) {
 /** The project page's section: the project's sessions and the form that starts one. */
 export function AuthoringSessions({ project_id }: { project_id: string }) {
   const sessions = useLoad(
-    () => api<Page<AuthoringSession>>('GET', `/v1/projects/${project_id}/authoring-sessions`, { query: { limit: SESSIONS_PAGE_LIMIT } }),
+    () => client.GET('/v1/projects/{project_id}/authoring-sessions', { path: { project_id }, query: { limit: SESSIONS_PAGE_LIMIT } }).then(unwrap),
     [project_id],
   );
-  const intakes = useLoad(() => api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project_id}/intakes`, { query: { limit: 50 } }), [project_id]);
+  const intakes = useLoad(() => client.GET('/v1/projects/{project_id}/intakes', { path: { project_id }, query: { limit: 50 } }).then(unwrap), [project_id]);
   const confirmed = intakes.value?.data ?? [];
   return (
     <section aria-labelledby="authoring-heading">
@@ -320,7 +323,9 @@ function Questions({ session, onStep, n }: { session: AuthoringSession; onStep(n
     const answers = questions
       .filter((q) => (values[q.id] ?? '').trim() !== '')
       .map((q) => ({ question_id: q.id, value: Number(values[q.id]), ...(notes[q.id]?.trim() ? { note: notes[q.id]!.trim() } : {}) }));
-    const next = await api<AuthoringSession>('POST', `/v1/authoring-sessions/${session.id}/answers`, { body: { answers }, idempotent: true });
+    const next = await client
+      .POST('/v1/authoring-sessions/{session_id}/answers', { path: { session_id: session.id }, body: { answers }, idempotencyKey: newOperationKey() })
+      .then(unwrap);
     setValues({});
     setNotes({});
     onStep(next);
@@ -423,7 +428,9 @@ function Revise({ session, onStep, n }: { session: AuthoringSession; onStep(next
     const body: Record<string, unknown> = {};
     if (slot && value.trim() !== '') body.values = [{ slot, value: Number(value), ...(reference.trim() ? { reference: reference.trim() } : {}) }];
     if (instructions.trim()) body.instructions = instructions.trim();
-    const next = await api<AuthoringSession>('POST', `/v1/authoring-sessions/${session.id}/revise`, { body, idempotent: true });
+    const next = await client
+      .POST('/v1/authoring-sessions/{session_id}/revise', { path: { session_id: session.id }, body, idempotencyKey: newOperationKey() })
+      .then(unwrap);
     setValue('');
     setReference('');
     setInstructions('');
@@ -645,7 +652,7 @@ const SESSION_STATUS: Record<string, string> = {
 
 /** The session, read again while a step is drafting; `onStep` takes the answer of an answer, revise or approve. */
 function useAuthoringSession(session_id: string) {
-  const session = useLoad(() => api<AuthoringSession>('GET', `/v1/authoring-sessions/${session_id}`), [session_id], {
+  const session = useLoad(() => client.GET('/v1/authoring-sessions/{session_id}', { path: { session_id } }).then(unwrap), [session_id], {
     ms: SESSION_POLL_MS,
     until: (s) => s.status !== 'drafting',
   });
@@ -686,7 +693,11 @@ function SessionState({ s }: { s: AuthoringSession }) {
 
 function Approve({ session, onStep }: { session: AuthoringSession; onStep(next: AuthoringSession): void }) {
   const approve = useAction(async () => {
-    onStep(await api<AuthoringSession>('POST', `/v1/authoring-sessions/${session.id}/approve`, { body: {}, idempotent: true }));
+    onStep(
+      await client
+        .POST('/v1/authoring-sessions/{session_id}/approve', { path: { session_id: session.id }, body: {}, idempotencyKey: newOperationKey() })
+        .then(unwrap),
+    );
   });
   const approvable = session.accepts.includes('approve');
   return (

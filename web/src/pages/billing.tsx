@@ -2,7 +2,8 @@
 // on: the packs on sale, Buy (signed-in owner or admin) → Stripe Checkout → back to the purchase status page, which
 // polls the intent. The redirect back never says "paid": only the intent's status, set from the provider's confirmed
 // session, does.
-import { type Checkout, type Pack, type Packs, type Purchase, api } from '../api.ts';
+import { client, newOperationKey, unwrap } from '../client.ts';
+import type { Pack, Packs, Purchase } from '../types.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, Status, formatDate, formatNumber, useAction, useBalanceChangedOn, useLoad, useLocation, useSession } from '../ui.tsx';
 
@@ -16,7 +17,7 @@ export function formatUsd(amount_cents: number): string {
 /** Starts a checkout for an organization or a program and sends the browser to the provider's page. */
 export function useCheckout(owner: { org_id: string } | { program_id: string }) {
   return useAction(async (pack_key: string) => {
-    const checkout = await api<Checkout>('POST', '/v1/billing/checkout', { body: { pack_key, ...owner }, idempotent: true });
+    const checkout = await client.POST('/v1/billing/checkout', { body: { pack_key, ...owner }, idempotencyKey: newOperationKey() }).then(unwrap);
     window.location.assign(checkout.url);
   });
 }
@@ -47,7 +48,7 @@ export function PackList({ packs, onBuy, canBuy, pending }: { packs: Packs; onBu
 
 export function BillingPage() {
   const { me, org_id } = useSession();
-  const packs = useLoad(() => api<Packs>('GET', '/v1/billing/packs'), []);
+  const packs = useLoad(() => client.GET('/v1/billing/packs').then(unwrap), []);
   const role = me.memberships.find((m) => m.org_id === org_id)?.role;
   const canBuy = role === 'owner' || role === 'admin';
   const checkout = useCheckout({ org_id });
@@ -137,7 +138,7 @@ export function PurchasePage({ intent_id }: { intent_id?: string }) {
   const { search } = useLocation();
   const id = intent_id ?? search.get('intent_id') ?? '';
   const canceled = search.get('canceled') === 'true';
-  const purchase = useLoad(() => api<Purchase>('GET', `/v1/billing/purchases/${encodeURIComponent(id)}`), [id], {
+  const purchase = useLoad(() => client.GET('/v1/billing/purchases/{intent_id}', { path: { intent_id: id } }).then(unwrap), [id], {
     ms: PURCHASE_POLL_MS,
     until: (p) => p.status !== 'pending',
   });

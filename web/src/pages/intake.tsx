@@ -5,17 +5,8 @@
 // stay as advanced tabs of the same document.
 import { type ReactNode, useState } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
-import {
-  ApiError,
-  type Draft,
-  type DroppedCitation,
-  type IntakeRevision,
-  type IntakeRevisionListItem,
-  type Page,
-  type Plan,
-  TERMINAL_DRAFT,
-  api,
-} from '../api.ts';
+import { CrucibleApiError, client, envelopeOf, newOperationKey, unwrap, unwrapAs } from '../client.ts';
+import { TERMINAL_DRAFT, type Draft, type DroppedCitation, type IntakeRevision, type IntakeRevisionList, type IntakeSpec } from '../types.ts';
 import { type JsonSchema, SchemaField, problemsByPath } from '../schemaForm.tsx';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, Area, ErrorBanner, Link, formatDate, formatNumber, navigate, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
@@ -56,7 +47,7 @@ export function DroppedCitations({ dropped, sources }: { dropped: DroppedCitatio
 
 /** The IntakeSpec's published JSON Schema: the advanced form is built from it, so a field added to the contract appears there. */
 function useIntakeSchema() {
-  return useLoad(() => api<JsonSchema>('GET', '/v1/schemas/IntakeSpec'), []);
+  return useLoad(() => client.GET('/v1/schemas/{name}', { path: { name: 'IntakeSpec' } }).then((r) => unwrapAs<JsonSchema>(r)), []);
 }
 
 const DRAFT_STATUS: Record<string, string> = {
@@ -164,15 +155,16 @@ function IntakeEditor({ initial, project_id, draft_id, sources, onConfirmed, onC
   const doc = useIntakeDocument(initial);
   const confirm = useAction(async () => {
     if (doc.parseError) return;
-    const body = draft_id ? { spec: confirmable(doc.spec), draft_id } : { spec: confirmable(doc.spec) };
+    const spec = confirmable(doc.spec) as IntakeSpec;
+    const body = draft_id ? { spec, draft_id } : { spec };
     try {
-      onConfirmed(await api<IntakeRevision>('POST', `/v1/projects/${project_id}/intakes`, { body, idempotent: true }));
+      onConfirmed(await client.POST('/v1/projects/{project_id}/intakes', { path: { project_id }, body, idempotencyKey: newOperationKey() }).then(unwrap));
     } catch (error) {
-      if (error instanceof ApiError && error.status === 409 && onConflict) onConflict();
+      if (error instanceof CrucibleApiError && error.status === 409 && onConflict) onConflict();
       throw error;
     }
   });
-  const problems = problemsByPath(confirm.error instanceof ApiError ? confirm.error.envelope.details : null);
+  const problems = problemsByPath(envelopeOf(confirm.error)?.details ?? null);
   return (
     <>
       {children}
@@ -210,7 +202,7 @@ function DroppedClaims({ count }: { count: number }) {
 /** While drafting runs: what is reserved, and the way to stop it. */
 function DraftRunning({ d, onCanceled }: { d: Draft; onCanceled(): void }) {
   const cancel = useAction(async () => {
-    await api('POST', `/v1/intake-drafts/${d.id}/cancel`);
+    await client.POST('/v1/intake-drafts/{draft_id}/cancel', { path: { draft_id: d.id } }).then(unwrap);
     onCanceled();
   });
   return (
@@ -225,7 +217,9 @@ function DraftRunning({ d, onCanceled }: { d: Draft; onCanceled(): void }) {
 /** Just confirmed: the revision's page, the citations that were removed, and the step to the plan. */
 function Confirmed({ project_id, confirmed, sources }: { project_id: string; confirmed: IntakeRevision; sources: SourceText[] }) {
   const plan = useAction(async () => {
-    const created = await api<Plan>('POST', `/v1/projects/${project_id}/evaluation-plans`, { body: {}, idempotent: true });
+    const created = await client
+      .POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id }, body: {}, idempotencyKey: newOperationKey() })
+      .then(unwrap);
     navigate(`/projects/${project_id}/plans/${created.id}`);
   });
   return (
@@ -271,7 +265,9 @@ function useRevisionOfDraft(project_id: string, draft_id: string, ready: boolean
   return useLoad(async () => {
     if (!ready) return null;
     for (let offset: number | null = 0; offset !== null; ) {
-      const page: Page<IntakeRevisionListItem> = await api('GET', `/v1/projects/${project_id}/intakes`, { query: { offset, limit: 200 } });
+      const page: IntakeRevisionList = await client
+        .GET('/v1/projects/{project_id}/intakes', { path: { project_id }, query: { offset, limit: 200 } })
+        .then(unwrap);
       const found = page.data.find((r) => r.draft_id === draft_id);
       if (found) return found.revision;
       offset = page.next_offset;
@@ -289,7 +285,10 @@ function Crumbs({ project_id }: { project_id: string }) {
 }
 
 export function DraftPage({ project_id, draft_id }: { project_id: string; draft_id: string }) {
-  const draft = useLoad(() => api<Draft>('GET', `/v1/intake-drafts/${draft_id}`), [draft_id], { ms: 1000, until: (d) => TERMINAL_DRAFT.includes(d.status) });
+  const draft = useLoad(() => client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id } }).then(unwrap), [draft_id], {
+    ms: 1000,
+    until: (d) => TERMINAL_DRAFT.includes(d.status),
+  });
   const [confirmed, setConfirmed] = useState<IntakeRevision | null>(null);
   const d = draft.value;
   const earlier = useRevisionOfDraft(project_id, draft_id, d?.status === 'succeeded');
@@ -315,7 +314,7 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
             <span className="muted small">{drafter(d)}</span>
           </p>
           {!TERMINAL_DRAFT.includes(d.status) && <DraftRunning d={d} onCanceled={draft.reload} />}
-          {d.error && <ErrorBanner error={new ApiError(0, { code: d.error.code, message: d.error.message, details: {}, request_id: '' })} />}
+          {d.error && <ErrorBanner error={new CrucibleApiError(0, { code: d.error.code, message: d.error.message, details: {}, request_id: '' })} />}
           {d.status === 'succeeded' && earlier.value === null && !confirmed && (
             <IntakeEditor initial={d.spec} project_id={project_id} draft_id={draft_id} sources={sources} onConfirmed={setConfirmed} onConflict={earlier.reload}>
               {d.dropped_citations.length > 0 && <DroppedCitations dropped={d.dropped_citations} sources={sources.value ?? []} />}
@@ -339,9 +338,7 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
 function useProjectSources(revision: IntakeRevision | undefined) {
   const ids = useLoad(async () => {
     if (!revision) return [];
-    const listed = await api<Page<{ id: string; status: string }>>('GET', '/v1/intake-sources', {
-      query: { org_id: revision.org_id, project_id: revision.project_id, limit: 200 },
-    });
+    const listed = await client.GET('/v1/intake-sources', { query: { org_id: revision.org_id, project_id: revision.project_id, limit: 200 } }).then(unwrap);
     return listed.data
       .filter((s) => s.status === 'processed')
       .map((s) => s.id)
@@ -351,13 +348,16 @@ function useProjectSources(revision: IntakeRevision | undefined) {
 }
 
 function useRevision(project_id: string, revision: number) {
-  return useLoad(() => api<IntakeRevision>('GET', `/v1/projects/${project_id}/intakes/${revision}`), [project_id, revision]);
+  return useLoad(
+    () => client.GET('/v1/projects/{project_id}/intakes/{revision}', { path: { project_id, revision: String(revision) } }).then(unwrap),
+    [project_id, revision],
+  );
 }
 
 /** A confirmed intake revision, read-only with its citations; "Correct it" starts the next revision from it. */
 export function IntakeRevisionPage({ project_id, revision }: { project_id: string; revision: number }) {
   const loaded = useRevision(project_id, revision);
-  const latest = useLoad(() => api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project_id}/intakes`, { query: { limit: 1 } }), [project_id]);
+  const latest = useLoad(() => client.GET('/v1/projects/{project_id}/intakes', { path: { project_id }, query: { limit: 1 } }).then(unwrap), [project_id]);
   const r = loaded.value;
   const { ids, texts } = useProjectSources(r);
   const newest = latest.value?.data[0]?.revision;

@@ -3,7 +3,7 @@
 // is not known yet. A citation shows the sentence it quotes, with its line range in small type; choosing a card
 // highlights its lines in the material, which scrolls in its own pane. On a phone the material and the cards are two tabs.
 import { type ReactNode, useEffect, useRef, useState } from 'react';
-import { api } from '../api.ts';
+import { client, unwrap } from '../client.ts';
 import { Action, useLoad } from '../ui.tsx';
 
 export type Citation = { source_id: string; line_start: number; line_end: number; quote: string };
@@ -127,7 +127,7 @@ export function useSourceTexts(source_ids: string[]) {
     () =>
       Promise.all(
         source_ids.map(async (id) => {
-          const text = await api<{ id: string; name: string; numbered_text: string }>('GET', `/v1/intake-sources/${id}/text`);
+          const text = await client.GET('/v1/intake-sources/{source_id}/text', { path: { source_id: id } }).then(unwrap);
           const lines = text.numbered_text === '' ? [] : text.numbered_text.split('\n').map((line) => line.replace(/^\d+\| ?/, ''));
           return { id: text.id, name: text.name, lines };
         }),

@@ -2,16 +2,8 @@
 // "up to N credits, charged at actual use", the Business questions once (each stated with the quoted line of its file,
 // or unknown with what to ask), approvals one by one, then the start of the review. Pointers, scopes and the planner's
 // cost arithmetic live in the Technical details.
-import {
-  type IntakeRevision,
-  type BusinessAssessment,
-  type BusinessQuestion,
-  type BusinessQuestions,
-  type CitedSource,
-  type Evaluation,
-  type Plan,
-  api,
-} from '../api.ts';
+import { client, newOperationKey, unwrap } from '../client.ts';
+import type { BusinessAssessment, BusinessQuestion, BusinessQuestions, CitedSource, Evaluation, Plan } from '../types.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, navigate, plainText, useAction, useLoad } from '../ui.tsx';
 import { intakeRevisionPath, unknownName } from './intake.tsx';
@@ -32,7 +24,7 @@ function useCitedSources(plan: Plan | undefined) {
     const out: SourceLines = new Map();
     for (const id of key ? key.split(',') : []) {
       try {
-        const text = await api<{ name: string; numbered_text: string }>('GET', `/v1/intake-sources/${id}/text`);
+        const text = await client.GET('/v1/intake-sources/{source_id}/text', { path: { source_id: id } }).then(unwrap);
         out.set(id, { name: text.name, lines: text.numbered_text.split('\n').map((l) => l.replace(/^\d+\| ?/, '')) });
       } catch {
         // a source that is no longer readable is shown by its line numbers only
@@ -271,7 +263,9 @@ function Approvals({ p, approved, approve }: { p: Plan; approved: Set<string>; a
 /** The review's start: ready once the plan recommends it and every approval it needs is given. */
 function StartReview({ project_id, p, approved }: { project_id: string; p: Plan; approved: Set<string> }) {
   const start = useAction(async () => {
-    const review = await api<{ id: string }>('POST', `/v1/projects/${project_id}/reviews`, { body: { plan_id: p.id }, idempotent: true });
+    const review = await client
+      .POST('/v1/projects/{project_id}/reviews', { path: { project_id }, body: { plan_id: p.id }, idempotencyKey: newOperationKey() })
+      .then(unwrap);
     navigate(`/reviews/${review.id}`);
   });
   const review = p.plan.evaluations.find((e) => e.kind === 'concept_and_evidence_review');
@@ -324,16 +318,22 @@ function PlanTechnical({ p }: { p: Plan }) {
 }
 
 export function PlanPage({ project_id, plan_id }: { project_id: string; plan_id: string }) {
-  const plan = useLoad(() => api<Plan>('GET', `/v1/projects/${project_id}/evaluation-plans/${plan_id}`), [project_id, plan_id]);
+  const plan = useLoad(
+    () => client.GET('/v1/projects/{project_id}/evaluation-plans/{plan_id}', { path: { project_id, plan_id } }).then(unwrap),
+    [project_id, plan_id],
+  );
   const files = useCitedSources(plan.value);
   // the confirmed revision the plan was made from: its citations' quotes, so a business answer quotes its sentence
   const number = plan.value?.intake_revision;
   const intake = useLoad(
-    async () => (number === undefined ? null : await api<IntakeRevision>('GET', `/v1/projects/${project_id}/intakes/${number}`)),
+    async () =>
+      number === undefined
+        ? null
+        : await client.GET('/v1/projects/{project_id}/intakes/{revision}', { path: { project_id, revision: String(number) } }).then(unwrap),
     [project_id, number],
   );
   const approve = useAction(async (scope: string) => {
-    await api('POST', `/v1/projects/${project_id}/evaluation-plans/${plan_id}/approve`, { body: { scope } });
+    await client.POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', { path: { project_id, plan_id }, body: { scope } }).then(unwrap);
     plan.reload();
   });
   const p = plan.value;

@@ -3,21 +3,9 @@
 // words (the code and raw message in the technical details) and a "Try again" that starts a new one at a cost shown
 // before it starts (the plan's estimate for a review, POST /v1/runs/estimate for a run).
 import type { ReactNode } from 'react';
-import { stepEndInWords } from '../../../domain/failureWords.ts';
-import {
-  type AuthoringSession,
-  type Estimate,
-  type IntakeDraftListItem,
-  type IntakeRevisionListItem,
-  type Page,
-  type Plan,
-  type Project,
-  type Review,
-  type ReviewListItem,
-  type Run,
-  type Source,
-  api,
-} from '../api.ts';
+import { stepEndInWords } from '../../../clients/sdk/src/words/index.ts';
+import { client, newOperationKey, unwrap } from '../client.ts';
+import type { AuthoringSession, IntakeDraftListItem, Plan, Project, ReviewListItem, Run } from '../types.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, balanceChanged, formatDate, formatNumber, navigate, useAction, useLoad } from '../ui.tsx';
 
@@ -170,7 +158,9 @@ function ReviewEnded({ project, review, plans }: { project: Project; review: Rev
   const estimate = plan?.plan.evaluations.find((e) => e.kind === 'concept_and_evidence_review')?.estimated_credits ?? null;
   const again = useAction(async () => {
     const body = { plan_id: review.plan_id, ...(review.byok_provider ? { byok_provider: review.byok_provider } : {}) };
-    const started = await api<Review>('POST', `/v1/projects/${project.id}/reviews`, { body, idempotent: true });
+    const started = await client
+      .POST('/v1/projects/{project_id}/reviews', { path: { project_id: project.id }, body, idempotencyKey: newOperationKey() })
+      .then(unwrap);
     balanceChanged();
     navigate(`/reviews/${started.id}`);
   });
@@ -197,9 +187,9 @@ function ReviewEnded({ project, review, plans }: { project: Project; review: Rev
 /** A new run of the same world with the same budget: POST /v1/runs/estimate says what it reserves before it starts. */
 function RunEnded({ run }: { run: Run }) {
   const body = { world_revision_id: run.world_revision_id, budget_limit_credits: run.budget_limit_credits };
-  const estimate = useLoad(() => api<Estimate>('POST', '/v1/runs/estimate', { body }), [run.run_id]);
+  const estimate = useLoad(() => client.POST('/v1/runs/estimate', { body }).then(unwrap), [run.run_id]);
   const again = useAction(async () => {
-    const started = await api<Run>('POST', '/v1/runs', { body, idempotent: true });
+    const started = await client.POST('/v1/runs', { body, idempotencyKey: newOperationKey() }).then(unwrap);
     balanceChanged();
     navigate(`/runs/${started.run_id}`);
   });
@@ -245,13 +235,13 @@ function SessionEnded({ session }: { session: AuthoringSession }) {
 export function ProjectSteps({ project, version }: { project: Project; version: number }) {
   const overview = useLoad(async (): Promise<Overview> => {
     const [sources, intakes, drafts, plans, reviews, runs, sessions] = await Promise.all([
-      api<Page<Source>>('GET', '/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }),
-      api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }),
-      api<Page<IntakeDraftListItem>>('GET', `/v1/projects/${project.id}/intake-drafts`, { query: { limit: 1 } }),
-      api<Page<Plan>>('GET', `/v1/projects/${project.id}/evaluation-plans`, { query: { limit: 20 } }),
-      api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }),
-      api<Page<Run>>('GET', `/v1/projects/${project.id}/runs`, { query: { limit: 20 } }),
-      api<Page<AuthoringSession>>('GET', `/v1/projects/${project.id}/authoring-sessions`, { query: { limit: 5 } }),
+      client.GET('/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }).then(unwrap),
+      client.GET('/v1/projects/{project_id}/intakes', { path: { project_id: project.id }, query: { limit: 20 } }).then(unwrap),
+      client.GET('/v1/projects/{project_id}/intake-drafts', { path: { project_id: project.id }, query: { limit: 1 } }).then(unwrap),
+      client.GET('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: project.id }, query: { limit: 20 } }).then(unwrap),
+      client.GET('/v1/projects/{project_id}/reviews', { path: { project_id: project.id }, query: { limit: 20 } }).then(unwrap),
+      client.GET('/v1/projects/{project_id}/runs', { path: { project_id: project.id }, query: { limit: 20 } }).then(unwrap),
+      client.GET('/v1/projects/{project_id}/authoring-sessions', { path: { project_id: project.id }, query: { limit: 5 } }).then(unwrap),
     ]);
     return {
       sources: sources.data.filter((x) => x.status === 'processed').length,

@@ -2,18 +2,8 @@
 // without AI), a drafted IntakeSpec to review and correct, confirmation, the evaluation plan with its approvals, and
 // the start of a review. Every step has its own address, so a long job can be left and returned to.
 import { Suspense, lazy, useRef, useState } from 'react';
-import {
-  type Draft,
-  type IntakeRevisionListItem,
-  type Page,
-  type Plan,
-  type Project,
-  type ReviewListItem,
-  type Run,
-  type Source,
-  type WorldRevisionListItem,
-  api,
-} from '../api.ts';
+import { client, newOperationKey, unwrap } from '../client.ts';
+import type { Project, Source } from '../types.ts';
 import {
   Action,
   Area,
@@ -38,10 +28,10 @@ const AuthoringSessions = lazy(() => import('./authoring.tsx').then((m) => ({ de
 
 export function ProjectsPage() {
   const { org_id } = useSession();
-  const projects = useLoad(() => api<Page<Project>>('GET', '/v1/projects', { query: { org_id, limit: 100 } }), [org_id]);
+  const projects = useLoad(() => client.GET('/v1/projects', { query: { org_id, limit: 100 } }).then(unwrap), [org_id]);
   const [title, setTitle] = useState('');
   const create = useAction(async () => {
-    const project = await api<Project>('POST', '/v1/projects', { body: { title, org_id }, idempotent: true });
+    const project = await client.POST('/v1/projects', { body: { title, org_id }, idempotencyKey: newOperationKey() }).then(unwrap);
     navigate(`/projects/${project.id}`);
   });
   return (
@@ -134,7 +124,7 @@ function SourceList({ sources }: { sources: Source[] }) {
 
 function Material({ project, onChange }: { project: Project; onChange(): void }) {
   const sources = useLoad(
-    () => api<Page<Source>>('GET', '/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }),
+    () => client.GET('/v1/intake-sources', { query: { org_id: project.org_id, project_id: project.id, limit: 100 } }).then(unwrap),
     [project.id],
   );
   const [text, setText] = useState('');
@@ -146,9 +136,9 @@ function Material({ project, onChange }: { project: Project; onChange(): void })
       form.append('project_id', project.id);
       if (text.trim()) form.append('text', text);
       for (const file of files) form.append('file', file, file.name);
-      await api('POST', '/v1/intakes/extract', { form });
+      await client.POST('/v1/intakes/extract', { body: form }).then(unwrap);
     } else {
-      await api('POST', '/v1/intakes/extract', { body: { text, project_id: project.id } });
+      await client.POST('/v1/intakes/extract', { body: { text, project_id: project.id } }).then(unwrap);
     }
     setText('');
     setFiles([]);
@@ -158,11 +148,9 @@ function Material({ project, onChange }: { project: Project; onChange(): void })
   });
   const processed = (sources.value?.data ?? []).filter((s) => s.status === 'processed');
   const draft = useAction(async () => {
-    const created = await api<Draft>('POST', `/v1/projects/${project.id}/intakes/parse`, {
-      body: { source_ids: processed.map((s) => s.id) },
-      idempotent: true,
-    });
-    navigate(`/projects/${project.id}/drafts/${created.id}`);
+    const body = { source_ids: processed.map((s) => s.id) };
+    const created = await client.POST('/v1/projects/{project_id}/intakes/parse', { path: { project_id: project.id }, body, idempotencyKey: newOperationKey() });
+    navigate(`/projects/${project.id}/drafts/${unwrap(created).id}`);
   });
   return (
     <section aria-labelledby="material-heading">
@@ -203,11 +191,22 @@ function Material({ project, onChange }: { project: Project; onChange(): void })
 }
 
 function Intakes({ project, onChange }: { project: Project; onChange(): void }) {
-  const intakes = useLoad(() => api<Page<IntakeRevisionListItem>>('GET', `/v1/projects/${project.id}/intakes`, { query: { limit: 20 } }), [project.id]);
-  const plans = useLoad(() => api<Page<Plan>>('GET', `/v1/projects/${project.id}/evaluation-plans`, { query: { limit: 20 } }), [project.id]);
-  const reviews = useLoad(() => api<Page<ReviewListItem>>('GET', `/v1/projects/${project.id}/reviews`, { query: { limit: 20 } }), [project.id]);
+  const intakes = useLoad(
+    () => client.GET('/v1/projects/{project_id}/intakes', { path: { project_id: project.id }, query: { limit: 20 } }).then(unwrap),
+    [project.id],
+  );
+  const plans = useLoad(
+    () => client.GET('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: project.id }, query: { limit: 20 } }).then(unwrap),
+    [project.id],
+  );
+  const reviews = useLoad(
+    () => client.GET('/v1/projects/{project_id}/reviews', { path: { project_id: project.id }, query: { limit: 20 } }).then(unwrap),
+    [project.id],
+  );
   const plan = useAction(async () => {
-    const created = await api<Plan>('POST', `/v1/projects/${project.id}/evaluation-plans`, { body: {}, idempotent: true });
+    const created = await client
+      .POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: project.id }, body: {}, idempotencyKey: newOperationKey() })
+      .then(unwrap);
     onChange();
     navigate(`/projects/${project.id}/plans/${created.id}`);
   });
@@ -262,8 +261,14 @@ function Intakes({ project, onChange }: { project: Project; onChange(): void }) 
 }
 
 function Worlds({ project }: { project: Project }) {
-  const worlds = useLoad(() => api<Page<WorldRevisionListItem>>('GET', `/v1/projects/${project.id}/worlds`, { query: { limit: 50 } }), [project.id]);
-  const runs = useLoad(() => api<Page<Run>>('GET', `/v1/projects/${project.id}/runs`, { query: { limit: 50 } }), [project.id]);
+  const worlds = useLoad(
+    () => client.GET('/v1/projects/{project_id}/worlds', { path: { project_id: project.id }, query: { limit: 50 } }).then(unwrap),
+    [project.id],
+  );
+  const runs = useLoad(
+    () => client.GET('/v1/projects/{project_id}/runs', { path: { project_id: project.id }, query: { limit: 50 } }).then(unwrap),
+    [project.id],
+  );
   return (
     <section aria-labelledby="worlds-heading">
       <h2 id="worlds-heading">Simulations</h2>
@@ -307,7 +312,7 @@ function Worlds({ project }: { project: Project }) {
 }
 
 export function ProjectPage({ project_id }: { project_id: string }) {
-  const project = useLoad(() => api<Project>('GET', `/v1/projects/${project_id}`), [project_id]);
+  const project = useLoad(() => client.GET('/v1/projects/{project_id}', { path: { project_id } }).then(unwrap), [project_id]);
   const [version, setVersion] = useState(0);
   const changed = () => setVersion((v) => v + 1);
   if (project.error) return <ErrorBanner error={project.error} />;

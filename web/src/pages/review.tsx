@@ -3,8 +3,9 @@
 // each claim's three checks as plain badges with a sentence and the paper it cites by title, journal and year; the
 // papers found, and the excluded ones with the reason in words. Record ids and the raw query sit in Technical details.
 import type { ReactNode } from 'react';
-import { type ConceptReview, type EvidenceClaim, type Review, TERMINAL_REVIEW, api } from '../api.ts';
-import { stepEndInWords } from '../../../domain/failureWords.ts';
+import { client, unwrap } from '../client.ts';
+import { TERMINAL_REVIEW, type ConceptReview, type EvidenceClaim, type Review } from '../types.ts';
+import { stepEndInWords } from '../../../clients/sdk/src/words/index.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, ErrorBanner, Link, formatDate, formatNumber, plainText, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 
@@ -271,9 +272,12 @@ function ReviewTechnical({ r }: { r: Review }) {
 }
 
 export function ReviewPage({ review_id }: { review_id: string }) {
-  const review = useLoad(() => api<Review>('GET', `/v1/reviews/${review_id}`), [review_id], { ms: 1000, until: (r) => TERMINAL_REVIEW.includes(r.status) });
+  const review = useLoad(() => client.GET('/v1/reviews/{review_id}', { path: { review_id } }).then(unwrap), [review_id], {
+    ms: 1000,
+    until: (r) => TERMINAL_REVIEW.includes(r.status),
+  });
   const cancel = useAction(async () => {
-    await api('POST', `/v1/reviews/${review_id}/cancel`);
+    await client.POST('/v1/reviews/{review_id}/cancel', { path: { review_id } }).then(unwrap);
     review.reload();
   });
   const r = review.value;

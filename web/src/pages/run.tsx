@@ -3,22 +3,11 @@
 // each variant's mean and interval, both drawn as range plots; then the costs (low, base and high per variant, with
 // why a total is not known), and the event trace of the first repetition (people numbered by arrival, clock times,
 // resources by label). Variants and measures are named by their labels, numbers carry their natural unit
-// (domain/simulation/resultWords.ts, shared with the export's report). Everything here is synthetic: it describes the model.
+// (clients/sdk/src/words/resultWords.ts, shared with the export's report). Everything here is synthetic: it describes the model.
 import { useState } from 'react';
-import {
-  type Comparison,
-  type CostReport,
-  type MetricComparison,
-  type MetricSummary,
-  type Run,
-  type RunEvents,
-  type RunExport,
-  type RunResults,
-  type WorldRevision,
-  TERMINAL_RUN,
-  api,
-} from '../api.ts';
-import { failureSentence } from '../../../domain/failureWords.ts';
+import { client, unwrap } from '../client.ts';
+import { TERMINAL_RUN, type CostReport, type MetricComparison, type MetricSummary, type Run, type RunEvents } from '../types.ts';
+import { failureSentence } from '../../../clients/sdk/src/words/index.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, Link, Pager, formatDate, inSentence, useAction, useBalanceChangedOn, useLoad } from '../ui.tsx';
 import {
@@ -36,8 +25,8 @@ import {
   scaleWords,
   timeUnitFor,
   unfinishedWords,
-} from '../../../domain/simulation/resultWords.ts';
-import { shownInterval } from '../../../domain/simulation/words.ts';
+} from '../../../clients/sdk/src/words/index.ts';
+import { shownInterval } from '../../../clients/sdk/src/words/index.ts';
 import { type World, formatCurrency, formatNumber, humanize, isWorld, measureName, plainText, repetitionsWords, variantName } from '../world/model.ts';
 import { PlainError } from '../world/plainError.tsx';
 import { RangePlot } from '../world/rangePlot.tsx';
@@ -236,7 +225,10 @@ function eventWords(event: RunEvents['events'][number]): string {
 
 function Events({ run_id, world }: { run_id: string; world: World | undefined }) {
   const [offset, setOffset] = useState(0);
-  const events = useLoad(() => api<RunEvents>('GET', `/v1/runs/${run_id}/events`, { query: { offset, limit: EVENTS_PAGE_LIMIT } }), [run_id, offset]);
+  const events = useLoad(
+    () => client.GET('/v1/runs/{run_id}/events', { path: { run_id }, query: { offset, limit: EVENTS_PAGE_LIMIT } }).then(unwrap),
+    [run_id, offset],
+  );
   return (
     <details className="events" data-testid="events">
       <summary>Event by event: the first repetition of each variant</summary>
@@ -279,10 +271,10 @@ function Events({ run_id, world }: { run_id: string; world: World | undefined })
 }
 
 function Results({ run_id, world }: { run_id: string; world: World | undefined }) {
-  const results = useLoad(() => api<RunResults>('GET', `/v1/runs/${run_id}/results`), [run_id]);
-  const comparison = useLoad(() => api<Comparison>('POST', '/v1/experiments/compare', { body: { run_id } }), [run_id]);
+  const results = useLoad(() => client.GET('/v1/runs/{run_id}/results', { path: { run_id } }).then(unwrap), [run_id]);
+  const comparison = useLoad(() => client.POST('/v1/experiments/compare', { body: { run_id } }).then(unwrap), [run_id]);
   const exporting = useAction(async () => {
-    const link = await api<RunExport>('POST', `/v1/runs/${run_id}/export`);
+    const link = await client.POST('/v1/runs/{run_id}/export', { path: { run_id } }).then(unwrap);
     window.location.assign(link.url);
   });
   const r = results.value;
@@ -350,14 +342,20 @@ function Progress({ run, variants }: { run: Run; variants: number }) {
 }
 
 export default function RunPage({ run_id }: { run_id: string }) {
-  const run = useLoad(() => api<Run>('GET', `/v1/runs/${run_id}`), [run_id], { ms: 1000, until: (r) => TERMINAL_RUN.includes(r.status) });
+  const run = useLoad(() => client.GET('/v1/runs/{run_id}', { path: { run_id } }).then(unwrap), [run_id], {
+    ms: 1000,
+    until: (r) => TERMINAL_RUN.includes(r.status),
+  });
   const r = run.value;
   // a run holds credits while it works and is charged when it ends: the header's balance follows
   useBalanceChangedOn(r?.status);
-  const revision = useLoad(async () => (r ? api<WorldRevision>('GET', `/v1/world-revisions/${r.world_revision_id}`) : null), [r?.world_revision_id]);
+  const revision = useLoad(
+    async () => (r ? client.GET('/v1/world-revisions/{world_revision_id}', { path: { world_revision_id: r.world_revision_id } }).then(unwrap) : null),
+    [r?.world_revision_id],
+  );
   const world = revision.value && isWorld(revision.value.world) ? revision.value.world : undefined;
   const cancel = useAction(async () => {
-    await api('POST', `/v1/runs/${run_id}/cancel`);
+    await client.POST('/v1/runs/{run_id}/cancel', { path: { run_id } }).then(unwrap);
     run.reload();
   });
   return (

@@ -2,7 +2,8 @@
 // members and roles, provider keys for admins, credits and the ledger.
 import { useEffect, useState } from 'react';
 import { Checkbox, CheckboxGroup, Dialog, Heading, Label, Modal } from 'react-aria-components';
-import { type ApiToken, type Credits, type LedgerEntry, type Member, type NewApiToken, type Page, type ProviderKey, api } from '../api.ts';
+import { client, newOperationKey, unwrap } from '../client.ts';
+import type { ApiToken, Provider, ProviderKey, TokenScope } from '../types.ts';
 import {
   Action,
   AddCreditsWay,
@@ -45,10 +46,10 @@ function TokenCreated({ secret, token, onClose }: { secret: string; token: ApiTo
   );
 }
 
-/** Revokes one item of a list (DELETE `{base}/{id}`), then reads the list again. */
-function useRevoke(base: string, reload: () => void) {
+/** Revokes one item of a list (its DELETE), then reads the list again. */
+function useRevoke(revoke: (id: string) => Promise<unknown>, reload: () => void) {
   return useAction(async (id: string) => {
-    await api('DELETE', `${base}/${id}`);
+    await revoke(id);
     reload();
   });
 }
@@ -101,18 +102,18 @@ function TokenTable({ tokens, orgName, onRevoke }: { tokens: ApiToken[] | undefi
 
 function Tokens() {
   const { me, org_id } = useSession();
-  const tokens = useLoad(() => api<Page<ApiToken>>('GET', '/v1/me/api-tokens', { query: { limit: 200 } }), []);
+  const tokens = useLoad(() => client.GET('/v1/me/api-tokens', { query: { limit: 200 } }).then(unwrap), []);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['read']);
   // the secret lives only in this state while the dialog is open; closing the dialog forgets it
   const [created, setCreated] = useState<{ secret: string; token: ApiToken } | null>(null);
   const create = useAction(async () => {
-    const result = await api<NewApiToken>('POST', '/v1/me/api-tokens', { body: { name, org_id, scopes } });
+    const result = await client.POST('/v1/me/api-tokens', { body: { name, org_id, scopes: scopes as TokenScope[] } }).then(unwrap);
     setCreated(result);
     setName('');
     tokens.reload();
   });
-  const revoke = useRevoke('/v1/me/api-tokens', tokens.reload);
+  const revoke = useRevoke((token_id) => client.DELETE('/v1/me/api-tokens/{token_id}', { path: { token_id } }).then(unwrap), tokens.reload);
   const orgName = (id: string) => me.memberships.find((m) => m.org_id === id)?.org_name ?? id;
   return (
     <section aria-labelledby="tokens-heading">
@@ -154,7 +155,10 @@ const MEMBERS_PAGE_LIMIT = 50;
 function Members() {
   const { me, org_id } = useSession();
   const [offset, setOffset] = useState(0);
-  const members = useLoad(() => api<Page<Member>>('GET', `/v1/orgs/${org_id}/members`, { query: { offset, limit: MEMBERS_PAGE_LIMIT } }), [org_id, offset]);
+  const members = useLoad(
+    () => client.GET('/v1/orgs/{org_id}/members', { path: { org_id }, query: { offset, limit: MEMBERS_PAGE_LIMIT } }).then(unwrap),
+    [org_id, offset],
+  );
   const current = me.memberships.find((m) => m.org_id === org_id);
   return (
     <section aria-labelledby="members-heading">
@@ -239,17 +243,23 @@ function ProviderKeys() {
   const { me, org_id } = useSession();
   const role = me.memberships.find((m) => m.org_id === org_id)?.role;
   const isAdmin = role === 'admin' || role === 'owner';
-  const keys = useLoad(() => api<Page<ProviderKey>>('GET', `/v1/orgs/${org_id}/provider-keys`, { query: { limit: 200 } }), [org_id]);
+  const keys = useLoad(() => client.GET('/v1/orgs/{org_id}/provider-keys', { path: { org_id }, query: { limit: 200 } }).then(unwrap), [org_id]);
   const [provider, setProvider] = useState('openai');
   const [label, setLabel] = useState('');
   const [apiKey, setApiKey] = useState('');
   const add = useAction(async () => {
-    await api('POST', `/v1/orgs/${org_id}/provider-keys`, { body: { provider, label, api_key: apiKey }, idempotent: true });
+    await client
+      .POST('/v1/orgs/{org_id}/provider-keys', {
+        path: { org_id },
+        body: { provider: provider as Provider, label, api_key: apiKey },
+        idempotencyKey: newOperationKey(),
+      })
+      .then(unwrap);
     setApiKey('');
     setLabel('');
     keys.reload();
   });
-  const revoke = useRevoke(`/v1/orgs/${org_id}/provider-keys`, keys.reload);
+  const revoke = useRevoke((key_id) => client.DELETE('/v1/orgs/{org_id}/provider-keys/{key_id}', { path: { org_id, key_id } }).then(unwrap), keys.reload);
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">AI provider keys</h2>
@@ -294,8 +304,11 @@ const SUBJECTS: Record<string, string> = { intake_draft: 'intake draft', review:
 function CreditsPanel() {
   const { org_id } = useSession();
   const [offset, setOffset] = useState(0);
-  const credits = useLoad(() => api<Credits>('GET', `/v1/orgs/${org_id}/credits`), [org_id]);
-  const ledger = useLoad(() => api<Page<LedgerEntry>>('GET', `/v1/orgs/${org_id}/ledger`, { query: { offset, limit: LEDGER_PAGE_LIMIT } }), [org_id, offset]);
+  const credits = useLoad(() => client.GET('/v1/orgs/{org_id}/credits', { path: { org_id } }).then(unwrap), [org_id]);
+  const ledger = useLoad(
+    () => client.GET('/v1/orgs/{org_id}/ledger', { path: { org_id }, query: { offset, limit: LEDGER_PAGE_LIMIT } }).then(unwrap),
+    [org_id, offset],
+  );
   // the header's "How to add credits" opens this section
   const loaded = credits.value !== undefined;
   useEffect(() => {

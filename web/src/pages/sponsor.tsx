@@ -3,17 +3,8 @@
 // and programs, creates a draft program, activates or closes it, decides pending enrollments, allocates credits, funds
 // the pool with a credit pack (when billing is on) and reads the fixed whole-program report.
 import { useState } from 'react';
-import {
-  type Allocation,
-  type Institution,
-  type MemberDecision,
-  type Packs,
-  type Page,
-  type Program,
-  type ProgramReport,
-  type Redemption,
-  api,
-} from '../api.ts';
+import { client, newOperationKey, unwrap } from '../client.ts';
+import type { Institution, Program } from '../types.ts';
 import {
   Action,
   Choice,
@@ -41,7 +32,7 @@ function Redeem() {
   const role = me.memberships.find((m) => m.org_id === org_id)?.role;
   const [code, setCode] = useState('');
   const redeem = useAction(async () => {
-    const result = await api<Redemption>('POST', '/v1/sponsors/redeem', { body: { org_id, code: code.trim() }, idempotent: true });
+    const result = await client.POST('/v1/sponsors/redeem', { body: { org_id, code: code.trim() }, idempotencyKey: newOperationKey() }).then(unwrap);
     setCode('');
     balanceChanged();
     return result;
@@ -95,22 +86,24 @@ function NewProgram({ institutions, onCreated }: { institutions: Institution[]; 
   const [requiresApproval, setRequiresApproval] = useState(true);
   const [cohort, setCohort] = useState('10');
   const create = useAction(async () => {
-    const program = await api<Program>('POST', '/v1/sponsors/programs', {
-      body: {
-        sponsor_id,
-        name,
-        ends_at: ends ? new Date(ends).toISOString() : '',
-        per_recipient_cap: Number(cap),
-        max_recipients: Number(recipients),
-        eligible_email_domains: domains
-          .split(/[\s,]+/)
-          .map((d) => d.trim())
-          .filter(Boolean),
-        requires_approval: requiresApproval,
-        report_min_cohort: Number(cohort),
-      },
-      idempotent: true,
-    });
+    const program = await client
+      .POST('/v1/sponsors/programs', {
+        body: {
+          sponsor_id,
+          name,
+          ends_at: ends ? new Date(ends).toISOString() : '',
+          per_recipient_cap: Number(cap),
+          max_recipients: Number(recipients),
+          eligible_email_domains: domains
+            .split(/[\s,]+/)
+            .map((d) => d.trim())
+            .filter(Boolean),
+          requires_approval: requiresApproval,
+          report_min_cohort: Number(cohort),
+        },
+        idempotencyKey: newOperationKey(),
+      })
+      .then(unwrap);
     onCreated(program);
   });
   return (
@@ -147,9 +140,9 @@ function NewProgram({ institutions, onCreated }: { institutions: Institution[]; 
 }
 
 export function SponsorPage() {
-  const institutions = useLoad(() => api<{ data: Institution[] }>('GET', '/v1/sponsors/institutions'), []);
+  const institutions = useLoad(() => client.GET('/v1/sponsors/institutions').then(unwrap), []);
   const [offset, setOffset] = useState(0);
-  const programs = useLoad(() => api<Page<Program>>('GET', '/v1/sponsors/programs', { query: { offset, limit: PROGRAMS_PAGE_LIMIT } }), [offset]);
+  const programs = useLoad(() => client.GET('/v1/sponsors/programs', { query: { offset, limit: PROGRAMS_PAGE_LIMIT } }).then(unwrap), [offset]);
   const administered = institutions.value?.data ?? [];
   return (
     <>
@@ -197,7 +190,7 @@ export function SponsorPage() {
 }
 
 function Report({ program_id }: { program_id: string }) {
-  const report = useLoad(() => api<ProgramReport>('GET', `/v1/sponsors/programs/${program_id}/report`), [program_id]);
+  const report = useLoad(() => client.GET('/v1/sponsors/programs/{program_id}/report', { path: { program_id } }).then(unwrap), [program_id]);
   const r = report.value;
   return (
     <section aria-labelledby="report-heading">
@@ -253,7 +246,11 @@ function Report({ program_id }: { program_id: string }) {
 /** The program's settings as created, and the transitions it still allows (draft → active → closed). */
 function Configuration({ p, onChanged }: { p: Program; onChanged(program: Program): void }) {
   const setStatus = useAction(async (status: 'active' | 'closed') => {
-    onChanged(await api<Program>('POST', `/v1/sponsors/programs/${p.id}/status`, { body: { status }, idempotent: true }));
+    onChanged(
+      await client
+        .POST('/v1/sponsors/programs/{program_id}/status', { path: { program_id: p.id }, body: { status }, idempotencyKey: newOperationKey() })
+        .then(unwrap),
+    );
   });
   return (
     <section aria-labelledby="program-heading">
@@ -302,7 +299,7 @@ function Configuration({ p, onChanged }: { p: Program; onChanged(program: Progra
 }
 
 function FundPool({ program_id }: { program_id: string }) {
-  const packs = useLoad(() => api<Packs>('GET', '/v1/billing/packs'), []);
+  const packs = useLoad(() => client.GET('/v1/billing/packs').then(unwrap), []);
   const checkout = useCheckout({ program_id });
   return (
     <section aria-labelledby="fund-heading">
@@ -336,10 +333,13 @@ function DecideEnrollment({ program_id }: { program_id: string }) {
   const [org_id, setOrgId] = useState('');
   const [note, setNote] = useState('');
   const decide = useAction(async (approve: boolean) => {
-    const enrollment = await api<MemberDecision>('POST', `/v1/sponsors/programs/${program_id}/members/decide`, {
-      body: { org_id: org_id.trim(), approve, ...(note.trim() ? { note: note.trim() } : {}) },
-      idempotent: true,
-    });
+    const enrollment = await client
+      .POST('/v1/sponsors/programs/{program_id}/members/decide', {
+        path: { program_id },
+        body: { org_id: org_id.trim(), approve, ...(note.trim() ? { note: note.trim() } : {}) },
+        idempotencyKey: newOperationKey(),
+      })
+      .then(unwrap);
     setOrgId('');
     setNote('');
     return enrollment;
@@ -379,10 +379,13 @@ function AllocateCredits({ program_id }: { program_id: string }) {
   const [org_id, setOrgId] = useState('');
   const [credits, setCredits] = useState('');
   const allocate = useAction(async () => {
-    const allocation = await api<Allocation>('POST', `/v1/sponsors/programs/${program_id}/allocate`, {
-      body: { org_id: org_id.trim(), credits: Number(credits) },
-      idempotent: true,
-    });
+    const allocation = await client
+      .POST('/v1/sponsors/programs/{program_id}/allocate', {
+        path: { program_id },
+        body: { org_id: org_id.trim(), credits: Number(credits) },
+        idempotencyKey: newOperationKey(),
+      })
+      .then(unwrap);
     setCredits('');
     return allocation;
   });
@@ -418,7 +421,7 @@ function AllocateCredits({ program_id }: { program_id: string }) {
 
 export function ProgramPage({ program_id }: { program_id: string }) {
   const { features } = useSession();
-  const program = useLoad(() => api<Program>('GET', `/v1/sponsors/programs/${program_id}`), [program_id]);
+  const program = useLoad(() => client.GET('/v1/sponsors/programs/{program_id}', { path: { program_id } }).then(unwrap), [program_id]);
   const p = program.value;
   return (
     <>

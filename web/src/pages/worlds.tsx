@@ -6,7 +6,8 @@
 import type { JSONSchema7 } from 'json-schema';
 import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
-import { type Estimate, type Run, type WorldRevision, type WorldValidation, api } from '../api.ts';
+import { client, newOperationKey, unwrap, unwrapAs } from '../client.ts';
+import type { Estimate } from '../types.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { Action, Link, formatDate, navigate, useAction, useLoad, useLocation } from '../ui.tsx';
 import { type Selection, WorldDiagram } from '../world/diagram.tsx';
@@ -240,7 +241,9 @@ function useWorldSchema(wanted: boolean): JSONSchema7 | null {
   const [schema, setSchema] = useState<JSONSchema7 | null>(null);
   useEffect(() => {
     if (!wanted || schema) return;
-    void api<JSONSchema7>('GET', '/v1/schemas/WorldSpec')
+    void client
+      .GET('/v1/schemas/{name}', { path: { name: 'WorldSpec' } })
+      .then((r) => unwrapAs<JSONSchema7>(r))
       .then(setSchema)
       .catch(() => setSchema({}));
   }, [wanted, schema]);
@@ -270,7 +273,7 @@ function useWorldDraft(from: string | null) {
   };
   const source = useLoad(async () => {
     if (!from) return null;
-    const revision = await api<WorldRevision>('GET', `/v1/world-revisions/${from}`);
+    const revision = await client.GET('/v1/world-revisions/{world_revision_id}', { path: { world_revision_id: from } }).then(unwrap);
     if (isWorld(revision.world)) open(revision.world);
     return revision;
   }, [from]);
@@ -341,14 +344,14 @@ function WorldTabs({
 /** Check (the service's validation, problems shown in words) and save: saving checks first and saves only a valid world. */
 function CheckAndSave({ project_id, draft, world }: { project_id: string; draft: WorldDraft; world: World }) {
   const validate = async () => {
-    const result = await api<WorldValidation>('POST', '/v1/world-specs/validate', { body: JSON.parse(draft.text) });
+    const result = await client.POST('/v1/world-specs/validate', { body: JSON.parse(draft.text) }).then(unwrap);
     draft.setProblems(result.problems);
     return result.problems;
   };
   const check = useAction(validate);
   const save = useAction(async () => {
     if ((await validate()).length > 0) return;
-    const saved = await api<WorldRevision>('POST', `/v1/projects/${project_id}/worlds`, { body: JSON.parse(draft.text) });
+    const saved = await client.POST('/v1/projects/{project_id}/worlds', { path: { project_id }, body: JSON.parse(draft.text) }).then(unwrap);
     navigate(`/world-revisions/${saved.world_revision_id}`);
   });
   return (
@@ -550,11 +553,13 @@ function RunPanel({ world_revision_id }: { world_revision_id: string }) {
   const budgetNumber = /^\d+$/.test(budget.trim()) && Number(budget.trim()) >= 1 ? Number(budget.trim()) : null;
   const runEstimate = useAction(async () => {
     if (budgetNumber === null) return setTypo(true);
-    const result = await api<Estimate>('POST', '/v1/runs/estimate', { body: { world_revision_id, budget_limit_credits: budgetNumber } });
+    const result = await client.POST('/v1/runs/estimate', { body: { world_revision_id, budget_limit_credits: budgetNumber } }).then(unwrap);
     setEstimate({ estimate: result, budget: budgetNumber });
   });
   const start = useAction(async () => {
-    const run = await api<Run>('POST', '/v1/runs', { body: { world_revision_id, budget_limit_credits: estimate!.budget }, idempotent: true });
+    const run = await client
+      .POST('/v1/runs', { body: { world_revision_id, budget_limit_credits: estimate!.budget }, idempotencyKey: newOperationKey() })
+      .then(unwrap);
     navigate(`/runs/${run.run_id}`);
   });
   return (
@@ -595,7 +600,7 @@ function RunPanel({ world_revision_id }: { world_revision_id: string }) {
 }
 
 export function WorldRevisionPage({ world_revision_id }: { world_revision_id: string }) {
-  const revision = useLoad(() => api<WorldRevision>('GET', `/v1/world-revisions/${world_revision_id}`), [world_revision_id]);
+  const revision = useLoad(() => client.GET('/v1/world-revisions/{world_revision_id}', { path: { world_revision_id } }).then(unwrap), [world_revision_id]);
   const w = revision.value;
   const world = w && isWorld(w.world) ? w.world : null;
   return (

@@ -9,7 +9,8 @@ import { EditorView, basicSetup } from 'codemirror';
 import { getJsonPointers, jsonCompletion, stateExtensions } from 'codemirror-json-schema';
 import type { JSONSchema7 } from 'json-schema';
 import { useEffect, useRef } from 'react';
-import { type WorldValidation, api } from '../api.ts';
+import { client, unwrap } from '../client.ts';
+import type { WorldValidation } from '../types.ts';
 import { type World, placeInWords, problemText } from './model.ts';
 
 export type Problem = WorldValidation['problems'][number];
@@ -39,13 +40,13 @@ function serviceLinter(onProblems: (problems: Problem[] | null) => void) {
         onProblems(null);
         return syntaxProblems.map((d) => ({ ...d, message: `This is not valid JSON here: ${d.message}` }));
       }
-      let world: unknown;
+      let world: Record<string, unknown>;
       try {
         world = JSON.parse(view.state.doc.toString());
       } catch {
         return [];
       }
-      const result = await api<WorldValidation>('POST', '/v1/world-specs/validate', { body: world });
+      const result = await client.POST('/v1/world-specs/validate', { body: world }).then(unwrap);
       onProblems(result.problems);
       return result.problems.map((problem): Diagnostic => {
         const range = rangeOfPointer(view.state, problem.pointer);

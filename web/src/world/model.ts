@@ -2,8 +2,8 @@
 // units, the pathway as a graph (arrivals → steps → exits, resources on the steps) and each JSON pointer of a
 // problem as a place in words. The app has no generated type for the world (the API publishes its JSON Schema), so
 // the shape is kept loosely here: the validator on the server is the judge.
-import { problemSentence } from '../../../domain/simulation/problemWords.ts';
-import { stillWaitingSays } from '../../../domain/simulation/words.ts';
+import { problemSentence } from '../../../clients/sdk/src/words/index.ts';
+import { stillWaitingSays } from '../../../clients/sdk/src/words/index.ts';
 import {
   RATE_WORDS,
   type RateUnit,
@@ -394,7 +394,7 @@ export function plainText(message: string, world: World | null = null): string {
 
 /**
  * A model problem as a person reads it: the step (or other part) by its name and what to change in words, from the
- * checker's own sentences (domain/simulation/problemWords.ts); a message it does not know keeps its place and is read
+ * checker's own sentences (clients/sdk/src/words/problemWords.ts); a message it does not know keeps its place and is read
  * as words. The pointer and the message as sent stay in the technical details.
  */
 export function problemText(world: World | null, problem: { pointer?: string; message: string }): string {

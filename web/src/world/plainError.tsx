@@ -1,7 +1,7 @@
 // An error on the world and run screens, in words: the app's own sentence for the common codes, otherwise the
 // envelope's message read as words (no field names, pointers or API paths); the code, the request id and the raw
 // message go in the technical details, for support.
-import { ApiError } from '../api.ts';
+import { envelopeOf } from '../client.ts';
 import { TechnicalDetails } from '../technical.tsx';
 import { AddCreditsWay, addCreditsOf } from '../ui.tsx';
 import { type World, plainText, problemText } from './model.ts';
@@ -21,13 +21,14 @@ const SENTENCES: Record<string, string> = {
 type Detail = { path?: string; pointer?: string; message: string };
 
 export function errorSentence(error: unknown, world: World | null = null): string {
-  if (error instanceof ApiError) return SENTENCES[error.envelope.code] ?? plainText(error.envelope.message, world);
+  const envelope = envelopeOf(error);
+  if (envelope) return SENTENCES[envelope.code] ?? plainText(envelope.message, world);
   return plainText(error instanceof Error ? error.message : String(error), world);
 }
 
 export function PlainError({ error, world = null, lead }: { error: unknown; world?: World | null; lead?: string }) {
   if (!error) return null;
-  const envelope = error instanceof ApiError ? error.envelope : null;
+  const envelope = envelopeOf(error);
   const details: Detail[] = envelope && Array.isArray(envelope.details) ? (envelope.details as Detail[]) : [];
   const advice = addCreditsOf(envelope);
   return (

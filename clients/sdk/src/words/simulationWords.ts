@@ -1,4 +1,4 @@
-// Small words shared by the service and the app: a 95% interval of a quantity that cannot be negative kept at or above 0,
+// Small words shared by the service and the app (through the SDK): a 95% interval of a quantity that cannot be negative kept at or above 0,
 // a JSON pointer as a place, a setting's value. A run's measured values in their units are in resultWords.ts. The
 // machine values (`unit`, `interval_95`, a finding's `numbers`) keep their codes and their computed figures. Pure.
 

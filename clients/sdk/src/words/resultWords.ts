@@ -2,8 +2,8 @@
 // in its natural unit (a share of people as a percentage, a count per repetition, a time in minutes, hours or days as
 // fits), one sentence per comparison saying what it means in the model and how sure it is, totals with what they total
 // over, and the event trace's moments as clock times. Model language only: it describes the model, never advises. Pure.
-import { inSentence } from '../sentences.ts';
-import { FEW_REPETITIONS_NOTE, shownInterval } from './words.ts';
+import { inSentence } from './sentences.ts';
+import { FEW_REPETITIONS_NOTE, shownInterval } from './simulationWords.ts';
 
 /** The parts of a measure the words read (a WorldSpec measure, or the app's looser copy of one). */
 export type MeasureForWords = { id: string; label?: string; kind: string; unit: string };

@@ -1,9 +1,9 @@
 // A failed or canceled step in the app's own words: the sentence a person reads for a job's recorded failure
 // ({code, message}); the code and the raw message are for the "Technical details" disclosure. Shared by the server
-// (the message a review records when the literature service stays away) and the web app (runtime/webBuild.ts watches
-// this file). No sentence here promises a retry: by the time a failure is recorded, none will come.
-// The codes are written out (not imported from ai/call.ts and review/literature.ts) so the web app's bundle stays free
-// of their schemas; a unit test checks every typed failure of those modules has its sentence here.
+// (the message a review records when the literature service stays away) and the web app, through the SDK. No sentence
+// here promises a retry: by the time a failure is recorded, none will come.
+// The codes are written out (not imported from the service's domain/ai/call.ts and domain/review/literature.ts): the
+// SDK imports nothing of the service; a unit test checks every typed failure of those modules has its sentence here.
 
 export const LITERATURE_UNREACHABLE_SENTENCE = "The literature service can't be reached from this server. Nothing was charged.";
 

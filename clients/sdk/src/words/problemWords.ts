@@ -2,7 +2,7 @@
 // settings named, never a field name ("renege_to needs renege_after" → "patients who give up waiting need a maximum
 // wait or a patience time"). The problem itself keeps its pointer and message for developers (the API's `details`,
 // the validate endpoint); this is the sentence people read, in the app and in an authoring session's next steps.
-// Pure and free of imports: the web app reads it too.
+// Pure and free of imports: the service and the web app read it from the SDK.
 
 /** Names a thing of the model by the words people know it by (a step's label, a setting's description). */
 export type NameOf = (kind: 'step' | 'resource' | 'setting' | 'measure' | 'variant' | 'arrival' | 'attribute', id: string) => string;
