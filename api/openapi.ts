@@ -3,6 +3,7 @@ import type { TSchema } from 'typebox';
 import { ERROR_STATUS } from '../domain/errors.ts';
 import { Checkpoint } from '../domain/contracts/checkpoint.ts';
 import { ErrorEnvelope } from '../domain/contracts/common.ts';
+import { JobFailure } from '../domain/contracts/jobFailure.ts';
 import type { RouteDef } from './registry.ts';
 
 export const API_VERSION = '1.0.0-beta';
@@ -13,7 +14,10 @@ export const CHANGELOG = 'CHANGELOG.md';
  * Shapes the document names once under `components.schemas` and references with `$ref` wherever an operation embeds
  * them (found by identity: the contract object itself), so generated clients declare each one type, not a copy per use.
  */
-const COMPONENTS: ReadonlyArray<readonly [name: string, schema: TSchema]> = [['Checkpoint', Checkpoint]];
+const COMPONENTS: ReadonlyArray<readonly [name: string, schema: TSchema]> = [
+  ['Checkpoint', Checkpoint],
+  ['JobFailure', JobFailure],
+];
 const component_name = new Map<unknown, string>(COMPONENTS.map(([name, schema]) => [schema, name]));
 
 /** TypeBox's `Type.Record(Type.String(), T)` spells "any key" as this pattern. */

@@ -16,10 +16,19 @@ import {
   authoringDraftSystem,
 } from '../domain/authoring/register.ts';
 import type { AnswersInput, ApproveInput, ApproveResult, AuthoringSessionInput, AuthoringState, ReviseInput, StepResult } from '../domain/authoring/session.ts';
-import { authoringStepTransferBase, JOB_CREDITS, type JobFailure, STEP_BUSY, type StepDeadline, UPDATE_REQUEST_EXPIRED } from '../domain/jobs.ts';
+import {
+  authoringStepTransferBase,
+  JOB_CREDITS,
+  jobFailureCode,
+  STEP_BUSY,
+  type StepDeadline,
+  type TypedFailure,
+  typedFailureOf,
+  UPDATE_REQUEST_EXPIRED,
+} from '../domain/jobs.ts';
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
-import { fail, failureOf } from './common.ts';
+import { fail } from './common.ts';
 import { meteredWork } from './credits.ts';
 
 const { loadAuthoringSession, markAuthoringDrafting, approveAuthoringSession, endAuthoringSession } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
@@ -37,8 +46,11 @@ export class AuthoringSession {
   readonly state: AuthoringState;
   readonly queue: Step[] = [];
   world_revision_id: string | null = null;
-  /** Set when a step could not go on: the waiting Update fails with it and the session ends failed. */
-  failure: JobFailure | null = null;
+  /**
+   * Set when a step could not go on: the waiting Update fails with this typed cause (a missing key stays the request's
+   * 422) and the session ends failed with its job code (domain/jobs.ts: jobFailureCode).
+   */
+  failure: TypedFailure | null = null;
   steps_this_run = 0;
 
   private constructor(state: AuthoringState) {
@@ -118,7 +130,7 @@ export class AuthoringSession {
     this.state.status = 'drafting'; // later validators see the session busy
     this.queue.push({ ...step, id });
     await condition(() => this.state.done_step_id >= id || this.failure !== null);
-    if (this.failure) fail(this.failure.code, this.failure.message);
+    if (this.failure) fail(this.failure.type, this.failure.message);
     return { checkpoint: this.state.checkpoint };
   }
 
@@ -146,12 +158,16 @@ export class AuthoringSession {
 
   /** Ends the session failed with the innermost cause; the credit saga has already released what the step reserved. */
   async end(error: unknown): Promise<void> {
-    this.failure = failureOf(error, 'the authoring step failed inside the service; nothing was charged for it; start a new session');
-    await endAuthoringSession({ session_id: this.state.start.session_id, status: 'failed', error: this.failure });
+    this.failure = typedFailureOf(error) ?? {
+      type: 'INTERNAL',
+      message: 'the authoring step failed inside the service; nothing was charged for it; start a new session',
+    };
+    const failure = { code: jobFailureCode(this.failure.type), message: this.failure.message };
+    await endAuthoringSession({ session_id: this.state.start.session_id, status: 'failed', failure });
   }
 
   async expire(): Promise<void> {
-    await endAuthoringSession({ session_id: this.state.start.session_id, status: 'expired', error: null });
+    await endAuthoringSession({ session_id: this.state.start.session_id, status: 'expired', failure: null });
   }
 
   private applyValues(step: Step, at: number): Record<string, SlotValue> {

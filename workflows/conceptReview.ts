@@ -31,7 +31,7 @@ export type ConceptReviewWorkflowResult = { status: 'succeeded' | 'failed' | 'ca
 /** The failure the review row records; a Europe PMC outage past its retries is named for what it is. */
 function reviewFailure(error: unknown): JobFailure {
   const failure = failureOf(error, 'the review failed inside the service; nothing was charged; start a new review');
-  if (failure.code !== 'LiteratureUnavailable') return failure;
+  if (failure.code !== 'LITERATURE_UNAVAILABLE') return failure;
   return {
     code: 'LITERATURE_UNAVAILABLE',
     message: `${LITERATURE_UNREACHABLE_SENTENCE} Start a new review when it is back. Last of ${LITERATURE_ATTEMPTS_MAX} attempts: ${failure.message}`,

@@ -4,7 +4,11 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../domain/errors.ts';
-import { jobFailureOf, STEP_BUSY } from '../../domain/jobs.ts';
+import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from '../../domain/ai/call.ts';
+import { JobFailure } from '../../domain/contracts/jobFailure.ts';
+import { LITERATURE_FAILURE_TYPES } from '../../domain/review/literature.ts';
+import { jobFailureCode, jobFailureFromStored, jobFailureOf, STEP_BUSY, TYPED_FAILURE_TYPES, typedFailureOf } from '../../domain/jobs.ts';
+import { Value } from 'typebox/value';
 import { JOB_ID_PREFIXES, JOB_KINDS, JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, MAINTENANCE_WORKFLOW_TYPE, jobWorkflowId } from '../../domain/jobs.ts';
 import { searchAttributeFlags } from '../../runtime/temporal.ts';
 import * as productionWorkflows from '../../workflows/index.ts';
@@ -48,11 +52,10 @@ describe('the one cause-chain reader (jobFailureOf)', () => {
     expect(jobFailureOf(update)?.code).toBe('INSUFFICIENT_CREDITS');
   });
 
-  it('reads a refused step and a ServiceError by their typed code', () => {
-    expect(jobFailureOf(new WorkflowUpdateFailedError('refused', ApplicationFailure.create({ type: STEP_BUSY, message: 'the session is drafting' })))).toEqual({
-      code: STEP_BUSY,
-      message: 'the session is drafting',
-    });
+  it('reads a refused step by its typed failure, and records it under the API code', () => {
+    const refused = new WorkflowUpdateFailedError('refused', ApplicationFailure.create({ type: STEP_BUSY, message: 'the session is drafting' }));
+    expect(typedFailureOf(refused)).toEqual({ type: STEP_BUSY, message: 'the session is drafting' });
+    expect(jobFailureOf(refused)).toEqual({ code: 'CONFLICT', message: 'the session is drafting' });
     expect(jobFailureOf(new ServiceError('PROVIDER_NOT_CONFIGURED', 'no model'))).toEqual({ code: 'PROVIDER_NOT_CONFIGURED', message: 'no model' });
   });
 
@@ -67,5 +70,32 @@ describe('the one cause-chain reader (jobFailureOf)', () => {
     );
     expect(jobFailureOf(wrapped)).toBeNull();
     expect(jobFailureOf(new Error('boom'))).toBeNull();
+  });
+});
+
+describe('the job failure codes (one mapping from a thrown failure to the code a job records)', () => {
+  it('maps every typed failure to a code the JobFailure contract accepts', () => {
+    for (const type of TYPED_FAILURE_TYPES) expect(Value.Check(JobFailure, { code: jobFailureCode(type), message: type }), type).toBe(true);
+  });
+
+  it('keeps a key the provider refused apart from a provider that could not be reached or was busy', () => {
+    expect(jobFailureCode(AI_FAILURE_TYPES.auth_rejected)).toBe('PROVIDER_KEY_REJECTED');
+    expect(jobFailureCode(AI_CALL_FAILURE_TYPES.key_missing)).toBe('PROVIDER_KEY_REJECTED');
+    expect(jobFailureCode(AI_CALL_FAILURE_TYPES.key_undecryptable)).toBe('PROVIDER_KEY_REJECTED');
+    expect(jobFailureCode(AI_FAILURE_TYPES.unavailable)).toBe('PROVIDER_ERROR');
+    expect(jobFailureCode(AI_CALL_FAILURE_TYPES.call_failed)).toBe('PROVIDER_ERROR');
+    expect(jobFailureCode(AI_FAILURE_TYPES.not_configured)).toBe('PROVIDER_NOT_CONFIGURED');
+    expect(jobFailureCode(LITERATURE_FAILURE_TYPES.unavailable)).toBe('LITERATURE_UNAVAILABLE');
+  });
+
+  it('reads a failure an older release stored under its thrown type as the API code, and an unknown code as INTERNAL', () => {
+    expect(jobFailureFromStored({ code: 'ProviderUnavailable', message: 'no answer' })).toEqual({ code: 'PROVIDER_ERROR', message: 'no answer' });
+    expect(jobFailureFromStored({ code: 'CANCELED', message: 'stopped' })).toEqual({ code: 'CANCELED', message: 'stopped' });
+    expect(jobFailureFromStored({ code: 'TypeError', message: 'x' })).toEqual({ code: 'INTERNAL', message: 'x' });
+    expect(jobFailureFromStored(null)).toBeNull();
+  });
+
+  it('refuses a code outside the list in the contract', () => {
+    expect(Value.Check(JobFailure, { code: 'ProviderUnavailable', message: 'x' })).toBe(false);
   });
 });
