@@ -1,6 +1,7 @@
 // OpenAPI 3.1, generated from the TypeBox schemas of every registered route.
 import type { TSchema } from 'typebox';
 import { ERROR_STATUS } from '../domain/errors.ts';
+import { JOB_LIFECYCLES } from '../domain/jobs.ts';
 import { Checkpoint } from '../domain/contracts/checkpoint.ts';
 import { ErrorEnvelope } from '../domain/contracts/common.ts';
 import { JobFailure } from '../domain/contracts/jobFailure.ts';
@@ -125,5 +126,8 @@ export function buildOpenApi(routes: RouteDef[], server_url: string | null): Rec
       },
     },
     'x-error-codes': ERROR_STATUS,
+    // Per job kind, the statuses after which it never changes: a client stops polling there (clients:generate turns
+    // this into the SDK's ENDED_STATUSES and the Python client's). The failure codes are the JobFailure component's.
+    'x-job-ended-statuses': Object.fromEntries(Object.entries(JOB_LIFECYCLES).map(([kind, lifecycle]) => [kind, lifecycle.ended])),
   };
 }

@@ -1,5 +1,6 @@
 // The jobs named in one place (domain/jobs.ts) match what the production worker registers and what the dev server is
 // told to index; test-only workflows stay out of the production bundle.
+import { readFileSync } from 'node:fs';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
@@ -97,5 +98,24 @@ describe('the job failure codes (one mapping from a thrown failure to the code a
 
   it('refuses a code outside the list in the contract', () => {
     expect(Value.Check(JobFailure, { code: 'ProviderUnavailable', message: 'x' })).toBe(false);
+  });
+});
+
+describe("the clients' job facts (generated from the served document)", () => {
+  it("give each job kind's ended statuses and the failure codes as the service has them", async () => {
+    const { ENDED_STATUSES, JOB_FAILURE_CODES: CLIENT_CODES, jobEnded } = await import('../../clients/sdk/src/index.ts');
+    const { JOB_LIFECYCLES, JOB_FAILURE_CODES } = await import('../../domain/jobs.ts');
+    for (const [kind, lifecycle] of Object.entries(JOB_LIFECYCLES)) expect(ENDED_STATUSES[kind as keyof typeof ENDED_STATUSES], kind).toEqual(lifecycle.ended);
+    expect(CLIENT_CODES).toEqual(JOB_FAILURE_CODES);
+    expect(jobEnded('run', 'timed_out')).toBe(true);
+    expect(jobEnded('authoring', 'waiting')).toBe(false);
+  });
+
+  it('gives the Python client the same facts', () => {
+    const python = readFileSync(new URL('../../clients/python/crucible/types_gen.py', import.meta.url), 'utf8');
+    const ended = JSON.parse(/^ENDED_STATUSES: Dict\[str, List\[str\]\] = (.*)$/m.exec(python)![1]!);
+    const codes = JSON.parse(/^JOB_FAILURE_CODES: List\[str\] = (.*)$/m.exec(python)![1]!);
+    expect(ended.review).toEqual(['succeeded', 'failed', 'canceled']);
+    expect(codes).toContain('PROVIDER_KEY_REJECTED');
   });
 });

@@ -40,6 +40,7 @@ import type {
   StartCheckoutResponses,
   ValidateWorldSpecResponses,
 } from '../../clients/sdk/src/generated/types.gen.ts';
+import { ENDED_STATUSES } from '../../clients/sdk/src/generated/jobs.gen.ts';
 
 /** The error envelope every non-2xx answer carries. */
 export type Envelope = ErrorBody;
@@ -156,9 +157,9 @@ export type LowBaseHigh = CostReport['variants'][number]['total'];
 export type Comparison = CompareRunResponses[200];
 export type MetricComparison = Comparison['metrics'][number];
 
-export const TERMINAL_REVIEW = ['succeeded', 'failed', 'canceled'];
-export const TERMINAL_DRAFT = ['succeeded', 'failed', 'canceled'];
-export const TERMINAL_RUN = ['succeeded', 'timed_out', 'canceled', 'failed'];
+export const TERMINAL_REVIEW: readonly string[] = ENDED_STATUSES.review;
+export const TERMINAL_DRAFT: readonly string[] = ENDED_STATUSES.intake_draft;
+export const TERMINAL_RUN: readonly string[] = ENDED_STATUSES.run;
 
 export type AuthoringSession = GetAuthoringSessionResponses[200];
 export type Checkpoint = NonNullable<AuthoringSession['checkpoint']>;

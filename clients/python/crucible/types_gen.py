@@ -162,3 +162,10 @@ StripeWebhookResponse = TypedDict("StripeWebhookResponse", {"received": bool, "i
 __all__.append("StripeWebhookResponse")
 ValidateWorldSpecResponse = TypedDict("ValidateWorldSpecResponse", {"valid": bool, "problems": List[Dict[str, Any]], "problems_not_listed": int}, total=False)
 __all__.append("ValidateWorldSpecResponse")
+
+# Per job kind, the statuses after which it never changes (the document's x-job-ended-statuses): stop polling there.
+ENDED_STATUSES: Dict[str, List[str]] = {"run":["succeeded","timed_out","canceled","failed"],"review":["succeeded","failed","canceled"],"intake_draft":["succeeded","failed","canceled"],"authoring":["approved","expired","failed"]}
+__all__.append('ENDED_STATUSES')
+# Every code a job's failure.code carries (the JobFailure schema).
+JOB_FAILURE_CODES: List[str] = ["UNAUTHENTICATED","FORBIDDEN","NOT_FOUND","METHOD_NOT_ALLOWED","VALIDATION_FAILED","WORLD_LIMIT_EXCEEDED","CONFLICT","APPROVAL_REQUIRED","QUOTA_EXCEEDED","IDEMPOTENCY_KEY_REUSED","IDEMPOTENCY_KEY_IN_USE","INSUFFICIENT_CREDITS","PAYLOAD_TOO_LARGE","REQUEST_TIMEOUT","RATE_LIMITED","SPONSOR_NOT_CONFIGURED","BILLING_NOT_CONFIGURED","PROVIDER_NOT_CONFIGURED","PAYMENT_PROVIDER_ERROR","PROVIDER_ERROR","TEMPORARILY_UNAVAILABLE","INTERNAL","CANCELED","PROVIDER_KEY_REJECTED","LITERATURE_UNAVAILABLE"]
+__all__.append('JOB_FAILURE_CODES')

@@ -5,6 +5,7 @@ import type { Operations } from './generated/operations.gen.ts';
 export type * from './generated/types.gen.ts';
 export type { Operations } from './generated/operations.gen.ts';
 export { BUNDLED } from './generated/resources.gen.ts';
+export { ENDED_STATUSES, JOB_FAILURE_CODES, JOB_KINDS, type JobKind, jobEnded } from './generated/jobs.gen.ts';
 
 export const SDK_VERSION = '0.1.0';
 

@@ -93,6 +93,7 @@ function draft(intake: Command, context: CommandContext): void {
       const id = draft.id;
       draft = await waitToEnd(
         context,
+        'intake_draft',
         `intake draft ${id}`,
         (poll) => client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: id }, ...poll }),
         (d) => d.status,

@@ -35,7 +35,7 @@ export function registerReviews(program: Command, context: CommandContext): void
   waitOptions(review.command('show <review_id>'), 'wait for it to end').action(async (id: string, o: Any) => {
     const client = context.client();
     const read = (poll: Poll) => readReview(client, id, poll);
-    const value = o.wait ? await waitToEnd(context, `review ${id}`, read, (r) => r.status, o.timeout) : unwrapAs<Any>(await read({}));
+    const value = o.wait ? await waitToEnd(context, 'review', `review ${id}`, read, (r) => r.status, o.timeout) : unwrapAs<Any>(await read({}));
     context.out().result(value, () => showReview(value));
   });
   review.command('cancel <review_id>').action(async (review_id: string) => {
@@ -92,6 +92,7 @@ function start(review: Command, context: CommandContext): void {
       const id = started.id;
       started = await waitToEnd(
         context,
+        'review',
         `review ${id}`,
         (poll) => readReview(client, id, poll),
         (r) => r.status,

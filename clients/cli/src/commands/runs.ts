@@ -95,6 +95,7 @@ function create(runs: Command, context: CommandContext): void {
       const run_id = created.run_id;
       created = await waitToEnd(
         context,
+        'run',
         `run ${run_id}`,
         (poll) => client.GET('/v1/runs/{run_id}', { path: { run_id }, ...poll }),
         (r) => `${r.status} ${r.replications_completed ?? 0}/${r.replications_requested ?? '?'} replications`,

@@ -1,7 +1,7 @@
 // Authoring sessions (beta): exit 4 while a session waits for answers or approval (spec: Versioning).
 import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
-import { unwrapAs } from '../../../sdk/src/index.ts';
+import { jobEnded, unwrapAs } from '../../../sdk/src/index.ts';
 import { EXIT, openQuestions, sessionExitCode, UsageError } from '../exit.ts';
 import { fields, table } from '../output.ts';
 import { type Any, type CommandContext, integer, type Poll, readJsonFile, untyped, wait_max_seconds_default, waitFor } from './context.ts';
@@ -131,7 +131,8 @@ function start(sessions: Command, context: CommandContext): void {
           read,
           (v) => v.status,
           o.timeout,
-          (v) => v.status !== 'drafting',
+          // A session stops for a person while it waits for answers, as well as when it ended.
+          (v) => v.status === 'waiting' || jobEnded('authoring', v.status),
         );
       }
       reportSession(context, session);
