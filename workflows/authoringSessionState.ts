@@ -29,7 +29,7 @@ import {
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
 import { fail } from './common.ts';
-import { meteredWork } from './credits.ts';
+import { meteredWork, recordOutcome } from './credits.ts';
 
 const { loadAuthoringSession, markAuthoringDrafting, approveAuthoringSession, endAuthoringSession } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
 const { writeAuthoringCheckpoint } = proxyActivities<Activities>(ACTIVITY_PROFILES.checkpoint);
@@ -156,8 +156,12 @@ export class AuthoringSession {
     return this.queue.length === 0 && (this.steps_this_run >= (this.state.start.steps_per_run_max ?? AUTHORING_STEPS_PER_RUN_MAX) || suggested);
   }
 
-  /** Ends the session failed with the innermost cause; the credit saga has already released what the step reserved. */
+  /**
+   * Ends the session failed with the innermost cause, once (the AI step's closing step may have recorded it already);
+   * the credit saga has already released what the step reserved.
+   */
   async end(error: unknown): Promise<void> {
+    if (this.failure) return;
     this.failure = typedFailureOf(error) ?? {
       type: 'INTERNAL',
       message: 'the authoring step failed inside the service; nothing was charged for it; start a new session',
@@ -285,8 +289,16 @@ export class AuthoringSession {
         return result.object as AuthoringDraft;
       },
     );
-    // The saga settled (or released) already; a failed or canceled AI step ends the step.
-    if (metered.status !== 'succeeded') throw metered.error;
-    return metered.value;
+    // The closing step every job shares (workflows/credits.ts): the saga settled or released already. A canceled step
+    // rethrows its cancellation; a failed one ends the session failed (the same activity, at the same point in the
+    // history, as the workflow's own catch recorded it before) and fails the step.
+    return recordOutcome(metered, {
+      succeeded: async (draft) => draft,
+      canceled: async () => undefined,
+      failed: async (error) => {
+        await this.end(error);
+        throw error;
+      },
+    });
   }
 }
