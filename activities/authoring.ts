@@ -1,6 +1,7 @@
 // Authoring session activities (spec: Authoring sessions (beta)): load what a session starts from, validate and smoke-run a
 // candidate world and store the checkpoint (GET reads it), approve into a world revision, end a session. Each is safe to
 // retry: a checkpoint is stored once per number, and approving a session that already has its revision returns it.
+import type { JobFailure } from '../domain/contracts/jobFailure.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AuthoringStart } from '../domain/authoring/session.ts';
 import { JOB_CREDITS, meteredTransferIds } from '../domain/jobs.ts';
@@ -173,11 +174,17 @@ async function markAuthoringDrafting({ db }: ActivityDeps, input: { session_id: 
 
 async function endAuthoringSession(
   { db }: ActivityDeps,
-  input: { session_id: string; status: 'expired' | 'failed'; error: { code: string; message: string } | null },
+  input: {
+    session_id: string;
+    status: 'expired' | 'failed';
+    failure: JobFailure | null;
+    /** `error`: the same value under its name before this release, from a step scheduled by it. */
+    error?: JobFailure | null;
+  },
 ): Promise<void> {
   // A first step's reservation the session never used (it ended before that AI step) is voided with the end.
   await db.transaction(async (tx) => {
-    await setSessionStatus(tx, input.session_id, input.status, input.error);
+    await setSessionStatus(tx, input.session_id, input.status, input.failure ?? input.error ?? null);
     await voidUnusedJobCredits(tx, 'authoring', input.session_id);
   });
 }

@@ -5,14 +5,15 @@ import type { IntakeSpec } from '../domain/contracts/intakeSpec.ts';
 import { checkCitations, citationLookupFrom, relocateCitations } from '../domain/intake/citations.ts';
 import { keepStatedNumbers } from '../domain/intake/statedNumbers.ts';
 import { INTAKE_DRAFT_PROMPT, type DraftSource } from '../domain/prompts/intakeDraft.ts';
-import { type DraftError, type DraftStatus, type DraftUsage, markDraftEnded, markDraftStarted, markDraftSucceeded } from '../store/intake/drafts.ts';
+import type { JobFailure } from '../domain/contracts/jobFailure.ts';
+import { type DraftStatus, type DraftUsage, markDraftEnded, markDraftStarted, markDraftSucceeded } from '../store/intake/drafts.ts';
 import { citedSources, processedSourceLines } from '../store/intake/sources.ts';
 import { citedSourceIds } from '../domain/contracts/intakeSpec.ts';
 import { invariant } from '../domain/errors.ts';
 import { notFound } from '../store/db.ts';
 import type { ActivityDeps } from './deps.ts';
 
-export type { DraftError, DraftUsage };
+export type { DraftUsage };
 // The worker process needs the IntakeSpec AI schema and the offline drafter registered before callModel runs.
 import '../domain/intake/register.ts';
 import type { HostedAiProvider } from '../domain/ai/providers.ts';
@@ -137,8 +138,16 @@ export function intakeActivities(deps: ActivityDeps) {
     },
 
     /** queued/drafting → failed or canceled; a no-op on a draft that already ended. */
-    async endIntakeDraft(input: { draft_id: string; status: 'failed' | 'canceled'; error: DraftError | null; usage: DraftUsage | null }): Promise<void> {
-      await db.transaction((tx) => markDraftEnded(tx, { id: input.draft_id, status: input.status, error: input.error, usage: input.usage }));
+    async endIntakeDraft(input: {
+      draft_id: string;
+      status: 'failed' | 'canceled';
+      failure: JobFailure | null;
+      /** `error`: the same value under its name before this release, from a step scheduled by it. */
+      error?: JobFailure | null;
+      usage: DraftUsage | null;
+    }): Promise<void> {
+      const failure = input.failure ?? input.error ?? null;
+      await db.transaction((tx) => markDraftEnded(tx, { id: input.draft_id, status: input.status, failure, usage: input.usage }));
     },
   };
 }

@@ -2,6 +2,7 @@
 // open-access text, the drafting and judging requests built from stored data, and the verified ConceptReview stored.
 // AI calls themselves go through the callModel activity (activities/aiCall.ts), called by the workflow. Each activity
 // is safe to retry: the record set is replaced as a whole, state moves are guarded, the result is written once.
+import type { JobFailure } from '../domain/contracts/jobFailure.ts';
 import type { ConceptReview } from '../domain/contracts/conceptReview.ts';
 import { invariant } from '../domain/errors.ts';
 import {
@@ -22,7 +23,7 @@ import { type Judgement, type ModelLabel, type PrecheckedClaim, assembleConceptR
 import { type Db, notFound } from '../store/db.ts';
 import { getIntakeRevision } from '../store/intake/revisions.ts';
 import { findPlan } from '../store/review/plans.ts';
-import { type ReviewFailure, type StoredRecord, findReview, moveReview, reviewRecords, storeReviewRecords } from '../store/review/reviews.ts';
+import { type StoredRecord, findReview, moveReview, reviewRecords, storeReviewRecords } from '../store/review/reviews.ts';
 import { type ActivityDeps, withDeps } from './deps.ts';
 import { fetchOpenAccessText, searchLiterature } from '../integrations/europepmc/client.ts';
 import type { HostedAiProvider } from '../domain/ai/providers.ts';
@@ -70,7 +71,7 @@ async function loadReviewContext({ db }: ActivityDeps, input: { review_id: strin
 /** Moves the review to a state; a finished review stays finished. Returns the state after the move. */
 async function markReview(
   { db }: ActivityDeps,
-  input: { review_id: string; status: ReviewState; failure?: ReviewFailure; credits_used?: number },
+  input: { review_id: string; status: ReviewState; failure?: JobFailure; credits_used?: number },
 ): Promise<{ status: ReviewState }> {
   const row = await db.transaction((tx) => moveReview(tx, input.review_id, input.status, { failure: input.failure, credits_used: input.credits_used }));
   return { status: row.status };

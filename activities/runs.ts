@@ -1,6 +1,7 @@
 // World-run activities: move the run row through its states and run the replications on the worker
 // pool. Each is safe to retry: the row changes are conditional on the prior state and a replication is stored once by
 // its (run, variant, replication) key, so a retried run activity continues where the last attempt's stored work ends.
+import type { JobFailure } from '../domain/contracts/jobFailure.ts';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import { replicationJobs } from '../domain/simulation/index.ts';
@@ -120,9 +121,16 @@ async function readRunUsage({ db }: ActivityDeps, input: { run_id: string }): Pr
 /** Ends the run after its credits settled; the status moves only from running, so canceled is never overwritten. */
 async function endRun(
   { db }: ActivityDeps,
-  input: { run_id: string; status: 'succeeded' | 'timed_out' | 'canceled' | 'failed'; credits_used: number; error?: { code: string; message: string } | null },
+  input: {
+    run_id: string;
+    status: 'succeeded' | 'timed_out' | 'canceled' | 'failed';
+    credits_used: number;
+    failure?: JobFailure | null;
+    /** `error`: the same value under its name before this release, from a step scheduled by it. */
+    error?: JobFailure | null;
+  },
 ): Promise<RunStatus> {
-  return finishRun(db, input);
+  return finishRun(db, { run_id: input.run_id, status: input.status, credits_used: input.credits_used, failure: input.failure ?? input.error ?? null });
 }
 
 export function runActivities(deps: ActivityDeps) {

@@ -1,8 +1,10 @@
 // OpenAPI 3.1, generated from the TypeBox schemas of every registered route.
 import type { TSchema } from 'typebox';
 import { ERROR_STATUS } from '../domain/errors.ts';
+import { JOB_LIFECYCLES } from '../domain/jobs.ts';
 import { Checkpoint } from '../domain/contracts/checkpoint.ts';
 import { ErrorEnvelope } from '../domain/contracts/common.ts';
+import { JobFailure } from '../domain/contracts/jobFailure.ts';
 import type { RouteDef } from './registry.ts';
 
 export const API_VERSION = '1.0.0-beta';
@@ -13,7 +15,10 @@ export const CHANGELOG = 'CHANGELOG.md';
  * Shapes the document names once under `components.schemas` and references with `$ref` wherever an operation embeds
  * them (found by identity: the contract object itself), so generated clients declare each one type, not a copy per use.
  */
-const COMPONENTS: ReadonlyArray<readonly [name: string, schema: TSchema]> = [['Checkpoint', Checkpoint]];
+const COMPONENTS: ReadonlyArray<readonly [name: string, schema: TSchema]> = [
+  ['Checkpoint', Checkpoint],
+  ['JobFailure', JobFailure],
+];
 const component_name = new Map<unknown, string>(COMPONENTS.map(([name, schema]) => [schema, name]));
 
 /** TypeBox's `Type.Record(Type.String(), T)` spells "any key" as this pattern. */
@@ -121,5 +126,8 @@ export function buildOpenApi(routes: RouteDef[], server_url: string | null): Rec
       },
     },
     'x-error-codes': ERROR_STATUS,
+    // Per job kind, the statuses after which it never changes: a client stops polling there (clients:generate turns
+    // this into the SDK's ENDED_STATUSES and the Python client's). The failure codes are the JobFailure component's.
+    'x-job-ended-statuses': Object.fromEntries(Object.entries(JOB_LIFECYCLES).map(([kind, lifecycle]) => [kind, lifecycle.ended])),
   };
 }

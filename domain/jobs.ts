@@ -8,6 +8,7 @@ import { DRAFT_STATUSES } from './contracts/intake.ts';
 import { RUN_STATUSES } from './contracts/runs.ts';
 import type { SubjectKind } from './credits/rules.ts';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { JOB_FAILURE_CODES, JOB_ONLY_FAILURE_CODES, type JobFailure, type JobFailureCode } from './contracts/jobFailure.ts';
 import { LITERATURE_FAILURE_TYPES } from './review/literature.ts';
 import { REVIEW_NEXT, REVIEW_STATES, type ReviewState } from './review/states.ts';
 
@@ -44,47 +45,91 @@ export const STEP_BUSY = 'STEP_BUSY';
 export const CREDITS_BUDGET_EXCEEDED = 'CREDITS_BUDGET_EXCEEDED';
 
 /**
- * Every code a job failure carries: the API's error codes and the typed failures activities, integrations and
- * workflows throw. A failure whose type is none of these (a plain Error Temporal wrapped) is not typed.
+ * Every typed failure the cause-chain reader recognizes: the API's error codes and the typed failures activities,
+ * integrations and workflows throw. A failure whose type is none of these (a plain Error Temporal wrapped) is not typed.
  */
-export const JOB_FAILURE_CODES = [
+export const TYPED_FAILURE_TYPES = [
   ...(Object.keys(ERROR_STATUS) as ErrorCode[]),
+  ...JOB_ONLY_FAILURE_CODES,
   UPDATE_REQUEST_EXPIRED,
   STEP_BUSY,
   CREDITS_BUDGET_EXCEEDED,
-  'LITERATURE_UNAVAILABLE', // a review whose literature search failed past its retries (workflows/conceptReview.ts)
   ...Object.values(AI_FAILURE_TYPES),
   ...Object.values(AI_CALL_FAILURE_TYPES),
   ...Object.values(LITERATURE_FAILURE_TYPES),
 ] as const;
-export type JobFailureCode = (typeof JOB_FAILURE_CODES)[number];
-const FAILURE_CODES = new Set<string>(JOB_FAILURE_CODES);
+export type TypedFailureType = (typeof TYPED_FAILURE_TYPES)[number];
+const TYPED_TYPES = new Set<string>(TYPED_FAILURE_TYPES);
 
-export function isJobFailureCode(value: unknown): value is JobFailureCode {
-  return typeof value === 'string' && FAILURE_CODES.has(value);
+export function isTypedFailureType(value: unknown): value is TypedFailureType {
+  return typeof value === 'string' && TYPED_TYPES.has(value);
 }
 
-/** What a failed job (or a refused step) records: a typed code and its message; never a stack. */
-export type JobFailure = { code: JobFailureCode; message: string };
+/** A typed failure as thrown (an activity's, an integration's, a workflow's refusal): its type and message. */
+export type TypedFailure = { type: TypedFailureType; message: string };
+
+export { JOB_FAILURE_CODES, type JobFailure, type JobFailureCode };
+
+/**
+ * The one mapping from a thrown failure's type to the code a job records and an API answer carries
+ * (docs/decisions.md "Job failure codes"). A key the provider refused, a missing key and a stored key that cannot be
+ * read all say "check your key" (PROVIDER_KEY_REJECTED); a provider that could not be reached, was busy, refused the
+ * request or answered with something unusable is PROVIDER_ERROR, the API's code for a provider's failure. A code
+ * recorded before this mapping existed (a row written by an older release) reads through the same table.
+ */
+const FAILURE_CODE_OF: Record<string, JobFailureCode> = {
+  [AI_FAILURE_TYPES.auth_rejected]: 'PROVIDER_KEY_REJECTED',
+  [AI_CALL_FAILURE_TYPES.key_missing]: 'PROVIDER_KEY_REJECTED',
+  [AI_CALL_FAILURE_TYPES.key_undecryptable]: 'PROVIDER_KEY_REJECTED',
+  [AI_FAILURE_TYPES.unavailable]: 'PROVIDER_ERROR',
+  [AI_FAILURE_TYPES.request_rejected]: 'PROVIDER_ERROR',
+  [AI_FAILURE_TYPES.output_invalid]: 'PROVIDER_ERROR',
+  [AI_CALL_FAILURE_TYPES.call_failed]: 'PROVIDER_ERROR',
+  [AI_FAILURE_TYPES.not_configured]: 'PROVIDER_NOT_CONFIGURED',
+  [AI_CALL_FAILURE_TYPES.bad_input]: 'INTERNAL',
+  [LITERATURE_FAILURE_TYPES.unavailable]: 'LITERATURE_UNAVAILABLE',
+  [LITERATURE_FAILURE_TYPES.request_rejected]: 'LITERATURE_UNAVAILABLE',
+  [CREDITS_BUDGET_EXCEEDED]: 'INTERNAL',
+  [STEP_BUSY]: 'CONFLICT',
+  [UPDATE_REQUEST_EXPIRED]: 'TEMPORARILY_UNAVAILABLE',
+};
+const JOB_CODES = new Set<string>(JOB_FAILURE_CODES);
+
+/** The code a job records for a thrown failure's type (or a stored code): a job code as it is, INTERNAL when unknown. */
+export function jobFailureCode(type: string): JobFailureCode {
+  if (Object.hasOwn(FAILURE_CODE_OF, type)) return FAILURE_CODE_OF[type]!;
+  return JOB_CODES.has(type) ? (type as JobFailureCode) : 'INTERNAL';
+}
+
+/** A stored `{code, message}` (any release's) as the API answers it. */
+export function jobFailureFromStored(stored: { code: string; message: string } | null | undefined): JobFailure | null {
+  return stored ? { code: jobFailureCode(stored.code), message: stored.message } : null;
+}
 
 /** How deep a cause chain is followed (WorkflowUpdateFailedError → ActivityFailure → ApplicationFailure is three). */
 export const FAILURE_CAUSE_DEPTH_MAX = 10;
 
 /**
  * The one cause-chain reader: the innermost typed failure of `error` — an ApplicationFailure's `type` or a
- * ServiceError's `code` that is a JobFailureCode — with its message, or null when nothing in the chain is typed.
+ * ServiceError's `code` that is a TypedFailureType — with its message, or null when nothing in the chain is typed.
  * Read by field, so it works on both sides of the workflow sandbox (the workflow bundle has its own SDK classes).
  */
-export function jobFailureOf(error: unknown): JobFailure | null {
-  let found: JobFailure | null = null;
+export function typedFailureOf(error: unknown): TypedFailure | null {
+  let found: TypedFailure | null = null;
   let current: unknown = error;
   for (let depth = 0; current && typeof current === 'object' && depth < FAILURE_CAUSE_DEPTH_MAX; depth++) {
     const typed = current as { type?: unknown; code?: unknown; message?: unknown; cause?: unknown };
-    const code = isJobFailureCode(typed.type) ? typed.type : isJobFailureCode(typed.code) ? typed.code : null;
-    if (code) found = { code, message: typeof typed.message === 'string' ? typed.message : '' };
+    const type = isTypedFailureType(typed.type) ? typed.type : isTypedFailureType(typed.code) ? typed.code : null;
+    if (type) found = { type, message: typeof typed.message === 'string' ? typed.message : '' };
     current = typed.cause;
   }
   return found;
+}
+
+/** What a failed job records for `error`: its innermost typed failure under the job's code, or null when untyped. */
+export function jobFailureOf(error: unknown): JobFailure | null {
+  const typed = typedFailureOf(error);
+  return typed ? { code: jobFailureCode(typed.type), message: typed.message } : null;
 }
 
 /** When the API stops waiting for a worker to accept a step (ms since the epoch); a later delivery is refused. */

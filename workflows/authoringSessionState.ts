@@ -16,11 +16,20 @@ import {
   authoringDraftSystem,
 } from '../domain/authoring/register.ts';
 import type { AnswersInput, ApproveInput, ApproveResult, AuthoringSessionInput, AuthoringState, ReviseInput, StepResult } from '../domain/authoring/session.ts';
-import { authoringStepTransferBase, JOB_CREDITS, type JobFailure, STEP_BUSY, type StepDeadline, UPDATE_REQUEST_EXPIRED } from '../domain/jobs.ts';
+import {
+  authoringStepTransferBase,
+  JOB_CREDITS,
+  jobFailureCode,
+  STEP_BUSY,
+  type StepDeadline,
+  type TypedFailure,
+  typedFailureOf,
+  UPDATE_REQUEST_EXPIRED,
+} from '../domain/jobs.ts';
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
-import { fail, failureOf } from './common.ts';
-import { meteredWork } from './credits.ts';
+import { fail } from './common.ts';
+import { meteredWork, recordOutcome } from './credits.ts';
 
 const { loadAuthoringSession, markAuthoringDrafting, approveAuthoringSession, endAuthoringSession } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
 const { writeAuthoringCheckpoint } = proxyActivities<Activities>(ACTIVITY_PROFILES.checkpoint);
@@ -37,8 +46,11 @@ export class AuthoringSession {
   readonly state: AuthoringState;
   readonly queue: Step[] = [];
   world_revision_id: string | null = null;
-  /** Set when a step could not go on: the waiting Update fails with it and the session ends failed. */
-  failure: JobFailure | null = null;
+  /**
+   * Set when a step could not go on: the waiting Update fails with this typed cause (a missing key stays the request's
+   * 422) and the session ends failed with its job code (domain/jobs.ts: jobFailureCode).
+   */
+  failure: TypedFailure | null = null;
   steps_this_run = 0;
 
   private constructor(state: AuthoringState) {
@@ -118,7 +130,7 @@ export class AuthoringSession {
     this.state.status = 'drafting'; // later validators see the session busy
     this.queue.push({ ...step, id });
     await condition(() => this.state.done_step_id >= id || this.failure !== null);
-    if (this.failure) fail(this.failure.code, this.failure.message);
+    if (this.failure) fail(this.failure.type, this.failure.message);
     return { checkpoint: this.state.checkpoint };
   }
 
@@ -144,14 +156,22 @@ export class AuthoringSession {
     return this.queue.length === 0 && (this.steps_this_run >= (this.state.start.steps_per_run_max ?? AUTHORING_STEPS_PER_RUN_MAX) || suggested);
   }
 
-  /** Ends the session failed with the innermost cause; the credit saga has already released what the step reserved. */
+  /**
+   * Ends the session failed with the innermost cause, once (the AI step's closing step may have recorded it already);
+   * the credit saga has already released what the step reserved.
+   */
   async end(error: unknown): Promise<void> {
-    this.failure = failureOf(error, 'the authoring step failed inside the service; nothing was charged for it; start a new session');
-    await endAuthoringSession({ session_id: this.state.start.session_id, status: 'failed', error: this.failure });
+    if (this.failure) return;
+    this.failure = typedFailureOf(error) ?? {
+      type: 'INTERNAL',
+      message: 'the authoring step failed inside the service; nothing was charged for it; start a new session',
+    };
+    const failure = { code: jobFailureCode(this.failure.type), message: this.failure.message };
+    await endAuthoringSession({ session_id: this.state.start.session_id, status: 'failed', failure });
   }
 
   async expire(): Promise<void> {
-    await endAuthoringSession({ session_id: this.state.start.session_id, status: 'expired', error: null });
+    await endAuthoringSession({ session_id: this.state.start.session_id, status: 'expired', failure: null });
   }
 
   private applyValues(step: Step, at: number): Record<string, SlotValue> {
@@ -269,8 +289,16 @@ export class AuthoringSession {
         return result.object as AuthoringDraft;
       },
     );
-    // The saga settled (or released) already; a failed or canceled AI step ends the step.
-    if (metered.status !== 'succeeded') throw metered.error;
-    return metered.value;
+    // The closing step every job shares (workflows/credits.ts): the saga settled or released already. A canceled step
+    // rethrows its cancellation; a failed one ends the session failed (the same activity, at the same point in the
+    // history, as the workflow's own catch recorded it before) and fails the step.
+    return recordOutcome(metered, {
+      succeeded: async (draft) => draft,
+      canceled: async () => undefined,
+      failed: async (error) => {
+        await this.end(error);
+        throw error;
+      },
+    });
   }
 }

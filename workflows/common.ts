@@ -1,13 +1,13 @@
 // How a workflow fails and how a failure becomes the {code, message} a row records (domain/jobs.ts: jobFailureOf, the
 // one cause-chain reader). Deterministic: imports only the workflow SDK and domain.
 import { ApplicationFailure } from '@temporalio/workflow';
-import { type JobFailure, type JobFailureCode, jobFailureOf } from '../domain/jobs.ts';
+import { type JobFailure, jobFailureOf, type TypedFailureType } from '../domain/jobs.ts';
 
 export type { JobFailure };
 
 /** Throws a typed, non-retryable failure (a refused step, a rule the workflow checks). */
-export function fail(code: JobFailureCode, message: string): never {
-  throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
+export function fail(type: TypedFailureType, message: string): never {
+  throw ApplicationFailure.create({ type, message, nonRetryable: true });
 }
 
 /**

@@ -14,7 +14,8 @@ import { type ConceptReviewDraft, REVIEW_DRAFT_SCHEMA_NAME, REVIEW_DRAFT_TASK } 
 import { type EvidenceJudgement, REVIEW_JUDGE_SCHEMA_NAME, REVIEW_JUDGE_TASK } from '../domain/prompts/reviewJudge.ts';
 import { DRAFT_OUTPUT_TOKENS_MAX, JUDGE_OUTPUT_TOKENS_MAX } from '../domain/review/limits.ts';
 import type { Judgement } from '../domain/review/verify.ts';
-import { JOB_CREDITS } from '../domain/jobs.ts';
+import { JOB_CREDITS, typedFailureOf } from '../domain/jobs.ts';
+import { LITERATURE_FAILURE_TYPES } from '../domain/review/literature.ts';
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
 import { LITERATURE_UNREACHABLE_SENTENCE } from '../clients/sdk/src/words/failureWords.ts';
@@ -31,7 +32,8 @@ export type ConceptReviewWorkflowResult = { status: 'succeeded' | 'failed' | 'ca
 /** The failure the review row records; a Europe PMC outage past its retries is named for what it is. */
 function reviewFailure(error: unknown): JobFailure {
   const failure = failureOf(error, 'the review failed inside the service; nothing was charged; start a new review');
-  if (failure.code !== 'LiteratureUnavailable') return failure;
+  // Only an outage was retried (a refused search is LITERATURE_UNAVAILABLE too, with its own message).
+  if (typedFailureOf(error)?.type !== LITERATURE_FAILURE_TYPES.unavailable) return failure;
   return {
     code: 'LITERATURE_UNAVAILABLE',
     message: `${LITERATURE_UNREACHABLE_SENTENCE} Start a new review when it is back. Last of ${LITERATURE_ATTEMPTS_MAX} attempts: ${failure.message}`,

@@ -74,9 +74,9 @@ export async function intakeDraftWorkflow(input: IntakeDraftWorkflowInput): Prom
       await completeIntakeDraft({ draft_id: job.draft_id, ...value });
       return { status: 'succeeded' as const };
     },
-    canceled: () => endIntakeDraft({ draft_id: job.draft_id, status: 'canceled', error: { code: 'CANCELED', message: 'the draft was canceled' }, usage }),
+    canceled: () => endIntakeDraft({ draft_id: job.draft_id, status: 'canceled', failure: { code: 'CANCELED', message: 'the draft was canceled' }, usage }),
     failed: async (error) => {
-      await endIntakeDraft({ draft_id: job.draft_id, status: 'failed', error: failureOf(error, 'the drafting workflow failed; try again'), usage });
+      await endIntakeDraft({ draft_id: job.draft_id, status: 'failed', failure: failureOf(error, 'the drafting workflow failed; try again'), usage });
       return { status: 'failed' as const };
     },
   });

@@ -75,7 +75,7 @@ export async function worldRunWorkflow(input: { run_id: string }): Promise<{ sta
         run_id,
         status: 'failed',
         credits_used: 0,
-        error: failureOf(error, 'The run failed because of the service; nothing was charged.'),
+        failure: failureOf(error, 'The run failed because of the service; nothing was charged.'),
       });
       return { status: final, credits_used: 0 };
     },

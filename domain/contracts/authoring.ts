@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { BYOK_PROVIDERS } from '../ai/keys.ts';
 import { AiLimits, Checkpoint } from './checkpoint.ts';
 import { Id, NullableLiteralUnion, Timestamp } from './common.ts';
+import { DeprecatedJobError, JobFailureField } from './jobFailure.ts';
 
 /** Answers in one request. */
 export const ANSWERS_PER_REQUEST_MAX = 100;
@@ -97,7 +98,8 @@ export const AuthoringSession = Type.Object({
   }),
   world_revision_id: Type.Union([Type.String(), Type.Null()]),
   wait_seconds_max: Type.Integer(),
-  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  failure: JobFailureField,
+  error: DeprecatedJobError,
   created_by: Type.String(),
   created_at: Timestamp,
   updated_at: Timestamp,

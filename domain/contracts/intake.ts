@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { BYOK_PROVIDERS } from '../ai/keys.ts';
 import { SOURCES_PER_REQUEST_MAX, SourceSummary } from '../intake/sources.ts';
 import { Id, LiteralUnion, NullableLiteralUnion, Timestamp } from './common.ts';
+import { DeprecatedJobError, JobFailureField } from './jobFailure.ts';
 import { IntakeSpec } from './intakeSpec.ts';
 
 /** spec: Intake draft states. */
@@ -107,7 +108,6 @@ export const DraftUsage = Type.Object({
   output_tokens: Type.Integer({ minimum: 0 }),
   credits_charged: Type.Integer({ minimum: 0 }),
 });
-export const DraftError = Type.Object({ code: Type.String(), message: Type.String() });
 export const IntakeDraft = Type.Object({
   id: Id('drf'),
   project_id: Id('proj'),
@@ -121,7 +121,8 @@ export const IntakeDraft = Type.Object({
   dropped_citations: Type.Array(DroppedCitation),
   dropped_claims: Type.Array(DroppedClaim),
   usage: Type.Union([DraftUsage, Type.Null()]),
-  error: Type.Union([DraftError, Type.Null()]),
+  failure: JobFailureField,
+  error: DeprecatedJobError,
   created_by: Type.String(),
   created_at: Timestamp,
   started_at: Type.Union([Timestamp, Type.Null()]),

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { BYOK_PROVIDERS } from '../ai/keys.ts';
 import { REVIEW_STATES } from '../review/states.ts';
 import { Credits, Id, LiteralUnion, NullableLiteralUnion, Timestamp } from './common.ts';
+import { JobFailureField } from './jobFailure.ts';
 import { ConceptReview, type ConceptReview as ConceptReviewDocument } from './conceptReview.ts';
 
 /** A plan id as a request names it. */
@@ -37,7 +38,7 @@ export const Review = Type.Object({
     { description: 'AI calls metered for this review' },
   ),
   literature_query: Type.Union([Type.String(), Type.Null()]),
-  failure: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  failure: JobFailureField,
   created_by: Type.String(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -2,6 +2,7 @@
 // run as polled, its results, its paged event trace, the paired comparison and the export link.
 import { type TSchemaOptions, Type } from 'typebox';
 import { Credits, CREDITS_MAX, Described, Id, LiteralUnion, Timestamp } from './common.ts';
+import { DeprecatedJobError, JobFailureField } from './jobFailure.ts';
 import { ModelWarning } from './worlds.ts';
 import { CostReport, Finding, MetricComparison, MetricSummary, ReplicationCount, RunManifest } from './runResults.ts';
 
@@ -70,7 +71,8 @@ export const Run = Type.Object({
   events_discarded: Type.Integer({ minimum: 0 }),
   stop_reason: Nullable(LiteralUnion(STOP_REASONS)),
   wall_clock_limit_seconds: Type.Integer({ minimum: 1 }),
-  error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+  failure: JobFailureField,
+  error: DeprecatedJobError,
   results_available: Type.Boolean(),
   created_by: Type.String(),
   created_at: Timestamp,

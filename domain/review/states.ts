@@ -3,7 +3,6 @@
 // failed or canceled. Finished states never change.
 export const REVIEW_STATES = ['queued', 'searching', 'drafting', 'verifying', 'succeeded', 'failed', 'canceled'] as const;
 export type ReviewState = (typeof REVIEW_STATES)[number];
-export const FINISHED_REVIEW_STATES: readonly ReviewState[] = ['succeeded', 'failed', 'canceled'];
 
 export const REVIEW_NEXT: Record<ReviewState, readonly ReviewState[]> = {
   queued: ['searching', 'failed', 'canceled'],
@@ -14,6 +13,9 @@ export const REVIEW_NEXT: Record<ReviewState, readonly ReviewState[]> = {
   failed: [],
   canceled: [],
 };
+
+/** The states with no move out: a finished review never changes. */
+export const FINISHED_REVIEW_STATES: readonly ReviewState[] = REVIEW_STATES.filter((state) => REVIEW_NEXT[state].length === 0);
 
 export function canMoveReview(from: ReviewState, to: ReviewState): boolean {
   return REVIEW_NEXT[from].includes(to);

@@ -7,7 +7,8 @@ import { isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
 import { cachedRow } from '../rowCache.ts';
 
-import { SESSION_STATUSES } from '../../domain/jobs.ts';
+import type { JobFailure } from '../../domain/contracts/jobFailure.ts';
+import { jobFailureFromStored, SESSION_STATUSES } from '../../domain/jobs.ts';
 import { moveJob } from '../jobs.ts';
 
 export { SESSION_STATUSES };
@@ -26,7 +27,7 @@ export type SessionRow = {
   checkpoint_count: number;
   cap_reached: boolean;
   world_revision_id: string | null;
-  error: { code: string; message: string } | null;
+  failure: JobFailure | null;
   created_by: string;
   created_at: string;
   updated_at: string;
@@ -51,7 +52,7 @@ function row(raw: Record<string, unknown>): SessionRow {
     checkpoint_count: Number(raw.checkpoint_count),
     cap_reached: Boolean(raw.cap_reached),
     world_revision_id: (raw.world_revision_id as string | null) ?? null,
-    error: raw.error == null ? null : json(raw.error),
+    failure: raw.error == null ? null : jobFailureFromStored(json(raw.error)),
     created_by: raw.created_by as string,
     created_at: isoRequired(raw.created_at),
     updated_at: isoRequired(raw.updated_at),
@@ -124,8 +125,8 @@ export async function writeCheckpoint(tx: Tx, input: { session_id: string; check
   );
 }
 
-export async function setSessionStatus(tx: Tx, id: string, status: SessionStatus, error: SessionRow['error'] = null): Promise<void> {
-  await moveJob(tx, 'authoring', id, status, { set: { error } });
+export async function setSessionStatus(tx: Tx, id: string, status: SessionStatus, failure: JobFailure | null = null): Promise<void> {
+  await moveJob(tx, 'authoring', id, status, { set: { error: failure } });
 }
 
 export async function markApproved(tx: Tx, id: string, world_revision_id: string): Promise<void> {

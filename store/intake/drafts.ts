@@ -1,7 +1,8 @@
 // Intake drafting runs: the row the API reads and the workflow moves through its states (ARCHITECTURE.md: How a request flows 3).
 import type { Static } from 'typebox';
-import { JOB_LIFECYCLES } from '../../domain/jobs.ts';
-import { DRAFT_STATUSES, type DraftError as DraftErrorBody, type DraftUsage as DraftUsageBody } from '../../domain/contracts/intake.ts';
+import { JOB_LIFECYCLES, jobFailureFromStored } from '../../domain/jobs.ts';
+import { DRAFT_STATUSES, type DraftUsage as DraftUsageBody } from '../../domain/contracts/intake.ts';
+import type { JobFailure } from '../../domain/contracts/jobFailure.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import type { DroppedCitation, DroppedClaim } from '../../domain/intake/citations.ts';
 import { newId } from '../../domain/ids.ts';
@@ -16,7 +17,6 @@ export type DraftStatus = (typeof DRAFT_STATUSES)[number];
 export const TERMINAL_DRAFT_STATUSES: readonly DraftStatus[] = JOB_LIFECYCLES.intake_draft.ended;
 
 export type DraftUsage = Static<typeof DraftUsageBody>;
-export type DraftError = Static<typeof DraftErrorBody>;
 
 export type DraftView = {
   id: string;
@@ -30,7 +30,7 @@ export type DraftView = {
   spec: IntakeSpec | null;
   dropped_citations: { citations: DroppedCitation[]; claims: DroppedClaim[] } | null;
   usage: DraftUsage | null;
-  error: DraftError | null;
+  failure: JobFailure | null;
   created_by: string;
   created_at: string;
   started_at: string | null;
@@ -50,7 +50,7 @@ function view(row: Record<string, unknown>): DraftView {
     spec: parseJson<IntakeSpec | null>(row.spec) ?? null,
     dropped_citations: parseJson<DraftView['dropped_citations']>(row.dropped_citations) ?? null,
     usage: parseJson<DraftUsage | null>(row.usage) ?? null,
-    error: parseJson<DraftError | null>(row.error) ?? null,
+    failure: jobFailureFromStored(parseJson<JobFailure | null>(row.error)),
     created_by: row.created_by as string,
     created_at: isoRequired(row.created_at),
     started_at: iso(row.started_at),
@@ -112,16 +112,16 @@ export async function markDraftSucceeded(
 /** queued/drafting → failed or canceled, with what is known of the usage; a no-op on a terminal row. */
 export async function markDraftEnded(
   tx: Tx,
-  input: { id: string; status: 'failed' | 'canceled'; error: DraftError | null; usage: DraftUsage | null },
+  input: { id: string; status: 'failed' | 'canceled'; failure: JobFailure | null; usage: DraftUsage | null },
 ): Promise<DraftView | undefined> {
-  await moveJob(tx, 'intake_draft', input.id, input.status, { set: { error: input.error, usage: input.usage ?? undefined } });
+  await moveJob(tx, 'intake_draft', input.id, input.status, { set: { error: input.failure, usage: input.usage ?? undefined } });
   return findDraft(tx, input.id);
 }
 
 /** queued → canceled, only while nothing started (its reservation voided in this transaction): the row when it changed, else undefined. */
 export async function markQueuedDraftCanceled(tx: Tx, id: string): Promise<DraftView | undefined> {
-  const error = { code: 'CANCELED', message: 'the draft was canceled before it started' };
-  if (!(await moveJob(tx, 'intake_draft', id, 'canceled', { from: ['queued'], set: { error } }))) return undefined;
+  const failure: JobFailure = { code: 'CANCELED', message: 'the draft was canceled before it started' };
+  if (!(await moveJob(tx, 'intake_draft', id, 'canceled', { from: ['queued'], set: { error: failure } }))) return undefined;
   await voidUnusedJobCredits(tx, 'intake_draft', id);
   return findDraft(tx, id);
 }

@@ -11,7 +11,8 @@ import { moveJob, type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';
 import type { HostedAiProvider } from '../../domain/ai/providers.ts';
 import { cachedRow } from '../rowCache.ts';
 
-export type ReviewFailure = { code: string; message: string };
+import type { JobFailure } from '../../domain/contracts/jobFailure.ts';
+import { jobFailureFromStored } from '../../domain/jobs.ts';
 
 export type ReviewRow = {
   id: string;
@@ -25,7 +26,7 @@ export type ReviewRow = {
   literature_query: string | null;
   searched_at: string | null;
   result: ConceptReview | null;
-  failure: ReviewFailure | null;
+  failure: JobFailure | null;
   created_by: string;
   created_at: string;
   updated_at: string;
@@ -52,7 +53,7 @@ function row(r: Record<string, unknown>): ReviewRow {
     literature_query: (r.literature_query as string | null) ?? null,
     searched_at: iso(r.searched_at),
     result: parse<ConceptReview>(r.result),
-    failure: parse<ReviewFailure>(r.failure),
+    failure: jobFailureFromStored(parse<JobFailure>(r.failure)),
     created_by: r.created_by as string,
     created_at: isoRequired(r.created_at),
     updated_at: isoRequired(r.updated_at),
@@ -93,7 +94,7 @@ export async function moveReview(
   tx: Tx,
   id: string,
   to: ReviewState,
-  fields: { result?: ConceptReview; failure?: ReviewFailure; credits_used?: number; literature_query?: string } = {},
+  fields: { result?: ConceptReview; failure?: JobFailure; credits_used?: number; literature_query?: string } = {},
 ): Promise<ReviewRow> {
   await moveJob(tx, 'review', id, to, {
     set: { result: fields.result, failure: fields.failure, credits_used: fields.credits_used, literature_query: fields.literature_query },
@@ -109,7 +110,7 @@ export async function moveReview(
  * owns it then and records the cancellation).
  */
 export async function cancelQueuedReview(tx: Tx, id: string): Promise<ReviewRow | undefined> {
-  const failure = { code: 'CANCELED', message: 'the review was canceled before it started; nothing was charged' };
+  const failure: JobFailure = { code: 'CANCELED', message: 'the review was canceled before it started; nothing was charged' };
   if (!(await moveJob(tx, 'review', id, 'canceled', { from: ['queued'], set: { failure, credits_used: 0 } }))) return undefined;
   await voidUnusedJobCredits(tx, 'review', id);
   return findReview(tx, id);

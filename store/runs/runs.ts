@@ -2,7 +2,9 @@
 // Every status change is a conditional update on the expected prior state, so a worker finishing late never overwrites
 // canceled (spec: Run states — worker completion preserves a canceled state).
 import type { Static } from 'typebox';
+import type { JobFailure } from '../../domain/contracts/jobFailure.ts';
 import { RUN_STATUSES, type Run, type STOP_REASONS } from '../../domain/contracts/runs.ts';
+import { jobFailureFromStored } from '../../domain/jobs.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import type { ReplicationResult, StoredTraceEvent, TraceEvent } from '../../domain/simulation/index.ts';
 import { decodeChunk, encodeChunk, type EventChunkRow } from '../../domain/simulation/traceChunks.ts';
@@ -41,6 +43,7 @@ const RUN_SELECT = `select r.*,
 
 function view(row: Record<string, unknown>): RunView {
   const status = row.status as RunStatus;
+  const failure = row.error ? jobFailureFromStored(json<{ code: string; message: string }>(row.error)) : null;
   return {
     run_id: row.id as string,
     org_id: row.org_id as string,
@@ -58,7 +61,8 @@ function view(row: Record<string, unknown>): RunView {
     events_discarded: Number(row.events_discarded),
     stop_reason: (row.stop_reason as StopReason | null) ?? null,
     wall_clock_limit_seconds: Number(row.wall_clock_limit_seconds),
-    error: row.error ? json<{ code: string; message: string }>(row.error) : null,
+    failure,
+    error: failure,
     results_available: RESULT_STATUSES.includes(status),
     created_by: row.created_by as string,
     created_at: isoRequired(row.created_at),
@@ -137,7 +141,8 @@ export async function cancelRun(tx: Tx, id: string): Promise<RunView | null> {
   const prior = await tx.one<{ status: RunStatus }>('select status from runs where id = ? for update', [id]);
   if (prior?.status !== 'queued' && prior?.status !== 'running') return null;
   const queued = prior.status === 'queued';
-  await moveJob(tx, 'run', id, 'canceled');
+  const failure: JobFailure = { code: 'CANCELED', message: queued ? 'the run was canceled before it started; nothing was charged' : 'the run was canceled' };
+  await moveJob(tx, 'run', id, 'canceled', { set: { error: failure } });
   if (queued) {
     await tx.query('update runs set credits_used = 0, settled_at = now() where id = ?', [id]);
     await voidUnusedJobCredits(tx, 'run', id);
@@ -286,10 +291,10 @@ export async function runUsage(db: Tx, run_id: string): Promise<RunUsage> {
  */
 export async function finishRun(
   db: Db,
-  input: { run_id: string; status: 'succeeded' | 'timed_out' | 'canceled' | 'failed'; credits_used: number; error?: { code: string; message: string } | null },
+  input: { run_id: string; status: 'succeeded' | 'timed_out' | 'canceled' | 'failed'; credits_used: number; failure?: JobFailure | null },
 ): Promise<RunStatus> {
   return db.transaction(async (tx) => {
-    await moveJob(tx, 'run', input.run_id, input.status, { from: ['running'], set: { error: input.error ?? null } });
+    await moveJob(tx, 'run', input.run_id, input.status, { from: ['running'], set: { error: input.failure ?? null } });
     await tx.query('update runs set credits_used = ?, settled_at = coalesce(settled_at, now()), updated_at = now() where id = ?', [
       input.credits_used,
       input.run_id,

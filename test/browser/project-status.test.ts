@@ -128,7 +128,7 @@ describe('the project page', () => {
       await markDraftEnded(tx, {
         id: created.id,
         status: 'failed',
-        error: { code: 'ProviderUnavailable', message: 'openai did not answer within 120 seconds, 4 times' },
+        failure: { code: 'PROVIDER_ERROR', message: 'openai did not answer within 120 seconds, 4 times' },
         usage: null,
       });
       return created;
@@ -141,10 +141,10 @@ describe('the project page', () => {
     await failedStep.waitFor();
     await expect(failedStep.textContent()).resolves.toContain('Drafting failed');
     await expect(failedStep.getByTestId('step-failure').textContent()).resolves.toBe(
-      'The AI provider gave no answer: it could not be reached, did not answer in time, or was too busy. Nothing was charged. Try again later.',
+      'The AI provider gave no usable answer: it could not be reached, did not answer in time, was too busy, or answered with something the service could not use. Nothing was charged. Try again later.',
     );
     // biome-ignore lint/performance/useDomNodeTextContent: what is on screen is the point (a closed disclosure's content is not)
-    expect(await steps.innerText()).not.toMatch(/ProviderUnavailable|openai|retried/);
+    expect(await steps.innerText()).not.toMatch(/PROVIDER_ERROR|openai|retried/);
     await expect(failedStep.getByRole('link', { name: 'See the failed draft' }).getAttribute('href')).resolves.toContain(draft.id);
     await screenshot(page, 'project-draft-failed');
     await failedStep.getByRole('link', { name: 'Try again' }).click();

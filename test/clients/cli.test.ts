@@ -39,6 +39,11 @@ async function crucible(args: string[], options: { input?: string; env?: Record<
   return { ...result, body: last ? JSON.parse(last) : null };
 }
 
+/** The CLI as a person runs it: human tables on stdout, messages on stderr. */
+async function human(args: string[]) {
+  return run(process.execPath, [CLI, ...args], { env: env() });
+}
+
 describe('the walks with --json', () => {
   it('goes from a pasted paragraph (stdin) to a finished, downloaded review', async () => {
     const project = await crucible(['projects', 'create', '--title', 'CLI walk', '--org', world.user.org_id, '--idempotency-key', 'cli-project']);
@@ -64,6 +69,16 @@ describe('the walks with --json', () => {
     expect(review.code, review.stderr).toBe(0);
     expect(review.body.status).toBe('succeeded');
     expect(review.body.review.dimensions).toHaveLength(13);
+    // As a person reads them: the draft's credits used, and every dimension's finding and evidence claim in its sentence.
+    const draft_shown = await human(['intake', 'show-draft', draft.body.id]);
+    expect(draft_shown.code, draft_shown.stderr).toBe(0);
+    expect(draft_shown.stdout).toMatch(new RegExp(`^credits used +${draft.body.usage.credits_charged}$`, 'm'));
+    const review_shown = await human(['review', 'show', review.body.id]);
+    expect(review_shown.code, review_shown.stderr).toBe(0);
+    expect(review_shown.stdout).toMatch(/^DIMENSION +LABEL +FINDING$/m);
+    for (const dimension of review.body.review.dimensions) expect(review_shown.stdout).toContain(dimension.summary.replace(/\s+/g, ' ').trim());
+    const claims = review.body.review.dimensions.flatMap((d: { evidence_claims: { claim: string }[] }) => d.evidence_claims);
+    for (const claim of claims) expect(review_shown.stdout).toContain(claim.claim.replace(/\s+/g, ' ').trim());
     const file = join(home.path, 'review.json');
     const downloaded = await crucible(['review', 'download', review.body.id, '--out', file]);
     expect(downloaded.code, downloaded.stderr).toBe(0);
@@ -102,7 +117,18 @@ describe('the walks with --json', () => {
     expect(results.body.findings.length).toBeGreaterThan(0);
     const compared = await crucible(['runs', 'compare', created.body.run_id]);
     expect(compared.code, compared.stderr).toBe(0);
-    expect(Array.isArray(compared.body.metrics)).toBe(true);
+    expect(compared.body.metrics.length).toBeGreaterThan(0);
+    // The whole comparison table as a person reads it: one row a comparison, with both means, the difference and its interval.
+    const table_shown = await human(['runs', 'compare', created.body.run_id]);
+    expect(table_shown.code, table_shown.stderr).toBe(0);
+    expect(table_shown.stdout).toMatch(/^MEASURE +BASELINE +TREATMENT +UNIT +MEAN BASELINE +MEAN TREATMENT +DIFFERENCE +95% INTERVAL +PAIRS$/m);
+    for (const metric of compared.body.metrics) {
+      const row = table_shown.stdout.split('\n').find((line) => line.startsWith(`${metric.measure_id} `) && line.includes(` ${metric.treatment_variant_id} `));
+      expect(row, metric.measure_id).toBeDefined();
+      expect(row).toContain(` to `);
+      expect(row!.trimEnd().endsWith(` ${metric.n_pairs}`)).toBe(true);
+    }
+    expect(table_shown.stdout.split('\n').filter((line) => / to /.test(line))).toHaveLength(compared.body.metrics.length);
     const zip = join(home.path, 'export.zip');
     const exported = await crucible(['runs', 'export', created.body.run_id, '--out', zip]);
     expect(exported.code, exported.stderr).toBe(0);
@@ -146,6 +172,14 @@ describe('an authoring session with --json', () => {
     const asked = await crucible(['sessions', 'questions', started.body.id]);
     expect(asked.code).toBe(4);
     expect(asked.body.checkpoint.number).toBe(1);
+
+    // As a person reads it: each of the drafted world's problems with its message.
+    const problems = asked.body.checkpoint.validation.problems;
+    expect(problems.length).toBeGreaterThan(0);
+    const session_shown = await human(['sessions', 'show', started.body.id]);
+    expect(session_shown.code).toBe(4);
+    expect(session_shown.stdout).toMatch(/^PROBLEM +WHERE +MESSAGE$/m);
+    for (const problem of problems) expect(session_shown.stdout).toContain(problem.message.replace(/\s+/g, ' ').trim());
 
     const usage = await crucible(['sessions', 'answer', started.body.id, '--answer', `${questions[0].id}=many`]);
     expect(usage.code).toBe(2);
@@ -196,6 +230,29 @@ describe('errors and exit codes', () => {
     expect(conflict.code).toBe(1);
     expect(conflict.body.error).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(conflict.body.error.message).toMatch(/already ended/);
+    // As a person reads it: one plain line, not the envelope.
+    const conflict_shown = await human(['intake', 'cancel-draft', draft.body.id]);
+    expect(conflict_shown.code).toBe(1);
+    expect(conflict_shown.stderr.trim().split('\n')).toHaveLength(1);
+    expect(conflict_shown.stderr).toMatch(/^crucible: .*already ended.* Nothing changed\. \(CONFLICT, request \S+\)$/m);
+    expect(conflict_shown.stderr).not.toContain('{');
+    // A failed job's code and message: a run canceled by request says CANCELED with its sentence.
+    const world_file = join(REPO_DIR, 'clients', 'sdk', 'resources', 'worlds', 'gp_triage_digital_front_door.json');
+    const saved = await crucible(['worlds', 'save', world_file, '--project', project.body.id]);
+    const quote = await crucible(['runs', 'estimate', '--world-revision', saved.body.world_revision_id, '--budget', '1000000']);
+    const started_run = await crucible(['runs', 'create', '--world-revision', saved.body.world_revision_id, '--budget', String(quote.body.credits_estimate)]);
+    expect(started_run.code, started_run.stderr).toBe(0);
+    await crucible(['runs', 'cancel', started_run.body.run_id]);
+    const canceled = await crucible(['runs', 'show', started_run.body.run_id]);
+    if (canceled.body.status === 'canceled') {
+      expect(canceled.body.failure).toMatchObject({ code: 'CANCELED' });
+      const run_shown = await human(['runs', 'show', started_run.body.run_id]);
+      expect(run_shown.stdout).toMatch(new RegExp(`^failure +CANCELED: ${canceled.body.failure.message}$`, 'm'));
+    } else {
+      // The run ended before the cancel reached it: a succeeded run shows no failure line.
+      expect(canceled.body.status).toBe('succeeded');
+      expect((await human(['runs', 'show', started_run.body.run_id])).stdout).not.toMatch(/^failure/m);
+    }
 
     const invalid = await crucible(['worlds', 'save', join(REPO_DIR, 'package.json'), '--project', project.body.id]);
     expect(invalid.code).toBe(1);

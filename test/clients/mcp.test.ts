@@ -38,7 +38,8 @@ afterAll(async () => {
 
 async function tool(name: string, args: Record<string, unknown>): Promise<any> {
   const result = (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[] };
-  const body = JSON.parse(result.content[0]!.text);
+  // A 409 says what happened in a plain line first; the envelope is the last content item of every error.
+  const body = JSON.parse(result.content.at(-1)!.text);
   if (result.isError) throw Object.assign(new Error(`${name}: ${result.content[0]!.text}`), { body });
   return body;
 }
@@ -189,6 +190,47 @@ describe('crucible mcp', () => {
     const result = (await mcp.callTool({ name: 'draft_intake', arguments: { project_id: project.id } })) as { isError?: boolean; content: { text: string }[] };
     expect(result.isError).toBe(true);
     expect(result.content[0]!.text).toContain('extract_intake');
+  });
+
+  it('takes estimate_run and create_run arguments from the API request body, refusing a budget of 0 before any call, saying what to fix', async () => {
+    const { tools } = await mcp.listTools();
+    const openapi = JSON.parse(readFileSync(join(REPO_DIR, 'clients', 'sdk', 'resources', 'openapi.json'), 'utf8'));
+    const body = openapi.paths['/v1/runs/estimate'].post.requestBody.content['application/json'].schema;
+    const estimate = tools.find((t) => t.name === 'estimate_run')!;
+    expect(estimate.inputSchema.properties).toEqual(body.properties);
+    expect((estimate.inputSchema.properties as any).budget_limit_credits.minimum).toBe(1);
+    const result = (await mcp.callTool({ name: 'estimate_run', arguments: { world_revision_id: 'wrev_anything', budget_limit_credits: 0 } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toMatch(
+      /^estimate_run was not called: .*\/budget_limit_credits must be >= 1.*Nothing was sent to the service; correct the arguments/,
+    );
+    // The same rule the API applies: the service refuses a budget of 0 with its own 422.
+    const refused = await fetch(`${world.service.url}/v1/runs/estimate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${world.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ world_revision_id: 'wrev_anything', budget_limit_credits: 0 }),
+    });
+    expect(refused.status).toBe(422);
+    const create = tools.find((t) => t.name === 'create_run')!;
+    expect(create.inputSchema.required).toEqual(expect.arrayContaining(['world_revision_id', 'budget_limit_credits']));
+    expect((create.inputSchema.properties as any).idempotency_key).toMatchObject({ type: 'string' });
+  });
+
+  it('answers a 409 with one plain line, then the envelope', async () => {
+    const project_id = await projectWithIntake(world.service, world.user);
+    const plan = await tool('create_plan', { project_id });
+    // A review of a plan nobody approved for hosted inference: 409 APPROVAL_REQUIRED, nothing started.
+    const result = (await mcp.callTool({ name: 'start_review', arguments: { project_id, plan_id: plan.id } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toMatch(/^Plan plan_\S+ has no hosted_inference approval\..* Nothing changed\. \(APPROVAL_REQUIRED, request \S+\)$/);
+    expect(result.content[0]!.text.split('\n')).toHaveLength(1);
+    expect(JSON.parse(result.content[1]!.text)).toMatchObject({ status: 409, code: 'APPROVAL_REQUIRED' });
   });
 
   it('returns the error envelope as a tool error for a 404 and a 422', async () => {

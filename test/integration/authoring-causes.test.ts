@@ -193,8 +193,9 @@ describe('authoring failures and revisions with a hosted model (fake OpenAI)', (
     expect(created.status).toBe(201);
     const failed = await waiting(service, owner, created.body.id);
     expect(failed.status).toBe('failed');
-    expect(failed.error.code).toBe('ProviderRequestRejected');
-    expect(failed.error.message).toMatch(/does not support this schema/);
+    expect(failed.failure.code).toBe('PROVIDER_ERROR');
+    expect(failed.failure.message).toMatch(/does not support this schema/);
+    expect(failed.error).toEqual(failed.failure);
   }, 240_000);
 
   it('fails a step the credits no longer cover with INSUFFICIENT_CREDITS: the request answers 402 and the session records it', async () => {
@@ -233,6 +234,6 @@ describe('authoring failures and revisions with a hosted model (fake OpenAI)', (
       'the session to record its failure',
     );
     expect(session.body.status).toBe('failed');
-    expect(session.body.error).toMatchObject({ code: 'INSUFFICIENT_CREDITS', message: expect.stringMatching(/0 available/) });
+    expect(session.body.failure).toMatchObject({ code: 'INSUFFICIENT_CREDITS', message: expect.stringMatching(/0 available/) });
   }, 240_000);
 });

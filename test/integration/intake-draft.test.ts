@@ -484,8 +484,8 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     const { draft, before, after, requests, usage } = await draftOfBrief();
     expect(draft.status).toBe('failed');
     expect(requests).toBe(4);
-    expect(draft.error).toEqual({
-      code: 'ProviderUnavailable',
+    expect(draft.failure).toEqual({
+      code: 'PROVIDER_ERROR',
       message: 'OpenAI did not answer within 3 seconds. It was asked 4 times and gave no answer. Nothing was charged. Try again later.',
     });
     // nothing charged: no usage row, the reservation released, the balance as it was
@@ -499,11 +499,13 @@ describe('drafting with a hosted provider (fake OpenAI recording every request)'
     const { draft, before, after, requests, usage } = await draftOfBrief();
     expect(draft.status).toBe('failed');
     expect(requests).toBe(4);
-    expect(draft.error).toEqual({
-      code: 'ProviderUnavailable',
+    expect(draft.failure).toEqual({
+      code: 'PROVIDER_ERROR',
       message: 'OpenAI failed on its side (HTTP 500): The server had an error. It was asked 4 times and gave no answer. Nothing was charged. Try again later.',
     });
-    expect(draft.error.message).not.toMatch(/retried|Error\)|TypeError/);
+    expect(draft.failure.message).not.toMatch(/retried|Error\)|TypeError/);
+    // the deprecated field carries the same value for one release
+    expect(draft.error).toEqual(draft.failure);
     expect(usage).toEqual([]);
     expect(after).toMatchObject({ available_credits: before.available_credits, reserved_credits: 0 });
   });
@@ -619,7 +621,8 @@ describe('canceling a draft', () => {
     expect(canceled.status).toBe(200);
     const draft = await finished(service, owner, started.body.id);
     expect(draft.status).toBe('canceled');
-    expect(draft.error.code).toBe('CANCELED');
+    expect(draft.failure.code).toBe('CANCELED');
+    expect(draft.error).toEqual(draft.failure);
     const after = await eventually(async () => {
       const now = await balances(service.db, owner.org_id);
       return now.reserved_credits === 0 ? now : null;

@@ -367,7 +367,7 @@ describe('runs to the end', () => {
     expect(created.status).toBe(202);
     const run = await settled(created.body.run_id, 170_000);
     expect(run.status).toBe('failed');
-    expect(run.error).toMatchObject({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('the world caused this failure') });
+    expect(run.failure).toMatchObject({ code: 'WORLD_LIMIT_EXCEEDED', message: expect.stringContaining('the world caused this failure') });
     expect(run.error.message).toContain('ENTITIES_IN_SYSTEM_MAX');
     // docs/decisions.md, Simulation: a world-caused failure is not charged; the reservation is released.
     expect(run.credits_used).toBe(0);

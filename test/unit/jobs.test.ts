@@ -1,10 +1,15 @@
 // The jobs named in one place (domain/jobs.ts) match what the production worker registers and what the dev server is
 // told to index; test-only workflows stay out of the production bundle.
+import { readFileSync } from 'node:fs';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../domain/errors.ts';
-import { jobFailureOf, STEP_BUSY } from '../../domain/jobs.ts';
+import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from '../../domain/ai/call.ts';
+import { JobFailure } from '../../domain/contracts/jobFailure.ts';
+import { LITERATURE_FAILURE_TYPES } from '../../domain/review/literature.ts';
+import { jobFailureCode, jobFailureFromStored, jobFailureOf, STEP_BUSY, TYPED_FAILURE_TYPES, typedFailureOf } from '../../domain/jobs.ts';
+import { Value } from 'typebox/value';
 import { JOB_ID_PREFIXES, JOB_KINDS, JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, MAINTENANCE_WORKFLOW_TYPE, jobWorkflowId } from '../../domain/jobs.ts';
 import { searchAttributeFlags } from '../../runtime/temporal.ts';
 import * as productionWorkflows from '../../workflows/index.ts';
@@ -48,11 +53,10 @@ describe('the one cause-chain reader (jobFailureOf)', () => {
     expect(jobFailureOf(update)?.code).toBe('INSUFFICIENT_CREDITS');
   });
 
-  it('reads a refused step and a ServiceError by their typed code', () => {
-    expect(jobFailureOf(new WorkflowUpdateFailedError('refused', ApplicationFailure.create({ type: STEP_BUSY, message: 'the session is drafting' })))).toEqual({
-      code: STEP_BUSY,
-      message: 'the session is drafting',
-    });
+  it('reads a refused step by its typed failure, and records it under the API code', () => {
+    const refused = new WorkflowUpdateFailedError('refused', ApplicationFailure.create({ type: STEP_BUSY, message: 'the session is drafting' }));
+    expect(typedFailureOf(refused)).toEqual({ type: STEP_BUSY, message: 'the session is drafting' });
+    expect(jobFailureOf(refused)).toEqual({ code: 'CONFLICT', message: 'the session is drafting' });
     expect(jobFailureOf(new ServiceError('PROVIDER_NOT_CONFIGURED', 'no model'))).toEqual({ code: 'PROVIDER_NOT_CONFIGURED', message: 'no model' });
   });
 
@@ -67,5 +71,51 @@ describe('the one cause-chain reader (jobFailureOf)', () => {
     );
     expect(jobFailureOf(wrapped)).toBeNull();
     expect(jobFailureOf(new Error('boom'))).toBeNull();
+  });
+});
+
+describe('the job failure codes (one mapping from a thrown failure to the code a job records)', () => {
+  it('maps every typed failure to a code the JobFailure contract accepts', () => {
+    for (const type of TYPED_FAILURE_TYPES) expect(Value.Check(JobFailure, { code: jobFailureCode(type), message: type }), type).toBe(true);
+  });
+
+  it('keeps a key the provider refused apart from a provider that could not be reached or was busy', () => {
+    expect(jobFailureCode(AI_FAILURE_TYPES.auth_rejected)).toBe('PROVIDER_KEY_REJECTED');
+    expect(jobFailureCode(AI_CALL_FAILURE_TYPES.key_missing)).toBe('PROVIDER_KEY_REJECTED');
+    expect(jobFailureCode(AI_CALL_FAILURE_TYPES.key_undecryptable)).toBe('PROVIDER_KEY_REJECTED');
+    expect(jobFailureCode(AI_FAILURE_TYPES.unavailable)).toBe('PROVIDER_ERROR');
+    expect(jobFailureCode(AI_CALL_FAILURE_TYPES.call_failed)).toBe('PROVIDER_ERROR');
+    expect(jobFailureCode(AI_FAILURE_TYPES.not_configured)).toBe('PROVIDER_NOT_CONFIGURED');
+    expect(jobFailureCode(LITERATURE_FAILURE_TYPES.unavailable)).toBe('LITERATURE_UNAVAILABLE');
+  });
+
+  it('reads a failure an older release stored under its thrown type as the API code, and an unknown code as INTERNAL', () => {
+    expect(jobFailureFromStored({ code: 'ProviderUnavailable', message: 'no answer' })).toEqual({ code: 'PROVIDER_ERROR', message: 'no answer' });
+    expect(jobFailureFromStored({ code: 'CANCELED', message: 'stopped' })).toEqual({ code: 'CANCELED', message: 'stopped' });
+    expect(jobFailureFromStored({ code: 'TypeError', message: 'x' })).toEqual({ code: 'INTERNAL', message: 'x' });
+    expect(jobFailureFromStored(null)).toBeNull();
+  });
+
+  it('refuses a code outside the list in the contract', () => {
+    expect(Value.Check(JobFailure, { code: 'ProviderUnavailable', message: 'x' })).toBe(false);
+  });
+});
+
+describe("the clients' job facts (generated from the served document)", () => {
+  it("give each job kind's ended statuses and the failure codes as the service has them", async () => {
+    const { ENDED_STATUSES, JOB_FAILURE_CODES: CLIENT_CODES, jobEnded } = await import('../../clients/sdk/src/index.ts');
+    const { JOB_LIFECYCLES, JOB_FAILURE_CODES } = await import('../../domain/jobs.ts');
+    for (const [kind, lifecycle] of Object.entries(JOB_LIFECYCLES)) expect(ENDED_STATUSES[kind as keyof typeof ENDED_STATUSES], kind).toEqual(lifecycle.ended);
+    expect(CLIENT_CODES).toEqual(JOB_FAILURE_CODES);
+    expect(jobEnded('run', 'timed_out')).toBe(true);
+    expect(jobEnded('authoring', 'waiting')).toBe(false);
+  });
+
+  it('gives the Python client the same facts', () => {
+    const python = readFileSync(new URL('../../clients/python/crucible/types_gen.py', import.meta.url), 'utf8');
+    const ended = JSON.parse(/^ENDED_STATUSES: Dict\[str, List\[str\]\] = (.*)$/m.exec(python)![1]!);
+    const codes = JSON.parse(/^JOB_FAILURE_CODES: List\[str\] = (.*)$/m.exec(python)![1]!);
+    expect(ended.review).toEqual(['succeeded', 'failed', 'canceled']);
+    expect(codes).toContain('PROVIDER_KEY_REJECTED');
   });
 });

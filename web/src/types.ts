@@ -33,6 +33,7 @@ import type {
   StartCheckoutResponses,
   ValidateWorldSpecResponses,
 } from '../../clients/sdk/src/client.ts';
+import { ENDED_STATUSES } from '../../clients/sdk/src/generated/jobs.gen.ts';
 
 /** One item of a list response (`{ data: [...] }`). */
 type Item<T extends { data: ReadonlyArray<unknown> }> = T['data'][number];
@@ -79,9 +80,9 @@ export type CostReport = NonNullable<RunResults['cost_report']>;
 export type Comparison = CompareRunResponses[200];
 export type MetricComparison = Comparison['metrics'][number];
 
-export const TERMINAL_REVIEW = ['succeeded', 'failed', 'canceled'];
-export const TERMINAL_DRAFT = ['succeeded', 'failed', 'canceled'];
-export const TERMINAL_RUN = ['succeeded', 'timed_out', 'canceled', 'failed'];
+export const TERMINAL_REVIEW: readonly string[] = ENDED_STATUSES.review;
+export const TERMINAL_DRAFT: readonly string[] = ENDED_STATUSES.intake_draft;
+export const TERMINAL_RUN: readonly string[] = ENDED_STATUSES.run;
 
 export type AuthoringSession = GetAuthoringSessionResponses[200];
 export type Checkpoint = NonNullable<AuthoringSession['checkpoint']>;

@@ -8,5 +8,5 @@ import type { SessionRow } from '../../../store/authoring/sessions.ts';
 
 export function presentSession(session: SessionRow, checkpoint: Checkpoint | null, withCheckpoint = true): Static<typeof AuthoringSession> {
   const { starting_world: _starting, ...rest } = session;
-  return { ...rest, accepts: acceptedCalls(session.status, checkpoint), checkpoint: withCheckpoint ? checkpoint : null };
+  return { ...rest, error: session.failure, accepts: acceptedCalls(session.status, checkpoint), checkpoint: withCheckpoint ? checkpoint : null };
 }

@@ -4,9 +4,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { Context } from 'koa';
-import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from '../../../domain/ai/call.ts';
+import { AI_CALL_FAILURE_TYPES } from '../../../domain/ai/call.ts';
 import { ERROR_STATUS, type ErrorCode, isServiceError, ServiceError } from '../../../domain/errors.ts';
-import { type JobFailure, jobFailureOf, STEP_BUSY, type StepDeadline, UPDATE_REQUEST_EXPIRED } from '../../../domain/jobs.ts';
+import { jobFailureCode, STEP_BUSY, type TypedFailure, typedFailureOf, type StepDeadline, UPDATE_REQUEST_EXPIRED } from '../../../domain/jobs.ts';
 import { STEP_RETRY_AFTER_SECONDS, updateJob } from '../../../integrations/temporal/jobs.ts';
 import type { SessionRow } from '../../../store/authoring/sessions.ts';
 import type { AppDeps } from '../../context.ts';
@@ -49,7 +49,7 @@ export async function step<R, B>(
       );
     } catch (error) {
       if (isServiceError(error)) throw error; // the seam's own answer (503 no worker took the step)
-      const code = jobFailureOf(error)?.code;
+      const code = typedFailureOf(error)?.type;
       // An earlier copy of this request (same update id) that waited past its own deadline was refused on arrival;
       // a refused Update leaves nothing behind, so this request's copy is asked for while its time lasts.
       if (code === UPDATE_REQUEST_EXPIRED) {
@@ -84,20 +84,16 @@ export const STEP_UNAVAILABLE =
 const UPDATE_CATCH_UP_ATTEMPTS_MAX = 50;
 const UPDATE_CATCH_UP_DELAY_MS = 100;
 
-const PROVIDER_FAILURES = new Set<string>([
-  AI_FAILURE_TYPES.auth_rejected,
-  AI_FAILURE_TYPES.unavailable,
-  AI_FAILURE_TYPES.request_rejected,
-  AI_FAILURE_TYPES.output_invalid,
-  AI_CALL_FAILURE_TYPES.call_failed,
-]);
-
-/** The API code a step's typed failure answers with: an error code as it is, a provider's failure 502, a busy or refused step 409. */
-function stepErrorCode(failure: JobFailure): ErrorCode {
-  if (failure.code === AI_FAILURE_TYPES.not_configured) return 'PROVIDER_NOT_CONFIGURED';
-  if (failure.code === AI_CALL_FAILURE_TYPES.key_missing) return 'VALIDATION_FAILED';
-  if (PROVIDER_FAILURES.has(failure.code)) return 'PROVIDER_ERROR';
-  return failure.code in ERROR_STATUS ? (failure.code as ErrorCode) : 'CONFLICT';
+/**
+ * The API code a step's typed failure answers with: the job's code (domain/jobs.ts: jobFailureCode) where it is an API
+ * error code; a key the provider refused is a provider's failure (502 PROVIDER_ERROR, the cause says PROVIDER_KEY_REJECTED);
+ * a missing key is the request's (422); a busy or refused step and anything else 409.
+ */
+function stepErrorCode(failure: TypedFailure): ErrorCode {
+  if (failure.type === AI_CALL_FAILURE_TYPES.key_missing) return 'VALIDATION_FAILED';
+  const code = jobFailureCode(failure.type);
+  if (code === 'PROVIDER_KEY_REJECTED') return 'PROVIDER_ERROR';
+  return code in ERROR_STATUS ? (code as ErrorCode) : 'CONFLICT';
 }
 
 /**
@@ -106,8 +102,8 @@ function stepErrorCode(failure: JobFailure): ErrorCode {
  * a session whose workflow ended is 409.
  */
 function stepError(error: unknown, name: string): unknown {
-  const failure = jobFailureOf(error);
-  if (failure) return new ServiceError(stepErrorCode(failure), failure.message, [{ path: '/', message: failure.message, cause: failure.code }]);
+  const failure = typedFailureOf(error);
+  if (failure) return new ServiceError(stepErrorCode(failure), failure.message, [{ path: '/', message: failure.message, cause: jobFailureCode(failure.type) }]);
   if (error instanceof WorkflowUpdateFailedError)
     return new ServiceError('CONFLICT', `The authoring session refused ${name}.`, [{ path: '/', message: 'refused' }]);
   if (error instanceof WorkflowNotFoundError) return new ServiceError('CONFLICT', `The authoring session no longer runs; it accepts no ${name}.`);

@@ -16,7 +16,7 @@ import { registerSessions } from './commands/sessions.ts';
 import { registerWorlds } from './commands/worlds.ts';
 import { resolveBaseUrl, resolveToken } from './credentials.ts';
 import { EXIT, EXIT_CODES_HELP, errorExitCode } from './exit.ts';
-import { printable, safeJson } from './output.ts';
+import { conflictLine, printable, safeJson } from './output.ts';
 import { REQUEST_TIMEOUT_ENV, REQUEST_TIMEOUT_SECONDS_DEFAULT } from './timeouts.ts';
 
 /** The program with every command; the order of the groups is the order `crucible --help` lists them in. */
@@ -67,6 +67,10 @@ function printError(error: unknown, json: boolean): void {
     const body = e?.body ?? { code: e?.name ?? 'ERROR', message: e?.message ?? String(error) };
     process.stdout.write(`${safeJson({ error: { status: e?.status ?? null, ...body } })}\n`);
   } else {
+    if (e?.status === 409 && e?.body) {
+      process.stderr.write(`crucible: ${printable(conflictLine(e.body), true)}\n`);
+      return;
+    }
     const id = e?.request_id ? ` (request ${e.request_id})` : '';
     process.stderr.write(`crucible: ${printable(`${e?.message ?? String(error)}${id}`, true)}\n`);
   }

@@ -8,7 +8,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type ApiResult, CrucibleApiError, type CrucibleClient, createCrucibleClient, resourceUrl, SDK_VERSION } from '../../sdk/src/index.ts';
-import { printable, printableDeep, safeJson } from './output.ts';
+import { Value } from 'typebox/value';
+import { conflictLine, printable, printableDeep, safeJson } from './output.ts';
 import { projectSourceIds } from './sources.ts';
 import { withRequestTimeouts } from './timeouts.ts';
 
@@ -40,6 +41,47 @@ function object(properties: Json, required: string[]): Json & { type: 'object' }
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
+type OpenApiDocument = { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema: Json }> } }>> };
+let bundled_openapi: OpenApiDocument | null = null;
+
+/** The JSON request body schema of an operation in the bundled OpenAPI document: the API's own limits, not a copy. */
+function requestBody(method: 'post', path: string): Json & { properties?: Record<string, Json>; required?: string[] } {
+  bundled_openapi ??= JSON.parse(readFileSync(resourceUrl('openapi.json'), 'utf8')) as OpenApiDocument;
+  const schema = bundled_openapi.paths[path]?.[method]?.requestBody?.content?.['application/json']?.schema;
+  if (!schema || schema.type !== 'object') throw new Error(`the bundled OpenAPI document has no JSON request body for ${method.toUpperCase()} ${path}`);
+  return schema as Json & { properties?: Record<string, Json>; required?: string[] };
+}
+
+/**
+ * A tool's input schema from an operation's request body: its properties and limits as the API declares them, plus the
+ * path parameters the tool takes as arguments and any argument of the tool's own (`extra`); `optional` names the body
+ * fields the tool fills in when left out.
+ */
+function fromRequest(
+  path: string,
+  options: { params?: Record<string, string>; extra?: Json; optional?: string[]; also_required?: string[] } = {},
+): Json & { type: 'object' } {
+  const body = requestBody('post', path);
+  const params = Object.fromEntries(Object.entries(options.params ?? {}).map(([name, description]) => [name, id(description)]));
+  const required = [...Object.keys(params), ...(body.required ?? []).filter((name) => !options.optional?.includes(name)), ...(options.also_required ?? [])];
+  const schema = object({ ...params, ...(body.properties ?? {}), ...(options.extra ?? {}) }, [...new Set(required)]);
+  CHECKED_INPUTS.add(schema);
+  return schema;
+}
+
+/**
+ * The input schemas taken from the API's request bodies: arguments are checked against these before a call. A WorldSpec
+ * argument is not (validate_world exists to send one that may not fit and read the service's problems).
+ */
+const CHECKED_INPUTS = new WeakSet<object>();
+
+/** Why arguments do not fit a tool's input schema, in words (the first few problems), or null when they fit. */
+export function argumentProblems(tool: Pick<ToolDef, 'name' | 'inputSchema'>, args: unknown): string | null {
+  if (!CHECKED_INPUTS.has(tool.inputSchema) || Value.Check(tool.inputSchema, args)) return null;
+  const problems = [...Value.Errors(tool.inputSchema, args)].slice(0, 5).map((error) => `${error.instancePath || '/'} ${error.message}`);
+  return `${tool.name} was not called: its arguments do not fit its input schema (${problems.join('; ')}). Nothing was sent to the service; correct the arguments and call it again.`;
+}
+
 /** Starts a review of a plan: the tool start_review and the registry's concept_and_evidence_review make this one call. */
 const startReview: ToolDef['run'] = (api, a) =>
   api.POST('/v1/projects/{project_id}/reviews', {
@@ -55,25 +97,38 @@ const createRun: ToolDef['run'] = (api, a) =>
     idempotencyKey: a.idempotency_key,
   });
 
+/** start_review's and the registry review's arguments: the review request body and the project. */
+function reviewInput(): Json & { type: 'object' } {
+  return fromRequest('/v1/projects/{project_id}/reviews', {
+    params: { project_id: 'project id (proj_…) with a confirmed intake' },
+    extra: { idempotency_key },
+  });
+}
+
+/** create_run's and the registry simulation's arguments: the run request body (a budget of at least 1 credit). */
+function runInput(): Json & { type: 'object' } {
+  return fromRequest('/v1/runs', { extra: { idempotency_key } });
+}
+
 /** The tools: one service call each, arguments passed through as the API takes them. */
 export function tools(): ToolDef[] {
-  return [...intakeTools(bundledSchema('IntakeSpec')), ...planAndReviewTools(), ...worldAndRunTools(bundledSchema('WorldSpec'))];
+  return [...intakeTools(), ...planAndReviewTools(), ...worldAndRunTools(bundledSchema('WorldSpec'))];
 }
 
 /** A project and its intake: create, extract, read a source, draft, read the draft, confirm. */
-function intakeTools(intake_spec: Json): ToolDef[] {
+function intakeTools(): ToolDef[] {
   return [
     {
       name: 'create_project',
       description: 'Create a project in an organization.',
-      inputSchema: object({ title: { type: 'string', minLength: 1 }, org_id: id('organization id (org_…)'), idempotency_key }, ['title', 'org_id']),
+      inputSchema: fromRequest('/v1/projects', { extra: { idempotency_key } }),
       run: (api, a) => api.POST('/v1/projects', { body: { title: a.title, org_id: a.org_id }, idempotencyKey: a.idempotency_key }),
     },
     {
       name: 'extract_intake',
       description:
         'Read and screen pasted text without AI. Returns each source with its status (processed, unsupported, excluded_for_privacy, error) and masked findings.',
-      inputSchema: object({ text: { type: 'string', minLength: 1 }, project_id: id('project id (proj_…)') }, ['text', 'project_id']),
+      inputSchema: fromRequest('/v1/intakes/extract', { also_required: ['project_id'] }),
       run: (api, a) => api.POST('/v1/intakes/extract', { body: { text: a.text, project_id: a.project_id } }),
     },
     {
@@ -86,10 +141,11 @@ function intakeTools(intake_spec: Json): ToolDef[] {
       name: 'draft_intake',
       description:
         "Ask the service to draft an IntakeSpec from the project's processed sources (metered in credits): the sources named, or without source_ids every processed source of the project (at most 50). Poll with get_intake_draft.",
-      inputSchema: object(
-        { project_id: id('project id'), source_ids: { type: 'array', items: { type: 'string' } }, byok_provider: { type: 'string' }, idempotency_key },
-        ['project_id'],
-      ),
+      inputSchema: fromRequest('/v1/projects/{project_id}/intakes/parse', {
+        params: { project_id: 'project id' },
+        extra: { idempotency_key },
+        optional: ['source_ids'],
+      }),
       run: async (api, a) =>
         api.POST('/v1/projects/{project_id}/intakes/parse', {
           path: { project_id: a.project_id },
@@ -109,10 +165,7 @@ function intakeTools(intake_spec: Json): ToolDef[] {
     {
       name: 'confirm_intake',
       description: 'Confirm (or import) an IntakeSpec the user has reviewed: citations are checked, failing ones dropped and listed.',
-      inputSchema: object({ project_id: id('project id'), spec: intake_spec, draft_id: id('the draft it came from, if any'), idempotency_key }, [
-        'project_id',
-        'spec',
-      ]),
+      inputSchema: fromRequest('/v1/projects/{project_id}/intakes', { params: { project_id: 'project id' }, extra: { idempotency_key } }),
       run: (api, a) =>
         api.POST('/v1/projects/{project_id}/intakes', {
           path: { project_id: a.project_id },
@@ -129,17 +182,18 @@ function planAndReviewTools(): ToolDef[] {
     {
       name: 'create_plan',
       description: 'Plan the evaluations for the latest confirmed intake: a decision with an explanation per evaluation, approvals needed, estimated credits.',
-      inputSchema: object({ project_id: id('project id'), idempotency_key }, ['project_id']),
+      inputSchema: fromRequest('/v1/projects/{project_id}/evaluation-plans', { params: { project_id: 'project id' }, extra: { idempotency_key } }),
       run: (api, a) =>
-        api.POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: a.project_id }, body: {}, idempotencyKey: a.idempotency_key }),
+        api.POST('/v1/projects/{project_id}/evaluation-plans', {
+          path: { project_id: a.project_id },
+          body: a.intake_revision === undefined ? {} : { intake_revision: a.intake_revision },
+          idempotencyKey: a.idempotency_key,
+        }),
     },
     {
       name: 'approve_plan',
       description: 'Approve one scope a plan lists, only when the user has said so (hosted_inference approves hosted inference for this plan).',
-      inputSchema: object(
-        { project_id: id('project id'), plan_id: id('plan id'), scope: { type: 'string', description: 'the scope to approve, e.g. hosted_inference' } },
-        ['project_id', 'plan_id', 'scope'],
-      ),
+      inputSchema: fromRequest('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', { params: { project_id: 'project id', plan_id: 'plan id' } }),
       run: (api, a) =>
         api.POST('/v1/projects/{project_id}/evaluation-plans/{plan_id}/approve', {
           path: { project_id: a.project_id, plan_id: a.plan_id },
@@ -149,10 +203,7 @@ function planAndReviewTools(): ToolDef[] {
     {
       name: 'start_review',
       description: 'Start a concept and evidence review for a plan that recommends it (credits are reserved, settled at actual usage). Poll with get_review.',
-      inputSchema: object({ project_id: id('project id'), plan_id: id('plan id'), byok_provider: { type: 'string' }, idempotency_key }, [
-        'project_id',
-        'plan_id',
-      ]),
+      inputSchema: reviewInput(),
       run: startReview,
     },
     {
@@ -182,19 +233,13 @@ function worldAndRunTools(world_spec: Json): ToolDef[] {
     {
       name: 'estimate_run',
       description: 'Estimate a run of a world revision under a budget: runnable, issues, reserved and available credits. Spends nothing.',
-      inputSchema: object({ world_revision_id: id('world revision id'), budget_limit_credits: { type: 'integer', minimum: 0 } }, [
-        'world_revision_id',
-        'budget_limit_credits',
-      ]),
+      inputSchema: fromRequest('/v1/runs/estimate'),
       run: (api, a) => api.POST('/v1/runs/estimate', { body: { world_revision_id: a.world_revision_id, budget_limit_credits: a.budget_limit_credits } }),
     },
     {
       name: 'create_run',
       description: 'Run a world revision under the credit budget the user chose (explicit; never guessed). Poll with get_run.',
-      inputSchema: object({ world_revision_id: id('world revision id'), budget_limit_credits: { type: 'integer', minimum: 1 }, idempotency_key }, [
-        'world_revision_id',
-        'budget_limit_credits',
-      ]),
+      inputSchema: runInput(),
       run: createRun,
     },
     {
@@ -212,7 +257,7 @@ function worldAndRunTools(world_spec: Json): ToolDef[] {
     {
       name: 'compare_run',
       description: 'Paired baseline/treatment differences with 95% intervals within one run (read-only).',
-      inputSchema: object({ run_id: id('run id') }, ['run_id']),
+      inputSchema: fromRequest('/v1/experiments/compare'),
       run: (api, a) => api.POST('/v1/experiments/compare', { body: { run_id: a.run_id } }),
     },
   ];
@@ -230,26 +275,11 @@ type RegistryEntry = {
 /** What starts each registry tool: one call, with its approval and budget explicit (the registry says what it needs). */
 const REGISTRY_RUNNERS: Record<string, Pick<ToolDef, 'inputSchema' | 'run'>> = {
   concept_and_evidence_review: {
-    inputSchema: object(
-      {
-        project_id: id('project id (proj_…) with a confirmed intake'),
-        plan_id: id('an evaluation plan approved for hosted_inference (or use byok_provider)'),
-        byok_provider: { type: 'string' },
-        idempotency_key,
-      },
-      ['project_id', 'plan_id'],
-    ),
+    inputSchema: reviewInput(),
     run: startReview,
   },
   synthetic_simulation: {
-    inputSchema: object(
-      {
-        world_revision_id: id('a saved world revision (save_world, or an approved authoring session)'),
-        budget_limit_credits: { type: 'integer', minimum: 1, description: 'the budget the user chose' },
-        idempotency_key,
-      },
-      ['world_revision_id', 'budget_limit_credits'],
-    ),
+    inputSchema: runInput(),
     run: createRun,
   },
 };
@@ -286,12 +316,27 @@ export function createMcpServer(client: CrucibleClient): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = defs.find((t) => t.name === request.params.name);
     if (!tool) return { isError: true, content: [{ type: 'text' as const, text: `No tool ${request.params.name}.` }] };
+    const args = (request.params.arguments ?? {}) as Json;
+    // The arguments are checked against the tool's input schema (the API's request body) before anything is sent.
+    const problems = argumentProblems(tool, args);
+    if (problems) return { isError: true, content: [{ type: 'text' as const, text: printable(problems, true) }] };
     try {
-      const result = await tool.run(api, (request.params.arguments ?? {}) as Json);
+      const result = await tool.run(api, args);
       // What the service stored is passed on without control characters or bidirectional overrides (output.ts).
       if (result.ok) {
         const data = printableDeep(result.data);
         return { content: [{ type: 'text' as const, text: safeJson(data) }], structuredContent: { status: result.status, data } };
+      }
+      // A 409: one plain line (the state changed under the call; nothing was done), then the envelope for its details.
+      if (result.status === 409) {
+        const envelope = printableDeep({ status: result.status, ...result.error });
+        return {
+          isError: true,
+          content: [
+            { type: 'text' as const, text: printable(conflictLine(result.error), true) },
+            { type: 'text' as const, text: safeJson(envelope) },
+          ],
+        };
       }
       // The service's error envelope, as sent: the assistant reads the code and the details.
       return { isError: true, content: [{ type: 'text' as const, text: safeJson(printableDeep({ status: result.status, ...result.error })) }] };

@@ -61,6 +61,32 @@ export function fields(pairs: [string, unknown][]): string {
   return pairs.map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n');
 }
 
+/** A job's failure as one line, `CODE: message` (the job's `failure`; older services sent it as `error`), or null. */
+export function failureLine(job: { failure?: { code: string; message: string } | null; error?: { code: string; message: string } | null }): string | null {
+  const failure = job.failure ?? job.error ?? null;
+  return failure ? `${failure.code}: ${failure.message}` : null;
+}
+
+/** Key/value lines for one object, leaving out the pairs whose value is null (a failure a job does not have). */
+export function fieldsPresent(pairs: [string, unknown][]): string {
+  return fields(pairs.filter(([, value]) => value !== null && value !== undefined));
+}
+
+/** A number as a person reads it in a table: up to 4 significant digits, no exponent for ordinary sizes. */
+export function figure(value: unknown): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(4)));
+}
+
+/**
+ * A 409 in one plain line: what the service said, that nothing changed, and the code and request id for support (the
+ * envelope itself stays for --json and for details a script reads).
+ */
+export function conflictLine(error: { code: string; message: string; request_id?: string | null }): string {
+  const message = error.message.trim().replace(/[.;]?$/, '.');
+  return `${message} Nothing changed. (${error.code}${error.request_id ? `, request ${error.request_id}` : ''})`;
+}
+
 export type Printer = { json: boolean; result(value: unknown, human: () => string): void; note(text: string): void };
 
 export function printer(json: boolean, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Printer {

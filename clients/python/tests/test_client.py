@@ -12,13 +12,12 @@ import time
 import unittest
 from typing import Any, Callable, Dict, List
 
-from crucible import Client, CrucibleAPIError, CrucibleNetworkError
+from crucible import ENDED_STATUSES, JOB_FAILURE_CODES, Client, CrucibleAPIError, CrucibleNetworkError
 
 URL = os.environ.get("CRUCIBLE_URL", "")
 TOKEN = os.environ.get("CRUCIBLE_TOKEN", "")
 ORG = os.environ.get("CRUCIBLE_ORG", "")
 WORLDS = pathlib.Path(__file__).resolve().parents[3] / "samples" / "worlds"
-ENDED = ("succeeded", "failed", "canceled", "timed_out")
 #: How long a test waits for a draft, review or run to end (the machine may be busy).
 WAIT_MAX_SECONDS = 240
 
@@ -32,12 +31,14 @@ PARAGRAPH = "\n".join(
 )
 
 
-def until_ended(read: Callable[[], Dict[str, Any]]) -> Dict[str, Any]:
-    """Explicit polling: the client never polls by itself."""
+def until_ended(kind: str, read: Callable[[], Dict[str, Any]]) -> Dict[str, Any]:
+    """Explicit polling (the client never polls by itself) until the job of `kind` reaches one of its ended statuses."""
     deadline = time.monotonic() + WAIT_MAX_SECONDS
     while time.monotonic() < deadline:
         value = read()
-        if value["status"] in ENDED:
+        if value["status"] in ENDED_STATUSES[kind]:
+            failure = value.get("failure")
+            assert failure is None or failure["code"] in JOB_FAILURE_CODES, failure
             return value
         time.sleep(0.1)
     raise AssertionError(f"did not end within {WAIT_MAX_SECONDS} s")
@@ -59,7 +60,7 @@ class LiveService(unittest.TestCase):
         extracted = c.extract_text(PARAGRAPH, project_id=project["id"])
         self.assertEqual(extracted["sources"][0]["status"], "processed")
         parsed = c.draft_intake(project["id"], source_ids=[extracted["sources"][0]["id"]])
-        draft = until_ended(lambda: c.get_intake_draft(parsed["id"]))
+        draft = until_ended("intake_draft", lambda: c.get_intake_draft(parsed["id"]))
         self.assertEqual(draft["status"], "succeeded")
         confirmed = c.confirm_intake(project["id"], draft["spec"], draft_id=draft["id"])
         self.assertEqual(confirmed["revision"], 1)
@@ -67,7 +68,7 @@ class LiveService(unittest.TestCase):
         self.assertEqual([a["scope"] for a in plan["plan"]["approvals_needed"]], ["hosted_inference"])
         c.approve_evaluation_plan(project["id"], plan["id"], "hosted_inference")
         started = c.start_review(project["id"], plan["id"], idempotency_key="py-walk-review")
-        review = until_ended(lambda: c.get_review(started["id"]))
+        review = until_ended("review", lambda: c.get_review(started["id"]))
         self.assertEqual(review["status"], "succeeded")
         self.assertEqual(len(review["review"]["dimensions"]), 13)
         downloaded = c.download_review(started["id"])
@@ -85,7 +86,7 @@ class LiveService(unittest.TestCase):
         # The same key replays the same run.
         again = c.create_run(saved["world_revision_id"], quote["credits_estimate"] * 2, idempotency_key="py-run")
         self.assertEqual(again["run_id"], created["run_id"])
-        run = until_ended(lambda: c.get_run(created["run_id"]))
+        run = until_ended("run", lambda: c.get_run(created["run_id"]))
         self.assertEqual(run["status"], "succeeded")
         results = c.get_run_results(created["run_id"])
         self.assertGreater(len(results["findings"]), 0)
@@ -97,7 +98,7 @@ class LiveService(unittest.TestCase):
         project = c.create_project("Python authoring", ORG)
         source = c.extract_text(PARAGRAPH, project_id=project["id"])["sources"][0]
         parsed = c.draft_intake(project["id"], source_ids=[source["id"]])
-        draft = until_ended(lambda: c.get_intake_draft(parsed["id"]))
+        draft = until_ended("intake_draft", lambda: c.get_intake_draft(parsed["id"]))
         c.confirm_intake(project["id"], draft["spec"], draft_id=draft["id"])
         created = c.create_authoring_session(project["id"], idempotency_key="py-session")
         self.assertEqual(created["status"], "drafting")
@@ -135,7 +136,7 @@ class LiveService(unittest.TestCase):
         project = c.create_project("Python errors", ORG)
         source = c.extract_text("An idea about triage.", project_id=project["id"])["sources"][0]
         parsed = c.draft_intake(project["id"], source_ids=[source["id"]])
-        draft = until_ended(lambda: c.get_intake_draft(parsed["id"]))
+        draft = until_ended("intake_draft", lambda: c.get_intake_draft(parsed["id"]))
         with self.assertRaises(CrucibleAPIError) as conflict:
             c.cancel_intake_draft(draft["id"])
         self.assertEqual((conflict.exception.status, conflict.exception.code), (409, "CONFLICT"))

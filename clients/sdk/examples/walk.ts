@@ -3,7 +3,7 @@
 // run) and CRUCIBLE_ORG. Prints one JSON summary line. The tarball test type-checks it with tsc --noEmit and runs it.
 import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { BUNDLED, CrucibleApiError, createCrucibleClient, resourceUrl, unwrap, unwrapAs } from '@crucible/sdk';
+import { BUNDLED, CrucibleApiError, createCrucibleClient, jobEnded, resourceUrl, unwrap, unwrapAs } from '@crucible/sdk';
 
 const base_url = process.env.CRUCIBLE_URL!;
 const org_id = process.env.CRUCIBLE_ORG!;
@@ -19,8 +19,6 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
   }
   throw new Error('gave up polling');
 }
-
-const ended = (status: string) => ['succeeded', 'failed', 'canceled', 'timed_out'].includes(status);
 
 const paragraph = [
   'Problem: heart failure patients are readmitted to hospital within 30 days of discharge.',
@@ -43,7 +41,7 @@ const draft = await until(
     unwrapAs<{ id: string; status: string; spec: unknown }>(
       await client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: (parsed as { id: string }).id } }),
     ),
-  (d) => ended(d.status),
+  (d) => jobEnded('intake_draft', d.status),
 );
 unwrap(await client.POST('/v1/projects/{project_id}/intakes', { path: { project_id: project_id }, body: { spec: draft.spec, draft_id: draft.id } as never }));
 const plan = unwrapAs<{ id: string }>(await client.POST('/v1/projects/{project_id}/evaluation-plans', { path: { project_id: project_id }, body: {} as never }));
@@ -63,7 +61,7 @@ const started = unwrapAs<{ id: string }>(
 const review = await until(
   async () =>
     unwrapAs<{ status: string; review?: { dimensions: unknown[] } }>(await client.GET('/v1/reviews/{review_id}', { path: { review_id: started.id } })),
-  (r) => ended(r.status),
+  (r) => jobEnded('review', r.status),
 );
 
 // Walk 2: a bundled sample world → run results.
@@ -82,7 +80,7 @@ const created = unwrapAs<{ run_id: string }>(
 );
 const run = await until(
   async () => unwrapAs<{ status: string }>(await client.GET('/v1/runs/{run_id}', { path: { run_id: created.run_id } })),
-  (r) => ended(r.status),
+  (r) => jobEnded('run', r.status),
 );
 const results = unwrapAs<{ findings: unknown[]; metrics: unknown[] }>(await client.GET('/v1/runs/{run_id}/results', { path: { run_id: created.run_id } }));
 

@@ -4,6 +4,7 @@
 // URL a bundler would otherwise copy into the page's build.
 export * from './client.ts';
 export { BUNDLED } from './generated/resources.gen.ts';
+export { ENDED_STATUSES, JOB_FAILURE_CODES, JOB_KINDS, type JobKind, jobEnded } from './generated/jobs.gen.ts';
 
 /** Bundled resources (manifest, guides, JSON schemas, model catalog, OpenAPI, prompts, sample worlds): their URL. */
 export function resourceUrl(relative_path: string): URL {

@@ -678,7 +678,7 @@ function SessionState({ s }: { s: AuthoringSession }) {
       </p>
       {s.status === 'drafting' && <p className="muted">A step is running (drafting, checking, a quick test run)… you can leave this page and come back.</p>}
       {s.status === 'expired' && <p className="muted">The session waited longer than its limit without an answer and has ended.</p>}
-      {s.error && <ErrorBanner error={new Error(failureSentence(s.error.code) ?? plainText(s.error.message))} />}
+      {s.failure && <ErrorBanner error={new Error(failureSentence(s.failure.code) ?? plainText(s.failure.message))} />}
       {s.status === 'approved' && s.world_revision_id && (
         <div className="ok" role="status">
           <p>

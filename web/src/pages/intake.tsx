@@ -314,7 +314,7 @@ export function DraftPage({ project_id, draft_id }: { project_id: string; draft_
             <span className="muted small">{drafter(d)}</span>
           </p>
           {!TERMINAL_DRAFT.includes(d.status) && <DraftRunning d={d} onCanceled={draft.reload} />}
-          {d.error && <ErrorBanner error={new CrucibleApiError(0, { code: d.error.code, message: d.error.message, details: {}, request_id: '' })} />}
+          {d.failure && <ErrorBanner error={new CrucibleApiError(0, { code: d.failure.code, message: d.failure.message, details: {}, request_id: '' })} />}
           {d.status === 'succeeded' && earlier.value === null && !confirmed && (
             <IntakeEditor initial={d.spec} project_id={project_id} draft_id={draft_id} sources={sources} onConfirmed={setConfirmed} onConflict={earlier.reload}>
               {d.dropped_citations.length > 0 && <DroppedCitations dropped={d.dropped_citations} sources={sources.value ?? []} />}

@@ -64,7 +64,7 @@ function intakeStep(project: Project, o: Overview): Step {
     state,
     said: state === 'failed' ? 'Drafting failed' : 'Drafting was canceled',
     ended: (
-      <Ended end={{ status: latest.status, failure: latest.error }}>
+      <Ended end={{ status: latest.status, failure: latest.failure }}>
         <p className="try-again">
           <a href="#material-heading" className="button primary">
             Try again
@@ -195,7 +195,7 @@ function RunEnded({ run }: { run: Run }) {
   });
   const e = estimate.value;
   return (
-    <Ended end={{ status: run.status, failure: run.error }}>
+    <Ended end={{ status: run.status, failure: run.failure }}>
       <p className="try-again">
         <Action variant="primary" onPress={() => void again.run()} isDisabled={again.pending || (e !== undefined && !e.runnable)}>
           {again.pending ? 'Starting…' : 'Try again'}
@@ -218,7 +218,7 @@ function RunEnded({ run }: { run: Run }) {
 /** A failed authoring session: a new one starts from the sessions below (its first AI step's cost is shown there). */
 function SessionEnded({ session }: { session: AuthoringSession }) {
   return (
-    <Ended end={{ status: session.status, failure: session.error }}>
+    <Ended end={{ status: session.status, failure: session.failure }}>
       <p className="try-again">
         <a href="#authoring-heading" className="button primary">
           Try again

@@ -368,9 +368,9 @@ export default function RunPage({ run_id }: { run_id: string }) {
           Cancel the run
         </Action>
       )}
-      {r?.error && (
+      {r?.failure && (
         <p className="error">
-          The run failed: {inSentence(failureSentence(r.error.code) ?? plainText(r.error.message, world ?? null))}{' '}
+          The run failed: {inSentence(failureSentence(r.failure.code) ?? plainText(r.failure.message, world ?? null))}{' '}
           {r.status === 'failed' && <Link to={`/projects/${r.project_id}`}>Back to the project to try again</Link>}
         </p>
       )}
@@ -380,9 +380,9 @@ export default function RunPage({ run_id }: { run_id: string }) {
           <p>
             Run {r.run_id} of world revision {r.world_revision_id}; status {r.status}; created {formatDate(r.created_at)} by {r.created_by}.
           </p>
-          {r.error && (
+          {r.failure && (
             <p>
-              {r.error.code}: {r.error.message}
+              {r.failure.code}: {r.failure.message}
             </p>
           )}
         </TechnicalDetails>

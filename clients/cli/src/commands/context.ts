@@ -5,7 +5,17 @@ import { createInterface } from 'node:readline/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import ora from 'ora';
-import { type ApiResult, CrucibleApiError, type CrucibleClient, createCrucibleClient, SDK_VERSION, unwrap, unwrapAs } from '../../../sdk/src/index.ts';
+import {
+  type ApiResult,
+  CrucibleApiError,
+  type CrucibleClient,
+  createCrucibleClient,
+  type JobKind,
+  jobEnded,
+  SDK_VERSION,
+  unwrap,
+  unwrapAs,
+} from '../../../sdk/src/index.ts';
 import { readStored, resolveBaseUrl, resolveToken } from '../credentials.ts';
 import { AuthenticationError, EXIT, UsageError, WaitTimeoutError } from '../exit.ts';
 import { type Printer, printer } from '../output.ts';
@@ -33,7 +43,6 @@ const poll_interval_ms = 1000;
 /** The longest `wait` a long poll asks for: the service's POLL_WAIT_SECONDS_MAX (api/poll.ts; a test keeps them equal). */
 export const LONG_POLL_WAIT_SECONDS_MAX = 30;
 export const wait_max_seconds_default = 1800;
-const ENDED = ['succeeded', 'failed', 'canceled', 'timed_out'];
 
 export function commandContext(program: Command, exit: ExitState): CommandContext {
   const global = (): Global => program.opts<Global>();
@@ -126,7 +135,8 @@ export async function waitFor(
   read: PollRead,
   describe: (value: Any) => string,
   timeout_seconds: number,
-  done: (value: Any) => boolean = (value) => ENDED.includes(value.status),
+  /** When to stop reading: the job's ended statuses (the SDK's ENDED_STATUSES), or a stop of the caller's own. */
+  done: (value: Any) => boolean,
 ): Promise<Any> {
   // --json keeps stderr free for scripts: no progress at all.
   const spinner = global.json ? null : ora({ text: `${what}: waiting`, stream: process.stderr });
@@ -198,12 +208,13 @@ export function waitOptions(command: Command, wait_description: string): Command
 /** A --wait: reads until the draft, review or run ends, and exits 1 unless it succeeded (or timed out with results). */
 export async function waitToEnd(
   context: CommandContext,
+  kind: JobKind,
   what: string,
   read: PollRead,
   describe: (value: Any) => string,
   timeout_seconds: number,
 ): Promise<Any> {
-  const ended = await waitFor(context.global(), what, read, describe, timeout_seconds);
+  const ended = await waitFor(context.global(), what, read, describe, timeout_seconds, (value) => jobEnded(kind, value.status));
   context.exit.code = ended.status === 'succeeded' || ended.status === 'timed_out' ? EXIT.ok : EXIT.api_error;
   return ended;
 }

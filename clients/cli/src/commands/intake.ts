@@ -2,9 +2,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { type CrucibleClient, unwrapAs } from '../../../sdk/src/index.ts';
+import { type CrucibleClient, jobEnded, unwrapAs } from '../../../sdk/src/index.ts';
 import { UsageError } from '../exit.ts';
-import { fields, table } from '../output.ts';
+import { fields, fieldsPresent, failureLine, table } from '../output.ts';
 import { projectSourceIds } from '../sources.ts';
 import { type Any, type CommandContext, orgOf, readJsonFile, waitOptions, waitToEnd } from './context.ts';
 
@@ -18,24 +18,25 @@ export function registerIntake(program: Command, context: CommandContext): void 
     .action(async (id: string, o: Any) => {
       const draft = await readDraft(context.client(), id);
       if (o.out && draft.spec) writeFileSync(o.out, `${JSON.stringify(draft.spec, null, 2)}\n`);
-      context.out().result(draft, () =>
-        fields([
-          ['draft', draft.id],
-          ['status', draft.status],
-          ['spec', o.out && draft.spec ? `written to ${o.out}` : draft.spec ? 'present (use --out)' : null],
-        ]),
-      );
+      context.out().result(draft, () => showDraft(draft, [['spec', o.out && draft.spec ? `written to ${o.out}` : draft.spec ? 'present (use --out)' : '-']]));
     });
   intake.command('cancel-draft <draft_id>').action(async (id: string) => {
     const draft = unwrapAs<Any>(await context.client().POST('/v1/intake-drafts/{draft_id}/cancel', { path: { draft_id: id } }));
-    context.out().result(draft, () =>
-      fields([
-        ['draft', draft.id],
-        ['status', draft.status],
-      ]),
-    );
+    context.out().result(draft, () => showDraft(draft));
   });
   confirm(intake, context);
+}
+
+/** A draft: its state, its failure when it has one, and the credits it used (its AI call's charge). */
+function showDraft(draft: Any, more: [string, unknown][] = []): string {
+  return fieldsPresent([
+    ['draft', draft.id],
+    ['status', draft.status],
+    ['failure', failureLine(draft)],
+    // 0 once it ended without a charged AI call; unknown while it runs.
+    ['credits used', draft.usage?.credits_charged ?? (jobEnded('intake_draft', draft.status) ? 0 : '-')],
+    ...more,
+  ]);
 }
 
 async function readDraft(client: CrucibleClient, draft_id: string): Promise<Any> {
@@ -93,19 +94,14 @@ function draft(intake: Command, context: CommandContext): void {
       const id = draft.id;
       draft = await waitToEnd(
         context,
+        'intake_draft',
         `intake draft ${id}`,
         (poll) => client.GET('/v1/intake-drafts/{draft_id}', { path: { draft_id: id }, ...poll }),
         (d) => d.status,
         o.timeout,
       );
     }
-    context.out().result(draft, () =>
-      fields([
-        ['draft', draft.id],
-        ['status', draft.status],
-        ['credits used', draft.usage?.credits ?? draft.credits_used],
-      ]),
-    );
+    context.out().result(draft, () => showDraft(draft));
   });
 }
 

@@ -2,20 +2,32 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type CrucibleClient, unwrap, unwrapAs } from '../../../sdk/src/index.ts';
-import { fields, table } from '../output.ts';
+import { fieldsPresent, failureLine, table } from '../output.ts';
 import { type Any, type CommandContext, integer, type Poll, waitOptions, waitToEnd } from './context.ts';
 
 function showReview(r: Any): string {
+  const dimensions: Any[] = r.review?.dimensions ?? [];
+  const claims = dimensions.flatMap((d: Any) => (d.evidence_claims ?? []).map((claim: Any) => ({ dimension: d.name ?? d.id, ...claim })));
   return [
-    fields([
+    fieldsPresent([
       ['review', r.id],
       ['status', r.status],
-      ['credits used', r.credits_used],
+      ['failure', failureLine(r)],
+      ['credits used', r.credits_used ?? '-'],
     ]),
-    r.review?.dimensions
-      ? table(r.review.dimensions, [
-          { header: 'dimension', value: (d: Any) => d.name ?? d.key ?? d.id },
+    dimensions.length
+      ? table(dimensions, [
+          { header: 'dimension', value: (d: Any) => d.name ?? d.id },
           { header: 'label', value: (d: Any) => d.label },
+          { header: 'finding', value: (d: Any) => d.summary },
+        ])
+      : '',
+    claims.length
+      ? table(claims, [
+          { header: 'dimension', value: (c: Any) => c.dimension },
+          { header: 'evidence', value: (c: Any) => (c.supported ? 'supported' : `not supported${c.failed_check ? ` (${c.failed_check})` : ''}`) },
+          { header: 'record', value: (c: Any) => c.record_id },
+          { header: 'claim', value: (c: Any) => c.claim },
         ])
       : '',
   ]
@@ -35,7 +47,7 @@ export function registerReviews(program: Command, context: CommandContext): void
   waitOptions(review.command('show <review_id>'), 'wait for it to end').action(async (id: string, o: Any) => {
     const client = context.client();
     const read = (poll: Poll) => readReview(client, id, poll);
-    const value = o.wait ? await waitToEnd(context, `review ${id}`, read, (r) => r.status, o.timeout) : unwrapAs<Any>(await read({}));
+    const value = o.wait ? await waitToEnd(context, 'review', `review ${id}`, read, (r) => r.status, o.timeout) : unwrapAs<Any>(await read({}));
     context.out().result(value, () => showReview(value));
   });
   review.command('cancel <review_id>').action(async (review_id: string) => {
@@ -92,6 +104,7 @@ function start(review: Command, context: CommandContext): void {
       const id = started.id;
       started = await waitToEnd(
         context,
+        'review',
         `review ${id}`,
         (poll) => readReview(client, id, poll),
         (r) => r.status,

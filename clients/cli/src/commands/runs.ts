@@ -2,18 +2,39 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { unwrapAs } from '../../../sdk/src/index.ts';
-import { fields, table } from '../output.ts';
+import { fields, fieldsPresent, failureLine, figure, table } from '../output.ts';
 import { fetchFile } from '../timeouts.ts';
 import { type Any, type CommandContext, integer, waitOptions, waitToEnd } from './context.ts';
 
 function showRun(r: Any): string {
-  return fields([
+  return fieldsPresent([
     ['run', r.run_id],
     ['status', r.status],
+    ['failure', failureLine(r)],
     ['replications', `${r.replications_completed ?? 0}/${r.replications_requested ?? '?'}`],
-    ['credits used', r.credits_used],
+    ['credits used', r.credits_used ?? '-'],
     ['budget', r.budget_limit_credits],
   ]);
+}
+
+/** Every paired comparison of a run: the measure, the two variants, both means, their difference and its 95% interval. */
+export function showComparison(compared: Any): string {
+  const metrics: Any[] = compared.metrics ?? [];
+  if (metrics.length === 0) return 'No paired comparison: the run has no baseline and treatment variants with values for the same measure.';
+  return [
+    table(metrics, [
+      { header: 'measure', value: (m: Any) => m.measure_id },
+      { header: 'baseline', value: (m: Any) => m.baseline_variant_id },
+      { header: 'treatment', value: (m: Any) => m.treatment_variant_id },
+      { header: 'unit', value: (m: Any) => m.unit },
+      { header: 'mean baseline', value: (m: Any) => figure(m.mean_baseline) },
+      { header: 'mean treatment', value: (m: Any) => figure(m.mean_treatment) },
+      { header: 'difference', value: (m: Any) => figure(m.mean_difference) },
+      { header: '95% interval', value: (m: Any) => `${figure(m.interval_95?.low)} to ${figure(m.interval_95?.high)}` },
+      { header: 'pairs', value: (m: Any) => m.n_pairs },
+    ]),
+    `Difference is treatment minus baseline, paired by replication (${compared.method ?? 'paired'}); synthetic results of the model.`,
+  ].join('\n');
 }
 
 export function registerRuns(program: Command, context: CommandContext): void {
@@ -32,14 +53,7 @@ export function registerRuns(program: Command, context: CommandContext): void {
   results(runs, context);
   runs.command('compare <run_id>').action(async (run_id: string) => {
     const compared = unwrapAs<Any>(await context.client().POST('/v1/experiments/compare', { body: { run_id } as never }));
-    context.out().result(compared, () =>
-      table(
-        compared.metrics ?? [],
-        Object.keys(compared.metrics?.[0] ?? {})
-          .slice(0, 6)
-          .map((k) => ({ header: k, value: (m: Any) => m[k] })),
-      ),
-    );
+    context.out().result(compared, () => showComparison(compared));
   });
   runs
     .command('export <run_id>')
@@ -95,6 +109,7 @@ function create(runs: Command, context: CommandContext): void {
       const run_id = created.run_id;
       created = await waitToEnd(
         context,
+        'run',
         `run ${run_id}`,
         (poll) => client.GET('/v1/runs/{run_id}', { path: { run_id }, ...poll }),
         (r) => `${r.status} ${r.replications_completed ?? 0}/${r.replications_requested ?? '?'} replications`,

@@ -1,22 +1,35 @@
 // Authoring sessions (beta): exit 4 while a session waits for answers or approval (spec: Versioning).
 import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
-import { unwrapAs } from '../../../sdk/src/index.ts';
+import { jobEnded, unwrapAs } from '../../../sdk/src/index.ts';
 import { EXIT, openQuestions, sessionExitCode, UsageError } from '../exit.ts';
-import { fields, table } from '../output.ts';
+import { fieldsPresent, failureLine, table } from '../output.ts';
 import { type Any, type CommandContext, integer, type Poll, readJsonFile, untyped, wait_max_seconds_default, waitFor } from './context.ts';
 
 function showSession(s: Any): string {
   const next_steps: Any[] = Array.isArray(s.checkpoint?.next_steps) ? s.checkpoint.next_steps : [];
+  // What stands between the drafted world and a valid, complete model: its validation problems and model-check warnings.
+  const problems: Any[] = [
+    ...(s.checkpoint?.validation?.problems ?? []).map((p: Any) => ({ kind: 'invalid', where: p.pointer, message: p.message })),
+    ...(s.checkpoint?.model_check ?? []).map((w: Any) => ({ kind: 'model check', where: w.pointer, message: w.message })),
+  ];
   return [
-    fields([
+    fieldsPresent([
       ['session', s.id],
       ['status', s.status],
+      ['failure', failureLine(s)],
       ['checkpoint', s.checkpoint?.number ?? '-'],
       ['open questions', openQuestions(s).length],
       ['accepts', (s.accepts ?? []).join(', ') || '-'],
       ['world revision', s.world_revision_id ?? '-'],
     ]),
+    problems.length
+      ? table(problems, [
+          { header: 'problem', value: (p: Any) => p.kind },
+          { header: 'where', value: (p: Any) => p.where },
+          { header: 'message', value: (p: Any) => p.message },
+        ])
+      : '',
     openQuestions(s).length
       ? table(openQuestions(s), [
           { header: 'question', value: (q: Any) => q.id },
@@ -131,7 +144,8 @@ function start(sessions: Command, context: CommandContext): void {
           read,
           (v) => v.status,
           o.timeout,
-          (v) => v.status !== 'drafting',
+          // A session stops for a person while it waits for answers, as well as when it ended.
+          (v) => v.status === 'waiting' || jobEnded('authoring', v.status),
         );
       }
       reportSession(context, session);

@@ -215,6 +215,22 @@ export type Checkpoint = {
     }>;
 };
 
+/**
+ * JobFailure
+ *
+ * how a job failed or was canceled; null while it runs and when it succeeded
+ */
+export type JobFailure = {
+    /**
+     * what stopped the job: CANCELED (stopped on request), PROVIDER_KEY_REJECTED (check the provider key), PROVIDER_ERROR (the AI provider could not be reached, was busy or answered badly), PROVIDER_NOT_CONFIGURED, LITERATURE_UNAVAILABLE, INSUFFICIENT_CREDITS, INTERNAL, or another of the API error codes
+     */
+    code: 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'VALIDATION_FAILED' | 'WORLD_LIMIT_EXCEEDED' | 'CONFLICT' | 'APPROVAL_REQUIRED' | 'QUOTA_EXCEEDED' | 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE' | 'INSUFFICIENT_CREDITS' | 'PAYLOAD_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'RATE_LIMITED' | 'SPONSOR_NOT_CONFIGURED' | 'BILLING_NOT_CONFIGURED' | 'PROVIDER_NOT_CONFIGURED' | 'PAYMENT_PROVIDER_ERROR' | 'PROVIDER_ERROR' | 'TEMPORARILY_UNAVAILABLE' | 'INTERNAL' | 'CANCELED' | 'PROVIDER_KEY_REJECTED' | 'LITERATURE_UNAVAILABLE';
+    /**
+     * what happened, in plain words; never a stack
+     */
+    message: string;
+};
+
 export type GetFeaturesData = {
     body?: never;
     path?: never;
@@ -2057,10 +2073,13 @@ export type ParseIntakeResponses = {
             output_tokens: number;
             credits_charged: number;
         } | null;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         created_by: string;
         created_at: string;
         started_at: string | null;
@@ -2625,10 +2644,13 @@ export type GetIntakeDraftResponses = {
             output_tokens: number;
             credits_charged: number;
         } | null;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         created_by: string;
         created_at: string;
         started_at: string | null;
@@ -2704,10 +2726,13 @@ export type ListIntakeDraftsResponses = {
                 output_tokens: number;
                 credits_charged: number;
             } | null;
-            error: {
-                code: string;
-                message: string;
-            } | null;
+            failure: JobFailure | null;
+            /**
+             * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+             *
+             * @deprecated
+             */
+            error: JobFailure | null;
             created_by: string;
             created_at: string;
             started_at: string | null;
@@ -3273,10 +3298,13 @@ export type CancelIntakeDraftResponses = {
             output_tokens: number;
             credits_charged: number;
         } | null;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         created_by: string;
         created_at: string;
         started_at: string | null;
@@ -6406,10 +6434,7 @@ export type ListReviewsResponses = {
              * settled credits once finished; 0 with byok_provider or when failed
              */
             credits_used: number | null;
-            failure: {
-                code: string;
-                message: string;
-            } | null;
+            failure: JobFailure | null;
             created_by: string;
             created_at: string;
             finished_at: string | null;
@@ -6500,10 +6525,7 @@ export type StartReviewResponses = {
             output_tokens: number;
         };
         literature_query: string | null;
-        failure: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
         created_by: string;
         created_at: string;
         updated_at: string;
@@ -7390,10 +7412,7 @@ export type GetReviewResponses = {
             output_tokens: number;
         };
         literature_query: string | null;
-        failure: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
         created_by: string;
         created_at: string;
         updated_at: string;
@@ -8279,10 +8298,7 @@ export type CancelReviewResponses = {
             output_tokens: number;
         };
         literature_query: string | null;
-        failure: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
         created_by: string;
         created_at: string;
         updated_at: string;
@@ -9509,10 +9525,13 @@ export type CreateRunResponses = {
         events_discarded: number;
         stop_reason: 'budget' | 'wall_clock' | null;
         wall_clock_limit_seconds: number;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         results_available: boolean;
         created_by: string;
         created_at: string;
@@ -9597,10 +9616,13 @@ export type GetRunResponses = {
         events_discarded: number;
         stop_reason: 'budget' | 'wall_clock' | null;
         wall_clock_limit_seconds: number;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         results_available: boolean;
         created_by: string;
         created_at: string;
@@ -9673,10 +9695,13 @@ export type ListRunsResponses = {
             events_discarded: number;
             stop_reason: 'budget' | 'wall_clock' | null;
             wall_clock_limit_seconds: number;
-            error: {
-                code: string;
-                message: string;
-            } | null;
+            failure: JobFailure | null;
+            /**
+             * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+             *
+             * @deprecated
+             */
+            error: JobFailure | null;
             results_available: boolean;
             created_by: string;
             created_at: string;
@@ -9745,10 +9770,13 @@ export type CancelRunResponses = {
         events_discarded: number;
         stop_reason: 'budget' | 'wall_clock' | null;
         wall_clock_limit_seconds: number;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         results_available: boolean;
         created_by: string;
         created_at: string;
@@ -10860,10 +10888,13 @@ export type ListAuthoringSessionsResponses = {
             checkpoint: Checkpoint | null;
             world_revision_id: string | null;
             wait_seconds_max: number;
-            error: {
-                code: string;
-                message: string;
-            } | null;
+            failure: JobFailure | null;
+            /**
+             * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+             *
+             * @deprecated
+             */
+            error: JobFailure | null;
             created_by: string;
             created_at: string;
             updated_at: string;
@@ -10973,10 +11004,13 @@ export type CreateAuthoringSessionResponses = {
         checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         created_by: string;
         created_at: string;
         updated_at: string;
@@ -11050,10 +11084,13 @@ export type GetAuthoringSessionResponses = {
         checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         created_by: string;
         created_at: string;
         updated_at: string;
@@ -11142,10 +11179,13 @@ export type AnswerAuthoringSessionResponses = {
         checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         created_by: string;
         created_at: string;
         updated_at: string;
@@ -11246,10 +11286,13 @@ export type ReviseAuthoringSessionResponses = {
         checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         created_by: string;
         created_at: string;
         updated_at: string;
@@ -11334,10 +11377,13 @@ export type ApproveAuthoringSessionResponses = {
         checkpoint: Checkpoint | null;
         world_revision_id: string | null;
         wait_seconds_max: number;
-        error: {
-            code: string;
-            message: string;
-        } | null;
+        failure: JobFailure | null;
+        /**
+         * Deprecated: the same value as `failure`; read `failure`. Removed in the next release.
+         *
+         * @deprecated
+         */
+        error: JobFailure | null;
         created_by: string;
         created_at: string;
         updated_at: string;

@@ -11,8 +11,14 @@ export const LITERATURE_UNREACHABLE_SENTENCE = "The literature service can't be 
 const AI_PROVIDER_NO_ANSWER_SENTENCE =
   'The AI provider gave no answer: it could not be reached, did not answer in time, or was too busy. Nothing was charged. Try again later.';
 
-/** The app's sentence per failure code: the services it calls first, then the service's own refusals. */
+/** The app's sentence per failure code (a job's `failure.code`, domain/contracts/jobFailure.ts): the services it calls first, then the service's own refusals. */
 const SENTENCES: Record<string, string> = {
+  PROVIDER_ERROR:
+    'The AI provider gave no usable answer: it could not be reached, did not answer in time, was too busy, or answered with something the service could not use. Nothing was charged. Try again later.',
+  PROVIDER_KEY_REJECTED:
+    'The AI provider could not be used with its key: the key was refused, none is stored, or the stored one can no longer be read. Check the provider key in Settings. Nothing was charged.',
+  CANCELED: 'Canceled: it was stopped before it finished. Only what it used until then was charged.',
+  // The typed failures a job recorded before its codes were mapped to the API's (still read by the mapping).
   LITERATURE_UNAVAILABLE: LITERATURE_UNREACHABLE_SENTENCE,
   LiteratureUnavailable: LITERATURE_UNREACHABLE_SENTENCE,
   LiteratureRequestRejected: 'The literature service refused the search. Nothing was charged.',
