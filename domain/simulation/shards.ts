@@ -19,7 +19,7 @@ export const RUN_SHARDS_MAX = 200;
 /** Shards of one run running at once, by default (CRUCIBLE_RUN_SHARDS_IN_FLIGHT). */
 export const RUN_SHARDS_IN_FLIGHT_DEFAULT = 8;
 /** A shard's target duration on one pool thread, by default (CRUCIBLE_RUN_SHARD_SECONDS). */
-export const RUN_SHARD_SECONDS_DEFAULT = 10;
+export const RUN_SHARD_SECONDS_DEFAULT = 2;
 /**
  * The events one pool thread simulates per second, as the shard size assumes it: the generic event loop's measured
  * rate (docs/performance.md: 14.6 to 16.1 M events/s), below the generated loop's, so a shard errs on the short side.
