@@ -24,7 +24,7 @@ if (missing.length > 0) {
   } else process.stdout.write(`missing references (install them to get every ratio): ${missing.join(', ')}\n`);
 }
 
-const ALL = ['service', 'api', 'health', 'readiness', 'simulation', 'flags', 'intake', 'ledger', 'worldrun', 'scaling', 'hostile'];
+const ALL = ['service', 'api', 'health', 'readiness', 'simulation', 'flags', 'intake', 'ledger', 'worldrun', 'scaling', 'scale-out', 'hostile'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 
 /** Runs one benchmark, its output shown as it comes; the GOAL lines it printed. */
