@@ -22,6 +22,8 @@ export type ActivityConfig = {
   stripe_webhook_secret: string | null;
   billing_reconcile_after_seconds: number | null;
   authoring_steps_per_run_max: number;
+  /** how a world run is split into shards (CRUCIBLE_RUN_SHARD_SECONDS, CRUCIBLE_RUN_SHARD_REPLICATIONS, CRUCIBLE_RUN_SHARDS_IN_FLIGHT) */
+  run_shards: { seconds: number; replications: number | null; in_flight: number };
   /** quarantined sources' sealed lines are purged after this many days */
   quarantine_retention_days: number;
 };

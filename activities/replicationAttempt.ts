@@ -3,7 +3,15 @@
 // a retried activity starts a new one from what the earlier attempts stored.
 import { creditsForEvents, PairGate, precisionReached, type ReplicationResult } from '../domain/simulation/index.ts';
 import type { Db } from '../store/db.ts';
-import { addDiscardedEvents, type loadRunWork, recordReplications, type ReplicationToStore, runStatus, type StopReason } from '../store/runs/runs.ts';
+import {
+  addDiscardedEvents,
+  type loadRunWork,
+  recordReplications,
+  recordReplicationsWithinBudget,
+  type ReplicationToStore,
+  runStatus,
+  type StopReason,
+} from '../store/runs/runs.ts';
 
 export type RunWork = Awaited<ReturnType<typeof loadRunWork>>;
 
@@ -14,6 +22,13 @@ export type RunWork = Awaited<ReturnType<typeof loadRunWork>>;
  */
 export const STORE_INTERVAL_MIN_MS = 100;
 export type AttemptStop = StopReason | 'canceled';
+
+/**
+ * An attempt that runs one shard of a run while other shards run elsewhere: each store judges the run's budget across
+ * shards (recordReplicationsWithinBudget), and stop_when is judged on every pair the run has stored when the shard
+ * started (`stored_results`, loaded only when the world has stop_when) plus the pairs this shard keeps.
+ */
+export type ShardOptions = { stored_results: readonly ReplicationResult[] };
 
 const eventsOf = (results: readonly ReplicationResult[]) => results.reduce((sum, result) => sum + result.event_counts.events_total, 0);
 
@@ -45,13 +60,16 @@ export class ReplicationAttempt {
   readonly #db: Db;
   readonly #run_id: string;
   readonly #work: RunWork;
+  readonly #shard: ShardOptions | null;
   readonly deadline_ms: number;
 
-  constructor(db: Db, run_id: string, work: RunWork, deadline_ms: number) {
+  constructor(db: Db, run_id: string, work: RunWork, deadline_ms: number, shard: ShardOptions | null = null) {
     this.#db = db;
     this.#run_id = run_id;
     this.#work = work;
     this.deadline_ms = deadline_ms;
+    this.#shard = shard;
+    if (shard && work.world.stop_when) this.#kept.push(...shard.stored_results);
     this.events_kept = work.stored.reduce((sum, s) => sum + s.events_total, 0);
     this.#variant_order = new Map(work.world.variants.map((variant, index) => [variant.id, index]));
     this.#gate = new PairGate(work.world, work.stored);
@@ -152,6 +170,17 @@ export class ReplicationAttempt {
     const batch = unstored.splice(0, unstored.length);
     const batchEvents = eventsOf(batch.map((member) => member.result));
     try {
+      if (this.#shard) {
+        const { status, events_stored } = await recordReplicationsWithinBudget(this.#db, this.#run_id, batch, this.#work.credits_reserved);
+        this.#events_stored_now += events_stored;
+        if (status === 'stored') return;
+        // Canceled meanwhile, or other shards' stores took the budget: what was not stored is not kept (it counts as
+        // computed, in recordDiscarded).
+        this.events_kept -= batchEvents - events_stored + eventsOf(unstored.map((member) => member.result));
+        unstored.length = 0;
+        this.abort(status === 'budget' ? 'budget' : 'canceled');
+        return;
+      }
       if ((await recordReplications(this.#db, this.#run_id, batch)) === 'not_running') {
         // Canceled meanwhile: what was not stored is not kept (it counts as computed, in recordDiscarded).
         this.events_kept -= batchEvents + eventsOf(unstored.map((member) => member.result));

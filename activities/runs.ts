@@ -5,8 +5,10 @@ import type { JobFailure } from '../domain/contracts/jobFailure.ts';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import { replicationJobs } from '../domain/simulation/index.ts';
+import { planShards, type RunShard } from '../domain/simulation/shards.ts';
 import {
   finishRun,
+  loadReplications,
   loadRunWork,
   markRunning,
   type RunStart,
@@ -17,7 +19,7 @@ import {
   runUsage,
 } from '../store/runs/runs.ts';
 import { type ActivityDeps, withDeps } from './deps.ts';
-import { ReplicationAttempt, type RunWork } from './replicationAttempt.ts';
+import { ReplicationAttempt, type RunWork, type ShardOptions } from './replicationAttempt.ts';
 import { runReplicationsOnPool } from '../compute/simulation/pool.ts';
 
 /** How often the run activity heartbeats (and looks at the run row for a cancel made while Temporal was unreachable). */
@@ -69,23 +71,71 @@ function pendingJobs(work: RunWork) {
  * groups that complete while one store commits go together in the next). Stops dispatching when the
  * next replication would take the run's credits past its reservation (budget), at the wall-clock limit, or on a
  * cancel (Temporal's, seen through heartbeats, or the row's). A replication already running is not interrupted; its
- * result is discarded and its events are recorded as work done.
+ * result is discarded and its events are recorded as work done. The whole run in one activity: the path of runs
+ * started before shards (workflows/worldRun.ts).
  */
 async function runReplications(deps: ActivityDeps, input: { run_id: string }): Promise<RunReplicationsResult> {
+  const work = await loadRunWork(deps.db, input.run_id);
+  const result = await runPending(deps, input.run_id, work, pendingJobs(work), null);
+  if (result.outcome === 'budget' || result.outcome === 'wall_clock') await recordStopReason(deps.db, input.run_id, result.outcome);
+  return { outcome: result.outcome, usage: await runUsage(deps.db, input.run_id) };
+}
+
+export type RunShardResult = {
+  /** completed: every replication of the shard is stored; budget, wall_clock: stopped early; canceled: the row was canceled */
+  outcome: RunReplicationsResult['outcome'];
+  /** the world's stop_when was met by the run's stored pairs: no further shard is needed */
+  precise: boolean;
+};
+
+/**
+ * Runs one shard of a run (replication indexes from ≤ i < to, every variant) on this worker's pool, as runReplications
+ * runs a whole run, except that the budget is judged across the run's shards by each store, and the stop reason is
+ * left to the workflow (it records the run's end once every shard has ended). A retry runs what is not stored yet.
+ */
+async function runShard(deps: ActivityDeps, input: { run_id: string; from: number; to: number }): Promise<RunShardResult> {
+  const work = await loadRunWork(deps.db, input.run_id);
+  const jobs = pendingJobs(work).filter((job) => job.replication_index >= input.from && job.replication_index < input.to);
+  const stored_results = work.world.stop_when
+    ? await loadReplications(
+        deps.db,
+        input.run_id,
+        work.world.variants.map((variant) => variant.id),
+      )
+    : [];
+  const result = await runPending(deps, input.run_id, work, jobs, { stored_results });
+  return { outcome: result.outcome, precise: result.precise };
+}
+
+/** Plans a run's shards from its world and estimate and the worker's shard settings (domain/simulation/shards.ts). */
+async function planRunShards({ db, config }: ActivityDeps, input: { run_id: string }): Promise<{ shards: RunShard[]; in_flight: number }> {
+  const work = await loadRunWork(db, input.run_id);
+  const shards = planShards({
+    replications: work.world.replications,
+    events_estimate: work.events_estimate,
+    shard_seconds: config.run_shards.seconds,
+    replications_per_shard: config.run_shards.replications,
+  });
+  return { shards, in_flight: config.run_shards.in_flight };
+}
+
+/** Runs `jobs` of the run on the pool; `shard` set: as one of several shards of the run (ReplicationAttempt). */
+async function runPending(
+  deps: ActivityDeps,
+  run_id: string,
+  work: RunWork,
+  jobs: ReturnType<typeof pendingJobs>,
+  shard: ShardOptions | null,
+): Promise<{ outcome: RunReplicationsResult['outcome']; precise: boolean }> {
   const { db, logger } = deps;
   const context = Context.current();
-  const work = await loadRunWork(db, input.run_id);
-  if (work.status !== 'running') return { outcome: 'canceled', usage: await runUsage(db, input.run_id) };
-  const jobs = pendingJobs(work);
+  if (work.status !== 'running') return { outcome: 'canceled', precise: false };
   const deadline_ms = Date.parse(work.started_at) + work.wall_clock_limit_seconds * 1000;
-  if (jobs.length === 0) return { outcome: 'completed', usage: await runUsage(db, input.run_id) };
-  if (Date.now() >= deadline_ms) {
-    await recordStopReason(db, input.run_id, 'wall_clock');
-    return { outcome: 'wall_clock', usage: await runUsage(db, input.run_id) };
-  }
+  if (jobs.length === 0) return { outcome: 'completed', precise: false };
+  if (Date.now() >= deadline_ms) return { outcome: 'wall_clock', precise: false };
 
-  const attempt = new ReplicationAttempt(db, input.run_id, work, deadline_ms);
-  const unwatch = watchAttempt(deps, context, input.run_id, attempt);
+  const attempt = new ReplicationAttempt(db, run_id, work, deadline_ms, shard);
+  const unwatch = watchAttempt(deps, context, run_id, attempt);
   try {
     const pool = await runReplicationsOnPool(work.world, {
       jobs,
@@ -97,11 +147,13 @@ async function runReplications(deps: ActivityDeps, input: { run_id: string }): P
     await attempt.stored();
     await attempt.recordDiscarded(settled.events_discarded);
     const outcome: RunReplicationsResult['outcome'] = attempt.stop ?? 'completed';
-    if (outcome === 'budget' || outcome === 'wall_clock') await recordStopReason(db, input.run_id, outcome);
-    const usage = await runUsage(db, input.run_id);
-    logger.info({ run_id: input.run_id, outcome, ...usage, threads: pool.threads, wall_ms: Math.round(pool.wall_ms) }, 'run replications ended');
+    const replications = jobs[0] && shard ? { from: jobs[0].replication_index, to: jobs.at(-1)!.replication_index + 1 } : {};
+    logger.info(
+      { run_id, outcome, ...replications, jobs: jobs.length, events_kept: attempt.events_kept, threads: pool.threads, wall_ms: Math.round(pool.wall_ms) },
+      shard ? 'run shard ended' : 'run replications ended',
+    );
     if (outcome === 'canceled' && context.cancellationSignal.aborted) throw new CancelledFailure('the run was canceled');
-    return { outcome, usage };
+    return { outcome, precise: attempt.precise };
   } finally {
     unwatch();
     attempt.dispose();
@@ -121,22 +173,22 @@ async function readRunUsage({ db }: ActivityDeps, input: { run_id: string }): Pr
 /** Ends the run after its credits settled; the status moves only from running, so canceled is never overwritten. */
 async function endRun(
   { db }: ActivityDeps,
-  input: {
-    run_id: string;
-    status: 'succeeded' | 'timed_out' | 'canceled' | 'failed';
-    credits_used: number;
+  input: Omit<Parameters<typeof finishRun>[1], 'failure'> & {
     failure?: JobFailure | null;
     /** `error`: the same value under its name before this release, from a step scheduled by it. */
     error?: JobFailure | null;
   },
 ): Promise<RunStatus> {
-  return finishRun(db, { run_id: input.run_id, status: input.status, credits_used: input.credits_used, failure: input.failure ?? input.error ?? null });
+  const { error, failure, ...rest } = input;
+  return finishRun(db, { ...rest, failure: failure ?? error ?? null });
 }
 
 export function runActivities(deps: ActivityDeps) {
   return {
     startRun: withDeps(deps, startRun),
     runReplications: withDeps(deps, runReplications),
+    planRunShards: withDeps(deps, planRunShards),
+    runShard: withDeps(deps, runShard),
     readRunUsage: withDeps(deps, readRunUsage),
     finishRun: withDeps(deps, endRun),
   };

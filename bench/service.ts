@@ -41,9 +41,13 @@ type Figure = { target: string; requests_per_second: number; p50_ms: number; p99
 /** A target's figure beside the hello-world measured just before it (same machine state, same background processes). */
 type Paired = { figure: Figure; reference: Figure };
 
-/** A process whose stdout and stderr are read (and only the last 64 KiB kept), as a terminal or a log shipper would. */
-export function startProcess(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A process whose stdout and stderr are read (and only the last 64 KiB kept), as a terminal or a log shipper would.
+ * `wrapper`: a command that starts node, e.g. `['taskset', '-c', '0']` to pin it to a core.
+ */
+export function startProcess(args: string[], env: NodeJS.ProcessEnv, wrapper: string[] = []): Proc {
+  const [command, ...rest] = [...wrapper, process.execPath, ...args] as [string, ...string[]];
+  const child = spawn(command, rest, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const waiters: Array<() => void> = [];
   const collect = (chunk: Buffer) => {

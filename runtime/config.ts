@@ -20,6 +20,8 @@ import type { SignInLimits } from '../domain/accounts/rules.ts';
 import { AI_CALL_TIMEOUT_SECONDS_DEFAULT, AI_CALL_TIMEOUT_SECONDS_MAX, AI_CALL_TIMEOUT_SECONDS_MIN } from '../domain/ai/attempts.ts';
 import { CREDITS_MAX } from '../domain/credits/rules.ts';
 import { WORK_QUEUES, type WorkQueue } from '../domain/jobs.ts';
+import { REPLICATIONS_MAX } from '../domain/simulation/limits.ts';
+import { RUN_SHARD_SECONDS_DEFAULT, RUN_SHARDS_IN_FLIGHT_DEFAULT } from '../domain/simulation/shards.ts';
 
 export type HostedProvider = HostedAiProvider;
 export type { SignInLimits };
@@ -101,6 +103,12 @@ export type Config = {
   authoring_wait_seconds_max: number;
   /** steps (drafts, answers, revisions) one authoring workflow run takes before it continues as new */
   authoring_steps_per_run_max: number;
+  /**
+   * how a world run is split into shards, read by the worker that plans the run (domain/simulation/shards.ts): a shard's
+   * target seconds on one pool thread, a fixed number of replications per shard instead (null: by duration), and the
+   * shards of one run running at once
+   */
+  run_shards: { seconds: number; replications: number | null; in_flight: number };
   /** how long an answers/revise/approve call waits for a worker to accept the step before it answers 503 */
   authoring_update_accept_seconds: number;
 };
@@ -357,7 +365,15 @@ export function temporalConnectOptions(config: Pick<Config, 'temporal_tls' | 'te
   return { ...(config.temporal_tls ? { tls: config.temporal_tls } : {}), ...(config.temporal_api_key ? { apiKey: config.temporal_api_key } : {}) };
 }
 
-/** Reads the environment. Throws ConfigError listing every bad value. */
+/** How the worker splits a world run into shards (domain/simulation/shards.ts). */
+function runShards(env: Env, problems: string[]): Config['run_shards'] {
+  return {
+    seconds: int(env, 'CRUCIBLE_RUN_SHARD_SECONDS', RUN_SHARD_SECONDS_DEFAULT, 1, 600, problems),
+    replications: env.CRUCIBLE_RUN_SHARD_REPLICATIONS ? int(env, 'CRUCIBLE_RUN_SHARD_REPLICATIONS', 1, 1, REPLICATIONS_MAX, problems) : null,
+    in_flight: int(env, 'CRUCIBLE_RUN_SHARDS_IN_FLIGHT', RUN_SHARDS_IN_FLIGHT_DEFAULT, 1, 64, problems),
+  };
+}
+
 /** An authoring session's limits on AI work (spec: Authoring sessions, limits). */
 function authoringAiLimits(env: Env, problems: string[]): Config['authoring_ai_limits'] {
   return {
@@ -368,6 +384,7 @@ function authoringAiLimits(env: Env, problems: string[]): Config['authoring_ai_l
   };
 }
 
+/** Reads the environment. Throws ConfigError listing every bad value. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const databaseUrl = url(env, 'DATABASE_URL', problems, ['postgres:', 'postgresql:']);
@@ -432,6 +449,7 @@ export function loadConfig(env: Env = process.env): Config {
     welcome_credits: int(env, 'CRUCIBLE_WELCOME_CREDITS', databaseUrl ? 0 : WELCOME_CREDITS_DEFAULT, 0, CREDITS_MAX, problems),
     authoring_wait_seconds_max: int(env, 'CRUCIBLE_AUTHORING_WAIT_SECONDS_MAX', 7 * 24 * 3600, 1, 90 * 24 * 3600, problems),
     authoring_steps_per_run_max: int(env, 'CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX', 25, 1, 1_000, problems),
+    run_shards: runShards(env, problems),
     authoring_update_accept_seconds: int(env, 'CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS', 20, 1, 100, problems),
   };
   crossCheck(config, problems);

@@ -6,7 +6,7 @@ import type { JobFailure } from '../../domain/contracts/jobFailure.ts';
 import { RUN_STATUSES, type Run, type STOP_REASONS } from '../../domain/contracts/runs.ts';
 import { jobFailureFromStored } from '../../domain/jobs.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import type { ReplicationResult, StoredTraceEvent, TraceEvent } from '../../domain/simulation/index.ts';
+import { creditsForEvents, type ReplicationResult, type StoredTraceEvent, type TraceEvent } from '../../domain/simulation/index.ts';
 import { decodeChunk, encodeChunk, type EventChunkRow } from '../../domain/simulation/traceChunks.ts';
 
 export type { EventChunkRow } from '../../domain/simulation/traceChunks.ts';
@@ -180,7 +180,7 @@ export async function markRunning(db: Db, id: string): Promise<RunStart> {
 /** What the run activity needs: the world, the cap, the clock and what is stored already. */
 export async function loadRunWork(db: Db, id: string) {
   const row = await db.one<Record<string, unknown>>(
-    `select r.org_id, r.status, r.credits_reserved, r.started_at, r.wall_clock_limit_seconds, r.world_revision_id, w.spec
+    `select r.org_id, r.status, r.credits_reserved, r.events_estimate, r.started_at, r.wall_clock_limit_seconds, r.world_revision_id, w.spec
      from runs r join world_revisions w on w.id = r.world_revision_id where r.id = ?`,
     [id],
   );
@@ -193,6 +193,7 @@ export async function loadRunWork(db: Db, id: string) {
     org_id: String(row.org_id),
     status: row.status as RunStatus,
     credits_reserved: Number(row.credits_reserved),
+    events_estimate: Number(row.events_estimate),
     started_at: isoRequired(row.started_at ?? new Date()),
     wall_clock_limit_seconds: Number(row.wall_clock_limit_seconds),
     world: json<WorldSpec>(row.spec),
@@ -218,6 +219,49 @@ export async function recordReplications(db: Db, run_id: string, members: readon
   return db.transaction(async (tx) => {
     const run = await tx.one<{ status: RunStatus }>('select status from runs where id = ? for share', [run_id]);
     if (run?.status !== 'running') return 'not_running';
+    await storeMembers(tx, run_id, members);
+    return 'stored';
+  });
+}
+
+/**
+ * As recordReplications, for one of several shards of a run storing at once: the run's budget is judged here, across
+ * shards, from the events already stored. The run row is locked for the transaction (so the shards' stores of one run
+ * take turns), and the complete groups of `members` (every variant of a replication index, contiguous, in order) are
+ * stored while the run's stored events stay within `credits_reserved`; the first group that would pass it and those
+ * after it are refused ('budget'). Never stores past the reservation, whatever the shards' timing.
+ */
+export async function recordReplicationsWithinBudget(
+  db: Db,
+  run_id: string,
+  members: readonly ReplicationToStore[],
+  credits_reserved: number,
+): Promise<{ status: 'stored' | 'not_running' | 'budget'; events_stored: number }> {
+  return db.transaction(async (tx) => {
+    const run = await tx.one<{ status: RunStatus }>('select status from runs where id = ? for update', [run_id]);
+    if (run?.status !== 'running') return { status: 'not_running', events_stored: 0 };
+    const stored = await tx.one<{ n: string | number | null }>('select coalesce(sum(events_total), 0) as n from run_replications where run_id = ?', [run_id]);
+    let events = Number(stored?.n ?? 0);
+    let accepted = 0;
+    let events_stored = 0;
+    while (accepted < members.length) {
+      const index = members[accepted]!.result.replication_index;
+      let end = accepted;
+      let groupEvents = 0;
+      while (end < members.length && members[end]!.result.replication_index === index) groupEvents += members[end++]!.result.event_counts.events_total;
+      if (creditsForEvents(events + groupEvents) > credits_reserved) break;
+      events += groupEvents;
+      events_stored += groupEvents;
+      accepted = end;
+    }
+    if (accepted > 0) await storeMembers(tx, run_id, members.slice(0, accepted));
+    return { status: accepted < members.length ? 'budget' : 'stored', events_stored };
+  });
+}
+
+/** Inserts replications (and, for replication 0, their traces); a replication stored already is left as it is. */
+async function storeMembers(tx: Tx, run_id: string, members: readonly ReplicationToStore[]): Promise<void> {
+  {
     const rows = members.map(({ result }) => {
       const { trace: _trace, ...kept } = result;
       return {
@@ -259,8 +303,7 @@ export async function recordReplications(db: Db, run_id: string, members: readon
         values,
       );
     }
-    return 'stored';
-  });
+  }
 }
 
 /** Adds events computed but not kept (late results after a cancel or stop); they count as work done. */
@@ -291,10 +334,19 @@ export async function runUsage(db: Tx, run_id: string): Promise<RunUsage> {
  */
 export async function finishRun(
   db: Db,
-  input: { run_id: string; status: 'succeeded' | 'timed_out' | 'canceled' | 'failed'; credits_used: number; failure?: JobFailure | null },
+  input: {
+    run_id: string;
+    status: 'succeeded' | 'timed_out' | 'canceled' | 'failed';
+    credits_used: number;
+    failure?: JobFailure | null;
+    /** why a timed_out run stopped, when the caller (a sharded run's workflow) records it with the end */
+    stop_reason?: StopReason | null;
+  },
 ): Promise<RunStatus> {
   return db.transaction(async (tx) => {
     await moveJob(tx, 'run', input.run_id, input.status, { from: ['running'], set: { error: input.failure ?? null } });
+    if (input.stop_reason && input.status === 'timed_out')
+      await tx.query('update runs set stop_reason = ? where id = ? and status = ?', [input.stop_reason, input.run_id, 'timed_out']);
     await tx.query('update runs set credits_used = ?, settled_at = coalesce(settled_at, now()), updated_at = now() where id = ?', [
       input.credits_used,
       input.run_id,

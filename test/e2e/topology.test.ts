@@ -2,10 +2,11 @@
 // go.temporal.io/server, its state in PostgreSQL, not the dev server's SQLite), two `crucible-server api` and two
 // `crucible-server worker` processes on one PostgreSQL database. A world run, an intake draft and a concept review
 // (offline provider, fake Europe PMC) go through it; one worker and one API process are killed with SIGKILL mid-run.
-// Every job ends once and is charged once, and the API processes left (and the one restarted) answer.
+// Every job ends once and is charged once, and the API processes left (and the one restarted) answer. A run's shards
+// spread over two workers, one killed mid-run: the run's results are those of the same run on one worker.
 // PostgreSQL suite only.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,29 +80,39 @@ async function temporalServerOnPostgres(database_url: string): Promise<string> {
   return `127.0.0.1:${port}`;
 }
 
+/** A fresh database and temporal-server on it, migrated, with one organization holding credits; `extra` joins the env. */
+async function startDeployment(label: string, extra: NodeJS.ProcessEnv) {
+  const database = (await freshPostgresDatabase())!;
+  cleanups.push(database.drop);
+  const temporal_address = await temporalServerOnPostgres(database.url);
+  const env = { ...deploymentEnv(database.url, temporal_address, label), ...extra };
+  const node = (args: string[]) => execFileSync(process.execPath, ['runtime/cli.ts', ...args], { env }).toString();
+  expect(node(['migrate'])).toContain('applied');
+  const email = `${label}@example.org`;
+  const user = JSON.parse(node(['operator', 'bootstrap', '--email', email, '--org', label, '--json']));
+  node(['operator', 'grant-credits', '--org', user.org_id, '--credits', '1000000', '--reason', `${label} test`]);
+  return { database, env, email, user };
+}
+
+async function signedIn(api: Api, email: string, password: string): Promise<string> {
+  const signIn = await fetch(`${api.url}/v1/auth/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  return ((await signIn.json()) as { token: string }).token;
+}
+
 describe.runIf(process.env.DATABASE_URL)('the production topology: temporal-server on PostgreSQL, two APIs, two workers', () => {
   it('finishes a run, a draft and a review once each, charged once, through a worker and an API killed mid-run', async () => {
-    const database = (await freshPostgresDatabase())!;
-    cleanups.push(database.drop);
     const pmc: FakeEuropePmc = await startFakeEuropePmc(fiveLiteratureRecords());
     cleanups.push(() => pmc.close());
-    const temporal_address = await temporalServerOnPostgres(database.url);
-
-    const env = { ...deploymentEnv(database.url, temporal_address, 'topology'), CRUCIBLE_EUROPE_PMC_BASE_URL: pmc.base_url };
-    const node = (args: string[]) => execFileSync(process.execPath, ['runtime/cli.ts', ...args], { env }).toString();
-    expect(node(['migrate'])).toContain('applied');
-    const user = JSON.parse(node(['operator', 'bootstrap', '--email', 'topology@example.org', '--org', 'Topology', '--json']));
-    node(['operator', 'grant-credits', '--org', user.org_id, '--credits', '1000000', '--reason', 'topology test']);
+    const { env, user } = await startDeployment('topology', { CRUCIBLE_EUROPE_PMC_BASE_URL: pmc.base_url });
 
     const apis = [await launchApi(env), await launchApi(env)];
     // one worker first, so the run's replications are computed by the worker that will be killed
     const workers = [await launchWorker(env)];
-    const signIn = await fetch(`${apis[0]!.url}/v1/auth/sessions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'topology@example.org', password: user.password }),
-    });
-    const { token } = (await signIn.json()) as { token: string };
+    const token = await signedIn(apis[0]!, 'topology@example.org', user.password);
     const [first, second] = apis as [Api, Api];
     const available = async (api: Api) => (await call(api, token, 'GET', `/v1/orgs/${user.org_id}/credits`)).body.available_credits as number;
 
@@ -212,5 +223,94 @@ describe.runIf(process.env.DATABASE_URL)('the production topology: temporal-serv
     for (const api of [first, restarted]) expect((await call(api, token, 'GET', `/v1/runs/${run_id}`)).body.status).toBe('succeeded');
     expect(await stopped(workers[1]!.child)).toBe(0);
     for (const api of [first, restarted]) expect(await stopped(api.launched.child)).toBe(0);
+  }, 900_000);
+
+  it("spreads a run's shards over both workers; a worker killed mid-run changes neither its results nor its charge", async () => {
+    // Small shards, so the run has many for both workers to take: 1,000 replication indexes in shards of 10.
+    const { database, env, email, user } = await startDeployment('shards', { LOG_LEVEL: 'info', CRUCIBLE_RUN_SHARD_REPLICATIONS: '10' });
+    const api = await launchApi(env);
+    const token = await signedIn(api, email, user.password);
+    const project = await call(api, token, 'POST', '/v1/projects', { title: 'Shards', org_id: user.org_id }, 'shards-project');
+    const world = JSON.parse(readFileSync(new URL('../../samples/worlds/gp_triage_digital_front_door.json', import.meta.url), 'utf8')) as WorldSpec;
+    world.replications = REPLICATIONS;
+    const saved = await call(api, token, 'POST', `/v1/projects/${project.body.id}/worlds`, world);
+    expect(saved.status).toBe(201);
+    const quote = await call(api, token, 'POST', '/v1/runs/estimate', { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000_000 });
+    const startRun = async (key: string) => {
+      const created = await call(
+        api,
+        token,
+        'POST',
+        '/v1/runs',
+        { world_revision_id: saved.body.world_revision_id, budget_limit_credits: quote.body.credits_estimate * 2 },
+        key,
+      );
+      expect(created.status).toBe(202);
+      return created.body.run_id as string;
+    };
+    const ended = (run_id: string) =>
+      eventually(
+        async () => {
+          const read = await call(api, token, 'GET', `/v1/runs/${run_id}`);
+          return TERMINAL.includes(read.body.status) && read.body.settled_at ? read.body : null;
+        },
+        600_000,
+        `run ${run_id} to end and settle`,
+      );
+    // The stored results and trace, as the database holds them.
+    const results = async (run_id: string) => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const replications = await client.query(
+          'select variant_id, replication_index, result::text as result from run_replications where run_id = $1 order by replication_index, variant_id',
+          [run_id],
+        );
+        const chunks = await client.query('select variant_order, chunk, events from run_event_chunks where run_id = $1 order by variant_order, chunk', [
+          run_id,
+        ]);
+        return createHash('sha256')
+          .update(JSON.stringify([replications.rows, chunks.rows]))
+          .digest('hex');
+      } finally {
+        await client.end();
+      }
+    };
+    const shardsEnded = (worker: Launched, run_id: string) =>
+      worker
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('run shard ended') && line.includes(run_id)).length;
+
+    // The reference: the same run on one worker.
+    const workers = [await launchWorker(env)];
+    const reference = await ended(await startRun('shards-reference'));
+    expect(reference.status).toBe('succeeded');
+    expect(shardsEnded(workers[0]!, reference.run_id)).toBe(REPLICATIONS / 10);
+
+    workers.push(await launchWorker(env));
+    const before = (await call(api, token, 'GET', `/v1/orgs/${user.org_id}/credits`)).body.available_credits as number;
+    const run_id = await startRun('shards-two-workers');
+    // Both workers have each ended a shard of the run: then one is killed while the run computes.
+    await eventually(async () => shardsEnded(workers[0]!, run_id) > 0 && shardsEnded(workers[1]!, run_id) > 0, 300_000, 'a shard ended on each worker');
+    const underway = await call(api, token, 'GET', `/v1/runs/${run_id}`);
+    expect(underway.body.status, 'the run ended before the kill: raise REPLICATIONS').toBe('running');
+    const onKilled = shardsEnded(workers[0]!, run_id);
+    await killed(workers[0]!.child);
+
+    const run = await ended(run_id);
+    expect(run.status).toBe('succeeded');
+    expect(run.replications_completed).toBe(REPLICATIONS * world.variants.length);
+    expect(onKilled).toBeGreaterThan(0);
+    expect(shardsEnded(workers[1]!, run_id)).toBeGreaterThan(0);
+    // Identical to the one-worker run with the same seed, charged the same, once.
+    expect(await results(run_id)).toBe(await results(reference.run_id));
+    expect(run.events_simulated).toBe(reference.events_simulated);
+    expect(run.credits_used).toBe(reference.credits_used);
+    const ledger = await call(api, token, 'GET', `/v1/orgs/${user.org_id}/ledger?limit=200`);
+    expect(ledger.body.data.filter((entry: any) => entry.kind === 'settlement' && entry.subject?.id === run_id)).toHaveLength(1);
+    expect((await call(api, token, 'GET', `/v1/orgs/${user.org_id}/credits`)).body.available_credits).toBe(before - run.credits_used);
+    expect(await stopped(workers[1]!.child)).toBe(0);
+    expect(await stopped(api.launched.child)).toBe(0);
   }, 900_000);
 });

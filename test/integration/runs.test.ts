@@ -16,7 +16,7 @@ import { grantCredits } from '../../store/credits/ledger.ts';
 import { EXPORT_LINK_LIFETIME_SECONDS, signExportToken } from '../../store/runs/exportLinks.ts';
 import { finishRun, recordReplications, runReservation } from '../../store/runs/runs.ts';
 import { apiToken, eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
-import { queueWorld } from '../support/worlds.ts';
+import { burstyWorld, queueWorld } from '../support/worlds.ts';
 
 let service: TestService;
 let owner: TestUser;
@@ -69,54 +69,6 @@ async function settled(run_id: string, timeout_ms = 90_000) {
     timeout_ms,
     `run ${run_id} to end and settle`,
   );
-}
-
-/** A world whose estimate is low on purpose (see below): a run meets a budget set at the estimate mid-way. */
-function burstyWorld(replications = 20): WorldSpec {
-  // Rare large batches (one arrival event in 200 brings 1,000 patients, each then passing 40 short visits): replications
-  // differ widely. The estimate pilots replication 0, which under seed 3 has no large batch (about 8,000 events against
-  // a mean near 45,000), so the run meets a budget of the estimate part-way (docs/simulation.md, Cost model).
-  const visits = Array.from({ length: 40 }, (_, k) => ({
-    id: `visit_${k}`,
-    kind: 'delay' as const,
-    duration: { dist: 'fixed' as const, value: 1 },
-    next: k === 39 ? 'done' : `visit_${k + 1}`,
-  }));
-  return {
-    contract: 'WorldSpec',
-    version: '1.0.0',
-    name: 'Batched clinic',
-    synthetic: true,
-    time_unit: 'minutes',
-    horizon: 20_000,
-    warm_up: 100,
-    replications,
-    seed: 3,
-    settings: {},
-    arrivals: [{ id: 'patients', kind: 'poisson', rate: 0.01, batch_sizes: { values: [1, 1000], weights: [199, 1] }, to_step: 'consult' }],
-    resources: [{ id: 'clinician', capacity: 1 }],
-    steps: [
-      { id: 'consult', kind: 'service', resource: 'clinician', duration: { dist: 'exponential', mean: 0.1 }, renege_after: 1000, next: 'visit_0' },
-      ...visits,
-      { id: 'done', kind: 'exit' },
-    ],
-    measured: [
-      {
-        id: 'wait',
-        kind: 'time_between',
-        from: { step: 'consult', at: 'enter' },
-        to: { step: 'consult', at: 'start' },
-        unit: 'minutes',
-        denominator: 'entity',
-        censoring: 'exclude',
-      },
-      { id: 'completed', kind: 'count', event: { step: 'done', at: 'enter' }, unit: 'count', denominator: 'replication', censoring: 'none' },
-    ],
-    variants: [
-      { id: 'baseline', label: 'Current', role: 'baseline', changes: [] },
-      { id: 'treatment', label: 'Same', role: 'treatment', changes: [] },
-    ],
-  } as WorldSpec;
 }
 
 /**
@@ -294,7 +246,7 @@ describe('runs to the end', () => {
     expect(runs.body.data.filter((run: any) => sample_runs.has(run.run_id) && run.status === 'succeeded').length).toBe(SAMPLES.length);
   });
 
-  it('takes one round trip through Temporal for the replications only: the row and ledger steps are local activities', async () => {
+  it('takes round trips through Temporal for the shards only: the row and ledger steps are local activities', async () => {
     await grant(owner.org_id, 1_000_000);
     const world = JSON.parse(readFileSync(new URL('../../samples/worlds/gp_triage_digital_front_door.json', import.meta.url), 'utf8')) as WorldSpec;
     const wrev = await saveWorld(world);
@@ -308,12 +260,13 @@ describe('runs to the end', () => {
     const history = await handle.fetchHistory();
     const events = history.events ?? [];
     const activities = events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    expect(activities).toEqual(['runReplications']);
-    // startRun, reserveCredits, settleCredits, finishRun: recorded as local-activity markers, visible in the history.
+    // One activity per shard (this small run is one shard at the default shard size), on the simulation queue.
+    expect(activities).toEqual(['runShard']);
+    // startRun, reserveCredits, planRunShards, readRunUsage, settleCredits, finishRun: local-activity markers.
     const local = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
-    expect(local).toHaveLength(4);
-    // The workflow marks its runs with the patch, so runs started before the change replay on their old path.
-    expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
+    expect(local).toHaveLength(6);
+    // The workflow marks its runs with the patches, so runs started before each change replay on their old path.
+    expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(2);
     // And the history replays on the same code (test/integration/workflow-replay.test.ts replays one of the old path).
     // Its payloads are encrypted: the replay decodes them with the service's codec, as a production worker does.
     const dataConverter = encryptedDataConverter(service.config.master_key, service.config.master_keys_previous);

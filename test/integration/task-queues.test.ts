@@ -54,7 +54,7 @@ describe('task queues by kind of work', () => {
     expect((await call('GET', `/v1/intake-drafts/${draft_id}`)).body.status).toBe('succeeded');
     expect(await scheduledQueues(intakeDraftWorkflowId(draft_id))).toMatchObject({ callModel: workQueueName(base, 'model') });
 
-    // A run: its replications wait on the simulation queue, which nothing polls yet.
+    // A run: its shards wait on the simulation queue, which nothing polls yet.
     const world = queueWorld({ servers: 1, arrivals_per_minute: 0.5, mean_service_minutes: 1, replications: 2, horizon_minutes: 500, warm_up_minutes: 50 });
     const saved = await call('POST', `/v1/projects/${project.body.id}/worlds`, world);
     const run = await call('POST', '/v1/runs', { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 50_000 });
@@ -63,12 +63,12 @@ describe('task queues by kind of work', () => {
     const queues = await eventually(
       async () => {
         const found = await scheduledQueues(workflow_id);
-        return found.runReplications ? found : null;
+        return found.runShard ? found : null;
       },
       30_000,
       'the replications to be scheduled',
     );
-    expect(queues.runReplications).toBe(workQueueName(base, 'simulation'));
+    expect(queues.runShard).toBe(workQueueName(base, 'simulation'));
     expect(await pollers(workQueueName(base, 'simulation'))).toBe(0);
     expect(await pollers(workQueueName(base, 'model'))).toBeGreaterThan(0);
     expect((await call('GET', `/v1/runs/${run.body.run_id}`)).body.status).toBe('running');

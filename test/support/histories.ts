@@ -16,6 +16,8 @@ export const HISTORY_FIXTURES = {
   checkout: 'checkoutWorkflow',
   maintenance: 'maintenanceWorkflow',
   run: 'worldRunWorkflow',
+  // A world run recorded before runs were split into shards (the whole run one activity); recorded by no script now.
+  'run-before-shards': 'worldRunWorkflow',
 } as const;
 
 export type HistoryFixture = keyof typeof HISTORY_FIXTURES;

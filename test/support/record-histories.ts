@@ -1,6 +1,6 @@
 // Records the workflow histories the replay tests check (test/support/histories.ts): each workflow run once, on the real
 // service against the dev server, through the requests a user sends (the walkthrough's intake draft and review, an
-// authoring session approved into a world that then runs, a paid checkout, a maintenance tick). Run it on purpose only,
+// authoring session approved into a world that then runs, a world run in shards, a paid checkout, a maintenance tick). Run it on purpose only,
 // when a workflow changed on purpose and its old histories need no longer replay:
 //   npx vitest run --config test/support/record-histories.config.ts
 // A history recorded before a change is what catches a change that breaks running workflows: re-record with care.
@@ -14,6 +14,7 @@ import { key, projectWithIntake, waiting } from './authoring.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from './harness.ts';
 import { HISTORY_FIXTURE_MASTER_KEY, type HistoryFixture, writeHistoryFixture } from './histories.ts';
 import { fiveLiteratureRecords } from './reviewFixtures.ts';
+import { queueWorld } from './worlds.ts';
 
 let service: TestService;
 let pmc: FakeEuropePmc;
@@ -86,6 +87,17 @@ it('records an authoring session approved into a world, and that world run', asy
   expect(approved.body.status).toBe('approved');
   await record('authoring', jobWorkflowId('authoring', session_id));
   const run = await call('POST', '/v1/runs', { world_revision_id: approved.body.world_revision_id, budget_limit_credits: 50_000 });
+  expect((await ended(`/v1/runs/${run.body.run_id}`, 'the run')).status).toBe('succeeded');
+});
+
+it('records a world run in shards', async () => {
+  const project = await call('POST', '/v1/projects', { title: 'Clinic queue', org_id: owner.org_id });
+  const world = queueWorld({ servers: 2, arrivals_per_minute: 1.5, mean_service_minutes: 1, replications: 5, horizon_minutes: 4_000 });
+  const saved = await call('POST', `/v1/projects/${project.body.id}/worlds`, world);
+  // Two replications per shard, two at once: three shards, the third started as the first ends.
+  service.config.run_shards.replications = 2;
+  service.config.run_shards.in_flight = 2;
+  const run = await call('POST', '/v1/runs', { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000 });
   expect((await ended(`/v1/runs/${run.body.run_id}`, 'the run')).status).toBe('succeeded');
   await record('run', jobWorkflowId('run', run.body.run_id));
 });

@@ -43,6 +43,7 @@ function runningAttempt(db: ReturnType<typeof recordingDb>['db']): ReplicationAt
     org_id: 'org_test',
     status: 'running',
     credits_reserved: 1_000_000,
+    events_estimate: 1_000_000,
     started_at: new Date().toISOString(),
     wall_clock_limit_seconds: 600,
     world,
