@@ -171,6 +171,88 @@ describe('the diagram edits the whole world', () => {
     await context.close();
   }, 300_000);
 
+  it('edits a variant in the same forms as the baseline: a step it adds, a step it changes and how many staff it has, saved and run', async ({
+    onTestFailed,
+  }) => {
+    const { context, page } = await newPage(browser, DESKTOP);
+    onTestFailed(async () => {
+      await screenshot(page, 'world-variant-structure-failed');
+    });
+    await signInThroughForm(page, service, user);
+    await openEditor(page, 'Online form before assessment');
+    await page.getByRole('button', { name: 'Start from nothing' }).click();
+    await page.getByRole('group', { name: 'The whole world' }).getByLabel('Name', { exact: true }).fill('Online form before assessment');
+    await page.getByLabel('Repetitions per variant (runs of the model)').fill('3');
+
+    // the baseline: patients arrive and are assessed by 2 staff
+    await openNode(page, 'Patients');
+    await page.getByLabel('Arrivals on average', { exact: true }).fill('2');
+    await addStep(page, 'service', 'Assessment');
+    const form = page.getByTestId('step-form');
+    await form.getByLabel('Average duration', { exact: true }).fill('40');
+    await form.getByLabel('How many staff at once').fill('2');
+    await expect.poll(() => diagramText(page)).toContain('Staff (2)');
+
+    // the variant, in the same forms: an online form after the assessment, and a third member of staff
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
+    await page.getByLabel('The diagram shows').selectOption({ label: 'With the change (changes highlighted)' });
+    const variant = page.getByTestId('variant-form');
+    await variant.getByLabel('Name', { exact: true }).fill('Online form and a third assessor');
+    await openNode(page, 'Assessment');
+    await addStep(page, 'delay', 'Online form');
+    expect(await form.getByLabel('Unit of duration').inputValue()).toBe('hours');
+    await form.getByLabel('Duration', { exact: true }).fill('2');
+    await openNode(page, 'Assessment');
+    expect(await form.getByLabel('Then goes to').inputValue()).toBe('online_form');
+    await form.getByLabel('How many staff at once').fill('3');
+    await expect.poll(() => diagramText(page)).toContain('Staff (3)');
+    expect(await diagramText(page)).toContain('Online form');
+    expect(await page.getByTestId('world-diagram').locator('.world-node.is-changed').count()).toBeGreaterThanOrEqual(2);
+    await page.getByRole('button', { name: 'Back to the variant' }).click();
+    const steps = await variant.getByTestId('variant-step-change').allTextContents();
+    expect(steps.join('\n')).toContain('Adds “Online form” (time passes)');
+    expect(steps.join('\n')).toContain("Changes “Assessment” from the baseline's");
+    expect(await variant.getByTestId('variant-change').textContent()).toContain('in the baseline 2');
+    await variant.getByLabel('Why its pathway changes').fill('patients fill in an online form after their assessment');
+    await variant.getByLabel('Why it changes').fill('a third assessor is funded');
+    await expectReadableScreen(page, 'world-variant-structure');
+
+    // the baseline keeps its own pathway and staff
+    await page.getByLabel('The diagram shows').selectOption({ label: 'Usual care (the baseline)' });
+    await expect.poll(() => diagramText(page)).toContain('Staff (2)');
+    expect(await diagramText(page)).not.toContain('Online form');
+
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('The world is valid').waitFor();
+    await page.getByRole('button', { name: 'Save this world' }).click();
+    await page.getByRole('heading', { name: 'Online form before assessment', level: 1 }).waitFor();
+    const saved = await http(service, 'GET', `/v1/world-revisions/${page.url().split('/').pop()}`, { token: user.session });
+    const world = (saved.body as { world: any }).world;
+    expect(world.steps.map((s: { id: string }) => s.id).sort()).toEqual(['assessment', 'leaves']);
+    const treatment = world.variants.find((v: { role: string }) => v.role === 'treatment');
+    expect(treatment.label).toBe('Online form and a third assessor');
+    expect(treatment.structure.add_steps.map((s: { id: string; next: string }) => [s.id, s.next])).toEqual([['online_form', 'leaves']]);
+    expect(treatment.structure.replace_steps.map((s: { id: string; next: string }) => [s.id, s.next])).toEqual([['assessment', 'online_form']]);
+    expect(treatment.structure.rationale).toBe('patients fill in an online form after their assessment');
+    const staffSetting = world.resources[0].capacity.setting;
+    expect(world.settings[staffSetting].value).toBe(2);
+    expect(treatment.changes).toEqual([{ setting: staffSetting, value: 3, rationale: 'a third assessor is funded' }]);
+    // the saved world says what the variant changes, in words
+    const compared = page.locator('ul.variants');
+    expect(await compared.textContent()).toContain('Adds “Online form” (time passes)');
+    expect(await compared.textContent()).toContain('Staff available at once: 2 becomes 3');
+
+    await page.getByLabel('Budget (credits)').fill('500');
+    await page.getByRole('button', { name: 'Estimate' }).click();
+    await page.getByTestId('estimate').getByText('Ready to run.').waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('Finished', { exact: true }).waitFor({ timeout: 120_000 });
+    expect(await page.locator('main').textContent()).toContain('Online form and a third assessor');
+    expect(await technicalText(page)).toEqual([]);
+    await screenshot(page, 'world-variant-structure-results');
+    await context.close();
+  }, 300_000);
+
   it('flags a variant that a baseline edit turned against its own reason, and the variant is put right in its form', async ({ onTestFailed }) => {
     const { context, page } = await newPage(browser, DESKTOP);
     onTestFailed(async () => {
