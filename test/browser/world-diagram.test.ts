@@ -253,6 +253,61 @@ describe('the diagram edits the whole world', () => {
     await context.close();
   }, 300_000);
 
+  it('turns people away from a full queue to a step chosen in the form, counts them, and runs', async ({ onTestFailed }) => {
+    const { context, page } = await newPage(browser, DESKTOP);
+    onTestFailed(async () => {
+      await screenshot(page, 'world-queue-limit-failed');
+    });
+    await signInThroughForm(page, service, user);
+    await openEditor(page, 'Walk-in clinic');
+    await page.getByRole('button', { name: 'Start from nothing' }).click();
+    await page.getByRole('group', { name: 'The whole world' }).getByLabel('Name', { exact: true }).fill('Walk-in clinic');
+    await page.getByLabel('Repetitions per variant (runs of the model)').fill('3');
+    await openNode(page, 'Patients');
+    await page.getByLabel('Arrivals on average', { exact: true }).fill('3');
+    await addStep(page, 'service', 'Walk-in clinic');
+    const form = page.getByTestId('step-form');
+    await form.getByLabel('Average duration', { exact: true }).fill('30');
+    await form.getByLabel('How many staff at once').fill('1');
+    await addStep(page, 'exit', 'Sent to another clinic');
+
+    // the queue limit in words: full at 3 waiting, those turned away go to another clinic
+    await openNode(page, 'Walk-in clinic');
+    expect(await form.textContent()).toContain('Everyone waits, however long the queue.');
+    await form.getByLabel('Turn people away when the queue is full').check();
+    await form.getByLabel('Full when this many are already waiting', { exact: true }).fill('3');
+    await form.getByLabel('People turned away go to').selectOption({ label: 'Sent to another clinic' });
+    await expect.poll(() => diagramText(page)).toContain('turned away: queue full');
+    await expectReadableScreen(page, 'world-queue-limit');
+
+    // counted in the whole world's form
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
+    await page.getByLabel('What to measure').selectOption('turned_away');
+    await page.getByLabel('Step', { exact: true }).selectOption({ label: 'Walk-in clinic' });
+    await page.getByRole('button', { name: 'Add this measure' }).click();
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('The world is valid').waitFor();
+    await page.getByRole('button', { name: 'Save this world' }).click();
+    await page.getByRole('heading', { name: 'Walk-in clinic', level: 1 }).waitFor();
+    const saved = await http(service, 'GET', `/v1/world-revisions/${page.url().split('/').pop()}`, { token: user.session });
+    const world = (saved.body as { world: any }).world;
+    expect(world.steps.find((s: { id: string }) => s.id === 'walk_in_clinic').queue_limit).toEqual({ max_waiting: 3, to: 'sent_to_another_clinic' });
+    expect(world.measured.at(-1)).toMatchObject({ kind: 'count', event: { step: 'walk_in_clinic', at: 'turned_away' } });
+
+    await page.getByLabel('Budget (credits)').fill('500');
+    await page.getByRole('button', { name: 'Estimate' }).click();
+    await page.getByTestId('estimate').getByText('Ready to run.').waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('Finished', { exact: true }).waitFor({ timeout: 120_000 });
+    await page
+      .getByTestId('measure')
+      .filter({ has: page.getByRole('heading', { name: /^People turned away at Walk-in clinic/ }) })
+      .waitFor();
+    expect(await technicalText(page)).toEqual([]);
+    await screenshot(page, 'world-queue-limit-results');
+    await context.close();
+  }, 300_000);
+
   it('flags a variant that a baseline edit turned against its own reason, and the variant is put right in its form', async ({ onTestFailed }) => {
     const { context, page } = await newPage(browser, DESKTOP);
     onTestFailed(async () => {

@@ -32,7 +32,7 @@ export type Step = {
   options?: Array<{ next: string; probability?: Parameter; equals?: unknown; when?: unknown }>;
   otherwise?: string;
   renege_to?: string;
-  queue_limit?: { to?: string };
+  queue_limit?: { to?: string; [field: string]: unknown };
   [field: string]: unknown;
 };
 export type Arrival = { id: string; label?: string; kind: string; to_step: string; rate?: Parameter; [field: string]: unknown };
@@ -288,7 +288,7 @@ export function stepEdges(world: World, step: Step): Array<{ to: string; label?:
   }
   if (step.otherwise) edges.push({ to: step.otherwise, label: 'otherwise' });
   if (step.renege_to) edges.push({ to: step.renege_to, label: 'gives up waiting', dashed: true });
-  if (step.queue_limit?.to) edges.push({ to: step.queue_limit.to, label: 'queue full', dashed: true });
+  if (step.queue_limit?.to) edges.push({ to: step.queue_limit.to, label: 'turned away: queue full', dashed: true });
   return edges;
 }
 
