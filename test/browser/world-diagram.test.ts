@@ -308,6 +308,80 @@ describe('the diagram edits the whole world', () => {
     await context.close();
   }, 300_000);
 
+  it('sends people by a rule on a characteristic of the people arriving, set in the forms, and runs', async ({ onTestFailed }) => {
+    const { context, page } = await newPage(browser, DESKTOP);
+    onTestFailed(async () => {
+      await screenshot(page, 'world-rules-failed');
+    });
+    await signInThroughForm(page, service, user);
+    await openEditor(page, 'Urgent referrals');
+    await page.getByRole('button', { name: 'Start from nothing' }).click();
+    await page.getByRole('group', { name: 'The whole world' }).getByLabel('Name', { exact: true }).fill('Urgent referrals');
+    await page.getByLabel('Repetitions per variant (runs of the model)').fill('3');
+
+    // the people arriving: 30% urgent, 70% routine
+    await openNode(page, 'Patients');
+    const form = page.getByTestId('step-form');
+    await form.getByLabel('A new characteristic').fill('Urgency');
+    await form.getByRole('button', { name: 'Add this characteristic' }).click();
+    await form.getByLabel('Urgency: value 1').fill('urgent');
+    await form.getByLabel('Share of people who are urgent').fill('30');
+    await form.getByLabel('Urgency: value 2').fill('routine');
+    await form.getByLabel('Share of people who are routine').fill('70');
+
+    // a decision by rule: urgent patients to a same-day clinic, everyone else leaves
+    await addStep(page, 'branch', 'Urgent?');
+    await addStep(page, 'exit', 'Same-day clinic');
+    await openNode(page, 'Urgent?');
+    await form.getByLabel('How people are sent on').selectOption('rules');
+    await form.getByLabel('Rule 1: characteristic').selectOption({ label: 'Urgency' });
+    await form.getByLabel('Rule 1: how it compares').selectOption('eq');
+    await form.getByLabel('Rule 1: value').selectOption('urgent');
+    await form.getByLabel('Rule 1 goes to').selectOption({ label: 'Same-day clinic' });
+    await form.getByLabel('Everyone else goes to').selectOption({ label: 'Leaves the pathway' });
+    expect(await form.getByTestId('rule').textContent()).toContain('Rule 1: when urgency is urgent');
+    await expect.poll(() => diagramText(page)).toContain('Urgency is urgent');
+    expect(await diagramText(page)).toContain('otherwise');
+    await expectReadableScreen(page, 'world-rules');
+
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
+    await page.getByLabel('What to measure').selectOption('count');
+    await page.getByLabel('Step', { exact: true }).selectOption({ label: 'Same-day clinic' });
+    await page.getByRole('button', { name: 'Add this measure' }).click();
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('The world is valid').waitFor();
+    await page.getByRole('button', { name: 'Save this world' }).click();
+    await page.getByRole('heading', { name: 'Urgent referrals', level: 1 }).waitFor();
+    const saved = await http(service, 'GET', `/v1/world-revisions/${page.url().split('/').pop()}`, { token: user.session });
+    const world = (saved.body as { world: any }).world;
+    expect(world.arrivals[0].attributes).toEqual([
+      {
+        name: 'urgency',
+        values: [
+          { value: 'urgent', probability: 0.3 },
+          { value: 'routine', probability: 0.7 },
+        ],
+      },
+    ]);
+    expect(world.steps.find((s: { id: string }) => s.id === 'urgent')).toMatchObject({
+      by: 'rules',
+      options: [{ when: [{ attribute: 'urgency', op: 'eq', value: 'urgent' }], next: 'same_day_clinic' }],
+      otherwise: 'leaves',
+    });
+    await page.getByLabel('Budget (credits)').fill('500');
+    await page.getByRole('button', { name: 'Estimate' }).click();
+    await page.getByTestId('estimate').getByText('Ready to run.').waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('Finished', { exact: true }).waitFor({ timeout: 120_000 });
+    await page
+      .getByTestId('measure')
+      .filter({ has: page.getByRole('heading', { name: /^People reaching Same-day clinic/ }) })
+      .waitFor();
+    expect(await technicalText(page)).toEqual([]);
+    await screenshot(page, 'world-rules-results');
+    await context.close();
+  }, 300_000);
+
   it('flags a variant that a baseline edit turned against its own reason, and the variant is put right in its form', async ({ onTestFailed }) => {
     const { context, page } = await newPage(browser, DESKTOP);
     onTestFailed(async () => {

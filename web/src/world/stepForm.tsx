@@ -20,6 +20,7 @@ import {
   withStep,
 } from './model.ts';
 import { idFrom, removalWords, removeStep } from './edit.ts';
+import { RoutingChoice, RulesForm } from './rulesForm.tsx';
 import { RATE_UNITS, TIME_UNITS, UNIT_CHOICES, fromPercent, fromWorld, naturalRateUnit, naturalTimeUnit, toPercent, toWorld } from './quantities.ts';
 
 /** The shares of a decision's options added up (1 when they are complete). */
@@ -417,8 +418,21 @@ function NextForm({ world, step, onWorld }: { world: World; step: Step; onWorld(
   const others = world.steps.filter((s) => s.id !== step.id).map((s) => ({ value: s.id, label: stepName(world, s.id) }));
   if (step.next !== undefined)
     return <Choice label="Then goes to" value={step.next} options={others} onChange={(next) => onWorld(withStep(world, { ...step, next }))} />;
-  if (step.by === 'probability' && step.options) return <SharesForm world={world} step={step} onWorld={onWorld} />;
-  if (step.options) return <p className="muted small">This decision routes by rules or characteristics: edit them in the Advanced tab.</p>;
+  if (step.by === 'probability' && step.options)
+    return (
+      <>
+        <RoutingChoice world={world} step={step} onWorld={onWorld} />
+        <SharesForm world={world} step={step} onWorld={onWorld} />
+      </>
+    );
+  if (step.by === 'rules' && step.options)
+    return (
+      <>
+        <RoutingChoice world={world} step={step} onWorld={onWorld} />
+        <RulesForm world={world} step={step} onWorld={onWorld} />
+      </>
+    );
+  if (step.options) return <p className="muted small">This decision routes by characteristics or the shortest queue: edit it in the Advanced tab.</p>;
   return null;
 }
 
