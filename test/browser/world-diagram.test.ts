@@ -382,6 +382,40 @@ describe('the diagram edits the whole world', () => {
     await context.close();
   }, 300_000);
 
+  it('connects a step to another by dragging from its lower edge, as by keyboard', async ({ onTestFailed }) => {
+    const { context, page } = await newPage(browser, DESKTOP);
+    onTestFailed(async () => {
+      await screenshot(page, 'world-drag-connect-failed');
+    });
+    await signInThroughForm(page, service, user);
+    await openEditor(page, 'Drag to connect');
+    await page.getByRole('button', { name: 'Start from nothing' }).click();
+    await openNode(page, 'Patients');
+    await addStep(page, 'delay', 'Paperwork');
+    await addStep(page, 'exit', 'Discharged');
+    await openNode(page, 'Paperwork');
+    const form = page.getByTestId('step-form');
+    expect(await form.getByLabel('Then goes to').inputValue()).toBe('leaves');
+
+    // drag from the lower edge of "Paperwork" to "Discharged"
+    const node = (title: string) =>
+      page
+        .getByTestId('world-diagram')
+        .locator('.react-flow__node')
+        .filter({ has: page.locator('.world-node-title', { hasText: new RegExp(`^${title}$`) }) });
+    const from = await node('Paperwork').locator('.react-flow__handle-bottom').boundingBox();
+    const to = await node('Discharged').locator('.react-flow__handle-top').boundingBox();
+    expect(from).not.toBeNull();
+    expect(to).not.toBeNull();
+    await page.mouse.move(from!.x + from!.width / 2, from!.y + from!.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(to!.x + to!.width / 2, to!.y + to!.height / 2, { steps: 12 });
+    await page.mouse.up();
+    await expect.poll(() => form.getByLabel('Then goes to').inputValue()).toBe('discharged');
+    await screenshot(page, 'world-drag-connect');
+    await context.close();
+  }, 120_000);
+
   it('flags a variant that a baseline edit turned against its own reason, and the variant is put right in its form', async ({ onTestFailed }) => {
     const { context, page } = await newPage(browser, DESKTOP);
     onTestFailed(async () => {
