@@ -5,7 +5,7 @@
 import { condition, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { limitReached, ZERO_USAGE } from '../domain/authoring/checkpoint.ts';
-import { type AuthoringDraft, applyProposals, type SlotValue } from '../domain/authoring/draft.ts';
+import { type AuthoringDraft, answerNote, applyProposals, type SlotValue } from '../domain/authoring/draft.ts';
 import {
   AUTHORING_DRAFT_MAX_OUTPUT_TOKENS,
   AUTHORING_DRAFT_SCHEMA_NAME,
@@ -179,8 +179,13 @@ export class AuthoringSession {
     const filled = { ...state.filled };
     for (const answer of step.answers ?? []) {
       const question = state.questions.find((q) => q.id === answer.question_id);
-      if (question)
-        filled[question.slot] = { value: answer.value, unit: question.unit, source: { kind: 'answer', question_id: question.id, answered_at_checkpoint: at } };
+      if (!question) continue;
+      const note = answerNote(question, answer.value, answer.note);
+      filled[question.slot] = {
+        value: answer.value,
+        unit: question.unit,
+        source: { kind: 'answer', question_id: question.id, answered_at_checkpoint: at, ...(note ? { note } : {}) },
+      };
     }
     for (const value of step.revise?.values ?? []) {
       const slot = state.start.slots.find((candidate) => candidate.id === value.slot)!;

@@ -149,7 +149,7 @@ export function queueTemplate(intake: IntakeSpec | null): { world: WorldSpec; sl
       setting: 'mean_service',
       variant: null,
       unit: 'minutes',
-      description: 'mean time a clinician spends per patient today',
+      description: 'mean time a clinician spends per patient',
       question: 'How many minutes does a clinician spend with each patient today, on average?',
     },
     {
@@ -219,7 +219,11 @@ export function toWorldSource(source: ValueSource): SettingSource {
     case 'assumption':
       return { kind: 'assumption', rationale: source.rationale };
     case 'answer':
-      return { kind: 'user_declared', note: `answered in an authoring session (question ${source.question_id})` };
+      // the person's own words on where the number comes from stay with it (the model check reads them for a turnaround)
+      return {
+        kind: 'user_declared',
+        note: clip(`answered in an authoring session (question ${source.question_id})${source.note ? `: ${source.note}` : ''}`, 2000),
+      };
     case 'intake_line':
       return {
         kind: 'user_declared',
@@ -236,7 +240,9 @@ export function assembleWorld(template: WorldSpec, slots: Slot[], filled: Record
     const value = filled[slot.id];
     if (!value) continue;
     if (slot.variant === null) {
-      settings[slot.setting] = { value: value.value, unit: value.unit, source: toWorldSource(value.source) };
+      // the setting keeps the name people read (the model check's sentences use it): the template's, else the slot's
+      const description = template.settings[slot.setting]?.description ?? (slot.description !== slot.setting ? slot.description : undefined);
+      settings[slot.setting] = { value: value.value, unit: value.unit, source: toWorldSource(value.source), ...(description ? { description } : {}) };
     } else {
       const variant = variants.find((candidate) => candidate.id === slot.variant);
       variant?.changes.push({ setting: slot.setting, value: value.value, rationale: clip(describeSource(value.source), 2000) });
@@ -248,7 +254,7 @@ export function assembleWorld(template: WorldSpec, slots: Slot[], filled: Record
 export function describeSource(source: ValueSource): string {
   switch (source.kind) {
     case 'answer':
-      return `answer to question ${source.question_id}`;
+      return `answer to question ${source.question_id}${source.note ? `: ${source.note}` : ''}`;
     case 'reference':
       return source.suggested_by_ai ? `published reference suggested by the AI, not verified: ${source.reference}` : `published reference: ${source.reference}`;
     case 'assumption':
@@ -396,6 +402,25 @@ export function applyProposals(input: {
     });
   }
   return { filled, questions };
+}
+
+const DEADLINE_QUESTION = /^The intake says “([^”]+)”: that is a turnaround or a deadline/;
+const MINUTES_IN: Record<string, number> = { minute: 1, min: 1, hour: 60, hr: 60, day: 1440, week: 10_080 };
+
+/**
+ * The note an answer keeps when it gives back the turnaround its question was asked about (“within 48 hours” answered
+ * as 2,880 minutes), or null: the model check then still names the turnaround, so the session does not call the model
+ * complete while it stands. `note` is the person's own note, kept in front.
+ */
+export function answerNote(question: { text: string; unit: string }, value: number, note: string | undefined): string | undefined {
+  const phrase = DEADLINE_QUESTION.exec(question.text)?.[1];
+  const quantity = phrase ? /(\d+(?:\.\d+)?)[\s-]*(?:working\s+)?(minute|min|hour|hr|day|week)s?\b/i.exec(phrase) : null;
+  const perUnit = MINUTES_IN[question.unit.replace(/s$/, '')];
+  if (!quantity || perUnit === undefined) return note;
+  const minutes = Number(quantity[1]) * MINUTES_IN[quantity[2]!.toLowerCase()]!;
+  if (Math.abs(value * perUnit - minutes) > 1e-9 * minutes) return note;
+  const same = `the same time as “${phrase}” in the intake`;
+  return clip(note ? `${note} (${same})` : same, 1000);
 }
 
 /** The turnaround or deadline phrase of an intake quote filling a time slot, or null (docs/simulation.md, The model check). */

@@ -20,7 +20,12 @@ export const ValueSource = Type.Union([
     quote: Type.String(),
     conversion: Type.Optional(Nullable(Conversion)),
   }),
-  Type.Object({ kind: Type.Literal('answer'), question_id: Type.String(), answered_at_checkpoint: Type.Integer({ minimum: 0 }) }),
+  Type.Object({
+    kind: Type.Literal('answer'),
+    question_id: Type.String(),
+    answered_at_checkpoint: Type.Integer({ minimum: 0 }),
+    note: Type.Optional(Type.String({ description: 'where the person says the number comes from, as they wrote it beside the answer' })),
+  }),
   Type.Object({
     kind: Type.Literal('reference'),
     reference: Type.String(),

@@ -42,6 +42,9 @@ export function modelCheck(world: WorldSpec): ModelWarning[] {
   return [...variantsChangingNothing(world), ...unstableQueues(world), ...deadlinesAsDurations(world), ...horizonTooShort(world)];
 }
 
+/** A figure as people read it, with thousands separators (2,881, not 2881): a whole number exactly, else three significant digits. */
+const amount = (value: number) => (Number.isInteger(value) ? value : Number(figure(value))).toLocaleString('en-GB', { maximumFractionDigits: 10 });
+
 const settingName = (world: WorldSpec, name: string) => world.settings[name]?.description ?? idWords(name).toLowerCase();
 
 function variantsChangingNothing(world: WorldSpec): ModelWarning[] {
@@ -84,13 +87,13 @@ function unstableQueues(world: WorldSpec): ModelWarning[] {
     // The mean time at the busiest step that brings the offered work below the capacity, when one can.
     const otherWork = load - main.work;
     const shorter = otherWork < capacity ? (main.mean_time * (capacity - otherWork)) / main.work : null;
-    const remedy = `“${resource}” needs at least ${needed} available at once (it has ${figure(capacity)}${capacity !== Math.round(capacity) ? ' on average' : ''})${
-      shorter === null ? '' : ` or a mean time at “${name('step', main.step)}” below ${figure(shorter)} ${world.time_unit} (it is ${figure(main.mean_time)})`
+    const remedy = `“${resource}” needs at least ${amount(needed)} available at once (it has ${amount(capacity)}${capacity !== Math.round(capacity) ? ' on average' : ''})${
+      shorter === null ? '' : ` or a mean time at “${name('step', main.step)}” below ${amount(shorter)} ${world.time_unit} (it is ${amount(main.mean_time)})`
     }, or less demand`;
     return {
       kind: 'unstable_queue' as const,
       pointer: `/resources/${world.resources.findIndex((candidate) => candidate.id === saturated.resource)}`,
-      message: `“${resource}” would be busy all the time at “${name('step', main.step)}” in ${variants.map((label) => `“${label}”`).join(' and ')}: it is offered ${figure(load)} ${load === 1 ? "server's" : "servers'"} worth of work with ${figure(capacity)} available, so its queue grows through the whole simulated period and waits depend only on how long the run is. To be stable, ${remedy}.`,
+      message: `“${resource}” would be busy all the time at “${name('step', main.step)}” in ${variants.map((label) => `“${label}”`).join(' and ')}: it is given enough work to keep ${amount(load)} busy at once, with ${amount(capacity)} available, so its queue grows through the whole simulated period and waits depend only on how long the run is. To be stable, ${remedy}.`,
     };
   });
 }
@@ -125,7 +128,7 @@ function deadlinesAsDurations(world: WorldSpec): ModelWarning[] {
       {
         kind: 'deadline_as_duration' as const,
         pointer: `/settings/${name}`,
-        message: `${idWords(settingName(world, name))} (${settingValueWords(setting.value, setting.unit)}) comes from “${phrase}”: that is a turnaround or a deadline, not the time the work takes. Give the time a patient actually spends at the step, and measure the share over the deadline instead.`,
+        message: `${idWords(settingName(world, name))} (${amount(setting.value)} ${setting.unit}) comes from “${phrase}”: that is a turnaround or a deadline, not the time the work takes. Give the time a patient actually spends at the step, and measure the share over the deadline instead.`,
       },
     ];
   });
@@ -139,14 +142,14 @@ function horizonTooShort(world: WorldSpec): ModelWarning[] {
     out.push({
       kind: 'horizon_too_short',
       pointer: '/horizon',
-      message: `Only ${figure(window)} ${unit} are measured after a warm-up of ${figure(world.warm_up)} ${unit}: lengthen the simulated period to at least ${figure(world.warm_up * (1 + WINDOW_PER_WARM_UP_MIN))} ${unit}, or shorten the warm-up.`,
+      message: `Only ${amount(window)} ${unit} are measured after a warm-up of ${amount(world.warm_up)} ${unit}: lengthen the simulated period to at least ${amount(world.warm_up * (1 + WINDOW_PER_WARM_UP_MIN))} ${unit}, or shorten the warm-up.`,
     });
   const longest = longestStep(world);
   if (longest && window < WINDOW_PER_LONGEST_STEP_MIN * longest.mean)
     out.push({
       kind: 'horizon_too_short',
       pointer: '/horizon',
-      message: `Only ${figure(window)} ${unit} are measured after the warm-up, while a patient spends ${figure(longest.mean)} ${unit} on average at “${namesIn(world)('step', longest.step)}”: few patients would finish. Measure at least ${figure(WINDOW_PER_LONGEST_STEP_MIN * longest.mean)} ${unit} after the warm-up.`,
+      message: `Only ${amount(window)} ${unit} are measured after the warm-up, while a patient spends ${amount(longest.mean)} ${unit} on average at “${namesIn(world)('step', longest.step)}”: few patients would finish. Measure at least ${amount(WINDOW_PER_LONGEST_STEP_MIN * longest.mean)} ${unit} after the warm-up.`,
     });
   return out;
 }

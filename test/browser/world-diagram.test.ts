@@ -171,6 +171,251 @@ describe('the diagram edits the whole world', () => {
     await context.close();
   }, 300_000);
 
+  it('edits a variant in the same forms as the baseline: a step it adds, a step it changes and how many staff it has, saved and run', async ({
+    onTestFailed,
+  }) => {
+    const { context, page } = await newPage(browser, DESKTOP);
+    onTestFailed(async () => {
+      await screenshot(page, 'world-variant-structure-failed');
+    });
+    await signInThroughForm(page, service, user);
+    await openEditor(page, 'Online form before assessment');
+    await page.getByRole('button', { name: 'Start from nothing' }).click();
+    await page.getByRole('group', { name: 'The whole world' }).getByLabel('Name', { exact: true }).fill('Online form before assessment');
+    await page.getByLabel('Repetitions per variant (runs of the model)').fill('3');
+
+    // the baseline: patients arrive and are assessed by 2 staff
+    await openNode(page, 'Patients');
+    await page.getByLabel('Arrivals on average', { exact: true }).fill('2');
+    await addStep(page, 'service', 'Assessment');
+    const form = page.getByTestId('step-form');
+    await form.getByLabel('Average duration', { exact: true }).fill('40');
+    await form.getByLabel('How many staff at once').fill('2');
+    await expect.poll(() => diagramText(page)).toContain('Staff (2)');
+
+    // the variant, in the same forms: an online form after the assessment, and a third member of staff
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
+    await page.getByLabel('The diagram shows').selectOption({ label: 'With the change (changes highlighted)' });
+    const variant = page.getByTestId('variant-form');
+    await variant.getByLabel('Name', { exact: true }).fill('Online form and a third assessor');
+    await openNode(page, 'Assessment');
+    await addStep(page, 'delay', 'Online form');
+    expect(await form.getByLabel('Unit of duration').inputValue()).toBe('hours');
+    await form.getByLabel('Duration', { exact: true }).fill('2');
+    await openNode(page, 'Assessment');
+    expect(await form.getByLabel('Then goes to').inputValue()).toBe('online_form');
+    await form.getByLabel('How many staff at once').fill('3');
+    await expect.poll(() => diagramText(page)).toContain('Staff (3)');
+    expect(await diagramText(page)).toContain('Online form');
+    expect(await page.getByTestId('world-diagram').locator('.world-node.is-changed').count()).toBeGreaterThanOrEqual(2);
+    await page.getByRole('button', { name: 'Back to the variant' }).click();
+    const steps = await variant.getByTestId('variant-step-change').allTextContents();
+    expect(steps.join('\n')).toContain('Adds “Online form” (time passes)');
+    expect(steps.join('\n')).toContain("Changes “Assessment” from the baseline's");
+    expect(await variant.getByTestId('variant-change').textContent()).toContain('in the baseline 2');
+    await variant.getByLabel('Why its pathway changes').fill('patients fill in an online form after their assessment');
+    await variant.getByLabel('Why it changes').fill('a third assessor is funded');
+    await expectReadableScreen(page, 'world-variant-structure');
+
+    // the baseline keeps its own pathway and staff
+    await page.getByLabel('The diagram shows').selectOption({ label: 'Usual care (the baseline)' });
+    await expect.poll(() => diagramText(page)).toContain('Staff (2)');
+    expect(await diagramText(page)).not.toContain('Online form');
+
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('The world is valid').waitFor();
+    await page.getByRole('button', { name: 'Save this world' }).click();
+    await page.getByRole('heading', { name: 'Online form before assessment', level: 1 }).waitFor();
+    const saved = await http(service, 'GET', `/v1/world-revisions/${page.url().split('/').pop()}`, { token: user.session });
+    const world = (saved.body as { world: any }).world;
+    expect(world.steps.map((s: { id: string }) => s.id).sort()).toEqual(['assessment', 'leaves']);
+    const treatment = world.variants.find((v: { role: string }) => v.role === 'treatment');
+    expect(treatment.label).toBe('Online form and a third assessor');
+    expect(treatment.structure.add_steps.map((s: { id: string; next: string }) => [s.id, s.next])).toEqual([['online_form', 'leaves']]);
+    expect(treatment.structure.replace_steps.map((s: { id: string; next: string }) => [s.id, s.next])).toEqual([['assessment', 'online_form']]);
+    expect(treatment.structure.rationale).toBe('patients fill in an online form after their assessment');
+    const staffSetting = world.resources[0].capacity.setting;
+    expect(world.settings[staffSetting].value).toBe(2);
+    expect(treatment.changes).toEqual([{ setting: staffSetting, value: 3, rationale: 'a third assessor is funded' }]);
+    // the saved world says what the variant changes, in words
+    const compared = page.locator('ul.variants');
+    expect(await compared.textContent()).toContain('Adds “Online form” (time passes)');
+    expect(await compared.textContent()).toContain('Staff available at once: 2 becomes 3');
+
+    await page.getByLabel('Budget (credits)').fill('500');
+    await page.getByRole('button', { name: 'Estimate' }).click();
+    await page.getByTestId('estimate').getByText('Ready to run.').waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('Finished', { exact: true }).waitFor({ timeout: 120_000 });
+    expect(await page.locator('main').textContent()).toContain('Online form and a third assessor');
+    expect(await technicalText(page)).toEqual([]);
+    await screenshot(page, 'world-variant-structure-results');
+    await context.close();
+  }, 300_000);
+
+  it('turns people away from a full queue to a step chosen in the form, counts them, and runs', async ({ onTestFailed }) => {
+    const { context, page } = await newPage(browser, DESKTOP);
+    onTestFailed(async () => {
+      await screenshot(page, 'world-queue-limit-failed');
+    });
+    await signInThroughForm(page, service, user);
+    await openEditor(page, 'Walk-in clinic');
+    await page.getByRole('button', { name: 'Start from nothing' }).click();
+    await page.getByRole('group', { name: 'The whole world' }).getByLabel('Name', { exact: true }).fill('Walk-in clinic');
+    await page.getByLabel('Repetitions per variant (runs of the model)').fill('3');
+    await openNode(page, 'Patients');
+    await page.getByLabel('Arrivals on average', { exact: true }).fill('3');
+    await addStep(page, 'service', 'Walk-in clinic');
+    const form = page.getByTestId('step-form');
+    await form.getByLabel('Average duration', { exact: true }).fill('30');
+    await form.getByLabel('How many staff at once').fill('1');
+    await addStep(page, 'exit', 'Sent to another clinic');
+
+    // the queue limit in words: full at 3 waiting, those turned away go to another clinic
+    await openNode(page, 'Walk-in clinic');
+    expect(await form.textContent()).toContain('Everyone waits, however long the queue.');
+    await form.getByLabel('Turn people away when the queue is full').check();
+    await form.getByLabel('Full when this many are already waiting', { exact: true }).fill('3');
+    await form.getByLabel('People turned away go to').selectOption({ label: 'Sent to another clinic' });
+    await expect.poll(() => diagramText(page)).toContain('turned away: queue full');
+    await expectReadableScreen(page, 'world-queue-limit');
+
+    // counted in the whole world's form
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
+    await page.getByLabel('What to measure').selectOption('turned_away');
+    await page.getByLabel('Step', { exact: true }).selectOption({ label: 'Walk-in clinic' });
+    await page.getByRole('button', { name: 'Add this measure' }).click();
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('The world is valid').waitFor();
+    await page.getByRole('button', { name: 'Save this world' }).click();
+    await page.getByRole('heading', { name: 'Walk-in clinic', level: 1 }).waitFor();
+    const saved = await http(service, 'GET', `/v1/world-revisions/${page.url().split('/').pop()}`, { token: user.session });
+    const world = (saved.body as { world: any }).world;
+    expect(world.steps.find((s: { id: string }) => s.id === 'walk_in_clinic').queue_limit).toEqual({ max_waiting: 3, to: 'sent_to_another_clinic' });
+    expect(world.measured.at(-1)).toMatchObject({ kind: 'count', event: { step: 'walk_in_clinic', at: 'turned_away' } });
+
+    await page.getByLabel('Budget (credits)').fill('500');
+    await page.getByRole('button', { name: 'Estimate' }).click();
+    await page.getByTestId('estimate').getByText('Ready to run.').waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('Finished', { exact: true }).waitFor({ timeout: 120_000 });
+    await page
+      .getByTestId('measure')
+      .filter({ has: page.getByRole('heading', { name: /^People turned away at Walk-in clinic/ }) })
+      .waitFor();
+    expect(await technicalText(page)).toEqual([]);
+    await screenshot(page, 'world-queue-limit-results');
+    await context.close();
+  }, 300_000);
+
+  it('sends people by a rule on a characteristic of the people arriving, set in the forms, and runs', async ({ onTestFailed }) => {
+    const { context, page } = await newPage(browser, DESKTOP);
+    onTestFailed(async () => {
+      await screenshot(page, 'world-rules-failed');
+    });
+    await signInThroughForm(page, service, user);
+    await openEditor(page, 'Urgent referrals');
+    await page.getByRole('button', { name: 'Start from nothing' }).click();
+    await page.getByRole('group', { name: 'The whole world' }).getByLabel('Name', { exact: true }).fill('Urgent referrals');
+    await page.getByLabel('Repetitions per variant (runs of the model)').fill('3');
+
+    // the people arriving: 30% urgent, 70% routine
+    await openNode(page, 'Patients');
+    const form = page.getByTestId('step-form');
+    await form.getByLabel('A new characteristic').fill('Urgency');
+    await form.getByRole('button', { name: 'Add this characteristic' }).click();
+    await form.getByLabel('Urgency: value 1').fill('urgent');
+    await form.getByLabel('Share of people who are urgent').fill('30');
+    await form.getByLabel('Urgency: value 2').fill('routine');
+    await form.getByLabel('Share of people who are routine').fill('70');
+
+    // a decision by rule: urgent patients to a same-day clinic, everyone else leaves
+    await addStep(page, 'branch', 'Urgent?');
+    await addStep(page, 'exit', 'Same-day clinic');
+    await openNode(page, 'Urgent?');
+    await form.getByLabel('How people are sent on').selectOption('rules');
+    await form.getByLabel('Rule 1: characteristic').selectOption({ label: 'Urgency' });
+    await form.getByLabel('Rule 1: how it compares').selectOption('eq');
+    await form.getByLabel('Rule 1: value').selectOption('urgent');
+    await form.getByLabel('Rule 1 goes to').selectOption({ label: 'Same-day clinic' });
+    await form.getByLabel('Everyone else goes to').selectOption({ label: 'Leaves the pathway' });
+    expect(await form.getByTestId('rule').textContent()).toContain('Rule 1: when urgency is urgent');
+    await expect.poll(() => diagramText(page)).toContain('Urgency is urgent');
+    expect(await diagramText(page)).toContain('otherwise');
+    await expectReadableScreen(page, 'world-rules');
+
+    await page.getByRole('button', { name: 'Back to the whole world' }).click();
+    await page.getByLabel('What to measure').selectOption('count');
+    await page.getByLabel('Step', { exact: true }).selectOption({ label: 'Same-day clinic' });
+    await page.getByRole('button', { name: 'Add this measure' }).click();
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('The world is valid').waitFor();
+    await page.getByRole('button', { name: 'Save this world' }).click();
+    await page.getByRole('heading', { name: 'Urgent referrals', level: 1 }).waitFor();
+    const saved = await http(service, 'GET', `/v1/world-revisions/${page.url().split('/').pop()}`, { token: user.session });
+    const world = (saved.body as { world: any }).world;
+    expect(world.arrivals[0].attributes).toEqual([
+      {
+        name: 'urgency',
+        values: [
+          { value: 'urgent', probability: 0.3 },
+          { value: 'routine', probability: 0.7 },
+        ],
+      },
+    ]);
+    expect(world.steps.find((s: { id: string }) => s.id === 'urgent')).toMatchObject({
+      by: 'rules',
+      options: [{ when: [{ attribute: 'urgency', op: 'eq', value: 'urgent' }], next: 'same_day_clinic' }],
+      otherwise: 'leaves',
+    });
+    await page.getByLabel('Budget (credits)').fill('500');
+    await page.getByRole('button', { name: 'Estimate' }).click();
+    await page.getByTestId('estimate').getByText('Ready to run.').waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('Finished', { exact: true }).waitFor({ timeout: 120_000 });
+    await page
+      .getByTestId('measure')
+      .filter({ has: page.getByRole('heading', { name: /^People reaching Same-day clinic/ }) })
+      .waitFor();
+    expect(await technicalText(page)).toEqual([]);
+    await screenshot(page, 'world-rules-results');
+    await context.close();
+  }, 300_000);
+
+  it('connects a step to another by dragging from its lower edge, as by keyboard', async ({ onTestFailed }) => {
+    const { context, page } = await newPage(browser, DESKTOP);
+    onTestFailed(async () => {
+      await screenshot(page, 'world-drag-connect-failed');
+    });
+    await signInThroughForm(page, service, user);
+    await openEditor(page, 'Drag to connect');
+    await page.getByRole('button', { name: 'Start from nothing' }).click();
+    await openNode(page, 'Patients');
+    await addStep(page, 'delay', 'Paperwork');
+    await addStep(page, 'exit', 'Discharged');
+    await openNode(page, 'Paperwork');
+    const form = page.getByTestId('step-form');
+    expect(await form.getByLabel('Then goes to').inputValue()).toBe('leaves');
+
+    // drag from the lower edge of "Paperwork" to "Discharged"
+    const node = (title: string) =>
+      page
+        .getByTestId('world-diagram')
+        .locator('.react-flow__node')
+        .filter({ has: page.locator('.world-node-title', { hasText: new RegExp(`^${title}$`) }) });
+    const from = await node('Paperwork').locator('.react-flow__handle-bottom').boundingBox();
+    const to = await node('Discharged').locator('.react-flow__handle-top').boundingBox();
+    expect(from).not.toBeNull();
+    expect(to).not.toBeNull();
+    await page.mouse.move(from!.x + from!.width / 2, from!.y + from!.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(to!.x + to!.width / 2, to!.y + to!.height / 2, { steps: 12 });
+    await page.mouse.up();
+    await expect.poll(() => form.getByLabel('Then goes to').inputValue()).toBe('discharged');
+    await screenshot(page, 'world-drag-connect');
+    await context.close();
+  }, 120_000);
+
   it('flags a variant that a baseline edit turned against its own reason, and the variant is put right in its form', async ({ onTestFailed }) => {
     const { context, page } = await newPage(browser, DESKTOP);
     onTestFailed(async () => {

@@ -2,7 +2,7 @@
 // words beside the run estimate and on authoring checkpoints, and authoring asking instead of converting a deadline.
 import { describe, expect, it } from 'vitest';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
-import { applyProposals, type AuthoringDraft, queueTemplate } from '../../domain/authoring/draft.ts';
+import { answerNote, applyProposals, type AuthoringDraft, queueTemplate } from '../../domain/authoring/draft.ts';
 import { ruleNextSteps } from '../../domain/authoring/checkpoint.ts';
 import { deadlinePhrase, estimateWithModelCheck, modelCheck, validateWorld } from '../../domain/simulation/index.ts';
 import { queueWorld } from '../support/worlds.ts';
@@ -49,7 +49,7 @@ describe('the model check', () => {
     expect(warnings[0]!.pointer).toBe('/resources/0');
     const message = warnings[0]!.message;
     expect(message).toContain('“Clinician” would be busy all the time at “Consult”');
-    expect(message).toContain('needs at least 2881'); // 2,880 servers' worth of work, strictly more needed
+    expect(message).toContain('needs at least 2,881'); // enough work to keep 2,880 busy, strictly more needed
     expect(message).toContain('below 2 minutes'); // 2 servers: a mean under 2 minutes keeps up with 1 a minute
     expect(message).not.toMatch(TECHNICAL);
     // The run can still be estimated (and started): the warning rides beside the estimate.
@@ -73,7 +73,7 @@ describe('the model check', () => {
     const world = stable();
     world.horizon = 1_500; // 500 measured after a 1,000-minute warm-up
     expect(modelCheck(world)).toEqual([expect.objectContaining({ kind: 'horizon_too_short', pointer: '/horizon' })]);
-    expect(modelCheck(world)[0]!.message).toContain('at least 2000 minutes');
+    expect(modelCheck(world)[0]!.message).toContain('at least 2,000 minutes');
     const long = stable();
     long.settings.servers!.value = 20;
     long.settings.mean_service!.value = 15;
@@ -92,6 +92,17 @@ describe('authoring with the model check', () => {
     const steps = ruleNextSteps({ ...input, warnings: modelCheck(world) });
     expect(steps.some((step) => step.kind === 'approve_and_run')).toBe(false);
     expect(steps.find((step) => step.kind === 'variant_changes_nothing')?.message).toContain('changes nothing');
+  });
+
+  it('keeps with an answer that it gives back the turnaround it was asked about, beside the person’s own note', () => {
+    const question = {
+      text: 'The intake says “within 48 hours”: that is a turnaround or a deadline, not the time the work takes. How many minutes?',
+      unit: 'minutes',
+    };
+    expect(answerNote(question, 2_880, 'Our service standard')).toBe('Our service standard (the same time as “within 48 hours” in the intake)');
+    expect(answerNote({ ...question, unit: 'hours' }, 48, undefined)).toBe('the same time as “within 48 hours” in the intake');
+    expect(answerNote(question, 25, 'Timed audit')).toBe('Timed audit');
+    expect(answerNote({ text: 'How many minutes?', unit: 'minutes' }, 2_880, undefined)).toBeUndefined();
   });
 
   it('asks instead of converting a time the intake gives as a deadline', () => {

@@ -182,7 +182,7 @@ function sourceText(source: ValueSource): string {
     case 'intake_line':
       return `your material, line${source.line_start === source.line_end ? ` ${source.line_start}` : `s ${source.line_start}–${source.line_end}`}: “${source.quote}”`;
     case 'answer':
-      return `your answer (checkpoint ${source.answered_at_checkpoint})`;
+      return `your answer (checkpoint ${source.answered_at_checkpoint})${source.note ? `: ${source.note}` : ''}`;
     case 'reference':
       return source.suggested_by_ai ? `suggested by the AI, not verified: ${source.reference}` : `reference: ${source.reference}`;
     case 'assumption':
@@ -279,7 +279,13 @@ function changeSentence(change: Checkpoint['changes_since_previous'][number], n:
     if (after === null || after === undefined) return `Answered: ${ended(show(before))}`;
     return ended(`${before === null || before === undefined ? 'New question' : 'Question reworded'}: ${show(after)}`);
   }
-  if (parts[0] === 'validation') return after === true ? 'The model is now complete: it can be run.' : 'The model is not complete yet.';
+  if (parts[0] === 'validation') {
+    if (after !== true) return 'The model is not complete yet.';
+    // a model the model check still warns about runs, but is not called complete (see “Is the model complete?”)
+    return (checkpoint.model_check ?? []).length > 0
+      ? 'The model now runs, but it is not complete yet: see “Is the model complete?” below.'
+      : 'The model is now complete: it can be run.';
+  }
   if (parts[0] === 'ai') {
     if (after === true) return 'The AI preparation limit is reached: no further AI iteration.';
     return before === true ? 'The AI preparation limit is no longer reached.' : 'The AI preparation limit is not reached.';
@@ -703,7 +709,12 @@ function Approve({ session, onStep }: { session: AuthoringSession; onStep(next: 
   return (
     <>
       <h3>Approve</h3>
-      {approvable ? (
+      {approvable && (session.checkpoint?.model_check ?? []).length > 0 ? (
+        <p className="muted">
+          Approving saves this checkpoint’s model as it is, with what “Is the model complete?” names still standing. It does not estimate or run it, and costs
+          nothing.
+        </p>
+      ) : approvable ? (
         <p className="muted">Approving saves this checkpoint’s model. It does not estimate or run it, and costs nothing.</p>
       ) : (
         <p className="muted">The model is not complete yet: answer the questions or revise first.</p>

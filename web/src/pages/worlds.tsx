@@ -30,7 +30,7 @@ import { ArrivalForm } from '../world/arrivalForm.tsx';
 import { blankWorld, connect } from '../world/edit.ts';
 import { NumberInput, QuantityInput, StepForm } from '../world/stepForm.tsx';
 import { VariantBar, VariantFlags, VariantForm } from '../world/variantForm.tsx';
-import { type VariantFlag, applyVariantEdit, baselineOf, changedNodes, variantFlags, variantView } from '../world/variants.ts';
+import { type VariantFlag, applyVariantEdit, baselineOf, changedNodes, structureWords, variantFlags, variantView } from '../world/variants.ts';
 import { AddStepBar, MeasuresForm, ResourcesForm } from '../world/worldForms.tsx';
 import '../world/world.css';
 
@@ -463,7 +463,13 @@ function WorldSummary({ world }: { world: World }) {
                 ))}
               </ul>
             )}
-            {v.structure ? <span className="muted small"> It also changes the pathway's steps.</span> : null}
+            {v.structure ? (
+              <ul>
+                {structureWords(world, v).map((words) => (
+                  <li key={words}>{words}</li>
+                ))}
+              </ul>
+            ) : null}
           </li>
         ))}
       </ul>

@@ -1,5 +1,6 @@
 // The form of an arrival stream: its name, how people arrive (at random at an average rate with its unit, or by a
 // timetable of arrivals per hour for a day that repeats or for a whole week, as a small table), and its first step.
+import { CharacteristicsForm } from './rulesForm.tsx';
 import { useEffect, useId, useState } from 'react';
 import { type Arrival, type World, arrivalName, arrivalSummary, parameterValue, stepName } from './model.ts';
 import { fromWorld, toWorld } from './quantities.ts';
@@ -155,6 +156,7 @@ export function ArrivalForm({ world, arrival, onWorld, onRemoved }: { world: Wor
       </h3>
       <NameField value={arrival.label ?? name} onChange={(label) => setArrival({ ...arrival, label: label.trim() ? label : undefined })} />
       <ArrivalPattern world={world} arrival={arrival} onWorld={onWorld} setArrival={setArrival} />
+      <CharacteristicsForm world={world} arrival={arrival} setArrival={setArrival} />
       <Choice
         label="First step"
         value={arrival.to_step}

@@ -140,6 +140,16 @@ export function WorldDiagram({
     observer.observe(box.current);
     return () => observer.disconnect();
   }, []);
+  // ... and when steps come or go (a step added, or a variant with steps of its own shown): fitted once they are drawn
+  const shape = nodes.map((node) => node.id).join(' ');
+  useEffect(() => {
+    if (!shape) return;
+    // two frames: React Flow measures a new node in the frame after it is drawn
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => void flow.current?.fitView({ padding: 0.1 }));
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [shape]);
   const select = (id: string) => {
     const [kind, name] = id.split(/:(.*)/s) as ['step' | 'arrival', string];
     onSelect?.({ kind, id: name });

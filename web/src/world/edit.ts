@@ -202,7 +202,7 @@ export function removeResource(world: World, id: string): World {
 
 export type NewMeasure =
   | { kind: 'time_between'; from: string; to: string; unit: 'minutes' | 'hours' | 'days' }
-  | { kind: 'count'; step: string }
+  | { kind: 'count'; step: string; at?: 'enter' | 'turned_away' }
   | { kind: 'utilisation' | 'queue_length'; resource: string };
 
 /** A measure in words, named from what it measures ("Time from Triage to GP appointment"). */
@@ -222,12 +222,12 @@ export function addMeasure(world: World, wanted: NewMeasure): World {
       censoring: 'at_horizon',
     };
   } else if (wanted.kind === 'count') {
-    const label = `people reaching ${stepName(world, wanted.step)}`;
+    const label = wanted.at === 'turned_away' ? `people turned away at ${stepName(world, wanted.step)}` : `people reaching ${stepName(world, wanted.step)}`;
     measure = {
       id: idFrom(label, taken, 'measure'),
       label,
       kind: 'count',
-      event: { step: wanted.step, at: 'enter' },
+      event: { step: wanted.step, at: wanted.at ?? 'enter' },
       unit: 'count',
       denominator: 'replication',
       censoring: 'none',

@@ -32,7 +32,7 @@ export type Step = {
   options?: Array<{ next: string; probability?: Parameter; equals?: unknown; when?: unknown }>;
   otherwise?: string;
   renege_to?: string;
-  queue_limit?: { to?: string };
+  queue_limit?: { to?: string; [field: string]: unknown };
   [field: string]: unknown;
 };
 export type Arrival = { id: string; label?: string; kind: string; to_step: string; rate?: Parameter; [field: string]: unknown };
@@ -274,6 +274,12 @@ const STEP_KINDS: Record<string, string> = {
 };
 export const stepKindName = (kind: string) => STEP_KINDS[kind] ?? humanize(kind);
 
+const OP_LABELS: Record<string, string> = { eq: 'is', ne: 'is not', lt: 'under', le: 'at most', gt: 'over', ge: 'at least', in: 'one of' };
+/** A rule on an arrow: "Urgency is urgent". */
+function ruleLabel(when: Array<{ attribute: string; op: string; value: unknown }>): string {
+  return when.map((c) => `${humanize(c.attribute)} ${OP_LABELS[c.op] ?? c.op} ${Array.isArray(c.value) ? c.value.join(', ') : String(c.value)}`).join(' and ');
+}
+
 /** The steps an entity can go to from a step, with the condition in words. */
 export function stepEdges(world: World, step: Step): Array<{ to: string; label?: string; dashed?: boolean }> {
   const edges: Array<{ to: string; label?: string; dashed?: boolean }> = [];
@@ -284,11 +290,12 @@ export function stepEdges(world: World, step: Step): Array<{ to: string; label?:
       const p = parameterValue(world, option.probability);
       label = p === null ? undefined : `${formatNumber(p * 100)}%`;
     } else if (option.equals !== undefined) label = `${humanize(step.attribute ?? '')} is ${String(option.equals)}`;
+    else if (Array.isArray(option.when)) label = ruleLabel(option.when as Array<{ attribute: string; op: string; value: unknown }>);
     edges.push({ to: option.next, label });
   }
   if (step.otherwise) edges.push({ to: step.otherwise, label: 'otherwise' });
   if (step.renege_to) edges.push({ to: step.renege_to, label: 'gives up waiting', dashed: true });
-  if (step.queue_limit?.to) edges.push({ to: step.queue_limit.to, label: 'queue full', dashed: true });
+  if (step.queue_limit?.to) edges.push({ to: step.queue_limit.to, label: 'turned away: queue full', dashed: true });
   return edges;
 }
 

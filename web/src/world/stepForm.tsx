@@ -20,6 +20,7 @@ import {
   withStep,
 } from './model.ts';
 import { idFrom, removalWords, removeStep } from './edit.ts';
+import { RoutingChoice, RulesForm } from './rulesForm.tsx';
 import { RATE_UNITS, TIME_UNITS, UNIT_CHOICES, fromPercent, fromWorld, naturalRateUnit, naturalTimeUnit, toPercent, toWorld } from './quantities.ts';
 
 /** The shares of a decision's options added up (1 when they are complete). */
@@ -301,6 +302,75 @@ function ResourceForm({ world, step, onWorld }: { world: World; step: Step; onWo
   );
 }
 
+/**
+ * When too many are waiting (a service's or a seize's `queue_limit`): people who find this many already waiting are
+ * turned away, to a step chosen here or out of the pathway; optionally only a share of them (the others wait anyway).
+ */
+function QueueLimitForm({ world, step, onWorld }: { world: World; step: Step; onWorld(world: World): void }) {
+  const id = useId();
+  const limit = step.queue_limit as { max_waiting: Parameter; balk_probability?: Parameter; to?: string } | undefined;
+  const set = (next: typeof limit) => {
+    const { queue_limit: _old, ...rest } = step;
+    onWorld(withStep(world, next ? { ...rest, queue_limit: next } : rest));
+  };
+  const others = world.steps.filter((s) => s.id !== step.id).map((s) => ({ value: s.id, label: stepName(world, s.id) }));
+  return (
+    <fieldset className="step-fieldset">
+      <legend>When too many are waiting</legend>
+      <div className="field check-field">
+        <label htmlFor={id}>
+          <input id={id} type="checkbox" checked={!!limit} onChange={(e) => set(e.target.checked ? { max_waiting: 5 } : undefined)} /> Turn people away when the
+          queue is full
+        </label>
+      </div>
+      {limit ? (
+        <>
+          <QuantityInput
+            world={world}
+            label="Full when this many are already waiting"
+            quantity="count"
+            parameter={limit.max_waiting}
+            min={0}
+            onWorld={onWorld}
+            onValue={(value) => set({ ...limit, max_waiting: Math.max(0, Math.round(value)) })}
+            owner={stepName(world, step.id)}
+            onParameter={(next, max_waiting) => onWorld(withStep(next, { ...step, queue_limit: { ...limit, max_waiting } }))}
+          />
+          <Choice
+            label="People turned away go to"
+            value={limit.to ?? ''}
+            options={[{ value: '', label: 'Out of the pathway (they leave)' }, ...others]}
+            onChange={(to) => {
+              const { to: _old, ...rest } = limit;
+              set(to ? { ...rest, to } : rest);
+            }}
+          />
+          <QuantityInput
+            world={world}
+            label="Share of them turned away"
+            quantity="share"
+            parameter={limit.balk_probability ?? 1}
+            min={0}
+            hint="100%: everyone who finds the queue full is turned away; less, and the others wait anyway."
+            onWorld={onWorld}
+            onValue={(value) => {
+              const { balk_probability: _old, ...rest } = limit;
+              set(value === 1 ? rest : { ...rest, balk_probability: value });
+            }}
+          />
+          <p className="muted small">
+            {limit.max_waiting === 0
+              ? 'Nobody waits here: whoever finds no one free is turned away.'
+              : 'To count them, add the measure “How many people are turned away at a full queue” in the whole world’s form.'}
+          </p>
+        </>
+      ) : (
+        <p className="muted small">Everyone waits, however long the queue.</p>
+      )}
+    </fieldset>
+  );
+}
+
 /** A decision's ways out: each with its share (a percentage) and where it goes; a way can be added or taken away. */
 function SharesForm({ world, step, onWorld }: { world: World; step: Step; onWorld(world: World): void }) {
   const options = step.options ?? [];
@@ -348,8 +418,21 @@ function NextForm({ world, step, onWorld }: { world: World; step: Step; onWorld(
   const others = world.steps.filter((s) => s.id !== step.id).map((s) => ({ value: s.id, label: stepName(world, s.id) }));
   if (step.next !== undefined)
     return <Choice label="Then goes to" value={step.next} options={others} onChange={(next) => onWorld(withStep(world, { ...step, next }))} />;
-  if (step.by === 'probability' && step.options) return <SharesForm world={world} step={step} onWorld={onWorld} />;
-  if (step.options) return <p className="muted small">This decision routes by rules or characteristics: edit them in the Advanced tab.</p>;
+  if (step.by === 'probability' && step.options)
+    return (
+      <>
+        <RoutingChoice world={world} step={step} onWorld={onWorld} />
+        <SharesForm world={world} step={step} onWorld={onWorld} />
+      </>
+    );
+  if (step.by === 'rules' && step.options)
+    return (
+      <>
+        <RoutingChoice world={world} step={step} onWorld={onWorld} />
+        <RulesForm world={world} step={step} onWorld={onWorld} />
+      </>
+    );
+  if (step.options) return <p className="muted small">This decision routes by characteristics or the shortest queue: edit it in the Advanced tab.</p>;
   return null;
 }
 
@@ -409,6 +492,7 @@ export function StepForm({ world, step, onWorld, onRemoved }: { world: World; st
       {step.kind === 'exit' && <p className="muted">People leave the pathway here.</p>}
       {step.resource !== undefined && <ResourceForm world={world} step={step} onWorld={onWorld} />}
       {step.duration && <DurationForm world={world} step={step} onWorld={onWorld} />}
+      {(step.kind === 'service' || step.kind === 'seize') && <QueueLimitForm world={world} step={step} onWorld={onWorld} />}
       <NextForm world={world} step={step} onWorld={onWorld} />
       <RemoveButton
         what={`“${name}”`}

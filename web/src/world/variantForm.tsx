@@ -3,10 +3,10 @@
 // setting's unit, with its reason), and the flags to look at before saving.
 import { useId, useState } from 'react';
 import { idFrom } from './edit.ts';
-import { type World, formatSetting, settingName } from './model.ts';
+import { type World, formatSetting, settingName, stepKindName, stepName } from './model.ts';
 import { fromPercent, isShareUnit, toPercent } from './quantities.ts';
 import { Choice, NameField, NumberInput, RemoveButton } from './stepForm.tsx';
-import { type VariantFlag, baselineOf, baselineValue, setChange } from './variants.ts';
+import { type Structure, type VariantFlag, baselineOf, baselineValue, setChange, structureOf, variantView, withStructure } from './variants.ts';
 
 export function VariantBar({ world, shown, onShow, onWorld }: { world: World; shown: string; onShow(id: string): void; onWorld(world: World): void }) {
   const baseline = baselineOf(world);
@@ -103,6 +103,57 @@ function AddChange({ world, variantId, onWorld }: { world: World; variantId: str
   );
 }
 
+/** A variant's own pathway in words: each step it adds, changes or removes, each one undone on its own, and why. */
+function PathwayChanges({ world, variantId, onWorld }: { world: World; variantId: string; onWorld(world: World): void }) {
+  const id = useId();
+  const variant = world.variants.find((v) => v.id === variantId);
+  if (!variant) return null;
+  const structure = structureOf(variant);
+  const view = variantView(world, variantId);
+  const set = (next: Structure) => onWorld({ ...world, variants: world.variants.map((v) => (v.id === variantId ? withStructure(v, next) : v)) });
+  const rows = [
+    ...(structure.add_steps ?? []).map((step) => ({
+      key: `add:${step.id}`,
+      words: `Adds “${stepName(view, step.id)}” (${stepKindName(step.kind).toLowerCase()})`,
+      undo: `Take “${stepName(view, step.id)}” out of this variant`,
+      onUndo: () => set({ ...structure, add_steps: structure.add_steps?.filter((s) => s.id !== step.id) }),
+    })),
+    ...(structure.replace_steps ?? []).map((step) => ({
+      key: `replace:${step.id}`,
+      words: `Changes “${stepName(view, step.id)}” from the baseline's`,
+      undo: `Keep the baseline's “${stepName(world, step.id)}”`,
+      onUndo: () => set({ ...structure, replace_steps: structure.replace_steps?.filter((s) => s.id !== step.id) }),
+    })),
+    ...(structure.remove_steps ?? []).map((stepId) => ({
+      key: `remove:${stepId}`,
+      words: `Leaves out “${stepName(world, stepId)}”`,
+      undo: `Keep “${stepName(world, stepId)}” in this variant`,
+      onUndo: () => set({ ...structure, remove_steps: structure.remove_steps?.filter((s) => s !== stepId) }),
+    })),
+  ];
+  if (rows.length === 0)
+    return <p className="muted small">Its pathway is the baseline's. Steps you add, change or remove while it is shown change it in this variant only.</p>;
+  return (
+    <div className="variant-pathway">
+      <h4>Its own pathway</h4>
+      <ul className="changes">
+        {rows.map((row) => (
+          <li key={row.key} data-testid="variant-step-change">
+            {row.words}{' '}
+            <button type="button" className="link-button" onClick={row.onUndo}>
+              {row.undo}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div className="field">
+        <label htmlFor={id}>Why its pathway changes</label>
+        <input id={id} value={structure.rationale ?? ''} onChange={(e) => set({ ...structure, rationale: e.target.value || undefined })} />
+      </div>
+    </div>
+  );
+}
+
 /** A treatment's form: its name, its changes beside the baseline's values, a value to change, and removing it. */
 export function VariantForm({
   world,
@@ -123,14 +174,15 @@ export function VariantForm({
     <section className="variant-form" data-testid="variant-form" aria-label={`The variant ${variant.label}`}>
       <h3>{variant.label}</h3>
       <p className="muted small">
-        The diagram shows the baseline with this variant's changes: the steps they touch are highlighted. A number that comes from a named setting changes in
-        this variant only; anything else you change changes every variant.
+        The diagram shows this variant: the baseline with its changes, the steps they touch highlighted. Select a step to change it in the same form as the
+        baseline's: a step you add, change or remove, a number from a named setting and how many staff or equipment a step has at once change in this variant
+        only; arrivals and what is measured change every variant.
       </p>
       <NameField
         value={variant.label}
         onChange={(label) => onWorld({ ...world, variants: world.variants.map((v) => (v.id === variantId ? { ...v, label } : v)) })}
       />
-      {variant.changes.length === 0 && <p>It changes nothing yet.</p>}
+      {variant.changes.length === 0 && !variant.structure && <p>It changes nothing yet.</p>}
       <ul className="changes">
         {variant.changes
           .filter((c) => world.settings[c.setting])
@@ -146,6 +198,7 @@ export function VariantForm({
           ))}
       </ul>
       <AddChange world={world} variantId={variantId} onWorld={onWorld} />
+      <PathwayChanges world={world} variantId={variantId} onWorld={onWorld} />
       <RemoveButton
         what={`the variant “${variant.label}”`}
         consequences={[]}

@@ -130,14 +130,17 @@ export function ResourcesForm({ world, onWorld }: { world: World; onWorld(world:
 const MEASURE_KINDS = [
   { value: 'time_between', label: 'How long from one step to another' },
   { value: 'count', label: 'How many people reach a step' },
+  { value: 'turned_away', label: 'How many people are turned away at a full queue' },
   { value: 'utilisation', label: 'How busy staff or equipment are' },
   { value: 'queue_length', label: 'How many wait for staff or equipment' },
 ];
 
 function NewMeasureForm({ world, onWorld }: { world: World; onWorld(world: World): void }) {
-  const steps = world.steps.map((s) => ({ value: s.id, label: stepName(world, s.id) }));
+  const all = world.steps.map((s) => ({ value: s.id, label: stepName(world, s.id) }));
+  const limited = world.steps.filter((s) => s.queue_limit).map((s) => ({ value: s.id, label: stepName(world, s.id) }));
   const resources = world.resources.map((r) => ({ value: r.id, label: resourceName(world, r.id) }));
   const [kind, setKind] = useState('time_between');
+  const steps = kind === 'turned_away' ? limited : all;
   const [from, setFrom] = useState(steps[0]?.value ?? '');
   const [to, setTo] = useState(steps.at(-1)?.value ?? '');
   const [unit, setUnit] = useState<'minutes' | 'hours' | 'days'>('hours');
@@ -146,16 +149,19 @@ function NewMeasureForm({ world, onWorld }: { world: World; onWorld(world: World
   const wanted: NewMeasure =
     kind === 'time_between'
       ? { kind: 'time_between', from: valid(from, steps), to: valid(to, steps), unit }
-      : kind === 'count'
-        ? { kind: 'count', step: valid(from, steps) }
+      : kind === 'count' || kind === 'turned_away'
+        ? { kind: 'count', step: valid(from, steps), at: kind === 'turned_away' ? 'turned_away' : 'enter' }
         : { kind: kind === 'utilisation' ? 'utilisation' : 'queue_length', resource: valid(resource, resources) };
   const ready = kind === 'utilisation' || kind === 'queue_length' ? resources.length > 0 : steps.length > 0;
   return (
     <fieldset className="step-fieldset">
       <legend>Measure something else</legend>
       <Choice label="What to measure" value={kind} options={MEASURE_KINDS} onChange={setKind} />
-      {(kind === 'time_between' || kind === 'count') && (
-        <Choice label={kind === 'count' ? 'Step' : 'From'} value={valid(from, steps)} options={steps} onChange={setFrom} />
+      {(kind === 'time_between' || kind === 'count' || (kind === 'turned_away' && steps.length > 0)) && (
+        <Choice label={kind === 'time_between' ? 'From' : 'Step'} value={valid(from, steps)} options={steps} onChange={setFrom} />
+      )}
+      {kind === 'turned_away' && steps.length === 0 && (
+        <p className="muted small">No step turns people away yet: choose “Turn people away when the queue is full” in a step's form first.</p>
       )}
       {kind === 'time_between' && <Choice label="To" value={valid(to, steps)} options={steps} onChange={setTo} />}
       {kind === 'time_between' && (

@@ -52,6 +52,10 @@ export type Checkpoint = {
                     kind: 'answer';
                     question_id: string;
                     answered_at_checkpoint: number;
+                    /**
+                     * where the person says the number comes from, as they wrote it beside the answer
+                     */
+                    note?: string;
                 } | {
                     kind: 'reference';
                     reference: string;
@@ -93,6 +97,10 @@ export type Checkpoint = {
                     kind: 'answer';
                     question_id: string;
                     answered_at_checkpoint: number;
+                    /**
+                     * where the person says the number comes from, as they wrote it beside the answer
+                     */
+                    note?: string;
                 } | {
                     kind: 'reference';
                     reference: string;
