@@ -11,10 +11,10 @@ import { type AttemptClock, attemptTimeoutMs, lastAttemptBecause, lastAttemptWor
 import { aiCallCredits, chargeWithinLimit } from '../domain/ai/pricing.ts';
 import { aiProviderName } from '../domain/ai/providers.ts';
 import { aiSchema, offlineTask } from '../domain/ai/registry.ts';
-import { providerKeyMissing, providerNotConfigured } from '../store/keys/availability.ts';
-import { ProviderKeyDecryptionError } from '../store/keys/crypto.ts';
-import { openLiveProviderKey } from '../store/keys/keys.ts';
-import { recordAiUsage } from '../store/keys/usage.ts';
+import { providerKeyMissing, providerNotConfigured } from '../store/providerKeys/availability.ts';
+import { ProviderKeyDecryptionError } from '../store/providerKeys/crypto.ts';
+import { openLiveProviderKey } from '../store/providerKeys/keys.ts';
+import { recordAiUsage } from '../store/providerKeys/usage.ts';
 import { redactKey } from '../integrations/ai/common.ts';
 import { callStructured, OFFLINE_MODEL_LABEL } from '../integrations/ai/gateway.ts';
 import { type ActivityDeps, withDeps } from './deps.ts';

@@ -14,7 +14,7 @@ import type { ActivityDeps } from './deps.ts';
 import { intakeActivities } from './intake.ts';
 import { ledgerActivities } from './ledger.ts';
 import { maintenanceActivities } from './maintenance.ts';
-import { reviewActivities } from './review.ts';
+import { reviewActivities } from './reviews.ts';
 import { runActivities } from './runs.ts';
 
 /** The failure Temporal records for an error an activity threw. */

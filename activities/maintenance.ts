@@ -8,7 +8,7 @@ import { purgeExpiredSignInAttempts } from '../store/accounts/signInAttempts.ts'
 import { purgeIdempotencyRecords } from '../store/idempotency.ts';
 import { queuedDrafts } from '../store/intake/drafts.ts';
 import { purgeQuarantinedLines } from '../store/intake/quarantine.ts';
-import { queuedReviews } from '../store/review/reviews.ts';
+import { queuedReviews } from '../store/reviews/reviews.ts';
 import { queuedRuns } from '../store/runs/runs.ts';
 import type { ActivityDeps } from './deps.ts';
 

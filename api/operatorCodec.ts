@@ -12,7 +12,7 @@ import { ServiceError } from '../domain/errors.ts';
 import { EncryptionCodec, operatorCodecToken, PayloadDecryptionError } from '../integrations/temporal/codec.ts';
 import { safeEqualBytes, sha256Bytes } from '../store/secrets.ts';
 import type { AppDeps, State } from './context.ts';
-import { readJsonBody, schemaErrors } from './http.ts';
+import { readJsonBody, schemaErrors } from './http/request.ts';
 
 export const CODEC_PATH_PREFIX = '/v1/operator/temporal-codec';
 /** A history page's payloads, base64 in JSON: Temporal's own payload limit is 2 MiB each. */

@@ -8,7 +8,7 @@ import type { TSchema } from 'typebox';
 import { type ErrorDetail, PROBLEMS_LISTED_MAX, ServiceError } from '../domain/errors.ts';
 import { authenticate, requireScopeOf } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
-import { isStorableString, JSON_BODY_LIMIT_BYTES, listedSchemaErrors, readJsonBody, schemaErrors } from './http.ts';
+import { isStorableString, JSON_BODY_LIMIT_BYTES, listedSchemaErrors, readJsonBody, schemaErrors } from './http/request.ts';
 import { readIdempotencyKey } from './idempotency.ts';
 import { requireTemporal } from './readiness.ts';
 import { servePollable, WaitQuery } from './poll.ts';

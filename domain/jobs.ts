@@ -9,8 +9,8 @@ import { RUN_STATUSES } from './contracts/runs.ts';
 import type { SubjectKind } from './credits/rules.ts';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { JOB_FAILURE_CODES, JOB_ONLY_FAILURE_CODES, type JobFailure, type JobFailureCode } from './contracts/jobFailure.ts';
-import { LITERATURE_FAILURE_TYPES } from './review/literature.ts';
-import { REVIEW_NEXT, REVIEW_STATES, type ReviewState } from './review/states.ts';
+import { LITERATURE_FAILURE_TYPES } from './reviews/literature.ts';
+import { REVIEW_NEXT, REVIEW_STATES, type ReviewState } from './reviews/states.ts';
 
 /** Every kind of long job; `authoring` and `checkout` are reserved for authoring sessions and checkout reconciliation. */
 export const JOB_KINDS = ['run', 'review', 'intake_draft', 'authoring', 'checkout'] as const;

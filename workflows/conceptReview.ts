@@ -8,14 +8,14 @@
 // a cancellation settles what was used and marks it canceled. BYOK reviews reserve nothing (they cost 0 credits).
 import { CancelledFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { JudgeRequest, ReviewContext } from '../activities/review.ts';
+import type { JudgeRequest, ReviewContext } from '../activities/reviews.ts';
 import type { AiCallResult } from '../domain/ai/call.ts';
 import { type ConceptReviewDraft, REVIEW_DRAFT_SCHEMA_NAME, REVIEW_DRAFT_TASK } from '../domain/prompts/reviewDraft.ts';
 import { type EvidenceJudgement, REVIEW_JUDGE_SCHEMA_NAME, REVIEW_JUDGE_TASK } from '../domain/prompts/reviewJudge.ts';
-import { DRAFT_OUTPUT_TOKENS_MAX, JUDGE_OUTPUT_TOKENS_MAX } from '../domain/review/limits.ts';
-import type { Judgement } from '../domain/review/verify.ts';
+import { DRAFT_OUTPUT_TOKENS_MAX, JUDGE_OUTPUT_TOKENS_MAX } from '../domain/reviews/limits.ts';
+import type { Judgement } from '../domain/reviews/verify.ts';
 import { JOB_CREDITS, typedFailureOf } from '../domain/jobs.ts';
-import { LITERATURE_FAILURE_TYPES } from '../domain/review/literature.ts';
+import { LITERATURE_FAILURE_TYPES } from '../domain/reviews/literature.ts';
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
 import { LITERATURE_UNREACHABLE_SENTENCE } from '../clients/sdk/src/words/failureWords.ts';

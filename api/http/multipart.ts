@@ -4,7 +4,7 @@
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { ServiceError } from '../../domain/errors.ts';
-import { refuseRest } from '../http.ts';
+import { refuseRest } from './request.ts';
 
 /** A kept part, in arrival order: a text field the caller kept, or a file of any field name. */
 export type MultipartPart =

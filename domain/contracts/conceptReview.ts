@@ -2,8 +2,8 @@
 // evidence claim verified three ways and the citation record of what was searched, kept and excluded
 // (spec: ConceptReview; What the service does 3).
 import { Type, type Static } from 'typebox';
-import { DIMENSION_IDS } from '../review/dimensions.ts';
-import { REMOVED_MENTION_TEXT_MAX, REMOVED_MENTIONS_LISTED_MAX } from '../review/mentions.ts';
+import { DIMENSION_IDS } from '../reviews/dimensions.ts';
+import { REMOVED_MENTION_TEXT_MAX, REMOVED_MENTIONS_LISTED_MAX } from '../reviews/mentions.ts';
 import { BusinessAssessment, BusinessQuestions } from './evaluationPlan.ts';
 import { registerContract } from './registry.ts';
 

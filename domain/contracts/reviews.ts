@@ -1,7 +1,7 @@
 // Concept review bodies (spec: What the service does 3; ConceptReview; endpoints reviews).
 import { Type } from 'typebox';
 import { BYOK_PROVIDERS } from '../ai/keys.ts';
-import { REVIEW_STATES } from '../review/states.ts';
+import { REVIEW_STATES } from '../reviews/states.ts';
 import { Credits, Id, LiteralUnion, NullableLiteralUnion, Timestamp } from './common.ts';
 import { JobFailureField } from './jobFailure.ts';
 import { ConceptReview, type ConceptReview as ConceptReviewDocument } from './conceptReview.ts';

@@ -1,10 +1,10 @@
 // The published review-drafting prompt (GET /v1/prompts/review-draft), its output schema and the user message
 // (spec: What the service does 3; ConceptReview). The model cites retrieved records by id with word-for-word quotes;
-// every citation is verified afterwards (domain/review/verify.ts).
+// every citation is verified afterwards (domain/reviews/verify.ts).
 import { Type, type Static } from 'typebox';
 import { CLAIMS_PER_DIMENSION_MAX, EXPERIMENTS_PER_DIMENSION_MAX, QUESTIONS_PER_DIMENSION_MAX } from '../contracts/conceptReview.ts';
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
-import { DIMENSION_IDS, DIMENSIONS } from '../review/dimensions.ts';
+import { DIMENSION_IDS, DIMENSIONS } from '../reviews/dimensions.ts';
 import {
   clipUtf8,
   DRAFT_CLAIM_CHARS_MAX,
@@ -12,7 +12,7 @@ import {
   DRAFT_QUOTE_CHARS_MAX,
   RECORD_CHARS_IN_DRAFT_PROMPT_MAX,
   utf8Bytes,
-} from '../review/limits.ts';
+} from '../reviews/limits.ts';
 
 export const REVIEW_DRAFT_SCHEMA_NAME = 'ConceptReviewDraft';
 /**

@@ -1,7 +1,7 @@
 // The published support-judging prompt (GET /v1/prompts/review-judge): the third check of every evidence claim
 // (spec: ConceptReview — "a second AI judge agrees the quote supports the claim"). It sees one claim and one quote only.
 import { Type, type Static } from 'typebox';
-import { clipUtf8, JUDGE_PROMPT_BYTES_MAX, utf8Bytes } from '../review/limits.ts';
+import { clipUtf8, JUDGE_PROMPT_BYTES_MAX, utf8Bytes } from '../reviews/limits.ts';
 
 export const REVIEW_JUDGE_SCHEMA_NAME = 'EvidenceJudgement';
 export const REVIEW_JUDGE_TASK = 'review-judge';

@@ -4,7 +4,7 @@
 // Failures are Temporal ApplicationFailures: the service being down is retryable, so the saga charges nothing.
 import { ApplicationFailure } from '@temporalio/common';
 import { XMLParser } from 'fast-xml-parser';
-import { type EuropePmcResult, LITERATURE_FAILURE_TYPES, type LiteratureRecord, toLiteratureRecord } from '../../domain/review/literature.ts';
+import { type EuropePmcResult, LITERATURE_FAILURE_TYPES, type LiteratureRecord, toLiteratureRecord } from '../../domain/reviews/literature.ts';
 
 export { LITERATURE_FAILURE_TYPES };
 
@@ -75,7 +75,7 @@ function failureForStatus(status: number, what: string): ApplicationFailure {
 
 export type SearchLiteratureInput = {
   base_url: string;
-  /** A Europe PMC query, e.g. from buildLiteratureQuery (domain/review/literature.ts). */
+  /** A Europe PMC query, e.g. from buildLiteratureQuery (domain/reviews/literature.ts). */
   query: string;
   /** 1 to LITERATURE_SEARCH_LIMIT_MAX. */
   limit: number;

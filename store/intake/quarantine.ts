@@ -2,7 +2,7 @@
 // with the provider keys' AES-256-GCM helper, bound to the organization and the source, and purged after the retention.
 // Nothing here reads them back: they are kept so the service can show its findings honestly, never to return them.
 import type { Db, Tx } from '../db.ts';
-import { sealUnderMasterKey } from '../keys/crypto.ts';
+import { sealUnderMasterKey } from '../providerKeys/crypto.ts';
 
 /** Versioned like the provider keys' binding: the purpose, then the row's owner and id. */
 const AAD_PREFIX = 'crucible/quarantined-lines/v1';

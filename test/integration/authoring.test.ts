@@ -2,7 +2,7 @@
 // session whose approved world then runs to completion; a fake OpenAI proposing an unsourced distribution gets a question, not a setting; a tiny AI cap stops AI work
 // and is charged what it used; concurrent answers with one key are one step; 409 and tenant isolation; the tool registry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schemaErrors } from '../../api/http.ts';
+import { schemaErrors } from '../../api/http/request.ts';
 import { AuthoringSession } from '../../domain/contracts/authoring.ts';
 import { TOOL_REGISTRY_VERSION } from '../../domain/authoring/tools.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';

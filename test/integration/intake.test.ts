@@ -2,7 +2,7 @@
 // citation checks, and gapless revision numbering under concurrency.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtractionInput } from '../../compute/extraction.ts';
-import { schemaErrors } from '../../api/http.ts';
+import { schemaErrors } from '../../api/http/request.ts';
 import { DroppedCitation, DroppedClaim } from '../../domain/contracts/intake.ts';
 import type { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import { BYTES_PER_REQUEST_MAX, BYTES_PER_SOURCE_MAX, SOURCES_PER_REQUEST_MAX } from '../../domain/intake/sources.ts';

@@ -16,7 +16,7 @@ import { estimateRun } from '../../domain/simulation/index.ts';
 import { maintenanceScheduleId } from '../../runtime/service.ts';
 import { grantCredits } from '../../store/credits/ledger.ts';
 import { createDraft } from '../../store/intake/drafts.ts';
-import { createReview } from '../../store/review/reviews.ts';
+import { createReview } from '../../store/reviews/reviews.ts';
 import type { maintenanceWorkflow } from '../../workflows/maintenance.ts';
 import { probeAttempts } from '../support/activities.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';

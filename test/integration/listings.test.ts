@@ -2,8 +2,8 @@
 // and the deployment flags that decide whether the sponsor and billing screens appear. Both page like every list (offset, limit, next_offset), need the read scope, and answer another
 // organization's object with a plain 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
-import { createReview } from '../../store/review/reviews.ts';
+import { reviewCreditsEstimate } from '../../domain/reviews/limits.ts';
+import { createReview } from '../../store/reviews/reviews.ts';
 import { apiToken, http, signedInMember, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { ideaStageIntake, withoutCitations } from '../support/reviewFixtures.ts';
 

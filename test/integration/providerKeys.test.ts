@@ -10,7 +10,7 @@ import { withFailureBoundary } from '../../activities/index.ts';
 import type { AiCallInput, AiCallResult } from '../../domain/ai/call.ts';
 import { registerAiSchema } from '../../domain/ai/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { assertAiAvailable } from '../../store/keys/availability.ts';
+import { assertAiAvailable } from '../../store/providerKeys/availability.ts';
 import { startFakeAnthropic } from '../fakes/anthropic.ts';
 import type { AiFake } from '../fakes/http.ts';
 import { startFakeOpenAi } from '../fakes/openai.ts';

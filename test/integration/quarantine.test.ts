@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quarantineBinding } from '../../store/intake/quarantine.ts';
-import { openUnderMasterKey } from '../../store/keys/crypto.ts';
+import { openUnderMasterKey } from '../../store/providerKeys/crypto.ts';
 import type { MaintenanceResult } from '../../workflows/maintenance.ts';
 import { nhsNumberFile, textFile, VALID_NHS_NUMBER, type CorpusFile } from '../support/corpus.ts';
 import { signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';

@@ -1,10 +1,10 @@
 // Canceling a concept review (POST /v1/reviews/{review_id}/cancel) on the real service: PGlite or PostgreSQL, the
 // Temporal dev server, the offline provider and a fake Europe PMC that can hold its replies to catch a review running.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
+import { reviewCreditsEstimate } from '../../domain/reviews/limits.ts';
 import { JOB_WORKFLOW_TYPES, reviewWorkflowId } from '../../domain/jobs.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
-import { createReview, findReview, moveReview } from '../../store/review/reviews.ts';
+import { createReview, findReview, moveReview } from '../../store/reviews/reviews.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import { apiToken, eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { fiveLiteratureRecords, ideaStageIntake, withoutCitations } from '../support/reviewFixtures.ts';

@@ -11,7 +11,7 @@ import { CHANGE_FEED_APPLICATION, FENCE_INTERVAL_MIN_MS } from '../../store/chan
 import { openDatabase, type Db } from '../../store/db.ts';
 import { findDraft } from '../../store/intake/drafts.ts';
 import { findProject } from '../../store/projects/projects.ts';
-import { findReview, reviewUsage } from '../../store/review/reviews.ts';
+import { findReview, reviewUsage } from '../../store/reviews/reviews.ts';
 import { getRun } from '../../store/runs/runs.ts';
 import { freshPostgresDatabase } from '../support/harness.ts';
 import { eventually } from '../support/harness.ts';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { unzipSync, strFromU8 } from 'fflate';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { schemaErrors } from '../../api/http.ts';
+import { schemaErrors } from '../../api/http/request.ts';
 import { RunComparison, RunResultsBody } from '../../domain/contracts/runs.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
 import { creditsForEvents, EXPORT_FILE_NAMES, eventTrace, runReplication, runSequential } from '../../domain/simulation/index.ts';

@@ -3,7 +3,7 @@ import type { IntakeSpec, Statement } from '../../domain/contracts/intakeSpec.ts
 import { emptyIntakeSpec } from './intakeSpecs.ts';
 import { type FakeEuropePmcRecord, europePmcRecord } from '../fakes/europepmc.ts';
 import type { ConceptReviewDraft } from '../../domain/prompts/reviewDraft.ts';
-import { DIMENSION_IDS } from '../../domain/review/dimensions.ts';
+import { DIMENSION_IDS } from '../../domain/reviews/dimensions.ts';
 
 export function said(text: string, source?: { source_id: string; line: number }): Statement {
   return {

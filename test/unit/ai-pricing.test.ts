@@ -9,7 +9,7 @@ import { IntakeSpec } from '../../domain/contracts/intakeSpec.ts';
 import { intakeDraftCreditsBound, intakeDraftSystem, INTAKE_DRAFT_MAX_OUTPUT_TOKENS } from '../../domain/intake/register.ts';
 import { ConceptReviewDraft } from '../../domain/prompts/reviewDraft.ts';
 import { EvidenceJudgement } from '../../domain/prompts/reviewJudge.ts';
-import { DRAFT_SCHEMA_BYTES_MAX, JUDGE_SCHEMA_BYTES_MAX, utf8Bytes } from '../../domain/review/limits.ts';
+import { DRAFT_SCHEMA_BYTES_MAX, JUDGE_SCHEMA_BYTES_MAX, utf8Bytes } from '../../domain/reviews/limits.ts';
 
 describe('the reservation of an AI call', () => {
   it('counts the system text, the prompt, the schema, each tool and the provider’s framing, one token per UTF-8 byte', () => {

@@ -2,7 +2,7 @@
 // that), the client address behind trusted proxies, password hash parameters, and what the CLI prints of stored text.
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
-import { schemaErrors } from '../../api/http.ts';
+import { schemaErrors } from '../../api/http/request.ts';
 import { printable, printableDeep, safeJson } from '../../clients/cli/src/output.ts';
 import { type SignInLimits, signInWaitSeconds } from '../../domain/accounts/rules.ts';
 import { CreateProjectBody } from '../../domain/contracts/projects.ts';

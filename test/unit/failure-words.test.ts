@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { lastAttemptWords } from '../../domain/ai/attempts.ts';
 import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from '../../domain/ai/call.ts';
 import { failureSentence, LITERATURE_UNREACHABLE_SENTENCE, stepEndInWords } from '../../clients/sdk/src/words/failureWords.ts';
-import { LITERATURE_FAILURE_TYPES } from '../../domain/review/literature.ts';
+import { LITERATURE_FAILURE_TYPES } from '../../domain/reviews/literature.ts';
 import { failureForStatus, failureForTimeout, failureForTransport } from '../../integrations/ai/common.ts';
 
 describe('failures in words', () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../domain/errors.ts';
 import { AI_CALL_FAILURE_TYPES, AI_FAILURE_TYPES } from '../../domain/ai/call.ts';
 import { JobFailure } from '../../domain/contracts/jobFailure.ts';
-import { LITERATURE_FAILURE_TYPES } from '../../domain/review/literature.ts';
+import { LITERATURE_FAILURE_TYPES } from '../../domain/reviews/literature.ts';
 import { jobFailureCode, jobFailureFromStored, jobFailureOf, STEP_BUSY, TYPED_FAILURE_TYPES, typedFailureOf } from '../../domain/jobs.ts';
 import { Value } from 'typebox/value';
 import { JOB_ID_PREFIXES, JOB_KINDS, JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, MAINTENANCE_WORKFLOW_TYPE, jobWorkflowId } from '../../domain/jobs.ts';

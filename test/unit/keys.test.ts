@@ -6,7 +6,7 @@ import { checkProviderKey, lastFour, PROVIDER_KEY_LENGTH_MAX, PROVIDER_KEY_LENGT
 import { aiCallCredits, aiCallCreditsMax } from '../../domain/ai/pricing.ts';
 import { aiSchema, offlineTask, registerAiSchema, registerOfflineTask } from '../../domain/ai/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { openProviderKey, ProviderKeyDecryptionError, sealProviderKey } from '../../store/keys/crypto.ts';
+import { openProviderKey, ProviderKeyDecryptionError, sealProviderKey } from '../../store/providerKeys/crypto.ts';
 
 const API_KEY = 'sk-unit-7d3f0c9e1a2b4c5d6e7f8091a2b3c4d5';
 const binding = { org_id: 'org_aaaa', key_id: 'key_bbbb' };

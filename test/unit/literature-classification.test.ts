@@ -10,7 +10,7 @@ import {
   LITERATURE_QUERY_CHARS_MAX,
   normalizeLicence,
   toLiteratureRecord,
-} from '../../domain/review/literature.ts';
+} from '../../domain/reviews/literature.ts';
 import { europePmcRecord } from '../fakes/europepmc.ts';
 
 const NONE = { retracted_publication: false, retraction_notice: false, correction_notice: false, corrected: false, expression_of_concern: false };

@@ -1,7 +1,7 @@
 // The Europe PMC client against a local fake Europe PMC speaking the REST API's JSON and JATS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchOpenAccessText, LITERATURE_FAILURE_TYPES, searchLiterature } from '../../integrations/europepmc/client.ts';
-import { buildLiteratureQuery, includedRecords, type LiteratureRecord } from '../../domain/review/literature.ts';
+import { buildLiteratureQuery, includedRecords, type LiteratureRecord } from '../../domain/reviews/literature.ts';
 import { europePmcRecord, type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import { applicationFailureOf } from '../support/failures.ts';
 

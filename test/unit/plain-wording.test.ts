@@ -7,7 +7,7 @@ import { REVIEW_STATE_DESCRIPTIONS } from '../../api/routes/reviews/present.ts';
 import { readFileSync } from 'node:fs';
 import { ruleNextSteps } from '../../domain/authoring/checkpoint.ts';
 import type { WorldSpec } from '../../domain/contracts/worldSpec.ts';
-import { planEvaluations } from '../../domain/planning/planner.ts';
+import { planEvaluations } from '../../domain/plans/planner.ts';
 import { summarySentence } from '../../domain/simulation/results.ts';
 import { problemSentence, problemWords } from '../../clients/sdk/src/words/problemWords.ts';
 import { inSentence } from '../../clients/sdk/src/words/sentences.ts';

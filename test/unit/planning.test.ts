@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { EvaluationPlan } from '../../domain/contracts/evaluationPlan.ts';
-import { decisionFor, planEvaluations } from '../../domain/planning/planner.ts';
-import { reviewCreditsEstimate } from '../../domain/review/limits.ts';
+import { decisionFor, planEvaluations } from '../../domain/plans/planner.ts';
+import { reviewCreditsEstimate } from '../../domain/reviews/limits.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake, emptyIntake } from '../support/reviewFixtures.ts';
 
 function keysDeep(value: unknown, out: string[] = []): string[] {

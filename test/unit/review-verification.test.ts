@@ -3,17 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { jatsToPlainText } from '../../integrations/europepmc/client.ts';
 import { ConceptReview } from '../../domain/contracts/conceptReview.ts';
-import { planEvaluations } from '../../domain/planning/planner.ts';
+import { planEvaluations } from '../../domain/plans/planner.ts';
 import { ConceptReviewDraft } from '../../domain/prompts/reviewDraft.ts';
 import { buildReviewJudgeUserMessage, reviewJudgeSystem } from '../../domain/prompts/reviewJudge.ts';
 import { buildReviewDraftUserMessage, reviewDraftSystem } from '../../domain/prompts/reviewDraft.ts';
-import { DIMENSION_IDS, DIMENSIONS } from '../../domain/review/dimensions.ts';
-import { canMoveReview, FINISHED_REVIEW_STATES, REVIEW_STATES } from '../../domain/review/states.ts';
-import { type EuropePmcResult, toLiteratureRecord } from '../../domain/review/literature.ts';
-import { clipUtf8, DRAFT_PROMPT_BYTES_MAX, JUDGE_PROMPT_BYTES_MAX, reviewTokenEstimate, utf8Bytes } from '../../domain/review/limits.ts';
-import { draftReviewOffline, judgeSupportOffline, sentencesFound, topicWords } from '../../domain/review/offline.ts';
-import { mentionIndex, REMOVED_MENTION_MARK, scrubMentions } from '../../domain/review/mentions.ts';
-import { assembleConceptReview, finalizeClaims, precheckClaims, quoteAppearsIn, type RetrievedRecord } from '../../domain/review/verify.ts';
+import { DIMENSION_IDS, DIMENSIONS } from '../../domain/reviews/dimensions.ts';
+import { canMoveReview, FINISHED_REVIEW_STATES, REVIEW_STATES } from '../../domain/reviews/states.ts';
+import { type EuropePmcResult, toLiteratureRecord } from '../../domain/reviews/literature.ts';
+import { clipUtf8, DRAFT_PROMPT_BYTES_MAX, JUDGE_PROMPT_BYTES_MAX, reviewTokenEstimate, utf8Bytes } from '../../domain/reviews/limits.ts';
+import { draftReviewOffline, judgeSupportOffline, sentencesFound, topicWords } from '../../domain/reviews/offline.ts';
+import { mentionIndex, REMOVED_MENTION_MARK, scrubMentions } from '../../domain/reviews/mentions.ts';
+import { assembleConceptReview, finalizeClaims, precheckClaims, quoteAppearsIn, type RetrievedRecord } from '../../domain/reviews/verify.ts';
 import { fiveLiteratureRecords, ideaStageIntake, OPEN_SENTENCE, SCRIPTED_EXPECTED, said, scriptedDraft } from '../support/reviewFixtures.ts';
 
 function retrieved(): RetrievedRecord[] {

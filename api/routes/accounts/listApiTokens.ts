@@ -2,7 +2,7 @@ import { ApiToken } from '../../../domain/contracts/accounts.ts';
 import { Page } from '../../../domain/contracts/common.ts';
 import { listApiTokens } from '../../../store/accounts/accounts.ts';
 import type { AppDeps } from '../../context.ts';
-import { page } from '../../http.ts';
+import { page } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { PageQuery } from '../../schemas.ts';
 

@@ -11,7 +11,7 @@ import { startJobOf } from '../../../integrations/temporal/jobs.ts';
 import { createSession } from '../../../store/authoring/sessions.ts';
 import { getIntakeRevision, type IntakeRevisionView, latestIntakeRevision } from '../../../store/intake/revisions.ts';
 import { reserveJobCredits } from '../../../store/jobs.ts';
-import { assertAiAvailable } from '../../../store/keys/availability.ts';
+import { assertAiAvailable } from '../../../store/providerKeys/availability.ts';
 import type { AppDeps } from '../../context.ts';
 import { idempotent, respond } from '../../idempotency.ts';
 import { route, type RouteDef } from '../../registry.ts';

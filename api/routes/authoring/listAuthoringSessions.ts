@@ -2,7 +2,7 @@ import { AuthoringSession } from '../../../domain/contracts/authoring.ts';
 import { Page } from '../../../domain/contracts/common.ts';
 import { listSessions } from '../../../store/authoring/sessions.ts';
 import type { AppDeps } from '../../context.ts';
-import { page } from '../../http.ts';
+import { page } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { PageQuery } from '../../schemas.ts';
 import { loadProject } from '../projects/load.ts';

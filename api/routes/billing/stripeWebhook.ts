@@ -6,7 +6,7 @@ import { hasPrefix } from '../../../domain/ids.ts';
 import { verifiedEvent } from '../../../integrations/stripe/client.ts';
 import { findIntent } from '../../../store/billing/billing.ts';
 import type { AppDeps } from '../../context.ts';
-import { readRawBody } from '../../http.ts';
+import { readRawBody } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { startCheckoutWorkflow } from './job.ts';
 

@@ -3,7 +3,7 @@ import { LedgerEntry } from '../../../domain/contracts/credits.ts';
 import { listLedger } from '../../../store/credits/ledger.ts';
 import { authorizeOrg } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
-import { page } from '../../http.ts';
+import { page } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { PageQuery } from '../../schemas.ts';
 

@@ -10,7 +10,7 @@ import { checkNameCharacters } from '../../../domain/names.ts';
 import { BYTES_PER_REQUEST_MAX, BYTES_PER_SOURCE_MAX, SOURCES_PER_REQUEST_MAX } from '../../../domain/intake/sources.ts';
 import { authorizeOrg, callerOf } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
-import { isStorableString } from '../../http.ts';
+import { isStorableString } from '../../http/request.ts';
 import { readMultipart } from '../../http/multipart.ts';
 import { loadProject } from '../projects/load.ts';
 

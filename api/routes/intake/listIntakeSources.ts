@@ -4,7 +4,7 @@ import { IntakeSource, OWNER_ID_LENGTH_MAX } from '../../../domain/contracts/int
 import { listSources } from '../../../store/intake/sources.ts';
 import { authorizeOrg } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
-import { page } from '../../http.ts';
+import { page } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { PageQuery } from '../../schemas.ts';
 

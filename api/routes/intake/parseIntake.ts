@@ -8,7 +8,7 @@ import { startJobOf } from '../../../integrations/temporal/jobs.ts';
 import { createDraft } from '../../../store/intake/drafts.ts';
 import { attachSourcesToProject, findOrgSources, processedSourceLines } from '../../../store/intake/sources.ts';
 import { reserveJobCredits } from '../../../store/jobs.ts';
-import { assertAiAvailable } from '../../../store/keys/availability.ts';
+import { assertAiAvailable } from '../../../store/providerKeys/availability.ts';
 import { lockProject } from '../../../store/projects/projects.ts';
 import type { AppDeps } from '../../context.ts';
 import { idempotent, respond } from '../../idempotency.ts';

@@ -1,6 +1,6 @@
 import { ApprovePlanBody, Plan } from '../../../domain/contracts/plans.ts';
-import { requireApprovableScope } from '../../../domain/planning/planner.ts';
-import { approvePlan, findPlan } from '../../../store/review/plans.ts';
+import { requireApprovableScope } from '../../../domain/plans/planner.ts';
+import { approvePlan, findPlan } from '../../../store/plans/plans.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { loadPlan } from './load.ts';

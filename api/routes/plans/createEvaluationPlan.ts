@@ -1,9 +1,9 @@
 import { CreatePlanBody, Plan } from '../../../domain/contracts/plans.ts';
 import { ServiceError } from '../../../domain/errors.ts';
-import { planEvaluations } from '../../../domain/planning/planner.ts';
-import '../../../domain/review/register.ts';
+import { planEvaluations } from '../../../domain/plans/planner.ts';
+import '../../../domain/reviews/register.ts';
 import { getIntakeRevision, latestIntakeRevision } from '../../../store/intake/revisions.ts';
-import { createPlan } from '../../../store/review/plans.ts';
+import { createPlan } from '../../../store/plans/plans.ts';
 import type { AppDeps } from '../../context.ts';
 import { idempotent, respond } from '../../idempotency.ts';
 import { route, type RouteDef } from '../../registry.ts';

@@ -1,8 +1,8 @@
 import { Page } from '../../../domain/contracts/common.ts';
 import { Plan } from '../../../domain/contracts/plans.ts';
-import { listPlans } from '../../../store/review/plans.ts';
+import { listPlans } from '../../../store/plans/plans.ts';
 import type { AppDeps } from '../../context.ts';
-import { page } from '../../http.ts';
+import { page } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { PageQuery } from '../../schemas.ts';
 import { loadProject } from '../projects/load.ts';

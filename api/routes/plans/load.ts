@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { ServiceError } from '../../../domain/errors.ts';
-import { findPlan, type PlanView } from '../../../store/review/plans.ts';
+import { findPlan, type PlanView } from '../../../store/plans/plans.ts';
 import type { AppDeps } from '../../context.ts';
 import { loadProject } from '../projects/load.ts';
 

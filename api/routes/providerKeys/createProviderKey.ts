@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { trimmedName } from '../../../domain/accounts/rules.ts';
 import { checkProviderKey, PROVIDER_KEY_LABEL_LENGTH_MAX } from '../../../domain/ai/keys.ts';
 import { CreateProviderKeyBody, ProviderKeyCreated } from '../../../domain/contracts/providerKeys.ts';
-import { addProviderKey } from '../../../store/keys/keys.ts';
+import { addProviderKey } from '../../../store/providerKeys/keys.ts';
 import { authorizeOrg } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
 import { idempotent, respond } from '../../idempotency.ts';

@@ -1,9 +1,9 @@
 import { Page } from '../../../domain/contracts/common.ts';
 import { AiUsage } from '../../../domain/contracts/providerKeys.ts';
-import { listAiUsage } from '../../../store/keys/usage.ts';
+import { listAiUsage } from '../../../store/providerKeys/usage.ts';
 import { authorizeOrg } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
-import { page } from '../../http.ts';
+import { page } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { PageQuery } from '../../schemas.ts';
 

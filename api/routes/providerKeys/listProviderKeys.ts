@@ -1,9 +1,9 @@
 import { Page } from '../../../domain/contracts/common.ts';
 import { ProviderKey } from '../../../domain/contracts/providerKeys.ts';
-import { listProviderKeys } from '../../../store/keys/keys.ts';
+import { listProviderKeys } from '../../../store/providerKeys/keys.ts';
 import { authorizeOrg } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
-import { page } from '../../http.ts';
+import { page } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { PageQuery } from '../../schemas.ts';
 

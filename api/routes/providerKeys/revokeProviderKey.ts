@@ -1,5 +1,5 @@
 import { ProviderKey } from '../../../domain/contracts/providerKeys.ts';
-import { revokeProviderKey } from '../../../store/keys/keys.ts';
+import { revokeProviderKey } from '../../../store/providerKeys/keys.ts';
 import { authorizeOrg } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';

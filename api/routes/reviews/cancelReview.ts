@@ -2,7 +2,7 @@ import { Review } from '../../../domain/contracts/reviews.ts';
 import { ServiceError } from '../../../domain/errors.ts';
 import { jobEnded } from '../../../domain/jobs.ts';
 import { cancelJob } from '../../../integrations/temporal/jobs.ts';
-import { cancelQueuedReview, findReview } from '../../../store/review/reviews.ts';
+import { cancelQueuedReview, findReview } from '../../../store/reviews/reviews.ts';
 import { authorizeOwned } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';

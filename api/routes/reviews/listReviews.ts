@@ -1,8 +1,8 @@
 import { Page } from '../../../domain/contracts/common.ts';
 import { ReviewListItem } from '../../../domain/contracts/reviews.ts';
-import { listReviews } from '../../../store/review/reviews.ts';
+import { listReviews } from '../../../store/reviews/reviews.ts';
 import type { AppDeps } from '../../context.ts';
-import { page } from '../../http.ts';
+import { page } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { PageQuery } from '../../schemas.ts';
 import { loadProject } from '../projects/load.ts';

@@ -1,7 +1,7 @@
 // Reading a review for the room's operations: with its usage, rendered once per version, or checked for the caller.
 import type { Context } from 'koa';
 import type { Tx } from '../../../store/db.ts';
-import { findReview, type ReviewRow, reviewUsage } from '../../../store/review/reviews.ts';
+import { findReview, type ReviewRow, reviewUsage } from '../../../store/reviews/reviews.ts';
 import { cachedRow } from '../../../store/rowCache.ts';
 import { authorizeOwned } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';

@@ -1,8 +1,8 @@
 // A review row as the API shows it: its state in words, its credits, its metered usage and, once succeeded, the review.
 import type { Static } from 'typebox';
 import type { Review, ReviewListItem } from '../../../domain/contracts/reviews.ts';
-import type { ReviewState } from '../../../domain/review/states.ts';
-import type { ReviewRow } from '../../../store/review/reviews.ts';
+import type { ReviewState } from '../../../domain/reviews/states.ts';
+import type { ReviewRow } from '../../../store/reviews/reviews.ts';
 
 /**
  * What a review is doing, in a sentence a person reads as is (every client shows it: the app, the CLI, the MCP tools).

@@ -2,7 +2,7 @@ import { Page } from '../../../domain/contracts/common.ts';
 import { Program } from '../../../domain/contracts/sponsors.ts';
 import { listAdminPrograms } from '../../../store/sponsors/sponsors.ts';
 import type { AppDeps } from '../../context.ts';
-import { page } from '../../http.ts';
+import { page } from '../../http/request.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { PageQuery } from '../../schemas.ts';
 import { SPONSOR_ADMIN, sponsorCommon } from './access.ts';

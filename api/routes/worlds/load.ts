@@ -4,7 +4,7 @@ import type { Scope } from '../../../domain/accounts/rules.ts';
 import { getWorldRevision, type WorldRevisionView } from '../../../store/worlds/worlds.ts';
 import { authorizeOwned } from '../../auth.ts';
 import type { AppDeps } from '../../context.ts';
-import { JSON_BODY_LIMIT_BYTES } from '../../http.ts';
+import { JSON_BODY_LIMIT_BYTES } from '../../http/request.ts';
 
 /** A WorldSpec document is read up to this size (validate and save alike). */
 export const WORLD_BODY_LIMIT_BYTES = JSON_BODY_LIMIT_BYTES;

@@ -2,7 +2,7 @@
 // ({code, message}); the code and the raw message are for the "Technical details" disclosure. Shared by the server
 // (the message a review records when the literature service stays away) and the web app, through the SDK. No sentence
 // here promises a retry: by the time a failure is recorded, none will come.
-// The codes are written out (not imported from the service's domain/ai/call.ts and domain/review/literature.ts): the
+// The codes are written out (not imported from the service's domain/ai/call.ts and domain/reviews/literature.ts): the
 // SDK imports nothing of the service; a unit test checks every typed failure of those modules has its sentence here.
 
 export const LITERATURE_UNREACHABLE_SENTENCE = "The literature service can't be reached from this server. Nothing was charged.";

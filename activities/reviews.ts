@@ -13,17 +13,17 @@ import {
   reviewDraftSystem,
 } from '../domain/prompts/reviewDraft.ts';
 import { REVIEW_JUDGE_PROMPT, buildReviewJudgeUserMessage, reviewJudgeSystem } from '../domain/prompts/reviewJudge.ts';
-import { RECORDS_BEFORE_BROADENING_MIN, reviewQueryInput } from '../domain/review/query.ts';
-import { type LiteratureRecord, includedRecords, literatureQueryLadder } from '../domain/review/literature.ts';
-import { REVIEW_SEARCH_RECORDS_MAX } from '../domain/review/limits.ts';
-import type { OfflineDraftInput } from '../domain/review/offline.ts';
-import '../domain/review/register.ts';
-import { isFinished, type ReviewState } from '../domain/review/states.ts';
-import { type Judgement, type ModelLabel, type PrecheckedClaim, assembleConceptReview, finalizeClaims, precheckClaims } from '../domain/review/verify.ts';
+import { RECORDS_BEFORE_BROADENING_MIN, reviewQueryInput } from '../domain/reviews/query.ts';
+import { type LiteratureRecord, includedRecords, literatureQueryLadder } from '../domain/reviews/literature.ts';
+import { REVIEW_SEARCH_RECORDS_MAX } from '../domain/reviews/limits.ts';
+import type { OfflineDraftInput } from '../domain/reviews/offline.ts';
+import '../domain/reviews/register.ts';
+import { isFinished, type ReviewState } from '../domain/reviews/states.ts';
+import { type Judgement, type ModelLabel, type PrecheckedClaim, assembleConceptReview, finalizeClaims, precheckClaims } from '../domain/reviews/verify.ts';
 import { type Db, notFound } from '../store/db.ts';
 import { getIntakeRevision } from '../store/intake/revisions.ts';
-import { findPlan } from '../store/review/plans.ts';
-import { type StoredRecord, findReview, moveReview, reviewRecords, storeReviewRecords } from '../store/review/reviews.ts';
+import { findPlan } from '../store/plans/plans.ts';
+import { type StoredRecord, findReview, moveReview, reviewRecords, storeReviewRecords } from '../store/reviews/reviews.ts';
 import { type ActivityDeps, withDeps } from './deps.ts';
 import { fetchOpenAccessText, searchLiterature } from '../integrations/europepmc/client.ts';
 import type { HostedAiProvider } from '../domain/ai/providers.ts';

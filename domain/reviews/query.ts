@@ -1,5 +1,5 @@
 // The literature query terms taken from a confirmed intake (spec: What the service does 3: the
-// condition, intervention, setting, users). The query itself is built by domain/review/literature.ts.
+// condition, intervention, setting, users). The query itself is built by domain/reviews/literature.ts.
 import type { IntakeSpec } from '../contracts/intakeSpec.ts';
 import type { LiteratureQueryInput } from './literature.ts';
 

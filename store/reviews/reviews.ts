@@ -3,8 +3,8 @@
 import type { ConceptReview } from '../../domain/contracts/conceptReview.ts';
 import { invariant } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import type { LiteratureRecord } from '../../domain/review/literature.ts';
-import { REVIEW_STATES, type ReviewState } from '../../domain/review/states.ts';
+import type { LiteratureRecord } from '../../domain/reviews/literature.ts';
+import { REVIEW_STATES, type ReviewState } from '../../domain/reviews/states.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import { notFound, type Tx } from '../db.ts';
 import { moveJob, type QueuedJobRow, voidUnusedJobCredits } from '../jobs.ts';

@@ -228,7 +228,7 @@ export function assembleConceptReview(input: AssembleInput): ConceptReview {
 
 /**
  * Removes from every model-written text of the review each mention that does not name a record this review retrieved
- * and kept (domain/review/mentions.ts), and lists what it removed, including the identifiers of claims whose record was
+ * and kept (domain/reviews/mentions.ts), and lists what it removed, including the identifiers of claims whose record was
  * never retrieved or was excluded. Quotes are left alone: a supported quote is verbatim text of a kept record.
  */
 function scrubReview(dimensions: ReviewDimension[], input: AssembleInput): RemovedMention[] {

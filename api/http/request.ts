@@ -2,7 +2,7 @@
 import type { Context } from 'koa';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { ServiceError, type ErrorDetail } from '../domain/errors.ts';
+import { ServiceError, type ErrorDetail } from '../../domain/errors.ts';
 
 /** NUL cannot be stored in PostgreSQL text; a lone UTF-16 surrogate cannot be encoded as UTF-8. */
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -167,4 +167,4 @@ export function page<T>(rows: T[], offset: number, limit: number): { data: T[]; 
   return { data: rows.slice(0, limit), next_offset: rows.length > limit ? offset + limit : null };
 }
 
-export { iso } from '../domain/time.ts';
+export { iso } from '../../domain/time.ts';

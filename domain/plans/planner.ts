@@ -16,9 +16,9 @@ import {
 import type { Citation, IntakeSpec, Statement } from '../contracts/intakeSpec.ts';
 import { invariant, ServiceError } from '../errors.ts';
 import { filledUnknowns, unknownField } from '../intake/unknowns.ts';
-import { reviewCostBasis, reviewCreditsEstimate } from '../review/limits.ts';
-import { reviewQueryInput } from '../review/query.ts';
-import { buildLiteratureQuery } from '../review/literature.ts';
+import { reviewCostBasis, reviewCreditsEstimate } from '../reviews/limits.ts';
+import { reviewQueryInput } from '../reviews/query.ts';
+import { buildLiteratureQuery } from '../reviews/literature.ts';
 
 export const PLANNER = { name: 'crucible-rules-planner', version: '1.0.0' } as const;
 /** A described pathway needs at least this many ordered steps, each with an actor, before a world can be authored from it. */

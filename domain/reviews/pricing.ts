@@ -3,7 +3,7 @@
 import { ServiceError } from '../errors.ts';
 import { hostedCredits } from '../ai/pricing.ts';
 import type { EvaluationPlan } from '../contracts/evaluationPlan.ts';
-import { decisionFor } from '../planning/planner.ts';
+import { decisionFor } from '../plans/planner.ts';
 import { reviewCreditsEstimate } from './limits.ts';
 
 export type ReviewAdmission = { credits_reserved: number };

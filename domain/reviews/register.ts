@@ -1,6 +1,6 @@
 // Registers the review room's published parts: EvaluationPlan and ConceptReview contracts (/v1/schemas/...), the
 // drafting and judging prompts (/v1/prompts/review-draft, /v1/prompts/review-judge), their AI output schemas and the
-// offline heuristics. Imported by api/routes/plans.ts and api/routes/reviews.ts (API) and activities/review.ts (worker).
+// offline heuristics. Imported by api/routes/plans and api/routes/reviews (API) and activities/reviews.ts (worker).
 import { registerAiSchema, registerOfflineTask } from '../ai/registry.ts';
 import '../contracts/conceptReview.ts';
 import '../contracts/evaluationPlan.ts';
