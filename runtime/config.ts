@@ -403,10 +403,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporal_ui_port,
     worker_queues: workQueues(env.CRUCIBLE_WORKER_QUEUES, 'CRUCIBLE_WORKER_QUEUES', problems),
     worker_concurrency: workerConcurrency(env, problems),
-    compute_threads:
-      env.CRUCIBLE_COMPUTE_THREADS === undefined || env.CRUCIBLE_COMPUTE_THREADS === ''
-        ? null
-        : int(env, 'CRUCIBLE_COMPUTE_THREADS', 1, 1, POOL_THREADS_MAX, problems),
+    compute_threads: env.CRUCIBLE_COMPUTE_THREADS ? int(env, 'CRUCIBLE_COMPUTE_THREADS', 1, 1, POOL_THREADS_MAX, problems) : null,
     host: env.HOST || '127.0.0.1',
     port,
     public_url: url(env, 'CRUCIBLE_PUBLIC_URL', problems, ['http:', 'https:']),

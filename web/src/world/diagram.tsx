@@ -116,6 +116,28 @@ export function layoutWorld(world: World, marks: Marks): { nodes: Node<CardData>
 
 const NO_CHANGES = new Set<string>();
 
+/** Keeps the whole pathway in view: when the screen turns or narrows, and when steps come or go (`shape` changes). */
+function useWholePathwayInView(shape: string) {
+  const box = useRef<HTMLDivElement>(null);
+  const flow = useRef<ReactFlowInstance<Node<CardData>, Edge> | null>(null);
+  useEffect(() => {
+    if (!box.current) return;
+    const observer = new ResizeObserver(() => void flow.current?.fitView({ padding: 0.1 }));
+    observer.observe(box.current);
+    return () => observer.disconnect();
+  }, []);
+  // a step added, or a variant with steps of its own shown: fitted once they are drawn
+  useEffect(() => {
+    if (!shape) return;
+    // two frames: React Flow measures a new node in the frame after it is drawn
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => void flow.current?.fitView({ padding: 0.1 }));
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [shape]);
+  return { box, flow };
+}
+
 export function WorldDiagram({
   world,
   selection,
@@ -131,25 +153,7 @@ export function WorldDiagram({
 }) {
   const connectable = !!onConnect;
   const { nodes, edges } = useMemo(() => layoutWorld(world, { selection, changed, connectable }), [world, selection, changed, connectable]);
-  // the whole pathway stays in view when the screen turns or narrows
-  const box = useRef<HTMLDivElement>(null);
-  const flow = useRef<ReactFlowInstance<Node<CardData>, Edge> | null>(null);
-  useEffect(() => {
-    if (!box.current) return;
-    const observer = new ResizeObserver(() => void flow.current?.fitView({ padding: 0.1 }));
-    observer.observe(box.current);
-    return () => observer.disconnect();
-  }, []);
-  // ... and when steps come or go (a step added, or a variant with steps of its own shown): fitted once they are drawn
-  const shape = nodes.map((node) => node.id).join(' ');
-  useEffect(() => {
-    if (!shape) return;
-    // two frames: React Flow measures a new node in the frame after it is drawn
-    let frame = requestAnimationFrame(() => {
-      frame = requestAnimationFrame(() => void flow.current?.fitView({ padding: 0.1 }));
-    });
-    return () => cancelAnimationFrame(frame);
-  }, [shape]);
+  const { box, flow } = useWholePathwayInView(nodes.map((node) => node.id).join(' '));
   const select = (id: string) => {
     const [kind, name] = id.split(/:(.*)/s) as ['step' | 'arrival', string];
     onSelect?.({ kind, id: name });

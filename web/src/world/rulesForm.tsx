@@ -30,6 +30,28 @@ export function characteristics(world: World): Map<string, Array<string | number
   return out;
 }
 
+/** One value of a characteristic and the share of people who have it. */
+function CharacteristicValue({ id, attribute, j, onValues }: { id: string; attribute: Attribute; j: number; onValues(values: Attribute['values']): void }) {
+  const v = attribute.values[j]!;
+  const change = (patch: Partial<Attribute['values'][number]>) => onValues(attribute.values.map((o, k) => (k === j ? { ...o, ...patch } : o)));
+  return (
+    <div className="inline-form">
+      <div className="field">
+        <label htmlFor={id}>{`${humanize(attribute.name)}: value ${j + 1}`}</label>
+        <input id={id} value={String(v.value)} onChange={(e) => change({ value: e.target.value })} />
+      </div>
+      <NumberInput
+        label={`Share of people who are ${String(v.value) || `value ${j + 1}`}`}
+        unit="%"
+        value={toPercent(v.probability)}
+        min={0}
+        max={100}
+        onChange={(typed) => change({ probability: fromPercent(typed) })}
+      />
+    </div>
+  );
+}
+
 /** The characteristics of the people an arrival stream brings: each a name and its values with their shares. */
 export function CharacteristicsForm({ world, arrival, setArrival }: { world: World; arrival: Arrival; setArrival(next: Arrival): void }) {
   const [name, setName] = useState('');
@@ -49,34 +71,7 @@ export function CharacteristicsForm({ world, arrival, setArrival }: { world: Wor
           <strong>{humanize(attribute.name)}</strong>
           {attribute.values.map((v, j) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: values are positional and the form never reorders them
-            <div className="inline-form" key={j}>
-              <div className="field">
-                <label htmlFor={`${nameId}-${index}-${j}`}>{`${humanize(attribute.name)}: value ${j + 1}`}</label>
-                <input
-                  id={`${nameId}-${index}-${j}`}
-                  value={String(v.value)}
-                  onChange={(e) =>
-                    setValues(
-                      index,
-                      attribute.values.map((o, k) => (k === j ? { ...o, value: e.target.value } : o)),
-                    )
-                  }
-                />
-              </div>
-              <NumberInput
-                label={`Share of people who are ${String(v.value) || `value ${j + 1}`}`}
-                unit="%"
-                value={toPercent(v.probability)}
-                min={0}
-                max={100}
-                onChange={(typed) =>
-                  setValues(
-                    index,
-                    attribute.values.map((o, k) => (k === j ? { ...o, probability: fromPercent(typed) } : o)),
-                  )
-                }
-              />
-            </div>
+            <CharacteristicValue key={j} id={`${nameId}-${index}-${j}`} attribute={attribute} j={j} onValues={(values) => setValues(index, values)} />
           ))}
           <button type="button" className="link-button" onClick={() => setValues(index, [...attribute.values, { value: '', probability: 0 }])}>
             Add a value of {humanize(attribute.name).toLowerCase()}
@@ -173,6 +168,49 @@ export function RoutingChoice({ world, step, onWorld }: { world: World; step: St
   );
 }
 
+/** A rule's one condition: a characteristic, how it compares, a value (several conditions: the Advanced tab). */
+function RuleCondition({
+  index,
+  option,
+  known,
+  onCondition,
+}: {
+  index: number;
+  option: RuleOption;
+  known: Map<string, Array<string | number>>;
+  onCondition(patch: Partial<Condition>): void;
+}) {
+  if (option.when.length !== 1) return <p className="muted small">This rule has several conditions: change them in the Advanced tab.</p>;
+  const condition = option.when[0]!;
+  const values = known.get(condition.attribute) ?? [];
+  const names = [...known.keys()].map((name) => ({ value: name, label: humanize(name) }));
+  return (
+    <div className="inline-form">
+      <Choice
+        label={`Rule ${index + 1}: characteristic`}
+        value={condition.attribute}
+        options={names}
+        onChange={(attribute) => onCondition({ attribute, value: known.get(attribute)?.[0] ?? '' })}
+      />
+      <Choice label={`Rule ${index + 1}: how it compares`} value={condition.op} options={OPS} onChange={(op) => onCondition({ op })} />
+      {values.length > 0 && (condition.op === 'eq' || condition.op === 'ne') ? (
+        <Choice
+          label={`Rule ${index + 1}: value`}
+          value={String(condition.value)}
+          options={values.map((v) => ({ value: String(v), label: String(v) }))}
+          onChange={(value) => onCondition({ value: values.find((v) => String(v) === value) ?? value })}
+        />
+      ) : (
+        <NumberInput
+          label={`Rule ${index + 1}: value`}
+          value={typeof condition.value === 'number' ? condition.value : 0}
+          onChange={(value) => onCondition({ value })}
+        />
+      )}
+    </div>
+  );
+}
+
 /** A decision by rules: each way a rule (a characteristic, how it compares, a value) and where it goes; otherwise. */
 export function RulesForm({ world, step, onWorld }: { world: World; step: Step; onWorld(world: World): void }) {
   const known = characteristics(world);
@@ -181,47 +219,18 @@ export function RulesForm({ world, step, onWorld }: { world: World; step: Step; 
   const setOptions = (next: RuleOption[]) => onWorld(withStep(world, { ...step, options: next } as Step));
   const setCondition = (index: number, patch: Partial<Condition>) =>
     setOptions(options.map((o, i) => (i === index ? { ...o, when: [{ ...o.when[0]!, ...patch }, ...o.when.slice(1)] } : o)));
-  const names = [...known.keys()].map((name) => ({ value: name, label: humanize(name) }));
   return (
     <fieldset className="step-fieldset">
       <legend>Where people go, by rule</legend>
       <p className="muted small">The first rule that holds sends a person on; whoever no rule fits goes where “Everyone else goes to” says.</p>
       {options.map((option, index) => {
-        const condition = option.when[0]!;
-        const values = known.get(condition.attribute) ?? [];
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: rules are positional (their order decides) and the form never reorders them
           <div className="way" key={index} data-testid="rule">
             <p className="small">
               <strong>Rule {index + 1}:</strong> when {ruleWords(option.when)}
             </p>
-            {option.when.length === 1 ? (
-              <div className="inline-form">
-                <Choice
-                  label={`Rule ${index + 1}: characteristic`}
-                  value={condition.attribute}
-                  options={names}
-                  onChange={(attribute) => setCondition(index, { attribute, value: known.get(attribute)?.[0] ?? '' })}
-                />
-                <Choice label={`Rule ${index + 1}: how it compares`} value={condition.op} options={OPS} onChange={(op) => setCondition(index, { op })} />
-                {values.length > 0 && (condition.op === 'eq' || condition.op === 'ne') ? (
-                  <Choice
-                    label={`Rule ${index + 1}: value`}
-                    value={String(condition.value)}
-                    options={values.map((v) => ({ value: String(v), label: String(v) }))}
-                    onChange={(value) => setCondition(index, { value: values.find((v) => String(v) === value) ?? value })}
-                  />
-                ) : (
-                  <NumberInput
-                    label={`Rule ${index + 1}: value`}
-                    value={typeof condition.value === 'number' ? condition.value : 0}
-                    onChange={(value) => setCondition(index, { value })}
-                  />
-                )}
-              </div>
-            ) : (
-              <p className="muted small">This rule has several conditions: change them in the Advanced tab.</p>
-            )}
+            <RuleCondition index={index} option={option} known={known} onCondition={(patch) => setCondition(index, patch)} />
             <Choice
               label={`Rule ${index + 1} goes to`}
               value={option.next}
