@@ -112,12 +112,6 @@ export function CharacteristicsForm({ world, arrival, setArrival }: { world: Wor
   );
 }
 
-const OPS = [
-  { value: 'eq', label: 'is' },
-  { value: 'ne', label: 'is not' },
-  { value: 'lt', label: 'is less than' },
-  { value: 'gt', label: 'is more than' },
-];
 const OP_WORDS: Record<string, string> = {
   eq: 'is',
   ne: 'is not',
@@ -127,6 +121,9 @@ const OP_WORDS: Record<string, string> = {
   ge: 'is at least',
   in: 'is one of',
 };
+
+/** The comparisons the form offers, in the words the rule is read in. */
+const OPS = ['eq', 'ne', 'lt', 'gt'].map((value) => ({ value, label: OP_WORDS[value]! }));
 
 /** A rule in words: "urgency is urgent and age is more than 65". */
 export function ruleWords(when: Condition[]): string {
