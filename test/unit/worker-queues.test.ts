@@ -1,6 +1,8 @@
 // Which task queues a worker serves and how many activities it runs at once per queue (docs/deploy.md "Task queues"),
 // and how a workflow's queue names the others; the connection failures a waiting worker tells apart in its log.
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { configureComputeThreads, defaultThreadCount, POOL_THREADS_MAX } from '../../compute/pool.ts';
 import { WORK_QUEUES, workQueueName } from '../../domain/jobs.ts';
 import { ConfigError, loadConfig, workQueues } from '../../runtime/config.ts';
 import { connectFailureClass } from '../../runtime/worker.ts';
@@ -25,6 +27,11 @@ describe('task queues by kind of work', () => {
   it('gives the compute pool one thread per core unless CRUCIBLE_COMPUTE_THREADS says how many', () => {
     expect(loadConfig({}).compute_threads).toBeNull();
     expect(loadConfig({ CRUCIBLE_COMPUTE_THREADS: '1' }).compute_threads).toBe(1);
+    // the pool not started yet takes the configured count, and one per core again without it
+    configureComputeThreads(1);
+    expect(defaultThreadCount()).toBe(1);
+    configureComputeThreads(null);
+    expect(defaultThreadCount()).toBe(Math.min(availableParallelism(), POOL_THREADS_MAX));
   });
 
   it('refuses an unknown or repeated queue and a concurrency out of range, naming the setting', () => {
