@@ -3,7 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // Tests talk to real parts: PGlite, PostgreSQL (when DATABASE_URL is set), the Temporal dev server, HTTP on a real port.
 // Three projects: `unit` (test/unit: pure code, no service, so no Temporal dev server or workflow bundle is started for
 // it), `slow` (the files of test/unit listed below) and `service` (everything else, after the global setup).
-// `npm run test:unit` runs the first alone; `npm run test:quick` type-checks, lints and runs it.
+// `npm run test:unit` runs the first alone; `npm run test:quick` type-checks, lints and runs it. The `unit` project
+// does not isolate its files (each worker imports a module once for all its files, which halves the run); a unit test
+// that changes a global (process.env, fetch) restores it before it ends.
 /**
  * Files of test/unit that spawn processes (the CLI against a real HTTP server) or check statistics over many
  * replications: the `slow` project, so `npm run test:unit` stays the inner loop (under 30 s on a quiet machine).
@@ -36,7 +38,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW_UNIT_FILES] } },
+      { extends: true, test: { name: 'unit', isolate: false, include: ['test/unit/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW_UNIT_FILES] } },
       { extends: true, test: { name: 'slow', include: SLOW_UNIT_FILES } },
       {
         extends: true,

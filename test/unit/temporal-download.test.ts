@@ -99,7 +99,9 @@ describe('the Temporal CLI release download', () => {
       expect(await findTemporalCli()).toBe(path);
       expect(requests.length).toBe(before + 2);
     } finally {
-      process.env = saved;
+      // restored key by key: the unit project shares one module state per worker (isolate: false)
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
     }
   });
 });
