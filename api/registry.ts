@@ -76,6 +76,12 @@ type Common = {
   /** A JSON body may be omitted (treated as {}); a body that is sent must still match. */
   body_optional?: boolean;
   /**
+   * The handler gets the body's text (size, Content-Type and UTF-8 checked) and parses and checks it itself against
+   * `body`, which is still what the OpenAPI document shows: the world validator does it on the compute pool when the
+   * body is large (compute/worldValidation.ts).
+   */
+  body_text?: boolean;
+  /**
    * A resource clients poll (spec: a review is polled until done; runs: "poll explicitly"): the router answers with an
    * ETag, honours If-None-Match with 304 and takes `?wait=N` (seconds, at most POLL_WAIT_SECONDS_MAX) to hold the
    * request until the resource changes (api/poll.ts). The path's last `…_id` parameter names the row whose changes

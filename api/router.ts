@@ -8,7 +8,10 @@ import type { TSchema } from 'typebox';
 import { type ErrorDetail, PROBLEMS_LISTED_MAX, ServiceError } from '../domain/errors.ts';
 import { authenticate, requireScopeOf } from './auth.ts';
 import type { AppDeps, State } from './context.ts';
-import { isStorableString, JSON_BODY_LIMIT_BYTES, listedSchemaErrors, readJsonBody, schemaErrors } from './http/request.ts';
+import { isStorableString, JSON_BODY_LIMIT_BYTES, listedSchemaErrors, readJsonBody, readJsonText, schemaErrors } from './http/request.ts';
+import { refuseUnstorable } from '../domain/jsonBody.ts';
+
+export { JSON_DEPTH_MAX, JSON_NODES_MAX, unstorableStrings } from '../domain/jsonBody.ts';
 import { readIdempotencyKey } from './idempotency.ts';
 import { requireTemporal } from './readiness.ts';
 import { servePollable, WaitQuery } from './poll.ts';
@@ -16,86 +19,9 @@ import { koaPath, pathParameters, type QueryParam, type RouteDef, type RouteFeat
 
 /** A path parameter longer than this cannot name anything we store. */
 export const PATH_PARAMETER_LENGTH_MAX = 512;
-/** JSON nesting deeper than this is refused before validation walks it. */
-export const JSON_DEPTH_MAX = 64;
 
 /** Ids carry a type prefix (domain/ids.ts); a `…_id` parameter of another shape names nothing. */
 const ID_SHAPE = /^[a-z]{2,5}_[0-9a-z]{1,60}$/;
-
-/**
- * JSON values (objects, arrays, strings, numbers, booleans, nulls) a request body may hold. A body with more is refused
- * (422) while it is being counted, before any validation walks it: a 1 MiB body of `[{},{},…]` holds about 350,000.
- */
-export const JSON_NODES_MAX = 100_000;
-
-/** A value still to look at, with where it sits: its pointer is built only if it is reported. */
-type Pending = { value: unknown; parent: Pending | null; key: string | number; depth: number };
-
-function pointerOf(entry: Pending): string {
-  const segments: string[] = [];
-  for (let at: Pending | null = entry; at?.parent; at = at.parent) segments.push(String(at.key).replace(/~/g, '~0').replace(/\//g, '~1'));
-  return segments.length === 0 ? '' : `/${segments.reverse().join('/')}`;
-}
-
-/**
- * JSON pointers of strings (values or keys) a database cannot store, whether nesting exceeds JSON_DEPTH_MAX, and
- * whether the value holds more than `nodes_max` JSON values (the walk stops there).
- */
-export function unstorableStrings(value: unknown, nodes_max = JSON_NODES_MAX): { paths: string[]; too_deep: boolean; too_many: boolean } {
-  const paths: string[] = [];
-  let too_deep = false;
-  let nodes = 0;
-  const stack: Pending[] = [{ value, parent: null, key: '', depth: 0 }];
-  while (stack.length > 0 && paths.length < 20) {
-    if (++nodes > nodes_max) return { paths, too_deep, too_many: true };
-    const entry = stack.pop()!;
-    const current = entry.value;
-    if (typeof current === 'string') {
-      if (!isStorableString(current)) paths.push(pointerOf(entry) || '/');
-      continue;
-    }
-    if (current === null || typeof current !== 'object') continue;
-    if (entry.depth >= JSON_DEPTH_MAX) {
-      too_deep = true;
-      break;
-    }
-    const depth = entry.depth + 1;
-    if (Array.isArray(current)) {
-      for (let index = 0; index < current.length; index++) stack.push({ value: current[index], parent: entry, key: index, depth });
-      continue;
-    }
-    for (const key in current) {
-      if (!Object.hasOwn(current, key)) continue;
-      if (!isStorableString(key)) {
-        paths.push(`${pointerOf(entry)}/(a key)`);
-        continue;
-      }
-      stack.push({ value: (current as Record<string, unknown>)[key], parent: entry, key, depth });
-    }
-  }
-  return { paths, too_deep, too_many: false };
-}
-
-function refuseUnstorable(value: unknown, where: string): void {
-  const found = unstorableStrings(value);
-  if (found.too_many) {
-    throw new ServiceError('VALIDATION_FAILED', `The ${where} holds more than JSON_NODES_MAX (${JSON_NODES_MAX}) JSON values; send a smaller document.`, [
-      { path: '/', message: `more than ${JSON_NODES_MAX} JSON values`, limit: 'JSON_NODES_MAX', limit_value: JSON_NODES_MAX },
-    ]);
-  }
-  if (found.too_deep) {
-    throw new ServiceError('VALIDATION_FAILED', `The ${where} is nested more than ${JSON_DEPTH_MAX} levels deep; flatten it.`, [
-      { path: '/', message: `nesting deeper than ${JSON_DEPTH_MAX} levels` },
-    ]);
-  }
-  if (found.paths.length > 0) {
-    throw new ServiceError(
-      'VALIDATION_FAILED',
-      `The ${where} holds a NUL character or a lone UTF-16 surrogate at ${found.paths[0]}; remove it (such text cannot be stored).`,
-      found.paths.map((path) => ({ path, message: 'contains a NUL character or a lone surrogate' })),
-    );
-  }
-}
 
 function notFound(ctx: Context): ServiceError {
   return new ServiceError('NOT_FOUND', `Nothing was found at ${ctx.path.slice(0, 200)}.`);
@@ -177,6 +103,8 @@ function isMultipart(ctx: Context): boolean {
 
 async function readBody(ctx: Context, route: RouteDef): Promise<unknown> {
   if (!route.body) return undefined;
+  // A route that parses and checks its own body (off the event loop when large) gets the text.
+  if (route.body_text) return readBodyText(ctx, route);
   // A route that also takes multipart reads that stream itself (intake extraction).
   if (route.body_content && isMultipart(ctx) && Object.keys(route.body_content).some((type) => type.startsWith('multipart/'))) return undefined;
   let value = await readJsonBody(ctx, route.body_limit?.bytes ?? JSON_BODY_LIMIT_BYTES, route.body_limit?.name);
@@ -199,6 +127,13 @@ async function readBody(ctx: Context, route: RouteDef): Promise<unknown> {
     );
   }
   return value;
+}
+
+async function readBodyText(ctx: Context, route: RouteDef): Promise<string> {
+  const text = await readJsonText(ctx, route.body_limit?.bytes ?? JSON_BODY_LIMIT_BYTES, route.body_limit?.name);
+  if (text === undefined)
+    throw new ServiceError('VALIDATION_FAILED', 'The request body is required; send a JSON object.', [{ path: '/', message: 'is required' }]);
+  return text;
 }
 
 /** A browser sends Origin (and Sec-Fetch-Site) on state-changing requests; a cookie alone never authorizes one cross-site. */

@@ -1,6 +1,6 @@
 // What a compute pool thread (compute/worker.ts) is asked to do; a leaf, so the pool, the thread and the callers that
 // post tasks (compute/extraction/pdf.ts, compute/extraction/screen.ts, compute/simulation/pool.ts,
-// compute/simulation/export.ts) share the shape without importing each other. Every kind but 'replication' counts as
+// compute/simulation/export.ts, compute/worldValidation.ts) share the shape without importing each other. Every kind but 'replication' counts as
 // extraction for the pool's shares (compute/scheduler.ts).
 import type { RunManifest } from '../domain/contracts/runResults.ts';
 import type { WorldSpec } from '../domain/contracts/worldSpec.ts';
@@ -19,4 +19,6 @@ export type ComputeTask =
   /** started: one Int32 over a SharedArrayBuffer, set to 1 when the thread begins (compute/extraction/screen.ts) */
   | { kind: 'screening'; lines: string[]; started: Int32Array }
   /** a run's export ZIP, built once per run (compute/simulation/export.ts) */
-  | { kind: 'export'; input: RunExportInput };
+  | { kind: 'export'; input: RunExportInput }
+  /** a large world's text sent to the public validator, parsed and checked here (compute/worldValidation.ts) */
+  | { kind: 'world_validation'; text: string };

@@ -1,5 +1,5 @@
 // A compute pool thread (compute/pool.ts): runs simulation replications, reads its share of a PDF's pages, screens a
-// source's lines and builds run exports. It keeps the worlds and compiled models it saw recently, so the replications of
+// source's lines, builds run exports and checks large worlds sent to the validator. It keeps the worlds and compiled models it saw recently, so the replications of
 // one run compile each variant once per thread and only a run's first task on a thread carries the world
 // (compute/simulation/pool.ts sends it again when told). Only the engine, the model compiler, the export builder
 // (domain/simulation's results) and the PDF reader load here (with the intake limits the reader checks, which bring
@@ -12,6 +12,7 @@ import { countStrayRejection, type PdfShareResult, readPdfShare } from './extrac
 // Imported statically, so the compile cache the pool fills before its threads start holds it (compute/pool.ts).
 import { buildRunExport } from './simulation/export.ts';
 import type { ComputeTask } from './tasks.ts';
+import type { WorldTextOutcome } from './worldValidation.ts';
 
 // pdfjs inflates every content stream over 1 KiB through DecompressionStream, which in Node is a web stream over zlib on
 // the libuv threadpool: for a page's few KiB the hop costs more than the inflate and this thread idles meanwhile. Without
@@ -61,7 +62,7 @@ function replication(task: Extract<ComputeTask, { kind: 'replication' }>): Repli
   }
 }
 
-export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfShareResult | Uint8Array | ScreeningHit[]> {
+export default async function run(task: ComputeTask): Promise<ReplicationOutcome | PdfShareResult | Uint8Array | ScreeningHit[] | WorldTextOutcome> {
   if (task.kind === 'replication') return replication(task);
   if (task.kind === 'export') {
     // The archive is copied back, not transferred: a detached buffer would cost this thread V8's ArrayBufferDetaching
@@ -72,6 +73,10 @@ export default async function run(task: ComputeTask): Promise<ReplicationOutcome
     // Loaded on a thread's first screening only: secretlint's rules stay out of threads that never screen.
     const { screenShare } = await import('./extraction/screen.ts');
     return screenShare(task.lines, task.started);
+  }
+  if (task.kind === 'world_validation') {
+    const { checkWorldText } = await import('./worldValidation.ts');
+    return checkWorldText(task.text);
   }
   return readPdfShare(task.bytes, task.progress);
 }

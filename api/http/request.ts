@@ -3,13 +3,9 @@ import type { Context } from 'koa';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ServiceError, type ErrorDetail } from '../../domain/errors.ts';
+import { parseJsonBody } from '../../domain/jsonBody.ts';
 
-/** NUL cannot be stored in PostgreSQL text; a lone UTF-16 surrogate cannot be encoded as UTF-8. */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-export function isStorableString(value: string): boolean {
-  return !UNSTORABLE.test(value);
-}
+export { isStorableString } from '../../domain/jsonBody.ts';
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -61,7 +57,8 @@ export async function readRawBody(ctx: Context, limit_bytes: number, limit_name 
   return Buffer.concat(chunks);
 }
 
-export async function readJsonBody(ctx: Context, limit_bytes = JSON_BODY_LIMIT_BYTES, limit_name = 'JSON_BODY_LIMIT_BYTES'): Promise<unknown> {
+/** The text of a JSON body (undefined when empty): its size, Content-Type and UTF-8 checked, not yet parsed. */
+export async function readJsonText(ctx: Context, limit_bytes = JSON_BODY_LIMIT_BYTES, limit_name = 'JSON_BODY_LIMIT_BYTES'): Promise<string | undefined> {
   const raw = await readRawBody(ctx, limit_bytes, limit_name);
   if (raw.length === 0) return undefined;
   const type = ctx.get('content-type');
@@ -76,13 +73,12 @@ export async function readJsonBody(ctx: Context, limit_bytes = JSON_BODY_LIMIT_B
       { path: '/', message: 'holds bytes that are not UTF-8' },
     ]);
   }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ServiceError('VALIDATION_FAILED', 'The request body is not valid JSON; fix the syntax and resend.', [
-      { path: '', message: (error as Error).message },
-    ]);
-  }
+  return text;
+}
+
+export async function readJsonBody(ctx: Context, limit_bytes = JSON_BODY_LIMIT_BYTES, limit_name = 'JSON_BODY_LIMIT_BYTES'): Promise<unknown> {
+  const text = await readJsonText(ctx, limit_bytes, limit_name);
+  return text === undefined ? undefined : parseJsonBody(text);
 }
 
 const compiled = new WeakMap<TSchema, ReturnType<typeof Compile>>();

@@ -1,5 +1,5 @@
 import { WorldDocument, WorldValidation } from '../../../domain/contracts/worlds.ts';
-import { validateWorld } from '../../../domain/simulation/index.ts';
+import { validateWorldText } from '../../../compute/worldValidation.ts';
 import '../../../domain/simulation/register.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
@@ -15,12 +15,15 @@ export function validateWorldSpecRoute(_deps: AppDeps): RouteDef {
     auth: 'public',
     body: WorldDocument,
     body_limit: { bytes: WORLD_BODY_LIMIT_BYTES, name: 'WORLD_BODY_LIMIT_BYTES' },
+    // parsed and checked by the handler: on the compute pool when large (compute/worldValidation.ts)
+    body_text: true,
     responses: {
       200: { description: 'valid, or the problems found', schema: WorldValidation },
       422: { description: 'VALIDATION_FAILED: the body is not JSON, or holds more than JSON_NODES_MAX JSON values' },
     },
     handler: async (ctx, { body }) => {
-      ctx.body = validateWorld(body);
+      // body_text: the router passes the checked text, not the parsed value
+      ctx.body = await validateWorldText(body as unknown as string);
     },
   });
 }
