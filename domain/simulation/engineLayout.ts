@@ -1,4 +1,4 @@
-// The engine's numeric layout, shared by the Replication class (engine.ts) and the code it generates per model
+// The engine's numeric layout, shared by the Replication class (engine/) and the code it generates per model
 // (engineCode.ts): event kinds and keys, entity states, and the offsets of a measure's numbers in measureState.
 
 // Event kinds double as tie-break priorities (lower runs first at the same time).
