@@ -253,7 +253,12 @@ async function main(): Promise<void> {
   const env = { CRUCIBLE_DATA_DIR: data_dir, PORT: '0', CRUCIBLE_TEMPORAL_UI_PORT: '0', CRUCIBLE_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}` };
   // BENCH_SERVICE_PROFILE=<dir> writes the service's CPU profile there (as bench/service.ts does)
   const service = startProcess(
-    [...nodeArgs(process.env.BENCH_SERVICE_PROFILE || null, 'hostile-start'), ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), CLI, 'start'],
+    [
+      ...nodeArgs(process.env.BENCH_SERVICE_PROFILE || null, 'hostile-start'),
+      ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      CLI,
+      'start',
+    ],
     env,
   );
   try {

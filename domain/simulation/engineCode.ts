@@ -1,4 +1,4 @@
-// Source text of the code the engine generates per compiled model (engine.ts: specialise and the specialised loop).
+// Source text of the code the engine generates per compiled model (engine/state.ts: specialise and the specialised loop).
 // Safety rule for all of it: the source is built only from the model's integers (indices of measures, steps, resources,
 // arrival sources and slots, counts, the engine's integer constants) and this file's fixed text, each number through
 // int(). No name, id or other string of the world, and no fraction, is ever part of it: distributions, rates, windows,

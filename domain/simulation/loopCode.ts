@@ -1,5 +1,5 @@
 // The event loop of one replication, generated per compiled model for the models whose features it covers (the goal:
-// the engine at least 60 times SimPy). The generic loop (engine.ts, Replication.loop) keeps the clock, the heap's size,
+// the engine at least 60 times SimPy). The generic loop (engine/calendar.ts, Replication.loop) keeps the clock, the heap's size,
 // the sequence number and each resource's counts in fields of the replication and looks each step's kind, resource
 // and duration up per event; this one keeps them in local variables, which TurboFan holds in registers across the
 // whole loop, and has every step's code written out with its indices as literals (no step object is read per event).

@@ -3,7 +3,8 @@
 // body never leaves the event loop.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ComputeEvent, onComputeEvent } from '../../compute/pool.ts';
+import { onComputeEvent } from '../../compute/pool.ts';
+import type { ComputeEvent } from '../../compute/scheduler.ts';
 import { checkWorldText, validateWorldText, WORLD_TEXT_INLINE_MAX } from '../../compute/worldValidation.ts';
 import { ServiceError } from '../../domain/errors.ts';
 import { JSON_NODES_MAX } from '../../domain/jsonBody.ts';
