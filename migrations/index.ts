@@ -17,6 +17,7 @@ import { Migration0014RunEventChunks } from './0014_run_event_chunks.ts';
 import { Migration0015AiUsageAbsorbed } from './0015_ai_usage_absorbed.ts';
 import { Migration0016RunExports } from './0016_run_exports.ts';
 import { Migration0017QuarantineSealed } from './0017_quarantine_sealed.ts';
+import { Migration0018RunExportParts } from './0018_run_export_parts.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
@@ -36,4 +37,5 @@ export const migrationsList = [
   { name: '0015_ai_usage_absorbed', class: Migration0015AiUsageAbsorbed },
   { name: '0016_run_exports', class: Migration0016RunExports },
   { name: '0017_quarantine_sealed', class: Migration0017QuarantineSealed },
+  { name: '0018_run_export_parts', class: Migration0018RunExportParts },
 ];

@@ -358,11 +358,35 @@ export async function finishRun(
 
 /** The kept replications of a run (traces not included), in job order: replication-major, variants in world order. */
 export async function loadReplications(db: Tx, run_id: string, variant_ids: string[]): Promise<ReplicationResult[]> {
-  const rows = await db.query<{ result: unknown }>('select result from run_replications where run_id = ? order by replication_index, variant_id', [run_id]);
+  const rows: Array<{ result: unknown; replication_index: number; variant_id: string }> = [];
+  for (;;) {
+    const last = rows.at(-1);
+    const page = await db.query<{ result: unknown; replication_index: number; variant_id: string }>(
+      `select result, replication_index, variant_id from run_replications
+       where run_id = ? and (replication_index, variant_id) > (?, ?) order by replication_index, variant_id limit ?`,
+      [run_id, last?.replication_index ?? -1, last?.variant_id ?? '', REPLICATIONS_PER_READ],
+    );
+    rows.push(...page);
+    if (page.length < REPLICATIONS_PER_READ) break;
+    await betweenReads();
+  }
   const order = new Map(variant_ids.map((id, index) => [id, index]));
   return rows
     .map((row) => json<ReplicationResult>(row.result))
     .sort((a, b) => a.replication_index - b.replication_index || (order.get(a.variant_id) ?? 0) - (order.get(b.variant_id) ?? 0));
+}
+
+/**
+ * A run's whole results or trace are read this many rows per statement, the process serving other requests between two
+ * statements: on the embedded PGlite every statement runs on the API's thread, and one statement of a 20-variant run's
+ * whole trace (about 12 MB of text) held it for about a second.
+ */
+export const REPLICATIONS_PER_READ = 40;
+export const CHUNKS_PER_READ = 8;
+
+/** Lets the event loop serve what arrived meanwhile (a timer, so waiting I/O goes first) before the next read. */
+function betweenReads(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /**
@@ -412,7 +436,19 @@ export async function pageRunEvents(db: Tx, run_id: string, offset: number, limi
  * events still as text: the export decodes them on a compute pool thread, not on the event loop.
  */
 export async function allRunEventChunks(db: Tx, run_id: string): Promise<EventChunkRow[]> {
-  return db.query<ChunkRow>('select variant_id, replication_index, events from run_event_chunks where run_id = ? order by variant_order, chunk', [run_id]);
+  const chunks: EventChunkRow[] = [];
+  let after = { variant_order: -1, chunk: -1 };
+  for (;;) {
+    const page = await db.query<ChunkRow & { variant_order: number; chunk: number }>(
+      `select variant_order, chunk, variant_id, replication_index, events from run_event_chunks
+       where run_id = ? and (variant_order, chunk) > (?, ?) order by variant_order, chunk limit ?`,
+      [run_id, after.variant_order, after.chunk, CHUNKS_PER_READ],
+    );
+    for (const { variant_id, replication_index, events } of page) chunks.push({ variant_id, replication_index, events });
+    if (page.length < CHUNKS_PER_READ) return chunks;
+    after = { variant_order: Number(page.at(-1)!.variant_order), chunk: Number(page.at(-1)!.chunk) };
+    await betweenReads();
+  }
 }
 
 /** Every stored trace event (bounded by EVENT_TRACE_CAP_PER_VARIANT per variant). */

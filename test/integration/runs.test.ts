@@ -14,6 +14,7 @@ import { creditsForEvents, EXPORT_FILE_NAMES, eventTrace, runReplication, runSeq
 import { runWorkflowId } from '../../domain/jobs.ts';
 import { grantCredits } from '../../store/credits/ledger.ts';
 import { EXPORT_LINK_LIFETIME_SECONDS, signExportToken } from '../../store/runs/exportLinks.ts';
+import { EXPORT_PART_BYTES, storeRunExport } from '../../store/runs/exports.ts';
 import { finishRun, recordReplications, runReservation } from '../../store/runs/runs.ts';
 import { apiToken, eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { burstyWorld, queueWorld } from '../support/worlds.ts';
@@ -480,6 +481,24 @@ describe('events, comparison and export of a finished run', () => {
     for (const again of later) expect(again.bytes.equals(first.bytes)).toBe(true);
     expect(await service.db.query('select sha256, size_bytes, created_at from run_exports where run_id = ?', [run_id])).toEqual(rows);
     expect(Object.keys(unzipSync(new Uint8Array(first.bytes))).sort()).toEqual([...EXPORT_FILE_NAMES].sort());
+    const parts = await service.db.query<{ n: number | string }>('select count(*) as n from run_export_parts where run_id = ?', [run_id]);
+    expect(Number(parts[0]!.n)).toBe(Math.ceil(first.bytes.byteLength / EXPORT_PART_BYTES));
+  });
+
+  it('serves an archive stored in many parts as the same bytes, read part by part', async () => {
+    const link = await http(service, 'POST', `/v1/runs/${run_id}/export`, { token: owner.session });
+    const before = Buffer.from(await (await fetch(link.body.url)).arrayBuffer());
+    await service.db.query('delete from run_exports where run_id = ?', [run_id]);
+    const stored = await storeRunExport(service.db, { run_id, org_id: owner.org_id, archive: before, part_bytes: 1000 });
+    const parts = await service.db.query<{ part: number; n: number }>('select part, length(bytes) as n from run_export_parts where run_id = ? order by part', [
+      run_id,
+    ]);
+    expect(parts.map((row) => Number(row.part))).toEqual(Array.from({ length: Math.ceil(before.byteLength / 1000) }, (_, index) => index));
+    expect(parts.slice(0, -1).every((row) => Number(row.n) === 1000)).toBe(true);
+    expect(stored.size_bytes).toBe(before.byteLength);
+    const response = await fetch(link.body.url);
+    expect(Number(response.headers.get('content-length'))).toBe(before.byteLength);
+    expect(Buffer.from(await response.arrayBuffer()).equals(before)).toBe(true);
   });
 
   it("answers 404 for a link signed for another organization, though the run's archive is stored", async () => {

@@ -52,11 +52,6 @@ async function runExport(deps: AppDeps, run: RunView): Promise<StoredRunExport> 
   return build;
 }
 
-/** Streams an archive in 64 KiB pieces. */
-function* chunks(bytes: Buffer): Generator<Buffer> {
-  for (let offset = 0; offset < bytes.byteLength; offset += 65_536) yield bytes.subarray(offset, offset + 65_536);
-}
-
 export function downloadRunExportRoute(deps: AppDeps): RouteDef {
   return route({
     method: 'get',
@@ -82,9 +77,9 @@ export function downloadRunExportRoute(deps: AppDeps): RouteDef {
       ctx.set('Content-Disposition', `attachment; filename="crucible-${run.run_id}.zip"`);
       ctx.set('Cache-Control', 'no-store');
       ctx.set('ETag', `"${archive.sha256}"`);
-      ctx.length = archive.archive.byteLength;
-      // Streamed in chunks from the stored bytes: the socket's backpressure paces a slow client.
-      ctx.body = Readable.from(chunks(archive.archive));
+      ctx.length = archive.size_bytes;
+      // Streamed part by part from the database as the socket takes them: a slow client paces the reads.
+      ctx.body = Readable.from(archive.parts(), { objectMode: false });
     },
   });
 }
