@@ -9,6 +9,8 @@
 // run, before and after the hostile phases (the median of those runs; the slower liveness p99). Goal: liveness p99 <
 // 50 ms and the quiet organization's run at most 1.5x its quiet time, on 2 cores. Not a timed test.
 // Run: node_modules/.bin/node bench/hostile.ts
+//   BENCH_HOSTILE_DATABASE=postgresql  the service on a fresh PostgreSQL database (BENCH_POSTGRES_URL's server, dropped
+//                          after) instead of PGlite: the API's thread then runs no database work
 //   BENCH_HOSTILE_PHASES   the hostile phases to run, by the first word of their name (screening,validation,exports,pdf;
 //                          default all); the quiet phases always run
 //   BENCH_SERVICE_NODE_ARGS  more node arguments for the service, space-separated (a V8 flag to try, such as --trace-gc)
@@ -20,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { sharedStreamBombPdf } from '../test/support/pdfDamage.ts';
 import { type Goal, loadLine, median, printGoals } from './goals.ts';
-import { CLI, call, type Json, nodeArgs, operator, startProcess } from './service.ts';
+import { CLI, call, createDatabase, type Json, nodeArgs, operator, startProcess } from './service.ts';
 
 export const HOSTILE_WORLD = 'gp_triage_digital_front_door';
 /** The goals: liveness p99 under this while a hostile input runs… */
@@ -248,9 +250,18 @@ function report(phases: Phase[]): Goal[] {
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`hostile load against \`crucible-server start\` (PGlite); ${loadLine()} at the start\n`);
+  const postgresql = process.env.BENCH_HOSTILE_DATABASE === 'postgresql' ? await createDatabase() : null;
+  process.stdout.write(`hostile load against \`crucible-server start\` (${postgresql ? 'PostgreSQL' : 'PGlite'}); ${loadLine()} at the start\n`);
   const data_dir = mkdtempSync(join(tmpdir(), 'crucible-bench-hostile-'));
-  const env = { CRUCIBLE_DATA_DIR: data_dir, PORT: '0', CRUCIBLE_TEMPORAL_UI_PORT: '0', CRUCIBLE_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}` };
+  const env = {
+    CRUCIBLE_DATA_DIR: data_dir,
+    PORT: '0',
+    CRUCIBLE_TEMPORAL_UI_PORT: '0',
+    CRUCIBLE_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
+    ...(postgresql
+      ? { DATABASE_URL: postgresql.url, SERVICE_MASTER_KEY: randomBytes(32).toString('base64'), CRUCIBLE_SESSION_SECRET: randomBytes(32).toString('base64') }
+      : {}),
+  };
   // BENCH_SERVICE_PROFILE=<dir> writes the service's CPU profile there (as bench/service.ts does)
   const service = startProcess(
     [
@@ -296,6 +307,7 @@ async function main(): Promise<void> {
     throw error;
   } finally {
     await service.stop();
+    await postgresql?.drop();
     rmSync(data_dir, { recursive: true, force: true });
   }
 }

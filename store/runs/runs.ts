@@ -286,7 +286,7 @@ async function storeMembers(tx: Tx, run_id: string, members: readonly Replicatio
       for (let chunk = 0; chunk * RUN_EVENT_CHUNK_SIZE < trace.length; chunk++)
         chunks.push({ variant_order, chunk, result, events: trace.slice(chunk * RUN_EVENT_CHUNK_SIZE, (chunk + 1) * RUN_EVENT_CHUNK_SIZE) });
     }
-    // At most CHUNKS_PER_STATEMENT chunks (about 600 KB of text) per statement, each encoded just before it is sent:
+    // At most CHUNKS_PER_STATEMENT chunks (about 120 KB of text) per statement, each encoded just before it is sent:
     // between two statements the process serves other requests (on the embedded PGlite every statement runs on this
     // thread, so one statement of a 20-variant run's 200 chunks held it for a second). Bound, not inlined: the chunks'
     // text is sent as values, not escaped into the statement and lexed by PostgreSQL.
@@ -395,7 +395,7 @@ function betweenReads(): Promise<void> {
  */
 export const RUN_EVENT_CHUNK_SIZE = 1000;
 /** Trace chunks written per statement when replications are stored (recordReplications). */
-export const CHUNKS_PER_STATEMENT = 10;
+export const CHUNKS_PER_STATEMENT = 2;
 
 /** The number of stored trace events of a run. */
 export async function countRunEvents(db: Tx, run_id: string): Promise<number> {
