@@ -3,7 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 // An extraction request with a PDF is read by a worker, not by the API process that received it (docs/deploy.md "Where
 // the work runs"): the API stages the request's sources here, sealed under SERVICE_MASTER_KEY like provider keys
 // (AES-256-GCM; nonce and tag beside the ciphertext), and the worker's activity deletes the row in the transaction that
-// stores the sources. A row outlives its request only when the API process died while waiting (docs/decisions.md).
+// stores the sources. A row outlives its request only when the API process died while waiting; the next staging
+// deletes such rows after an hour (docs/decisions.md).
 export class Migration0019IntakeStagedReads extends Migration {
   override name = '0019_intake_staged_reads';
   up(): void {

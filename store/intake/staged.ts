@@ -1,8 +1,8 @@
 // An extraction request's sources staged for a worker to read (docs/deploy.md "Where the work runs"): the API process
 // that received a request with a PDF stores its sources here, sealed under SERVICE_MASTER_KEY with the provider keys'
-// AES-256-GCM helper and bound to the organization and the row, and a worker's activity reads them, stores the
-// extracted sources and deletes the row in one transaction. Only what reading needs is kept: each source's name, its
-// declared content type and its bytes (pasted text as UTF-8), and whose request it was. Nothing else reads them.
+// AES-256-GCM and bound to the organization and the row, and a worker's activity reads them, stores the extracted
+// sources and deletes the row in one transaction. Only what reading needs is kept: each source's name, its declared
+// content type and its bytes (pasted text as UTF-8), and whose request it was. Nothing else reads them.
 import { ServiceError } from '../../domain/errors.ts';
 import type { Db, Tx } from '../db.ts';
 import { openBytesUnderMasterKey, sealUnderMasterKey } from '../providerKeys/crypto.ts';
@@ -97,4 +97,18 @@ export async function lockStagedRead(tx: Tx, id: string): Promise<boolean> {
 /** Deletes the staged row; false when it was already gone. */
 export async function deleteStagedRead(tx: Tx, id: string): Promise<boolean> {
   return (await tx.query('delete from intake_staged_reads where id = ? returning id', [id])).length > 0;
+}
+
+/**
+ * A staged row older than this was left by an API process that died while it waited: its read's workflow ended long
+ * ago (its execution timeout is CRUCIBLE_PDF_READ_WAIT_SECONDS, at most 600 s), so nothing will ever read it.
+ */
+export const STAGED_READ_ABANDONED_SECONDS = 3600;
+
+/** Deletes the staged rows nobody will read any more (STAGED_READ_ABANDONED_SECONDS); safe to repeat. */
+export async function purgeAbandonedStagedReads(db: Db): Promise<number> {
+  const rows = await db.query('delete from intake_staged_reads where created_at < now() - make_interval(secs => ?) returning id', [
+    STAGED_READ_ABANDONED_SECONDS,
+  ]);
+  return rows.length;
 }

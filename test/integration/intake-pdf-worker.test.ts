@@ -3,8 +3,13 @@
 // still reads pasted text itself; with a worker the request is stored as before, the staged row is gone, and the read's
 // workflow history holds ids only: none of the PDF's text, even with its payloads decrypted.
 import type { Payload } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withFailureBoundary } from '../../activities/index.ts';
+import { intakeReadActivities } from '../../activities/intakeRead.ts';
+import { newId } from '../../domain/ids.ts';
 import { EncryptionCodec } from '../../integrations/temporal/codec.ts';
+import { stageSources, STAGED_READ_ABANDONED_SECONDS } from '../../store/intake/staged.ts';
 import { buildPdf } from '../support/corpus.ts';
 import { pdfWithBrokenPageNumbers } from '../support/pdfDamage.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
@@ -30,6 +35,8 @@ async function count(service: TestService, table: 'intake_staged_reads' | 'intak
   return Number(row!.n);
 }
 
+const asInput = (part: Part) => ('text' in part ? { kind: 'text' as const, text: part.text } : { kind: 'file' as const, ...part });
+
 const pdf = async (): Promise<Part> => ({
   filename: 'pathway.pdf',
   content_type: 'application/pdf',
@@ -49,6 +56,18 @@ describe('an API process with no worker reading PDFs', () => {
   });
 
   it('answers a PDF request 503 (the document reader is unavailable) and keeps nothing staged or stored', async () => {
+    // A row left by an API process that died while it waited, long ago: the next staging deletes it.
+    await stageSources(service.db, {
+      id: 'ext_abandoned',
+      master_key: service.config.master_key,
+      org_id: owner.org_id,
+      project_id: null,
+      created_by: owner.user_id,
+      inputs: [await pdf()].map(asInput),
+    });
+    await service.db.query(`update intake_staged_reads set created_at = now() - make_interval(secs => ?) where id = 'ext_abandoned'`, [
+      STAGED_READ_ABANDONED_SECONDS + 60,
+    ]);
     const started = Date.now();
     const response = await extract(service, owner, [{ text: 'Problem: long waits.' }, await pdf()]);
     expect(response.status).toBe(503);
@@ -132,5 +151,30 @@ describe('a PDF request read by a worker', () => {
       for (const line of PDF_LINES) for (const word of line.split(/\W+/).filter((w) => w.length > 5)) expect(plaintext).not.toContain(word);
       expect(plaintext).not.toContain('%PDF');
     }
+  });
+
+  it('reads a staged request once: a retry returns the same source ids and stores nothing twice', async () => {
+    const deps = service.service.deps!;
+    const read = withFailureBoundary(intakeReadActivities({ config: deps.config, db: service.db, logger: deps.logger, jobs: null })).readStagedIntakeSources;
+    const input = { staged_id: newId('ext'), source_ids: [newId('src'), newId('src')] };
+    await stageSources(service.db, {
+      id: input.staged_id,
+      master_key: service.config.master_key,
+      org_id: owner.org_id,
+      project_id: null,
+      created_by: owner.user_id,
+      inputs: [{ text: 'Problem: long waits.' }, await pdf()].map(asInput),
+    });
+    const before = await count(service, 'intake_sources', owner.org_id);
+    const first = await new MockActivityEnvironment().run(read, input);
+    const again = await new MockActivityEnvironment().run(read, input);
+    expect(first).toEqual({ source_ids: input.source_ids });
+    expect(again).toEqual(first);
+    expect(await count(service, 'intake_sources', owner.org_id)).toBe(before + 2);
+    expect(await count(service, 'intake_staged_reads', owner.org_id)).toBe(0);
+    // A request the API gave up (its row deleted, nothing stored) is refused, typed, and stores nothing.
+    const given_up = { staged_id: newId('ext'), source_ids: [newId('src')] };
+    await expect(new MockActivityEnvironment().run(read, given_up)).rejects.toMatchObject({ type: 'TEMPORARILY_UNAVAILABLE', nonRetryable: true });
+    expect(await count(service, 'intake_sources', owner.org_id)).toBe(before + 2);
   });
 });

@@ -17,7 +17,7 @@ import {
   typedFailureOf,
 } from '../../../domain/jobs.ts';
 import { jobSearchAttributes, TEMPORAL_CALL_DEADLINE_MS, temporalUnavailable, temporalUnreachable } from '../../../integrations/temporal/jobs.ts';
-import { deleteStagedRead, stageSources, type StagedOwner } from '../../../store/intake/staged.ts';
+import { deleteStagedRead, purgeAbandonedStagedReads, stageSources, type StagedOwner } from '../../../store/intake/staged.ts';
 import { findOrgSources, type SourceView } from '../../../store/intake/sources.ts';
 import type { AppDeps } from '../../context.ts';
 
@@ -110,6 +110,8 @@ export async function extractOnWorker(deps: AppDeps, owner: StagedOwner, inputs:
   checkInputLimits(inputs);
   const wait_seconds = deps.config.pdf_read_wait_seconds;
   if (!deps.temporal) throw readerUnavailable(wait_seconds);
+  // Rows left by an API process that died while it waited go with the next request that stages one.
+  await purgeAbandonedStagedReads(deps.db);
   const input: IntakeReadInput = { staged_id: newId('ext'), source_ids: inputs.map(() => newId('src')) };
   await stageSources(deps.db, { id: input.staged_id, master_key: deps.config.master_key, ...owner, inputs });
   try {
