@@ -1,13 +1,16 @@
 // PDFs are read on a worker, never in the API process (docs/deploy.md "Where the work runs"): an API process with no
 // worker on its queue answers a PDF request 503 after CRUCIBLE_PDF_READ_WAIT_SECONDS and keeps nothing staged, while it
 // still reads pasted text itself; with a worker the request is stored as before, the staged row is gone, and the read's
-// workflow history holds ids only: none of the PDF's text, even with its payloads decrypted.
+// workflow history holds ids only: none of the PDF's text, even with its payloads decrypted. On PostgreSQL, an API
+// process and a worker of its own on the same database do the same.
 import type { Payload } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { withFailureBoundary } from '../../activities/index.ts';
 import { intakeReadActivities } from '../../activities/intakeRead.ts';
 import { newId } from '../../domain/ids.ts';
+import { createLogger } from '../../runtime/logger.ts';
+import { maintenanceScheduleId, type ServiceHandle, startService } from '../../runtime/service.ts';
 import { EncryptionCodec } from '../../integrations/temporal/codec.ts';
 import { stageSources, STAGED_READ_ABANDONED_SECONDS } from '../../store/intake/staged.ts';
 import { buildPdf } from '../support/corpus.ts';
@@ -176,5 +179,40 @@ describe('a PDF request read by a worker', () => {
     const given_up = { staged_id: newId('ext'), source_ids: [newId('src')] };
     await expect(new MockActivityEnvironment().run(read, given_up)).rejects.toMatchObject({ type: 'TEMPORARILY_UNAVAILABLE', nonRetryable: true });
     expect(await count(service, 'intake_sources', owner.org_id)).toBe(before + 2);
+  });
+});
+
+// Two processes' roles on one PostgreSQL database: an API process that reads no PDF and a worker that does.
+describe.runIf(process.env.DATABASE_URL)('an API process and a worker of its queue (PostgreSQL)', () => {
+  let api: TestService;
+  let worker: ServiceHandle;
+  let owner: TestUser;
+  beforeAll(async () => {
+    api = await startTestService({ mode: 'api' });
+    worker = await startService({
+      config: api.config,
+      logger: createLogger({ level: 'silent' }),
+      mode: 'worker',
+      temporal_address: inject('temporal_address'),
+      bundle: { codePath: inject('workflow_bundle_path') },
+    });
+    expect(await worker.worker_ready).toBe(true);
+    owner = await signedInOwner(api, 'pdf-split');
+  });
+  afterAll(async () => {
+    // The worker's maintenance schedule goes with it, so the shared dev server does not keep firing into a dead queue.
+    await worker?.client.schedule.getHandle(maintenanceScheduleId(api.config)).delete();
+    await worker?.stop();
+    await api?.stop();
+  });
+
+  it('has the worker read the PDF and the API answer the stored sources, nothing left staged', async () => {
+    const response = await extract(api, owner, [await pdf(), { text: 'Problem: long waits.' }]);
+    expect(response.status).toBe(201);
+    expect(response.body.sources.map((source: any) => [source.name, source.status])).toEqual([
+      ['pathway.pdf', 'processed'],
+      ['pasted text 2', 'processed'],
+    ]);
+    expect(await count(api, 'intake_staged_reads', owner.org_id)).toBe(0);
   });
 });
