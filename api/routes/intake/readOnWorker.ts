@@ -63,7 +63,7 @@ function typedDetails(error: unknown, type: string): ServiceError['details'] {
  * The answer for a read that did not end with the source ids: the activity's ServiceError as it threw it (a limit the
  * request broke), 503 when no worker read the request in time or Temporal could not be reached, else as it is (500).
  */
-function readFailure(error: unknown, wait_seconds: number): unknown {
+export function readFailure(error: unknown, wait_seconds: number): unknown {
   if (isServiceError(error)) return error;
   const typed = typedFailureOf(error);
   if (typed && typed.type in ERROR_STATUS) return new ServiceError(typed.type as ErrorCode, typed.message, typedDetails(error, typed.type));
