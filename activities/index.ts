@@ -12,6 +12,7 @@ import { billingActivities } from './billing.ts';
 import { authoringActivities } from './authoring.ts';
 import type { ActivityDeps } from './deps.ts';
 import { intakeActivities } from './intake.ts';
+import { intakeReadActivities } from './intakeRead.ts';
 import { ledgerActivities } from './ledger.ts';
 import { maintenanceActivities } from './maintenance.ts';
 import { reviewActivities } from './reviews.ts';
@@ -53,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
     ...aiActivities(deps),
     ...runActivities(deps),
     ...intakeActivities(deps),
+    ...intakeReadActivities(deps),
     ...reviewActivities(deps),
     ...billingActivities(deps),
     ...authoringActivities(deps),

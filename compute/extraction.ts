@@ -245,12 +245,8 @@ async function extractOrReport(input: ExtractionInput, index: number, options: E
   }
 }
 
-/**
- * Reads and screens sources without AI. Checks the request limits first (throws VALIDATION_FAILED / PAYLOAD_TOO_LARGE).
- * Each result has one status: processed (lines set), excluded_for_privacy (quarantined_lines set), unsupported or error (reason set).
- * Store the result; return `sourceSummary(source)` to callers, never the lines.
- */
-export async function extractSources(inputs: ExtractionInput[], options: ExtractionOptions = {}): Promise<ExtractedSource[]> {
+/** The request limits extractSources checks first (throws VALIDATION_FAILED / PAYLOAD_TOO_LARGE). */
+export function checkInputLimits(inputs: ExtractionInput[]): void {
   checkExtractionLimits(
     inputs.map((input, index) =>
       input.kind === 'text'
@@ -258,6 +254,24 @@ export async function extractSources(inputs: ExtractionInput[], options: Extract
         : { name: input.filename, size_bytes: input.bytes.byteLength },
     ),
   );
+}
+
+/**
+ * Whether reading `input` may open a PDF: a file named or declared as one (its extension, else its content type). Such
+ * a request is read on a worker (docs/deploy.md "Where the work runs"); a file named .pdf that is no PDF is refused
+ * there without being opened, as here.
+ */
+export function readsPdf(input: ExtractionInput): boolean {
+  return input.kind === 'file' && claimedKind(input.filename, input.content_type) === 'pdf';
+}
+
+/**
+ * Reads and screens sources without AI. Checks the request limits first (throws VALIDATION_FAILED / PAYLOAD_TOO_LARGE).
+ * Each result has one status: processed (lines set), excluded_for_privacy (quarantined_lines set), unsupported or error (reason set).
+ * Store the result; return `sourceSummary(source)` to callers, never the lines.
+ */
+export async function extractSources(inputs: ExtractionInput[], options: ExtractionOptions = {}): Promise<ExtractedSource[]> {
+  checkInputLimits(inputs);
   // As many sources at once as the organization may hold pool threads for extraction (PDFs are memory-heavy and the
   // request is bounded by SOURCES_PER_REQUEST_MAX); the results keep the request's order.
   const results = new Array<ExtractedSource>(inputs.length);

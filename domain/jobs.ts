@@ -269,6 +269,19 @@ export const JOB_SEARCH_ATTRIBUTES = {
 /** What names a job: its kind, its resource, and whose it is (for the search attributes). */
 export type JobRef = { kind: JobKind; resource_id: string; org_id: string; project_id: string | null };
 
+/**
+ * Reading an extraction request's PDFs on a worker (docs/deploy.md "Where the work runs"): a short workflow whose id is
+ * derived from the staged request's id (store/intake/staged.ts). Its input and result carry ids only, never text.
+ */
+export const INTAKE_READ_WORKFLOW_TYPE = 'intakeReadWorkflow';
+export const INTAKE_READ_ID_PREFIX = 'intake-read-';
+export type IntakeReadInput = { staged_id: string; source_ids: string[] };
+export type IntakeReadResult = { source_ids: string[] };
+
+export function intakeReadWorkflowId(staged_id: string): string {
+  return `${INTAKE_READ_ID_PREFIX}${staged_id}`;
+}
+
 /** The maintenance schedule's cadence: one workflow execution per tick (reconcilers are its activities). */
 export const MAINTENANCE_INTERVAL_MINUTES = 5;
 export const MAINTENANCE_SCHEDULE_ID = 'crucible-maintenance';

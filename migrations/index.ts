@@ -18,6 +18,7 @@ import { Migration0015AiUsageAbsorbed } from './0015_ai_usage_absorbed.ts';
 import { Migration0016RunExports } from './0016_run_exports.ts';
 import { Migration0017QuarantineSealed } from './0017_quarantine_sealed.ts';
 import { Migration0018RunExportParts } from './0018_run_export_parts.ts';
+import { Migration0019IntakeStagedReads } from './0019_intake_staged_reads.ts';
 
 export const migrationsList = [
   { name: '0001_foundation', class: Migration0001Foundation },
@@ -38,4 +39,5 @@ export const migrationsList = [
   { name: '0016_run_exports', class: Migration0016RunExports },
   { name: '0017_quarantine_sealed', class: Migration0017QuarantineSealed },
   { name: '0018_run_export_parts', class: Migration0018RunExportParts },
+  { name: '0019_intake_staged_reads', class: Migration0019IntakeStagedReads },
 ];

@@ -20,6 +20,7 @@ import type { SignInLimits } from '../domain/accounts/rules.ts';
 import { AI_CALL_TIMEOUT_SECONDS_DEFAULT, AI_CALL_TIMEOUT_SECONDS_MAX, AI_CALL_TIMEOUT_SECONDS_MIN } from '../domain/ai/attempts.ts';
 import { CREDITS_MAX } from '../domain/credits/rules.ts';
 import { WORK_QUEUES, type WorkQueue } from '../domain/jobs.ts';
+import { PDF_READ_SECONDS_MAX } from '../domain/intake/sources.ts';
 import { REPLICATIONS_MAX } from '../domain/simulation/limits.ts';
 import { RUN_SHARD_SECONDS_DEFAULT, RUN_SHARDS_IN_FLIGHT_DEFAULT } from '../domain/simulation/shards.ts';
 
@@ -111,7 +112,12 @@ export type Config = {
   run_shards: { seconds: number; replications: number | null; in_flight: number };
   /** how long an answers/revise/approve call waits for a worker to accept the step before it answers 503 */
   authoring_update_accept_seconds: number;
+  /** how long an extraction request with a PDF waits for a worker to read it before it answers 503 */
+  pdf_read_wait_seconds: number;
 };
+
+/** A PDF read stops at PDF_READ_SECONDS_MAX; the margin covers the worker taking it, the screening and the store. */
+export const PDF_READ_WAIT_SECONDS_DEFAULT = PDF_READ_SECONDS_MAX + 30;
 
 /**
  * The welcome grant of the embedded default: at the default price of 1 credit per 1,000 tokens it covers, even at their
@@ -448,6 +454,7 @@ export function loadConfig(env: Env = process.env): Config {
     authoring_steps_per_run_max: int(env, 'CRUCIBLE_AUTHORING_STEPS_PER_RUN_MAX', 25, 1, 1_000, problems),
     run_shards: runShards(env, problems),
     authoring_update_accept_seconds: int(env, 'CRUCIBLE_AUTHORING_UPDATE_ACCEPT_SECONDS', 20, 1, 100, problems),
+    pdf_read_wait_seconds: int(env, 'CRUCIBLE_PDF_READ_WAIT_SECONDS', PDF_READ_WAIT_SECONDS_DEFAULT, 1, 600, problems),
   };
   crossCheck(config, problems);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

@@ -20,9 +20,10 @@ export type Tx = {
   /**
    * Runs SQL with `$1`…`$n` placeholders as a parameterised statement: the values travel beside the text. `query` has
    * MikroORM inline every value into the text (an escape pass in JS, then PostgreSQL's lexer over it), which for large
-   * text values (a run's trace chunks, about 1 MB a run) is most of the statement's cost. Strings, numbers and nulls only.
+   * text values (a run's trace chunks, about 1 MB a run) is most of the statement's cost. Strings, numbers, nulls and
+   * bytes (bytea) only.
    */
-  bound<T = Record<string, unknown>>(sql: string, params: readonly (string | number | null)[]): Promise<T[]>;
+  bound<T = Record<string, unknown>>(sql: string, params: readonly (string | number | null | Uint8Array)[]): Promise<T[]>;
 };
 
 export type Db = Tx & {
@@ -57,7 +58,7 @@ function wrap(em: SqlEntityManager, fast?: FastReader, ordinary?: { count: numbe
     async one<T>(sql: string, params: readonly unknown[] = []) {
       return (await run<T>(sql, params))[0];
     },
-    async bound<T>(sql: string, params: readonly (string | number | null)[]) {
+    async bound<T>(sql: string, params: readonly (string | number | null | Uint8Array)[]) {
       // The transaction's kysely handle (or the connection's), given a raw compiled query as kysely's `CompiledQuery.raw`
       // builds it (kysely is MikroORM's, not a dependency of ours); its drivers send `parameters` as bind values.
       const kysely = em.getTransactionContext<RawExecutor>() ?? (em.getConnection() as unknown as { getClient(): RawExecutor }).getClient();

@@ -14,6 +14,8 @@ export const SIMULATION_ATTEMPTS_MAX = 5;
 export const CHECKPOINT_ATTEMPTS_MAX = 20;
 /** Checkout reconciliation: the payment provider is retried for about an hour before the run leaves it to the next event. */
 export const PAYMENT_ATTEMPTS_MAX = 50;
+/** Reading an extraction request on a worker: a lost worker's read is tried again by another a few times. */
+export const INTAKE_READ_ATTEMPTS_MAX = 3;
 /** Housekeeping: the next maintenance tick tries again anyway. */
 export const MAINTENANCE_ATTEMPTS_MAX = 3;
 
@@ -60,6 +62,16 @@ export const ACTIVITY_PROFILES = {
   payment: {
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2, maximumAttempts: PAYMENT_ATTEMPTS_MAX },
+  },
+  /**
+   * Reading an extraction request's staged sources on the worker's pool (each PDF stops at PDF_READ_SECONDS_MAX). It
+   * heartbeats, so a lost worker is noticed within seconds and another reads the request again; the API stops waiting
+   * at CRUCIBLE_PDF_READ_WAIT_SECONDS, which is also the workflow's execution timeout.
+   */
+  intake_read: {
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', backoffCoefficient: 2, maximumAttempts: INTAKE_READ_ATTEMPTS_MAX },
   },
   /** The maintenance schedule's purge and reconcilers. */
   maintenance: {

@@ -5,6 +5,7 @@ export { conceptReviewWorkflow } from './conceptReview.ts';
 export { worldRunWorkflow } from './worldRun.ts';
 export { checkoutWorkflow } from './checkout.ts';
 export { authoringSessionWorkflow } from './authoringSession.ts';
+export { intakeReadWorkflow } from './intakeRead.ts';
 
 import type { JobInputs, JobKind } from '../domain/jobs.ts';
 import { authoringSessionWorkflow } from './authoringSession.ts';

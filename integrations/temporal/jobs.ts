@@ -39,8 +39,8 @@ const searchAttributeKeys = {
   resource_id: defineSearchAttributeKey(JOB_SEARCH_ATTRIBUTES.resource_id, SearchAttributeType.KEYWORD),
 };
 
-/** The search attributes a job's workflow carries. */
-export function jobSearchAttributes(job: JobRef): SearchAttributePair[] {
+/** The search attributes a job's workflow carries (and a short workflow of its own kind: `intake_read`). */
+export function jobSearchAttributes(job: Omit<JobRef, 'kind'> & { kind: JobKind | 'intake_read' }): SearchAttributePair[] {
   const pairs: SearchAttributePair[] = [
     { key: searchAttributeKeys.org_id, value: job.org_id },
     { key: searchAttributeKeys.resource_kind, value: job.kind },

@@ -57,21 +57,26 @@ export function openProviderKey(master_key: Buffer | null, binding: KeyBinding, 
  * caller's additional authenticated data names the purpose and binds the row, so a ciphertext moved to another purpose,
  * row or organization fails to open.
  */
-export function sealUnderMasterKey(master_key: Buffer, additional_data: Buffer, plaintext: string): SealedKey {
+export function sealUnderMasterKey(master_key: Buffer, additional_data: Buffer, plaintext: string | Uint8Array): SealedKey {
   const nonce = randomBytes(PROVIDER_KEY_NONCE_BYTES);
   const cipher = createCipheriv(PROVIDER_KEY_CIPHER, checkMasterKey(master_key), nonce, { authTagLength: PROVIDER_KEY_TAG_BYTES });
   cipher.setAAD(additional_data);
-  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  const ciphertext = Buffer.concat([typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext), cipher.final()]);
   return { ciphertext, nonce, auth_tag: cipher.getAuthTag() };
 }
 
 /** The plaintext, or null when the key, the additional data or the stored bytes do not match (GCM authentication failed). */
 export function openUnderMasterKey(master_key: Buffer, additional_data: Buffer, sealed: SealedKey): string | null {
+  return openBytesUnderMasterKey(master_key, additional_data, sealed)?.toString('utf8') ?? null;
+}
+
+/** As openUnderMasterKey, for sealed bytes (uploaded files staged for a worker): the bytes, or null. */
+export function openBytesUnderMasterKey(master_key: Buffer, additional_data: Buffer, sealed: SealedKey): Buffer | null {
   try {
     const decipher = createDecipheriv(PROVIDER_KEY_CIPHER, checkMasterKey(master_key), sealed.nonce, { authTagLength: PROVIDER_KEY_TAG_BYTES });
     decipher.setAAD(additional_data);
     decipher.setAuthTag(sealed.auth_tag);
-    return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]);
   } catch {
     return null;
   }

@@ -15,6 +15,7 @@ export const HISTORY_FIXTURES = {
   authoring: 'authoringSessionWorkflow',
   checkout: 'checkoutWorkflow',
   maintenance: 'maintenanceWorkflow',
+  'intake-read': 'intakeReadWorkflow',
   run: 'worldRunWorkflow',
   // A world run recorded before runs were split into shards (the whole run one activity); recorded by no script now.
   'run-before-shards': 'worldRunWorkflow',

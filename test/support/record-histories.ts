@@ -1,6 +1,7 @@
 // Records the workflow histories the replay tests check (test/support/histories.ts): each workflow run once, on the real
 // service against the dev server, through the requests a user sends (the walkthrough's intake draft and review, an
-// authoring session approved into a world that then runs, a world run in shards, a paid checkout, a maintenance tick). Run it on purpose only,
+// authoring session approved into a world that then runs, a world run in shards, a paid checkout, a maintenance tick, a
+// PDF read on a worker). Run it on purpose only,
 // when a workflow changed on purpose and its old histories need no longer replay:
 //   npx vitest run --config test/support/record-histories.config.ts
 // A history recorded before a change is what catches a change that breaks running workflows: re-record with care.
@@ -13,6 +14,7 @@ import { startStripeFake, stripeEnv, type StripeFake } from '../fakes/stripe.ts'
 import { key, projectWithIntake, waiting } from './authoring.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from './harness.ts';
 import { HISTORY_FIXTURE_MASTER_KEY, type HistoryFixture, writeHistoryFixture } from './histories.ts';
+import { textLayerPdf } from './corpus.ts';
 import { fiveLiteratureRecords } from './reviewFixtures.ts';
 import { queueWorld } from './worlds.ts';
 
@@ -126,4 +128,23 @@ it('records a maintenance tick', async () => {
     args: [{}],
   });
   await record('maintenance', workflow_id);
+});
+
+it('records a PDF request read on a worker', async () => {
+  const pdf = (await textLayerPdf()).input as { filename: string; bytes: Uint8Array };
+  const form = new FormData();
+  form.append('org_id', owner.org_id);
+  form.append('files', new Blob([pdf.bytes as Uint8Array<ArrayBuffer>], { type: 'application/pdf' }), pdf.filename);
+  const response = await fetch(`${service.url}/v1/intakes/extract`, { method: 'POST', headers: { authorization: `Bearer ${owner.session}` }, body: form });
+  expect(response.status).toBe(201);
+  const query = `CrucibleOrgId = '${owner.org_id}' AND CrucibleResourceKind = 'intake_read'`;
+  const workflow_id = await eventually(
+    async () => {
+      for await (const execution of service.service.client.workflow.list({ query })) return execution.workflowId;
+      return null;
+    },
+    30_000,
+    'the read to be listed',
+  );
+  await record('intake-read', workflow_id);
 });

@@ -10,19 +10,28 @@ import { JobFailure } from '../../domain/contracts/jobFailure.ts';
 import { LITERATURE_FAILURE_TYPES } from '../../domain/reviews/literature.ts';
 import { jobFailureCode, jobFailureFromStored, jobFailureOf, STEP_BUSY, TYPED_FAILURE_TYPES, typedFailureOf } from '../../domain/jobs.ts';
 import { Value } from 'typebox/value';
-import { JOB_ID_PREFIXES, JOB_KINDS, JOB_SEARCH_ATTRIBUTES, JOB_WORKFLOW_TYPES, MAINTENANCE_WORKFLOW_TYPE, jobWorkflowId } from '../../domain/jobs.ts';
+import {
+  INTAKE_READ_ID_PREFIX,
+  INTAKE_READ_WORKFLOW_TYPE,
+  JOB_ID_PREFIXES,
+  JOB_KINDS,
+  JOB_SEARCH_ATTRIBUTES,
+  JOB_WORKFLOW_TYPES,
+  MAINTENANCE_WORKFLOW_TYPE,
+  jobWorkflowId,
+} from '../../domain/jobs.ts';
 import { searchAttributeFlags } from '../../runtime/temporal.ts';
 import * as productionWorkflows from '../../workflows/index.ts';
 
 describe('the long jobs', () => {
   it('names each job by a workflow the production worker registers, and nothing test-only is registered', () => {
     const registered = Object.keys(productionWorkflows).sort();
-    expect(registered).toEqual([...Object.values(JOB_WORKFLOW_TYPES), MAINTENANCE_WORKFLOW_TYPE].sort());
+    expect(registered).toEqual([...Object.values(JOB_WORKFLOW_TYPES), MAINTENANCE_WORKFLOW_TYPE, INTAKE_READ_WORKFLOW_TYPE].sort());
   });
 
   it('derives every workflow id from the resource id under a prefix of its own', () => {
-    const prefixes = JOB_KINDS.map((kind) => JOB_ID_PREFIXES[kind]);
-    expect(new Set(prefixes).size).toBe(JOB_KINDS.length);
+    const prefixes = [...JOB_KINDS.map((kind) => JOB_ID_PREFIXES[kind]), INTAKE_READ_ID_PREFIX];
+    expect(new Set(prefixes).size).toBe(JOB_KINDS.length + 1);
     for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(a.startsWith(b)).toBe(false);
     expect(jobWorkflowId('run', 'run_1')).toBe('run-run_1');
     expect(jobWorkflowId('review', 'rev_1')).toBe('review-rev_1');

@@ -1,13 +1,20 @@
-import { extractSources } from '../../../compute/extraction.ts';
+import { type ExtractionInput, extractSources, readsPdf } from '../../../compute/extraction.ts';
 import { ExtractJson, ExtractMultipart, ExtractResult, MULTIPART_OVERHEAD_BYTES_MAX } from '../../../domain/contracts/intake.ts';
 import { BYTES_PER_REQUEST_MAX } from '../../../domain/intake/sources.ts';
-import { insertSources } from '../../../store/intake/sources.ts';
+import { insertSources, type SourceView } from '../../../store/intake/sources.ts';
+import type { StagedOwner } from '../../../store/intake/staged.ts';
 import type { AppDeps } from '../../context.ts';
 import { route, type RouteDef } from '../../registry.ts';
 import { readExtractRequest, resolveOwner } from './extractRequest.ts';
+import { extractOnWorker, READER_UNAVAILABLE } from './readOnWorker.ts';
+
+/** Reads and screens a request without PDFs in this process, then stores its sources. */
+async function extractHere(deps: AppDeps, owner: StagedOwner, inputs: ExtractionInput[]): Promise<SourceView[]> {
+  const extracted = await extractSources(inputs, { org_id: owner.org_id });
+  return deps.db.transaction((tx) => insertSources(tx, { ...owner, sources: extracted, master_key: deps.config.master_key }));
+}
 
 export function extractIntakeSourcesRoute(deps: AppDeps): RouteDef {
-  const { db } = deps;
   return route({
     method: 'post',
     path: '/v1/intakes/extract',
@@ -25,20 +32,14 @@ export function extractIntakeSourcesRoute(deps: AppDeps): RouteDef {
       201: { description: 'the sources as stored (never their text)', schema: ExtractResult },
       413: { description: 'PAYLOAD_TOO_LARGE: BYTES_PER_SOURCE_MAX or BYTES_PER_REQUEST_MAX' },
       422: { description: 'VALIDATION_FAILED: SOURCES_PER_REQUEST_MAX, no sources, no owner' },
+      503: { description: READER_UNAVAILABLE },
     },
     handler: async (ctx, { body }) => {
       const request = await readExtractRequest(ctx, body);
       const owner = await resolveOwner(deps, ctx, request);
-      const extracted = await extractSources(request.inputs, { org_id: owner.org_id });
-      const sources = await db.transaction((tx) =>
-        insertSources(tx, {
-          org_id: owner.org_id,
-          project_id: owner.project_id,
-          created_by: owner.user_id,
-          sources: extracted,
-          master_key: deps.config.master_key,
-        }),
-      );
+      const stored = { org_id: owner.org_id, project_id: owner.project_id, created_by: owner.user_id };
+      // PDFs are read on a worker (docs/deploy.md "Where the work runs"); text is read and screened here.
+      const sources = request.inputs.some(readsPdf) ? await extractOnWorker(deps, stored, request.inputs) : await extractHere(deps, stored, request.inputs);
       ctx.status = 201;
       ctx.body = { org_id: owner.org_id, project_id: owner.project_id, sources };
     },

@@ -1191,6 +1191,10 @@ export type ExtractIntakeSourcesErrors = {
      */
     422: unknown;
     /**
+     * TEMPORARILY_UNAVAILABLE: no document reader (a worker) read the PDFs within CRUCIBLE_PDF_READ_WAIT_SECONDS; nothing was stored; send them again
+     */
+    503: unknown;
+    /**
      * Error envelope
      */
     default: Error;
