@@ -45,8 +45,9 @@ export type DatabaseOptions = { database_url: string | null; pglite_dir: string 
  * `fast`: the PGlite read path for `select`s outside transactions (store/pgliteReads.ts); `ordinary` counts the
  * reads that took MikroORM's path instead (the row cache keeps only what the prepared path read).
  */
-function wrap(em: SqlEntityManager, fast?: FastReader, ordinary?: { count: number }): Tx {
+function wrap(em: SqlEntityManager, embedded: boolean, fast?: FastReader, ordinary?: { count: number }): Tx {
   const run = async <T>(sql: string, params: readonly unknown[] = []): Promise<T[]> => {
+    if (embedded) await turn();
     const rows = fast ? await fast(sql, params) : undefined;
     if (rows) return rows as T[];
     if (ordinary) ordinary.count++;
@@ -59,6 +60,7 @@ function wrap(em: SqlEntityManager, fast?: FastReader, ordinary?: { count: numbe
       return (await run<T>(sql, params))[0];
     },
     async bound<T>(sql: string, params: readonly (string | number | null | Uint8Array)[]) {
+      if (embedded) await turn();
       // The transaction's kysely handle (or the connection's), given a raw compiled query as kysely's `CompiledQuery.raw`
       // builds it (kysely is MikroORM's, not a dependency of ours); its drivers send `parameters` as bind values.
       const kysely = em.getTransactionContext<RawExecutor>() ?? (em.getConnection() as unknown as { getClient(): RawExecutor }).getClient();
@@ -66,6 +68,15 @@ function wrap(em: SqlEntityManager, fast?: FastReader, ordinary?: { count: numbe
       return (await kysely.executeQuery(compiled)).rows as T[];
     },
   };
+}
+
+/**
+ * On the embedded PGlite a statement runs on this thread and its promise settles in the same turn of the event loop, so
+ * a chain of awaited statements (a transaction, a run's trace written in parts) would run as one long task that no
+ * request gets between, however small each statement is. Each statement first lets the loop serve what arrived.
+ */
+function turn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 type RawExecutor = { executeQuery(compiled: object): Promise<{ rows: unknown[] }> };
@@ -105,7 +116,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
   const root = orm.em as unknown as SqlEntityManager;
   const native = () => (orm.em.getConnection() as unknown as { getNativeClient(): Promise<unknown> }).getNativeClient();
   const ordinary = { count: 0 };
-  const base = wrap(root.fork() as SqlEntityManager, kind === 'pglite' ? pgliteReader(native) : undefined, ordinary);
+  const base = wrap(root.fork() as SqlEntityManager, kind === 'pglite', kind === 'pglite' ? pgliteReader(native) : undefined, ordinary);
   const changes = createChangeFeed({ database_url: options.database_url, pglite: native });
   const db: Db = {
     ...base,
@@ -116,7 +127,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     async transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: { isolation?: 'serializable' | 'repeatable read' }) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await (root.fork() as SqlEntityManager).transactional((em) => fn(wrap(em as SqlEntityManager)), {
+          return await (root.fork() as SqlEntityManager).transactional((em) => fn(wrap(em as SqlEntityManager, kind === 'pglite')), {
             isolationLevel: txOptions?.isolation,
           });
         } catch (error) {
