@@ -1,5 +1,5 @@
 // Housekeeping run by the maintenance schedule (one workflow per tick, workflows/maintenance.ts): idempotency records
-// past retention, expired sign-in counters, quarantined lines past their retention, and the reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every
+// past retention, expired sign-in counters, quarantined lines past their retention, abandoned staged reads, and the reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every
 // row left queued, through the same startJob the routes use, so nothing stays queued forever.
 import { ServiceError } from '../domain/errors.ts';
 import type { JobKind } from '../domain/jobs.ts';
@@ -8,6 +8,7 @@ import { purgeExpiredSignInAttempts } from '../store/accounts/signInAttempts.ts'
 import { purgeIdempotencyRecords } from '../store/idempotency.ts';
 import { queuedDrafts } from '../store/intake/drafts.ts';
 import { purgeQuarantinedLines } from '../store/intake/quarantine.ts';
+import { purgeAbandonedStagedReads } from '../store/intake/staged.ts';
 import { queuedReviews } from '../store/reviews/reviews.ts';
 import { queuedRuns } from '../store/runs/runs.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -36,6 +37,11 @@ export function maintenanceActivities(deps: ActivityDeps) {
     /** Quarantined sources' sealed lines past CRUCIBLE_QUARANTINE_RETENTION_DAYS (store/intake/quarantine.ts). */
     async purgeExpiredQuarantinedLines(): Promise<{ purged: number }> {
       return { purged: await purgeQuarantinedLines(deps.db, deps.config.quarantine_retention_days) };
+    },
+
+    /** Extraction requests staged for a worker that nobody will read any more (store/intake/staged.ts). */
+    async purgeAbandonedStagedReads(): Promise<{ purged: number }> {
+      return { purged: await purgeAbandonedStagedReads(deps.db) };
     },
 
     /** Starts the workflow of every row of `kind` queued longer than older_than_ms; one already started or finished is skipped. */

@@ -1,18 +1,19 @@
 // The periodic maintenance workflow, started by the maintenance schedule (domain/jobs.ts: MAINTENANCE_INTERVAL_MINUTES):
 // purge idempotency records past retention and expired sign-in counters, reconcile rows whose workflow never started
 // (ARCHITECTURE.md: How a request flows, step 3) so nothing is left queued forever, then purge quarantined sources' sealed
-// lines past their retention. The reconcilers are activities, so one tick is one workflow execution and an idle service
+// lines past their retention and extraction requests staged for a worker that nobody will read. The reconcilers are activities, so one tick is one workflow execution and an idle service
 // does not bury the jobs operators look for (docs/operators.md).
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { ACTIVITY_PROFILES } from './activityOptions.ts';
 
-const { purgeExpiredIdempotencyRecords, purgeExpiredSignInAttempts, purgeExpiredQuarantinedLines, reconcileQueuedJobs } = proxyActivities<Activities>(
-  ACTIVITY_PROFILES.maintenance,
-);
+const { purgeExpiredIdempotencyRecords, purgeExpiredSignInAttempts, purgeExpiredQuarantinedLines, purgeAbandonedStagedReads, reconcileQueuedJobs } =
+  proxyActivities<Activities>(ACTIVITY_PROFILES.maintenance);
 
 /** A maintenance tick in flight when the purge arrived replays without it (Temporal's patching). */
 export const QUARANTINE_PURGE_PATCH = 'quarantine-purge';
+/** Likewise for the purge of abandoned staged reads. */
+export const STAGED_READ_PURGE_PATCH = 'staged-read-purge';
 
 export type MaintenanceInput = {
   /** Restart rows queued longer than this (default: the reconciler's own, 5 minutes); tests pass 0. */
@@ -26,6 +27,8 @@ export type MaintenanceResult = {
   reviews_started: number;
   runs_started: number;
   quarantined_sources_purged: number;
+  /** extraction requests staged for a worker by an API process that died while it waited */
+  staged_reads_purged: number;
 };
 
 export async function maintenanceWorkflow(input: MaintenanceInput = {}): Promise<MaintenanceResult> {
@@ -36,6 +39,7 @@ export async function maintenanceWorkflow(input: MaintenanceInput = {}): Promise
   const reviews = await reconcileQueuedJobs({ kind: 'review', older_than_ms });
   const runs = await reconcileQueuedJobs({ kind: 'run', older_than_ms });
   const quarantine = patched(QUARANTINE_PURGE_PATCH) ? await purgeExpiredQuarantinedLines() : { purged: 0 };
+  const staged = patched(STAGED_READ_PURGE_PATCH) ? await purgeAbandonedStagedReads() : { purged: 0 };
   return {
     idempotency_records_purged: purged,
     sign_in_attempts_purged: attempts.purged,
@@ -43,5 +47,6 @@ export async function maintenanceWorkflow(input: MaintenanceInput = {}): Promise
     reviews_started: reviews.started,
     runs_started: runs.started,
     quarantined_sources_purged: quarantine.purged,
+    staged_reads_purged: staged.purged,
   };
 }

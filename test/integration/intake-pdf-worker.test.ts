@@ -156,6 +156,32 @@ describe('a PDF request read by a worker', () => {
     }
   });
 
+  it('has the maintenance workflow delete a staged request nobody will read any more, and keep a recent one', async () => {
+    for (const id of ['ext_leftover', 'ext_recent']) {
+      await stageSources(service.db, {
+        id,
+        master_key: service.config.master_key,
+        org_id: owner.org_id,
+        project_id: null,
+        created_by: owner.user_id,
+        inputs: [await pdf()].map(asInput),
+      });
+    }
+    await service.db.query(`update intake_staged_reads set created_at = now() - make_interval(secs => ?) where id = 'ext_leftover'`, [
+      STAGED_READ_ABANDONED_SECONDS + 60,
+    ]);
+    const result = await service.service.client.workflow.execute('maintenanceWorkflow', {
+      taskQueue: service.task_queue,
+      workflowId: `maintenance-staged-${Date.now()}`,
+      args: [{}],
+    });
+    expect(result.staged_reads_purged).toBe(1);
+    expect((await service.db.query('select id from intake_staged_reads where org_id = ?', [owner.org_id])).map((row) => (row as { id: string }).id)).toEqual([
+      'ext_recent',
+    ]);
+    await service.db.query(`delete from intake_staged_reads where id = 'ext_recent'`);
+  });
+
   it('reads a staged request once: a retry returns the same source ids and stores nothing twice', async () => {
     const deps = service.service.deps!;
     const read = withFailureBoundary(intakeReadActivities({ config: deps.config, db: service.db, logger: deps.logger, jobs: null })).readStagedIntakeSources;

@@ -73,6 +73,7 @@ describe('a worker started without Temporal', () => {
       reviews_started: 0,
       runs_started: 0,
       quarantined_sources_purged: 0,
+      staged_reads_purged: 0,
     });
   }, 240_000);
 });
