@@ -46,6 +46,24 @@ const pdf = async (): Promise<Part> => ({
   bytes: await buildPdf([{ kind: 'text', lines: PDF_LINES }]),
 });
 
+/** Stages one PDF as the API would, under `id`; `abandoned`: as if its API process died over an hour ago. */
+async function stagePdf(service: TestService, owner: TestUser, id: string, abandoned: boolean): Promise<void> {
+  await stageSources(service.db, {
+    id,
+    master_key: service.config.master_key,
+    org_id: owner.org_id,
+    project_id: null,
+    created_by: owner.user_id,
+    inputs: [await pdf()].map(asInput),
+  });
+  if (abandoned) {
+    await service.db.query('update intake_staged_reads set created_at = now() - make_interval(secs => ?) where id = ?', [
+      STAGED_READ_ABANDONED_SECONDS + 60,
+      id,
+    ]);
+  }
+}
+
 describe('an API process with no worker reading PDFs', () => {
   let service: TestService;
   let owner: TestUser;
@@ -60,17 +78,7 @@ describe('an API process with no worker reading PDFs', () => {
 
   it('answers a PDF request 503 (the document reader is unavailable) and keeps nothing staged or stored', async () => {
     // A row left by an API process that died while it waited, long ago: the next staging deletes it.
-    await stageSources(service.db, {
-      id: 'ext_abandoned',
-      master_key: service.config.master_key,
-      org_id: owner.org_id,
-      project_id: null,
-      created_by: owner.user_id,
-      inputs: [await pdf()].map(asInput),
-    });
-    await service.db.query(`update intake_staged_reads set created_at = now() - make_interval(secs => ?) where id = 'ext_abandoned'`, [
-      STAGED_READ_ABANDONED_SECONDS + 60,
-    ]);
+    await stagePdf(service, owner, 'ext_abandoned', true);
     const started = Date.now();
     const response = await extract(service, owner, [{ text: 'Problem: long waits.' }, await pdf()]);
     expect(response.status).toBe(503);
@@ -157,19 +165,8 @@ describe('a PDF request read by a worker', () => {
   });
 
   it('has the maintenance workflow delete a staged request nobody will read any more, and keep a recent one', async () => {
-    for (const id of ['ext_leftover', 'ext_recent']) {
-      await stageSources(service.db, {
-        id,
-        master_key: service.config.master_key,
-        org_id: owner.org_id,
-        project_id: null,
-        created_by: owner.user_id,
-        inputs: [await pdf()].map(asInput),
-      });
-    }
-    await service.db.query(`update intake_staged_reads set created_at = now() - make_interval(secs => ?) where id = 'ext_leftover'`, [
-      STAGED_READ_ABANDONED_SECONDS + 60,
-    ]);
+    await stagePdf(service, owner, 'ext_leftover', true);
+    await stagePdf(service, owner, 'ext_recent', false);
     const result = await service.service.client.workflow.execute('maintenanceWorkflow', {
       taskQueue: service.task_queue,
       workflowId: `maintenance-staged-${Date.now()}`,
