@@ -4,13 +4,27 @@
 //   smoke run, rules, stored by an activity) → wait for answers / revise / approve (the Updates of workflows/messages.ts,
 //   with validators) → repeat; approve saves a world revision and ends; no step within the configured wait → expired.
 // A step that cannot go on ends the session failed with the innermost cause's code (INSUFFICIENT_CREDITS, ...), and the
-// Update that asked for it fails with the same code. Long sessions continue-as-new carrying their state. The state and
-// the steps live in workflows/authoringSessionState.ts. Deterministic: workflow SDK, domain, activity types.
-import { allHandlersFinished, ContinueAsNew, condition, continueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+// Update that asked for it fails with the same code; a cancel through Temporal ends it failed with CANCELED. Long
+// sessions continue-as-new carrying their state. The state and the steps live in workflows/authoringSessionState.ts.
+// Deterministic: workflow SDK, domain, activity types.
+import {
+  allHandlersFinished,
+  CancellationScope,
+  ContinueAsNew,
+  condition,
+  continueAsNew,
+  isCancellation,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { AuthoringSessionResult } from '../domain/authoring/session.ts';
 import type { JobInputs } from '../domain/jobs.ts';
 import { AuthoringSession } from './authoringSessionState.ts';
 import { answersUpdate, approveUpdate, reviseUpdate } from './messages.ts';
+
+/** A session canceled before its cancel ended the row replays without that step (Temporal's patching). */
+export const AUTHORING_CANCEL_ENDS_PATCH = 'authoring-cancel-ends';
 
 export async function authoringSessionWorkflow(input: JobInputs['authoring']): Promise<AuthoringSessionResult> {
   const session = await AuthoringSession.load(input);
@@ -43,7 +57,13 @@ export async function authoringSessionWorkflow(input: JobInputs['authoring']): P
       }
     }
   } catch (error) {
-    if (error instanceof ContinueAsNew || isCancellation(error)) throw error;
+    if (error instanceof ContinueAsNew) throw error;
+    if (isCancellation(error)) {
+      // Canceled through Temporal (an operator): the row ends failed with CANCELED and the unused reservation is voided,
+      // where it used to stay drafting, holding it. A session canceled before this replays without the step.
+      if (patched(AUTHORING_CANCEL_ENDS_PATCH)) await CancellationScope.nonCancellable(() => session.cancel());
+      throw error;
+    }
     await session.end(error);
     await condition(allHandlersFinished); // the Update that asked for the step fails with the same cause
     return { status: 'failed' };

@@ -170,6 +170,17 @@ export class AuthoringSession {
     await endAuthoringSession({ session_id: this.state.start.session_id, status: 'failed', failure });
   }
 
+  /** Ends the session failed with CANCELED (canceled through Temporal), once; the unused reservation is voided with it. */
+  async cancel(): Promise<void> {
+    if (this.failure) return;
+    this.failure = { type: 'CANCELED', message: 'the session was canceled by an operator; nothing more is charged for it; start a new session' };
+    await endAuthoringSession({
+      session_id: this.state.start.session_id,
+      status: 'failed',
+      failure: { code: 'CANCELED', message: this.failure.message },
+    });
+  }
+
   async expire(): Promise<void> {
     await endAuthoringSession({ session_id: this.state.start.session_id, status: 'expired', failure: null });
   }

@@ -170,4 +170,37 @@ describe('authoring sessions with small lifecycle thresholds', () => {
     );
     expect(runs.map((run) => run.status)).toEqual(['COMPLETED']);
   }, 240_000);
+
+  it('ends a session canceled through Temporal (an operator) failed with CANCELED, its unused reservation voided', async () => {
+    const project_id = await projectWithIntake(service, owner);
+    const before = await balances(service.db, owner.org_id);
+    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+      token: owner.session,
+      body: {},
+      headers: { 'idempotency-key': key() },
+    });
+    expect(created.status).toBe(201);
+    const session_id = created.body.id;
+    await service.service.client.workflow.getHandle(jobWorkflowId('authoring', session_id)).cancel();
+    const ended = await eventually(
+      async () => {
+        const read = await http(service, 'GET', `/v1/authoring-sessions/${session_id}`, { token: owner.session });
+        return read.body.status === 'failed' ? read.body : null;
+      },
+      60_000,
+      'the canceled session to end',
+    );
+    expect(ended.failure).toMatchObject({ code: 'CANCELED', message: expect.stringMatching(/canceled by an operator/) });
+    expect(ended.accepts).toEqual([]);
+    // Nothing stays reserved for it: the reservation made at creation was voided (or settled by a step that ran).
+    const after = await eventually(
+      async () => {
+        const now = await balances(service.db, owner.org_id);
+        return now.reserved_credits === before.reserved_credits ? now : null;
+      },
+      30_000,
+      'the reservation to be released',
+    );
+    expect(after.reserved_credits).toBe(before.reserved_credits);
+  }, 240_000);
 });
