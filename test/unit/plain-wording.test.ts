@@ -63,6 +63,10 @@ describe('the refusal of an invalid world', () => {
     expect(placeInWorld('/settings/arrival_rate/value')).toBe('setting “arrival rate”, value');
     expect(settingValueWords(0.3, 'probability')).toBe('30%');
     expect(settingValueWords(4, 'per_hour')).toBe('4 per hour');
+    // a count is exact, and thousands are grouped as people write them
+    expect(settingValueWords(1234, 'count')).toBe('1,234');
+    expect(settingValueWords(12_480, 'per_year')).toBe('12,500 per year');
+    expect(settingValueWords(0.000123456, 'hours')).toBe('0.000123 hours');
   });
 });
 

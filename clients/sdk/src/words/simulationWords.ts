@@ -50,11 +50,19 @@ export function placeInWorld(pointer: string): string {
   return words.join(', ');
 }
 
-/** A setting's value in words: a probability or a share as a percentage, a count as its number, a rate "per hour". */
+/** Three significant figures with the thousands grouped, as people write them: "12,500", "0.25". */
+function groupedFigure(value: number): string {
+  return Number(figure(value)).toLocaleString('en-GB', { maximumFractionDigits: 10 });
+}
+
+/**
+ * A setting's value in words: a probability or a share as a percentage, a count as its exact number, a rate "per
+ * hour"; thousands grouped ("1,234 beds", "12,500 per year").
+ */
 export function settingValueWords(value: number, unit: string): string {
-  if (unit === 'probability' || unit === 'fraction') return `${figure(value * 100)}%`;
-  if (unit === 'count') return figure(value);
-  return `${figure(value)} ${unit.replaceAll('_', ' ')}`;
+  if (unit === 'probability' || unit === 'fraction') return `${groupedFigure(value * 100)}%`;
+  if (unit === 'count') return value.toLocaleString('en-GB', { maximumFractionDigits: 10 });
+  return `${groupedFigure(value)} ${unit.replaceAll('_', ' ')}`;
 }
 
 /**
