@@ -5,6 +5,7 @@
 // Liveness (GET /v1/health/live) needs none of this: the process answers.
 import type { Static } from 'typebox';
 import type { Health, HealthCheck } from '../domain/contracts/public.ts';
+import { workQueueName } from '../domain/jobs.ts';
 import { temporalUnavailable } from '../integrations/temporal/jobs.ts';
 import type { AppDeps } from './context.ts';
 
@@ -52,11 +53,23 @@ async function probeTemporal(deps: AppDeps): Promise<{ temporal: Check; worker: 
   }
   const reached: Check = { ok: true, detail: temporal.namespace };
   try {
-    const queue = await bounded('Temporal', () =>
-      temporal.client.workflowService.describeTaskQueue({ namespace: temporal.namespace, taskQueue: { name: temporal.task_queue }, taskQueueType: 1 }),
-    );
-    const pollers = queue.pollers?.length ?? 0;
-    return { temporal: reached, worker: { ok: pollers > 0, detail: `${pollers} poller(s) on task queue ${temporal.task_queue}` } };
+    // The workflows' queue (workflow pollers) decides readiness; the model and simulation queues (activity pollers) are
+    // named beside it, so an operator sees which kind of work would wait (their jobs start and stay queued meanwhile).
+    const pollersOf = async (name: string, taskQueueType: 1 | 2) =>
+      (
+        await bounded('Temporal', () =>
+          temporal.client.workflowService.describeTaskQueue({ namespace: temporal.namespace, taskQueue: { name }, taskQueueType }),
+        )
+      ).pollers?.length ?? 0;
+    const [pollers, model, simulation] = await Promise.all([
+      pollersOf(temporal.task_queue, 1),
+      pollersOf(workQueueName(temporal.task_queue, 'model'), 2),
+      pollersOf(workQueueName(temporal.task_queue, 'simulation'), 2),
+    ]);
+    const other = (queue: 'model' | 'simulation', count: number, waits: string) =>
+      `${workQueueName(temporal.task_queue, queue)}: ${count > 0 ? `${count} poller(s)` : `no poller (${waits} wait)`}`;
+    const detail = `${pollers} poller(s) on task queue ${temporal.task_queue}; ${other('model', model, 'AI steps')}; ${other('simulation', simulation, 'runs')}`;
+    return { temporal: reached, worker: { ok: pollers > 0, detail } };
   } catch (error) {
     return { temporal: reached, worker: { ok: false, detail: `unknown: ${(error as Error).message}` } };
   }

@@ -72,6 +72,18 @@ describe('task queues by kind of work', () => {
     expect(await pollers(workQueueName(base, 'simulation'))).toBe(0);
     expect(await pollers(workQueueName(base, 'model'))).toBeGreaterThan(0);
     expect((await call('GET', `/v1/runs/${run.body.run_id}`)).body.status).toBe('running');
+    // Readiness names the queue nobody polls and what waits for it; the workflows' queue keeps the service ready.
+    const health = await eventually(
+      async () => {
+        const response = await fetch(`${service.url}/v1/health`);
+        const body = (await response.json()) as { checks: { worker: { ok: boolean; detail: string } } };
+        return body.checks.worker.detail.includes(`${workQueueName(base, 'simulation')}: no poller (runs wait)`) ? { status: response.status, body } : null;
+      },
+      10_000,
+      'readiness to name the simulation queue',
+    );
+    expect(health.status).toBe(200);
+    expect(health.body.checks.worker.detail).toMatch(new RegExp(`${workQueueName(base, 'model')}: \\d+ poller\\(s\\)`));
 
     // A simulation-only worker (as `crucible-server worker --queues simulation` on a machine of its own) takes them.
     const { worker, connection } = await createWorker({
