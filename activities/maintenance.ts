@@ -1,6 +1,7 @@
 // Housekeeping run by the maintenance schedule (one workflow per tick, workflows/maintenance.ts): idempotency records
-// past retention, expired sign-in counters, quarantined lines past their retention, abandoned staged reads, and the reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every
-// row left queued, through the same startJob the routes use, so nothing stays queued forever.
+// past retention, expired sign-in counters, quarantined lines past their retention, abandoned staged reads, and the
+// reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every row left queued, through
+// the same startJob the routes use, so nothing stays queued forever.
 import { ServiceError } from '../domain/errors.ts';
 import type { JobKind } from '../domain/jobs.ts';
 import { startJobOf } from '../integrations/temporal/jobs.ts';

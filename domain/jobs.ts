@@ -109,6 +109,15 @@ export function jobFailureFromStored(stored: { code: string; message: string } |
 /** How deep a cause chain is followed (WorkflowUpdateFailedError → ActivityFailure → ApplicationFailure is three). */
 export const FAILURE_CAUSE_DEPTH_MAX = 10;
 
+/** `error` and its causes, outermost first, at most FAILURE_CAUSE_DEPTH_MAX of them (each read by its `cause` field). */
+export function* causeChain(error: unknown): Generator<object> {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < FAILURE_CAUSE_DEPTH_MAX; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
 /**
  * The one cause-chain reader: the innermost typed failure of `error` — an ApplicationFailure's `type` or a
  * ServiceError's `code` that is a TypedFailureType — with its message, or null when nothing in the chain is typed.
@@ -116,12 +125,10 @@ export const FAILURE_CAUSE_DEPTH_MAX = 10;
  */
 export function typedFailureOf(error: unknown): TypedFailure | null {
   let found: TypedFailure | null = null;
-  let current: unknown = error;
-  for (let depth = 0; current && typeof current === 'object' && depth < FAILURE_CAUSE_DEPTH_MAX; depth++) {
-    const typed = current as { type?: unknown; code?: unknown; message?: unknown; cause?: unknown };
+  for (const link of causeChain(error)) {
+    const typed = link as { type?: unknown; code?: unknown; message?: unknown };
     const type = isTypedFailureType(typed.type) ? typed.type : isTypedFailureType(typed.code) ? typed.code : null;
     if (type) found = { type, message: typeof typed.message === 'string' ? typed.message : '' };
-    current = typed.cause;
   }
   return found;
 }

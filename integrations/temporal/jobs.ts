@@ -17,6 +17,7 @@ import { ServiceError } from '../../domain/errors.ts';
 import {
   JOB_SEARCH_ATTRIBUTES,
   JOB_WORKFLOW_TYPES,
+  causeChain,
   type JobInputs,
   type JobKind,
   type JobRef,
@@ -69,10 +70,7 @@ const GRPC_UNAVAILABLE = 14;
 
 /** Whether an SDK error (or one it wraps) says the Temporal frontend could not be reached in time. */
 export function temporalUnreachable(error: unknown): boolean {
-  for (let cause: unknown = error, depth = 0; cause && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
-    if (isGrpcServiceError(cause) && (cause.code === GRPC_UNAVAILABLE || cause.code === GRPC_DEADLINE_EXCEEDED)) return true;
-  }
-  return false;
+  return [...causeChain(error)].some((cause) => isGrpcServiceError(cause) && (cause.code === GRPC_UNAVAILABLE || cause.code === GRPC_DEADLINE_EXCEEDED));
 }
 
 /** The 503 answered when Temporal cannot be reached: nothing was started and nothing charged. */

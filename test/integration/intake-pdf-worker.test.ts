@@ -77,8 +77,6 @@ describe('an API process with no worker reading PDFs', () => {
   });
 
   it('answers a PDF request 503 (the document reader is unavailable) and keeps nothing staged or stored', async () => {
-    // A row left by an API process that died while it waited, long ago: the next staging deletes it.
-    await stagePdf(service, owner, 'ext_abandoned', true);
     const started = Date.now();
     const response = await extract(service, owner, [{ text: 'Problem: long waits.' }, await pdf()]);
     expect(response.status).toBe(503);

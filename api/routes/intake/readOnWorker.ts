@@ -13,11 +13,11 @@ import {
   type IntakeReadInput,
   type IntakeReadResult,
   intakeReadWorkflowId,
-  FAILURE_CAUSE_DEPTH_MAX,
+  causeChain,
   typedFailureOf,
 } from '../../../domain/jobs.ts';
 import { jobSearchAttributes, TEMPORAL_CALL_DEADLINE_MS, temporalUnavailable, temporalUnreachable } from '../../../integrations/temporal/jobs.ts';
-import { deleteStagedRead, purgeAbandonedStagedReads, stageSources, type StagedOwner } from '../../../store/intake/staged.ts';
+import { deleteStagedRead, stageSources, type StagedOwner } from '../../../store/intake/staged.ts';
 import { findOrgSources, type SourceView } from '../../../store/intake/sources.ts';
 import type { AppDeps } from '../../context.ts';
 
@@ -39,22 +39,15 @@ function readerUnavailable(wait_seconds: number): ServiceError {
 
 /** Whether the chain holds a timeout (the workflow's execution timeout, or every attempt's heartbeat lost). */
 function timedOut(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; current && typeof current === 'object' && depth < FAILURE_CAUSE_DEPTH_MAX; depth++) {
-    if (current instanceof TimeoutFailure) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  return [...causeChain(error)].some((link) => link instanceof TimeoutFailure);
 }
 
 /** The details the innermost typed failure carries (the activity's ServiceError details: activities/index.ts failureFor). */
 function typedDetails(error: unknown, type: string): ServiceError['details'] {
   let details: ServiceError['details'] = [];
-  let current: unknown = error;
-  for (let depth = 0; current && typeof current === 'object' && depth < FAILURE_CAUSE_DEPTH_MAX; depth++) {
-    const failure = current as { type?: unknown; details?: unknown; cause?: unknown };
+  for (const link of causeChain(error)) {
+    const failure = link as { type?: unknown; details?: unknown };
     if (failure.type === type && Array.isArray(failure.details)) details = failure.details as ServiceError['details'];
-    current = failure.cause;
   }
   return details;
 }
@@ -110,8 +103,6 @@ export async function extractOnWorker(deps: AppDeps, owner: StagedOwner, inputs:
   checkInputLimits(inputs);
   const wait_seconds = deps.config.pdf_read_wait_seconds;
   if (!deps.temporal) throw readerUnavailable(wait_seconds);
-  // Rows left by an API process that died while it waited go with the next request that stages one.
-  await purgeAbandonedStagedReads(deps.db);
   const input: IntakeReadInput = { staged_id: newId('ext'), source_ids: inputs.map(() => newId('src')) };
   await stageSources(deps.db, { id: input.staged_id, master_key: deps.config.master_key, ...owner, inputs });
   try {
