@@ -368,7 +368,6 @@ export async function loadReplications(db: Tx, run_id: string, variant_ids: stri
     );
     rows.push(...page);
     if (page.length < REPLICATIONS_PER_READ) break;
-    await betweenReads();
   }
   const order = new Map(variant_ids.map((id, index) => [id, index]));
   return rows
@@ -378,16 +377,12 @@ export async function loadReplications(db: Tx, run_id: string, variant_ids: stri
 
 /**
  * A run's whole results or trace are read this many rows per statement, the process serving other requests between two
- * statements: on the embedded PGlite every statement runs on the API's thread, and one statement of a 20-variant run's
- * whole trace (about 12 MB of text) held it for about a second.
+ * statements (on PGlite each statement lets the event loop turn first: store/db.ts): on the embedded PGlite every
+ * statement runs on the API's thread, and one statement of a 20-variant run's whole trace (about 12 MB of text) held it
+ * for about a second.
  */
 export const REPLICATIONS_PER_READ = 40;
 export const CHUNKS_PER_READ = 8;
-
-/** Lets the event loop serve what arrived meanwhile (a timer, so waiting I/O goes first) before the next read. */
-function betweenReads(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
 
 /**
  * The trace is stored in chunks of this many events, one row each (migrations/0014_run_event_chunks.ts): the position of
@@ -447,7 +442,6 @@ export async function allRunEventChunks(db: Tx, run_id: string): Promise<EventCh
     for (const { variant_id, replication_index, events } of page) chunks.push({ variant_id, replication_index, events });
     if (page.length < CHUNKS_PER_READ) return chunks;
     after = { variant_order: Number(page.at(-1)!.variant_order), chunk: Number(page.at(-1)!.chunk) };
-    await betweenReads();
   }
 }
 
