@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobWorkflowId } from '../../domain/jobs.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
-import { key, projectWithIntake, usedCredits, waiting } from '../support/authoring.ts';
+import { key, projectWithIntake, startSession, usedCredits, waiting } from '../support/authoring.ts';
 
 const WAIT_SECONDS_MAX = 12;
 
@@ -33,13 +33,7 @@ describe('authoring sessions with small lifecycle thresholds', () => {
   it('continues as new after every step and keeps working across the new runs, charging each AI step once', async () => {
     const project_id = await projectWithIntake(service, owner);
     const before = await balances(service.db, owner.org_id);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
-      token: owner.session,
-      body: {},
-      headers: { 'idempotency-key': key() },
-    });
-    expect(created.status).toBe(201);
-    const session_id = created.body.id;
+    const session_id = await startSession(service, owner, project_id);
     const first = await waiting(service, owner, session_id);
     expect(first.checkpoint.questions).toHaveLength(4);
 
@@ -119,13 +113,7 @@ describe('authoring sessions with small lifecycle thresholds', () => {
 
   it('ends a session that waits longer than the configured time as expired, which then accepts nothing', async () => {
     const project_id = await projectWithIntake(service, owner);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
-      token: owner.session,
-      body: {},
-      headers: { 'idempotency-key': key() },
-    });
-    expect(created.status).toBe(201);
-    const session_id = created.body.id;
+    const session_id = await startSession(service, owner, project_id);
     const first = await waiting(service, owner, session_id);
     const waiting_since = Date.now();
     expect(first.accepts).toEqual(['answers', 'revise']);
@@ -174,13 +162,7 @@ describe('authoring sessions with small lifecycle thresholds', () => {
   it('ends a session canceled through Temporal (an operator) failed with CANCELED, its unused reservation voided', async () => {
     const project_id = await projectWithIntake(service, owner);
     const before = await balances(service.db, owner.org_id);
-    const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
-      token: owner.session,
-      body: {},
-      headers: { 'idempotency-key': key() },
-    });
-    expect(created.status).toBe(201);
-    const session_id = created.body.id;
+    const session_id = await startSession(service, owner, project_id);
     await service.service.client.workflow.getHandle(jobWorkflowId('authoring', session_id)).cancel();
     const ended = await eventually(
       async () => {

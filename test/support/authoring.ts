@@ -21,6 +21,17 @@ export function key(): string {
   return `k-${randomBytes(8).toString('hex')}`;
 }
 
+/** Starts a session on the project's latest confirmed intake (201 expected); its id. */
+export async function startSession(service: TestService, user: TestUser, project_id: string): Promise<string> {
+  const created = await http(service, 'POST', `/v1/projects/${project_id}/authoring-sessions`, {
+    token: user.session,
+    body: {},
+    headers: { 'idempotency-key': key() },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id;
+}
+
 export async function waiting(service: TestService, user: TestUser, session_id: string, checkpoint = 1): Promise<any> {
   return eventually(
     async () => {
