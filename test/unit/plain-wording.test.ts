@@ -14,7 +14,7 @@ import { inSentence } from '../../clients/sdk/src/words/sentences.ts';
 import { validateWorld } from '../../domain/simulation/validate.ts';
 import { scaledValueWords, scaleWords } from '../../clients/sdk/src/words/resultWords.ts';
 import { placeInWorld, settingValueWords, shownInterval } from '../../clients/sdk/src/words/simulationWords.ts';
-import { repetitionsWords, problemText, stillWaitingWords } from '../../web/src/world/model.ts';
+import { repetitionsWords, problemText, stillWaitingWords, windowWords } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
 
 /** What a person should not have to read: snake_case names, contract names, HTTP paths, JSON pointers, code spans. */
@@ -232,5 +232,14 @@ describe('words set inside a sentence (clients/sdk/src/words/sentences.ts, the a
     expect(inSentence('already lower')).toBe('already lower');
     expect(inSentence('A')).toBe('A');
     expect(inSentence('')).toBe('');
+  });
+});
+
+describe("a measure's window on the authoring page, in the units people say", () => {
+  it('says a warm-up and a period in days or hours, not thousands of minutes', () => {
+    expect(windowWords({ start: 1440, end: 10080, unit: 'minutes' })).toBe('from 1 day to 7 days into the simulated time');
+    expect(windowWords({ start: 90, end: 730, unit: 'days' })).toBe('from 90 days to 730 days into the simulated time');
+    expect(windowWords({ start: 0, end: 480, unit: 'minutes' })).toBe('over the first 8 hours of the simulated time');
+    expect(windowWords({ start: 30, end: 1470, unit: 'minutes' })).toBe('from 30 minutes to 24.5 hours into the simulated time');
   });
 });

@@ -25,7 +25,7 @@ import {
   useLoad,
 } from '../ui.tsx';
 import { type WorldNames, isMissingSetting, problemSentence } from '../../../clients/sdk/src/words/index.ts';
-import { stillWaitingWords } from '../world/model.ts';
+import { stillWaitingWords, windowWords } from '../world/model.ts';
 
 // the sample worlds of samples/worlds, each loaded only when chosen (as the world editor does)
 const SAMPLES = import.meta.glob<{ default: unknown }>('../../../samples/worlds/*.json');
@@ -522,7 +522,7 @@ function Measured({ checkpoint, n }: { checkpoint: Checkpoint; n: Names }) {
         <li key={m.measure_id} data-testid="measured">
           <strong>{n.measure(m.measure_id)}</strong> <span data-testid="coverage">{COVERAGE[m.coverage]?.now ?? plainText(m.coverage)}</span>;{' '}
           <span className="small">
-            {measuredAs(m)}, from {formatNumber(m.time_window.start)} to {formatNumber(m.time_window.end)} {unitWords(m.time_window.unit)}.
+            {measuredAs(m)}, {windowWords(m.time_window)}.
           </span>
           {stillWaiting(m) && (
             <span className="small" data-testid="still-waiting">

@@ -118,6 +118,20 @@ export function sayTime(world: World, value: number, unit: TimeUnit = naturalTim
   return formatTime(fromWorld(value, unit, world.time_unit), unit);
 }
 
+/**
+ * When a measure counts, in the units people say (world minutes 1,440 to 10,080 → "from 1 day to 7 days into the
+ * simulated time"); a window that starts at zero is "over the first 7 days".
+ */
+export function windowWords(window: { start: number; end: number; unit: string }): string {
+  const say = (value: number) => {
+    if (!isTimeUnit(window.unit)) return `${formatNumber(value)} ${window.unit.replaceAll('_', ' ')}`;
+    const unit = naturalTimeUnit(value, window.unit);
+    return formatTime(fromWorld(value, unit, window.unit), unit);
+  };
+  if (window.start === 0) return `over the first ${say(window.end)} of the simulated time`;
+  return `from ${say(window.start)} to ${say(window.end)} into the simulated time`;
+}
+
 /** A rate per world time unit said per hour, day or minute (`4 an hour`). */
 export function sayRate(world: World, value: number, unit: RateUnit = naturalRateUnit(value, world.time_unit)): string {
   return `${formatNumber(fromWorld(value, unit, world.time_unit))} ${RATE_WORDS[unit]}`;
