@@ -21,34 +21,14 @@ import {
 import type { AuthoringSessionResult } from '../domain/authoring/session.ts';
 import type { JobInputs } from '../domain/jobs.ts';
 import { AuthoringSession } from './authoringSessionState.ts';
+import { startingStep } from './common.ts';
 import { answersUpdate, approveUpdate, reviseUpdate } from './messages.ts';
 
 /** A session canceled before its cancel ended the row replays without that step (Temporal's patching). */
 export const AUTHORING_CANCEL_ENDS_PATCH = 'authoring-cancel-ends';
 
 export async function authoringSessionWorkflow(input: JobInputs['authoring']): Promise<AuthoringSessionResult> {
-  // Loaded inside the try: a cancel that lands while the session loads ends its row too.
-  let session: AuthoringSession | null = null;
-  try {
-    session = await AuthoringSession.load(input);
-    return await runSession(session);
-  } catch (error) {
-    if (error instanceof ContinueAsNew) throw error;
-    if (isCancellation(error)) {
-      // Canceled through Temporal (an operator): the row ends failed with CANCELED and the unused reservation is voided,
-      // where it used to stay drafting, holding it. A session canceled before this replays without the step.
-      if (patched(AUTHORING_CANCEL_ENDS_PATCH))
-        await CancellationScope.nonCancellable(() => (session ? session.cancel() : AuthoringSession.cancelById(input.session_id)));
-      throw error;
-    }
-    if (!session) throw error;
-    await session.end(error);
-    await condition(allHandlersFinished); // the Update that asked for the step fails with the same cause
-    return { status: 'failed' };
-  }
-}
-
-async function runSession(session: AuthoringSession): Promise<AuthoringSessionResult> {
+  const session = await startingStep(() => AuthoringSession.load(input));
   const { state } = session;
   setHandler(answersUpdate, (body) => session.enqueue({ kind: 'answers', answers: body.answers }), {
     validator: (body, deadline) => session.validateAnswers(body, deadline),
@@ -57,23 +37,36 @@ async function runSession(session: AuthoringSession): Promise<AuthoringSessionRe
     validator: (body, deadline) => session.validateRevise(body, deadline),
   });
   setHandler(approveUpdate, (body) => session.approve(body), { validator: (_body, deadline) => session.validateApprove(deadline) });
-  if (state.checkpoint === 0) await session.next({ id: 0, kind: 'draft' });
-  for (;;) {
-    const woke = await condition(() => session.queue.length > 0 || state.status === 'approved', state.start.wait_seconds_max * 1000);
-    if (state.status === 'approved') {
-      await condition(() => session.world_revision_id !== null);
-      await condition(allHandlersFinished);
-      return { status: 'approved', world_revision_id: session.world_revision_id! };
+  try {
+    if (state.checkpoint === 0) await session.next({ id: 0, kind: 'draft' });
+    for (;;) {
+      const woke = await condition(() => session.queue.length > 0 || state.status === 'approved', state.start.wait_seconds_max * 1000);
+      if (state.status === 'approved') {
+        await condition(() => session.world_revision_id !== null);
+        await condition(allHandlersFinished);
+        return { status: 'approved', world_revision_id: session.world_revision_id! };
+      }
+      if (!woke) {
+        await session.expire();
+        return { status: 'expired' };
+      }
+      await session.next();
+      if (session.shouldContinueAsNew(workflowInfo().continueAsNewSuggested)) {
+        await condition(allHandlersFinished);
+        if (session.queue.length === 0 && state.status === 'waiting')
+          await continueAsNew<typeof authoringSessionWorkflow>({ session_id: state.start.session_id, state });
+      }
     }
-    if (!woke) {
-      await session.expire();
-      return { status: 'expired' };
+  } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
+    if (isCancellation(error)) {
+      // Canceled through Temporal (an operator): the row ends failed with CANCELED and the unused reservation is voided,
+      // where it used to stay drafting, holding it. A session canceled before this replays without the step.
+      if (patched(AUTHORING_CANCEL_ENDS_PATCH)) await CancellationScope.nonCancellable(() => session.cancel());
+      throw error;
     }
-    await session.next();
-    if (session.shouldContinueAsNew(workflowInfo().continueAsNewSuggested)) {
-      await condition(allHandlersFinished);
-      if (session.queue.length === 0 && state.status === 'waiting')
-        await continueAsNew<typeof authoringSessionWorkflow>({ session_id: state.start.session_id, state });
-    }
+    await session.end(error);
+    await condition(allHandlersFinished); // the Update that asked for the step fails with the same cause
+    return { status: 'failed' };
   }
 }

@@ -40,8 +40,6 @@ export const AUTHORING_STEPS_PER_RUN_MAX = 25;
 
 export type Step = { id: number; kind: 'draft' | 'answers' | 'revise'; answers?: AnswersInput['answers']; revise?: ReviseInput };
 
-const CANCELED_MESSAGE = 'the session was canceled by an operator; nothing more is charged for it; start a new session';
-
 const EMPTY_DRAFT: AuthoringDraft = { name: '', description: '', proposals: [], next_steps: [] };
 
 export class AuthoringSession {
@@ -175,13 +173,12 @@ export class AuthoringSession {
   /** Ends the session failed with CANCELED (canceled through Temporal), once; the unused reservation is voided with it. */
   async cancel(): Promise<void> {
     if (this.failure) return;
-    this.failure = { type: 'CANCELED', message: CANCELED_MESSAGE };
-    await AuthoringSession.cancelById(this.state.start.session_id);
-  }
-
-  /** The same end for a session canceled while it was still loading, before its state existed. */
-  static async cancelById(session_id: string): Promise<void> {
-    await endAuthoringSession({ session_id, status: 'failed', failure: { code: 'CANCELED', message: CANCELED_MESSAGE } });
+    this.failure = { type: 'CANCELED', message: 'the session was canceled by an operator; nothing more is charged for it; start a new session' };
+    await endAuthoringSession({
+      session_id: this.state.start.session_id,
+      status: 'failed',
+      failure: { code: 'CANCELED', message: this.failure.message },
+    });
   }
 
   async expire(): Promise<void> {

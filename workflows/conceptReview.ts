@@ -19,7 +19,7 @@ import { LITERATURE_FAILURE_TYPES } from '../domain/reviews/literature.ts';
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES, LITERATURE_ATTEMPTS_MAX } from './activityOptions.ts';
 import { LITERATURE_UNREACHABLE_SENTENCE } from '../clients/sdk/src/words/failureWords.ts';
-import { failureOf, type JobFailure } from './common.ts';
+import { failureOf, type JobFailure, startingStep } from './common.ts';
 import { type Meter, type MeteredOutcome, meteredWork, recordOutcome } from './credits.ts';
 
 const { loadReviewContext, markReview, prepareReviewDraft, prepareReviewJudging, completeReview } = proxyActivities<Activities>(ACTIVITY_PROFILES.store);
@@ -93,7 +93,7 @@ function recordReview(review_id: string, outcome: MeteredOutcome<{ claims_suppor
 }
 
 export async function conceptReviewWorkflow(input: ConceptReviewWorkflowInput): Promise<ConceptReviewWorkflowResult> {
-  const review = await loadReviewContext({ review_id: input.review_id });
+  const review = await startingStep(() => loadReviewContext({ review_id: input.review_id }));
   if (review.status !== 'queued') return { status: 'skipped' }; // started before (a replayed start): nothing to do
   const subject = { project_id: review.project_id, kind: 'review' as const, id: review.review_id };
 

@@ -16,7 +16,7 @@ import { creditsForEvents } from '../domain/simulation/limits.ts';
 import { JOB_CREDITS } from '../domain/jobs.ts';
 import { queuedActivities } from './activityQueues.ts';
 import { ACTIVITY_PROFILES, LOCAL_ACTIVITY_PROFILES } from './activityOptions.ts';
-import { failureOf } from './common.ts';
+import { failureOf, startingStep } from './common.ts';
 import { meteredWork, recordOutcome } from './credits.ts';
 
 type RunActivities = ReturnType<typeof runActivities>;
@@ -87,7 +87,7 @@ export async function worldRunWorkflow(input: { run_id: string }): Promise<{ sta
   const { run_id } = input;
   const local = patched(RUN_LOCAL_STEPS_PATCH);
   const rowActivities = local ? localRowActivities : remoteRowActivities;
-  const start = await rowActivities.startRun({ run_id });
+  const start = await startingStep(() => rowActivities.startRun({ run_id }));
   if (!start.started) return { status: start.status, credits_used: 0 };
   const sharded = patched(RUN_SHARDS_PATCH);
   let stop_reason: ShardsOutcome['stop_reason'] = null;
@@ -131,7 +131,9 @@ export async function worldRunWorkflow(input: { run_id: string }): Promise<{ sta
       const final = await rowActivities.finishRun(sharded ? { run_id, status, credits_used, stop_reason } : { run_id, status, credits_used });
       return { status: final, credits_used };
     },
-    canceled: (credits_used) => rowActivities.finishRun({ run_id, status: 'canceled', credits_used }),
+    // Canceled through Temporal (an operator): the row says so as a run canceled on request does (store/runs/runs.ts).
+    canceled: (credits_used) =>
+      rowActivities.finishRun({ run_id, status: 'canceled', credits_used, failure: { code: 'CANCELED', message: 'the run was canceled' } }),
     // A failure caused by the service: meteredWork released the reservation (or none was made); nothing is charged.
     failed: async (error) => {
       const final = await rowActivities.finishRun({

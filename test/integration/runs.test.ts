@@ -266,8 +266,9 @@ describe('runs to the end', () => {
     // startRun, reserveCredits, planRunShards, readRunUsage, settleCredits, finishRun: local-activity markers.
     const local = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
     expect(local).toHaveLength(6);
-    // The workflow marks its runs with the patches, so runs started before each change replay on their old path.
-    expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(2);
+    // The workflow marks its runs with the patches (local steps, a start a cancel waits for, shards), so runs started
+    // before each change replay on their old path.
+    expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(3);
     // And the history replays on the same code (test/integration/workflow-replay.test.ts replays one of the old path).
     // Its payloads are encrypted: the replay decodes them with the service's codec, as a production worker does.
     const dataConverter = encryptedDataConverter(service.config.master_key, service.config.master_keys_previous);
