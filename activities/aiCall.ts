@@ -50,7 +50,7 @@ async function byokRoute({ config, db }: ActivityDeps, org_id: string, provider:
   }
   let opened: { key_id: string; api_key: string } | undefined;
   try {
-    opened = await openLiveProviderKey(db, config.master_key, org_id, provider);
+    opened = await openLiveProviderKey(db, config.master_key, org_id, provider, config.master_keys_previous);
   } catch (error) {
     if (error instanceof ProviderKeyDecryptionError) fail(AI_CALL_FAILURE_TYPES.key_undecryptable, error.message, { provider });
     throw error;

@@ -13,6 +13,8 @@ export type ActivityConfig = {
   hosted_provider: AiProvider;
   hosted_api_key: string | null;
   master_key: Buffer | null;
+  /** earlier master keys (SERVICE_MASTER_KEY_PREVIOUS): what was sealed under them still opens */
+  master_keys_previous: readonly Buffer[];
   ai_credits_per_1k_tokens: number;
   /** One model-call attempt's timeout (CRUCIBLE_AI_CALL_TIMEOUT_SECONDS). */
   ai_call_timeout_seconds: number;

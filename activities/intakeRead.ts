@@ -32,7 +32,7 @@ function gone(staged_id: string): ServiceError {
 
 async function readStaged(deps: ActivityDeps, input: IntakeReadInput): Promise<IntakeReadResult> {
   const { db, config } = deps;
-  const staged = await readStagedSources(db, input.staged_id, config.master_key);
+  const staged = await readStagedSources(db, input.staged_id, config.master_key, config.master_keys_previous);
   if (!staged) {
     if ((await storedCount(db, input.source_ids)) === input.source_ids.length) return { source_ids: input.source_ids };
     throw gone(input.staged_id);

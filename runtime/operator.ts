@@ -11,6 +11,7 @@ import type { Db, Tx } from '../store/db.ts';
 import { BILLING_OPERATOR_COMMANDS } from './operator-billing.ts';
 import { flag, type OperatorArgs, type OperatorCommand, type OperatorCommands } from './operator-command.ts';
 import { CREDIT_OPERATOR_COMMANDS } from './operator-credits.ts';
+import { KEY_OPERATOR_COMMANDS } from './operator-keys.ts';
 import { SPONSOR_OPERATOR_COMMANDS } from './operator-sponsors.ts';
 import { generatePassword } from '../store/secrets.ts';
 
@@ -142,5 +143,5 @@ export async function sendOperatorCommand(data_dir: string, args: OperatorArgs):
 }
 
 // The rooms' commands: credits (grant-credits), sponsor provisioning (two-word names: institution, sponsor-admin,
-// program fund, code issue/revoke) and billing (pack bind/list/retire, purchase flagged/refunded).
-Object.assign(OPERATOR_COMMANDS, CREDIT_OPERATOR_COMMANDS, SPONSOR_OPERATOR_COMMANDS, BILLING_OPERATOR_COMMANDS);
+// program fund, code issue/revoke), billing (pack bind/list/retire, purchase flagged/refunded) and provider keys (reseal).
+Object.assign(OPERATOR_COMMANDS, CREDIT_OPERATOR_COMMANDS, SPONSOR_OPERATOR_COMMANDS, BILLING_OPERATOR_COMMANDS, KEY_OPERATOR_COMMANDS);

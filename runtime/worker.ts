@@ -158,7 +158,7 @@ export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTe
   const { models, provider_base_urls, hosted_provider, hosted_api_key, master_key, ai_credits_per_1k_tokens, ai_call_timeout_seconds, europe_pmc_base_url } =
     config;
   const { stripe_secret_key, stripe_api_base, stripe_webhook_secret, billing_reconcile_after_seconds, authoring_steps_per_run_max } = config;
-  const { quarantine_retention_days, run_shards } = config;
+  const { quarantine_retention_days, run_shards, master_keys_previous } = config;
   return {
     config: {
       models,
@@ -166,6 +166,7 @@ export function activityDeps(config: Config, db: Db, logger: Logger, jobs: JobTe
       hosted_provider,
       hosted_api_key,
       master_key,
+      master_keys_previous,
       ai_credits_per_1k_tokens,
       ai_call_timeout_seconds,
       europe_pmc_base_url,

@@ -5,7 +5,7 @@
 // content type and its bytes (pasted text as UTF-8), and whose request it was. Nothing else reads them.
 import { ServiceError } from '../../domain/errors.ts';
 import type { Db, Tx } from '../db.ts';
-import { openBytesUnderMasterKey, sealUnderMasterKey } from '../providerKeys/crypto.ts';
+import { openUnderMasterKeys, sealUnderMasterKey } from '../providerKeys/crypto.ts';
 
 /** A staged source: pasted text or an uploaded file, as the extraction reads it (compute/extraction.ts: ExtractionInput). */
 export type StagedInput = { kind: 'text'; text: string; name?: string } | { kind: 'file'; filename: string; content_type?: string; bytes: Uint8Array };
@@ -79,14 +79,26 @@ export async function stageSources(db: Db, input: StagedOwner & { id: string; ma
 
 type StagedRow = { org_id: string; project_id: string | null; created_by: string; ciphertext: Uint8Array; nonce: Uint8Array; auth_tag: Uint8Array };
 
-/** The staged sources and their owner, or null when the row is gone (read and deleted, or given up by the API). */
-export async function readStagedSources(db: Db, id: string, master_key: Buffer | null): Promise<(StagedOwner & { inputs: StagedInput[] }) | null> {
+/**
+ * The staged sources and their owner, or null when the row is gone (read and deleted, or given up by the API). Opened
+ * under the current master key or a previous one, so a request staged just before a rotation is still read.
+ */
+export async function readStagedSources(
+  db: Db,
+  id: string,
+  master_key: Buffer | null,
+  previous: readonly Buffer[] = [],
+): Promise<(StagedOwner & { inputs: StagedInput[] }) | null> {
   const row = await db.one<StagedRow>('select org_id, project_id, created_by, ciphertext, nonce, auth_tag from intake_staged_reads where id = ?', [id]);
   if (!row) return null;
   const sealed = { ciphertext: Buffer.from(row.ciphertext), nonce: Buffer.from(row.nonce), auth_tag: Buffer.from(row.auth_tag) };
-  const opened = openBytesUnderMasterKey(requireMasterKey(master_key), stagedBinding(row.org_id, id), sealed);
-  if (!opened) throw new ServiceError('INTERNAL', `staged sources ${id} could not be opened: SERVICE_MASTER_KEY differs between the API and the worker`);
-  return { org_id: row.org_id, project_id: row.project_id ?? null, created_by: row.created_by, inputs: unframeInputs(opened) };
+  const opened = openUnderMasterKeys(requireMasterKey(master_key), previous, stagedBinding(row.org_id, id), sealed);
+  if (!opened)
+    throw new ServiceError(
+      'INTERNAL',
+      `staged sources ${id} could not be opened: the API that staged them holds a SERVICE_MASTER_KEY this worker holds neither as SERVICE_MASTER_KEY nor in SERVICE_MASTER_KEY_PREVIOUS`,
+    );
+  return { org_id: row.org_id, project_id: row.project_id ?? null, created_by: row.created_by, inputs: unframeInputs(opened.bytes) };
 }
 
 /** Locks the staged row for the transaction that consumes it; false when it is gone. */

@@ -36,20 +36,33 @@ export function sealProviderKey(master_key: Buffer | null, binding: KeyBinding, 
   return sealUnderMasterKey(checkMasterKey(master_key), aad(binding), api_key);
 }
 
-/** Opens a sealed key. A wrong master key, another row's binding or an altered column throws ProviderKeyDecryptionError. */
-export function openProviderKey(master_key: Buffer | null, binding: KeyBinding, sealed: SealedKey): string {
+/**
+ * Opens a sealed key under the current master key, then under each previous one (SERVICE_MASTER_KEY_PREVIOUS, after a
+ * rotation). A key none of them sealed, another row's binding or an altered column throws ProviderKeyDecryptionError.
+ */
+export function openProviderKey(master_key: Buffer | null, binding: KeyBinding, sealed: SealedKey, previous: readonly Buffer[] = []): string {
+  return openProviderKeyRotating(master_key, binding, sealed, previous).api_key;
+}
+
+/** As openProviderKey, also saying whether a previous master key opened it (so the caller can seal it again under the current one). */
+export function openProviderKeyRotating(
+  master_key: Buffer | null,
+  binding: KeyBinding,
+  sealed: SealedKey,
+  previous: readonly Buffer[] = [],
+): { api_key: string; under_previous: boolean } {
   const key = checkMasterKey(master_key);
   if (sealed.nonce.length !== PROVIDER_KEY_NONCE_BYTES || sealed.auth_tag.length !== PROVIDER_KEY_TAG_BYTES) {
     throw new ProviderKeyDecryptionError(`provider key ${binding.key_id} is stored with a malformed nonce or tag; store the key again`);
   }
-  const opened = openUnderMasterKey(key, aad(binding), sealed);
+  const opened = openUnderMasterKeys(key, previous, aad(binding), sealed);
   if (opened === null) {
-    // GCM authentication failed: the one message that fits every cause, without echoing anything stored.
+    // GCM authentication failed under every key held: the one message that fits every cause, without echoing anything stored.
     throw new ProviderKeyDecryptionError(
-      `provider key ${binding.key_id} of ${binding.org_id} could not be decrypted: SERVICE_MASTER_KEY is not the key it was stored under, or the stored row was altered; restore the original SERVICE_MASTER_KEY or store the provider key again`,
+      `provider key ${binding.key_id} of ${binding.org_id} could not be decrypted: neither SERVICE_MASTER_KEY nor a key in SERVICE_MASTER_KEY_PREVIOUS is the key it was stored under, or the stored row was altered; add the key it was stored under to SERVICE_MASTER_KEY_PREVIOUS or store the provider key again`,
     );
   }
-  return opened;
+  return { api_key: opened.bytes.toString('utf8'), under_previous: opened.under_previous };
 }
 
 /**
@@ -80,4 +93,20 @@ export function openBytesUnderMasterKey(master_key: Buffer, additional_data: Buf
   } catch {
     return null;
   }
+}
+
+/** Sealed bytes opened under the current master key, then each previous one; null when none of them opens them. */
+export function openUnderMasterKeys(
+  master_key: Buffer,
+  previous: readonly Buffer[],
+  additional_data: Buffer,
+  sealed: SealedKey,
+): { bytes: Buffer; under_previous: boolean } | null {
+  const current = openBytesUnderMasterKey(master_key, additional_data, sealed);
+  if (current) return { bytes: current, under_previous: false };
+  for (const key of previous) {
+    const opened = openBytesUnderMasterKey(key, additional_data, sealed);
+    if (opened) return { bytes: opened, under_previous: true };
+  }
+  return null;
 }

@@ -8,7 +8,7 @@ import { ServiceError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
-import { openProviderKey, sealProviderKey, type SealedKey } from './crypto.ts';
+import { openProviderKeyRotating, ProviderKeyDecryptionError, sealProviderKey, type SealedKey } from './crypto.ts';
 
 /** What a listing may show: never more than the last four characters (spec: Provider key). */
 /** A provider key as the API shows it (domain/contracts/providerKeys.ts). */
@@ -83,19 +83,68 @@ export async function liveProviderKeyId(tx: Tx, org_id: string, provider: ByokPr
 
 /**
  * Opens the live key for a provider. Call it only inside the activity that makes the provider call (spec: Provider
- * key — decrypted only at the moment of a call) and keep the result in a local variable.
+ * key — decrypted only at the moment of a call) and keep the result in a local variable. A key stored under a previous
+ * master key (SERVICE_MASTER_KEY_PREVIOUS) opens, and is sealed again under the current one on the way.
  */
 export async function openLiveProviderKey(
   tx: Tx,
   master_key: Buffer | null,
   org_id: string,
   provider: ByokProvider,
+  previous: readonly Buffer[] = [],
 ): Promise<{ key_id: string; api_key: string } | undefined> {
   const row = await tx.one('select id, ciphertext, nonce, auth_tag from provider_keys where org_id = ? and provider = ? and revoked_at is null', [
     org_id,
     provider,
   ]);
   if (!row) return undefined;
+  const key_id = row.id as string;
   const sealed: SealedKey = { ciphertext: bytes(row.ciphertext), nonce: bytes(row.nonce), auth_tag: bytes(row.auth_tag) };
-  return { key_id: row.id as string, api_key: openProviderKey(master_key, { org_id, key_id: row.id as string }, sealed) };
+  const opened = openProviderKeyRotating(master_key, { org_id, key_id }, sealed, previous);
+  if (opened.under_previous) await resealProviderKey(tx, master_key, { org_id, key_id }, sealed, opened.api_key);
+  return { key_id, api_key: opened.api_key };
+}
+
+/** Seals a key again under the current master key, only while its row still holds what was opened (a revoke or another reseal wins). */
+async function resealProviderKey(
+  tx: Tx,
+  master_key: Buffer | null,
+  binding: { org_id: string; key_id: string },
+  was: SealedKey,
+  api_key: string,
+): Promise<boolean> {
+  const sealed = sealProviderKey(master_key, binding, api_key);
+  const updated = await tx.query(
+    'update provider_keys set ciphertext = ?, nonce = ?, auth_tag = ? where id = ? and org_id = ? and revoked_at is null and nonce = ? returning id',
+    [sealed.ciphertext, sealed.nonce, sealed.auth_tag, binding.key_id, binding.org_id, was.nonce],
+  );
+  return updated.length > 0;
+}
+
+/**
+ * After a master key rotation: every live key still sealed under a key of SERVICE_MASTER_KEY_PREVIOUS is sealed again
+ * under SERVICE_MASTER_KEY, so the previous key can be dropped. Keys no key held opens are counted, never changed.
+ */
+export async function resealProviderKeys(
+  tx: Tx,
+  master_key: Buffer | null,
+  previous: readonly Buffer[],
+): Promise<{ resealed: number; current: number; unreadable: Array<{ key_id: string; org_id: string }> }> {
+  const rows = await tx.query('select id, org_id, ciphertext, nonce, auth_tag from provider_keys where revoked_at is null order by id');
+  const result = { resealed: 0, current: 0, unreadable: [] as Array<{ key_id: string; org_id: string }> };
+  for (const row of rows) {
+    const binding = { org_id: row.org_id as string, key_id: row.id as string };
+    const sealed: SealedKey = { ciphertext: bytes(row.ciphertext), nonce: bytes(row.nonce), auth_tag: bytes(row.auth_tag) };
+    let opened: { api_key: string; under_previous: boolean };
+    try {
+      opened = openProviderKeyRotating(master_key, binding, sealed, previous);
+    } catch (error) {
+      if (!(error instanceof ProviderKeyDecryptionError)) throw error;
+      result.unreadable.push(binding);
+      continue;
+    }
+    if (!opened.under_previous) result.current += 1;
+    else if (await resealProviderKey(tx, master_key, binding, sealed, opened.api_key)) result.resealed += 1;
+  }
+  return result;
 }

@@ -3,6 +3,7 @@
 // still reads pasted text itself; with a worker the request is stored as before, the staged row is gone, and the read's
 // workflow history holds ids only: none of the PDF's text, even with its payloads decrypted. On PostgreSQL, an API
 // process and a worker of its own on the same database do the same.
+import { randomBytes } from 'node:crypto';
 import type { Payload } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -200,6 +201,29 @@ describe('a PDF request read by a worker', () => {
     const given_up = { staged_id: newId('ext'), source_ids: [newId('src')] };
     await expect(new MockActivityEnvironment().run(read, given_up)).rejects.toMatchObject({ type: 'TEMPORARILY_UNAVAILABLE', nonRetryable: true });
     expect(await count(service, 'intake_sources', owner.org_id)).toBe(before + 2);
+  });
+
+  it('reads a request staged just before a master key rotation on a worker that holds the old key as previous', async () => {
+    const deps = service.service.deps!;
+    const old_master = service.config.master_key!;
+    const new_master = randomBytes(32);
+    const readWith = (master_key: Buffer, master_keys_previous: Buffer[]) =>
+      withFailureBoundary(
+        intakeReadActivities({ config: { ...deps.config, master_key, master_keys_previous }, db: service.db, logger: deps.logger, jobs: null }),
+      ).readStagedIntakeSources;
+    const input = { staged_id: newId('ext'), source_ids: [newId('src')] };
+    await stageSources(service.db, {
+      id: input.staged_id,
+      master_key: old_master,
+      org_id: owner.org_id,
+      project_id: null,
+      created_by: owner.user_id,
+      inputs: [{ text: 'Problem: long waits.' }].map(asInput),
+    });
+    // The new key alone cannot open it (the message names both settings); with the old one as previous it is read.
+    await expect(new MockActivityEnvironment().run(readWith(new_master, []), input)).rejects.toThrow(/SERVICE_MASTER_KEY_PREVIOUS/);
+    expect(await new MockActivityEnvironment().run(readWith(new_master, [old_master]), input)).toEqual({ source_ids: input.source_ids });
+    expect(await count(service, 'intake_staged_reads', owner.org_id)).toBe(0);
   });
 });
 

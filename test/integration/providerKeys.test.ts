@@ -10,6 +10,7 @@ import { withFailureBoundary } from '../../activities/index.ts';
 import type { AiCallInput, AiCallResult } from '../../domain/ai/call.ts';
 import { registerAiSchema } from '../../domain/ai/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';
+import { runOperator } from '../../runtime/operator.ts';
 import { assertAiAvailable } from '../../store/providerKeys/availability.ts';
 import { startFakeAnthropic } from '../fakes/anthropic.ts';
 import type { AiFake } from '../fakes/http.ts';
@@ -75,12 +76,11 @@ function activityEnv(overrides: { activityId?: string; workflowId?: string; runI
   );
 }
 
-function activities(master_key?: Buffer): { callModel: (input: AiCallInput) => Promise<AiCallResult> } {
+function activities(master_key?: Buffer, master_keys_previous: Buffer[] = []): { callModel: (input: AiCallInput) => Promise<AiCallResult> } {
   const deps = service.service.deps!;
+  const config = master_key ? { ...deps.config, master_key, master_keys_previous } : deps.config;
   // As the worker registers them: behind the failure boundary (activities/index.ts).
-  return withFailureBoundary(
-    aiActivities({ config: master_key ? { ...deps.config, master_key } : deps.config, db: service.db, logger: deps.logger, jobs: null }),
-  );
+  return withFailureBoundary(aiActivities({ config, db: service.db, logger: deps.logger, jobs: null }));
 }
 
 function input(org_id: string, byok_provider: AiCallInput['byok_provider']): AiCallInput {
@@ -297,9 +297,63 @@ describe('BYOK calls through callModel', () => {
     const error = await applicationFailureOf(activityEnv().run(activities(randomBytes(32)).callModel, input(org.org_id, 'openai')));
     expect(error.type).toBe('ProviderKeyUndecryptable');
     expect(error.nonRetryable).toBe(true);
-    expect(error.message).toMatch(/could not be decrypted: SERVICE_MASTER_KEY is not the key it was stored under/);
+    expect(error.message).toMatch(/could not be decrypted: neither SERVICE_MASTER_KEY nor a key in SERVICE_MASTER_KEY_PREVIOUS is the key it was stored under/);
     expectNoKeyIn(`${error.message} ${JSON.stringify(error.details)}`, [key]);
     expect(openai.requests.length).toBe(before);
+  });
+
+  it('after a master key rotation, opens a key stored under the previous master key and seals it again under the new one', async () => {
+    const org = await signedInOwner(service, 'rotation');
+    const key = newKey();
+    const added = await addKey(org, { provider: 'openai', label: 'k', api_key: key });
+    expect(added.status).toBe(201);
+    const old_master = service.config.master_key!;
+    const new_master = randomBytes(32);
+    const sealedNonce = async () =>
+      Buffer.from(
+        (await service.db.one<{ nonce: Uint8Array }>('select nonce from provider_keys where org_id = ? and revoked_at is null', [org.org_id]))!.nonce,
+      ).toString('hex');
+    const stored_under_old = await sealedNonce();
+    // The new key alone does not open it; with the old one listed as previous the call goes through with the key.
+    const refused = await applicationFailureOf(activityEnv().run(activities(new_master).callModel, input(org.org_id, 'openai')));
+    expect(refused.type).toBe('ProviderKeyUndecryptable');
+    openai.expected_api_key = key;
+    const result = (await activityEnv().run(activities(new_master, [old_master]).callModel, input(org.org_id, 'openai'))) as AiCallResult;
+    expect(result).toMatchObject({ provider: 'openai', byok: true });
+    // Sealed again on the way: the new master key alone now opens it, and the old one no longer does.
+    expect(await sealedNonce()).not.toBe(stored_under_old);
+    const again = (await activityEnv().run(activities(new_master).callModel, input(org.org_id, 'openai'))) as AiCallResult;
+    expect(again).toMatchObject({ provider: 'openai', byok: true });
+    const old_only = await applicationFailureOf(activityEnv().run(activities(old_master).callModel, input(org.org_id, 'openai')));
+    expect(old_only.type).toBe('ProviderKeyUndecryptable');
+    // Revoked, so the keys left live are all under the service's own master key again.
+    expect((await http(service, 'DELETE', `/v1/orgs/${org.org_id}/provider-keys/${added.body.id}`, { token: org.session })).status).toBe(200);
+  });
+
+  it('seals every live key again under the new master key with the operator command, printing no key material', async () => {
+    const org = await signedInOwner(service, 'reseal');
+    const key = newKey();
+    expect((await addKey(org, { provider: 'openai', label: 'k', api_key: key })).status).toBe(201);
+    const old_master = service.config.master_key!;
+    const new_master = randomBytes(32);
+    const live = await service.db.query('select id from provider_keys where revoked_at is null');
+    const reseal = (master_key: Buffer, master_keys_previous: Buffer[]) =>
+      runOperator(service.db, { command: 'provider-keys reseal', flags: {}, config: { ...service.config, master_key, master_keys_previous } });
+    const rotated = await reseal(new_master, [old_master]);
+    expect(rotated).toEqual({ resealed: live.length, already_current: 0, unreadable: 0 });
+    expectNoKeyIn(JSON.stringify(rotated), [key]);
+    // The new key alone opens the organization's key; a second pass finds nothing left to do.
+    openai.expected_api_key = key;
+    const call = (await activityEnv().run(activities(new_master).callModel, input(org.org_id, 'openai'))) as AiCallResult;
+    expect(call).toMatchObject({ provider: 'openai', byok: true });
+    expect(await reseal(new_master, [old_master])).toEqual({ resealed: 0, already_current: live.length, unreadable: 0 });
+    // Without the old key, the keys sealed under it would be named as unreadable, not changed.
+    const stranger = await reseal(randomBytes(32), []);
+    expect(stranger).toMatchObject({ resealed: 0, already_current: 0, unreadable: live.length });
+    expect(String(stranger.unreadable_keys)).toContain(org.org_id);
+    expect(String(stranger.note)).toMatch(/SERVICE_MASTER_KEY_PREVIOUS/);
+    // Back under the service's own key for the tests that follow.
+    expect(await reseal(old_master, [new_master])).toMatchObject({ resealed: live.length, unreadable: 0 });
   });
 
   it('reports a key the provider rejects (401) as a non-retryable error naming the provider, without the key', async () => {

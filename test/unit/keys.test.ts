@@ -6,7 +6,7 @@ import { checkProviderKey, lastFour, PROVIDER_KEY_LENGTH_MAX, PROVIDER_KEY_LENGT
 import { aiCallCredits, aiCallCreditsMax } from '../../domain/ai/pricing.ts';
 import { aiSchema, offlineTask, registerAiSchema, registerOfflineTask } from '../../domain/ai/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { openProviderKey, ProviderKeyDecryptionError, sealProviderKey } from '../../store/providerKeys/crypto.ts';
+import { openProviderKey, openProviderKeyRotating, ProviderKeyDecryptionError, sealProviderKey } from '../../store/providerKeys/crypto.ts';
 
 const API_KEY = 'sk-unit-7d3f0c9e1a2b4c5d6e7f8091a2b3c4d5';
 const binding = { org_id: 'org_aaaa', key_id: 'key_bbbb' };
@@ -42,7 +42,7 @@ describe('sealing a provider key (AES-256-GCM)', () => {
     const sealed = sealProviderKey(randomBytes(32), binding, API_KEY);
     const error = thrown(() => openProviderKey(randomBytes(32), binding, sealed));
     expect(error).toBeInstanceOf(ProviderKeyDecryptionError);
-    expect(error.message).toMatch(/SERVICE_MASTER_KEY is not the key it was stored under/);
+    expect(error.message).toMatch(/neither SERVICE_MASTER_KEY nor a key in SERVICE_MASTER_KEY_PREVIOUS is the key it was stored under/);
     expect(error.message).not.toContain(API_KEY.slice(-8));
   });
 
@@ -58,6 +58,18 @@ describe('sealing a provider key (AES-256-GCM)', () => {
     const sealed = sealProviderKey(master, binding, API_KEY);
     sealed.ciphertext[0] ^= 1;
     expect(thrown(() => openProviderKey(master, binding, sealed))).toBeInstanceOf(ProviderKeyDecryptionError);
+  });
+
+  it('opens a key sealed under a previous master key (SERVICE_MASTER_KEY_PREVIOUS) and says so', () => {
+    const old_master = randomBytes(32);
+    const new_master = randomBytes(32);
+    const sealed = sealProviderKey(old_master, binding, API_KEY);
+    expect(openProviderKey(new_master, binding, sealed, [randomBytes(32), old_master])).toBe(API_KEY);
+    expect(openProviderKeyRotating(new_master, binding, sealed, [old_master])).toEqual({ api_key: API_KEY, under_previous: true });
+    expect(openProviderKeyRotating(old_master, binding, sealed, [new_master])).toEqual({ api_key: API_KEY, under_previous: false });
+    expect(thrown(() => openProviderKey(new_master, binding, sealed, [randomBytes(32)]))).toBeInstanceOf(ProviderKeyDecryptionError);
+    // A previous key does not loosen the binding.
+    expect(thrown(() => openProviderKey(new_master, { ...binding, org_id: 'org_other' }, sealed, [old_master]))).toBeInstanceOf(ProviderKeyDecryptionError);
   });
 
   it('refuses to work without a 32-byte master key', () => {
