@@ -130,6 +130,49 @@ describe('a run in shards', () => {
     expect(after.available_credits).toBe(before - run.credits_used);
     expect(after.reserved_credits).toBe(0);
   });
+
+  it('stops at the precision rule (stop_when) judged across shards, keeping complete pairs that are the engine’s own', async () => {
+    const MIN = 5;
+    const IN_FLIGHT = 4;
+    const base = queueWorld({ servers: 2, arrivals_per_minute: 1.5, mean_service_minutes: 1, replications: 40, horizon_minutes: 2_000, seed: 91 });
+    // A half-width any interval meets: the rule holds as soon as every variant has its minimum of pairs.
+    const world: WorldSpec = { ...base, stop_when: { measure: 'wait', half_width: 1e6, min_replications: MIN } };
+    const variants = world.variants.length;
+
+    // One shard: the engine's own rule between replications, so exactly the minimum.
+    shardSettings(world.replications, IN_FLIGHT);
+    const whole = await runToEnd(world);
+    expect(whole.run.status).toBe('succeeded');
+    expect(whole.run.stop_reason).toBeNull();
+    expect(whole.run.replications_completed).toBe(MIN * variants);
+
+    // Shards of one replication, several in flight: no shard is dispatched once the stored pairs meet the rule, and the
+    // shards already running end by themselves; the run keeps complete pairs, far fewer than its maximum.
+    shardSettings(1, IN_FLIGHT);
+    const { run, shards } = await runToEnd(world);
+    expect(run.status).toBe('succeeded');
+    expect(run.replications_completed % variants).toBe(0);
+    const pairs = run.replications_completed / variants;
+    expect(pairs).toBeGreaterThanOrEqual(MIN);
+    expect(pairs).toBeLessThanOrEqual(MIN + IN_FLIGHT);
+    expect(shards.length).toBe(pairs);
+    expect(run.credits_used).toBe(Math.min(run.credits_reserved, creditsForEvents(run.events_simulated + run.events_discarded)));
+    // What it kept is replications 0..pairs-1 of every variant, exactly as the engine computes them.
+    const stored = await loadReplications(
+      service.db,
+      run.run_id,
+      world.variants.map((variant) => variant.id),
+    );
+    expect(stored.map((result) => result.replication_index)).toEqual(Array.from({ length: pairs }, (_, index) => Array(variants).fill(index)).flat());
+    const engine = runSequential({ ...world, stop_when: undefined, replications: pairs }).map(({ trace: _trace, ...kept }) => ({ ...kept, trace: null }));
+    expect(digest(stored)).toBe(digest(engine));
+
+    // A rule no interval meets runs every replication.
+    const strict: WorldSpec = { ...base, replications: 8, stop_when: { measure: 'wait', half_width: 1e-9, min_replications: 2 } };
+    const all = await runToEnd(strict);
+    expect(all.run.status).toBe('succeeded');
+    expect(all.run.replications_completed).toBe(8 * variants);
+  });
 });
 
 async function save(world: WorldSpec): Promise<string> {
