@@ -4,7 +4,7 @@
 import type { JobFailure } from '../domain/contracts/jobFailure.ts';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
-import { replicationJobs } from '../domain/simulation/index.ts';
+import { precisionReached, replicationJobs } from '../domain/simulation/index.ts';
 import { planShards, type RunShard } from '../domain/simulation/shards.ts';
 import {
   finishRun,
@@ -104,7 +104,14 @@ async function runShard(deps: ActivityDeps, input: { run_id: string; from: numbe
       )
     : [];
   const result = await runPending(deps, input.run_id, work, jobs, { stored_results });
-  return { outcome: result.outcome, precise: result.precise };
+  // Judged again on every pair stored by now, not only those stored when this shard started: shards that ran beside
+  // it have stored theirs, so the first shard to end after the rule holds says so and no further shard is dispatched.
+  let precise = result.precise;
+  if (!precise && work.world.stop_when && result.outcome === 'completed') {
+    const variant_ids = work.world.variants.map((variant) => variant.id);
+    precise = precisionReached(work.world, await loadReplications(deps.db, input.run_id, variant_ids));
+  }
+  return { outcome: result.outcome, precise };
 }
 
 /** Plans a run's shards from its world and estimate and the worker's shard settings (domain/simulation/shards.ts). */
