@@ -10,6 +10,7 @@ import type { ModelWarning } from '../contracts/worlds.ts';
 import type { Problem } from '../simulation/validate.ts';
 import { type AuthoringDraft, clip, type Question, type Slot, type SlotValue } from './draft.ts';
 import { isMissingSetting, problemSentence } from '../../clients/sdk/src/words/problemWords.ts';
+import { durationWords } from '../../clients/sdk/src/words/resultWords.ts';
 import { placeInWorld, settingValueWords } from '../../clients/sdk/src/words/simulationWords.ts';
 import { CONCEPT_AND_EVIDENCE_REVIEW, isToolName, SYNTHETIC_SIMULATION } from './tools.ts';
 
@@ -157,7 +158,7 @@ const NEXT_STEP_RULES: Array<(input: RuleInput) => NextStep[]> = [
         steps.push({
           kind: 'state_time_window',
           source: 'rule',
-          message: `${capitalFirst(measureName(measure))} has no time window of its own: it is measured from the end of the warm-up to the end of the simulated period (${world.warm_up.toLocaleString('en-GB')} to ${world.horizon.toLocaleString('en-GB')} ${world.time_unit}).`,
+          message: `${capitalFirst(measureName(measure))} has no time window of its own: it is measured from the end of the warm-up (${durationWords(world.warm_up, world.time_unit)} in) to the end of the simulated period (${durationWords(world.horizon, world.time_unit)}).`,
         });
       return steps;
     }),

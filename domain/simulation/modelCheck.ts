@@ -10,6 +10,7 @@ import { estimateRun, type RunEstimate, saturatedResources } from './estimate.ts
 import { compileModel, STEP_DELAY, STEP_SERVICE, settingValues } from './model.ts';
 import { idWords, namesIn } from '../../clients/sdk/src/words/problemWords.ts';
 import { validateWorld } from './validate.ts';
+import { durationWords } from '../../clients/sdk/src/words/resultWords.ts';
 import { figure, settingValueWords } from '../../clients/sdk/src/words/simulationWords.ts';
 
 export type { ModelWarning } from '../contracts/worlds.ts';
@@ -87,8 +88,9 @@ function unstableQueues(world: WorldSpec): ModelWarning[] {
     // The mean time at the busiest step that brings the offered work below the capacity, when one can.
     const otherWork = load - main.work;
     const shorter = otherWork < capacity ? (main.mean_time * (capacity - otherWork)) / main.work : null;
+    const time = (value: number) => durationWords(value, world.time_unit);
     const remedy = `“${resource}” needs at least ${amount(needed)} available at once (it has ${amount(capacity)}${capacity !== Math.round(capacity) ? ' on average' : ''})${
-      shorter === null ? '' : ` or a mean time at “${name('step', main.step)}” below ${amount(shorter)} ${world.time_unit} (it is ${amount(main.mean_time)})`
+      shorter === null ? '' : ` or a mean time at “${name('step', main.step)}” below ${time(shorter)} (it is ${time(main.mean_time)})`
     }, or less demand`;
     return {
       kind: 'unstable_queue' as const,
@@ -136,20 +138,20 @@ function deadlinesAsDurations(world: WorldSpec): ModelWarning[] {
 
 function horizonTooShort(world: WorldSpec): ModelWarning[] {
   const window = world.horizon - world.warm_up;
-  const unit = world.time_unit;
+  const time = (value: number) => durationWords(value, world.time_unit);
   const out: ModelWarning[] = [];
   if (window < WINDOW_PER_WARM_UP_MIN * world.warm_up)
     out.push({
       kind: 'horizon_too_short',
       pointer: '/horizon',
-      message: `Only ${amount(window)} ${unit} are measured after a warm-up of ${amount(world.warm_up)} ${unit}: lengthen the simulated period to at least ${amount(world.warm_up * (1 + WINDOW_PER_WARM_UP_MIN))} ${unit}, or shorten the warm-up.`,
+      message: `Only ${time(window)} of simulated time is measured after a warm-up of ${time(world.warm_up)}: lengthen the simulated period to at least ${time(world.warm_up * (1 + WINDOW_PER_WARM_UP_MIN))}, or shorten the warm-up.`,
     });
   const longest = longestStep(world);
   if (longest && window < WINDOW_PER_LONGEST_STEP_MIN * longest.mean)
     out.push({
       kind: 'horizon_too_short',
       pointer: '/horizon',
-      message: `Only ${amount(window)} ${unit} are measured after the warm-up, while a patient spends ${amount(longest.mean)} ${unit} on average at “${namesIn(world)('step', longest.step)}”: few patients would finish. Measure at least ${amount(WINDOW_PER_LONGEST_STEP_MIN * longest.mean)} ${unit} after the warm-up.`,
+      message: `Only ${time(window)} of simulated time is measured after the warm-up, while a patient spends ${time(longest.mean)} on average at “${namesIn(world)('step', longest.step)}”: few patients would finish. Measure at least ${time(WINDOW_PER_LONGEST_STEP_MIN * longest.mean)} after the warm-up.`,
     });
   return out;
 }

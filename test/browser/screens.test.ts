@@ -235,7 +235,9 @@ describe('authoring sessions', () => {
     // the next steps name settings and measures by their labels: no slot id, "=" or "warm-up to horizon"
     const next = (await page.getByTestId('next-step').allTextContents()).join('\n');
     expect(next).toContain('P admission (30%) rests on an assumption: cite a measurement or a reference for it.');
-    expect(next).toContain('has no time window of its own: it is measured from the end of the warm-up to the end of the simulated period (90 to 730 days).');
+    expect(next).toContain(
+      'has no time window of its own: it is measured from the end of the warm-up (90 days in) to the end of the simulated period (730 days).',
+    );
     expect(next).not.toMatch(/ = |horizon \(|remote monitoring\.p/);
     // what the quick run left unfinished is said only beside a time or a queue, as a sentence, never as "still waiting at the end: 40"
     const measured = page.getByTestId('measured');

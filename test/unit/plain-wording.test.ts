@@ -12,7 +12,7 @@ import { summarySentence } from '../../domain/simulation/results.ts';
 import { problemSentence, problemWords } from '../../clients/sdk/src/words/problemWords.ts';
 import { inSentence } from '../../clients/sdk/src/words/sentences.ts';
 import { validateWorld } from '../../domain/simulation/validate.ts';
-import { scaledValueWords, scaleWords } from '../../clients/sdk/src/words/resultWords.ts';
+import { durationWords, scaledValueWords, scaleWords } from '../../clients/sdk/src/words/resultWords.ts';
 import { placeInWorld, settingValueWords, shownInterval } from '../../clients/sdk/src/words/simulationWords.ts';
 import { repetitionsWords, problemText, stillWaitingWords, windowWords } from '../../web/src/world/model.ts';
 import { ideaStageIntake, prototypeWithPathwayIntake } from '../support/reviewFixtures.ts';
@@ -95,7 +95,7 @@ describe("an authoring checkpoint's next steps", () => {
     expect(messages.find((m) => m.startsWith('Remote monitoring: '))).toMatch(/ \(22%\) rests on an assumption: cite a measurement or a reference for it\.$/);
     expect(messages.some((m) => / \(5\) rests on an assumption/.test(m))).toBe(true);
     expect(messages.find((m) => m.includes('time window'))).toMatch(
-      /^[A-Z].* has no time window of its own: it is measured from the end of the warm-up to the end of the simulated period \(90 to 730 days\)\.$/,
+      /^[A-Z].* has no time window of its own: it is measured from the end of the warm-up \(90 days in\) to the end of the simulated period \(730 days\)\.$/,
     );
     expect(messages.filter((m) => TECHNICAL.test(m) || /\bp_|\.p_|= /.test(m))).toEqual([]);
   });
@@ -241,5 +241,16 @@ describe("a measure's window on the authoring page, in the units people say", ()
     expect(windowWords({ start: 90, end: 730, unit: 'days' })).toBe('from 90 days to 730 days into the simulated time');
     expect(windowWords({ start: 0, end: 480, unit: 'minutes' })).toBe('over the first 8 hours of the simulated time');
     expect(windowWords({ start: 30, end: 1470, unit: 'minutes' })).toBe('from 30 minutes to 24.5 hours into the simulated time');
+  });
+
+  it("says the model check's and the checkpoint's durations the same way (durationWords of @crucible/sdk/words)", () => {
+    expect(durationWords(2_880, 'minutes')).toBe('2 days');
+    expect(durationWords(1_440, 'minutes')).toBe('1 day');
+    expect(durationWords(150, 'minutes')).toBe('2.5 hours');
+    expect(durationWords(200, 'minutes')).toBe('200 minutes');
+    expect(durationWords(28_800, 'minutes')).toBe('20 days');
+    expect(durationWords(0.5, 'hours')).toBe('30 minutes');
+    expect(durationWords(29.97, 'minutes')).toBe('30 minutes');
+    expect(durationWords(12.3456, 'minutes')).toBe('12.3 minutes');
   });
 });

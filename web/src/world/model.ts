@@ -3,7 +3,7 @@
 // problem as a place in words. The app has no generated type for the world (the API publishes its JSON Schema), so
 // the shape is kept loosely here: the validator on the server is the judge.
 import { problemSentence } from '../../../clients/sdk/src/words/index.ts';
-import { stillWaitingSays } from '../../../clients/sdk/src/words/index.ts';
+import { durationWords, stillWaitingSays } from '../../../clients/sdk/src/words/index.ts';
 import {
   RATE_WORDS,
   type RateUnit,
@@ -123,13 +123,8 @@ export function sayTime(world: World, value: number, unit: TimeUnit = naturalTim
  * simulated time"); a window that starts at zero is "over the first 7 days".
  */
 export function windowWords(window: { start: number; end: number; unit: string }): string {
-  const say = (value: number) => {
-    if (!isTimeUnit(window.unit)) return `${formatNumber(value)} ${window.unit.replaceAll('_', ' ')}`;
-    const unit = naturalTimeUnit(value, window.unit);
-    return formatTime(fromWorld(value, unit, window.unit), unit);
-  };
-  if (window.start === 0) return `over the first ${say(window.end)} of the simulated time`;
-  return `from ${say(window.start)} to ${say(window.end)} into the simulated time`;
+  if (window.start === 0) return `over the first ${durationWords(window.end, window.unit)} of the simulated time`;
+  return `from ${durationWords(window.start, window.unit)} to ${durationWords(window.end, window.unit)} into the simulated time`;
 }
 
 /** A rate per world time unit said per hour, day or minute (`4 an hour`). */

@@ -127,6 +127,24 @@ export function timeUnitFor(values: ReadonlyArray<number | null | undefined>, un
 
 const ONE: Record<TimeUnitWords, string> = { minutes: 'minute', hours: 'hour', days: 'day' };
 
+/** Whole numbers exactly with thousands grouped, others to three significant figures: "2,880", "2.5", "12.3". */
+const durationFigure = (value: number) =>
+  (Number.isInteger(value) ? value : Number(value.toPrecision(3))).toLocaleString('en-GB', { maximumFractionDigits: 10 });
+
+/**
+ * A duration (in `unit`) in the largest unit it is at least 1 and a whole number of quarters of, as a person says it:
+ * 2,880 minutes → "2 days", 150 minutes → "2.5 hours", 1,440 minutes → "1 day", 200 minutes → "200 minutes".
+ */
+export function durationWords(value: number, unit: string): string {
+  if (!isTimeUnit(unit) || !Number.isFinite(value)) return `${durationFigure(value)} ${unit}`;
+  const minutes = value * MINUTES_PER[unit];
+  for (const shown of ['days', 'hours', 'minutes'] as const) {
+    const said = Number((minutes / MINUTES_PER[shown]).toPrecision(12));
+    if (said >= 1 && Math.abs(said * 4 - Math.round(said * 4)) < 1e-9) return `${durationFigure(said)} ${said === 1 ? ONE[shown] : shown}`;
+  }
+  return `${durationFigure(value)} ${value === 1 ? ONE[unit] : unit}`;
+}
+
 /** A time (in `unit`) in the unit shown: "45 minutes", "1 hour", "2.1 hours". */
 function timeWords(value: number, unit: string, shown: TimeUnitWords, number: (value: number) => string): string {
   const converted = (value * (isTimeUnit(unit) ? MINUTES_PER[unit] : 1)) / MINUTES_PER[shown];
