@@ -64,19 +64,12 @@ const capital = (text: string) => text.replace(/^./, (c) => c.toUpperCase());
 function names(checkpoint: Checkpoint) {
   const spec = (checkpoint.world.spec ?? {}) as { settings?: Record<string, { description?: string }>; measured?: Array<{ id: string; label?: string }> };
   const fromQuestions = new Map(checkpoint.questions.map((q) => [q.slot, questionLabel(q.text)?.label]));
-  const setting = (id: string) => capital(spec.settings?.[id]?.description ?? fromQuestions.get(id) ?? TEMPLATE_SETTINGS[id] ?? words(id));
+  const setting = (id: string) => capital(spec.settings?.[id]?.description ?? fromQuestions.get(id) ?? words(id));
   const measure = (id: string) => capital(spec.measured?.find((m) => m.id === id)?.label ?? words(id));
   const variant = (id: string) => checkpoint.world.variants.find((v) => v.id === id)?.label ?? words(id);
   return { setting, measure, variant };
 }
-/** The service template's settings (domain/authoring/draft.ts), for when the question that named them is answered. */
-const TEMPLATE_SETTINGS: Record<string, string> = {
-  arrival_rate: 'patients arriving per hour',
-  mean_service: 'mean time a clinician spends per patient',
-  servers: 'clinicians available at once',
-};
-
-/** "What is the clinicians available at once (count)? …" → the label and unit it was made from, to say it in words. */
+/** "What is the mean time per patient (minutes)? …" → the label and unit it was made from, to say it in words. */
 export function questionLabel(text: string): { label: string; unit: string } | null {
   const match = /^What is the (.+?) \(([a-z_]+)\)\?/.exec(text);
   return match ? { label: match[1]!, unit: match[2]! } : null;
