@@ -376,6 +376,7 @@ export function applyProposals(input: {
         slot: slot.id,
         text: clip(`The intake says “${deadline}”: that is a turnaround or a deadline, not the time the work takes. ${questionFor(slot)}`, 1000),
         unit: slot.unit,
+        label: clip(slot.description, 200),
         unsourced_proposal: null,
       });
       continue;
@@ -398,6 +399,7 @@ export function applyProposals(input: {
       slot: slot.id,
       text: clip(`${plainQuestion(proposal?.question, slot) ?? questionFor(slot)}${hint}`, 1000),
       unit: slot.unit,
+      label: clip(slot.description, 200),
       unsourced_proposal: typeof value === 'number' && Number.isFinite(value) ? { value, proposed_by: 'ai_hypothesis' } : null,
     });
   }

@@ -58,6 +58,11 @@ export const Question = Type.Object({
   slot: Type.String(),
   text: Type.String(),
   unit: Type.String(),
+  label: Type.Optional(
+    Type.String({
+      description: 'what the number is, in words, as the setting\'s name reads once it is answered ("mean time a clinician spends per patient")',
+    }),
+  ),
   unsourced_proposal: Nullable(
     Type.Object(
       { value: Type.Number(), proposed_by: Type.Literal('ai_hypothesis') },

@@ -74,6 +74,11 @@ describe('an intake with a turnaround', () => {
     expect(settings).toContain('About 4 referrals an hour arrive on weekdays.');
     expect(settings).toContain('Two physiotherapists review referrals at any one time.');
     let screen = await onScreen(page);
+    // the setting still open is named as it will read once answered, never by its id
+    expect((await page.getByTestId('model-problem').allTextContents()).join('\n')).toContain(
+      'Mean time a clinician spends per patient is not set yet: answer its question.',
+    );
+    expect(screen).not.toMatch(/mean service/i);
     expect(screen).not.toContain('the model is complete');
     expect(screen).not.toContain('The model is now complete');
     await expect(page.getByRole('button', { name: 'Approve this world' }).isDisabled()).resolves.toBe(true);

@@ -36,6 +36,13 @@ describe('authoring sessions with small lifecycle thresholds', () => {
     const session_id = await startSession(service, owner, project_id);
     const first = await waiting(service, owner, session_id);
     expect(first.checkpoint.questions).toHaveLength(4);
+    // Each question says what its number is, as the setting reads once answered.
+    expect(first.checkpoint.questions.map((q: any) => q.label).sort()).toEqual([
+      'clinicians available at once',
+      'mean time a clinician spends per patient',
+      'mean time per patient with the technology',
+      'patients arriving per hour',
+    ]);
 
     // Two answers: a step, then the run continues as new; the other two questions stay open in the new run.
     const values: Record<string, number> = { arrival_rate: 4, mean_service: 20, servers: 2, 'treatment.mean_service': 12 };

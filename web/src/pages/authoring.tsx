@@ -63,7 +63,7 @@ const capital = (text: string) => text.replace(/^./, (c) => c.toUpperCase());
 /** The names a person reads for a checkpoint's settings, measures and variants: the world's own labels and descriptions. */
 function names(checkpoint: Checkpoint) {
   const spec = (checkpoint.world.spec ?? {}) as { settings?: Record<string, { description?: string }>; measured?: Array<{ id: string; label?: string }> };
-  const fromQuestions = new Map(checkpoint.questions.map((q) => [q.slot, questionLabel(q.text)?.label]));
+  const fromQuestions = new Map(checkpoint.questions.map((q) => [q.slot, q.label ?? questionLabel(q.text)?.label]));
   const setting = (id: string) => capital(spec.settings?.[id]?.description ?? fromQuestions.get(id) ?? words(id));
   const measure = (id: string) => capital(spec.measured?.find((m) => m.id === id)?.label ?? words(id));
   const variant = (id: string) => checkpoint.world.variants.find((v) => v.id === id)?.label ?? words(id);

@@ -174,6 +174,10 @@ export type Checkpoint = {
         slot: string;
         text: string;
         unit: string;
+        /**
+         * what the number is, in words, as the setting's name reads once it is answered ("mean time a clinician spends per patient")
+         */
+        label?: string;
         unsourced_proposal: {
             value: number;
             proposed_by: 'ai_hypothesis';
