@@ -6,17 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Payload } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withFailureBoundary } from '../../activities/index.ts';
 import { intakeReadActivities } from '../../activities/intakeRead.ts';
 import { newId } from '../../domain/ids.ts';
-import { createLogger } from '../../runtime/logger.ts';
-import { maintenanceScheduleId, type ServiceHandle, startService } from '../../runtime/service.ts';
 import { EncryptionCodec } from '../../integrations/temporal/codec.ts';
 import { stageSources, STAGED_READ_ABANDONED_SECONDS } from '../../store/intake/staged.ts';
 import { buildPdf } from '../support/corpus.ts';
 import { pdfWithBrokenPageNumbers } from '../support/pdfDamage.ts';
-import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { eventually, http, signedInOwner, startTestService, startWorkerOf, type TestService, type TestUser } from '../support/harness.ts';
 
 const WAIT_SECONDS = 3;
 const PDF_LINES = ['Quokka referral pathway: triage within nine days', 'Pilot clinics report the wait fell from forty to twelve days.'];
@@ -230,24 +228,15 @@ describe('a PDF request read by a worker', () => {
 // Two processes' roles on one PostgreSQL database: an API process that reads no PDF and a worker that does.
 describe.runIf(process.env.DATABASE_URL)('an API process and a worker of its queue (PostgreSQL)', () => {
   let api: TestService;
-  let worker: ServiceHandle;
+  let worker: Awaited<ReturnType<typeof startWorkerOf>>;
   let owner: TestUser;
   beforeAll(async () => {
     api = await startTestService({ mode: 'api' });
-    worker = await startService({
-      config: api.config,
-      logger: createLogger({ level: 'silent' }),
-      mode: 'worker',
-      temporal_address: inject('temporal_address'),
-      bundle: { codePath: inject('workflow_bundle_path') },
-    });
-    expect(await worker.worker_ready).toBe(true);
+    worker = await startWorkerOf(api);
     owner = await signedInOwner(api, 'pdf-split');
   });
   afterAll(async () => {
-    // The worker's maintenance schedule goes with it, so the shared dev server does not keep firing into a dead queue.
-    await worker?.client.schedule.getHandle(maintenanceScheduleId(api.config)).delete();
-    await worker?.stop();
+    await worker?.stopWorker();
     await api?.stop();
   });
 

@@ -4,12 +4,10 @@
 // no worker creates one job of each kind; the operator cancels each workflow; then a worker of the same queue comes up
 // on the same PostgreSQL database and runs them. Real services, Temporal dev server, PostgreSQL.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobWorkflowId } from '../../domain/jobs.ts';
-import { createLogger } from '../../runtime/logger.ts';
-import { maintenanceScheduleId, type ServiceHandle, startService } from '../../runtime/service.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
-import { signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
+import { signedInOwner, startTestService, startWorkerOf, type TestService, type TestUser } from '../support/harness.ts';
 import { JOB_KIND_NAMES, type JobKindName, jobKinds, readUntil } from '../support/jobKinds.ts';
 
 const key = () => `k-${randomBytes(8).toString('hex')}`;
@@ -24,16 +22,14 @@ const CANCELED: Record<JobKindName, (body: any) => boolean> = {
 
 describe.runIf(process.env.DATABASE_URL)('a job canceled through Temporal before a worker took it (PostgreSQL)', () => {
   let api: TestService;
-  let worker: ServiceHandle | undefined;
+  let worker: Awaited<ReturnType<typeof startWorkerOf>> | undefined;
   let owner: TestUser;
   beforeAll(async () => {
     api = await startTestService({ mode: 'api' });
     owner = await signedInOwner(api, 'operator-cancel');
   });
   afterAll(async () => {
-    // The worker's maintenance schedule goes with it, so the shared dev server does not keep firing into a dead queue.
-    await worker?.client.schedule.getHandle(maintenanceScheduleId(api.config)).delete();
-    await worker?.stop();
+    await worker?.stopWorker();
     await api?.stop();
   }, 240_000);
 
@@ -51,14 +47,7 @@ describe.runIf(process.env.DATABASE_URL)('a job canceled through Temporal before
     expect(before.reserved_credits).toBeGreaterThan(0);
     for (const { name, id } of created) await api.service.client.workflow.getHandle(jobWorkflowId(name, id)).cancel();
 
-    worker = await startService({
-      config: api.config,
-      logger: createLogger({ level: 'silent' }),
-      mode: 'worker',
-      temporal_address: inject('temporal_address'),
-      bundle: { codePath: inject('workflow_bundle_path') },
-    });
-    expect(await worker.worker_ready).toBe(true);
+    worker = await startWorkerOf(api);
     for (const { name, id } of created) {
       const ended = await readUntil(api, owner, kinds[name].path(id), CANCELED[name], `the canceled ${name} ${id} to end`);
       expect(ended.failure ?? ended.error ?? null, name).toMatchObject({ code: 'CANCELED' });

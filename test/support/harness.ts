@@ -94,6 +94,28 @@ export async function startTestService(options: { env?: Record<string, string>; 
   };
 }
 
+/**
+ * A worker process of an API-only test service's queue, on the same database (PostgreSQL: two processes' roles), ready
+ * when this resolves. `stop` takes its maintenance schedule with it, so the shared dev server does not keep firing into
+ * a dead queue.
+ */
+export async function startWorkerOf(api: TestService): Promise<ServiceHandle & { stopWorker(): Promise<void> }> {
+  const worker = await startService({
+    config: api.config,
+    logger: createLogger({ level: 'silent' }),
+    mode: 'worker',
+    temporal_address: inject('temporal_address'),
+    bundle: { codePath: inject('workflow_bundle_path') },
+  });
+  if (!(await worker.worker_ready)) throw new Error('the test worker did not become ready');
+  return Object.assign(worker, {
+    async stopWorker() {
+      await worker.client.schedule.getHandle(maintenanceScheduleId(api.config)).delete();
+      await worker.stop();
+    },
+  });
+}
+
 export type HttpResult<T = any> = { status: number; body: T; headers: Headers };
 
 export async function http<T = any>(
