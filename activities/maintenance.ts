@@ -3,8 +3,8 @@
 // reconcilers (ARCHITECTURE.md: How a request flows, step 3) that start the workflow of every row left queued, through
 // the same startJob the routes use, so nothing stays queued forever.
 import { ServiceError } from '../domain/errors.ts';
-import type { JobKind } from '../domain/jobs.ts';
-import { startJobOf } from '../integrations/temporal/jobs.ts';
+import type { JobKind, MeteredJobKind } from '../domain/jobs.ts';
+import { jobWorkflowEndedOutside, startJobOf } from '../integrations/temporal/jobs.ts';
 import { purgeExpiredSignInAttempts } from '../store/accounts/signInAttempts.ts';
 import { purgeIdempotencyRecords } from '../store/idempotency.ts';
 import { queuedDrafts } from '../store/intake/drafts.ts';
@@ -12,6 +12,7 @@ import { purgeQuarantinedLines } from '../store/intake/quarantine.ts';
 import { purgeAbandonedStagedReads } from '../store/intake/staged.ts';
 import { queuedReviews } from '../store/reviews/reviews.ts';
 import { queuedRuns } from '../store/runs/runs.ts';
+import { endOrphanedJob, openJobRows } from '../store/jobs.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** A row still queued after this long is (re)started; a younger one may still be starting from its route. */
@@ -55,6 +56,23 @@ export function maintenanceActivities(deps: ActivityDeps) {
         if ((await startJobOf(temporal, input.kind, row)) === 'started') started += 1;
       }
       return { started };
+    },
+
+    /**
+     * Ends every row of `kind` left open after its workflow ended without ending it (terminated or failed; canceled by an
+     * operator before a cancel waited for a job's first step), its reservations released: nothing stays reserved for
+     * work nobody will do. A row whose workflow still runs, completed, or is unknown to Temporal is left alone.
+     */
+    async reconcileEndedJobs(input: { kind: MeteredJobKind; older_than_ms?: number }): Promise<{ ended: number }> {
+      const temporal = deps.jobs;
+      if (!temporal) throw new ServiceError('INTERNAL', 'the reconciler runs on a worker without a Temporal client');
+      const rows = await openJobRows(deps.db, input.kind, input.older_than_ms ?? QUEUED_JOB_RESTART_AFTER_MS, QUEUED_JOBS_PER_PASS_MAX);
+      let ended = 0;
+      for (const row of rows) {
+        const how = await jobWorkflowEndedOutside(temporal, input.kind, row.id);
+        if (how && (await deps.db.transaction((tx) => endOrphanedJob(tx, input.kind, row, how)))) ended += 1;
+      }
+      return { ended };
     },
   };
 }

@@ -1,6 +1,7 @@
 // The long jobs' rows as the store sees them: what the reconcilers read of a row left queued, the one helper that moves
 // a row along its kind's lifecycle (domain/jobs.ts), and each job's credits reserved at creation (ARCHITECTURE.md: How a request flows, step 4 — one admission rule for every kind of job).
 import type { Subject } from '../domain/credits/rules.ts';
+import type { JobFailure } from '../domain/contracts/jobFailure.ts';
 import { invariant } from '../domain/errors.ts';
 import {
   canMoveJob,
@@ -119,4 +120,77 @@ export async function moveJob<K extends MeteredJobKind>(
     ...from,
   ]);
   return rows.length > 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Rows whose workflow ended outside its own steps
+
+/** A job's row that has not ended: what the maintenance reconciler checks against its workflow. */
+export type OpenJobRow = { id: string; status: string };
+
+/**
+ * Rows of `kind` that have not ended and have not moved for `older_than_ms`, at most `limit` of them, picked at random:
+ * rows whose work legitimately goes on (a session waiting for its person) never hide the others from later passes.
+ */
+export async function openJobRows(tx: Tx, kind: MeteredJobKind, older_than_ms: number, limit: number): Promise<OpenJobRow[]> {
+  const { table } = JOB_TABLES[kind];
+  const lifecycle = JOB_LIFECYCLES[kind] as JobLifecycle<string>;
+  const open = lifecycle.states.filter((state) => !lifecycle.ended.includes(state));
+  return tx.query<OpenJobRow>(
+    `select id, status from ${table} where status in (${open.map(() => '?').join(', ')}) and updated_at < now() - (? * interval '1 millisecond')
+     order by random() limit ?`,
+    [...open, older_than_ms, limit],
+  );
+}
+
+/** The column each kind records its failure in, with what else an end of nothing charged sets. */
+const END_COLUMNS: { [K in MeteredJobKind]: (failure: JobFailure) => JobColumns } = {
+  run: (failure) => ({ error: failure, credits_used: 0 }),
+  review: (failure) => ({ failure, credits_used: 0 }),
+  intake_draft: (failure) => ({ error: failure }),
+  authoring: (failure) => ({ error: failure }),
+};
+
+/**
+ * Ends a row whose workflow ended without ending it (terminated or canceled before this release by an operator, failed,
+ * or timed out): `canceled` with CANCELED when it was stopped from outside, `failed` otherwise (each kind's other end
+ * when its lifecycle has no move to that one from where the row is), and its reservation voided: nothing is charged for
+ * work the service did not finish. Returns whether the row moved (a row that moved on meanwhile is left as it is).
+ */
+export async function endOrphanedJob(tx: Tx, kind: MeteredJobKind, row: OpenJobRow, how: 'stopped' | 'failed'): Promise<boolean> {
+  const failure: JobFailure =
+    how === 'stopped'
+      ? { code: 'CANCELED', message: 'the job was stopped outside the service (by an operator) before it finished; nothing was charged; start it again' }
+      : { code: 'INTERNAL', message: 'the job ended inside the service before it finished; nothing was charged; start it again' };
+  const status = row.status as JobStates[typeof kind];
+  const preferred = (how === 'stopped' ? 'canceled' : 'failed') as JobStates[typeof kind];
+  const other = (how === 'stopped' ? 'failed' : 'canceled') as JobStates[typeof kind];
+  const lifecycle = JOB_LIFECYCLES[kind] as JobLifecycle<JobStates[typeof kind]>;
+  const to = lifecycle.states.includes(preferred) && canMoveJob(kind, status, preferred) ? preferred : other;
+  if (!lifecycle.states.includes(to) || !canMoveJob(kind, status, to)) return false;
+  if (!(await moveJob(tx, kind, row.id, to, { from: [status], set: END_COLUMNS[kind](failure) }))) return false;
+  if (kind === 'run') await tx.query('update runs set settled_at = coalesce(settled_at, now()) where id = ?', [row.id]);
+  await voidPendingJobReservations(tx, kind, row.id);
+  return true;
+}
+
+/**
+ * Settles at 0 every reservation of a job still pending (a session's reservation of a later AI step too), each under its
+ * saga's own settlement id: what a job that ended outside its workflow had reserved is all released.
+ */
+async function voidPendingJobReservations(tx: Tx, kind: MeteredJobKind, resource_id: string): Promise<number> {
+  const pending = await tx.query<{ id: string; transfer_key: string }>(
+    "select id, transfer_key from credit_transfers where subject_kind = ? and subject_id = ? and kind = 'reservation' and status = 'pending' order by seq",
+    [JOB_CREDITS[kind].subject_kind, resource_id],
+  );
+  for (const reservation of pending) {
+    const base = reservation.transfer_key.replace(/:reserve$/, '');
+    await settle(tx, {
+      transfer_id: meteredTransferIds(base).settle,
+      reservation_id: reservation.id,
+      credits_used: 0,
+      reason: `${JOB_CREDITS[kind].reason}: ended outside its workflow before using credits`,
+    });
+  }
+  return pending.length;
 }

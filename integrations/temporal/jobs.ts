@@ -30,6 +30,23 @@ import {
 
 export type { StartableJobKind };
 
+/**
+ * How a job's workflow ended when it ended outside its own closing step: `stopped` (canceled or terminated from outside),
+ * `failed` (failed or timed out); null while it runs, when it completed or continued as new, or when Temporal holds no
+ * record of it (never started, or past the namespace's retention).
+ */
+export async function jobWorkflowEndedOutside(temporal: JobTemporal, kind: StartableJobKind, resource_id: string): Promise<'stopped' | 'failed' | null> {
+  try {
+    const { status } = await temporal.client.workflow.getHandle(jobWorkflowId(kind, resource_id)).describe();
+    if (status.name === 'CANCELLED' || status.name === 'TERMINATED') return 'stopped';
+    if (status.name === 'FAILED' || status.name === 'TIMED_OUT') return 'failed';
+    return null;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return null;
+    throw error;
+  }
+}
+
 /** Where jobs start: a client and the task queue of the workers. */
 export type JobTemporal = { client: Client; task_queue: string };
 

@@ -9,7 +9,7 @@ import { JOB_WORKFLOW_TYPES, jobWorkflowId } from '../../domain/jobs.ts';
 import { reviewCreditsEstimate } from '../../domain/reviews/limits.ts';
 import { balances, grantCredits } from '../../store/credits/ledger.ts';
 import { createDraft } from '../../store/intake/drafts.ts';
-import { reserveJobCredits } from '../../store/jobs.ts';
+import { endOrphanedJob, reserveJobCredits } from '../../store/jobs.ts';
 import { createReview } from '../../store/reviews/reviews.ts';
 import { type FakeEuropePmc, startFakeEuropePmc } from '../fakes/europepmc.ts';
 import { http, signedInOwner, startTestService, type TestService } from '../support/harness.ts';
@@ -122,6 +122,37 @@ describe('a queued job canceled before it starts', () => {
       [`${review.id}:settle`, 'release', 'posted'],
     ]);
     expect(await balances(service.db, owner.org_id)).toMatchObject({ available_credits: credits, reserved_credits: 0 });
+  });
+
+  it('ends a review whose workflow failed outside its steps as failed, its reservation released, once', async () => {
+    const owner = await signedInOwner(service, 'orphan-review');
+    const { project_id, plan_id } = await approvedPlan(service, owner);
+    const credits = reviewCreditsEstimate(service.config.ai_credits_per_1k_tokens);
+    await grant(owner.org_id, credits);
+    const review = await service.db.transaction(async (tx) => {
+      const row = await createReview(tx, {
+        project_id,
+        org_id: owner.org_id,
+        plan_id,
+        byok_provider: null,
+        credits_reserved: credits,
+        created_by: owner.user_id,
+      });
+      await reserveJobCredits(tx, { kind: 'review', resource_id: row.id, org_id: row.org_id, project_id, credits, caused_by: row.id });
+      return row;
+    });
+    const row = { id: review.id, status: 'queued' };
+    expect(await service.db.transaction((tx) => endOrphanedJob(tx, 'review', row, 'failed'))).toBe(true);
+    const ended = (await http(service, 'GET', `/v1/reviews/${review.id}`, { token: owner.session })).body;
+    expect(ended).toMatchObject({ status: 'failed', failure: { code: 'INTERNAL' } });
+    expect(ended.failure.message).toMatch(/nothing was charged/);
+    expect(await balances(service.db, owner.org_id)).toMatchObject({ available_credits: credits, reserved_credits: 0 });
+    // A second pass (or a row that moved on meanwhile) changes nothing.
+    expect(await service.db.transaction((tx) => endOrphanedJob(tx, 'review', row, 'stopped'))).toBe(false);
+    expect((await transfersOf('review', review.id)).map((t) => [t.kind, t.status])).toEqual([
+      ['reservation', 'voided'],
+      ['release', 'posted'],
+    ]);
   });
 
   it('resolves the intake draft reservation made at creation in the cancel itself', async () => {

@@ -1,9 +1,11 @@
 // A run whose row committed but whose workflow never started (Temporal unreachable at that moment) is started by the
-// maintenance schedule's workflow, once; the maintenance workflow also runs the drafts' and reviews' reconcilers.
+// maintenance schedule's workflow, once; the maintenance workflow also runs the drafts' and reviews' reconcilers, and
+// ends a job whose workflow ended without ending it (an operator's terminate), releasing what it had reserved.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateRun } from '../../domain/simulation/index.ts';
-import { grantCredits } from '../../store/credits/ledger.ts';
+import { runWorkflowId } from '../../domain/jobs.ts';
+import { balances, grantCredits } from '../../store/credits/ledger.ts';
 import { createRun, runReservation } from '../../store/runs/runs.ts';
 import { eventually, http, signedInOwner, startTestService, type TestService, type TestUser } from '../support/harness.ts';
 import { queueWorld } from '../support/worlds.ts';
@@ -65,4 +67,54 @@ describe('the maintenance workflow', () => {
     const second = await maintenance(`maintenance-${randomBytes(4).toString('hex')}`);
     expect(second.runs_started).toBe(0);
   }, 120_000);
+});
+
+describe('a job whose workflow ended without ending it', () => {
+  it('is ended by the maintenance workflow, its reservation released, and a job that still runs is left alone', async () => {
+    await service.db.transaction((tx) => grantCredits(tx, { org_id: owner.org_id, credits: 1_000_000, reason: 'test grant', caused_by: 'test' }));
+    const project = await http(service, 'POST', '/v1/projects', { token: owner.session, body: { title: 'Terminated', org_id: owner.org_id } });
+    // Long enough to be running when the operator terminates it.
+    const world = queueWorld({ servers: 2, arrivals_per_minute: 1.5, mean_service_minutes: 1, replications: 400, horizon_minutes: 40_000, seed: 5 });
+    const saved = await http(service, 'POST', `/v1/projects/${project.body.id}/worlds`, { token: owner.session, body: world });
+    expect(saved.status).toBe(201);
+    const quote = await http(service, 'POST', '/v1/runs/estimate', {
+      token: owner.session,
+      body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: 1_000_000 },
+    });
+    const created = await http(service, 'POST', '/v1/runs', {
+      token: owner.session,
+      body: { world_revision_id: saved.body.world_revision_id, budget_limit_credits: quote.body.credits_estimate * 2 },
+      headers: { 'idempotency-key': `k-${randomBytes(8).toString('hex')}` },
+    });
+    expect(created.status).toBe(202);
+    const run_id: string = created.body.run_id;
+    await eventually(
+      async () => (await http(service, 'GET', `/v1/runs/${run_id}`, { token: owner.session })).body.status === 'running',
+      60_000,
+      'the run to start',
+    );
+    const reserved = (await balances(service.db, owner.org_id)).reserved_credits;
+    expect(reserved).toBeGreaterThan(0);
+
+    // An operator's `temporal workflow terminate`: no step of the workflow runs again, so nothing of its own ends the row.
+    await service.service.client.workflow.getHandle(runWorkflowId(run_id)).terminate('operator test');
+    const maintenance = (older_than_ms: number) =>
+      service.service.client.workflow.execute('maintenanceWorkflow', {
+        taskQueue: service.task_queue,
+        workflowId: `maintenance-${randomBytes(4).toString('hex')}`,
+        args: [{ older_than_ms }],
+      }) as Promise<{ jobs_ended: number }>;
+    // A row that moved a moment ago is not looked at yet.
+    expect((await maintenance(60 * 60 * 1000)).jobs_ended).toBe(0);
+    expect((await http(service, 'GET', `/v1/runs/${run_id}`, { token: owner.session })).body.status).toBe('running');
+
+    expect((await maintenance(0)).jobs_ended).toBe(1);
+    const ended = (await http(service, 'GET', `/v1/runs/${run_id}`, { token: owner.session })).body;
+    expect(ended).toMatchObject({ status: 'canceled', credits_used: 0, failure: { code: 'CANCELED' } });
+    expect(ended.failure.message).toMatch(/stopped outside the service .* nothing was charged/);
+    expect(ended.settled_at).not.toBeNull();
+    expect((await balances(service.db, owner.org_id)).reserved_credits).toBe(0);
+    // Once ended, a later pass finds nothing to do.
+    expect((await maintenance(0)).jobs_ended).toBe(0);
+  }, 180_000);
 });
