@@ -74,6 +74,7 @@ describe('a worker started without Temporal', () => {
       runs_started: 0,
       quarantined_sources_purged: 0,
       staged_reads_purged: 0,
+      jobs_ended: 0,
     });
   }, 240_000);
 });
