@@ -85,25 +85,33 @@ describe('admission at creation, one rule for every kind of job', () => {
   }
 });
 
+/**
+ * A review row and its reservation as POST /v1/projects/{id}/reviews commits them, without the workflow start after the
+ * commit, for an organization granted exactly its reservation.
+ */
+async function queuedReview(label: string) {
+  const owner = await signedInOwner(service, label);
+  const { project_id, plan_id } = await approvedPlan(service, owner);
+  const credits = reviewCreditsEstimate(service.config.ai_credits_per_1k_tokens);
+  await grant(owner.org_id, credits);
+  const review = await service.db.transaction(async (tx) => {
+    const row = await createReview(tx, {
+      project_id,
+      org_id: owner.org_id,
+      plan_id,
+      byok_provider: null,
+      credits_reserved: credits,
+      created_by: owner.user_id,
+    });
+    await reserveJobCredits(tx, { kind: 'review', resource_id: row.id, org_id: row.org_id, project_id, credits, caused_by: row.id });
+    return row;
+  });
+  return { owner, review, credits };
+}
+
 describe('a queued job canceled before it starts', () => {
   it('resolves the review reservation made at creation in the cancel itself; a workflow started later does nothing and charges nothing', async () => {
-    const owner = await signedInOwner(service, 'cancel-review');
-    const { project_id, plan_id } = await approvedPlan(service, owner);
-    const credits = reviewCreditsEstimate(service.config.ai_credits_per_1k_tokens);
-    await grant(owner.org_id, credits);
-    // The row and its reservation as POST /v1/projects/{id}/reviews commits them, without the workflow start after the commit.
-    const review = await service.db.transaction(async (tx) => {
-      const row = await createReview(tx, {
-        project_id,
-        org_id: owner.org_id,
-        plan_id,
-        byok_provider: null,
-        credits_reserved: credits,
-        created_by: owner.user_id,
-      });
-      await reserveJobCredits(tx, { kind: 'review', resource_id: row.id, org_id: row.org_id, project_id, credits, caused_by: row.id });
-      return row;
-    });
+    const { owner, review, credits } = await queuedReview('cancel-review');
     expect(await balances(service.db, owner.org_id)).toMatchObject({ available_credits: 0, reserved_credits: credits });
 
     const canceled = await http(service, 'POST', `/v1/reviews/${review.id}/cancel`, { token: owner.session });
@@ -125,22 +133,7 @@ describe('a queued job canceled before it starts', () => {
   });
 
   it('ends a review whose workflow failed outside its steps as failed, its reservation released, once', async () => {
-    const owner = await signedInOwner(service, 'orphan-review');
-    const { project_id, plan_id } = await approvedPlan(service, owner);
-    const credits = reviewCreditsEstimate(service.config.ai_credits_per_1k_tokens);
-    await grant(owner.org_id, credits);
-    const review = await service.db.transaction(async (tx) => {
-      const row = await createReview(tx, {
-        project_id,
-        org_id: owner.org_id,
-        plan_id,
-        byok_provider: null,
-        credits_reserved: credits,
-        created_by: owner.user_id,
-      });
-      await reserveJobCredits(tx, { kind: 'review', resource_id: row.id, org_id: row.org_id, project_id, credits, caused_by: row.id });
-      return row;
-    });
+    const { owner, review, credits } = await queuedReview('orphan-review');
     const row = { id: review.id, status: 'queued' };
     expect(await service.db.transaction((tx) => endOrphanedJob(tx, 'review', row, 'failed'))).toBe(true);
     const ended = (await http(service, 'GET', `/v1/reviews/${review.id}`, { token: owner.session })).body;
