@@ -165,9 +165,8 @@ export async function endOrphanedJob(tx: Tx, kind: MeteredJobKind, row: OpenJobR
   const status = row.status as JobStates[typeof kind];
   const preferred = (how === 'stopped' ? 'canceled' : 'failed') as JobStates[typeof kind];
   const other = (how === 'stopped' ? 'failed' : 'canceled') as JobStates[typeof kind];
-  const lifecycle = JOB_LIFECYCLES[kind] as JobLifecycle<JobStates[typeof kind]>;
-  const to = lifecycle.states.includes(preferred) && canMoveJob(kind, status, preferred) ? preferred : other;
-  if (!lifecycle.states.includes(to) || !canMoveJob(kind, status, to)) return false;
+  // moveJob refuses a move the kind's lifecycle does not have (an authoring session has no `canceled`).
+  const to = canMoveJob(kind, status, preferred) ? preferred : other;
   if (!(await moveJob(tx, kind, row.id, to, { from: [status], set: END_COLUMNS[kind](failure) }))) return false;
   if (kind === 'run') await tx.query('update runs set settled_at = coalesce(settled_at, now()) where id = ?', [row.id]);
   await voidPendingJobReservations(tx, kind, row.id);

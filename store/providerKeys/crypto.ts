@@ -38,14 +38,10 @@ export function sealProviderKey(master_key: Buffer | null, binding: KeyBinding, 
 
 /**
  * Opens a sealed key under the current master key, then under each previous one (SERVICE_MASTER_KEY_PREVIOUS, after a
- * rotation). A key none of them sealed, another row's binding or an altered column throws ProviderKeyDecryptionError.
+ * rotation), and says whether a previous one opened it (so the caller can seal it again under the current one). A key
+ * none of them sealed, another row's binding or an altered column throws ProviderKeyDecryptionError.
  */
-export function openProviderKey(master_key: Buffer | null, binding: KeyBinding, sealed: SealedKey, previous: readonly Buffer[] = []): string {
-  return openProviderKeyRotating(master_key, binding, sealed, previous).api_key;
-}
-
-/** As openProviderKey, also saying whether a previous master key opened it (so the caller can seal it again under the current one). */
-export function openProviderKeyRotating(
+export function openProviderKey(
   master_key: Buffer | null,
   binding: KeyBinding,
   sealed: SealedKey,

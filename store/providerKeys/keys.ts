@@ -8,7 +8,7 @@ import { ServiceError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { iso, isoRequired } from '../../domain/time.ts';
 import type { Tx } from '../db.ts';
-import { openProviderKeyRotating, ProviderKeyDecryptionError, sealProviderKey, type SealedKey } from './crypto.ts';
+import { openProviderKey, ProviderKeyDecryptionError, sealProviderKey, type SealedKey } from './crypto.ts';
 
 /** What a listing may show: never more than the last four characters (spec: Provider key). */
 /** A provider key as the API shows it (domain/contracts/providerKeys.ts). */
@@ -100,7 +100,7 @@ export async function openLiveProviderKey(
   if (!row) return undefined;
   const key_id = row.id as string;
   const sealed: SealedKey = { ciphertext: bytes(row.ciphertext), nonce: bytes(row.nonce), auth_tag: bytes(row.auth_tag) };
-  const opened = openProviderKeyRotating(master_key, { org_id, key_id }, sealed, previous);
+  const opened = openProviderKey(master_key, { org_id, key_id }, sealed, previous);
   if (opened.under_previous) await resealProviderKey(tx, master_key, { org_id, key_id }, sealed, opened.api_key);
   return { key_id, api_key: opened.api_key };
 }
@@ -137,7 +137,7 @@ export async function resealProviderKeys(
     const sealed: SealedKey = { ciphertext: bytes(row.ciphertext), nonce: bytes(row.nonce), auth_tag: bytes(row.auth_tag) };
     let opened: { api_key: string; under_previous: boolean };
     try {
-      opened = openProviderKeyRotating(master_key, binding, sealed, previous);
+      opened = openProviderKey(master_key, binding, sealed, previous);
     } catch (error) {
       if (!(error instanceof ProviderKeyDecryptionError)) throw error;
       result.unreadable.push(binding);

@@ -6,7 +6,7 @@ import { checkProviderKey, lastFour, PROVIDER_KEY_LENGTH_MAX, PROVIDER_KEY_LENGT
 import { aiCallCredits, aiCallCreditsMax } from '../../domain/ai/pricing.ts';
 import { aiSchema, offlineTask, registerAiSchema, registerOfflineTask } from '../../domain/ai/registry.ts';
 import { ServiceError } from '../../domain/errors.ts';
-import { openProviderKey, openProviderKeyRotating, ProviderKeyDecryptionError, sealProviderKey } from '../../store/providerKeys/crypto.ts';
+import { openProviderKey, ProviderKeyDecryptionError, sealProviderKey } from '../../store/providerKeys/crypto.ts';
 
 const API_KEY = 'sk-unit-7d3f0c9e1a2b4c5d6e7f8091a2b3c4d5';
 const binding = { org_id: 'org_aaaa', key_id: 'key_bbbb' };
@@ -24,7 +24,7 @@ describe('sealing a provider key (AES-256-GCM)', () => {
   it('opens with the same master key and binding', () => {
     const master = randomBytes(32);
     const sealed = sealProviderKey(master, binding, API_KEY);
-    expect(openProviderKey(master, binding, sealed)).toBe(API_KEY);
+    expect(openProviderKey(master, binding, sealed).api_key).toBe(API_KEY);
     expect(sealed.nonce).toHaveLength(12);
     expect(sealed.auth_tag).toHaveLength(16);
     expect(sealed.ciphertext.toString('utf8')).not.toContain(API_KEY.slice(3, 12));
@@ -64,9 +64,9 @@ describe('sealing a provider key (AES-256-GCM)', () => {
     const old_master = randomBytes(32);
     const new_master = randomBytes(32);
     const sealed = sealProviderKey(old_master, binding, API_KEY);
-    expect(openProviderKey(new_master, binding, sealed, [randomBytes(32), old_master])).toBe(API_KEY);
-    expect(openProviderKeyRotating(new_master, binding, sealed, [old_master])).toEqual({ api_key: API_KEY, under_previous: true });
-    expect(openProviderKeyRotating(old_master, binding, sealed, [new_master])).toEqual({ api_key: API_KEY, under_previous: false });
+    expect(openProviderKey(new_master, binding, sealed, [randomBytes(32), old_master]).api_key).toBe(API_KEY);
+    expect(openProviderKey(new_master, binding, sealed, [old_master])).toEqual({ api_key: API_KEY, under_previous: true });
+    expect(openProviderKey(old_master, binding, sealed, [new_master])).toEqual({ api_key: API_KEY, under_previous: false });
     expect(thrown(() => openProviderKey(new_master, binding, sealed, [randomBytes(32)]))).toBeInstanceOf(ProviderKeyDecryptionError);
     // A previous key does not loosen the binding.
     expect(thrown(() => openProviderKey(new_master, { ...binding, org_id: 'org_other' }, sealed, [old_master]))).toBeInstanceOf(ProviderKeyDecryptionError);
