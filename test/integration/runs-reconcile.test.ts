@@ -74,7 +74,7 @@ describe('a job whose workflow ended without ending it', () => {
     await service.db.transaction((tx) => grantCredits(tx, { org_id: owner.org_id, credits: 1_000_000, reason: 'test grant', caused_by: 'test' }));
     const project = await http(service, 'POST', '/v1/projects', { token: owner.session, body: { title: 'Terminated', org_id: owner.org_id } });
     // Long enough to be running when the operator terminates it.
-    const world = queueWorld({ servers: 2, arrivals_per_minute: 1.5, mean_service_minutes: 1, replications: 400, horizon_minutes: 40_000, seed: 5 });
+    const world = queueWorld({ servers: 2, arrivals_per_minute: 1.5, mean_service_minutes: 1, replications: 400, horizon_minutes: 200_000, seed: 5 });
     const saved = await http(service, 'POST', `/v1/projects/${project.body.id}/worlds`, { token: owner.session, body: world });
     expect(saved.status).toBe(201);
     const quote = await http(service, 'POST', '/v1/runs/estimate', {
@@ -95,15 +95,18 @@ describe('a job whose workflow ended without ending it', () => {
     );
     const reserved = (await balances(service.db, owner.org_id)).reserved_credits;
     expect(reserved).toBeGreaterThan(0);
-
-    // An operator's `temporal workflow terminate`: no step of the workflow runs again, so nothing of its own ends the row.
-    await service.service.client.workflow.getHandle(runWorkflowId(run_id)).terminate('operator test');
     const maintenance = (older_than_ms: number) =>
       service.service.client.workflow.execute('maintenanceWorkflow', {
         taskQueue: service.task_queue,
         workflowId: `maintenance-${randomBytes(4).toString('hex')}`,
         args: [{ older_than_ms }],
       }) as Promise<{ jobs_ended: number }>;
+    // While its workflow runs, the row is left alone however long it has not moved.
+    expect((await maintenance(0)).jobs_ended).toBe(0);
+    expect((await http(service, 'GET', `/v1/runs/${run_id}`, { token: owner.session })).body.status).toBe('running');
+
+    // An operator's `temporal workflow terminate`: no step of the workflow runs again, so nothing of its own ends the row.
+    await service.service.client.workflow.getHandle(runWorkflowId(run_id)).terminate('operator test');
     // A row that moved a moment ago is not looked at yet.
     expect((await maintenance(60 * 60 * 1000)).jobs_ended).toBe(0);
     expect((await http(service, 'GET', `/v1/runs/${run_id}`, { token: owner.session })).body.status).toBe('running');
